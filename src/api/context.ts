@@ -1,0 +1,13 @@
+// What route modules are given: the wiring made once in main.ts.
+import type { Logger } from 'pino';
+import type { Settings } from '../settings';
+import type { Store } from '../store/types';
+import type { ConfigService } from '../session/service';
+
+export interface AppContext {
+  settings: Settings;
+  store: Store;
+  log: Logger;
+  config: ConfigService<unknown>;
+  startedAt: number; // unix ms
+}

@@ -1,0 +1,65 @@
+// Path routing: exact segments and ":param" segments, decided once at start-up.
+// A path that matches some route but not its method is a 405 with Allow; no match is a 404.
+import type { RouteDef } from './http';
+
+interface Compiled {
+  def: RouteDef;
+  segments: string[]; // ":name" marks a parameter
+}
+
+export type Match =
+  | { kind: 'route'; def: RouteDef; params: Record<string, string> }
+  | { kind: 'method-not-allowed'; allow: string[] }
+  | { kind: 'not-found' };
+
+export class Router {
+  private readonly bySegmentCount = new Map<number, Compiled[]>();
+
+  add(def: RouteDef): void {
+    const segments = def.pattern.split('/').filter(Boolean);
+    const list = this.bySegmentCount.get(segments.length) ?? [];
+    list.push({ def, segments });
+    this.bySegmentCount.set(segments.length, list);
+  }
+
+  match(method: string, path: string): Match {
+    const parts = path.split('/').filter(Boolean);
+    const candidates = this.bySegmentCount.get(parts.length);
+    if (!candidates) return { kind: 'not-found' };
+    const allow: string[] = [];
+    let best: { def: RouteDef; params: Record<string, string>; score: number } | null = null;
+    for (const c of candidates) {
+      const params = matchSegments(c.segments, parts);
+      if (!params) continue;
+      // a literal segment beats a parameter at the same place (/api/config/versions vs /:x)
+      const score = c.segments.filter((s) => !s.startsWith(':')).length;
+      if (c.def.method === method || (method === 'HEAD' && c.def.method === 'GET')) {
+        if (!best || score > best.score) best = { def: c.def, params, score };
+      } else if (!allow.includes(c.def.method)) {
+        allow.push(c.def.method);
+      }
+    }
+    if (best) return { kind: 'route', def: best.def, params: best.params };
+    if (allow.length) return { kind: 'method-not-allowed', allow };
+    return { kind: 'not-found' };
+  }
+}
+
+function matchSegments(pattern: string[], parts: string[]): Record<string, string> | null {
+  const params: Record<string, string> = Object.create(null);
+  for (let i = 0; i < pattern.length; i++) {
+    const p = pattern[i];
+    if (p.startsWith(':')) {
+      let value: string;
+      try {
+        value = decodeURIComponent(parts[i]);
+      } catch {
+        return null;
+      }
+      params[p.slice(1)] = value;
+    } else if (p !== parts[i]) {
+      return null;
+    }
+  }
+  return params;
+}

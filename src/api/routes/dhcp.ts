@@ -1,0 +1,24 @@
+// /api/dhcp: the list is an array of pool read models sorted by interface. Note the spec's
+// delete message says "deleted in candidate".
+import type { AppContext } from '../context';
+import { crudRoutes } from '../crud';
+import { renderDhcp } from '../../config/render/objects';
+
+export function dhcpRoutes(ctx: AppContext) {
+  return crudRoutes(ctx, {
+    kind: 'dhcp',
+    path: '/api/dhcp',
+    param: 'interface',
+    noun: 'dhcp pool',
+    messages: {
+      create: 'dhcp pool created in candidate',
+      update: 'dhcp pool updated in candidate',
+      remove: 'dhcp pool deleted in candidate',
+    },
+    list: (doc) => [...doc.dhcp.keys()].sort().map((name) => renderDhcp(doc, doc.dhcp.get(name)!)),
+    one: (doc, key) => {
+      const p = doc.dhcp.get(key);
+      return p && renderDhcp(doc, p);
+    },
+  });
+}

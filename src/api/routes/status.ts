@@ -1,0 +1,18 @@
+// GET /api/status: what is running, who changed it last, and the session.
+import type { AppContext } from '../context';
+import type { RouteDef } from '../http';
+
+export function statusRoutes(ctx: AppContext): RouteDef[] {
+  return [
+    { method: 'GET', pattern: '/api/status', body: 'none', handler: async () => {
+      const running = ctx.config.current().meta;
+      return { body: {
+        version: running.version,
+        lastCommit: { version: running.version, time: new Date(running.time).toISOString(), author: running.author, description: running.description },
+        session: await ctx.config.info(),
+        store: ctx.store.kind,
+        uptime: Math.round((Date.now() - ctx.startedAt) / 1000),
+      } };
+    } },
+  ];
+}

@@ -1,0 +1,78 @@
+// Wiring: store, first admin, JWT secret, session service, routes and the HTTP server.
+// main.ts runs it from the environment; tests start it in-process on a free port.
+import { randomBytes } from 'node:crypto';
+import pino, { type Logger } from 'pino';
+import type { Settings } from './settings';
+import type { Store } from './store/types';
+import { EmbeddedStore } from './store/embedded';
+import { emptyDoc, serializeDoc } from './config/document';
+import { commitChecks } from './config/commit-checks';
+import { ConfigService } from './session/service';
+import { TokenService } from './auth/tokens';
+import { LoginLimiter } from './auth/login-limiter';
+import { hashPassword, randomPassword } from './auth/passwords';
+import { HttpServer } from './api/server';
+import type { AppContext } from './api/context';
+import { allRoutes } from './api/routes';
+import { createCompiler, type CommitCompiler } from './workers/commit-compiler';
+
+export interface Daemon {
+  port: number;
+  ctx: AppContext;
+  close(): Promise<void>;
+}
+
+export interface DaemonOptions {
+  logger?: Logger;
+  /** where the generated first admin password is printed (standard output by default) */
+  announce?: (line: string) => void;
+}
+
+/** First start with no users: FW_ADMIN_USER with FW_ADMIN_PASSWORD, or a printed random one. */
+async function ensureAdmin(store: Store, settings: Settings, announce: (line: string) => void): Promise<void> {
+  if ((await store.listUsers()).length > 0) return;
+  const password = settings.adminPassword ?? randomPassword();
+  await store.putUser({ username: settings.adminUser, hash: await hashPassword(password), createdAt: Date.now() });
+  if (!settings.adminPassword) announce(`initial admin account "${settings.adminUser}" with password: ${password}`);
+}
+
+export async function startDaemon(settings: Settings, opts: DaemonOptions = {}): Promise<Daemon> {
+  const log = opts.logger ?? pino({ level: settings.logLevel, base: { pid: process.pid } });
+  const store: Store = new EmbeddedStore({ dir: settings.dataDir, logger: log });
+  await store.open(() => serializeDoc(emptyDoc(settings.interfaces)));
+  let compiler: CommitCompiler | null = null;
+  try {
+    await ensureAdmin(store, settings, opts.announce ?? ((l) => process.stdout.write(`${l}\n`)));
+    const secret = settings.jwtSecret ?? (await store.getOrCreateSecret(() => randomBytes(48).toString('base64')));
+    compiler = createCompiler();
+    const config = new ConfigService(store, settings, log, compiler, commitChecks);
+    await config.init();
+    const ctx: AppContext = { settings, store, log, config, startedAt: Date.now() };
+    const tokens = new TokenService(secret, settings.tokenTtlSec, store);
+    const limiter = new LoginLimiter(settings.loginMaxFailures, settings.loginWindowSec);
+    const server = new HttpServer({
+      host: settings.host, port: settings.port, maxBodyBytes: settings.maxBodyBytes, logger: log,
+      routes: allRoutes(ctx, tokens, limiter), auth: tokens,
+    });
+    const port = await server.listen();
+    const sweep = setInterval(() => config.expireIdle().catch((e) => log.error({ err: e }, 'session sweep failed')), 1000);
+    sweep.unref();
+    log.info({ port, host: settings.host, store: store.kind, dataDir: settings.dataDir }, 'listening');
+    const activeCompiler = compiler;
+    return {
+      port,
+      ctx,
+      close: async () => {
+        clearInterval(sweep);
+        await server.close();
+        await activeCompiler.close();
+        await store.close();
+        log.info('stopped');
+      },
+    };
+  } catch (e) {
+    await compiler?.close().catch(() => undefined);
+    await store.close().catch(() => undefined);
+    throw e;
+  }
+}

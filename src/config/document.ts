@@ -1,0 +1,77 @@
+// Creating, copying and (de)serializing configuration documents.
+import type { ConfigDoc, InterfaceObj } from './types';
+
+export function emptyDoc(interfaceNames: string[] = []): ConfigDoc {
+  const interfaces = new Map<string, InterfaceObj>();
+  for (const name of [...new Set(interfaceNames)].sort()) {
+    interfaces.set(name, { name, ip: '', management: [], state: 'up', zone: '' });
+  }
+  return {
+    addresses: new Map(),
+    services: new Map(),
+    zones: new Map(),
+    interfaces,
+    vlans: new Map(),
+    dhcp: new Map(),
+    routes: [],
+    policies: [],
+    nat: [],
+    counters: { policy: 0, nat: 0, route: 0 },
+  };
+}
+
+/** Serialized form: named collections as arrays sorted by key, so equal docs give equal JSON. */
+export interface SerializedDoc {
+  addresses: unknown[];
+  services: unknown[];
+  zones: unknown[];
+  interfaces: unknown[];
+  vlans: unknown[];
+  dhcp: unknown[];
+  routes: unknown[];
+  policies: unknown[];
+  nat: unknown[];
+  counters: ConfigDoc['counters'];
+}
+
+const NAMED = ['addresses', 'services', 'zones', 'interfaces', 'vlans', 'dhcp'] as const;
+
+function sortedValues<T>(m: Map<string, T>): T[] {
+  return [...m.keys()].sort().map((k) => m.get(k) as T);
+}
+
+export function serializeDoc(doc: ConfigDoc): SerializedDoc {
+  return {
+    addresses: sortedValues(doc.addresses),
+    services: sortedValues(doc.services),
+    zones: sortedValues(doc.zones),
+    interfaces: sortedValues(doc.interfaces),
+    vlans: sortedValues(doc.vlans),
+    dhcp: sortedValues(doc.dhcp),
+    routes: doc.routes,
+    policies: doc.policies,
+    nat: doc.nat,
+    counters: doc.counters,
+  };
+}
+
+export function parseDoc(s: SerializedDoc): ConfigDoc {
+  const doc = emptyDoc();
+  for (const key of NAMED) {
+    const map = doc[key] as Map<string, unknown>;
+    for (const item of s[key] as Array<Record<string, unknown>>) {
+      const k = key === 'dhcp' ? item.interface : item.name;
+      map.set(String(k), item);
+    }
+  }
+  doc.routes = s.routes as ConfigDoc['routes'];
+  doc.policies = s.policies as ConfigDoc['policies'];
+  doc.nat = s.nat as ConfigDoc['nat'];
+  doc.counters = { ...s.counters };
+  return doc;
+}
+
+/** A deep copy: the candidate is a private copy that changes never share with running. */
+export function cloneDoc(doc: ConfigDoc): ConfigDoc {
+  return parseDoc(structuredClone(serializeDoc(doc)));
+}

@@ -1,0 +1,75 @@
+// Tables of id-keyed rules (routes, security policies, NAT rules): id assignment, lookup by
+// the path's id, and moving a rule inside an ordered table (policies and NAT rules share the
+// one implementation). A move only reorders: it never changes an id, and a failed move
+// changes nothing (the new order is computed into a fresh array that replaces the old one).
+import { Type } from '@sinclair/typebox';
+import { FwError } from '../errors';
+import type { ConfigDoc, Counters } from './types';
+import { checkEnum, notFound, parseRuleId, shapeChecker } from './validate';
+
+/**
+ * Hands out the next id of a kind: the counter holds the last id given, so ids start at 1
+ * and are never reused, whatever was deleted. The counters object is replaced, not mutated.
+ */
+export function nextId(doc: ConfigDoc, kind: keyof Counters): number {
+  const id = doc.counters[kind] + 1;
+  doc.counters = { ...doc.counters, [kind]: id };
+  return id;
+}
+
+export const MAX_DESCRIPTION = 256;
+
+/** A rule's free-text description: at most MAX_DESCRIPTION characters. */
+export function checkDescription(value: string): string {
+  if (value.length > MAX_DESCRIPTION) {
+    throw new FwError('ERR_NET_1004', `field "description": at most ${MAX_DESCRIPTION} characters`);
+  }
+  return value;
+}
+
+/** The index of the rule the path's id names: 400 ERR_NET_1002 for a bad id, 404 ERR_NET_1003 if absent. */
+export function ruleIndex<T extends { id: number }>(rules: readonly T[], key: string, what: string): number {
+  const id = parseRuleId(key);
+  const i = rules.findIndex((r) => r.id === id);
+  if (i < 0) throw notFound(what, key);
+  return i;
+}
+
+export const POSITIONS = ['top', 'bottom', 'before', 'after'] as const;
+export type Position = (typeof POSITIONS)[number];
+
+const moveShape = shapeChecker(
+  Type.Object(
+    { position: Type.String(), reference_id: Type.Optional(Type.Integer()) },
+    { additionalProperties: false },
+  ),
+);
+
+/**
+ * The table after moving the rule `key` as `body` asks; `rules` itself is not modified.
+ * Checks, in order: the payload shape (400 ERR_NET_1004), the position (400 ERR_NET_1005),
+ * the moved rule (404 ERR_NET_1003), and for before/after the reference_id (missing: 400
+ * ERR_NET_1004; itself or an unknown rule: 400 ERR_NET_2003). For top and bottom a
+ * reference_id is ignored.
+ */
+export function movedRules<T extends { id: number }>(rules: readonly T[], key: string, body: unknown, what: string): T[] {
+  const id = parseRuleId(key);
+  const b = moveShape(body);
+  const position = checkEnum<Position>('position', b.position, POSITIONS);
+  const from = rules.findIndex((r) => r.id === id);
+  if (from < 0) throw notFound(what, key);
+  const rule = rules[from];
+  const rest = rules.filter((_, i) => i !== from);
+  if (position === 'top') return [rule, ...rest];
+  if (position === 'bottom') return [...rest, rule];
+  if (b.reference_id === undefined) {
+    throw new FwError('ERR_NET_1004', `field "reference_id": required when position is "${position}"`);
+  }
+  if (b.reference_id === id) {
+    throw new FwError('ERR_NET_2003', `field "reference_id": ${what} ${id} cannot be moved relative to itself`);
+  }
+  const at = rest.findIndex((r) => r.id === b.reference_id);
+  if (at < 0) throw new FwError('ERR_NET_2003', `field "reference_id": ${what} ${b.reference_id} does not exist`);
+  const insertAt = position === 'before' ? at : at + 1;
+  return [...rest.slice(0, insertAt), rule, ...rest.slice(insertAt)];
+}

@@ -1,0 +1,39 @@
+// Who references an object: the one place that knows every reference between resources,
+// used to refuse deleting an object in use (409 ERR_NET_2007 naming every referrer).
+import type { ConfigDoc } from './types';
+
+export type RefKind = 'address' | 'service' | 'zone' | 'link'; // link = interface or VLAN
+
+export function referrers(doc: ConfigDoc, kind: RefKind, name: string): string[] {
+  const out: string[] = [];
+  for (const p of doc.policies) {
+    const hit =
+      (kind === 'address' && (p.srcAddr === name || p.dstAddr === name)) ||
+      (kind === 'service' && p.services.includes(name)) ||
+      (kind === 'zone' && (p.srcZone === name || p.dstZone === name));
+    if (hit) out.push(`policy ${p.id}`);
+  }
+  for (const n of doc.nat) {
+    const hit =
+      (kind === 'address' && (n.srcAddr === name || n.dstAddr === name)) ||
+      (kind === 'service' && n.service === name) ||
+      (kind === 'zone' && (n.srcZone === name || n.dstZone === name)) ||
+      (kind === 'link' && n.outInterface === name);
+    if (hit) out.push(`nat ${n.id}`);
+  }
+  if (kind === 'zone') {
+    for (const i of doc.interfaces.values()) if (i.zone === name) out.push(`interface ${i.name}`);
+    for (const v of doc.vlans.values()) if (v.zone === name) out.push(`vlan ${v.name}`);
+  }
+  if (kind === 'link') {
+    for (const v of doc.vlans.values()) if (v.parent === name) out.push(`vlan ${v.name}`);
+    if (doc.dhcp.has(name)) out.push(`dhcp ${name}`);
+    for (const r of doc.routes) if (r.interface === name) out.push(`route ${r.id}`);
+  }
+  return out;
+}
+
+/** An interface or a VLAN of that name exists. */
+export function linkExists(doc: ConfigDoc, name: string): boolean {
+  return doc.interfaces.has(name) || doc.vlans.has(name);
+}

@@ -1,0 +1,16 @@
+// What every resource module of src/config/resources/ provides: pure operations on a
+// candidate document. Each one checks everything first (shape, formats, references,
+// uniqueness) and only then mutates; a thrown FwError means nothing changed.
+import type { ConfigDoc } from './types';
+
+export interface ChangeResult {
+  /** id assigned by a create of a policy, NAT rule or route */
+  id?: number;
+}
+
+export interface ResourceOps {
+  create?(doc: ConfigDoc, body: unknown): ChangeResult;
+  update?(doc: ConfigDoc, key: string, body: unknown): ChangeResult;
+  remove?(doc: ConfigDoc, key: string): ChangeResult;
+  move?(doc: ConfigDoc, key: string, body: unknown): ChangeResult;
+}

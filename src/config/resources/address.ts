@@ -1,0 +1,42 @@
+// Address objects: named lists of networks.
+import { Type } from '@sinclair/typebox';
+import type { ConfigDoc } from '../types';
+import type { ResourceOps } from '../resource';
+import { FwError } from '../../errors';
+import { referrers } from '../refs';
+import { checkCidrList, checkName, checkSameKey, checkUnused, notFound, shapeChecker } from '../validate';
+
+const Ips = Type.Array(Type.String());
+const createShape = shapeChecker(Type.Object({ name: Type.String(), ips: Ips }, { additionalProperties: false }));
+const updateShape = shapeChecker(Type.Object({ name: Type.Optional(Type.String()), ips: Type.Optional(Ips) }, { additionalProperties: false }));
+
+function checkIps(ips: string[]): string[] {
+  if (ips.length === 0) throw new FwError('ERR_NET_1004', 'field "ips": at least one network is required');
+  return checkCidrList('ips', ips);
+}
+
+export const addressOps: ResourceOps = {
+  create(doc: ConfigDoc, body: unknown) {
+    const b = createShape(body);
+    const name = checkName('name', b.name);
+    const ips = checkIps(b.ips);
+    if (doc.addresses.has(name)) throw new FwError('ERR_NET_2006', `address "${name}" already exists`);
+    doc.addresses.set(name, { name, ips });
+    return {};
+  },
+  update(doc: ConfigDoc, key: string, body: unknown) {
+    const b = updateShape(body);
+    checkSameKey('name', b.name, key);
+    const old = doc.addresses.get(key);
+    if (!old) throw notFound('address', key);
+    const ips = b.ips === undefined ? old.ips : checkIps(b.ips);
+    doc.addresses.set(key, { name: key, ips });
+    return {};
+  },
+  remove(doc: ConfigDoc, key: string) {
+    if (!doc.addresses.has(key)) throw notFound('address', key);
+    checkUnused('address', key, referrers(doc, 'address', key));
+    doc.addresses.delete(key);
+    return {};
+  },
+};

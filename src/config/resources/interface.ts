@@ -1,0 +1,55 @@
+// Physical interfaces: a fixed inventory made at first start, edited but never created or
+// deleted. An interface's `zone` is the one stored side of zone membership (see zone.ts).
+//
+// Decisions: `management` keeps the order given; a repeated or unknown item is 400
+// ERR_NET_1005. `ip` keeps its host bits (192.168.1.1/24) in canonical form; "" clears it.
+import { Type } from '@sinclair/typebox';
+import type { ConfigDoc, LinkState, Management } from '../types';
+import type { ResourceOps } from '../resource';
+import { checkEnum, checkIfaceAddress, checkRef, checkSameKey, checkUnique, notFound, shapeChecker } from '../validate';
+
+export const MANAGEMENT: readonly Management[] = ['ping', 'ssh', 'https', 'http'];
+export const LINK_STATES: readonly LinkState[] = ['up', 'down'];
+
+/** A subset of ping, ssh, https, http, each at most once (else 400 ERR_NET_1005). */
+export function checkManagement(field: string, values: string[]): Management[] {
+  const out = values.map((v, i) => checkEnum(`${field}[${i}]`, v, MANAGEMENT));
+  return checkUnique(field, out, 'ERR_NET_1005');
+}
+
+export function checkState(field: string, value: string): LinkState {
+  return checkEnum(field, value, LINK_STATES);
+}
+
+/** A zone reference of an interface or VLAN: an existing zone, or "" for none (else 400 ERR_NET_2003). */
+export function checkZoneRef(doc: ConfigDoc, field: string, value: string): string {
+  return checkRef(field, value, (z) => doc.zones.has(z), 'zone');
+}
+
+const updateShape = shapeChecker(
+  Type.Object(
+    {
+      name: Type.Optional(Type.String()),
+      ip: Type.Optional(Type.String()),
+      management: Type.Optional(Type.Array(Type.String())),
+      state: Type.Optional(Type.String()),
+      zone: Type.Optional(Type.String()),
+    },
+    { additionalProperties: false },
+  ),
+);
+
+export const interfaceOps: ResourceOps = {
+  update(doc: ConfigDoc, key: string, body: unknown) {
+    const b = updateShape(body);
+    checkSameKey('name', b.name, key);
+    const old = doc.interfaces.get(key);
+    if (!old) throw notFound('interface', key);
+    const ip = b.ip === undefined ? old.ip : checkIfaceAddress('ip', b.ip);
+    const management = b.management === undefined ? old.management : checkManagement('management', b.management);
+    const state = b.state === undefined ? old.state : checkState('state', b.state);
+    const zone = b.zone === undefined ? old.zone : checkZoneRef(doc, 'zone', b.zone);
+    doc.interfaces.set(key, { name: key, ip, management, state, zone });
+    return {};
+  },
+};

@@ -1,0 +1,106 @@
+// NAT rules: an ordered table, evaluated independently of the security policies. New rules
+// go to the bottom; POST /api/nat/{id}/move reorders (moves.ts). The type decides which
+// translation fields a rule has; the merged rule of a PUT must satisfy them too.
+import { Type } from '@sinclair/typebox';
+import type { ConfigDoc, NatRule, NatType } from '../types';
+import type { ResourceOps } from '../resource';
+import { FwError } from '../../errors';
+import { linkExists } from '../refs';
+import { checkDescription, movedRules, nextId, ruleIndex } from '../moves';
+import { anyRef, checkEnum, checkIp, checkRange, checkRef, checkSameKey, shapeChecker } from '../validate';
+
+export const NAT_TYPES: readonly NatType[] = ['snat', 'dnat-ip', 'dnat-port'];
+
+const fields = {
+  description: Type.Optional(Type.String()),
+  'src-zone': Type.Optional(Type.String()),
+  'dst-zone': Type.Optional(Type.String()),
+  'src-addr': Type.Optional(Type.String()),
+  'dst-addr': Type.Optional(Type.String()),
+  service: Type.Optional(Type.String()),
+  'translated-ip': Type.Optional(Type.String()),
+  'translated-port': Type.Optional(Type.String()),
+  'out-interface': Type.Optional(Type.String()),
+};
+const createShape = shapeChecker(Type.Object({ ...fields, type: Type.String() }, { additionalProperties: false }));
+const updateShape = shapeChecker(
+  Type.Object({ ...fields, id: Type.Optional(Type.Integer()), type: Type.Optional(Type.String()) }, { additionalProperties: false }),
+);
+
+type Body = ReturnType<typeof updateShape>;
+
+/** A port number written as a string ("1"-"65535"), stored without leading zeros; "" clears it. */
+function checkPortString(field: string, value: string): string {
+  if (value === '') return '';
+  if (!/^\d+$/.test(value)) throw new FwError('ERR_NET_1004', `field "${field}": "${value}" is not a port number`);
+  return String(checkRange(field, Number(value), 1, 65535));
+}
+
+/** The translation fields each type requires or refuses, on the merged rule. */
+function checkType(r: NatRule): void {
+  if (r.type !== 'snat' && r.translatedIp === '') {
+    throw new FwError('ERR_NET_1004', `field "translated-ip": required for a ${r.type} rule`);
+  }
+  if (r.type === 'dnat-port' && r.translatedPort === '') {
+    throw new FwError('ERR_NET_1004', 'field "translated-port": required for a dnat-port rule');
+  }
+  if (r.type !== 'dnat-port' && r.translatedPort !== '') {
+    throw new FwError('ERR_NET_1004', `field "translated-port": only a dnat-port rule translates the port (this rule is ${r.type})`);
+  }
+}
+
+/** The rule that results from `b` over `old` (a create starts from DEFAULTS). */
+function merge(doc: ConfigDoc, old: NatRule, b: Body): NatRule {
+  const zone = (n: string) => doc.zones.has(n);
+  const addr = (n: string) => doc.addresses.has(n);
+  const r: NatRule = {
+    id: old.id,
+    description: b.description === undefined ? old.description : checkDescription(b.description),
+    type: b.type === undefined ? old.type : checkEnum('type', b.type, NAT_TYPES, 'ERR_SEC_1001'),
+    srcZone: b['src-zone'] === undefined ? old.srcZone : anyRef('src-zone', b['src-zone'], zone, 'zone'),
+    dstZone: b['dst-zone'] === undefined ? old.dstZone : anyRef('dst-zone', b['dst-zone'], zone, 'zone'),
+    srcAddr: b['src-addr'] === undefined ? old.srcAddr : anyRef('src-addr', b['src-addr'], addr, 'address'),
+    dstAddr: b['dst-addr'] === undefined ? old.dstAddr : anyRef('dst-addr', b['dst-addr'], addr, 'address'),
+    service: b.service === undefined ? old.service : anyRef('service', b.service, (n) => doc.services.has(n), 'service'),
+    translatedIp: b['translated-ip'] === undefined ? old.translatedIp : b['translated-ip'] === '' ? '' : checkIp('translated-ip', b['translated-ip']),
+    translatedPort: b['translated-port'] === undefined ? old.translatedPort : checkPortString('translated-port', b['translated-port']),
+    outInterface:
+      b['out-interface'] === undefined ? old.outInterface : checkRef('out-interface', b['out-interface'], (n) => linkExists(doc, n), 'interface'),
+  };
+  checkType(r);
+  return r;
+}
+
+const DEFAULTS: NatRule = {
+  id: 0, description: '', type: 'snat', srcZone: '', dstZone: '', srcAddr: '', dstAddr: '',
+  service: '', translatedIp: '', translatedPort: '', outInterface: '',
+};
+
+export const natOps: ResourceOps = {
+  create(doc: ConfigDoc, body: unknown) {
+    const b = createShape(body);
+    const r = merge(doc, DEFAULTS, b);
+    const id = nextId(doc, 'nat');
+    doc.nat = [...doc.nat, { ...r, id }];
+    return { id };
+  },
+  update(doc: ConfigDoc, key: string, body: unknown) {
+    const b = updateShape(body);
+    const i = ruleIndex(doc.nat, key, 'NAT rule');
+    checkSameKey('id', b.id, key);
+    const r = merge(doc, doc.nat[i], b);
+    const nat = [...doc.nat];
+    nat[i] = r;
+    doc.nat = nat;
+    return {};
+  },
+  remove(doc: ConfigDoc, key: string) {
+    const i = ruleIndex(doc.nat, key, 'NAT rule');
+    doc.nat = doc.nat.filter((_, j) => j !== i);
+    return {};
+  },
+  move(doc: ConfigDoc, key: string, body: unknown) {
+    doc.nat = movedRules(doc.nat, key, body, 'NAT rule');
+    return {};
+  },
+};

@@ -1,0 +1,94 @@
+// Security policies: an ordered table evaluated top to bottom, first match wins. New
+// policies go to the bottom; POST /api/policies/{id}/move reorders (moves.ts).
+import { Type } from '@sinclair/typebox';
+import type { ConfigDoc, PolicyAction, PolicyObj } from '../types';
+import type { ResourceOps } from '../resource';
+import { FwError } from '../../errors';
+import { movedRules, nextId, ruleIndex } from '../moves';
+import { anyRef, checkEnum, checkRef, checkSameKey, shapeChecker } from '../validate';
+
+export const ACTIONS: readonly PolicyAction[] = ['allow', 'deny'];
+export const MAX_POLICY_SERVICES = 256;
+
+const fields = {
+  'src-zone': Type.Optional(Type.String()),
+  'dst-zone': Type.Optional(Type.String()),
+  'src-addr': Type.Optional(Type.String()),
+  'dst-addr': Type.Optional(Type.String()),
+  services: Type.Optional(Type.Array(Type.String())),
+  log: Type.Optional(Type.Boolean()),
+};
+const createShape = shapeChecker(Type.Object({ ...fields, action: Type.String() }, { additionalProperties: false }));
+const updateShape = shapeChecker(
+  Type.Object({ ...fields, id: Type.Optional(Type.Integer()), action: Type.Optional(Type.String()) }, { additionalProperties: false }),
+);
+
+/**
+ * A policy's services: [] or ["any"] mean any (stored as []); "any" beside names is refused;
+ * each name must exist; a repeated name is kept once (order kept).
+ */
+export function checkServices(doc: ConfigDoc, values: string[]): string[] {
+  if (values.length > MAX_POLICY_SERVICES) {
+    throw new FwError('ERR_NET_1008', `field "services": at most ${MAX_POLICY_SERVICES} entries`);
+  }
+  if (values.includes('any')) {
+    if (values.some((v) => v !== 'any')) throw new FwError('ERR_NET_1004', 'field "services": "any" cannot be combined with service names');
+    return [];
+  }
+  const out: string[] = [];
+  values.forEach((name, i) => {
+    if (name === '') throw new FwError('ERR_NET_1004', `field "services[${i}]": a service name is required`);
+    checkRef(`services[${i}]`, name, (n) => doc.services.has(n), 'service');
+    if (!out.includes(name)) out.push(name);
+  });
+  return out;
+}
+
+type Body = ReturnType<typeof updateShape>;
+
+/** The policy that results from `b` over `old` (all fields of `old` for a create's defaults). */
+function merge(doc: ConfigDoc, old: PolicyObj, b: Body): PolicyObj {
+  const zone = (n: string) => doc.zones.has(n);
+  const addr = (n: string) => doc.addresses.has(n);
+  return {
+    id: old.id,
+    action: b.action === undefined ? old.action : checkEnum('action', b.action, ACTIONS, 'ERR_SEC_1002'),
+    srcZone: b['src-zone'] === undefined ? old.srcZone : anyRef('src-zone', b['src-zone'], zone, 'zone'),
+    dstZone: b['dst-zone'] === undefined ? old.dstZone : anyRef('dst-zone', b['dst-zone'], zone, 'zone'),
+    srcAddr: b['src-addr'] === undefined ? old.srcAddr : anyRef('src-addr', b['src-addr'], addr, 'address'),
+    dstAddr: b['dst-addr'] === undefined ? old.dstAddr : anyRef('dst-addr', b['dst-addr'], addr, 'address'),
+    services: b.services === undefined ? old.services : checkServices(doc, b.services),
+    log: b.log ?? old.log,
+  };
+}
+
+const DEFAULTS: PolicyObj = { id: 0, action: 'deny', srcZone: '', dstZone: '', srcAddr: '', dstAddr: '', services: [], log: false };
+
+export const policyOps: ResourceOps = {
+  create(doc: ConfigDoc, body: unknown) {
+    const b = createShape(body);
+    const p = merge(doc, DEFAULTS, b);
+    const id = nextId(doc, 'policy');
+    doc.policies = [...doc.policies, { ...p, id }];
+    return { id };
+  },
+  update(doc: ConfigDoc, key: string, body: unknown) {
+    const b = updateShape(body);
+    const i = ruleIndex(doc.policies, key, 'policy');
+    checkSameKey('id', b.id, key);
+    const p = merge(doc, doc.policies[i], b);
+    const policies = [...doc.policies];
+    policies[i] = p;
+    doc.policies = policies;
+    return {};
+  },
+  remove(doc: ConfigDoc, key: string) {
+    const i = ruleIndex(doc.policies, key, 'policy');
+    doc.policies = doc.policies.filter((_, j) => j !== i);
+    return {};
+  },
+  move(doc: ConfigDoc, key: string, body: unknown) {
+    doc.policies = movedRules(doc.policies, key, body, 'policy');
+    return {};
+  },
+};

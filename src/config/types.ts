@@ -1,0 +1,112 @@
+// The configuration document: one firewall configuration (running or candidate).
+// Named collections are Maps so that hostile names ("constructor", "__proto__") are plain
+// keys; the document is serialized with serializeDoc/parseDoc (document.ts).
+// "any" is stored as "" for a zone, an address, a NAT service or an out-interface, and as []
+// for a policy's services.
+
+export type Protocol = 'tcp' | 'udp';
+export type PortEntry = number | string; // 443, or a range "1024-65535" (low < high)
+export type LinkState = 'up' | 'down';
+export type Management = 'ping' | 'ssh' | 'https' | 'http';
+export type ZoneType = 'l2' | 'l3';
+export type PolicyAction = 'allow' | 'deny';
+export type NatType = 'snat' | 'dnat-ip' | 'dnat-port';
+
+export interface AddressObj {
+  name: string;
+  ips: string[]; // canonical networks, host bits cleared, duplicates removed, order kept
+}
+
+export interface ServiceObj {
+  name: string;
+  protocol: Protocol;
+  ports: PortEntry[];
+}
+
+export interface ZoneObj {
+  name: string;
+  type: ZoneType;
+  color: string;
+  networks: string[]; // canonical networks
+  // members are not stored here: they are the interfaces and VLANs whose `zone` names this zone
+}
+
+export interface InterfaceObj {
+  name: string;
+  ip: string; // "" or canonical "address/prefix" (host bits kept)
+  management: Management[];
+  state: LinkState;
+  zone: string; // "" = none
+}
+
+export interface VlanObj {
+  name: string;
+  id: number; // 1-4094
+  parent: string; // physical interface
+  ip: string;
+  zone: string;
+  state: LinkState;
+  management: Management[];
+}
+
+export interface DhcpPool {
+  interface: string; // interface or VLAN name; the key
+  startIp: string;
+  endIp: string;
+  gateway: string; // "" = none
+  dns: string[];
+  leaseTime: number; // minutes
+}
+
+export interface RouteObj {
+  id: number;
+  description: string;
+  destination: string; // canonical network; "default" is stored as 0.0.0.0/0
+  gateway: string; // "" = none
+  interface: string; // "" = none
+  metric: number;
+}
+
+export interface PolicyObj {
+  id: number;
+  action: PolicyAction;
+  srcZone: string;
+  dstZone: string;
+  srcAddr: string;
+  dstAddr: string;
+  services: string[]; // [] = any
+  log: boolean;
+}
+
+export interface NatRule {
+  id: number;
+  description: string;
+  type: NatType;
+  srcZone: string;
+  dstZone: string;
+  srcAddr: string;
+  dstAddr: string;
+  service: string; // "" = any
+  translatedIp: string; // "" = masquerade (snat only)
+  translatedPort: string; // "" unless dnat-port
+  outInterface: string;
+}
+
+export interface Counters {
+  policy: number; // last id handed out
+  nat: number;
+  route: number;
+}
+
+export interface ConfigDoc {
+  addresses: Map<string, AddressObj>;
+  services: Map<string, ServiceObj>;
+  zones: Map<string, ZoneObj>;
+  interfaces: Map<string, InterfaceObj>;
+  vlans: Map<string, VlanObj>;
+  dhcp: Map<string, DhcpPool>;
+  routes: RouteObj[]; // sorted by id
+  policies: PolicyObj[]; // evaluation order
+  nat: NatRule[]; // evaluation order
+  counters: Counters;
+}

@@ -1,0 +1,61 @@
+// The packet and the answer of eval.md, shared by the reference evaluator and the compiled
+// matchers. The answer has no `version`: the caller (src/api) adds the running version.
+import type { Family } from '../config/net';
+import type { NatType, PolicyAction } from '../config/types';
+
+export const PROTO_ICMP = 1;
+export const PROTO_TCP = 6;
+export const PROTO_UDP = 17;
+
+/** A parsed, validated packet (parsePacket). Addresses are canonical text plus their bytes. */
+export interface Packet {
+  family: Family;
+  srcIp: string;
+  dstIp: string;
+  src: Uint8Array; // 4 or 16 bytes, network order
+  dst: Uint8Array;
+  protocol: number; // 0-255; tcp 6, udp 17, icmp 1
+  dstPort: number; // 0-65535; 0 when the protocol is not tcp/udp and no port was given
+  srcPort: number | null;
+  inInterface: string | null; // null: not given (an empty string counts as not given)
+  srcZone: string | null;
+  dstZone: string | null;
+}
+
+export type EvalAction = 'allow' | 'deny';
+export type EvalReason = 'policy' | 'default-deny' | 'no-route';
+
+export interface RouteAnswer {
+  id: number | null; // null: a connected subnet
+  destination: string;
+}
+
+export interface NatAnswer {
+  id: number;
+  type: NatType;
+  translatedIP: string;
+  translatedPort: string;
+}
+
+export interface PolicyAnswer {
+  id: number;
+  action: PolicyAction;
+  log: boolean;
+}
+
+export interface EvalResult {
+  action: EvalAction;
+  reason: EvalReason;
+  srcZone: string | null;
+  dstZone: string | null;
+  egressInterface: string | null;
+  route: RouteAnswer | null;
+  nat: NatAnswer | null;
+  policy: PolicyAnswer | null;
+}
+
+/** What the reference evaluator and a CompiledConfig both offer. eval throws FwError
+ * ERR_NET_2003 when the packet names an unknown interface or zone. */
+export interface Evaluator {
+  eval(p: Packet): EvalResult;
+}

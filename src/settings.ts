@@ -1,0 +1,63 @@
+// Settings from the environment (contract section 7), read and checked once at start-up.
+import os from 'node:os';
+import path from 'node:path';
+
+export interface Settings {
+  host: string;
+  port: number;
+  dataDir: string;
+  interfaces: string[];
+  adminUser: string;
+  adminPassword: string | undefined;
+  jwtSecret: string | undefined;
+  tokenTtlSec: number;
+  sessionTimeoutSec: number;
+  logLevel: string;
+  maxBodyBytes: number;
+  redisUrl: string | undefined;
+  loginMaxFailures: number;
+  loginWindowSec: number;
+  commitTimeoutMs: number;
+}
+
+function int(env: NodeJS.ProcessEnv, name: string, def: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return n;
+}
+
+/** The host's non-loopback interfaces: the default inventory of a new store. */
+function hostInterfaces(): string[] {
+  const names = Object.entries(os.networkInterfaces())
+    .filter(([, addrs]) => !(addrs ?? []).every((a) => a.internal))
+    .map(([name]) => name);
+  return names.length ? names.sort() : ['eth0'];
+}
+
+export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+  const interfaces = (env.FW_INTERFACES ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return {
+    host: env.FW_HOST || '127.0.0.1',
+    port: int(env, 'FW_PORT', 8080, 0, 65535),
+    dataDir: path.resolve(env.FW_DATA_DIR || './data'),
+    interfaces: interfaces.length ? interfaces : hostInterfaces(),
+    adminUser: env.FW_ADMIN_USER || 'admin',
+    adminPassword: env.FW_ADMIN_PASSWORD || undefined,
+    jwtSecret: env.FW_JWT_SECRET || undefined,
+    tokenTtlSec: int(env, 'FW_TOKEN_TTL', 3600, 1, 30 * 86400),
+    sessionTimeoutSec: int(env, 'FW_SESSION_TIMEOUT', 900, 1, 7 * 86400),
+    logLevel: env.FW_LOG_LEVEL || 'info',
+    maxBodyBytes: int(env, 'FW_MAX_BODY', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    redisUrl: env.REDIS_URL || undefined,
+    loginMaxFailures: int(env, 'FW_LOGIN_MAX_FAILURES', 5, 1, 1000),
+    loginWindowSec: int(env, 'FW_LOGIN_WINDOW', 60, 1, 86400),
+    commitTimeoutMs: int(env, 'FW_COMMIT_TIMEOUT', 60, 1, 3600) * 1000,
+  };
+}

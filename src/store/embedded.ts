@@ -1,0 +1,450 @@
+// The embedded store: files in FW_DATA_DIR for a single box. All state is kept in memory for
+// fast reads; the files are the durable truth, and every promise that reports a change
+// resolves only once the change is on disk (fsync'd). Layout, write order and recovery are
+// described in docs/store.md.
+import * as fs from 'node:fs';
+import { promises as fsp } from 'node:fs';
+import type { SerializedDoc } from '../config/document';
+import { FwError, isFwError } from '../errors';
+import { acquireDirLock, type DirLock } from './dir-lock';
+import { DIR_MODE, FILE_MODE, GroupAppender, atomicWriteFile, cutPartialLastLine, durableUnlink, errCode } from './files';
+import {
+  dropUncommittedVersions,
+  layout,
+  loadHistory,
+  loadMeta,
+  loadSession,
+  metaOf,
+  newMeta,
+  removeTmpFiles,
+  versionFiles,
+  type Logger,
+  type MetaFile,
+  type Paths,
+} from './recovery';
+import {
+  StoreConflict,
+  type AuditEvent,
+  type JournalEntry,
+  type SessionRecord,
+  type SessionState,
+  type Store,
+  type UserRecord,
+  type VersionMeta,
+  type VersionRecord,
+} from './types';
+
+export interface EmbeddedStoreOptions {
+  dir: string;
+  logger?: Logger;
+  /** Version documents kept in memory besides the running one (default 8). */
+  versionCacheSize?: number;
+}
+
+interface ActiveSession {
+  record: SessionRecord;
+  /** Accepted entries; an entry is visible as soon as its append is accepted. */
+  journal: JournalEntry[];
+  log: GroupAppender;
+  committing: boolean;
+}
+
+const silent: Logger = { info: () => undefined, warn: () => undefined };
+
+/** Expiry in unix ms; a value that can only be unix seconds (before 1973 in ms) is scaled. */
+function expiryMs(t: number): number {
+  return t < 1e11 ? t * 1000 : t;
+}
+
+export class EmbeddedStore implements Store {
+  readonly kind = 'embedded' as const;
+  private readonly paths: Paths;
+  private readonly log: Logger;
+  private readonly cacheSize: number;
+  private state: 'new' | 'opening' | 'open' | 'closing' | 'closed' = 'new';
+  private failure: FwError | null = null;
+  private lock: DirLock | null = null;
+
+  /** What meta.json holds, or is being written to hold. Users and revocations are read here. */
+  private meta: MetaFile = newMeta();
+  private users = new Map<string, UserRecord>();
+  private revoked = new Map<string, number>();
+  private secretWrite: Promise<string> | null = null;
+  private metaWaiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
+  private metaLoop: Promise<void> | null = null;
+
+  /** The running version as readers see it: switched once a commit is durable. */
+  private running!: VersionMeta;
+  private metas: VersionMeta[] = [];
+  private readonly versionCache = new Map<number, Promise<string>>();
+
+  private session: ActiveSession | null = null;
+  /** Session file operations (begin, end, commit), strictly in call order. */
+  private fileOps: Promise<unknown> = Promise.resolve();
+  private history!: GroupAppender;
+  private auditLog!: GroupAppender;
+
+  constructor(opts: EmbeddedStoreOptions) {
+    this.paths = layout(opts.dir);
+    this.log = opts.logger ?? silent;
+    this.cacheSize = opts.versionCacheSize ?? 8;
+  }
+
+  // ---- life cycle ----
+
+  async open(initialDoc: () => SerializedDoc): Promise<void> {
+    if (this.state !== 'new') throw new Error('the store can be opened once');
+    this.state = 'opening';
+    fs.mkdirSync(this.paths.dir, { recursive: true, mode: DIR_MODE });
+    this.lock = acquireDirLock(this.paths.dir);
+    if (this.lock.tookOverFrom !== null) {
+      this.log.warn({ dir: this.paths.dir, pid: this.lock.tookOverFrom }, 'took over the lock of a daemon that is gone');
+    }
+    try {
+      await this.recover(initialDoc);
+    } catch (e) {
+      await this.history?.close().catch(() => undefined);
+      await this.session?.log.close().catch(() => undefined);
+      this.lock.release();
+      this.state = 'closed';
+      throw e;
+    }
+    this.state = 'open';
+  }
+
+  private async recover(initialDoc: () => SerializedDoc): Promise<void> {
+    const p = this.paths;
+    await fsp.mkdir(p.versions, { recursive: true, mode: DIR_MODE });
+    const tmp = [...(await removeTmpFiles(p.dir)), ...(await removeTmpFiles(p.versions))];
+    if (tmp.length) this.log.info({ files: tmp }, 'removed temporary files of an interrupted write');
+
+    let meta = await loadMeta(p.meta);
+    if (!meta) meta = await this.initialize(initialDoc);
+    this.meta = meta;
+
+    const dropped = await dropUncommittedVersions(p, meta.running);
+    if (dropped.length) this.log.warn({ versions: dropped }, 'dropped versions of a commit that did not finish');
+    this.metas = await loadHistory(p, meta.running, this.log);
+    this.running = this.metas[meta.running];
+    await this.versionText(meta.running); // the running document must be readable now
+
+    for (const u of meta.users) this.users.set(u.username, { ...u });
+    const now = Date.now();
+    for (const [jti, exp] of Object.entries(meta.revoked)) if (exp >= now) this.revoked.set(jti, exp);
+
+    const s = await loadSession(p, meta.lastEndedSession, this.log);
+    if (s) {
+      this.session = { ...s, log: GroupAppender.open(p.session, (e) => this.fail(e)), committing: false };
+      this.log.info({ owner: s.record.owner, changes: s.journal.length }, 'recovered the active session');
+    }
+    const cut = await cutPartialLastLine(p.audit);
+    if (cut) this.log.warn({ file: p.audit, bytes: cut }, 'cut a torn line off the audit log');
+    this.history = GroupAppender.open(p.history, (e) => this.fail(e));
+    this.auditLog = GroupAppender.open(p.audit, (e) => this.fail(e));
+    this.log.info({ dir: p.dir, running: meta.running, session: s !== null }, 'embedded store open');
+  }
+
+  /** A new data directory: version 0, then meta.json (written last: it marks the store as made). */
+  private async initialize(initialDoc: () => SerializedDoc): Promise<MetaFile> {
+    const p = this.paths;
+    const leftovers = (await versionFiles(p)).filter((n) => n !== 0);
+    if (leftovers.length) {
+      throw new Error(`${p.dir} holds committed versions but no meta.json; refusing to start (restore meta.json from a backup)`);
+    }
+    const rec: VersionRecord = { version: 0, author: 'system', time: Date.now(), description: 'initial configuration', summary: '', doc: initialDoc() };
+    await atomicWriteFile(p.version(0), JSON.stringify(rec));
+    await atomicWriteFile(p.history, JSON.stringify(metaOf(rec)) + '\n');
+    await fsp.rm(p.session, { force: true });
+    const meta = newMeta();
+    await atomicWriteFile(p.meta, JSON.stringify(meta));
+    this.log.info({ dir: p.dir }, 'initialized a new data directory');
+    return meta;
+  }
+
+  async close(): Promise<void> {
+    if (this.state !== 'open') return;
+    this.state = 'closing';
+    await this.fileOps.catch(() => undefined);
+    while (this.metaLoop) await this.metaLoop;
+    await this.session?.log.close().catch(() => undefined);
+    await this.history.close().catch(() => undefined);
+    await this.auditLog.close().catch(() => undefined);
+    this.lock?.release();
+    this.state = 'closed';
+  }
+
+  /** Throws unless the store can serve a call. */
+  private check(): void {
+    if (this.failure) throw this.failure;
+    if (this.state !== 'open') throw new FwError('ERR_SYS_4002', `the store is ${this.state === 'new' ? 'not open' : 'closed'}`);
+  }
+
+  /**
+   * A write failed: memory may now be ahead of the disk, so the store refuses every later
+   * call (503); a restart recovers the durable state. Returns the error to throw.
+   */
+  private fail(e: unknown): FwError {
+    if (isFwError(e) && e.code === 'ERR_SYS_4002') return e;
+    if (!this.failure) {
+      const reason = e instanceof Error ? e.message : String(e);
+      this.failure = new FwError('ERR_SYS_4002', `write to ${this.paths.dir} failed: ${reason}`);
+      this.log.warn({ err: reason, dir: this.paths.dir }, 'the store failed a write; restart the daemon to recover');
+    }
+    return this.failure;
+  }
+
+  // ---- meta.json: running pointer, users, secret, revocations ----
+
+  /**
+   * Writes meta.json with everything accepted so far. Writes are coalesced: callers that
+   * arrive while one is in flight share the next write.
+   */
+  private persistMeta(): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.metaWaiters.push({ resolve, reject });
+      if (!this.metaLoop) this.metaLoop = this.runMetaWrites();
+    });
+  }
+
+  private async runMetaWrites(): Promise<void> {
+    try {
+      while (this.metaWaiters.length) {
+        const batch = this.metaWaiters;
+        this.metaWaiters = [];
+        try {
+          await atomicWriteFile(this.paths.meta, this.metaJson());
+        } catch (e) {
+          const err = this.fail(e);
+          for (const w of batch.concat(this.metaWaiters)) w.reject(err);
+          this.metaWaiters = [];
+          return;
+        }
+        for (const w of batch) w.resolve();
+      }
+    } finally {
+      this.metaLoop = null;
+    }
+  }
+
+  private metaJson(): string {
+    const now = Date.now();
+    const revoked: Record<string, number> = {};
+    for (const [jti, exp] of this.revoked) {
+      if (exp < now) this.revoked.delete(jti);
+      else revoked[jti] = exp;
+    }
+    const users = [...this.users.values()].sort((a, b) => (a.username < b.username ? -1 : 1));
+    this.meta = { ...this.meta, users, revoked };
+    return JSON.stringify(this.meta);
+  }
+
+  async getOrCreateSecret(generate: () => string): Promise<string> {
+    this.check();
+    if (this.secretWrite) return this.secretWrite;
+    if (this.meta.secret !== null) return this.meta.secret;
+    const secret = generate();
+    this.meta.secret = secret;
+    this.secretWrite = this.persistMeta().then(() => secret);
+    return this.secretWrite;
+  }
+
+  async listUsers(): Promise<UserRecord[]> {
+    this.check();
+    return [...this.users.values()].map((u) => ({ ...u })).sort((a, b) => (a.username < b.username ? -1 : 1));
+  }
+
+  async getUser(username: string): Promise<UserRecord | undefined> {
+    this.check();
+    const u = this.users.get(username);
+    return u && { ...u };
+  }
+
+  async putUser(user: UserRecord): Promise<void> {
+    this.check();
+    this.users.set(user.username, { username: user.username, hash: user.hash, createdAt: user.createdAt });
+    await this.persistMeta();
+  }
+
+  /** False (nothing changed) for the last user; true when deleted or when there is no such user. */
+  async deleteUser(username: string): Promise<boolean> {
+    this.check();
+    if (!this.users.has(username)) return true;
+    if (this.users.size <= 1) return false;
+    this.users.delete(username);
+    await this.persistMeta();
+    return true;
+  }
+
+  /** `expiresAt` in unix ms (unix seconds are recognised and scaled). */
+  async revokeToken(jti: string, expiresAt: number): Promise<void> {
+    this.check();
+    const exp = expiryMs(expiresAt);
+    if (exp < Date.now() || this.revoked.get(jti) === exp) return; // expired tokens are refused anyway
+    this.revoked.set(jti, exp);
+    await this.persistMeta();
+  }
+
+  async isRevoked(jti: string): Promise<boolean> {
+    this.check();
+    return this.revoked.has(jti);
+  }
+
+  // ---- versions ----
+
+  async runningVersion(): Promise<VersionMeta> {
+    this.check();
+    return { ...this.running };
+  }
+
+  async listVersions(): Promise<VersionMeta[]> {
+    this.check();
+    return this.metas.map((m) => ({ ...m }));
+  }
+
+  /** A fresh copy of a committed version each call (callers may mutate it). */
+  async getVersion(version: number): Promise<VersionRecord | undefined> {
+    this.check();
+    if (!Number.isSafeInteger(version) || version < 0 || version > this.running.version) return undefined;
+    return JSON.parse(await this.versionText(version)) as VersionRecord;
+  }
+
+  /** The JSON of a version file, from a small LRU cache (the running version always stays). */
+  private versionText(n: number): Promise<string> {
+    let text = this.versionCache.get(n);
+    if (text) {
+      this.versionCache.delete(n);
+    } else {
+      text = fsp.readFile(this.paths.version(n), 'utf8');
+      text.catch(() => this.versionCache.delete(n));
+      text = text.catch((e: unknown) => {
+        throw new FwError('ERR_SYS_4002', `version ${n} cannot be read: ${e instanceof Error ? e.message : String(e)}`);
+      });
+    }
+    this.versionCache.set(n, text);
+    this.evictVersions();
+    return text;
+  }
+
+  private evictVersions(): void {
+    for (const n of this.versionCache.keys()) {
+      if (this.versionCache.size <= this.cacheSize + 1) break;
+      if (n !== this.running?.version) this.versionCache.delete(n);
+    }
+  }
+
+  // ---- the session and its journal ----
+
+  /** Runs session file operations one after another, in call order. */
+  private sessionOp<T>(task: () => Promise<T>): Promise<T> {
+    const p = this.fileOps.then(task);
+    this.fileOps = p.catch(() => undefined);
+    return p;
+  }
+
+  async getSession(): Promise<SessionState | null> {
+    this.check();
+    const s = this.session;
+    return s && { session: { ...s.record }, journal: s.journal.slice() };
+  }
+
+  async beginSession(session: SessionRecord): Promise<SessionRecord | null> {
+    this.check();
+    if (this.session) return { ...this.session.record };
+    const record: SessionRecord = { ...session };
+    const line = JSON.stringify(record) + '\n';
+    const handle = this.sessionOp(async () => {
+      await atomicWriteFile(this.paths.session, line);
+      return fsp.open(this.paths.session, 'a', FILE_MODE);
+    });
+    this.session = { record, journal: [], log: new GroupAppender(handle, (e) => this.fail(e)), committing: false };
+    try {
+      await handle;
+    } catch (e) {
+      throw this.fail(e);
+    }
+    return null;
+  }
+
+  async appendChange(sessionId: string, entry: JournalEntry): Promise<void> {
+    this.check();
+    const s = this.session;
+    if (!s || s.record.id !== sessionId) throw new StoreConflict(`session ${sessionId} is not active`);
+    if (s.committing) throw new StoreConflict(`session ${sessionId} is being committed`);
+    if (entry.seq !== s.journal.length) {
+      throw new StoreConflict(`session ${sessionId} has ${s.journal.length} changes; cannot append change ${entry.seq}`);
+    }
+    const e: JournalEntry = { seq: entry.seq, at: entry.at, user: entry.user, change: entry.change };
+    const line = JSON.stringify(e) + '\n'; // may throw: then nothing was accepted
+    s.journal.push(e);
+    s.record.lastChangeAt = entry.at;
+    try {
+      await s.log.append(line);
+    } catch (err) {
+      throw this.fail(err);
+    }
+  }
+
+  async endSession(sessionId: string): Promise<boolean> {
+    this.check();
+    const s = this.session;
+    if (!s || s.record.id !== sessionId || s.committing) return false;
+    this.session = null;
+    try {
+      await this.sessionOp(async () => {
+        await s.log.close(); // appends accepted before the end are durable first
+        await durableUnlink(this.paths.session);
+      });
+    } catch (e) {
+      throw this.fail(e);
+    }
+    return true;
+  }
+
+  async commit(sessionId: string, journalLength: number, version: VersionRecord): Promise<void> {
+    this.check();
+    const s = this.session;
+    if (!s || s.record.id !== sessionId) throw new StoreConflict(`session ${sessionId} is not active`);
+    if (s.committing) throw new StoreConflict(`session ${sessionId} is already being committed`);
+    if (s.journal.length !== journalLength) {
+      throw new StoreConflict(`session ${sessionId} has ${s.journal.length} changes, not ${journalLength}`);
+    }
+    const n = version.version;
+    if (n !== this.running.version + 1) {
+      throw new StoreConflict(`version ${n} does not follow the running version ${this.running.version}`);
+    }
+    const text = JSON.stringify(version); // a snapshot: the caller may reuse its objects
+    const meta = metaOf(version);
+    s.committing = true;
+    try {
+      await this.sessionOp(async () => {
+        await s.log.close(); // every accepted change is durable before the commit point
+        await atomicWriteFile(this.paths.version(n), text);
+        await this.history.append(JSON.stringify(meta) + '\n');
+        this.meta.running = n;
+        this.meta.lastEndedSession = sessionId;
+        await this.persistMeta(); // the commit point: the rename of meta.json
+        this.running = meta;
+        this.metas.push(meta);
+        this.versionCache.set(n, Promise.resolve(text));
+        this.evictVersions();
+        this.session = null;
+        // not needed for correctness: open() removes a log whose session the commit ended
+        await fsp.unlink(this.paths.session).catch((e: unknown) => {
+          if (errCode(e) !== 'ENOENT') this.log.warn({ err: String(e) }, 'could not remove the session log');
+        });
+      });
+    } catch (e) {
+      throw this.fail(e);
+    }
+  }
+
+  async audit(event: AuditEvent): Promise<void> {
+    this.check();
+    const line = JSON.stringify({ at: event.at, user: event.user, action: event.action, details: event.details }) + '\n';
+    try {
+      await this.auditLog.append(line);
+    } catch (e) {
+      throw this.fail(e);
+    }
+  }
+}

@@ -1,0 +1,230 @@
+// The files of the embedded store and how they are read back at start-up, after a clean stop
+// or after a crash at any moment. Every write of the store is an fsync'd append or an atomic
+// replacement, so recovery only has to cut torn tails and drop what a crash left behind
+// the commit point (see docs/store.md).
+import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
+import type { JournalEntry, SessionRecord, UserRecord, VersionMeta, VersionRecord } from './types';
+import {
+  CorruptFileError,
+  TMP_SUFFIX,
+  atomicWriteFile,
+  durableTruncate,
+  durableUnlink,
+  errCode,
+  fsyncDir,
+  readJsonLines,
+} from './files';
+
+export interface Logger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+}
+
+export interface Paths {
+  dir: string;
+  versions: string;
+  meta: string;
+  history: string;
+  session: string;
+  audit: string;
+  version(n: number): string;
+}
+
+export function layout(dir: string): Paths {
+  const versions = path.join(dir, 'versions');
+  return {
+    dir,
+    versions,
+    meta: path.join(dir, 'meta.json'),
+    history: path.join(dir, 'history.log'),
+    session: path.join(dir, 'session.log'),
+    audit: path.join(dir, 'audit.log'),
+    version: (n) => path.join(versions, `${n}.json`),
+  };
+}
+
+/** meta.json: small, rewritten atomically; its rename is the commit point of a commit. */
+export interface MetaFile {
+  format: 1;
+  running: number;
+  /** The session the last commit ended: a session.log with this id is a leftover. */
+  lastEndedSession: string | null;
+  secret: string | null;
+  users: UserRecord[];
+  /** jti -> expiry (unix ms); expired entries are pruned at each write. */
+  revoked: Record<string, number>;
+}
+
+export function newMeta(): MetaFile {
+  return { format: 1, running: 0, lastEndedSession: null, secret: null, users: [], revoked: {} };
+}
+
+function refuse(file: string, reason: string): Error {
+  return new Error(`${file}: ${reason}; refusing to start (restore it from a backup or move it away)`);
+}
+
+const isInt = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
+const isStr = (v: unknown): v is string => typeof v === 'string';
+
+export async function loadMeta(file: string): Promise<MetaFile | undefined> {
+  let text: string;
+  try {
+    text = await fsp.readFile(file, 'utf8');
+  } catch (e) {
+    if (errCode(e) === 'ENOENT') return undefined;
+    throw e;
+  }
+  let m: MetaFile;
+  try {
+    m = JSON.parse(text) as MetaFile;
+  } catch (e) {
+    throw refuse(file, `not valid JSON (${(e as Error).message})`);
+  }
+  const ok =
+    typeof m === 'object' &&
+    m !== null &&
+    m.format === 1 &&
+    isInt(m.running) &&
+    (m.lastEndedSession === null || isStr(m.lastEndedSession)) &&
+    (m.secret === null || isStr(m.secret)) &&
+    Array.isArray(m.users) &&
+    m.users.every((u) => isStr(u?.username) && isStr(u.hash) && typeof u.createdAt === 'number') &&
+    typeof m.revoked === 'object' &&
+    m.revoked !== null;
+  if (!ok) throw refuse(file, 'unexpected content');
+  return m;
+}
+
+/** Removes temporary files a crash left behind (they were never renamed into place). */
+export async function removeTmpFiles(dir: string): Promise<string[]> {
+  const removed: string[] = [];
+  for (const name of await fsp.readdir(dir)) {
+    if (!name.endsWith(TMP_SUFFIX)) continue;
+    await fsp.rm(path.join(dir, name), { force: true });
+    removed.push(name);
+  }
+  return removed;
+}
+
+/** Version numbers that have a file in versions/. */
+export async function versionFiles(p: Paths): Promise<number[]> {
+  const found: number[] = [];
+  for (const name of await fsp.readdir(p.versions)) {
+    const m = /^(0|[1-9][0-9]*)\.json$/.exec(name);
+    if (m) found.push(Number(m[1]));
+  }
+  return found.sort((a, b) => a - b);
+}
+
+/**
+ * Deletes the version files above the running one: written by a commit that crashed before
+ * its commit point, never acknowledged.
+ */
+export async function dropUncommittedVersions(p: Paths, running: number): Promise<number[]> {
+  const dropped = (await versionFiles(p)).filter((n) => n > running);
+  for (const n of dropped) await fsp.rm(p.version(n), { force: true });
+  if (dropped.length) await fsyncDir(p.versions);
+  return dropped;
+}
+
+export function metaOf(r: VersionMeta): VersionMeta {
+  return { version: r.version, author: r.author, time: r.time, description: r.description, summary: r.summary };
+}
+
+async function readVersionMeta(p: Paths, n: number): Promise<VersionMeta> {
+  let rec: VersionRecord;
+  try {
+    rec = JSON.parse(await fsp.readFile(p.version(n), 'utf8')) as VersionRecord;
+  } catch (e) {
+    throw refuse(p.version(n), `committed version ${n} cannot be read (${(e as Error).message})`);
+  }
+  if (rec?.version !== n) throw refuse(p.version(n), `holds version ${String(rec?.version)}`);
+  return metaOf(rec);
+}
+
+/**
+ * The metas of versions 0..running, from history.log (one line per commit, appended before
+ * the commit point). The last line of a version wins; lines above running (a commit that did
+ * not reach its commit point) are dropped; a version missing from the log is read from its
+ * file. When anything had to be fixed, history.log is rewritten.
+ */
+export async function loadHistory(p: Paths, running: number, log: Logger): Promise<VersionMeta[]> {
+  const lines = await readJsonLines(p.history);
+  const metas: Array<VersionMeta | undefined> = new Array(running + 1).fill(undefined);
+  let dirty = !lines || lines.tornBytes > 0;
+  for (const v of lines?.values ?? []) {
+    const m = v as VersionMeta;
+    if (!isInt(m?.version)) throw refuse(p.history, 'a line without a version number');
+    if (m.version > running) dirty = true;
+    else {
+      if (metas[m.version]) dirty = true;
+      metas[m.version] = metaOf(m);
+    }
+  }
+  for (let n = 0; n <= running; n++) {
+    if (metas[n]) continue;
+    metas[n] = await readVersionMeta(p, n);
+    dirty = true;
+  }
+  if (dirty) {
+    if (lines) log.warn({ file: p.history }, 'repairing the commit history index');
+    await atomicWriteFile(p.history, metas.map((m) => JSON.stringify(m) + '\n').join(''));
+  }
+  return metas as VersionMeta[];
+}
+
+export interface RecoveredSession {
+  record: SessionRecord;
+  journal: JournalEntry[];
+}
+
+function isSessionRecord(v: unknown): v is SessionRecord {
+  const s = v as SessionRecord;
+  return (
+    typeof s === 'object' &&
+    s !== null &&
+    isStr(s.id) &&
+    s.id !== '' &&
+    isStr(s.owner) &&
+    typeof s.startedAt === 'number' &&
+    typeof s.lastChangeAt === 'number' &&
+    isInt(s.baseVersion)
+  );
+}
+
+/**
+ * Replays session.log: the SessionRecord, then one JournalEntry a line. A torn tail (crash
+ * mid-append, never acknowledged) is cut off; a bad line in the middle refuses start. A log
+ * whose session the last commit ended (crash after the commit point) is deleted.
+ */
+export async function loadSession(p: Paths, lastEnded: string | null, log: Logger): Promise<RecoveredSession | null> {
+  const lines = await readJsonLines(p.session);
+  if (!lines) return null;
+  const [first, ...rest] = lines.values;
+  if (first === undefined) {
+    // the begin line is written atomically, so this is an empty file: no session
+    await durableUnlink(p.session);
+    return null;
+  }
+  if (!isSessionRecord(first)) throw new CorruptFileError(p.session, 1, 'not a session record');
+  if (first.id === lastEnded) {
+    await durableUnlink(p.session);
+    log.info({ session: first.id }, 'removed the log of a session that its commit had ended');
+    return null;
+  }
+  const journal: JournalEntry[] = [];
+  for (const v of rest) {
+    const e = v as JournalEntry;
+    const ok = typeof e === 'object' && e !== null && e.seq === journal.length && typeof e.at === 'number' && isStr(e.user) && typeof e.change === 'object' && e.change !== null;
+    if (!ok) throw new CorruptFileError(p.session, journal.length + 2, `expected journal entry ${journal.length}`);
+    journal.push({ seq: e.seq, at: e.at, user: e.user, change: e.change });
+  }
+  if (lines.tornBytes > 0) {
+    await durableTruncate(p.session, lines.validBytes);
+    log.warn({ file: p.session, bytes: lines.tornBytes }, 'cut a torn, unacknowledged append off the session log');
+  }
+  const record: SessionRecord = { ...first };
+  if (journal.length) record.lastChangeAt = journal[journal.length - 1].at;
+  return { record, journal };
+}

@@ -1,0 +1,109 @@
+// The store: one interface, two implementations (embedded files in FW_DATA_DIR; Redis).
+// It keeps what must survive a crash: users, the JWT secret, revoked tokens, the committed
+// versions with the running pointer, and the active session with its journal of changes.
+// It knows nothing of HTTP and nothing of what a change means (src/config does).
+import type { SerializedDoc } from '../config/document';
+import type { Change } from '../config/changes';
+
+export interface UserRecord {
+  username: string;
+  hash: string; // "scrypt$N$r$p$saltB64$hashB64"
+  createdAt: number; // unix ms
+}
+
+export interface VersionMeta {
+  version: number; // 0 = the initial configuration of a new store
+  author: string;
+  time: number; // unix ms
+  description: string;
+  summary: string; // change summary, e.g. "2 added, 1 changed, 0 deleted"
+}
+
+export interface VersionRecord extends VersionMeta {
+  doc: SerializedDoc;
+}
+
+export interface SessionRecord {
+  id: string; // random, unique per session
+  owner: string;
+  startedAt: number; // unix ms
+  lastChangeAt: number; // unix ms; idle expiry counts from here
+  baseVersion: number; // running version the candidate starts from
+}
+
+export interface JournalEntry {
+  seq: number; // 0, 1, 2, ... within the session
+  at: number; // unix ms
+  user: string;
+  change: Change;
+}
+
+export interface AuditEvent {
+  at: number;
+  user: string;
+  action: string; // e.g. "session.force-discard", "user.delete"
+  details: string;
+}
+
+export interface SessionState {
+  session: SessionRecord;
+  journal: JournalEntry[];
+}
+
+/** Thrown (by name, not instanceof) when a compare-and-set on the session fails. */
+export class StoreConflict extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StoreConflict';
+  }
+}
+
+export interface Store {
+  readonly kind: 'embedded' | 'redis';
+
+  /** Opens the store; on a new one, writes version 0 from `initialDoc`. */
+  open(initialDoc: () => SerializedDoc): Promise<void>;
+  close(): Promise<void>;
+
+  /** The JWT secret kept in the store; `generate` makes one on first use. */
+  getOrCreateSecret(generate: () => string): Promise<string>;
+
+  listUsers(): Promise<UserRecord[]>;
+  getUser(username: string): Promise<UserRecord | undefined>;
+  /** Creates or replaces a user. */
+  putUser(user: UserRecord): Promise<void>;
+  /** Deletes a user unless it is the last one; false when it is the last (nothing changed). */
+  deleteUser(username: string): Promise<boolean>;
+
+  revokeToken(jti: string, expiresAt: number): Promise<void>;
+  isRevoked(jti: string): Promise<boolean>;
+
+  runningVersion(): Promise<VersionMeta>;
+  getVersion(version: number): Promise<VersionRecord | undefined>;
+  listVersions(): Promise<VersionMeta[]>;
+
+  /** The active session and its whole journal, or null. */
+  getSession(): Promise<SessionState | null>;
+  /**
+   * Starts a session if none is active. Returns null on success, or the active session
+   * (nothing changed) when one already exists.
+   */
+  beginSession(session: SessionRecord): Promise<SessionRecord | null>;
+  /**
+   * Appends one change, durably, before resolving. Throws StoreConflict unless the session
+   * `sessionId` is active and its journal has exactly `entry.seq` entries. Also moves the
+   * session's lastChangeAt to entry.at.
+   */
+  appendChange(sessionId: string, entry: JournalEntry): Promise<void>;
+  /** Ends the session (discard or expiry). False when that session is not the active one. */
+  endSession(sessionId: string): Promise<boolean>;
+  /**
+   * Atomically: records `version` (its number must be running + 1), makes it running and
+   * ends the session. Throws StoreConflict unless `sessionId` is active, its journal has
+   * exactly `journalLength` entries and the running version is `version.version - 1`.
+   * A crash at any moment leaves either the old state or the new one.
+   */
+  commit(sessionId: string, journalLength: number, version: VersionRecord): Promise<void>;
+
+  audit(event: AuditEvent): Promise<void>;
+}

@@ -1,0 +1,117 @@
+// Durability of the embedded store across kill -9: the daemon runs as a child process
+// (dist/src/main.js, exactly as `npm start` runs it) and is killed without warning.
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { ADMIN, ADMIN_PASSWORD, Client, expectMessage, tempDir } from '../helpers/daemon';
+
+const MAIN = path.resolve(__dirname, '../../src/main.js');
+
+interface Child {
+  proc: ChildProcess;
+  url: string;
+  exited: Promise<number | null>;
+}
+
+function startChild(dir: string, extraEnv: Record<string, string> = {}): Promise<Child> {
+  const proc = spawn(process.execPath, [MAIN], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      FW_PORT: '0',
+      FW_DATA_DIR: dir,
+      FW_INTERFACES: 'eth0,eth1',
+      FW_ADMIN_PASSWORD: ADMIN_PASSWORD,
+      FW_LOG_LEVEL: 'info',
+      ...extraEnv,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    let out = '';
+    let err = '';
+    proc.stderr!.on('data', (b) => { err += b.toString(); });
+    proc.stdout!.on('data', (b) => {
+      out += b.toString();
+      const m = /"port":(\d+)[^\n]*"msg":"listening"/.exec(out);
+      if (m) resolve({ proc, url: `http://127.0.0.1:${m[1]}`, exited });
+    });
+    exited.then((code) => reject(new Error(`daemon exited with ${code}: ${err}${out}`)));
+  });
+}
+
+async function kill9(child: Child): Promise<void> {
+  child.proc.kill('SIGKILL');
+  await child.exited;
+}
+
+test('after kill -9: running config, history, users, tokens and the session with every acknowledged change', async () => {
+  const dir = tempDir();
+  let child = await startChild(dir);
+  const c = await new Client(child.url).login();
+  expectMessage(await c.post('/api/users', { username: 'second', password: 'second-password' }), 'user created');
+  await c.post('/api/config/begin');
+  await c.post('/api/addresses', { name: 'committed', ips: ['10.0.0.0/8'] });
+  expectMessage(await c.post('/api/config/commit', { description: 'first' }), 'commit successful');
+  await kill9(child); // right after the commit was acknowledged
+
+  child = await startChild(dir);
+  c.url = child.url;
+  expect((await c.get('/api/me')).status).toBe(200); // same secret: the old token still works
+  expect(Object.keys((await c.get('/api/addresses')).body)).toEqual(['committed']);
+  await new Client(child.url).login('second', 'second-password');
+  await c.post('/api/config/begin');
+  await c.post('/api/addresses', { name: 'pending1', ips: ['10.1.0.0/16'] });
+  await c.put('/api/addresses/committed', { ips: ['10.2.0.0/16'] });
+  await kill9(child); // with an active session and two acknowledged changes
+
+  child = await startChild(dir);
+  c.url = child.url;
+  const session = (await c.get('/api/config/session')).body;
+  expect(session).toMatchObject({ active: true, owner: ADMIN, changes: 2 });
+  const cand = (await c.get('/api/addresses?config=candidate')).body;
+  expect(Object.keys(cand)).toEqual(['committed', 'pending1']);
+  expect(cand.committed.ips).toEqual([{ ip: [10, 2, 0, 0], mask: [255, 255, 0, 0] }]);
+  expect((await c.get('/api/addresses/committed')).body.ips).toEqual([{ ip: [10, 0, 0, 0], mask: [255, 0, 0, 0] }]);
+  const versions = (await c.get('/api/config/versions')).body;
+  expect(versions.map((v: { version: number; description: string }) => [v.version, v.description])).toEqual([[0, 'initial configuration'], [1, 'first']]);
+  expectMessage(await c.post('/api/config/commit'), 'commit successful');
+  await kill9(child);
+});
+
+test('kill -9 during a burst of concurrent changes loses none that were acknowledged', async () => {
+  const dir = tempDir();
+  let child = await startChild(dir);
+  const c = await new Client(child.url).login();
+  await c.post('/api/config/begin');
+  const acked: string[] = [];
+  const sends = Array.from({ length: 400 }, (_, i) => {
+    const name = `n${i}`;
+    return c.post('/api/addresses', { name, ips: [`10.${i >> 8}.${i & 255}.0/24`] }).then(
+      (r) => { if (r.status === 200) acked.push(name); },
+      () => undefined, // the connection died with the daemon
+    );
+  });
+  await new Promise((r) => setTimeout(r, 40));
+  await kill9(child);
+  await Promise.all(sends);
+
+  child = await startChild(dir);
+  c.url = child.url;
+  const cand = (await c.get('/api/addresses?config=candidate')).body;
+  for (const name of acked) expect(cand[name]).toBeDefined();
+  expect((await c.get('/api/config/session')).body.changes).toBe(Object.keys(cand).length);
+  await kill9(child);
+});
+
+test('a second daemon on the same folder refuses to start with a clear message', async () => {
+  const dir = tempDir();
+  const first = await startChild(dir);
+  await expect(startChild(dir)).rejects.toThrow(/in use/);
+  expect((await fetch(`${first.url}/api/status`)).status).toBe(401); // the first one still serves
+  first.proc.kill('SIGTERM');
+  expect(await first.exited).toBe(0);
+  const again = await startChild(dir); // a clean stop releases the folder
+  await kill9(again);
+  const afterCrash = await startChild(dir); // and so does a crash
+  await kill9(afterCrash);
+});

@@ -1,0 +1,482 @@
+// The embedded store: the Store contract, persistence across restarts and recovery from the
+// states a crash can leave on disk. The real kill -9 test is in crash.test.ts.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { EmbeddedStore } from '../../src/store/embedded';
+import type { Store } from '../../src/store/types';
+import { entry, markerDoc, openStore, rejection, removeTmpDirs, sessionRec, tmpDir, versionRec } from './helpers';
+
+afterAll(removeTmpDirs);
+
+let dir: string;
+let store: EmbeddedStore;
+
+beforeEach(async () => {
+  dir = await tmpDir();
+  store = await openStore(dir);
+});
+
+afterEach(async () => {
+  await store.close();
+});
+
+async function reopen(): Promise<EmbeddedStore> {
+  await store.close();
+  store = await openStore(dir);
+  return store;
+}
+
+async function expectConflict(p: Promise<unknown>, re: RegExp): Promise<void> {
+  const e = await rejection(p);
+  expect(e.name).toBe('StoreConflict');
+  expect(e.message).toMatch(re);
+}
+
+describe('a new store', () => {
+  test('writes version 0 from the initial document', async () => {
+    const running = await store.runningVersion();
+    expect(running).toMatchObject({ version: 0, author: 'system', description: 'initial configuration', summary: '' });
+    expect(typeof running.time).toBe('number');
+    expect(await store.listVersions()).toEqual([running]);
+    expect(await store.getVersion(0)).toEqual({ ...running, doc: markerDoc(0) });
+    expect(await store.getVersion(1)).toBeUndefined();
+    expect(await store.getVersion(-1)).toBeUndefined();
+    expect(await store.getVersion(0.5)).toBeUndefined();
+    expect(await store.getSession()).toBeNull();
+    expect(await store.listUsers()).toEqual([]);
+  });
+
+  test('creates a missing directory (and parents) with private permissions', async () => {
+    const nested = path.join(dir, 'a', 'b', 'data');
+    const s = await openStore(nested);
+    await s.putUser({ username: 'admin', hash: 'h', createdAt: 1 });
+    expect(fs.statSync(nested).mode & 0o777).toBe(0o700);
+    for (const f of ['meta.json', 'history.log', 'versions/0.json', 'daemon.pid']) {
+      expect(fs.statSync(path.join(nested, f)).mode & 0o777).toBe(0o600);
+    }
+    await s.close();
+  });
+
+  test('refuses calls before open and after close', async () => {
+    const s = new EmbeddedStore({ dir: path.join(dir, 'other') });
+    expect((await rejection(s.runningVersion())).code).toBe('ERR_SYS_4002');
+    await s.open(() => markerDoc(0));
+    await expect(s.open(() => markerDoc(0))).rejects.toThrow(/once/);
+    await s.close();
+    expect((await rejection(s.getSession())).code).toBe('ERR_SYS_4002');
+    await s.close(); // twice is fine
+  });
+});
+
+describe('session and journal', () => {
+  test('begin, append, read back', async () => {
+    const rec = sessionRec();
+    expect(await store.beginSession(rec)).toBeNull();
+    expect(await store.getSession()).toEqual({ session: rec, journal: [] });
+    await store.appendChange(rec.id, entry(0, rec.startedAt + 10));
+    await store.appendChange(rec.id, entry(1, rec.startedAt + 20));
+    const state = await store.getSession();
+    expect(state?.journal).toEqual([entry(0, rec.startedAt + 10), entry(1, rec.startedAt + 20)]);
+    expect(state?.session.lastChangeAt).toBe(rec.startedAt + 20);
+    expect(state?.session.startedAt).toBe(rec.startedAt);
+  });
+
+  test('a second begin returns the active session and changes nothing', async () => {
+    const rec = sessionRec('alice');
+    await store.beginSession(rec);
+    expect(await store.beginSession(sessionRec('bob'))).toEqual(rec);
+    expect((await store.getSession())?.session.owner).toBe('alice');
+  });
+
+  test('returned state is a copy', async () => {
+    const rec = sessionRec();
+    await store.beginSession(rec);
+    const state = await store.getSession();
+    state!.journal.push(entry(0));
+    state!.session.owner = 'mallory';
+    expect(await store.getSession()).toEqual({ session: rec, journal: [] });
+  });
+
+  test('every append conflict is a StoreConflict and changes nothing', async () => {
+    await expectConflict(store.appendChange('none', entry(0)), /not active/);
+    const rec = sessionRec();
+    await store.beginSession(rec);
+    await expectConflict(store.appendChange('other', entry(0)), /not active/);
+    await expectConflict(store.appendChange(rec.id, entry(1)), /has 0 changes/);
+    await store.appendChange(rec.id, entry(0));
+    await expectConflict(store.appendChange(rec.id, entry(0)), /has 1 changes/);
+    await expectConflict(store.appendChange(rec.id, entry(5)), /has 1 changes/);
+    expect((await store.getSession())?.journal).toHaveLength(1);
+    await store.endSession(rec.id);
+    await expectConflict(store.appendChange(rec.id, entry(1)), /not active/);
+  });
+
+  test('concurrent appends are validated at call time and all become durable', async () => {
+    const rec = sessionRec();
+    await store.beginSession(rec);
+    const acks = Array.from({ length: 200 }, (_, i) => store.appendChange(rec.id, entry(i)));
+    // a duplicate seq is refused at once, even though the earlier ones are not yet on disk
+    await expectConflict(store.appendChange(rec.id, entry(100)), /has 200 changes/);
+    await Promise.all(acks);
+    await reopen();
+    const state = await store.getSession();
+    expect(state?.journal.map((e) => e.seq)).toEqual(Array.from({ length: 200 }, (_, i) => i));
+  });
+
+  test('appends may follow a begin that is not yet on disk', async () => {
+    const rec = sessionRec();
+    const begun = store.beginSession(rec);
+    const appended = store.appendChange(rec.id, entry(0));
+    expect(await begun).toBeNull();
+    await appended;
+    await reopen();
+    expect((await store.getSession())?.journal).toHaveLength(1);
+  });
+
+  test('endSession ends only the active session', async () => {
+    const rec = sessionRec();
+    expect(await store.endSession(rec.id)).toBe(false);
+    await store.beginSession(rec);
+    expect(await store.endSession('other')).toBe(false);
+    const pending = store.appendChange(rec.id, entry(0));
+    expect(await store.endSession(rec.id)).toBe(true);
+    await pending; // accepted before the end: still acknowledged
+    expect(await store.getSession()).toBeNull();
+    expect(await store.endSession(rec.id)).toBe(false);
+    expect(fs.existsSync(path.join(dir, 'session.log'))).toBe(false);
+    const next = sessionRec();
+    expect(await store.beginSession(next)).toBeNull();
+    await reopen();
+    expect((await store.getSession())?.session.id).toBe(next.id);
+  });
+
+  test('a new session right after an end survives a restart', async () => {
+    const a = sessionRec();
+    await store.beginSession(a);
+    const ended = store.endSession(a.id);
+    const b = sessionRec();
+    const begun = store.beginSession(b);
+    const appended = store.appendChange(b.id, entry(0));
+    await Promise.all([ended, begun, appended]);
+    await reopen();
+    expect(await store.getSession()).toMatchObject({ session: { id: b.id }, journal: [{ seq: 0 }] });
+  });
+});
+
+describe('commit', () => {
+  test('records the version, makes it running and ends the session', async () => {
+    const rec = sessionRec();
+    await store.beginSession(rec);
+    await store.appendChange(rec.id, entry(0));
+    const v1 = versionRec(1, 'first');
+    await store.commit(rec.id, 1, v1);
+    const { doc, ...meta } = v1;
+    expect(await store.runningVersion()).toEqual(meta);
+    expect((await store.listVersions()).map((m) => m.version)).toEqual([0, 1]);
+    expect(await store.getVersion(1)).toEqual(v1);
+    expect(await store.getSession()).toBeNull();
+    expect(fs.existsSync(path.join(dir, 'session.log'))).toBe(false);
+    // each read is a fresh copy
+    const copy = await store.getVersion(1);
+    copy!.doc.routes.push('x');
+    expect((await store.getVersion(1))!.doc).toEqual(doc);
+    expect(doc.routes).toEqual([]);
+  });
+
+  test('every commit conflict is a StoreConflict and changes nothing', async () => {
+    await expectConflict(store.commit('none', 0, versionRec(1)), /not active/);
+    const rec = sessionRec();
+    await store.beginSession(rec);
+    await store.appendChange(rec.id, entry(0));
+    await expectConflict(store.commit('other', 1, versionRec(1)), /not active/);
+    await expectConflict(store.commit(rec.id, 0, versionRec(1)), /has 1 changes, not 0/);
+    await expectConflict(store.commit(rec.id, 2, versionRec(1)), /has 1 changes, not 2/);
+    await expectConflict(store.commit(rec.id, 1, versionRec(0)), /does not follow/);
+    await expectConflict(store.commit(rec.id, 1, versionRec(2)), /does not follow/);
+    expect((await store.runningVersion()).version).toBe(0);
+    expect((await store.getSession())?.journal).toHaveLength(1);
+    await store.commit(rec.id, 1, versionRec(1));
+    await expectConflict(store.commit(rec.id, 1, versionRec(2)), /not active/);
+  });
+
+  test('while a commit runs, the session refuses appends, another commit and an end', async () => {
+    const rec = sessionRec();
+    await store.beginSession(rec);
+    const committing = store.commit(rec.id, 0, versionRec(1));
+    await expectConflict(store.appendChange(rec.id, entry(0)), /being committed/);
+    await expectConflict(store.commit(rec.id, 0, versionRec(1)), /already being committed/);
+    expect(await store.endSession(rec.id)).toBe(false);
+    expect(await store.beginSession(sessionRec())).toMatchObject({ id: rec.id }); // still active
+    await committing;
+    expect((await store.runningVersion()).version).toBe(1);
+  });
+
+  test('a commit waits for appends accepted before it', async () => {
+    const rec = sessionRec();
+    await store.beginSession(rec);
+    const acks = [0, 1, 2].map((i) => store.appendChange(rec.id, entry(i)));
+    await store.commit(rec.id, 3, versionRec(1));
+    await Promise.all(acks);
+    await reopen();
+    expect((await store.runningVersion()).version).toBe(1);
+    expect(await store.getSession()).toBeNull();
+  });
+
+  test('keeps many versions readable beyond the cache', async () => {
+    for (let v = 1; v <= 20; v++) {
+      const rec = sessionRec();
+      await store.beginSession(rec);
+      await store.commit(rec.id, 0, versionRec(v));
+    }
+    await reopen();
+    expect((await store.listVersions()).map((m) => m.version)).toEqual(Array.from({ length: 21 }, (_, i) => i));
+    for (let v = 0; v <= 20; v++) expect((await store.getVersion(v))?.doc.counters.policy).toBe(v);
+  });
+});
+
+describe('users, secret, revocation, audit', () => {
+  const user = (username: string, hash = 'scrypt$1') => ({ username, hash, createdAt: 1000 });
+
+  test('put, get, list, replace', async () => {
+    await store.putUser(user('bob'));
+    await store.putUser(user('alice'));
+    expect(await store.getUser('bob')).toEqual(user('bob'));
+    expect(await store.getUser('carol')).toBeUndefined();
+    expect((await store.listUsers()).map((u) => u.username)).toEqual(['alice', 'bob']);
+    await store.putUser(user('bob', 'scrypt$2'));
+    expect((await store.getUser('bob'))?.hash).toBe('scrypt$2');
+    expect(await store.listUsers()).toHaveLength(2);
+  });
+
+  test('the last user cannot be deleted', async () => {
+    await store.putUser(user('alice'));
+    await store.putUser(user('bob'));
+    expect(await store.deleteUser('carol')).toBe(true); // nothing to delete
+    expect(await store.deleteUser('bob')).toBe(true);
+    expect(await store.deleteUser('alice')).toBe(false);
+    expect((await store.listUsers()).map((u) => u.username)).toEqual(['alice']);
+    await reopen();
+    expect((await store.listUsers()).map((u) => u.username)).toEqual(['alice']);
+  });
+
+  test('the secret is generated once and kept', async () => {
+    const gen = jest.fn(() => 'secret-1');
+    const [a, b] = await Promise.all([store.getOrCreateSecret(gen), store.getOrCreateSecret(gen)]);
+    expect([a, b]).toEqual(['secret-1', 'secret-1']);
+    expect(gen).toHaveBeenCalledTimes(1);
+    await reopen();
+    expect(await store.getOrCreateSecret(() => 'secret-2')).toBe('secret-1');
+  });
+
+  test('revoked tokens stay revoked until they expire', async () => {
+    const exp = Date.now() + 3600_000;
+    await store.revokeToken('jti-ms', exp);
+    await store.revokeToken('jti-sec', Math.floor(exp / 1000)); // unix seconds are understood
+    await store.revokeToken('jti-old', Date.now() - 1000); // already expired: nothing to keep
+    await store.revokeToken('jti-soon', Date.now() + 50);
+    expect(await store.isRevoked('jti-ms')).toBe(true);
+    expect(await store.isRevoked('jti-sec')).toBe(true);
+    expect(await store.isRevoked('jti-soon')).toBe(true);
+    expect(await store.isRevoked('jti-old')).toBe(false);
+    expect(await store.isRevoked('other')).toBe(false);
+    await new Promise((r) => setTimeout(r, 80));
+    await reopen();
+    expect(await store.isRevoked('jti-ms')).toBe(true);
+    expect(await store.isRevoked('jti-sec')).toBe(true);
+    expect(await store.isRevoked('jti-soon')).toBe(false);
+    const meta = JSON.parse(fs.readFileSync(path.join(dir, 'meta.json'), 'utf8'));
+    await store.putUser(user('x')); // any write prunes expired revocations
+    expect(Object.keys(meta.revoked).length).toBeGreaterThanOrEqual(2);
+    const pruned = JSON.parse(fs.readFileSync(path.join(dir, 'meta.json'), 'utf8'));
+    expect(Object.keys(pruned.revoked).sort()).toEqual(['jti-ms', 'jti-sec']);
+  });
+
+  test('audit events are appended as JSON lines', async () => {
+    await store.audit({ at: 1, user: 'alice', action: 'session.force-discard', details: 'owner: bob' });
+    await store.audit({ at: 2, user: 'alice', action: 'user.delete', details: 'bob' });
+    const lines = fs.readFileSync(path.join(dir, 'audit.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.action)).toEqual(['session.force-discard', 'user.delete']);
+  });
+});
+
+describe('restart', () => {
+  test('a clean restart restores everything', async () => {
+    await store.putUser({ username: 'admin', hash: 'scrypt$h', createdAt: 5 });
+    await store.getOrCreateSecret(() => 'the-secret');
+    await store.revokeToken('t1', Date.now() + 60_000);
+    const s1 = sessionRec();
+    await store.beginSession(s1);
+    await store.appendChange(s1.id, entry(0));
+    await store.commit(s1.id, 1, versionRec(1));
+    const s2 = sessionRec('admin', 1);
+    await store.beginSession(s2);
+    await store.appendChange(s2.id, entry(0, 111));
+    await store.appendChange(s2.id, entry(1, 222));
+    const before = {
+      running: await store.runningVersion(),
+      versions: await store.listVersions(),
+      v1: await store.getVersion(1),
+      session: await store.getSession(),
+      users: await store.listUsers(),
+    };
+    const s: Store = await reopen();
+    expect(await s.runningVersion()).toEqual(before.running);
+    expect(await s.listVersions()).toEqual(before.versions);
+    expect(await s.getVersion(1)).toEqual(before.v1);
+    expect(await s.getSession()).toEqual(before.session);
+    expect((await s.getSession())?.session.lastChangeAt).toBe(222);
+    expect(await s.listUsers()).toEqual(before.users);
+    expect(await s.getOrCreateSecret(() => 'other')).toBe('the-secret');
+    expect(await s.isRevoked('t1')).toBe(true);
+    // the recovered session goes on
+    await s.appendChange(s2.id, entry(2));
+    await s.commit(s2.id, 3, versionRec(2));
+    expect((await s.runningVersion()).version).toBe(2);
+  });
+});
+
+describe('recovery from what a crash leaves on disk', () => {
+  const sessionLog = () => path.join(dir, 'session.log');
+
+  async function sessionWith(n: number): Promise<string> {
+    const rec = sessionRec();
+    await store.beginSession(rec);
+    for (let i = 0; i < n; i++) await store.appendChange(rec.id, entry(i));
+    await store.close();
+    return rec.id;
+  }
+
+  test('a torn last line of the session log is cut away', async () => {
+    const id = await sessionWith(3);
+    const size = fs.statSync(sessionLog()).size;
+    fs.appendFileSync(sessionLog(), '{"seq":3,"at":17,"us');
+    store = await openStore(dir);
+    expect(fs.statSync(sessionLog()).size).toBe(size);
+    expect((await store.getSession())?.journal.map((e) => e.seq)).toEqual([0, 1, 2]);
+    await store.appendChange(id, entry(3));
+    await reopen();
+    expect((await store.getSession())?.journal.map((e) => e.seq)).toEqual([0, 1, 2, 3]);
+  });
+
+  test('a tail of zero bytes (size written, data not) is cut away', async () => {
+    await sessionWith(2);
+    fs.appendFileSync(sessionLog(), Buffer.alloc(300));
+    store = await openStore(dir);
+    expect((await store.getSession())?.journal).toHaveLength(2);
+  });
+
+  test('a corrupt line in the middle refuses start and releases the lock', async () => {
+    await sessionWith(3);
+    const lines = fs.readFileSync(sessionLog(), 'utf8').split('\n');
+    lines[2] = lines[2].slice(0, 10);
+    fs.writeFileSync(sessionLog(), lines.join('\n'));
+    const s = new EmbeddedStore({ dir });
+    await expect(s.open(() => markerDoc(0))).rejects.toThrow(/session\.log is corrupt at line 3/);
+    expect(fs.existsSync(path.join(dir, 'daemon.pid'))).toBe(false);
+    fs.rmSync(sessionLog());
+    store = await openStore(dir);
+    expect(await store.getSession()).toBeNull();
+  });
+
+  test('a journal with a gap refuses start', async () => {
+    await sessionWith(3);
+    const lines = fs.readFileSync(sessionLog(), 'utf8').split('\n');
+    lines.splice(2, 1);
+    fs.writeFileSync(sessionLog(), lines.join('\n'));
+    await expect(new EmbeddedStore({ dir }).open(() => markerDoc(0))).rejects.toThrow(/expected journal entry 1/);
+    store = new EmbeddedStore({ dir }); // for afterEach
+  });
+
+  test('files of a commit that crashed before its commit point are ignored', async () => {
+    const rec = sessionRec();
+    await store.beginSession(rec);
+    await store.appendChange(rec.id, entry(0));
+    await store.close();
+    // version 1 written and indexed, meta.json not yet renamed
+    fs.writeFileSync(path.join(dir, 'versions', '1.json'), JSON.stringify(versionRec(1, 'lost')));
+    fs.appendFileSync(path.join(dir, 'history.log'), JSON.stringify({ ...versionRec(1, 'lost'), doc: undefined }) + '\n');
+    fs.writeFileSync(path.join(dir, 'meta.json.123.9.tmp'), '{"half');
+    store = await openStore(dir);
+    expect((await store.runningVersion()).version).toBe(0);
+    expect(await store.listVersions()).toHaveLength(1);
+    expect(await store.getVersion(1)).toBeUndefined();
+    expect(fs.existsSync(path.join(dir, 'versions', '1.json'))).toBe(false);
+    expect(fs.existsSync(path.join(dir, 'meta.json.123.9.tmp'))).toBe(false);
+    expect((await store.getSession())?.journal).toHaveLength(1); // the session is still open
+    await store.commit(rec.id, 1, versionRec(1, 'real'));
+    await reopen();
+    expect((await store.listVersions()).map((m) => m.description)).toEqual(['initial configuration', 'real']);
+    expect((await store.getVersion(1))?.description).toBe('real');
+  });
+
+  test('a session log left after the commit point is dropped', async () => {
+    const rec = sessionRec();
+    await store.beginSession(rec);
+    await store.appendChange(rec.id, entry(0));
+    const saved = fs.readFileSync(sessionLog());
+    await store.commit(rec.id, 1, versionRec(1));
+    await store.close();
+    fs.writeFileSync(sessionLog(), saved); // as if the crash came before the unlink
+    store = await openStore(dir);
+    expect((await store.runningVersion()).version).toBe(1);
+    expect(await store.getSession()).toBeNull();
+    expect(fs.existsSync(sessionLog())).toBe(false);
+  });
+
+  test('a lost history index is rebuilt from the version files', async () => {
+    const rec = sessionRec();
+    await store.beginSession(rec);
+    await store.commit(rec.id, 0, versionRec(1, 'one'));
+    const before = await store.listVersions();
+    await store.close();
+    fs.rmSync(path.join(dir, 'history.log'));
+    store = await openStore(dir);
+    expect(await store.listVersions()).toEqual(before);
+  });
+
+  test('meta.json missing beside committed versions refuses start', async () => {
+    const rec = sessionRec();
+    await store.beginSession(rec);
+    await store.commit(rec.id, 0, versionRec(1));
+    await store.close();
+    fs.rmSync(path.join(dir, 'meta.json'));
+    await expect(new EmbeddedStore({ dir }).open(() => markerDoc(0))).rejects.toThrow(/no meta\.json/);
+    store = new EmbeddedStore({ dir });
+  });
+
+  test('a torn audit line is cut before the next append', async () => {
+    await store.audit({ at: 1, user: 'a', action: 'x', details: '' });
+    await store.close();
+    fs.appendFileSync(path.join(dir, 'audit.log'), '{"at":2,"us');
+    store = await openStore(dir);
+    await store.audit({ at: 3, user: 'a', action: 'y', details: '' });
+    const lines = fs.readFileSync(path.join(dir, 'audit.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.at)).toEqual([1, 3]);
+  });
+});
+
+describe('a failed write', () => {
+  test('rejects the append and fails the store until a restart', async () => {
+    const rec = sessionRec();
+    const realOpen = fs.promises.open;
+    const spy = jest.spyOn(fs.promises, 'open').mockImplementation(async (...args: Parameters<typeof realOpen>) => {
+      const fh = await realOpen(...args);
+      if (String(args[0]).endsWith('session.log') && args[1] === 'a') {
+        fh.datasync = () => Promise.reject(Object.assign(new Error('EIO: i/o error'), { code: 'EIO' }));
+      }
+      return fh;
+    });
+    try {
+      await store.beginSession(rec);
+      const e = await rejection(store.appendChange(rec.id, entry(0)));
+      expect(e.code).toBe('ERR_SYS_4002');
+      expect(e).toMatchObject({ details: expect.stringMatching(/EIO/) });
+      expect((await rejection(store.getSession())).code).toBe('ERR_SYS_4002');
+      expect((await rejection(store.putUser({ username: 'x', hash: 'h', createdAt: 0 }))).code).toBe('ERR_SYS_4002');
+    } finally {
+      spy.mockRestore();
+    }
+    await reopen(); // a restart recovers what is on disk
+    expect((await store.getSession())?.session.id).toBe(rec.id);
+  });
+});
