@@ -13,6 +13,9 @@ import { zoneRoutes } from './zones';
 import { interfaceRoutes } from './interfaces';
 import { vlanRoutes } from './vlans';
 import { dhcpRoutes } from './dhcp';
+import { routeRoutes } from './routes';
+import { policyRoutes } from './policies';
+import { natRoutes } from './nat';
 
 export function allRoutes(ctx: AppContext, tokens: TokenService, limiter: LoginLimiter): RouteDef[] {
   return [
@@ -26,5 +29,8 @@ export function allRoutes(ctx: AppContext, tokens: TokenService, limiter: LoginL
     ...interfaceRoutes(ctx),
     ...vlanRoutes(ctx),
     ...dhcpRoutes(ctx),
+    ...routeRoutes(ctx),
+    ...policyRoutes(ctx),
+    ...natRoutes(ctx),
   ];
 }

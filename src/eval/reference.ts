@@ -1,0 +1,270 @@
+// The plain definition of eval.md: every step scans the configuration in order. It is the
+// oracle the compiled matchers are tested against, so it stays small and obvious; it only
+// parses addresses and ports once, in the constructor. Decisions eval.md leaves open are
+// listed in docs/eval.md ("Semantics") and marked [decision] here.
+import { FwError } from '../errors';
+import { formatCidr, formatIp, parseCidr, parseIp, parseIfaceAddress, type Cidr, type Family } from '../config/net';
+import type { ConfigDoc, NatRule, PolicyObj, RouteObj } from '../config/types';
+import type { EvalResult, Evaluator, NatAnswer, Packet } from './types';
+import { PROTO_TCP, PROTO_UDP } from './types';
+
+interface Iface {
+  name: string;
+  zone: string | null; // null: none (or a zone that does not exist)
+  up: boolean;
+  addr: Cidr | null; // the interface address, host bits kept
+  subnet: Cidr | null; // its connected subnet
+}
+
+interface Svc {
+  protocol: number;
+  ranges: Array<[number, number]>;
+}
+
+interface Route {
+  id: number | null; // null: a connected subnet
+  destination: string;
+  egress: string;
+}
+
+/** Does `net` hold the address `bytes` (same family)? */
+function holds(net: Cidr, family: Family, bytes: Uint8Array): boolean {
+  if (net.family !== family) return false;
+  for (let bit = 0; bit < net.prefix; bit++) {
+    const m = 0x80 >> (bit & 7);
+    if ((net.bytes[bit >> 3] & m) !== (bytes[bit >> 3] & m)) return false;
+  }
+  return true;
+}
+
+function parsePorts(entry: number | string): [number, number] | null {
+  if (typeof entry === 'number') return [entry, entry];
+  const m = /^(\d+)-(\d+)$/.exec(entry);
+  return m ? [Number(m[1]), Number(m[2])] : null;
+}
+
+const isAny = (name: string) => name === '' || name === 'any';
+
+export class ReferenceEvaluator implements Evaluator {
+  private readonly zoneNets: Array<{ name: string; nets: Cidr[] }> = [];
+  private readonly ifaces = new Map<string, Iface>();
+  private readonly ifaceList: Iface[] = []; // sorted by name: ties go to the first [decision]
+  private readonly addresses = new Map<string, Cidr[]>();
+  private readonly services = new Map<string, Svc>();
+  private readonly routes: RouteObj[];
+  private readonly policies: PolicyObj[];
+  private readonly nat: NatRule[];
+
+  constructor(private readonly doc: ConfigDoc) {
+    for (const name of [...doc.zones.keys()].sort()) {
+      const nets = doc.zones.get(name)!.networks.map((n) => parseCidr(n)).filter((c): c is Cidr => c !== null);
+      this.zoneNets.push({ name, nets });
+    }
+    const members = [...doc.interfaces.values(), ...doc.vlans.values()];
+    for (const m of members.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      if (this.ifaces.has(m.name)) continue;
+      const addr = m.ip ? parseIfaceAddress(m.ip) : null;
+      const iface: Iface = {
+        name: m.name,
+        zone: m.zone !== '' && doc.zones.has(m.zone) ? m.zone : null,
+        up: m.state === 'up',
+        addr,
+        subnet: addr ? parseCidr(m.ip) : null,
+      };
+      this.ifaces.set(m.name, iface);
+      this.ifaceList.push(iface);
+    }
+    for (const a of doc.addresses.values()) {
+      this.addresses.set(a.name, a.ips.map((t) => parseCidr(t)).filter((c): c is Cidr => c !== null));
+    }
+    for (const s of doc.services.values()) {
+      const ranges = s.ports.map(parsePorts).filter((r): r is [number, number] => r !== null);
+      this.services.set(s.name, { protocol: s.protocol === 'tcp' ? PROTO_TCP : PROTO_UDP, ranges });
+    }
+    this.routes = doc.routes;
+    this.policies = doc.policies;
+    this.nat = doc.nat;
+  }
+
+  eval(p: Packet): EvalResult {
+    if (p.inInterface !== null && !this.ifaces.has(p.inInterface)) {
+      throw new FwError('ERR_NET_2003', `in-interface: unknown interface or VLAN "${p.inInterface}"`);
+    }
+    if (p.srcZone !== null && !this.doc.zones.has(p.srcZone)) throw new FwError('ERR_NET_2003', `src-zone: unknown zone "${p.srcZone}"`);
+    if (p.dstZone !== null && !this.doc.zones.has(p.dstZone)) throw new FwError('ERR_NET_2003', `dst-zone: unknown zone "${p.dstZone}"`);
+
+    // 1. source zone
+    const srcZone = this.sourceZone(p);
+    // 2. route and destination zone of the original destination
+    const route1 = this.route(p.family, p.dst);
+    const dstZone1 = p.dstZone ?? this.destinationZone(route1, p.family, p.dst);
+    // 3. NAT, first match, on the original packet
+    const nat = this.matchNat(p, srcZone, dstZone1, route1);
+    // 4. dnat: route and zone again for the new destination
+    let route = route1;
+    let dstZone = dstZone1;
+    const dnat = nat !== null && nat.answer.type !== 'snat';
+    if (dnat) {
+      route = this.route(p.family, nat.newDst);
+      dstZone = p.dstZone ?? this.destinationZone(route, p.family, nat.newDst);
+    }
+    const base = {
+      srcZone,
+      dstZone,
+      egressInterface: route ? route.egress : null,
+      route: route ? { id: route.id, destination: route.destination } : null,
+    };
+    // 5. no route and no dst-zone given [decision: nat is the dnat rule when one matched]
+    if (route === null && p.dstZone === null) {
+      return { action: 'deny', reason: 'no-route', ...base, nat: dnat ? nat.answer : null, policy: null };
+    }
+    // 6. security policy: post-NAT destination zone, original addresses and service
+    const policy = this.policies.find((r) => this.policyMatches(r, p, srcZone, dstZone));
+    if (!policy) return { action: 'deny', reason: 'default-deny', ...base, nat: dnat ? nat.answer : null, policy: null };
+    // 7. snat only for an allowed packet
+    const allowed = policy.action === 'allow';
+    return {
+      action: policy.action,
+      reason: 'policy',
+      ...base,
+      nat: nat !== null && (dnat || allowed) ? nat.answer : null,
+      policy: { id: policy.id, action: policy.action, log: policy.log },
+    };
+  }
+
+  private zoneOf(ifaceName: string): string | null {
+    return this.ifaces.get(ifaceName)?.zone ?? null;
+  }
+
+  /** The zone whose networks hold the address most specifically; ties: first zone by name. */
+  private zoneByNetworks(family: Family, bytes: Uint8Array): string | null {
+    let best: string | null = null;
+    let bestPrefix = -1;
+    for (const z of this.zoneNets) {
+      for (const n of z.nets) {
+        if (n.prefix > bestPrefix && holds(n, family, bytes)) {
+          best = z.name;
+          bestPrefix = n.prefix;
+        }
+      }
+    }
+    return best;
+  }
+
+  /** The up interface or VLAN whose connected subnet holds the address most specifically. */
+  private connected(family: Family, bytes: Uint8Array): Iface | null {
+    let best: Iface | null = null;
+    for (const i of this.ifaceList) {
+      if (i.up && i.subnet && holds(i.subnet, family, bytes) && (!best || i.subnet.prefix > best.subnet!.prefix)) best = i;
+    }
+    return best;
+  }
+
+  private sourceZone(p: Packet): string | null {
+    if (p.srcZone !== null) return p.srcZone;
+    // [decision] an in-interface without a zone falls through to the next rule
+    if (p.inInterface !== null) {
+      const z = this.zoneOf(p.inInterface);
+      if (z !== null) return z;
+    }
+    const z = this.zoneByNetworks(p.family, p.src);
+    if (z !== null) return z;
+    // [decision] the most specific up connected subnet decides, even if its interface has no zone
+    const i = this.connected(p.family, p.src);
+    return i ? i.zone : null;
+  }
+
+  /** The egress of a static route, or null when it is unusable. */
+  private routeEgress(r: RouteObj): string | null {
+    if (r.interface !== '') {
+      const i = this.ifaces.get(r.interface);
+      return i && i.up ? i.name : null;
+    }
+    const gw = r.gateway !== '' ? parseIp(r.gateway) : null;
+    if (!gw) return null;
+    const i = this.connected(gw.family, gw.bytes);
+    return i ? i.name : null;
+  }
+
+  /** Longest prefix; ties: connected subnets first (then interface name), lower metric, lower id. */
+  private route(family: Family, dst: Uint8Array): Route | null {
+    type Cand = Route & { prefix: number; kind: number; metric: number; name: string };
+    const cands: Cand[] = [];
+    for (const i of this.ifaceList) {
+      if (i.up && i.subnet && holds(i.subnet, family, dst)) {
+        cands.push({ id: null, destination: formatCidr(i.subnet), egress: i.name, prefix: i.subnet.prefix, kind: 0, metric: 0, name: i.name });
+      }
+    }
+    for (const r of this.routes) {
+      const d = parseCidr(r.destination);
+      if (!d || !holds(d, family, dst)) continue;
+      const egress = this.routeEgress(r);
+      if (egress !== null) cands.push({ id: r.id, destination: formatCidr(d), egress, prefix: d.prefix, kind: 1, metric: r.metric, name: '' });
+    }
+    cands.sort(
+      (a, b) =>
+        b.prefix - a.prefix || a.kind - b.kind || a.metric - b.metric || (a.id ?? 0) - (b.id ?? 0) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+    );
+    if (cands.length === 0) return null;
+    return { id: cands[0].id, destination: cands[0].destination, egress: cands[0].egress };
+  }
+
+  private destinationZone(route: Route | null, family: Family, dst: Uint8Array): string | null {
+    if (route) {
+      const z = this.zoneOf(route.egress);
+      if (z !== null) return z;
+    }
+    return this.zoneByNetworks(family, dst);
+  }
+
+  private zoneMatches(ruleZone: string, zone: string | null): boolean {
+    return isAny(ruleZone) || ruleZone === zone;
+  }
+
+  private addrMatches(name: string, family: Family, bytes: Uint8Array): boolean {
+    if (isAny(name)) return true;
+    const nets = this.addresses.get(name);
+    return nets !== undefined && nets.some((n) => holds(n, family, bytes));
+  }
+
+  private serviceMatches(name: string, p: Packet): boolean {
+    const s = this.services.get(name);
+    return s !== undefined && s.protocol === p.protocol && s.ranges.some(([lo, hi]) => lo <= p.dstPort && p.dstPort <= hi);
+  }
+
+  private policyMatches(r: PolicyObj, p: Packet, srcZone: string | null, dstZone: string | null): boolean {
+    return (
+      this.zoneMatches(r.srcZone, srcZone) &&
+      this.zoneMatches(r.dstZone, dstZone) &&
+      this.addrMatches(r.srcAddr, p.family, p.src) &&
+      this.addrMatches(r.dstAddr, p.family, p.dst) &&
+      (r.services.length === 0 || r.services.some((s) => isAny(s) || this.serviceMatches(s, p)))
+    );
+  }
+
+  private matchNat(p: Packet, srcZone: string | null, dstZone: string | null, route: Route | null) {
+    for (const r of this.nat) {
+      if (!this.zoneMatches(r.srcZone, srcZone) || !this.zoneMatches(r.dstZone, dstZone)) continue;
+      if (!this.addrMatches(r.srcAddr, p.family, p.src) || !this.addrMatches(r.dstAddr, p.family, p.dst)) continue;
+      if (!isAny(r.service) && !this.serviceMatches(r.service, p)) continue;
+      if (!isAny(r.outInterface) && (route === null || route.egress !== r.outInterface)) continue;
+      // the rule applies only to packets of its translated address's family
+      let translated: Cidr | null = null;
+      if (r.translatedIp !== '') {
+        const ip = parseIp(r.translatedIp);
+        translated = ip ? { family: ip.family, bytes: ip.bytes, prefix: 0 } : null;
+      } else if (r.type === 'snat' && route !== null) {
+        translated = this.ifaces.get(route.egress)?.addr ?? null; // masquerade
+      }
+      if (translated === null || translated.family !== p.family) continue;
+      const answer: NatAnswer = {
+        id: r.id,
+        type: r.type,
+        translatedIP: formatIp(translated.family, translated.bytes),
+        translatedPort: r.translatedPort,
+      };
+      return { answer, newDst: translated.bytes };
+    }
+    return null;
+  }
+}
