@@ -38,7 +38,16 @@ async function ensureAdmin(store: Store, settings: Settings, announce: (line: st
 
 export async function startDaemon(settings: Settings, opts: DaemonOptions = {}): Promise<Daemon> {
   const log = opts.logger ?? pino({ level: settings.logLevel, base: { pid: process.pid } });
-  const store: Store = new EmbeddedStore({ dir: settings.dataDir, logger: log });
+  const store: Store = new EmbeddedStore({
+    dir: settings.dataDir,
+    logger: log,
+    // a failed disk write leaves memory ahead of the disk: stop, and let the supervisor
+    // restart us on what is durable (crash-only, like after kill -9)
+    onFailure: (err: unknown) => {
+      log.fatal({ err }, 'store write failed; exiting');
+      process.exit(1);
+    },
+  });
   await store.open(() => serializeDoc(emptyDoc(settings.interfaces)));
   let compiler: CommitCompiler | null = null;
   try {

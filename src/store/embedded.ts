@@ -4,10 +4,12 @@
 // described in docs/store.md.
 import * as fs from 'node:fs';
 import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
 import type { SerializedDoc } from '../config/document';
 import { FwError, isFwError } from '../errors';
 import { acquireDirLock, type DirLock } from './dir-lock';
-import { DIR_MODE, FILE_MODE, GroupAppender, atomicWriteFile, cutPartialLastLine, durableUnlink, errCode } from './files';
+import { MetaState } from './meta-state';
+import { DIR_MODE, FILE_MODE, GroupAppender, atomicWriteFile, cutPartialLastLine, durableUnlink, errCode, fsyncDir } from './files';
 import {
   dropUncommittedVersions,
   layout,
@@ -39,6 +41,8 @@ export interface EmbeddedStoreOptions {
   logger?: Logger;
   /** Version documents kept in memory besides the running one (default 8). */
   versionCacheSize?: number;
+  /** Told once when a write fails and the store stops serving (e.g. to exit for a restart). */
+  onFailure?: (err: Error) => void;
 }
 
 interface ActiveSession {
@@ -61,17 +65,14 @@ export class EmbeddedStore implements Store {
   private readonly paths: Paths;
   private readonly log: Logger;
   private readonly cacheSize: number;
+  private readonly onFailure: (err: Error) => void;
   private state: 'new' | 'opening' | 'open' | 'closing' | 'closed' = 'new';
   private failure: FwError | null = null;
   private lock: DirLock | null = null;
 
   /** What meta.json holds, or is being written to hold. Users and revocations are read here. */
-  private meta: MetaFile = newMeta();
-  private users = new Map<string, UserRecord>();
-  private revoked = new Map<string, number>();
+  private meta!: MetaState;
   private secretWrite: Promise<string> | null = null;
-  private metaWaiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
-  private metaLoop: Promise<void> | null = null;
 
   /** The running version as readers see it: switched once a commit is durable. */
   private running!: VersionMeta;
@@ -88,6 +89,7 @@ export class EmbeddedStore implements Store {
     this.paths = layout(opts.dir);
     this.log = opts.logger ?? silent;
     this.cacheSize = opts.versionCacheSize ?? 8;
+    this.onFailure = opts.onFailure ?? (() => undefined);
   }
 
   // ---- life cycle ----
@@ -95,21 +97,33 @@ export class EmbeddedStore implements Store {
   async open(initialDoc: () => SerializedDoc): Promise<void> {
     if (this.state !== 'new') throw new Error('the store can be opened once');
     this.state = 'opening';
-    fs.mkdirSync(this.paths.dir, { recursive: true, mode: DIR_MODE });
-    this.lock = acquireDirLock(this.paths.dir);
-    if (this.lock.tookOverFrom !== null) {
-      this.log.warn({ dir: this.paths.dir, pid: this.lock.tookOverFrom }, 'took over the lock of a daemon that is gone');
-    }
     try {
+      const made = fs.mkdirSync(this.paths.dir, { recursive: true, mode: DIR_MODE });
+      this.lock = acquireDirLock(this.paths.dir);
+      if (this.lock.tookOverFrom !== null) {
+        this.log.warn({ dir: this.paths.dir, pid: this.lock.tookOverFrom }, 'took over the lock of a daemon that is gone');
+      }
+      if (made !== undefined) await this.syncNewDirs(made);
       await this.recover(initialDoc);
     } catch (e) {
       await this.history?.close().catch(() => undefined);
       await this.session?.log.close().catch(() => undefined);
-      this.lock.release();
+      this.lock?.release();
       this.state = 'closed';
       throw e;
     }
     this.state = 'open';
+  }
+
+  /** Makes directories just created durable: fsync of each new one's parent. */
+  private async syncNewDirs(firstMade: string): Promise<void> {
+    let d = path.resolve(this.paths.dir);
+    const top = path.resolve(firstMade);
+    for (;;) {
+      await fsyncDir(path.dirname(d));
+      if (d === top || path.dirname(d) === d) break;
+      d = path.dirname(d);
+    }
   }
 
   private async recover(initialDoc: () => SerializedDoc): Promise<void> {
@@ -118,19 +132,14 @@ export class EmbeddedStore implements Store {
     const tmp = [...(await removeTmpFiles(p.dir)), ...(await removeTmpFiles(p.versions))];
     if (tmp.length) this.log.info({ files: tmp }, 'removed temporary files of an interrupted write');
 
-    let meta = await loadMeta(p.meta);
-    if (!meta) meta = await this.initialize(initialDoc);
-    this.meta = meta;
+    const meta = (await loadMeta(p.meta)) ?? (await this.initialize(initialDoc));
+    this.meta = new MetaState(p.meta, meta, (e) => this.fail(e));
 
     const dropped = await dropUncommittedVersions(p, meta.running);
     if (dropped.length) this.log.warn({ versions: dropped }, 'dropped versions of a commit that did not finish');
     this.metas = await loadHistory(p, meta.running, this.log);
     this.running = this.metas[meta.running];
     await this.versionText(meta.running); // the running document must be readable now
-
-    for (const u of meta.users) this.users.set(u.username, { ...u });
-    const now = Date.now();
-    for (const [jti, exp] of Object.entries(meta.revoked)) if (exp >= now) this.revoked.set(jti, exp);
 
     const s = await loadSession(p, meta.lastEndedSession, this.log);
     if (s) {
@@ -165,7 +174,7 @@ export class EmbeddedStore implements Store {
     if (this.state !== 'open') return;
     this.state = 'closing';
     await this.fileOps.catch(() => undefined);
-    while (this.metaLoop) await this.metaLoop;
+    await this.meta.idle();
     await this.session?.log.close().catch(() => undefined);
     await this.history.close().catch(() => undefined);
     await this.auditLog.close().catch(() => undefined);
@@ -189,54 +198,12 @@ export class EmbeddedStore implements Store {
       const reason = e instanceof Error ? e.message : String(e);
       this.failure = new FwError('ERR_SYS_4002', `write to ${this.paths.dir} failed: ${reason}`);
       this.log.warn({ err: reason, dir: this.paths.dir }, 'the store failed a write; restart the daemon to recover');
+      this.onFailure(this.failure);
     }
     return this.failure;
   }
 
-  // ---- meta.json: running pointer, users, secret, revocations ----
-
-  /**
-   * Writes meta.json with everything accepted so far. Writes are coalesced: callers that
-   * arrive while one is in flight share the next write.
-   */
-  private persistMeta(): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.metaWaiters.push({ resolve, reject });
-      if (!this.metaLoop) this.metaLoop = this.runMetaWrites();
-    });
-  }
-
-  private async runMetaWrites(): Promise<void> {
-    try {
-      while (this.metaWaiters.length) {
-        const batch = this.metaWaiters;
-        this.metaWaiters = [];
-        try {
-          await atomicWriteFile(this.paths.meta, this.metaJson());
-        } catch (e) {
-          const err = this.fail(e);
-          for (const w of batch.concat(this.metaWaiters)) w.reject(err);
-          this.metaWaiters = [];
-          return;
-        }
-        for (const w of batch) w.resolve();
-      }
-    } finally {
-      this.metaLoop = null;
-    }
-  }
-
-  private metaJson(): string {
-    const now = Date.now();
-    const revoked: Record<string, number> = {};
-    for (const [jti, exp] of this.revoked) {
-      if (exp < now) this.revoked.delete(jti);
-      else revoked[jti] = exp;
-    }
-    const users = [...this.users.values()].sort((a, b) => (a.username < b.username ? -1 : 1));
-    this.meta = { ...this.meta, users, revoked };
-    return JSON.stringify(this.meta);
-  }
+  // ---- users, secret, revocations (meta.json) ----
 
   async getOrCreateSecret(generate: () => string): Promise<string> {
     this.check();
@@ -244,34 +211,34 @@ export class EmbeddedStore implements Store {
     if (this.meta.secret !== null) return this.meta.secret;
     const secret = generate();
     this.meta.secret = secret;
-    this.secretWrite = this.persistMeta().then(() => secret);
+    this.secretWrite = this.meta.persist().then(() => secret);
     return this.secretWrite;
   }
 
   async listUsers(): Promise<UserRecord[]> {
     this.check();
-    return [...this.users.values()].map((u) => ({ ...u })).sort((a, b) => (a.username < b.username ? -1 : 1));
+    return this.meta.sortedUsers();
   }
 
   async getUser(username: string): Promise<UserRecord | undefined> {
     this.check();
-    const u = this.users.get(username);
+    const u = this.meta.users.get(username);
     return u && { ...u };
   }
 
   async putUser(user: UserRecord): Promise<void> {
     this.check();
-    this.users.set(user.username, { username: user.username, hash: user.hash, createdAt: user.createdAt });
-    await this.persistMeta();
+    this.meta.users.set(user.username, { username: user.username, hash: user.hash, createdAt: user.createdAt });
+    await this.meta.persist();
   }
 
   /** False (nothing changed) for the last user; true when deleted or when there is no such user. */
   async deleteUser(username: string): Promise<boolean> {
     this.check();
-    if (!this.users.has(username)) return true;
-    if (this.users.size <= 1) return false;
-    this.users.delete(username);
-    await this.persistMeta();
+    if (!this.meta.users.has(username)) return true;
+    if (this.meta.users.size <= 1) return false;
+    this.meta.users.delete(username);
+    await this.meta.persist();
     return true;
   }
 
@@ -279,14 +246,14 @@ export class EmbeddedStore implements Store {
   async revokeToken(jti: string, expiresAt: number): Promise<void> {
     this.check();
     const exp = expiryMs(expiresAt);
-    if (exp < Date.now() || this.revoked.get(jti) === exp) return; // expired tokens are refused anyway
-    this.revoked.set(jti, exp);
-    await this.persistMeta();
+    if (exp < Date.now()) return; // an expired token is refused anyway: nothing to keep
+    this.meta.revoked.set(jti, exp);
+    await this.meta.persist();
   }
 
   async isRevoked(jti: string): Promise<boolean> {
     this.check();
-    return this.revoked.has(jti);
+    return this.meta.revoked.has(jti);
   }
 
   // ---- versions ----
@@ -422,7 +389,7 @@ export class EmbeddedStore implements Store {
         await this.history.append(JSON.stringify(meta) + '\n');
         this.meta.running = n;
         this.meta.lastEndedSession = sessionId;
-        await this.persistMeta(); // the commit point: the rename of meta.json
+        await this.meta.persist(); // the commit point: the rename of meta.json
         this.running = meta;
         this.metas.push(meta);
         this.versionCache.set(n, Promise.resolve(text));

@@ -457,6 +457,10 @@ describe('recovery from what a crash leaves on disk', () => {
 
 describe('a failed write', () => {
   test('rejects the append and fails the store until a restart', async () => {
+    await store.close();
+    const failures: Error[] = [];
+    store = new EmbeddedStore({ dir, onFailure: (e) => failures.push(e) });
+    await store.open(() => markerDoc(0));
     const rec = sessionRec();
     const realOpen = fs.promises.open;
     const spy = jest.spyOn(fs.promises, 'open').mockImplementation(async (...args: Parameters<typeof realOpen>) => {
@@ -473,6 +477,7 @@ describe('a failed write', () => {
       expect(e).toMatchObject({ details: expect.stringMatching(/EIO/) });
       expect((await rejection(store.getSession())).code).toBe('ERR_SYS_4002');
       expect((await rejection(store.putUser({ username: 'x', hash: 'h', createdAt: 0 }))).code).toBe('ERR_SYS_4002');
+      expect(failures).toHaveLength(1);
     } finally {
       spy.mockRestore();
     }
