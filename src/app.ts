@@ -37,7 +37,10 @@ async function ensureAdmin(store: Store, settings: Settings, announce: (line: st
 }
 
 export async function startDaemon(settings: Settings, opts: DaemonOptions = {}): Promise<Daemon> {
-  const log = opts.logger ?? pino({ level: settings.logLevel, base: { pid: process.pid } });
+  // buffered, asynchronous log writes: one write syscall per ~4 KiB instead of per line
+  const dest = opts.logger ? null : pino.destination({ sync: false, minLength: 4096 });
+  const log = opts.logger ?? pino({ level: settings.logLevel, base: { pid: process.pid } }, dest!);
+  const flushLog = () => dest?.flushSync();
   const store: Store = new EmbeddedStore({
     dir: settings.dataDir,
     logger: log,
@@ -45,6 +48,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     // restart us on what is durable (crash-only, like after kill -9)
     onFailure: (err: unknown) => {
       log.fatal({ err }, 'store write failed; exiting');
+      flushLog();
       process.exit(1);
     },
   });
@@ -67,6 +71,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     const sweep = setInterval(() => config.expireIdle().catch((e) => log.error({ err: e }, 'session sweep failed')), 1000);
     sweep.unref();
     log.info({ port, host: settings.host, store: store.kind, dataDir: settings.dataDir }, 'listening');
+    flushLog(); // supervisors and tests wait for this line
     const activeCompiler = compiler;
     return {
       port,
@@ -77,6 +82,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
         await activeCompiler.close();
         await store.close();
         log.info('stopped');
+        flushLog();
       },
     };
   } catch (e) {
