@@ -56,8 +56,7 @@ export function movedRules<T extends { id: number }>(rules: readonly T[], key: s
   const id = parseRuleId(key);
   const b = moveShape(body);
   const position = checkEnum<Position>('position', b.position, POSITIONS);
-  const from = rules.findIndex((r) => r.id === id);
-  if (from < 0) throw notFound(what, key);
+  const from = ruleIndex(rules, key, what);
   const rule = rules[from];
   const rest = rules.filter((_, i) => i !== from);
   if (position === 'top') return [rule, ...rest];
