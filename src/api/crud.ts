@@ -25,6 +25,32 @@ export interface CrudSpec {
   noun: string;
 }
 
+/**
+ * The reads of a resource kept in a name-keyed table of the document: the list sorted by
+ * name, as an array of read models or (listAs 'object') an object keyed by name; one object's
+ * read model, or undefined when it does not exist.
+ */
+export function namedReads<T>(
+  table: (doc: ConfigDoc) => ReadonlyMap<string, T>,
+  render: (doc: ConfigDoc, o: T) => unknown,
+  listAs: 'array' | 'object' = 'array',
+): Pick<CrudSpec, 'list' | 'one'> {
+  return {
+    list: (doc) => {
+      const t = table(doc);
+      const names = [...t.keys()].sort();
+      if (listAs === 'array') return names.map((name) => render(doc, t.get(name)!));
+      const out: Record<string, unknown> = {};
+      for (const name of names) out[name] = render(doc, t.get(name)!);
+      return out;
+    },
+    one: (doc, key) => {
+      const o = table(doc).get(key);
+      return o && render(doc, o);
+    },
+  };
+}
+
 /** The document a read is answered from: running, or the candidate with ?config=candidate. */
 export async function readSource(ctx: AppContext, req: Req): Promise<{ doc: ConfigDoc; cache: boolean }> {
   const which = req.query.get('config');

@@ -1,11 +1,12 @@
 // Tables of id-keyed rules (routes, security policies, NAT rules): id assignment, lookup by
-// the path's id, and moving a rule inside an ordered table (policies and NAT rules share the
-// one implementation). A move only reorders: it never changes an id, and a failed move
+// the path's id, delete, and moving a rule inside an ordered table (policies and NAT rules
+// share the one implementation, and the whole set of operations of orderedRuleOps). A move only reorders: it never changes an id, and a failed move
 // changes nothing (the new order is computed into a fresh array that replaces the old one).
 import { Type } from '@sinclair/typebox';
 import { FwError } from '../errors';
 import type { ConfigDoc, Counters } from './types';
-import { checkEnum, notFound, parseRuleId, shapeChecker } from './validate';
+import type { ResourceOps } from './resource';
+import { checkEnum, checkSameKey, notFound, parseRuleId, shapeChecker } from './validate';
 
 /**
  * Hands out the next id of a kind: the counter holds the last id given, so ids start at 1
@@ -33,6 +34,19 @@ export function ruleIndex<T extends { id: number }>(rules: readonly T[], key: st
   const i = rules.findIndex((r) => r.id === id);
   if (i < 0) throw notFound(what, key);
   return i;
+}
+
+/** A copy of `rules` without the rule the path's id names (errors as ruleIndex). */
+export function withoutRule<T extends { id: number }>(rules: readonly T[], key: string, what: string): T[] {
+  const i = ruleIndex(rules, key, what);
+  return rules.filter((_, j) => j !== i);
+}
+
+/** A copy of `rules` with the rule at index `i` replaced by `rule`. */
+export function replacedAt<T>(rules: readonly T[], i: number, rule: T): T[] {
+  const out = [...rules];
+  out[i] = rule;
+  return out;
 }
 
 export const POSITIONS = ['top', 'bottom', 'before', 'after'] as const;
@@ -71,4 +85,58 @@ export function movedRules<T extends { id: number }>(rules: readonly T[], key: s
   if (at < 0) throw new FwError('ERR_NET_2003', `field "reference_id": ${what} ${b.reference_id} does not exist`);
   const insertAt = position === 'before' ? at : at + 1;
   return [...rest.slice(0, insertAt), rule, ...rest.slice(insertAt)];
+}
+
+/** The ordered rule tables of a document, and the type of one rule of table K. */
+type OrderedTableKey = 'policies' | 'nat';
+type RuleOf<K extends OrderedTableKey> = ConfigDoc[K][number];
+
+/** What orderedRuleOps needs to know of one ordered rule table. */
+export interface OrderedTable<K extends OrderedTableKey, B extends { id?: number }> {
+  table: K;
+  counter: keyof Counters;
+  /** "policy", "NAT rule": in not-found and move errors */
+  what: string;
+  /** what a create starts from (its id is replaced) */
+  defaults: RuleOf<K>;
+  createShape(body: unknown): B;
+  updateShape(body: unknown): B;
+  /** The rule that results from `b` over `old`, checked. */
+  merge(doc: ConfigDoc, old: RuleOf<K>, b: B): RuleOf<K>;
+}
+
+/**
+ * The operations of an ordered rule table (security policies, NAT rules): a create goes to
+ * the bottom with the next id; an update merges into the rule in place and may repeat its id
+ * but not change it; delete; move. The table is replaced, never mutated.
+ */
+export function orderedRuleOps<K extends OrderedTableKey, B extends { id?: number }>(t: OrderedTable<K, B>): ResourceOps {
+  const get = (doc: ConfigDoc): readonly RuleOf<K>[] => doc[t.table];
+  const set = (doc: ConfigDoc, rules: RuleOf<K>[]): void => {
+    (doc as Record<K, RuleOf<K>[]>)[t.table] = rules;
+  };
+  return {
+    create(doc: ConfigDoc, body: unknown) {
+      const rule = t.merge(doc, t.defaults, t.createShape(body));
+      const id = nextId(doc, t.counter);
+      set(doc, [...get(doc), { ...rule, id }]);
+      return { id };
+    },
+    update(doc: ConfigDoc, key: string, body: unknown) {
+      const b = t.updateShape(body);
+      const rules = get(doc);
+      const i = ruleIndex(rules, key, t.what);
+      checkSameKey('id', b.id, key);
+      set(doc, replacedAt(rules, i, t.merge(doc, rules[i], b)));
+      return {};
+    },
+    remove(doc: ConfigDoc, key: string) {
+      set(doc, withoutRule(get(doc), key, t.what));
+      return {};
+    },
+    move(doc: ConfigDoc, key: string, body: unknown) {
+      set(doc, movedRules(get(doc), key, body, t.what));
+      return {};
+    },
+  };
 }

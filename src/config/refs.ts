@@ -1,6 +1,7 @@
 // Who references an object: the one place that knows every reference between resources,
 // used to refuse deleting an object in use (409 ERR_NET_2007 naming every referrer).
 import type { ConfigDoc } from './types';
+import { checkUnused, existing } from './validate';
 
 export type RefKind = 'address' | 'service' | 'zone' | 'link'; // link = interface or VLAN
 
@@ -36,4 +37,14 @@ export function referrers(doc: ConfigDoc, kind: RefKind, name: string): string[]
 /** An interface or a VLAN of that name exists. */
 export function linkExists(doc: ConfigDoc, name: string): boolean {
   return doc.interfaces.has(name) || doc.vlans.has(name);
+}
+
+/**
+ * Deletes the object `key` of a name-keyed table of doc: 404 ERR_NET_1003 if it is absent,
+ * 409 ERR_NET_2007 naming every referrer if anything references it as `kind`.
+ */
+export function removeUnused(doc: ConfigDoc, table: Map<string, unknown>, what: string, kind: RefKind, key: string): void {
+  existing(table, what, key);
+  checkUnused(what, key, referrers(doc, kind, key));
+  table.delete(key);
 }

@@ -114,6 +114,13 @@ export function notFound(what: string, key: string): FwError {
   return new FwError('ERR_NET_1003', `${what} "${key}" not found`);
 }
 
+/** The object a path names in a name-keyed table (address, zone, ...), else 404 ERR_NET_1003. */
+export function existing<T>(table: ReadonlyMap<string, T>, what: string, key: string): T {
+  const o = table.get(key);
+  if (o === undefined) throw notFound(what, key);
+  return o;
+}
+
 /** Checks that nothing references an object before it is deleted: 409 ERR_NET_2007 names them all. */
 export function checkUnused(what: string, key: string, referrers: string[]): void {
   if (referrers.length) {

@@ -1,16 +1,12 @@
 // Addresses over HTTP: messages, read models (IPv4 and IPv6), normalization, partial
 // updates, errors and hostile names.
-import { Client, expectError, expectMessage, startTestDaemon, type TestDaemon } from '../helpers/daemon';
+import { expectError, expectMessage, useDaemon } from '../helpers/daemon';
 
-let d: TestDaemon;
-let c: Client;
+const c = useDaemon().client;
 
 beforeAll(async () => {
-  d = await startTestDaemon();
-  c = await new Client(d.url).login();
   await c.post('/api/config/begin');
 });
-afterAll(() => d.close());
 
 test('create, read back from the candidate and, after commit, from running', async () => {
   expectMessage(await c.post('/api/addresses', { name: 'web', ips: ['10.0.0.5/24', '2001:db8::1/64', '192.168.1.7'] }), 'address created in candidate');

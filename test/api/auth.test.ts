@@ -1,15 +1,9 @@
 // Authentication over HTTP: login, bearer errors, logout, /api/me, rate limit, admin accounts.
 import jwt from 'jsonwebtoken';
-import { ADMIN, ADMIN_PASSWORD, Client, expectError, expectMessage, startTestDaemon, type TestDaemon } from '../helpers/daemon';
+import { ADMIN, ADMIN_PASSWORD, Client, expectError, expectMessage, useDaemon } from '../helpers/daemon';
 
-let d: TestDaemon;
-let c: Client;
-
-beforeAll(async () => {
-  d = await startTestDaemon({ FW_LOGIN_MAX_FAILURES: '3', FW_LOGIN_WINDOW: '60', FW_TOKEN_TTL: '120', FW_JWT_SECRET: 'test-secret-of-some-length' });
-  c = await new Client(d.url).login();
-});
-afterAll(() => d.close());
+const d = useDaemon({ FW_LOGIN_MAX_FAILURES: '3', FW_LOGIN_WINDOW: '60', FW_TOKEN_TTL: '120', FW_JWT_SECRET: 'test-secret-of-some-length' });
+const c = d.client;
 
 describe('login', () => {
   test('issues an HS256 token with the contract claims and expires_in in seconds', async () => {

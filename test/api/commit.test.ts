@@ -1,22 +1,9 @@
 // Commit over HTTP: the exact success answer and increasing versions; a failed commit is
 // 400 ERR_SYS_3003 listing every problem, one per line, and keeps the session open so the
 // candidate can be fixed and committed; commit checks see the whole candidate.
-import { Client, expectError, expectMessage, startTestDaemon, type TestDaemon, type Res } from '../helpers/daemon';
+import { expectError, expectMessage, ok, useDaemon } from '../helpers/daemon';
 
-let d: TestDaemon;
-let c: Client;
-
-beforeAll(async () => {
-  d = await startTestDaemon();
-  c = await new Client(d.url).login();
-});
-afterAll(() => d.close());
-
-async function ok(p: Promise<Res>): Promise<Res> {
-  const r = await p;
-  if (r.status !== 200) throw new Error(`expected 200: ${r.status} ${r.text}`);
-  return r;
-}
+const c = useDaemon().client;
 
 test('commit answers exactly {message, version}; versions increase; the session ends', async () => {
   await ok(c.post('/api/config/begin'));

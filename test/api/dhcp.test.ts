@@ -1,27 +1,8 @@
 // /api/dhcp over HTTP: pools on interfaces and VLANs, the derived subnetMask, reads, partial
 // updates, and every error of the contract for DHCP pools.
-import { Client, expectError, expectMessage, startTestDaemon, type TestDaemon } from '../helpers/daemon';
+import { expectError, expectMessage, refusal, useDaemon } from '../helpers/daemon';
 
-let td: TestDaemon;
-let c: Client;
-
-beforeAll(async () => {
-  td = await startTestDaemon();
-  c = await new Client(td.url).login();
-});
-afterAll(async () => {
-  await td.close();
-});
-
-/** Begins a session (ending one a failed test left open, so one failure does not cascade). */
-async function begin(): Promise<void> {
-  if ((await c.get('/api/config/session')).body.active) await c.post('/api/config/discard');
-  expectMessage(await c.post('/api/config/begin'), 'config session started');
-}
-async function commit(): Promise<void> {
-  const r = await c.post('/api/config/commit');
-  expect({ status: r.status, body: r.body }).toEqual({ status: 200, body: expect.objectContaining({ message: 'commit successful' }) });
-}
+const c = useDaemon().client;
 const CAND = '?config=candidate';
 const pool = async (name: string, config = '') => (await c.get(`/api/dhcp/${name}${config}`)).body;
 
@@ -37,7 +18,7 @@ describe('dhcp pools', () => {
   test('create on an interface and a VLAN, reads running vs candidate, commit', async () => {
     expect((await c.get('/api/dhcp')).body).toEqual([]);
     expectError(await c.get('/api/dhcp?config=candidate'), 409, 'ERR_SYS_3001');
-    await begin();
+    await c.begin();
     expectMessage(await c.put('/api/interfaces/eth0', { ip: '192.168.1.1/24' }), 'interface updated in candidate');
     expectMessage(await c.post('/api/vlans', { name: 'lab', id: 20, parent: 'eth1', ip: '10.20.0.1/16' }), 'vlan created in candidate');
     expectMessage(await c.post('/api/dhcp', { interface: 'lab', start_ip: '10.20.1.10', end_ip: '10.20.1.250' }), 'dhcp pool created in candidate');
@@ -51,14 +32,14 @@ describe('dhcp pools', () => {
     expectError(await c.get('/api/dhcp/eth0'), 404, 'ERR_NET_1003');
     expect((await c.get(`/api/dhcp${CAND}`)).body).toEqual([eth0Pool, vlanPool]); // sorted by interface
     expect(await pool('lab', CAND)).toEqual(vlanPool);
-    await commit();
+    await c.commit();
     expect((await c.get('/api/dhcp')).body).toEqual([eth0Pool, vlanPool]);
     expect(await pool('eth0')).toEqual(eth0Pool);
     expect(await pool('lab')).toEqual(vlanPool);
   });
 
   test('partial updates keep the other fields; "" and [] clear; the mask follows the interface', async () => {
-    await begin();
+    await c.begin();
     expectMessage(await c.put('/api/dhcp/eth0', { lease_time: 60 }), 'dhcp pool updated in candidate');
     expect(await pool('eth0', CAND)).toEqual({ ...eth0Pool, leaseTimeMin: 60 });
     expectMessage(await c.put('/api/dhcp/eth0', { interface: 'eth0', start_ip: '192.168.1.50', end_ip: '192.168.1.60' }), 'dhcp pool updated in candidate');
@@ -79,24 +60,21 @@ describe('dhcp pools', () => {
   });
 
   test('delete', async () => {
-    await begin();
+    await c.begin();
     expectMessage(await c.del('/api/dhcp/lab'), 'dhcp pool deleted in candidate');
     expectError(await c.get(`/api/dhcp/lab${CAND}`), 404, 'ERR_NET_1003');
     expect((await c.get(`/api/dhcp${CAND}`)).body).toEqual([eth0Pool]);
     expect(await pool('lab')).toEqual(vlanPool);
     expectError(await c.del('/api/dhcp/lab'), 404, 'ERR_NET_1003');
-    await commit();
+    await c.commit();
     expect((await c.get('/api/dhcp')).body).toEqual([eth0Pool]);
     expectError(await c.get('/api/dhcp/lab'), 404, 'ERR_NET_1003');
   });
 
   test('errors', async () => {
-    await begin();
+    await c.begin();
     expectMessage(await c.put('/api/interfaces/eth2', { ip: '172.16.2.1/24' }), 'interface updated in candidate');
-    const bad = async (extra: Record<string, unknown>, status: number, code: string, details?: RegExp) => {
-      const r = expectError(await c.post('/api/dhcp', { interface: 'eth2', start_ip: '172.16.2.10', end_ip: '172.16.2.20', ...extra }), status, code);
-      if (details) expect(r.body.details).toMatch(details);
-    };
+    const bad = refusal((extra: Record<string, unknown>) => c.post('/api/dhcp', { interface: 'eth2', start_ip: '172.16.2.10', end_ip: '172.16.2.20', ...extra }));
     await bad({ interface: 'eth0' }, 409, 'ERR_NET_2006', /eth0/);
     await bad({ interface: 'eth9' }, 400, 'ERR_NET_2003', /eth9/);
     await bad({ interface: '' }, 400, 'ERR_NET_1004', /interface/);
@@ -137,7 +115,7 @@ describe('dhcp pools', () => {
   });
 
   test('a VLAN with a pool cannot be deleted; a pool whose interface lost its address fails the commit', async () => {
-    await begin();
+    await c.begin();
     expectMessage(await c.post('/api/dhcp', { interface: 'lab', start_ip: '10.20.2.1', end_ip: '10.20.2.9' }), 'dhcp pool created in candidate');
     const r = expectError(await c.del('/api/vlans/lab'), 409, 'ERR_NET_2007');
     expect(r.body.details).toContain('dhcp lab');
@@ -146,7 +124,7 @@ describe('dhcp pools', () => {
     expectError(await c.post('/api/config/commit'), 400, 'ERR_SYS_3003');
     expect((await c.get('/api/config/session')).body.active).toBe(true);
     expectMessage(await c.put('/api/interfaces/eth0', { ip: '192.168.1.1/24' }), 'interface updated in candidate');
-    await commit();
+    await c.commit();
     expect(await pool('lab')).toEqual({ ...vlanPool, startIP: '10.20.2.1', endIP: '10.20.2.9' });
     expect(await pool('eth0')).toEqual(eth0Pool);
   });

@@ -1,27 +1,8 @@
 // /api/interfaces over HTTP: the fixed physical inventory, edits, the ?layer filter, and
 // the absence of create and delete.
-import { Client, expectError, expectMessage, startTestDaemon, type TestDaemon } from '../helpers/daemon';
+import { expectError, expectMessage, refusal, useDaemon } from '../helpers/daemon';
 
-let td: TestDaemon;
-let c: Client;
-
-beforeAll(async () => {
-  td = await startTestDaemon();
-  c = await new Client(td.url).login();
-});
-afterAll(async () => {
-  await td.close();
-});
-
-/** Begins a session (ending one a failed test left open, so one failure does not cascade). */
-async function begin(): Promise<void> {
-  if ((await c.get('/api/config/session')).body.active) await c.post('/api/config/discard');
-  expectMessage(await c.post('/api/config/begin'), 'config session started');
-}
-async function commit(): Promise<void> {
-  const r = await c.post('/api/config/commit');
-  expect({ status: r.status, body: r.body }).toEqual({ status: 200, body: expect.objectContaining({ message: 'commit successful' }) });
-}
+const c = useDaemon().client;
 const CAND = '?config=candidate';
 const fresh = (name: string) => ({ name, ip: '', management: [], state: 'up', zone: '' });
 const names = (list: Array<{ name: string }>) => list.map((i) => i.name);
@@ -49,7 +30,7 @@ describe('interfaces', () => {
 
   test('edit, read running vs candidate, commit', async () => {
     expectError(await c.put('/api/interfaces/eth0', { state: 'down' }), 409, 'ERR_SYS_3001');
-    await begin();
+    await c.begin();
     expectMessage(await c.put('/api/interfaces/eth0', { ip: '192.168.1.1/24', management: ['ssh', 'ping'] }), 'interface updated in candidate');
     expectMessage(await c.put('/api/interfaces/eth1', { name: 'eth1', ip: '2001:DB8:0:0::1/64', state: 'down' }), 'interface updated in candidate');
     const eth0 = { name: 'eth0', ip: '192.168.1.1/24', management: ['ssh', 'ping'], state: 'up', zone: '' };
@@ -58,7 +39,7 @@ describe('interfaces', () => {
     expect((await c.get(`/api/interfaces/eth0${CAND}`)).body).toEqual(eth0);
     expect((await c.get(`/api/interfaces${CAND}`)).body).toEqual([eth0, eth1, fresh('eth2'), fresh('eth3')]);
     expect((await c.get('/api/interfaces')).body).toEqual([fresh('eth0'), fresh('eth1'), fresh('eth2'), fresh('eth3')]);
-    await commit();
+    await c.commit();
     expect((await c.get('/api/interfaces')).body).toEqual([eth0, eth1, fresh('eth2'), fresh('eth3')]);
     expect((await c.get('/api/interfaces/eth1')).body).toEqual(eth1);
   });
@@ -71,20 +52,20 @@ describe('interfaces', () => {
       const r = expectError(await c.get(`/api/interfaces?layer=${v}`), 400, 'ERR_NET_1005');
       expect(r.body.details).toMatch(/layer/);
     }
-    await begin();
+    await c.begin();
     expectMessage(await c.put('/api/interfaces/eth0', { ip: '' }), 'interface updated in candidate');
     expectMessage(await c.put('/api/interfaces/eth3', { ip: '10.3.0.1/16' }), 'interface updated in candidate');
     expect(names((await c.get(`/api/interfaces?layer=3&config=candidate`)).body)).toEqual(['eth1', 'eth3']);
     expect(names((await c.get(`/api/interfaces?config=candidate&layer=2`)).body)).toEqual(['eth0', 'eth2']);
     // the running lists are unchanged (and served from the per-version cache)
     expect(names((await c.get('/api/interfaces?layer=3')).body)).toEqual(['eth0', 'eth1']);
-    await commit();
+    await c.commit();
     expect(names((await c.get('/api/interfaces?layer=3')).body)).toEqual(['eth1', 'eth3']);
     expect(names((await c.get('/api/interfaces?layer=2')).body)).toEqual(['eth0', 'eth2']);
   });
 
   test('partial updates keep the other fields; "" and [] clear', async () => {
-    await begin();
+    await c.begin();
     expectMessage(await c.post('/api/zones', { name: 'lan', type: 'l3' }), 'zone created in candidate');
     expectMessage(await c.put('/api/interfaces/eth3', { management: ['https', 'http'], zone: 'lan' }), 'interface updated in candidate');
     expect((await c.get(`/api/interfaces/eth3${CAND}`)).body).toEqual({ name: 'eth3', ip: '10.3.0.1/16', management: ['https', 'http'], state: 'up', zone: 'lan' });
@@ -103,7 +84,7 @@ describe('interfaces', () => {
   });
 
   test('VLANs are not listed as interfaces', async () => {
-    await begin();
+    await c.begin();
     expectMessage(await c.post('/api/vlans', { name: 'v5', id: 5, parent: 'eth2', ip: '10.5.0.1/24' }), 'vlan created in candidate');
     expect(names((await c.get(`/api/interfaces${CAND}`)).body)).toEqual(['eth0', 'eth1', 'eth2', 'eth3']);
     expect(names((await c.get(`/api/interfaces?layer=3&config=candidate`)).body)).toEqual(['eth1', 'eth3']);
@@ -113,11 +94,8 @@ describe('interfaces', () => {
   });
 
   test('errors', async () => {
-    await begin();
-    const bad = async (body: unknown, status: number, code: string, details?: RegExp) => {
-      const r = expectError(await c.put('/api/interfaces/eth2', body), status, code);
-      if (details) expect(r.body.details).toMatch(details);
-    };
+    await c.begin();
+    const bad = refusal((body: unknown) => c.put('/api/interfaces/eth2', body));
     await bad({ ip: '192.168.1.1' }, 400, 'ERR_NET_1001', /ip/);
     await bad({ ip: '192.168.1.300/24' }, 400, 'ERR_NET_1001');
     await bad({ ip: '192.168.1.1/33' }, 400, 'ERR_NET_1001');

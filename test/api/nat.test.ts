@@ -1,21 +1,14 @@
 // NAT rules over HTTP: the three types and their translation fields, the read model, the
 // ?type= filter, partial updates whose merged rule must satisfy its type, moves, in-use
 // deletes and ids.
-import { Client, expectError, expectMessage, startTestDaemon, type TestDaemon } from '../helpers/daemon';
+import { expectError, expectMessage, ok, useDaemon } from '../helpers/daemon';
 
-let d: TestDaemon;
-let c: Client;
+const c = useDaemon().client;
 
 const DMZ = { name: 'dmz', type: 'l3', color: 'orange', interfaces: ['eth2'], networks: [] };
 const WAN = { name: 'wan', type: 'l3', color: '', interfaces: ['eth0'], networks: [] };
 
 beforeAll(async () => {
-  d = await startTestDaemon();
-  c = await new Client(d.url).login();
-  const ok = async (p: Promise<{ status: number; text: string }>) => {
-    const r = await p;
-    if (r.status !== 200) throw new Error(`setup failed: ${r.status} ${r.text}`);
-  };
   await ok(c.post('/api/config/begin'));
   await ok(c.put('/api/interfaces/eth0', { ip: '203.0.113.2/24' }));
   await ok(c.put('/api/interfaces/eth2', { ip: '172.16.0.1/24' }));
@@ -26,7 +19,6 @@ beforeAll(async () => {
   await ok(c.post('/api/services', { name: 'ssh', protocol: 'tcp', ports: [22] }));
   await ok(c.post('/api/services', { name: 'web', protocol: 'tcp', ports: [80, 443] }));
 });
-afterAll(() => d.close());
 
 const rule = (id: number, o: Record<string, unknown>) => ({
   id, description: '', type: 'snat', srcZone: null, dstZone: null, srcAddress: '', dstAddress: '', service: '',

@@ -2,10 +2,9 @@
 // (IPv4 and IPv6) and Service objects, any as null / [], partial updates, moves (and failed
 // moves that change nothing), in-use deletes of what a policy references, and ids that are
 // never reused.
-import { Client, expectError, expectMessage, startTestDaemon, type TestDaemon } from '../helpers/daemon';
+import { expectError, expectMessage, ok, useDaemon } from '../helpers/daemon';
 
-let d: TestDaemon;
-let c: Client;
+const c = useDaemon().client;
 
 const V4_NET = { ip: [10, 1, 0, 0], mask: [255, 255, 0, 0] };
 const V4_HOST = { ip: [192, 168, 1, 7], mask: [255, 255, 255, 255] };
@@ -21,12 +20,6 @@ const DNS = { name: 'dns', protocol: 'udp', ports: [53] };
 const HIGH = { name: 'high', protocol: 'tcp', ports: ['1024-65535'] };
 
 beforeAll(async () => {
-  d = await startTestDaemon();
-  c = await new Client(d.url).login();
-  const ok = async (p: Promise<{ status: number; text: string }>) => {
-    const r = await p;
-    if (r.status !== 200) throw new Error(`setup failed: ${r.status} ${r.text}`);
-  };
   await ok(c.post('/api/config/begin'));
   await ok(c.put('/api/interfaces/eth0', { ip: '203.0.113.2/24' }));
   await ok(c.put('/api/interfaces/eth1', { ip: '192.168.1.1/24' }));
@@ -38,7 +31,6 @@ beforeAll(async () => {
   await ok(c.post('/api/zones', { name: 'trust', type: 'l3', color: 'green', interfaces: ['eth1'], networks: ['192.168.1.0/24'] }));
   await ok(c.post('/api/zones', { name: 'untrust', type: 'l3', interfaces: ['eth0'] }));
 });
-afterAll(() => d.close());
 
 const listIds = async () => (await c.get('/api/policies?config=candidate')).body.map((p: { id: number }) => p.id);
 

@@ -1,16 +1,13 @@
 // Hostile and broken requests: none of them may give a 500 or leave a partial change.
 import net from 'node:net';
-import { Client, expectError, startTestDaemon, type TestDaemon } from '../helpers/daemon';
+import { Client, expectError, startTestDaemon, useDaemon } from '../helpers/daemon';
 
-let d: TestDaemon;
-let c: Client;
+const d = useDaemon({ FW_MAX_BODY: '4096' });
+const c = d.client;
 
 beforeAll(async () => {
-  d = await startTestDaemon({ FW_MAX_BODY: '4096' });
-  c = await new Client(d.url).login();
   await c.post('/api/config/begin');
 });
-afterAll(() => d.close());
 
 test('unknown path is 404 ERR_NET_1011 with the error body; wrong method is 405 with Allow', async () => {
   const r = expectError(await c.get('/api/nothing-here'), 404, 'ERR_NET_1011');

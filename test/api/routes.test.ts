@@ -1,18 +1,14 @@
 // Static routes over HTTP: ids from a counter (as strings in create answers), messages,
 // read models, running vs candidate, partial updates, path id checks and errors.
-import { Client, expectError, expectMessage, startTestDaemon, type TestDaemon } from '../helpers/daemon';
+import { expectError, expectMessage, useDaemon } from '../helpers/daemon';
 
-let d: TestDaemon;
-let c: Client;
+const c = useDaemon().client;
 
 beforeAll(async () => {
-  d = await startTestDaemon();
-  c = await new Client(d.url).login();
   expectMessage(await c.post('/api/config/begin'), 'config session started');
   expectMessage(await c.put('/api/interfaces/eth1', { ip: '192.168.1.1/24' }), 'interface updated in candidate');
   expectMessage(await c.put('/api/interfaces/eth0', { ip: '2001:db8::1/64' }), 'interface updated in candidate');
 });
-afterAll(() => d.close());
 
 const route = (id: number, o: Record<string, unknown>) => ({ id, description: '', gateway: '', interface: '', metric: 0, ...o });
 

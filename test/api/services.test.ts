@@ -1,27 +1,8 @@
 // /api/services over HTTP: messages, reads (running vs candidate), read models, partial
 // updates, every error of the contract for services, hostile names and in-use deletes.
-import { Client, expectError, expectMessage, startTestDaemon, type TestDaemon } from '../helpers/daemon';
+import { expectError, expectMessage, refusal, useDaemon } from '../helpers/daemon';
 
-let td: TestDaemon;
-let c: Client;
-
-beforeAll(async () => {
-  td = await startTestDaemon();
-  c = await new Client(td.url).login();
-});
-afterAll(async () => {
-  await td.close();
-});
-
-/** Begins a session (ending one a failed test left open, so one failure does not cascade). */
-async function begin(): Promise<void> {
-  if ((await c.get('/api/config/session')).body.active) await c.post('/api/config/discard');
-  expectMessage(await c.post('/api/config/begin'), 'config session started');
-}
-async function commit(): Promise<void> {
-  const r = await c.post('/api/config/commit');
-  expect({ status: r.status, body: r.body }).toEqual({ status: 200, body: expect.objectContaining({ message: 'commit successful' }) });
-}
+const c = useDaemon().client;
 
 describe('services', () => {
   test('create, read running vs candidate, commit', async () => {
@@ -29,7 +10,7 @@ describe('services', () => {
     expectError(await c.get('/api/services?config=candidate'), 409, 'ERR_SYS_3001');
     expectError(await c.post('/api/services', { name: 'web', protocol: 'tcp', ports: [80] }), 409, 'ERR_SYS_3001');
 
-    await begin();
+    await c.begin();
     expectMessage(await c.post('/api/services', { name: 'web', protocol: 'tcp', ports: [443, 80, '8000-8080'] }), 'service created in candidate');
     expectMessage(await c.post('/api/services', { name: 'dns', protocol: 'udp', ports: ['53-53'] }), 'service created in candidate');
     const web = { name: 'web', protocol: 'tcp', ports: [443, 80, '8000-8080'] };
@@ -44,7 +25,7 @@ describe('services', () => {
     expect(Object.keys(cand.body)).toEqual(['dns', 'web']); // sorted by name
     expect((await c.get('/api/services/web?config=candidate')).body).toEqual(web);
 
-    await commit();
+    await c.commit();
     const running = await c.get('/api/services');
     expect(running.body).toEqual({ dns, web });
     expect(Object.keys(running.body)).toEqual(['dns', 'web']);
@@ -53,7 +34,7 @@ describe('services', () => {
   });
 
   test('partial updates keep the other fields; delete', async () => {
-    await begin();
+    await c.begin();
     expectMessage(await c.put('/api/services/web', { protocol: 'udp' }), 'service updated in candidate');
     expect((await c.get('/api/services/web?config=candidate')).body).toEqual({ name: 'web', protocol: 'udp', ports: [443, 80, '8000-8080'] });
     expectMessage(await c.put('/api/services/web', { name: 'web', ports: [8443] }), 'service updated in candidate');
@@ -66,12 +47,12 @@ describe('services', () => {
     expectMessage(await c.del('/api/services/dns'), 'service deleted from candidate');
     expectError(await c.get('/api/services/dns?config=candidate'), 404, 'ERR_NET_1003');
     expect((await c.get('/api/services/dns')).body).toEqual({ name: 'dns', protocol: 'udp', ports: [53] });
-    await commit();
+    await c.commit();
     expect((await c.get('/api/services')).body).toEqual({ web: { name: 'web', protocol: 'udp', ports: [8443] } });
   });
 
   test('hostile names: __proto__ is invalid, constructor is a valid name', async () => {
-    await begin();
+    await c.begin();
     const proto = expectError(await c.raw('POST', '/api/services', '{"name":"__proto__","protocol":"tcp","ports":[1]}'), 400, 'ERR_NET_1004');
     expect(proto.body.details).toMatch(/name/);
     expectError(await c.post('/api/services', { name: 'any', protocol: 'tcp', ports: [1] }), 400, 'ERR_NET_1004');
@@ -79,7 +60,7 @@ describe('services', () => {
     expectError(await c.post('/api/services', { name: 'x'.repeat(65), protocol: 'tcp', ports: [1] }), 400, 'ERR_NET_1004');
     expectMessage(await c.post('/api/services', { name: 'constructor', protocol: 'tcp', ports: [22] }), 'service created in candidate');
     expectMessage(await c.post('/api/services', { name: 'toString', protocol: 'udp', ports: [23] }), 'service created in candidate');
-    await commit();
+    await c.commit();
     expect((await c.get('/api/services/constructor')).body).toEqual({ name: 'constructor', protocol: 'tcp', ports: [22] });
     expect((await c.get('/api/services/toString')).body).toEqual({ name: 'toString', protocol: 'udp', ports: [23] });
     const list = (await c.get('/api/services')).body;
@@ -90,11 +71,8 @@ describe('services', () => {
   });
 
   test('errors: protocol, ports, shape, duplicates, unknown objects', async () => {
-    await begin();
-    const bad = async (body: unknown, status: number, code: string, details?: RegExp) => {
-      const r = expectError(await c.post('/api/services', body), status, code);
-      if (details) expect(r.body.details).toMatch(details);
-    };
+    await c.begin();
+    const bad = refusal((body: unknown) => c.post('/api/services', body));
     await bad({ name: 's', protocol: 'icmp', ports: [1] }, 400, 'ERR_NET_1006', /protocol/);
     await bad({ name: 's', protocol: 'TCP', ports: [1] }, 400, 'ERR_NET_1006');
     await bad({ name: 's', protocol: 'tcp', ports: [0] }, 400, 'ERR_NET_1008', /ports\[0\]/);
@@ -132,7 +110,7 @@ describe('services', () => {
   });
 
   test('a service in use by a policy or a NAT rule cannot be deleted; details name them', async () => {
-    await begin();
+    await c.begin();
     expectMessage(await c.post('/api/services', { name: 'ssh', protocol: 'tcp', ports: [22] }), 'service created in candidate');
     const p = await c.post('/api/policies', { action: 'allow', services: ['ssh', 'web'] });
     expect(p.status).toBe(200);

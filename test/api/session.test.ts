@@ -1,20 +1,18 @@
 // The configuration session over HTTP with two admins: begin, ownership, expiry, discard,
 // diff, validate, commit history, version documents and rollback.
-import { Client, expectError, expectMessage, startTestDaemon, type TestDaemon } from '../helpers/daemon';
+import { Client, expectError, expectMessage, startTestDaemon, useDaemon } from '../helpers/daemon';
 
-let d: TestDaemon;
+const d = useDaemon();
 let alice: Client;
 let bob: Client;
 
 beforeAll(async () => {
-  d = await startTestDaemon();
-  const admin = await new Client(d.url).login();
+  const admin = d.client;
   await admin.post('/api/users', { username: 'alice', password: 'alice-password-1' });
   await admin.post('/api/users', { username: 'bob', password: 'bob-password-12' });
   alice = await new Client(d.url).login('alice', 'alice-password-1');
   bob = await new Client(d.url).login('bob', 'bob-password-12');
 });
-afterAll(() => d.close());
 
 afterEach(async () => {
   // leave no session behind for the next test

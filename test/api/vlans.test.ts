@@ -1,27 +1,8 @@
 // /api/vlans over HTTP: create with defaults, reads, partial updates, uniqueness of names and
 // (parent, id) pairs, zone membership, and deletes blocked by what uses the VLAN.
-import { Client, expectError, expectMessage, startTestDaemon, type TestDaemon } from '../helpers/daemon';
+import { expectError, expectMessage, refusal, useDaemon } from '../helpers/daemon';
 
-let td: TestDaemon;
-let c: Client;
-
-beforeAll(async () => {
-  td = await startTestDaemon();
-  c = await new Client(td.url).login();
-});
-afterAll(async () => {
-  await td.close();
-});
-
-/** Begins a session (ending one a failed test left open, so one failure does not cascade). */
-async function begin(): Promise<void> {
-  if ((await c.get('/api/config/session')).body.active) await c.post('/api/config/discard');
-  expectMessage(await c.post('/api/config/begin'), 'config session started');
-}
-async function commit(): Promise<void> {
-  const r = await c.post('/api/config/commit');
-  expect({ status: r.status, body: r.body }).toEqual({ status: 200, body: expect.objectContaining({ message: 'commit successful' }) });
-}
+const c = useDaemon().client;
 const CAND = '?config=candidate';
 const vlan = async (name: string, config = '') => (await c.get(`/api/vlans/${name}${config}`)).body;
 
@@ -30,7 +11,7 @@ describe('vlans', () => {
     expect((await c.get('/api/vlans')).body).toEqual([]);
     expectError(await c.get('/api/vlans?config=candidate'), 409, 'ERR_SYS_3001');
     expectError(await c.post('/api/vlans', { name: 'v10', id: 10, parent: 'eth0' }), 409, 'ERR_SYS_3001');
-    await begin();
+    await c.begin();
     expectMessage(await c.post('/api/zones', { name: 'dmz', type: 'l3' }), 'zone created in candidate');
     expectMessage(await c.post('/api/vlans', { name: 'v20', id: 20, parent: 'eth1' }), 'vlan created in candidate');
     expectMessage(
@@ -44,14 +25,14 @@ describe('vlans', () => {
     expect((await c.get(`/api/vlans${CAND}`)).body).toEqual([v10, v20]);
     expect(await vlan('v20', CAND)).toEqual(v20);
     expect((await c.get(`/api/zones/dmz${CAND}`)).body.interfaces).toEqual(['v10']);
-    await commit();
+    await c.commit();
     expect((await c.get('/api/vlans')).body).toEqual([v10, v20]);
     expect(await vlan('v10')).toEqual(v10);
     expect((await c.get('/api/zones/dmz')).body).toEqual({ name: 'dmz', type: 'l3', color: '', interfaces: ['v10'], networks: [] });
   });
 
   test('partial updates keep the other fields; "" and [] clear', async () => {
-    await begin();
+    await c.begin();
     expectMessage(await c.put('/api/vlans/v10', { state: 'up' }), 'vlan updated in candidate');
     expect(await vlan('v10', CAND)).toEqual({ name: 'v10', id: 10, parent: 'eth0', ip: '10.10.0.1/24', zone: 'dmz', state: 'up', management: ['ping', 'https'] });
     expectMessage(await c.put('/api/vlans/v10', { name: 'v10', id: 11, parent: 'eth2' }), 'vlan updated in candidate');
@@ -67,7 +48,7 @@ describe('vlans', () => {
   });
 
   test('names and (parent, id) pairs are unique', async () => {
-    await begin();
+    await c.begin();
     let r = expectError(await c.post('/api/vlans', { name: 'v10', id: 99, parent: 'eth3' }), 409, 'ERR_NET_2006');
     expect(r.body.details).toMatch(/v10/);
     r = expectError(await c.post('/api/vlans', { name: 'eth3', id: 99, parent: 'eth0' }), 409, 'ERR_NET_2006');
@@ -83,22 +64,19 @@ describe('vlans', () => {
   });
 
   test('hostile names: __proto__ is invalid, constructor is a valid VLAN', async () => {
-    await begin();
+    await c.begin();
     expectError(await c.raw('POST', '/api/vlans', '{"name":"__proto__","id":7,"parent":"eth0"}'), 400, 'ERR_NET_1004');
     expectError(await c.post('/api/vlans', { name: '-v', id: 7, parent: 'eth0' }), 400, 'ERR_NET_1004');
     expectMessage(await c.post('/api/vlans', { name: 'constructor', id: 7, parent: 'eth3' }), 'vlan created in candidate');
-    await commit();
+    await c.commit();
     expect(await vlan('constructor')).toEqual({ name: 'constructor', id: 7, parent: 'eth3', ip: '', zone: '', state: 'up', management: [] });
     expect((await c.get('/api/vlans')).body.map((v: { name: string }) => v.name)).toEqual(['constructor', 'v10', 'v20']);
     expectError(await c.get('/api/vlans/__proto__'), 404, 'ERR_NET_1003');
   });
 
   test('errors', async () => {
-    await begin();
-    const bad = async (extra: Record<string, unknown>, status: number, code: string, details?: RegExp) => {
-      const r = expectError(await c.post('/api/vlans', { name: 'vx', id: 30, parent: 'eth0', ...extra }), status, code);
-      if (details) expect(r.body.details).toMatch(details);
-    };
+    await c.begin();
+    const bad = refusal((extra: Record<string, unknown>) => c.post('/api/vlans', { name: 'vx', id: 30, parent: 'eth0', ...extra }));
     await bad({ id: 0 }, 400, 'ERR_NET_1008', /id/);
     await bad({ id: 4095 }, 400, 'ERR_NET_1008');
     await bad({ id: -5 }, 400, 'ERR_NET_1008');
@@ -130,7 +108,7 @@ describe('vlans', () => {
   });
 
   test('a VLAN in use cannot be deleted; details name every user', async () => {
-    await begin();
+    await c.begin();
     expectMessage(await c.post('/api/dhcp', { interface: 'v10', start_ip: '10.10.0.100', end_ip: '10.10.0.150' }), 'dhcp pool created in candidate');
     const route = await c.post('/api/routes', { destination: '172.20.0.0/16', gateway: '10.10.0.254', interface: 'v10' });
     expect(route.status).toBe(200);
@@ -150,7 +128,7 @@ describe('vlans', () => {
     expectError(await c.get(`/api/vlans/v10${CAND}`), 404, 'ERR_NET_1003');
     expect((await c.get(`/api/zones/dmz${CAND}`)).body.interfaces).toEqual([]);
     expect((await vlan('v10')).name).toBe('v10');
-    await commit();
+    await c.commit();
     expectError(await c.get('/api/vlans/v10'), 404, 'ERR_NET_1003');
     expect((await c.get('/api/vlans')).body.map((v: { name: string }) => v.name)).toEqual(['constructor', 'v20']);
     expect((await c.get('/api/zones/dmz')).body.interfaces).toEqual([]);

@@ -1,26 +1,7 @@
 // /api/zones over HTTP, with the zone/interface membership relation seen from both sides.
-import { Client, expectError, expectMessage, startTestDaemon, type TestDaemon } from '../helpers/daemon';
+import { expectError, expectMessage, refusal, useDaemon } from '../helpers/daemon';
 
-let td: TestDaemon;
-let c: Client;
-
-beforeAll(async () => {
-  td = await startTestDaemon();
-  c = await new Client(td.url).login();
-});
-afterAll(async () => {
-  await td.close();
-});
-
-/** Begins a session (ending one a failed test left open, so one failure does not cascade). */
-async function begin(): Promise<void> {
-  if ((await c.get('/api/config/session')).body.active) await c.post('/api/config/discard');
-  expectMessage(await c.post('/api/config/begin'), 'config session started');
-}
-async function commit(): Promise<void> {
-  const r = await c.post('/api/config/commit');
-  expect({ status: r.status, body: r.body }).toEqual({ status: 200, body: expect.objectContaining({ message: 'commit successful' }) });
-}
+const c = useDaemon().client;
 const zone = async (name: string, config = '') => (await c.get(`/api/zones/${name}${config}`)).body;
 const iface = async (name: string, config = '') => (await c.get(`/api/interfaces/${name}${config}`)).body;
 const CAND = '?config=candidate';
@@ -29,7 +10,7 @@ describe('zones', () => {
   test('create, list and single reads, running vs candidate, commit', async () => {
     expect((await c.get('/api/zones')).body).toEqual([]);
     expectError(await c.get('/api/zones?config=candidate'), 409, 'ERR_SYS_3001');
-    await begin();
+    await c.begin();
     expectMessage(
       await c.post('/api/zones', { name: 'lan', type: 'l2', color: 'green', interfaces: ['eth1', 'eth0'], networks: ['192.168.1.7/24', '10.0.0.0/8'] }),
       'zone created in candidate',
@@ -45,14 +26,14 @@ describe('zones', () => {
     expect(await iface('eth0', CAND)).toEqual({ name: 'eth0', ip: '', management: [], state: 'up', zone: 'lan' });
     expect(await iface('eth0')).toEqual({ name: 'eth0', ip: '', management: [], state: 'up', zone: '' });
 
-    await commit();
+    await c.commit();
     expect((await c.get('/api/zones')).body).toEqual([dmz, lan]);
     expect(await zone('lan')).toEqual(lan);
     expect(await iface('eth1')).toEqual({ name: 'eth1', ip: '', management: [], state: 'up', zone: 'lan' });
   });
 
   test('partial updates keep the other fields; "" and [] clear', async () => {
-    await begin();
+    await c.begin();
     expectMessage(await c.put('/api/zones/lan', { color: 'blue' }), 'zone updated in candidate');
     expect(await zone('lan', CAND)).toEqual({ name: 'lan', type: 'l2', color: 'blue', interfaces: ['eth0', 'eth1'], networks: ['192.168.1.0/24', '10.0.0.0/8'] });
     expectMessage(await c.put('/api/zones/lan', { name: 'lan', type: 'l3', networks: ['172.16.0.0/12'] }), 'zone updated in candidate');
@@ -69,7 +50,7 @@ describe('zones', () => {
   });
 
   test('membership both ways: interface PUT joins a zone, a zone update moves an interface out of its old zone', async () => {
-    await begin();
+    await c.begin();
     expectMessage(await c.put('/api/interfaces/eth2', { zone: 'lan' }), 'interface updated in candidate');
     expect((await zone('lan', CAND)).interfaces).toEqual(['eth0', 'eth1', 'eth2']);
     expectMessage(await c.put('/api/interfaces/eth0', { zone: 'dmz' }), 'interface updated in candidate');
@@ -91,14 +72,14 @@ describe('zones', () => {
     expect((await zone('lan', CAND)).interfaces).toEqual(['eth2']);
     expect((await zone('dmz', CAND)).interfaces).toEqual(['eth1']);
     expect((await c.get('/api/vlans/v100?config=candidate')).body.zone).toBe('guest');
-    await commit();
+    await c.commit();
     expect((await c.get('/api/zones')).body.map((z: { name: string; interfaces: string[] }) => [z.name, z.interfaces])).toEqual([
       ['dmz', ['eth1']], ['guest', ['eth3', 'v100']], ['lan', ['eth2']],
     ]);
   });
 
   test('delete: members and rules block it, with details naming them', async () => {
-    await begin();
+    await c.begin();
     let r = expectError(await c.del('/api/zones/guest'), 409, 'ERR_NET_2007');
     expect(r.body.details).toContain('interface eth3');
     expect(r.body.details).toContain('vlan v100');
@@ -114,29 +95,26 @@ describe('zones', () => {
     expectMessage(await c.del('/api/zones/guest'), 'zone deleted from candidate');
     expectError(await c.get('/api/zones/guest?config=candidate'), 404, 'ERR_NET_1003');
     expect((await zone('guest')).name).toBe('guest'); // still running until the commit
-    await commit();
+    await c.commit();
     expectError(await c.get('/api/zones/guest'), 404, 'ERR_NET_1003');
     expect((await iface('eth3')).zone).toBe('');
   });
 
   test('hostile names: __proto__ is invalid, constructor is a valid zone', async () => {
-    await begin();
+    await c.begin();
     expectError(await c.raw('POST', '/api/zones', '{"name":"__proto__","type":"l2"}'), 400, 'ERR_NET_1004');
     expectError(await c.post('/api/zones', { name: 'ANY', type: 'l2' }), 400, 'ERR_NET_1004');
     expectMessage(await c.post('/api/zones', { name: 'constructor', type: 'l2', interfaces: ['eth0'] }), 'zone created in candidate');
     expect(await iface('eth0', CAND)).toEqual({ name: 'eth0', ip: '', management: [], state: 'up', zone: 'constructor' });
-    await commit();
+    await c.commit();
     expect(await zone('constructor')).toEqual({ name: 'constructor', type: 'l2', color: '', interfaces: ['eth0'], networks: [] });
     expect((await c.get('/api/zones')).body.map((z: { name: string }) => z.name)).toEqual(['constructor', 'dmz', 'lan']);
     expectError(await c.get('/api/zones/__proto__'), 404, 'ERR_NET_1003');
   });
 
   test('errors', async () => {
-    await begin();
-    const bad = async (body: unknown, status: number, code: string, details?: RegExp) => {
-      const r = expectError(await c.post('/api/zones', body), status, code);
-      if (details) expect(r.body.details).toMatch(details);
-    };
+    await c.begin();
+    const bad = refusal((body: unknown) => c.post('/api/zones', body));
     await bad({ name: 'z', type: 'l4' }, 400, 'ERR_NET_1005', /type/);
     await bad({ name: 'z', type: 'L2' }, 400, 'ERR_NET_1005');
     await bad({ name: 'z', type: 'l2', color: 'c'.repeat(33) }, 400, 'ERR_NET_1004', /color/);

@@ -1,5 +1,6 @@
 // Starts the real daemon in this process on a free port with a throwaway data folder, and a
-// small HTTP client for the tests.
+// small HTTP client for the tests. useDaemon() gives a test file one daemon and a logged-in
+// admin client for all its tests.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -78,6 +79,61 @@ export class Client {
     this.token = r.body.token;
     return this;
   }
+
+  /** Begins a session (ending one a failed test left open, so one failure does not cascade). */
+  async begin(): Promise<void> {
+    if ((await this.get('/api/config/session')).body.active) await this.post('/api/config/discard');
+    expectMessage(await this.post('/api/config/begin'), 'config session started');
+  }
+
+  /** Commits the session and expects success. */
+  async commit(): Promise<void> {
+    const r = await this.post('/api/config/commit');
+    expect({ status: r.status, body: r.body }).toEqual({ status: 200, body: expect.objectContaining({ message: 'commit successful' }) });
+  }
+}
+
+/** Awaits a request that must answer 200 (set-up steps); anything else throws with the answer. */
+export async function ok(p: Promise<Res>): Promise<Res> {
+  const r = await p;
+  if (r.status !== 200) throw new Error(`expected 200: ${r.status} ${r.text}`);
+  return r;
+}
+
+export interface UsedDaemon {
+  /** Logged in as admin by beforeAll; the same object for the whole file. */
+  readonly client: Client;
+  /** The daemon started by beforeAll (throws before it has run). */
+  readonly daemon: TestDaemon;
+  /** Its base URL, for more clients. */
+  readonly url: string;
+}
+
+/**
+ * Registers beforeAll (start a daemon with `env`, log the admin client in) and afterAll (close
+ * it) for the calling test file. More beforeAll hooks registered after this run after it.
+ */
+export function useDaemon(env: Record<string, string> = {}): UsedDaemon {
+  const client = new Client('');
+  let daemon: TestDaemon | undefined;
+  beforeAll(async () => {
+    daemon = await startTestDaemon(env);
+    client.url = daemon.url;
+    await client.login();
+  });
+  afterAll(async () => {
+    await daemon?.close();
+  });
+  return {
+    client,
+    get daemon() {
+      if (!daemon) throw new Error('the test daemon is not started yet (use it inside a test or hook)');
+      return daemon;
+    },
+    get url() {
+      return this.daemon.url;
+    },
+  };
 }
 
 /** Expects an error answer with the contract's body shape and returns it. */
@@ -86,6 +142,18 @@ export function expectError(r: Res, status: number, code: string): Res {
   expect(typeof r.body.message).toBe('string');
   expect(typeof r.body.details).toBe('string');
   return r;
+}
+
+/**
+ * A checker of refused requests: `bad(body, status, code, details?)` sends `body` with `send`
+ * and expects that error answer (and details matching `details`).
+ */
+export function refusal<B>(send: (body: B) => Promise<Res>) {
+  return async (body: B, status: number, code: string, details?: RegExp): Promise<Res> => {
+    const r = expectError(await send(body), status, code);
+    if (details) expect(r.body.details).toMatch(details);
+    return r;
+  };
 }
 
 export function expectMessage(r: Res, message: string): Res {

@@ -53,15 +53,20 @@ function office(): ConfigDoc {
   return doc;
 }
 
+/** The commit checks of office() with the DHCP pool on `link` replaced by this one. */
+function poolChecks(link: string, startIp: string, endIp: string, gateway = ''): string[] {
+  const doc = office();
+  pool(doc, link, startIp, endIp, gateway);
+  return commitChecks(doc);
+}
+
 test('an empty configuration and an ordinary valid one pass', () => {
   expect(commitChecks(emptyDoc(['eth0']))).toEqual([]);
   expect(commitChecks(office())).toEqual([]);
 });
 
 test('a pool whose range fills a /24 except the network, broadcast and interface addresses passes', () => {
-  const doc = office();
-  pool(doc, 'eth1', '192.168.1.2', '192.168.1.254');
-  expect(commitChecks(doc)).toEqual([]);
+  expect(poolChecks('eth1', '192.168.1.2', '192.168.1.254')).toEqual([]);
 });
 
 describe('DHCP pools', () => {
@@ -76,36 +81,26 @@ describe('DHCP pools', () => {
   });
 
   test('a VLAN pool is checked against the VLAN subnet', () => {
-    const doc = office();
-    pool(doc, 'v20', '10.21.0.1', '10.21.0.9');
-    expect(commitChecks(doc)).toEqual(['dhcp v20: range 10.21.0.1-10.21.0.9 is outside 10.20.0.0/16']);
+    expect(poolChecks('v20', '10.21.0.1', '10.21.0.9')).toEqual(['dhcp v20: range 10.21.0.1-10.21.0.9 is outside 10.20.0.0/16']);
   });
 
   test('range, start, end and gateway outside the subnet', () => {
-    const doc = office();
-    pool(doc, 'eth1', '10.0.0.10', '10.0.0.200', '10.0.0.1');
-    expect(commitChecks(doc)).toEqual([
+    expect(poolChecks('eth1', '10.0.0.10', '10.0.0.200', '10.0.0.1')).toEqual([
       'dhcp eth1: range 10.0.0.10-10.0.0.200 is outside 192.168.1.0/24',
       'dhcp eth1: gateway 10.0.0.1 is outside 192.168.1.0/24',
     ]);
-    pool(doc, 'eth1', '192.168.0.250', '192.168.1.20');
-    expect(commitChecks(doc)).toEqual(['dhcp eth1: start 192.168.0.250 is outside 192.168.1.0/24']);
-    pool(doc, 'eth1', '192.168.1.250', '192.168.2.20');
-    expect(commitChecks(doc)).toEqual(['dhcp eth1: end 192.168.2.20 is outside 192.168.1.0/24']);
+    expect(poolChecks('eth1', '192.168.0.250', '192.168.1.20')).toEqual(['dhcp eth1: start 192.168.0.250 is outside 192.168.1.0/24']);
+    expect(poolChecks('eth1', '192.168.1.250', '192.168.2.20')).toEqual(['dhcp eth1: end 192.168.2.20 is outside 192.168.1.0/24']);
   });
 
   test('start after end; range containing the interface, network or broadcast address; gateway in the range', () => {
-    const doc = office();
-    pool(doc, 'eth1', '192.168.1.200', '192.168.1.100');
-    expect(commitChecks(doc)).toEqual(['dhcp eth1: start 192.168.1.200 is after end 192.168.1.100']);
-    pool(doc, 'eth1', '192.168.1.0', '192.168.1.255');
-    expect(commitChecks(doc)).toEqual([
+    expect(poolChecks('eth1', '192.168.1.200', '192.168.1.100')).toEqual(['dhcp eth1: start 192.168.1.200 is after end 192.168.1.100']);
+    expect(poolChecks('eth1', '192.168.1.0', '192.168.1.255')).toEqual([
       'dhcp eth1: range 192.168.1.0-192.168.1.255 contains the address of interface eth1 (192.168.1.1)',
       'dhcp eth1: range 192.168.1.0-192.168.1.255 contains the network address 192.168.1.0',
       'dhcp eth1: range 192.168.1.0-192.168.1.255 contains the broadcast address 192.168.1.255',
     ]);
-    pool(doc, 'eth1', '192.168.1.10', '192.168.1.20', '192.168.1.15');
-    expect(commitChecks(doc)).toEqual(['dhcp eth1: gateway 192.168.1.15 is inside the range 192.168.1.10-192.168.1.20']);
+    expect(poolChecks('eth1', '192.168.1.10', '192.168.1.20', '192.168.1.15')).toEqual(['dhcp eth1: gateway 192.168.1.15 is inside the range 192.168.1.10-192.168.1.20']);
   });
 });
 

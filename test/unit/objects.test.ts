@@ -1,30 +1,13 @@
 // Unit tests of the named-object resources other than addresses: services, zones,
 // interfaces, VLANs and DHCP pools, called directly on a document, with their read models.
-import { emptyDoc, serializeDoc } from '../../src/config/document';
-import type { ConfigDoc } from '../../src/config/types';
-import { isFwError } from '../../src/errors';
+import { emptyDoc } from '../../src/config/document';
 import { serviceOps, checkPorts } from '../../src/config/resources/service';
 import { zoneOps } from '../../src/config/resources/zone';
 import { interfaceOps } from '../../src/config/resources/interface';
 import { vlanOps } from '../../src/config/resources/vlan';
 import { dhcpOps } from '../../src/config/resources/dhcp';
 import { renderDhcp, renderInterface, renderService, renderVlan, renderZone } from '../../src/config/render/objects';
-
-/** Runs fn, expects a FwError with `code` (and details matching `details`), and that doc did not change. */
-function expectFail(doc: ConfigDoc, fn: () => unknown, code: string, details?: RegExp): void {
-  const before = JSON.stringify(serializeDoc(doc));
-  let caught: unknown;
-  try {
-    fn();
-  } catch (e) {
-    caught = e;
-  }
-  expect(isFwError(caught)).toBe(true);
-  const err = caught as { code: string; details: string };
-  expect(err.code).toBe(code);
-  if (details) expect(err.details).toMatch(details);
-  expect(JSON.stringify(serializeDoc(doc))).toBe(before);
-}
+import { expectFail } from '../helpers/docs';
 
 const newDoc = () => emptyDoc(['eth0', 'eth1']);
 

@@ -1,6 +1,6 @@
 // Unit tests of the id-keyed resources: routes, security policies and NAT rules (with the
 // shared move), called directly on a document, with their read models.
-import { emptyDoc, serializeDoc } from '../../src/config/document';
+import { emptyDoc } from '../../src/config/document';
 import type { ConfigDoc } from '../../src/config/types';
 import { isFwError } from '../../src/errors';
 import { routeOps } from '../../src/config/resources/route';
@@ -12,22 +12,7 @@ import { zoneOps } from '../../src/config/resources/zone';
 import { vlanOps } from '../../src/config/resources/vlan';
 import { movedRules } from '../../src/config/moves';
 import { renderNat, renderPolicy, renderRoute } from '../../src/config/render/rules';
-
-/** Runs fn, expects a FwError with `code` (and details matching `details`), and that doc did not change. */
-function expectFail(doc: ConfigDoc, fn: () => unknown, code: string, details?: RegExp): void {
-  const before = JSON.stringify(serializeDoc(doc));
-  let caught: unknown;
-  try {
-    fn();
-  } catch (e) {
-    caught = e;
-  }
-  expect(isFwError(caught)).toBe(true);
-  const err = caught as { code: string; details: string };
-  expect(err.code).toBe(code);
-  if (details) expect(err.details).toMatch(details);
-  expect(JSON.stringify(serializeDoc(doc))).toBe(before);
-}
+import { createFails, expectFail } from '../helpers/docs';
 
 /** A document with eth0, eth1, a VLAN v10, addresses, services and zones to refer to. */
 function fixture(): ConfigDoc {
@@ -150,20 +135,20 @@ describe('policies', () => {
 
   test('bad input: each error code, nothing changed, no id consumed', () => {
     const doc = fixture();
-    const mk = (b: unknown) => () => policyOps.create!(doc, b);
-    expectFail(doc, mk({}), 'ERR_NET_1004', /action/);
-    expectFail(doc, mk({ action: 'permit' }), 'ERR_SEC_1002', /action/);
-    expectFail(doc, mk({ action: 'Allow' }), 'ERR_SEC_1002');
-    expectFail(doc, mk({ action: 'allow', 'src-zone': 'dmz' }), 'ERR_NET_2003', /src-zone.*dmz/);
-    expectFail(doc, mk({ action: 'allow', 'dst-zone': 'dmz' }), 'ERR_NET_2003', /dst-zone/);
-    expectFail(doc, mk({ action: 'allow', 'src-addr': 'nope' }), 'ERR_NET_2003', /src-addr/);
-    expectFail(doc, mk({ action: 'allow', 'dst-addr': 'trust' }), 'ERR_NET_2003', /dst-addr/);
-    expectFail(doc, mk({ action: 'allow', services: ['web', 'nope'] }), 'ERR_NET_2003', /services\[1\].*nope/);
-    expectFail(doc, mk({ action: 'allow', services: ['any', 'web'] }), 'ERR_NET_1004', /any/);
-    expectFail(doc, mk({ action: 'allow', services: [''] }), 'ERR_NET_1004', /services\[0\]/);
-    expectFail(doc, mk({ action: 'allow', services: 'web' }), 'ERR_NET_1004', /services/);
-    expectFail(doc, mk({ action: 'allow', log: 'yes' }), 'ERR_NET_1004', /log/);
-    expectFail(doc, mk({ action: 'allow', srcZone: 'trust' }), 'ERR_NET_1004', /srcZone/);
+    const fails = createFails(doc, policyOps);
+    fails({}, 'ERR_NET_1004', /action/);
+    fails({ action: 'permit' }, 'ERR_SEC_1002', /action/);
+    fails({ action: 'Allow' }, 'ERR_SEC_1002');
+    fails({ action: 'allow', 'src-zone': 'dmz' }, 'ERR_NET_2003', /src-zone.*dmz/);
+    fails({ action: 'allow', 'dst-zone': 'dmz' }, 'ERR_NET_2003', /dst-zone/);
+    fails({ action: 'allow', 'src-addr': 'nope' }, 'ERR_NET_2003', /src-addr/);
+    fails({ action: 'allow', 'dst-addr': 'trust' }, 'ERR_NET_2003', /dst-addr/);
+    fails({ action: 'allow', services: ['web', 'nope'] }, 'ERR_NET_2003', /services\[1\].*nope/);
+    fails({ action: 'allow', services: ['any', 'web'] }, 'ERR_NET_1004', /any/);
+    fails({ action: 'allow', services: [''] }, 'ERR_NET_1004', /services\[0\]/);
+    fails({ action: 'allow', services: 'web' }, 'ERR_NET_1004', /services/);
+    fails({ action: 'allow', log: 'yes' }, 'ERR_NET_1004', /log/);
+    fails({ action: 'allow', srcZone: 'trust' }, 'ERR_NET_1004', /srcZone/);
     expect(doc.counters.policy).toBe(0);
   });
 
@@ -273,24 +258,24 @@ describe('NAT rules', () => {
 
   test('type rules and bad input', () => {
     const doc = fixture();
-    const mk = (b: unknown) => () => natOps.create!(doc, b);
-    expectFail(doc, mk({}), 'ERR_NET_1004', /type/);
-    expectFail(doc, mk({ type: 'masquerade' }), 'ERR_SEC_1001', /type/);
-    expectFail(doc, mk({ type: 'dnat' }), 'ERR_SEC_1001');
-    expectFail(doc, mk({ type: 'dnat-ip' }), 'ERR_NET_1004', /translated-ip/);
-    expectFail(doc, mk({ type: 'dnat-port', 'translated-ip': '10.0.0.1' }), 'ERR_NET_1004', /translated-port/);
-    expectFail(doc, mk({ type: 'dnat-port', 'translated-port': '80' }), 'ERR_NET_1004', /translated-ip/);
-    expectFail(doc, mk({ type: 'snat', 'translated-port': '80' }), 'ERR_NET_1004', /translated-port/);
-    expectFail(doc, mk({ type: 'dnat-ip', 'translated-ip': '10.0.0.1', 'translated-port': '80' }), 'ERR_NET_1004', /translated-port/);
-    expectFail(doc, mk({ type: 'dnat-port', 'translated-ip': '10.0.0.1', 'translated-port': '0' }), 'ERR_NET_1008', /translated-port/);
-    expectFail(doc, mk({ type: 'dnat-port', 'translated-ip': '10.0.0.1', 'translated-port': '65536' }), 'ERR_NET_1008');
-    expectFail(doc, mk({ type: 'dnat-port', 'translated-ip': '10.0.0.1', 'translated-port': '8o' }), 'ERR_NET_1004');
-    expectFail(doc, mk({ type: 'dnat-port', 'translated-ip': '10.0.0.1', 'translated-port': 80 }), 'ERR_NET_1004');
-    expectFail(doc, mk({ type: 'dnat-ip', 'translated-ip': '10.0.0.1/32' }), 'ERR_NET_1001', /translated-ip/);
-    expectFail(doc, mk({ type: 'snat', 'out-interface': 'eth7' }), 'ERR_NET_2003', /out-interface/);
-    expectFail(doc, mk({ type: 'snat', service: 'nope' }), 'ERR_NET_2003', /service/);
-    expectFail(doc, mk({ type: 'snat', 'src-addr': 'nope' }), 'ERR_NET_2003', /src-addr/);
-    expectFail(doc, mk({ type: 'snat', 'dst-zone': 'nope' }), 'ERR_NET_2003', /dst-zone/);
+    const fails = createFails(doc, natOps);
+    fails({}, 'ERR_NET_1004', /type/);
+    fails({ type: 'masquerade' }, 'ERR_SEC_1001', /type/);
+    fails({ type: 'dnat' }, 'ERR_SEC_1001');
+    fails({ type: 'dnat-ip' }, 'ERR_NET_1004', /translated-ip/);
+    fails({ type: 'dnat-port', 'translated-ip': '10.0.0.1' }, 'ERR_NET_1004', /translated-port/);
+    fails({ type: 'dnat-port', 'translated-port': '80' }, 'ERR_NET_1004', /translated-ip/);
+    fails({ type: 'snat', 'translated-port': '80' }, 'ERR_NET_1004', /translated-port/);
+    fails({ type: 'dnat-ip', 'translated-ip': '10.0.0.1', 'translated-port': '80' }, 'ERR_NET_1004', /translated-port/);
+    fails({ type: 'dnat-port', 'translated-ip': '10.0.0.1', 'translated-port': '0' }, 'ERR_NET_1008', /translated-port/);
+    fails({ type: 'dnat-port', 'translated-ip': '10.0.0.1', 'translated-port': '65536' }, 'ERR_NET_1008');
+    fails({ type: 'dnat-port', 'translated-ip': '10.0.0.1', 'translated-port': '8o' }, 'ERR_NET_1004');
+    fails({ type: 'dnat-port', 'translated-ip': '10.0.0.1', 'translated-port': 80 }, 'ERR_NET_1004');
+    fails({ type: 'dnat-ip', 'translated-ip': '10.0.0.1/32' }, 'ERR_NET_1001', /translated-ip/);
+    fails({ type: 'snat', 'out-interface': 'eth7' }, 'ERR_NET_2003', /out-interface/);
+    fails({ type: 'snat', service: 'nope' }, 'ERR_NET_2003', /service/);
+    fails({ type: 'snat', 'src-addr': 'nope' }, 'ERR_NET_2003', /src-addr/);
+    fails({ type: 'snat', 'dst-zone': 'nope' }, 'ERR_NET_2003', /dst-zone/);
     expect(doc.counters.nat).toBe(0);
   });
 

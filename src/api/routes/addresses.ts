@@ -1,6 +1,6 @@
 // /api/addresses: the list is an object keyed by address name.
 import type { AppContext } from '../context';
-import { crudRoutes } from '../crud';
+import { crudRoutes, namedReads } from '../crud';
 import { renderAddress } from '../../config/render/objects';
 
 export function addressRoutes(ctx: AppContext) {
@@ -14,14 +14,6 @@ export function addressRoutes(ctx: AppContext) {
       update: 'address updated in candidate',
       remove: 'address deleted from candidate',
     },
-    list: (doc) => {
-      const out: Record<string, unknown> = {};
-      for (const name of [...doc.addresses.keys()].sort()) out[name] = renderAddress(doc.addresses.get(name)!);
-      return out;
-    },
-    one: (doc, key) => {
-      const a = doc.addresses.get(key);
-      return a && renderAddress(a);
-    },
+    ...namedReads((doc) => doc.addresses, (_doc, o) => renderAddress(o), 'object'),
   });
 }

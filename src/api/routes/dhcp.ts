@@ -1,7 +1,7 @@
 // /api/dhcp: the list is an array of pool read models sorted by interface. Note the spec's
 // delete message says "deleted in candidate".
 import type { AppContext } from '../context';
-import { crudRoutes } from '../crud';
+import { crudRoutes, namedReads } from '../crud';
 import { renderDhcp } from '../../config/render/objects';
 
 export function dhcpRoutes(ctx: AppContext) {
@@ -15,10 +15,6 @@ export function dhcpRoutes(ctx: AppContext) {
       update: 'dhcp pool updated in candidate',
       remove: 'dhcp pool deleted in candidate',
     },
-    list: (doc) => [...doc.dhcp.keys()].sort().map((name) => renderDhcp(doc, doc.dhcp.get(name)!)),
-    one: (doc, key) => {
-      const p = doc.dhcp.get(key);
-      return p && renderDhcp(doc, p);
-    },
+    ...namedReads((doc) => doc.dhcp, renderDhcp),
   });
 }

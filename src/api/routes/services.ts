@@ -1,6 +1,6 @@
 // /api/services: the list is an object keyed by service name.
 import type { AppContext } from '../context';
-import { crudRoutes } from '../crud';
+import { crudRoutes, namedReads } from '../crud';
 import { renderService } from '../../config/render/objects';
 
 export function serviceRoutes(ctx: AppContext) {
@@ -14,14 +14,6 @@ export function serviceRoutes(ctx: AppContext) {
       update: 'service updated in candidate',
       remove: 'service deleted from candidate',
     },
-    list: (doc) => {
-      const out: Record<string, unknown> = {};
-      for (const name of [...doc.services.keys()].sort()) out[name] = renderService(doc.services.get(name)!);
-      return out;
-    },
-    one: (doc, key) => {
-      const s = doc.services.get(key);
-      return s && renderService(s);
-    },
+    ...namedReads((doc) => doc.services, (_doc, o) => renderService(o), 'object'),
   });
 }

@@ -1,6 +1,6 @@
 // /api/vlans: the list is an array of VLAN read models sorted by name.
 import type { AppContext } from '../context';
-import { crudRoutes } from '../crud';
+import { crudRoutes, namedReads } from '../crud';
 import { renderVlan } from '../../config/render/objects';
 
 export function vlanRoutes(ctx: AppContext) {
@@ -14,10 +14,6 @@ export function vlanRoutes(ctx: AppContext) {
       update: 'vlan updated in candidate',
       remove: 'vlan deleted from candidate',
     },
-    list: (doc) => [...doc.vlans.keys()].sort().map((name) => renderVlan(doc.vlans.get(name)!)),
-    one: (doc, key) => {
-      const v = doc.vlans.get(key);
-      return v && renderVlan(v);
-    },
+    ...namedReads((doc) => doc.vlans, (_doc, o) => renderVlan(o)),
   });
 }

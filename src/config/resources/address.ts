@@ -3,8 +3,8 @@ import { Type } from '@sinclair/typebox';
 import type { ConfigDoc } from '../types';
 import type { ResourceOps } from '../resource';
 import { FwError } from '../../errors';
-import { referrers } from '../refs';
-import { checkCidrList, checkName, checkSameKey, checkUnused, notFound, shapeChecker } from '../validate';
+import { removeUnused } from '../refs';
+import { checkCidrList, checkName, checkSameKey, existing, shapeChecker } from '../validate';
 
 const Ips = Type.Array(Type.String());
 const createShape = shapeChecker(Type.Object({ name: Type.String(), ips: Ips }, { additionalProperties: false }));
@@ -27,16 +27,13 @@ export const addressOps: ResourceOps = {
   update(doc: ConfigDoc, key: string, body: unknown) {
     const b = updateShape(body);
     checkSameKey('name', b.name, key);
-    const old = doc.addresses.get(key);
-    if (!old) throw notFound('address', key);
+    const old = existing(doc.addresses, 'address', key);
     const ips = b.ips === undefined ? old.ips : checkIps(b.ips);
     doc.addresses.set(key, { name: key, ips });
     return {};
   },
   remove(doc: ConfigDoc, key: string) {
-    if (!doc.addresses.has(key)) throw notFound('address', key);
-    checkUnused('address', key, referrers(doc, 'address', key));
-    doc.addresses.delete(key);
+    removeUnused(doc, doc.addresses, 'address', 'address', key);
     return {};
   },
 };

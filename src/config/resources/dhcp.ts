@@ -11,7 +11,7 @@ import type { ResourceOps } from '../resource';
 import { FwError } from '../../errors';
 import { compareIp, parseIPv4 } from '../net';
 import { linkExists } from '../refs';
-import { checkRange, checkRef, checkSameKey, checkUnique, notFound, shapeChecker } from '../validate';
+import { checkRange, checkRef, checkSameKey, checkUnique, existing, shapeChecker } from '../validate';
 
 export const DEFAULT_LEASE_MIN = 1440;
 const MAX_LEASE_MIN = 525600; // one year
@@ -73,8 +73,7 @@ export const dhcpOps: ResourceOps = {
   update(doc: ConfigDoc, key: string, body: unknown) {
     const b = updateShape(body);
     checkSameKey('interface', b.interface, key);
-    const old = doc.dhcp.get(key);
-    if (!old) throw notFound('dhcp pool', key);
+    const old = existing(doc.dhcp, 'dhcp pool', key);
     const p: DhcpPool = {
       interface: key,
       startIp: b.start_ip === undefined ? old.startIp : checkIPv4('start_ip', b.start_ip),
@@ -88,7 +87,7 @@ export const dhcpOps: ResourceOps = {
     return {};
   },
   remove(doc: ConfigDoc, key: string) {
-    if (!doc.dhcp.has(key)) throw notFound('dhcp pool', key);
+    existing(doc.dhcp, 'dhcp pool', key);
     doc.dhcp.delete(key);
     return {};
   },

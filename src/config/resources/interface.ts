@@ -6,7 +6,7 @@
 import { Type } from '@sinclair/typebox';
 import type { ConfigDoc, LinkState, Management } from '../types';
 import type { ResourceOps } from '../resource';
-import { checkEnum, checkIfaceAddress, checkRef, checkSameKey, checkUnique, notFound, shapeChecker } from '../validate';
+import { checkEnum, checkIfaceAddress, checkRef, checkSameKey, checkUnique, existing, shapeChecker } from '../validate';
 
 export const MANAGEMENT: readonly Management[] = ['ping', 'ssh', 'https', 'http'];
 export const LINK_STATES: readonly LinkState[] = ['up', 'down'];
@@ -43,8 +43,7 @@ export const interfaceOps: ResourceOps = {
   update(doc: ConfigDoc, key: string, body: unknown) {
     const b = updateShape(body);
     checkSameKey('name', b.name, key);
-    const old = doc.interfaces.get(key);
-    if (!old) throw notFound('interface', key);
+    const old = existing(doc.interfaces, 'interface', key);
     const ip = b.ip === undefined ? old.ip : checkIfaceAddress('ip', b.ip);
     const management = b.management === undefined ? old.management : checkManagement('management', b.management);
     const state = b.state === undefined ? old.state : checkState('state', b.state);

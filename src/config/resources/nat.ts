@@ -6,8 +6,8 @@ import type { ConfigDoc, NatRule, NatType } from '../types';
 import type { ResourceOps } from '../resource';
 import { FwError } from '../../errors';
 import { linkExists } from '../refs';
-import { checkDescription, movedRules, nextId, ruleIndex } from '../moves';
-import { anyRef, checkEnum, checkIp, checkRange, checkRef, checkSameKey, shapeChecker } from '../validate';
+import { checkDescription, orderedRuleOps } from '../moves';
+import { anyRef, checkEnum, checkIp, checkRange, checkRef, shapeChecker } from '../validate';
 
 export const NAT_TYPES: readonly NatType[] = ['snat', 'dnat-ip', 'dnat-port'];
 
@@ -76,31 +76,6 @@ const DEFAULTS: NatRule = {
   service: '', translatedIp: '', translatedPort: '', outInterface: '',
 };
 
-export const natOps: ResourceOps = {
-  create(doc: ConfigDoc, body: unknown) {
-    const b = createShape(body);
-    const r = merge(doc, DEFAULTS, b);
-    const id = nextId(doc, 'nat');
-    doc.nat = [...doc.nat, { ...r, id }];
-    return { id };
-  },
-  update(doc: ConfigDoc, key: string, body: unknown) {
-    const b = updateShape(body);
-    const i = ruleIndex(doc.nat, key, 'NAT rule');
-    checkSameKey('id', b.id, key);
-    const r = merge(doc, doc.nat[i], b);
-    const nat = [...doc.nat];
-    nat[i] = r;
-    doc.nat = nat;
-    return {};
-  },
-  remove(doc: ConfigDoc, key: string) {
-    const i = ruleIndex(doc.nat, key, 'NAT rule');
-    doc.nat = doc.nat.filter((_, j) => j !== i);
-    return {};
-  },
-  move(doc: ConfigDoc, key: string, body: unknown) {
-    doc.nat = movedRules(doc.nat, key, body, 'NAT rule');
-    return {};
-  },
-};
+export const natOps: ResourceOps = orderedRuleOps<'nat', Body>({
+  table: 'nat', counter: 'nat', what: 'NAT rule', defaults: DEFAULTS, createShape, updateShape, merge,
+});

@@ -4,8 +4,8 @@ import { Type } from '@sinclair/typebox';
 import type { ConfigDoc, PolicyAction, PolicyObj } from '../types';
 import type { ResourceOps } from '../resource';
 import { FwError } from '../../errors';
-import { movedRules, nextId, ruleIndex } from '../moves';
-import { anyRef, checkEnum, checkRef, checkSameKey, shapeChecker } from '../validate';
+import { orderedRuleOps } from '../moves';
+import { anyRef, checkEnum, checkRef, shapeChecker } from '../validate';
 
 export const ACTIONS: readonly PolicyAction[] = ['allow', 'deny'];
 export const MAX_POLICY_SERVICES = 256;
@@ -64,31 +64,6 @@ function merge(doc: ConfigDoc, old: PolicyObj, b: Body): PolicyObj {
 
 const DEFAULTS: PolicyObj = { id: 0, action: 'deny', srcZone: '', dstZone: '', srcAddr: '', dstAddr: '', services: [], log: false };
 
-export const policyOps: ResourceOps = {
-  create(doc: ConfigDoc, body: unknown) {
-    const b = createShape(body);
-    const p = merge(doc, DEFAULTS, b);
-    const id = nextId(doc, 'policy');
-    doc.policies = [...doc.policies, { ...p, id }];
-    return { id };
-  },
-  update(doc: ConfigDoc, key: string, body: unknown) {
-    const b = updateShape(body);
-    const i = ruleIndex(doc.policies, key, 'policy');
-    checkSameKey('id', b.id, key);
-    const p = merge(doc, doc.policies[i], b);
-    const policies = [...doc.policies];
-    policies[i] = p;
-    doc.policies = policies;
-    return {};
-  },
-  remove(doc: ConfigDoc, key: string) {
-    const i = ruleIndex(doc.policies, key, 'policy');
-    doc.policies = doc.policies.filter((_, j) => j !== i);
-    return {};
-  },
-  move(doc: ConfigDoc, key: string, body: unknown) {
-    doc.policies = movedRules(doc.policies, key, body, 'policy');
-    return {};
-  },
-};
+export const policyOps: ResourceOps = orderedRuleOps<'policies', Body>({
+  table: 'policies', counter: 'policy', what: 'policy', defaults: DEFAULTS, createShape, updateShape, merge,
+});

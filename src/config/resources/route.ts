@@ -6,7 +6,7 @@ import type { ResourceOps } from '../resource';
 import { FwError } from '../../errors';
 import { linkExists } from '../refs';
 import { parseCidr, parseIp } from '../net';
-import { checkDescription, nextId, ruleIndex } from '../moves';
+import { checkDescription, nextId, replacedAt, ruleIndex, withoutRule } from '../moves';
 import { checkCidr, checkIp, checkRange, checkRef, checkSameKey, shapeChecker } from '../validate';
 
 const fields = {
@@ -69,14 +69,11 @@ export const routeOps: ResourceOps = {
       metric: b.metric === undefined ? old.metric : checkRange('metric', b.metric, 0, 65535),
     };
     checkRoute(r);
-    const routes = [...doc.routes];
-    routes[i] = { id: old.id, ...r };
-    doc.routes = routes;
+    doc.routes = replacedAt(doc.routes, i, { id: old.id, ...r });
     return {};
   },
   remove(doc: ConfigDoc, key: string) {
-    const i = ruleIndex(doc.routes, key, 'route');
-    doc.routes = doc.routes.filter((_, j) => j !== i);
+    doc.routes = withoutRule(doc.routes, key, 'route');
     return {};
   },
 };

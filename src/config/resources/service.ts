@@ -14,8 +14,8 @@ import { Type } from '@sinclair/typebox';
 import type { ConfigDoc, PortEntry, Protocol } from '../types';
 import type { ResourceOps } from '../resource';
 import { FwError } from '../../errors';
-import { referrers } from '../refs';
-import { checkEnum, checkName, checkSameKey, checkUnused, notFound, shapeChecker } from '../validate';
+import { removeUnused } from '../refs';
+import { checkEnum, checkName, checkSameKey, existing, shapeChecker } from '../validate';
 
 const PROTOCOLS: readonly Protocol[] = ['tcp', 'udp'];
 const MAX_PORT_ENTRIES = 1024;
@@ -90,17 +90,14 @@ export const serviceOps: ResourceOps = {
   update(doc: ConfigDoc, key: string, body: unknown) {
     const b = updateShape(body);
     checkSameKey('name', b.name, key);
-    const old = doc.services.get(key);
-    if (!old) throw notFound('service', key);
+    const old = existing(doc.services, 'service', key);
     const protocol = b.protocol === undefined ? old.protocol : checkProtocol(b.protocol);
     const ports = b.ports === undefined ? old.ports : checkPorts(b.ports);
     doc.services.set(key, { name: key, protocol, ports });
     return {};
   },
   remove(doc: ConfigDoc, key: string) {
-    if (!doc.services.has(key)) throw notFound('service', key);
-    checkUnused('service', key, referrers(doc, 'service', key));
-    doc.services.delete(key);
+    removeUnused(doc, doc.services, 'service', 'service', key);
     return {};
   },
 };

@@ -5,8 +5,8 @@ import { Type } from '@sinclair/typebox';
 import type { ConfigDoc, VlanObj } from '../types';
 import type { ResourceOps } from '../resource';
 import { FwError } from '../../errors';
-import { referrers } from '../refs';
-import { checkIfaceAddress, checkName, checkRange, checkSameKey, checkUnused, notFound, shapeChecker } from '../validate';
+import { removeUnused } from '../refs';
+import { checkIfaceAddress, checkName, checkRange, checkSameKey, existing, shapeChecker } from '../validate';
 import { checkManagement, checkState, checkZoneRef } from './interface';
 
 const fields = {
@@ -67,8 +67,7 @@ export const vlanOps: ResourceOps = {
   update(doc: ConfigDoc, key: string, body: unknown) {
     const b = updateShape(body);
     checkSameKey('name', b.name, key);
-    const old = doc.vlans.get(key);
-    if (!old) throw notFound('vlan', key);
+    const old = existing(doc.vlans, 'vlan', key);
     const v: VlanObj = {
       name: key,
       id: b.id === undefined ? old.id : checkVlanId(b.id),
@@ -83,9 +82,7 @@ export const vlanOps: ResourceOps = {
     return {};
   },
   remove(doc: ConfigDoc, key: string) {
-    if (!doc.vlans.has(key)) throw notFound('vlan', key);
-    checkUnused('vlan', key, referrers(doc, 'link', key));
-    doc.vlans.delete(key);
+    removeUnused(doc, doc.vlans, 'vlan', 'link', key);
     return {};
   },
 };

@@ -11,9 +11,9 @@ import { Type } from '@sinclair/typebox';
 import type { ConfigDoc, ZoneType } from '../types';
 import type { ResourceOps } from '../resource';
 import { FwError } from '../../errors';
-import { linkExists, referrers } from '../refs';
+import { linkExists, removeUnused } from '../refs';
 import {
-  checkCidrList, checkEnum, checkName, checkSameKey, checkUnique, checkUnused, notFound, shapeChecker,
+  checkCidrList, checkEnum, checkName, checkSameKey, checkUnique, existing, shapeChecker,
 } from '../validate';
 
 const ZONE_TYPES: readonly ZoneType[] = ['l2', 'l3'];
@@ -73,8 +73,7 @@ export const zoneOps: ResourceOps = {
   update(doc: ConfigDoc, key: string, body: unknown) {
     const b = updateShape(body);
     checkSameKey('name', b.name, key);
-    const old = doc.zones.get(key);
-    if (!old) throw notFound('zone', key);
+    const old = existing(doc.zones, 'zone', key);
     const type = b.type === undefined ? old.type : checkEnum('type', b.type, ZONE_TYPES);
     const color = b.color === undefined ? old.color : checkColor(b.color);
     const networks = b.networks === undefined ? old.networks : checkCidrList('networks', b.networks);
@@ -84,9 +83,7 @@ export const zoneOps: ResourceOps = {
     return {};
   },
   remove(doc: ConfigDoc, key: string) {
-    if (!doc.zones.has(key)) throw notFound('zone', key);
-    checkUnused('zone', key, referrers(doc, 'zone', key));
-    doc.zones.delete(key);
+    removeUnused(doc, doc.zones, 'zone', 'zone', key);
     return {};
   },
 };
