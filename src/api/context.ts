@@ -3,11 +3,12 @@ import type { Logger } from 'pino';
 import type { Settings } from '../settings';
 import type { Store } from '../store/types';
 import type { ConfigService } from '../session/service';
+import type { CompiledConfig } from '../eval/compiled';
 
 export interface AppContext {
   settings: Settings;
   store: Store;
   log: Logger;
-  config: ConfigService<unknown>;
+  config: ConfigService<CompiledConfig>;
   startedAt: number; // unix ms
 }

@@ -40,6 +40,8 @@ export interface RouteOptions {
   auth?: boolean;
   /** 'none': any body is ignored; 'json': a JSON body is parsed when present. Default 'json'. */
   body?: 'none' | 'json';
+  /** A larger body limit for this route (bytes), e.g. eval batches. */
+  maxBody?: number;
 }
 
 export interface RouteDef extends RouteOptions {

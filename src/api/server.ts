@@ -128,7 +128,7 @@ export class HttpServer {
       return sendError(new FwError('ERR_NET_1009', `${method} is not allowed on ${path}`, undefined, { Allow: match.allow.join(', ') }));
     }
     const def = match.def;
-    const limit = this.opts.maxBodyBytes;
+    const limit = Math.max(def.maxBody ?? 0, this.opts.maxBodyBytes);
     if (hasBody && Number(contentLength) > limit) {
       return sendError(new FwError('ERR_NET_1010', `body is over ${limit} bytes`));
     }

@@ -43,6 +43,8 @@ export class ConfigService<C = unknown> {
   private session: SessionRecord | null = null;
   private cand: Candidate | null = null;
   private committing = false;
+  /** the candidate compiled on demand (eval with ?config=candidate), by session and journal length */
+  private candCompiled: { key: string; result: Promise<{ compiled: C; warnings: string[] }> } | null = null;
   private readonly versionDocs = new Map<number, ConfigDoc>();
 
   constructor(
@@ -192,6 +194,18 @@ export class ConfigService<C = unknown> {
     await this.liveSession();
     if (!this.cand) throw new FwError('ERR_SYS_3001', 'no active configuration session');
     return this.cand;
+  }
+
+  /** The candidate compiled in the worker pool; rebuilt only when the journal has grown. */
+  async compiledCandidate(): Promise<{ compiled: C; warnings: string[] }> {
+    const cand = await this.candidate();
+    const key = `${cand.sessionId}:${cand.seq}`;
+    if (this.candCompiled?.key !== key) {
+      const result = this.compileInTime(cand.doc);
+      result.catch(() => { if (this.candCompiled?.key === key) this.candCompiled = null; });
+      this.candCompiled = { key, result };
+    }
+    return this.candCompiled.result;
   }
 
   async diff(): Promise<ConfigDiff & { base_version: number }> {

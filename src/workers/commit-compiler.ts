@@ -1,14 +1,22 @@
-// The compile step of the commit pipeline. (In progress: the piscina pool is being written.)
+// The compile step of the commit pipeline: the piscina pool builds the matchers and the
+// analysis off the HTTP thread; its warnings travel with the commit and validate answers.
 import type { ConfigDoc } from '../config/types';
+import { CompilePool } from './compile-pool';
+import { warningLines } from '../eval/analysis';
+import type { CompiledConfig } from '../eval/compiled';
 
 export interface CommitCompiler {
-  compile(doc: ConfigDoc): Promise<{ compiled: unknown; warnings: string[] }>;
+  compile(doc: ConfigDoc): Promise<{ compiled: CompiledConfig; warnings: string[] }>;
   close(): Promise<void>;
 }
 
 export function createCompiler(): CommitCompiler {
+  const pool = new CompilePool();
   return {
-    compile: async () => ({ compiled: null, warnings: [] }),
-    close: async () => undefined,
+    async compile(doc) {
+      const compiled = await pool.compile(doc);
+      return { compiled, warnings: compiled.analysis ? warningLines(compiled.analysis) : [] };
+    },
+    close: () => pool.close(),
   };
 }

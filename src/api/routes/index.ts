@@ -8,6 +8,7 @@ import { userRoutes } from './users';
 import { configRoutes } from './config';
 import { statusRoutes } from './status';
 import { addressRoutes } from './addresses';
+import { evalRoutes } from './eval';
 import { serviceRoutes } from './services';
 import { zoneRoutes } from './zones';
 import { interfaceRoutes } from './interfaces';
@@ -24,6 +25,7 @@ export function allRoutes(ctx: AppContext, tokens: TokenService, limiter: LoginL
     ...configRoutes(ctx),
     ...statusRoutes(ctx),
     ...addressRoutes(ctx),
+    ...evalRoutes(ctx),
     ...serviceRoutes(ctx),
     ...zoneRoutes(ctx),
     ...interfaceRoutes(ctx),

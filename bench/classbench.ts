@@ -1,0 +1,77 @@
+// ClassBench rule sets mapped onto the firewall's model, as
+// ../shared/bench-data/classbench/README.md says: each rule one policy in the same order; a
+// one-CIDR address object per distinct source or destination prefix (shared by name); a
+// service per protocol and destination port range (tcp 0x06 and udp 0x11 with mask 0xFF;
+// any other protocol or mask 0 is the `any` service); source ports dropped; zones any.
+// Decisions of this mapping: actions alternate allow, deny, allow, ... (rule 0 allows) so
+// that both actions and the analysis are exercised; a destination port range starting at 0
+// starts at 1 (services hold ports 1-65535); one up interface eth0 (10.255.255.254/31) with a
+// default route through it, so that the full pipeline reaches the policies.
+import fs from 'node:fs';
+import { emptyDoc } from '../src/config/document';
+import type { ConfigDoc } from '../src/config/types';
+
+export interface CbRule {
+  src: [number, number]; // address (uint32), prefix
+  dst: [number, number];
+  dport: [number, number];
+  proto: number; // -1: any
+}
+
+function ipv4(text: string): number {
+  const b = text.split('.').map(Number);
+  return ((b[0] << 24) | (b[1] << 16) | (b[2] << 8) | b[3]) >>> 0;
+}
+
+export function parseClassBench(text: string): CbRule[] {
+  const out: CbRule[] = [];
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('@')) continue;
+    const f = line.slice(1).split('\t');
+    const [sa, sl] = f[0].split('/');
+    const [da, dl] = f[1].split('/');
+    const dp = f[3].split(':').map((x) => Number(x.trim()));
+    const [pv, pm] = f[4].split('/').map((x) => parseInt(x, 16));
+    const mask = (len: number) => (len === 0 ? 0 : (0xffffffff << (32 - len)) >>> 0);
+    out.push({
+      src: [(ipv4(sa) & mask(Number(sl))) >>> 0, Number(sl)],
+      dst: [(ipv4(da) & mask(Number(dl))) >>> 0, Number(dl)],
+      dport: [dp[0], dp[1]],
+      proto: pm === 0xff && (pv === 6 || pv === 17) ? pv : -1,
+    });
+  }
+  return out;
+}
+
+const v4text = (a: number) => `${a >>> 24}.${(a >>> 16) & 255}.${(a >>> 8) & 255}.${a & 255}`;
+
+export function classBenchDoc(rules: readonly CbRule[]): ConfigDoc {
+  const doc = emptyDoc(['eth0']);
+  const eth0 = doc.interfaces.get('eth0')!;
+  eth0.ip = '10.255.255.254/31';
+  doc.routes.push({ id: 1, description: 'default', destination: '0.0.0.0/0', gateway: '', interface: 'eth0', metric: 0 });
+  doc.counters.route = 1;
+  const addr = (a: [number, number]) => {
+    const name = `n-${v4text(a[0])}_${a[1]}`;
+    if (!doc.addresses.has(name)) doc.addresses.set(name, { name, ips: [`${v4text(a[0])}/${a[1]}`] });
+    return name;
+  };
+  rules.forEach((r, i) => {
+    let services: string[] = [];
+    if (r.proto !== -1) {
+      const protocol = r.proto === 6 ? 'tcp' : 'udp';
+      const lo = Math.max(1, r.dport[0]);
+      const hi = Math.max(lo, r.dport[1]);
+      const name = lo === hi ? `${protocol}-${lo}` : `${protocol}-${lo}-${hi}`;
+      if (!doc.services.has(name)) doc.services.set(name, { name, protocol, ports: [lo === hi ? lo : `${lo}-${hi}`] });
+      services = [name];
+    }
+    doc.policies.push({ id: i + 1, action: i % 2 === 0 ? 'allow' : 'deny', srcZone: '', dstZone: '', srcAddr: addr(r.src), dstAddr: addr(r.dst), services, log: false });
+  });
+  doc.counters.policy = rules.length;
+  return doc;
+}
+
+export function loadClassBench(file: string): CbRule[] {
+  return parseClassBench(fs.readFileSync(file, 'utf8'));
+}

@@ -1,0 +1,190 @@
+// HTTP benchmark: `npm run bench:http` (node dist/bench/http.js [--seconds S] [--classbench DIR]).
+// Starts the daemon as a child process (exactly as `npm start` runs it) on a data folder
+// seeded with a large committed configuration (ClassBench fw1_10k if present, else the
+// generated realistic one), then drives it from this process over keep-alive connections and
+// prints requests/s and latency per endpoint, with the ratio to the cheapest authenticated
+// request of the same run; then packets/s of the batch eval endpoint against the same
+// packets evaluated in-process (the cost of HTTP and JSON on top of the matcher).
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { emptyDoc, serializeDoc } from '../src/config/document';
+import type { ConfigDoc } from '../src/config/types';
+import { CompiledConfig } from '../src/eval/compiled';
+import { EmbeddedStore } from '../src/store/embedded';
+import { classBenchDoc, loadClassBench } from './classbench';
+import { generateConfig, REALISTIC, rng } from './generate';
+import { makePackets, toPacket } from './packets';
+
+function arg(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+const seconds = Number(arg('seconds') ?? '3');
+const cbDir = path.resolve(arg('classbench') ?? path.resolve(__dirname, '../../../shared/bench-data/classbench'));
+const PASSWORD = 'bench-password-123';
+
+/** The configuration to seed: fw1_10k when the ClassBench files are there. */
+function benchDoc(): { name: string; doc: ConfigDoc } {
+  const file = path.join(cbDir, 'fw1_10k');
+  if (fs.existsSync(file)) return { name: 'fw1_10k', doc: classBenchDoc(loadClassBench(file)) };
+  return { name: 'generated', doc: generateConfig(REALISTIC) };
+}
+
+/** Writes `doc` as committed version 1 of a new data folder, through the store itself. */
+async function seed(dir: string, doc: ConfigDoc): Promise<void> {
+  const store = new EmbeddedStore({ dir });
+  await store.open(() => serializeDoc(emptyDoc(['eth0', 'eth1'])));
+  const now = Date.now();
+  const session = { id: 'seed', owner: 'bench', startedAt: now, lastChangeAt: now, baseVersion: 0 };
+  await store.beginSession(session);
+  await store.commit('seed', 0, { version: 1, author: 'bench', time: now, description: 'seed', summary: '', doc: serializeDoc(doc) });
+  await store.close();
+}
+
+function startDaemon(dir: string): Promise<{ proc: ChildProcess; port: number }> {
+  // info level, as in production: every request is logged (to a pipe this process drains)
+  const proc = spawn(process.execPath, [path.resolve(__dirname, '../src/main.js')], {
+    env: { ...process.env, FW_PORT: '0', FW_DATA_DIR: dir, FW_ADMIN_PASSWORD: PASSWORD, FW_LOG_LEVEL: 'info', FW_INTERFACES: 'eth0,eth1' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const onData = (b: Buffer) => {
+      out += b.toString();
+      const m = /"port":(\d+)[^\n]*"msg":"listening"/.exec(out);
+      if (m) {
+        out = '';
+        proc.stdout!.off('data', onData);
+        proc.stdout!.resume(); // keep draining the request logs
+        resolve({ proc, port: Number(m[1]) });
+      }
+    };
+    proc.stdout!.on('data', onData);
+    proc.on('exit', (code) => reject(new Error(`daemon exited ${code}: ${out}`)));
+  });
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+
+function request(port: number, method: string, p: string, token: string, body?: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = { Authorization: `Bearer ${token}` };
+    if (body !== undefined) {
+      headers['Content-Type'] = 'application/json';
+      headers['Content-Length'] = String(Buffer.byteLength(body));
+    }
+    const req = http.request({ host: '127.0.0.1', port, method, path: p, headers, agent }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+interface Load {
+  name: string;
+  concurrency: number;
+  /** the i-th request: method, path, body */
+  next(i: number): [string, string, string | undefined];
+}
+
+interface Result {
+  name: string;
+  concurrency: number;
+  rps: number;
+  p50: number;
+  p99: number;
+}
+
+async function run(port: number, token: string, load: Load): Promise<Result> {
+  const lat: number[] = [];
+  let i = 0;
+  const end = Date.now() + seconds * 1000;
+  const worker = async () => {
+    while (Date.now() < end) {
+      const [m, p, b] = load.next(i++);
+      const t0 = process.hrtime.bigint();
+      const r = await request(port, m, p, token, b);
+      lat.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      if (r.status !== 200) throw new Error(`${load.name}: ${r.status} ${r.text.slice(0, 200)}`);
+    }
+  };
+  const t0 = Date.now();
+  await Promise.all(Array.from({ length: load.concurrency }, worker));
+  const elapsed = (Date.now() - t0) / 1000;
+  lat.sort((a, b) => a - b);
+  return { name: load.name, concurrency: load.concurrency, rps: lat.length / elapsed, p50: lat[Math.floor(lat.length / 2)], p99: lat[Math.floor(lat.length * 0.99)] };
+}
+
+function fmt(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}
+
+async function main(): Promise<void> {
+  const { name, doc } = benchDoc();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fwd-bench-'));
+  await seed(dir, doc);
+  const { proc, port } = await startDaemon(dir);
+  try {
+    const login = await request(port, 'POST', '/api/login', '', JSON.stringify({ username: 'admin', password: PASSWORD }));
+    const token = JSON.parse(login.text).token as string;
+    // packets in the rule set's space, as the eval benchmark makes them
+    const set = makePackets(doc, 10000, rng(11));
+    const packets = Array.from({ length: set.n }, (_, i) => toPacket(set, i, false));
+    const json = packets.map((p) => ({ 'src-ip': p.srcIp, 'dst-ip': p.dstIp, protocol: p.protocol, 'dst-port': p.dstPort }));
+    const one = (i: number) => JSON.stringify(json[i % json.length]);
+    const batch = JSON.stringify({ packets: json });
+
+    const begin = await request(port, 'POST', '/api/config/begin', token);
+    if (begin.status !== 200) throw new Error(begin.text);
+    const loads: Load[] = [
+      { name: 'GET /api/me (baseline)', concurrency: 32, next: () => ['GET', '/api/me', undefined] },
+      { name: 'GET /api/status', concurrency: 32, next: () => ['GET', '/api/status', undefined] },
+      { name: 'GET /api/services/{name}', concurrency: 32, next: (i) => ['GET', `/api/services/${[...doc.services.keys()][i % doc.services.size]}`, undefined] },
+      { name: 'POST /api/addresses (durable change)', concurrency: 64, next: (i) => ['POST', '/api/addresses', JSON.stringify({ name: `bench-${i}`, ips: [`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}/32`] })] },
+      { name: 'POST /api/eval (one packet)', concurrency: 32, next: (i) => ['POST', '/api/eval', one(i)] },
+    ];
+    const results: Result[] = [];
+    for (const l of loads) results.push(await run(port, token, l));
+    const base = results[0].rps;
+    console.log(`\nHTTP, daemon in its own process, ${name} committed (${doc.policies.length} policies), ${seconds}s per row, ${os.cpus().length} cores\n`);
+    console.log('| request | concurrency | requests/s | p50 ms | p99 ms | vs baseline |');
+    console.log('|---|---:|---:|---:|---:|---:|');
+    for (const r of results) {
+      console.log(`| ${r.name} | ${r.concurrency} | ${fmt(r.rps)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${(r.rps / base).toFixed(2)} |`);
+    }
+
+    // the batch endpoint against the same packets in-process
+    const compiled = CompiledConfig.compile(doc);
+    const t0 = process.hrtime.bigint();
+    let n = 0;
+    while (Number(process.hrtime.bigint() - t0) < seconds * 1e9) {
+      compiled.evalBatch(packets);
+      n += packets.length;
+    }
+    const inProcess = n / (Number(process.hrtime.bigint() - t0) / 1e9);
+    const rows: Array<[string, number]> = [];
+    for (const conc of [1, 2, 4]) {
+      const r = await run(port, token, { name: 'batch', concurrency: conc, next: () => ['POST', '/api/eval/batch', batch] });
+      rows.push([`POST /api/eval/batch, 10,000 packets, concurrency ${conc}`, r.rps * packets.length]);
+    }
+    console.log(`\n| batch eval (${name}) | packets/s | vs in-process evalBatch |`);
+    console.log('|---|---:|---:|');
+    console.log(`| in-process CompiledConfig.evalBatch (baseline) | ${fmt(inProcess)} | 1.00 |`);
+    for (const [label, pps] of rows) console.log(`| ${label} | ${fmt(pps)} | ${(pps / inProcess).toFixed(2)} |`);
+  } finally {
+    proc.kill('SIGTERM');
+    agent.destroy();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

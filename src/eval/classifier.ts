@@ -1,0 +1,293 @@
+// First-match classification of an ordered rule table (policies or NAT rules).
+//
+// Zone pair first: a rule's zone fields put it in exactly one group, (src, dst), (src, any),
+// (any, dst) or (any, any). A packet with zones (s, d) can only match rules of the four groups
+// (s, d), (s, any), (any, d), (any, any) (the ones that exist; a zone "none" only meets `any`),
+// and since every rule is in one group, the first match of the whole table is the lowest rule
+// index among the four groups' first matches: exact first-match order without copying any-zone
+// rules into every pair. Each group is a small forest of cutting trees (tree.ts), split by
+// which address field is specific (as CutSplit does), so that wildcards in one field are not
+// copied by cuts of that field. Trees are searched in order of their first rule, and a search
+// stops as soon as the best match so far precedes everything left: no allocation per lookup.
+import type { Family } from '../config/net';
+import { ANY_ZONE, type FamilyTable } from './rules';
+import { DEFAULT_TREE_PARAMS, LEAF_STRIDE, TreeBuilder, type TreeParams } from './tree';
+
+/** A family's compiled table; all Int32Array, so it packs into one transferable buffer. */
+export interface ClassifierData {
+  hdr: Int32Array; // [zones Z, dense pair table 1/0, forest of (any, any) or -1, rules]
+  pairKeys: Int32Array; // sparse: sorted s * (Z + 1) + d
+  pairForest: Int32Array; // dense: (Z + 1)^2 forest ids; sparse: forest of pairKeys[i]
+  srcForest: Int32Array; // Z + 1
+  dstForest: Int32Array;
+  fStart: Int32Array; // forest f has trees fStart[f] .. fStart[f + 1] - 1
+  tRoot: Int32Array;
+  tMin: Int32Array; // first rule of the tree
+  nodes: Int32Array;
+  leaves: Int32Array;
+  addrWords: Int32Array;
+  addrMask: Int32Array;
+  svcLo: Int32Array;
+  svcHi: Int32Array;
+}
+
+export const CLASSIFIER_KEYS = ['hdr', 'pairKeys', 'pairForest', 'srcForest', 'dstForest', 'fStart', 'tRoot', 'tMin', 'nodes', 'leaves', 'addrWords', 'addrMask', 'svcLo', 'svcHi'] as const;
+
+export interface BuildParams extends TreeParams {
+  /** an address field is "specific" when all its prefixes are at least this long */
+  smallV4: number;
+  smallV6: number;
+}
+
+export const DEFAULT_BUILD_PARAMS: BuildParams = { ...DEFAULT_TREE_PARAMS, smallV4: 16, smallV6: 48 };
+
+const DENSE_LIMIT = 1 << 18;
+
+/** `firstOnly`: see TreeBuilder; false for a table searched past its first match (NAT). */
+export function buildClassifier(t: FamilyTable, zones: number, params: BuildParams = DEFAULT_BUILD_PARAMS, firstOnly = true): ClassifierData {
+  const Z1 = zones + 1;
+  const groups = new Map<number, number[]>();
+  for (let r = 0; r < t.count; r++) {
+    const a = t.sz[r] === ANY_ZONE ? 0 : t.sz[r];
+    const b = t.dz[r] === ANY_ZONE ? 0 : t.dz[r];
+    const key = a * Z1 + b;
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = []));
+    g.push(r);
+  }
+  const small = t.family === 4 ? params.smallV4 : params.smallV6;
+  const isSmall = (off: number, cnt: number) => {
+    for (let j = off; j < off + cnt; j++) if (t.addrLen[j] < small) return false;
+    return true;
+  };
+  const tb = new TreeBuilder(t, params, firstOnly);
+  const fStart = [0];
+  const tRoot: number[] = [];
+  const tMin: number[] = [];
+  const keys = [...groups.keys()].sort((x, y) => x - y);
+  const forestOf = new Map<number, number>();
+  for (const key of keys) {
+    const rows = groups.get(key)!;
+    const subsets: number[][] = [[], [], []];
+    for (const r of rows) {
+      if (isSmall(t.srcOff[r], t.srcCnt[r])) subsets[0].push(r);
+      else if (isSmall(t.dstOff[r], t.dstCnt[r])) subsets[1].push(r);
+      else subsets[2].push(r);
+    }
+    const trees = subsets.filter((s) => s.length > 0).sort((x, y) => x[0] - y[0]);
+    for (const s of trees) {
+      tRoot.push(tb.build(s));
+      tMin.push(t.rule[s[0]]);
+    }
+    forestOf.set(key, fStart.length - 1);
+    fStart.push(tRoot.length);
+  }
+  const srcForest = new Int32Array(Z1).fill(-1);
+  const dstForest = new Int32Array(Z1).fill(-1);
+  const dense = Z1 * Z1 <= DENSE_LIMIT;
+  const pairKeys: number[] = [];
+  const pairList: number[] = [];
+  const pairForest = dense ? new Int32Array(Z1 * Z1).fill(-1) : null;
+  let all = -1;
+  for (const [key, f] of forestOf) {
+    const a = Math.floor(key / Z1);
+    const b = key % Z1;
+    if (a > 0 && b > 0) {
+      if (pairForest) pairForest[key] = f;
+      else {
+        pairKeys.push(key);
+        pairList.push(f);
+      }
+    } else if (a > 0) srcForest[a] = f;
+    else if (b > 0) dstForest[b] = f;
+    else all = f;
+  }
+  return {
+    hdr: Int32Array.of(zones, dense ? 1 : 0, all, t.count),
+    pairKeys: Int32Array.from(pairKeys),
+    pairForest: pairForest ?? Int32Array.from(pairList),
+    srcForest,
+    dstForest,
+    fStart: Int32Array.from(fStart),
+    tRoot: Int32Array.from(tRoot),
+    tMin: Int32Array.from(tMin),
+    nodes: tb.nodes.done(),
+    leaves: tb.leaves.done(),
+    addrWords: t.addrWords,
+    addrMask: t.addrMask,
+    svcLo: t.svcLo,
+    svcHi: t.svcHi,
+  };
+}
+
+export function classifierBytes(d: ClassifierData): number {
+  let n = 0;
+  for (const k of CLASSIFIER_KEYS) n += d[k].byteLength;
+  return n;
+}
+
+const NONE = 0x7fffffff;
+
+/**
+ * The lookup side of one family. Fill `q` (src words q[0..3], dst words q[4..7], service key
+ * q[8]; IPv4 uses q[0] and q[4]) and call first(). Not re-entrant: one per thread.
+ */
+export class FamilyClassifier {
+  readonly q = new Int32Array(9);
+  private readonly Z1: number;
+  private readonly dense: boolean;
+  private readonly all: number;
+  private readonly pairKeys: Int32Array;
+  private readonly pairForest: Int32Array;
+  private readonly srcForest: Int32Array;
+  private readonly dstForest: Int32Array;
+  private readonly fStart: Int32Array;
+  private readonly tRoot: Int32Array;
+  private readonly tMin: Int32Array;
+  private readonly nodes: Int32Array;
+  private readonly leaves: Int32Array;
+  private readonly aw: Int32Array;
+  private readonly am: Int32Array;
+  private readonly lo: Int32Array;
+  private readonly hi: Int32Array;
+  private readonly v6: boolean;
+
+  constructor(d: ClassifierData, family: Family) {
+    this.Z1 = d.hdr[0] + 1;
+    this.dense = d.hdr[1] === 1;
+    this.all = d.hdr[2];
+    this.pairKeys = d.pairKeys;
+    this.pairForest = d.pairForest;
+    this.srcForest = d.srcForest;
+    this.dstForest = d.dstForest;
+    this.fStart = d.fStart;
+    this.tRoot = d.tRoot;
+    this.tMin = d.tMin;
+    this.nodes = d.nodes;
+    this.leaves = d.leaves;
+    this.aw = d.addrWords;
+    this.am = d.addrMask;
+    this.lo = d.svcLo;
+    this.hi = d.svcHi;
+    this.v6 = family === 6;
+  }
+
+  /** The lowest rule index >= min that matches q with zones sz, dz (0: none), or -1.
+   * min > 0 needs a table built with firstOnly false. */
+  first(sz: number, dz: number, min: number): number {
+    let best = NONE;
+    if (sz > 0) {
+      if (dz > 0) {
+        const f = this.pair(sz, dz);
+        if (f >= 0) best = this.forest(f, min, best);
+      }
+      const f = this.srcForest[sz];
+      if (f >= 0) best = this.forest(f, min, best);
+    }
+    if (dz > 0) {
+      const f = this.dstForest[dz];
+      if (f >= 0) best = this.forest(f, min, best);
+    }
+    if (this.all >= 0) best = this.forest(this.all, min, best);
+    return best === NONE ? -1 : best;
+  }
+
+  private pair(sz: number, dz: number): number {
+    const key = sz * this.Z1 + dz;
+    if (this.dense) return this.pairForest[key];
+    const keys = this.pairKeys;
+    let lo = 0, hi = keys.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const k = keys[mid];
+      if (k === key) return this.pairForest[mid];
+      if (k < key) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+
+  private forest(f: number, min: number, best: number): number {
+    for (let t = this.fStart[f], end = this.fStart[f + 1]; t < end; t++) {
+      if (this.tMin[t] >= best) break;
+      best = this.v6 ? this.tree6(this.tRoot[t], min, best) : this.tree4(this.tRoot[t], min, best);
+    }
+    return best;
+  }
+
+  private tree4(ref: number, min: number, best: number): number {
+    const q = this.q, nodes = this.nodes;
+    while (ref >= 0) ref = nodes[ref + 3 + ((q[nodes[ref]] >>> nodes[ref + 1]) & nodes[ref + 2])];
+    const L = this.leaves, aw = this.aw, am = this.am, lo = this.lo, hi = this.hi;
+    const s = q[0], d = q[4], v = q[8];
+    let o = ~ref;
+    const end = o + 1 + L[o] * LEAF_STRIDE;
+    for (o++; o < end; o += LEAF_STRIDE) {
+      const rule = L[o];
+      if (rule >= best) return best;
+      if (rule < min) continue;
+      let c = L[o + 2];
+      if (c !== 0) {
+        let a = L[o + 1];
+        const e = a + c;
+        while (a < e && ((s ^ aw[a]) & am[a]) !== 0) a++;
+        if (a === e) continue;
+      }
+      c = L[o + 4];
+      if (c !== 0) {
+        let a = L[o + 3];
+        const e = a + c;
+        while (a < e && ((d ^ aw[a]) & am[a]) !== 0) a++;
+        if (a === e) continue;
+      }
+      c = L[o + 6];
+      if (c !== 0) {
+        let a = L[o + 5];
+        const e = a + c;
+        while (a < e && (v < lo[a] || v > hi[a])) a++;
+        if (a === e) continue;
+      }
+      return rule;
+    }
+    return best;
+  }
+
+  private tree6(ref: number, min: number, best: number): number {
+    const q = this.q, nodes = this.nodes;
+    while (ref >= 0) ref = nodes[ref + 3 + ((q[nodes[ref]] >>> nodes[ref + 1]) & nodes[ref + 2])];
+    const L = this.leaves, lo = this.lo, hi = this.hi;
+    const v = q[8];
+    let o = ~ref;
+    const end = o + 1 + L[o] * LEAF_STRIDE;
+    for (o++; o < end; o += LEAF_STRIDE) {
+      const rule = L[o];
+      if (rule >= best) return best;
+      if (rule < min) continue;
+      if (L[o + 2] !== 0 && !this.in6(L[o + 1], L[o + 2], 0)) continue;
+      if (L[o + 4] !== 0 && !this.in6(L[o + 3], L[o + 4], 4)) continue;
+      const c = L[o + 6];
+      if (c !== 0) {
+        let a = L[o + 5];
+        const e = a + c;
+        while (a < e && (v < lo[a] || v > hi[a])) a++;
+        if (a === e) continue;
+      }
+      return rule;
+    }
+    return best;
+  }
+
+  private in6(off: number, cnt: number, qw: number): boolean {
+    const q = this.q, aw = this.aw, am = this.am;
+    const w0 = q[qw], w1 = q[qw + 1], w2 = q[qw + 2], w3 = q[qw + 3];
+    for (let a = off * 4, e = (off + cnt) * 4; a < e; a += 4) {
+      if (
+        ((w0 ^ aw[a]) & am[a]) === 0 &&
+        ((w1 ^ aw[a + 1]) & am[a + 1]) === 0 &&
+        ((w2 ^ aw[a + 2]) & am[a + 2]) === 0 &&
+        ((w3 ^ aw[a + 3]) & am[a + 3]) === 0
+      ) return true;
+    }
+    return false;
+  }
+}

@@ -1,0 +1,212 @@
+// Compiles a configuration document into a CompiledImage: the policy and NAT classifiers of
+// both families, and the longest-prefix tables of routes, zone networks and connected
+// subnets. Pure and synchronous; the commit pipeline runs it in a piscina worker.
+import { formatCidr, formatIp, parseCidr, parseIp, parseIfaceAddress, type Cidr, type Family } from '../config/net';
+import type { ConfigDoc } from '../config/types';
+import { buildClassifier, CLASSIFIER_KEYS, DEFAULT_BUILD_PARAMS, type BuildParams, type ClassifierData } from './classifier';
+import { packArrays, type CompiledImage, type IfaceMeta, type NatMeta, type RouteMeta } from './image';
+import { buildLpm, type LpmData, type LpmEntry } from './lpm';
+import { ANY_ZONE, buildFamilyTable, familyBit, NEVER, type RuleSpec } from './rules';
+import { addrFieldSet, bytesToBig, natServiceSet, policyServiceSet, type AddrSet } from './sets';
+
+const FAMILIES: Family[] = [4, 6];
+
+function byName(a: { name: string }, b: { name: string }) {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+function cidrEntry(c: Cidr, answer: number): LpmEntry {
+  return { value: bytesToBig(c.bytes), len: c.prefix, answer };
+}
+
+function lpmLookup(t: LpmData, family: Family, bytes: Uint8Array): number {
+  // build-time lookup (not hot): a linear pass over the intervals is plenty
+  const nw = family === 4 ? 1 : 4;
+  const key: number[] = [];
+  for (let i = 0; i < nw; i++) key.push(((bytes[4 * i] << 24) | (bytes[4 * i + 1] << 16) | (bytes[4 * i + 2] << 8) | bytes[4 * i + 3]) ^ -0x80000000);
+  let answer = -1;
+  for (let j = 0; j < t.answers.length; j++) {
+    let cmp = 0;
+    for (let i = 0; i < nw && cmp === 0; i++) cmp = t.starts[j * nw + i] - key[i];
+    if (cmp > 0) break;
+    answer = t.answers[j];
+  }
+  return answer;
+}
+
+const akey = (name: string) => (name === '' || name === 'any' ? '*' : `=${name}`);
+
+function zoneFieldOf(zoneIdx: Map<string, number>) {
+  return (name: string) => (name === '' || name === 'any' ? ANY_ZONE : zoneIdx.get(name) ?? NEVER);
+}
+
+function addrCacheOf(doc: ConfigDoc) {
+  const cache = new Map<string, AddrSet>();
+  return (name: string) => {
+    const key = name === '' || name === 'any' ? '' : name;
+    let s = cache.get(key);
+    if (!s) cache.set(key, (s = addrFieldSet(key, doc.addresses)));
+    return s;
+  };
+}
+
+/** The policy table as RuleSpecs (zones numbered 1..Z in name order). */
+export function policySpecs(doc: ConfigDoc): RuleSpec[] {
+  const zoneIdx = new Map([...doc.zones.keys()].sort().map((z, i) => [z, i + 1]));
+  const zoneField = zoneFieldOf(zoneIdx);
+  const addr = addrCacheOf(doc);
+  return doc.policies.map((p) => {
+    const names = p.services.length === 0 || p.services.includes('any') ? [] : [...new Set(p.services)].sort();
+    return {
+      sz: zoneField(p.srcZone),
+      dz: zoneField(p.dstZone),
+      src: addr(p.srcAddr),
+      dst: addr(p.dstAddr),
+      svc: policyServiceSet(names, doc.services),
+      srcKey: akey(p.srcAddr),
+      dstKey: akey(p.dstAddr),
+      svcKey: names.length === 0 ? '*' : names.join(','),
+      families: 3,
+    };
+  });
+}
+
+export interface CompileOptions {
+  params?: BuildParams;
+}
+
+export function compileImage(doc: ConfigDoc, opts: CompileOptions = {}): CompiledImage {
+  const t0 = performance.now();
+  const params = opts.params ?? DEFAULT_BUILD_PARAMS;
+  const arrays = new Map<string, Int32Array>();
+
+  const zones = [...doc.zones.keys()].sort();
+  const zoneIdx = new Map(zones.map((z, i) => [z, i + 1]));
+
+  // interfaces and VLANs, one namespace sorted by name (an interface before a VLAN of the same name)
+  const members = [...doc.interfaces.values(), ...doc.vlans.values()].sort(byName);
+  const ifaces: IfaceMeta[] = [];
+  const subnets: Array<Cidr | null> = [];
+  const ifIdx = new Map<string, number>();
+  for (const m of members) {
+    if (ifIdx.has(m.name)) continue;
+    const addr = m.ip ? parseIfaceAddress(m.ip) : null;
+    ifIdx.set(m.name, ifaces.length);
+    ifaces.push({
+      name: m.name,
+      zone: zoneIdx.get(m.zone) ?? 0,
+      up: m.state === 'up',
+      addr: addr ? formatIp(addr.family, addr.bytes) : '',
+      family: addr ? addr.family : 0,
+    });
+    subnets.push(addr && m.state === 'up' ? parseCidr(m.ip) : null);
+  }
+
+  const routes: RouteMeta[] = [];
+  for (const family of FAMILIES) {
+    const f = `${family}`;
+    // connected subnets of up interfaces: the first by name wins a tie
+    const conn = buildLpm(
+      subnets.flatMap((s, i) => (s && s.family === family ? [cidrEntry(s, i)] : [])),
+      family,
+    );
+    arrays.set(`conn${f}.starts`, conn.starts);
+    arrays.set(`conn${f}.answers`, conn.answers);
+    // zone networks: the first zone by name wins a tie
+    const znet: LpmEntry[] = [];
+    for (const z of zones) {
+      for (const n of doc.zones.get(z)!.networks) {
+        const c = parseCidr(n);
+        if (c && c.family === family) znet.push(cidrEntry(c, zoneIdx.get(z)!));
+      }
+    }
+    const zt = buildLpm(znet, family);
+    arrays.set(`znet${f}.starts`, zt.starts);
+    arrays.set(`znet${f}.answers`, zt.answers);
+    // routes: connected subnets (metric 0, before any static route of the same prefix, then by
+    // name), and usable static routes by metric then id; per prefix the first one wins
+    type Cand = RouteMeta & { c: Cidr; kind: number; metric: number; name: string };
+    const cands: Cand[] = [];
+    subnets.forEach((s, i) => {
+      if (s && s.family === family) cands.push({ id: null, destination: formatCidr(s), egress: i, c: s, kind: 0, metric: 0, name: ifaces[i].name });
+    });
+    for (const r of doc.routes) {
+      const c = parseCidr(r.destination);
+      if (!c || c.family !== family) continue;
+      let egress = -1;
+      if (r.interface !== '') {
+        const i = ifIdx.get(r.interface);
+        if (i !== undefined && ifaces[i].up) egress = i;
+      } else if (r.gateway !== '') {
+        const gw = parseIp(r.gateway);
+        if (gw) {
+          const gwConn = gw.family === family ? conn : buildLpm(subnets.flatMap((s, i) => (s && s.family === gw.family ? [cidrEntry(s, i)] : [])), gw.family);
+          egress = lpmLookup(gwConn, gw.family, gw.bytes);
+        }
+      }
+      if (egress >= 0) cands.push({ id: r.id, destination: formatCidr(c), egress, c, kind: 1, metric: r.metric, name: '' });
+    }
+    cands.sort((a, b) => a.kind - b.kind || a.metric - b.metric || (a.id ?? 0) - (b.id ?? 0) || byName(a, b));
+    const entries = cands.map((c) => {
+      routes.push({ id: c.id, destination: c.destination, egress: c.egress });
+      return cidrEntry(c.c, routes.length - 1);
+    });
+    const rt = buildLpm(entries, family);
+    arrays.set(`route${f}.starts`, rt.starts);
+    arrays.set(`route${f}.answers`, rt.answers);
+  }
+
+  const polSpecs = policySpecs(doc);
+  const zoneField = zoneFieldOf(zoneIdx);
+  const addr = addrCacheOf(doc);
+  const nat: NatMeta[] = [];
+  const natSpecs: RuleSpec[] = doc.nat.map((r) => {
+    const masquerade = r.type === 'snat' && r.translatedIp === '';
+    const tip = r.translatedIp !== '' ? parseIp(r.translatedIp) : null;
+    const outIf = r.outInterface === '' || r.outInterface === 'any' ? -1 : ifIdx.get(r.outInterface) ?? -2;
+    let families = masquerade ? 3 : tip ? familyBit(tip.family) : 0;
+    if (outIf === -2) families = 0;
+    nat.push({
+      id: r.id,
+      type: r.type,
+      translatedIp: tip ? formatIp(tip.family, tip.bytes) : '',
+      translatedPort: r.translatedPort,
+      outIf,
+      masquerade,
+    });
+    const svc = r.service === 'any' ? '' : r.service;
+    return {
+      sz: zoneField(r.srcZone),
+      dz: zoneField(r.dstZone),
+      src: addr(r.srcAddr),
+      dst: addr(r.dstAddr),
+      svc: natServiceSet(svc, doc.services),
+      srcKey: akey(r.srcAddr),
+      dstKey: akey(r.dstAddr),
+      svcKey: svc === '' ? '*' : svc,
+      families,
+    };
+  });
+  const putClassifier = (prefix: string, d: ClassifierData) => {
+    for (const k of CLASSIFIER_KEYS) arrays.set(`${prefix}.${k}`, d[k]);
+  };
+  for (const family of FAMILIES) {
+    putClassifier(`pol${family}`, buildClassifier(buildFamilyTable(polSpecs, family), zones.length, params));
+    // NAT is searched past a first match whose out-interface or family does not hold
+    putClassifier(`nat${family}`, buildClassifier(buildFamilyTable(natSpecs, family), zones.length, params, false));
+  }
+  const polId = new Int32Array(doc.policies.length);
+  const polFlags = new Int32Array(doc.policies.length);
+  doc.policies.forEach((p, i) => {
+    polId[i] = p.id;
+    polFlags[i] = (p.action === 'allow' ? 1 : 0) | (p.log ? 2 : 0);
+  });
+  arrays.set('pol.id', polId);
+  arrays.set('pol.flags', polFlags);
+
+  const { buffer, index } = packArrays(arrays);
+  return {
+    meta: { format: 1, arrays: index, zones, ifaces, routes, nat, policies: doc.policies.length, buildMs: performance.now() - t0 },
+    buffer,
+  };
+}

@@ -1,0 +1,9 @@
+// The packet-evaluation core: see docs/eval.md.
+export type { Packet, EvalResult, Evaluator, RouteAnswer, NatAnswer, PolicyAnswer, EvalAction, EvalReason } from './types';
+export { parsePacket, parseBatch, evalBatch, MAX_BATCH } from './packet';
+export { ReferenceEvaluator } from './reference';
+export { CompiledConfig } from './compiled';
+export { compileImage, type CompileOptions } from './compile';
+export type { CompiledImage, ImageMeta } from './image';
+export { analyze, warningLines, type Analysis, type Coverage, type AnalyzeOptions } from './analysis';
+export { LinearClassifier } from './linear';

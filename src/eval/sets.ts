@@ -1,0 +1,129 @@
+// Canonical value sets of one rule field, shared by the compiler and the analysis.
+// An address set is, per family, a sorted list of disjoint, non-adjacent closed intervals
+// (BigInt); it is also written as the minimal list of prefixes. A service set lives in a
+// 24-bit key space, key = protocol << 16 | port, so that "tcp 80" and "udp 53" are points of
+// one dimension and `any` is the whole space.
+import { parseCidr, type Cidr, type Family } from '../config/net';
+import type { AddressObj, PortEntry, ServiceObj } from '../config/types';
+import { PROTO_TCP, PROTO_UDP } from './types';
+
+export type Interval = [bigint, bigint];
+
+export interface AddrSet {
+  v4: Interval[];
+  v6: Interval[];
+}
+
+export const FIELD_BITS: Record<Family, number> = { 4: 32, 6: 128 };
+export const SVC_BITS = 24;
+export const SVC_MAX = (1 << SVC_BITS) - 1;
+
+export function bytesToBig(bytes: Uint8Array): bigint {
+  let v = 0n;
+  for (let i = 0; i < bytes.length; i++) v = (v << 8n) | BigInt(bytes[i]);
+  return v;
+}
+
+export function cidrInterval(c: Cidr): Interval {
+  const host = BigInt(FIELD_BITS[c.family] - c.prefix);
+  const lo = (bytesToBig(c.bytes) >> host) << host;
+  return [lo, lo + (1n << host) - 1n];
+}
+
+/** Sorts and merges overlapping or adjacent intervals. */
+export function mergeIntervals(list: Interval[]): Interval[] {
+  const s = [...list].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const out: Interval[] = [];
+  for (const [lo, hi] of s) {
+    const last = out[out.length - 1];
+    if (last && lo <= last[1] + 1n) {
+      if (hi > last[1]) last[1] = hi;
+    } else out.push([lo, hi]);
+  }
+  return out;
+}
+
+export function fullSet(family: Family): Interval[] {
+  return [[0n, (1n << BigInt(FIELD_BITS[family])) - 1n]];
+}
+
+export const ANY_ADDR: AddrSet = { v4: fullSet(4), v6: fullSet(6) };
+
+export function addressSet(ips: readonly string[]): AddrSet {
+  const v4: Interval[] = [];
+  const v6: Interval[] = [];
+  for (const t of ips) {
+    const c = parseCidr(t);
+    if (c) (c.family === 4 ? v4 : v6).push(cidrInterval(c));
+  }
+  return { v4: mergeIntervals(v4), v6: mergeIntervals(v6) };
+}
+
+/** The set of an address field: "" / "any" is everything; an unknown name is empty. */
+export function addrFieldSet(name: string, addresses: ReadonlyMap<string, AddressObj>): AddrSet {
+  if (name === '' || name === 'any') return ANY_ADDR;
+  const a = addresses.get(name);
+  return a ? addressSet(a.ips) : { v4: [], v6: [] };
+}
+
+export interface Prefix {
+  value: bigint; // host bits zero
+  len: number; // within a field of `bits` bits
+}
+
+/** The minimal list of prefixes whose union is [lo, hi], in address order. */
+export function intervalPrefixes(lo: bigint, hi: bigint, bits: number): Prefix[] {
+  const out: Prefix[] = [];
+  let cur = lo;
+  while (cur <= hi) {
+    let size = 0; // log2 of the block
+    while (size < bits && ((cur >> BigInt(size)) & 1n) === 0n && cur + (1n << BigInt(size + 1)) - 1n <= hi) size++;
+    out.push({ value: cur, len: bits - size });
+    cur += 1n << BigInt(size);
+  }
+  return out;
+}
+
+export function parsePortEntry(e: PortEntry): [number, number] | null {
+  if (typeof e === 'number') return Number.isInteger(e) && e >= 0 && e <= 65535 ? [e, e] : null;
+  const m = /^(\d+)-(\d+)$/.exec(e);
+  if (!m) return null;
+  const lo = Number(m[1]);
+  const hi = Number(m[2]);
+  return lo <= hi && hi <= 65535 ? [lo, hi] : null;
+}
+
+/** Merged key intervals of a list of service objects. */
+export function serviceKeyIntervals(services: readonly ServiceObj[]): Array<[number, number]> {
+  const list: Interval[] = [];
+  for (const s of services) {
+    const proto = s.protocol === 'tcp' ? PROTO_TCP : PROTO_UDP;
+    for (const e of s.ports) {
+      const r = parsePortEntry(e);
+      if (r) list.push([BigInt((proto << 16) | r[0]), BigInt((proto << 16) | r[1])]);
+    }
+  }
+  return mergeIntervals(list).map(([a, b]) => [Number(a), Number(b)]);
+}
+
+export const SVC_ANY: Array<[number, number]> = [[0, SVC_MAX]];
+
+/**
+ * The key intervals of a policy's services ([] or a listed "any": everything). Unknown
+ * names contribute nothing (cannot happen in a referentially complete document).
+ */
+export function policyServiceSet(names: readonly string[], services: ReadonlyMap<string, ServiceObj>): Array<[number, number]> {
+  if (names.length === 0 || names.some((n) => n === 'any' || n === '')) return SVC_ANY;
+  const objs = names.map((n) => services.get(n)).filter((s): s is ServiceObj => s !== undefined);
+  return serviceKeyIntervals(objs);
+}
+
+/** The key intervals of a NAT rule's single service ("" is any). */
+export function natServiceSet(name: string, services: ReadonlyMap<string, ServiceObj>): Array<[number, number]> {
+  return policyServiceSet(name === '' ? [] : [name], services);
+}
+
+/** The key of a packet: protocol and destination port (port 0 unless tcp/udp). */
+export function packetKey(protocol: number, dstPort: number): number {
+  return protocol === PROTO_TCP || protocol === PROTO_UDP ? (protocol << 16) | dstPort : protocol << 16;
+}

@@ -1,0 +1,327 @@
+// Builds one HiCuts-style cutting decision tree over three fields: source address,
+// destination address, service key. Every cut takes the next k bits of one field, so a node's
+// region is a prefix in each field and a child index is a shift and a mask of one packet word;
+// a rule is a product of per-field unions of prefixes, so it is kept whole (never expanded
+// into boxes) and a leaf knows, per rule and field, the run of its entries that meet the
+// leaf's region (or that the rule covers the region in that field, nothing to check).
+//
+// Output (appended to shared arrays, see classifier.ts):
+//   nodes:  [word, shift, mask, child_0 .. child_mask]   a child ref >= 0 is a node offset,
+//           a ref < 0 is ~leafOffset
+//   leaves: [count, (rule, srcOff, srcCnt, dstOff, dstCnt, svcOff, svcCnt) * count]
+//           rules in priority order; cnt 0: the rule covers the leaf in that field
+import type { FamilyTable } from './rules';
+
+export const LEAF_STRIDE = 7;
+
+export interface TreeParams {
+  binth: number; // a node of at most this many rules is a leaf
+  spfac: number; // a cut may hold at most spfac * n rule copies (plus its child slots)
+  maxBits: number; // bits of one cut below the root
+  rootBits: number; // bits of the root cut
+  maxEntries: number; // leaf entries of all trees of a table; past it, nodes become leaves
+}
+
+export const DEFAULT_TREE_PARAMS: TreeParams = { binth: 16, spfac: 4, maxBits: 8, rootBits: 12, maxEntries: 4_000_000 };
+
+export class GrowI32 {
+  buf = new Int32Array(1024);
+  length = 0;
+  reserve(n: number): number {
+    const at = this.length;
+    if (at + n > this.buf.length) {
+      let cap = this.buf.length * 2;
+      while (cap < at + n) cap *= 2;
+      const b = new Int32Array(cap);
+      b.set(this.buf.subarray(0, at));
+      this.buf = b;
+    }
+    this.length += n;
+    return at;
+  }
+  push(v: number): void {
+    const at = this.reserve(1);
+    this.buf[at] = v;
+  }
+  done(): Int32Array {
+    return this.buf.slice(0, this.length);
+  }
+}
+
+interface Dim {
+  len: Int32Array;
+  words: Int32Array;
+  nw: number;
+  qword: number; // first packet word of the field (q[0..3] src, q[4..7] dst, q[8] service)
+  width: number;
+}
+
+export class TreeBuilder {
+  readonly nodes = new GrowI32();
+  readonly leaves = new GrowI32();
+  entries = 0;
+  private readonly dims: Dim[];
+  private diff = new Int32Array(1 << 16);
+  private sizes = new Int32Array(1 << 16);
+
+  /**
+   * `firstOnly`: the tree answers first-match queries only (min 0), so a leaf may drop the rules
+   * after one that covers its whole region. A table searched with min > 0 (NAT: the first rule
+   * whose out-interface holds, then the next) must keep them.
+   */
+  constructor(
+    private readonly t: FamilyTable,
+    private readonly params: TreeParams = DEFAULT_TREE_PARAMS,
+    private readonly firstOnly = true,
+  ) {
+    const width = t.family === 4 ? 32 : 128;
+    this.dims = [
+      { len: t.addrLen, words: t.addrWords, nw: t.nw, qword: 0, width },
+      { len: t.addrLen, words: t.addrWords, nw: t.nw, qword: 4, width },
+      { len: t.pfxLen, words: t.pfxWord, nw: 1, qword: 8, width: 32 },
+    ];
+    this.leaves.push(0); // the shared empty leaf at offset 0, ref ~0 = -1
+  }
+
+  /** Builds a tree over the given rules (FamilyTable row numbers, ascending); returns its root ref. */
+  build(rows: readonly number[]): number {
+    const n = rows.length;
+    const rules = Int32Array.from(rows);
+    const runs = new Int32Array(n * 6);
+    const t = this.t;
+    for (let i = 0; i < n; i++) {
+      const r = rows[i];
+      runs[i * 6] = t.srcOff[r];
+      runs[i * 6 + 1] = t.srcOff[r] + t.srcCnt[r];
+      runs[i * 6 + 2] = t.dstOff[r];
+      runs[i * 6 + 3] = t.dstOff[r] + t.dstCnt[r];
+      runs[i * 6 + 4] = t.pfxOff[r];
+      runs[i * 6 + 5] = t.pfxOff[r] + t.pfxCnt[r];
+    }
+    return this.node(rules, runs, n, [0, 0, 8], 0);
+  }
+
+  private covered(runs: Int32Array, i: number, d: number, p: number): boolean {
+    const s = runs[i * 6 + 2 * d];
+    return runs[i * 6 + 2 * d + 1] - s === 1 && this.dims[d].len[s] <= p;
+  }
+
+  /** The children [f, l] that entry j meets when bits [p, p+k) of its field are cut. */
+  private range(d: number, j: number, p: number, k: number, out: Int32Array): void {
+    const dim = this.dims[d];
+    const len = dim.len[j];
+    const nc = 1 << k;
+    if (len <= p) {
+      out[0] = 0;
+      out[1] = nc - 1;
+      return;
+    }
+    const w = dim.words[j * dim.nw + (p >> 5)];
+    const f = (w >>> (32 - (p & 31) - k)) & (nc - 1);
+    out[0] = f;
+    out[1] = len >= p + k ? f : f + (1 << (p + k - len)) - 1;
+  }
+
+  private readonly fl = new Int32Array(2);
+
+  /** Rule copies per child of cut (d, k), in this.sizes; returns [total, sum of squares, max]. */
+  private stats(runs: Int32Array, n: number, d: number, p: number, k: number): [number, number, number] {
+    const nc = 1 << k;
+    const diff = this.diff;
+    diff.fill(0, 0, nc + 1);
+    let all = 0;
+    const fl = this.fl;
+    for (let i = 0; i < n; i++) {
+      if (this.covered(runs, i, d, p)) {
+        all++;
+        continue;
+      }
+      let prev = -1;
+      for (let j = runs[i * 6 + 2 * d], e = runs[i * 6 + 2 * d + 1]; j < e; j++) {
+        this.range(d, j, p, k, fl);
+        const f = fl[0] <= prev ? prev + 1 : fl[0];
+        if (f > fl[1]) continue;
+        diff[f]++;
+        diff[fl[1] + 1]--;
+        prev = fl[1];
+      }
+    }
+    let acc = 0, total = 0, sq = 0, max = 0;
+    for (let c = 0; c < nc; c++) {
+      acc += diff[c];
+      const s = acc + all;
+      this.sizes[c] = s;
+      total += s;
+      sq += s * s;
+      if (s > max) max = s;
+    }
+    return [total, sq, max];
+  }
+
+  private node(rules: Int32Array, runs: Int32Array, nIn: number, p: number[], depth: number): number {
+    // rules after the first one that covers the whole region can never be the first match
+    let n = nIn;
+    for (let i = 0; i < n && this.firstOnly; i++) {
+      if (this.covered(runs, i, 0, p[0]) && this.covered(runs, i, 1, p[1]) && this.covered(runs, i, 2, p[2])) {
+        n = i + 1;
+        break;
+      }
+    }
+    if (n === 0) return -1;
+    const P = this.params;
+    if (n <= P.binth || this.entries >= P.maxEntries) return this.leaf(rules, runs, n, p);
+
+    // Choose the cut: per field, the cuts within the space budget, scored by the expected
+    // number of rules in the child a rule-weighted packet falls in; fewest bits on near-ties.
+    // A field whose (non-covering) entries all share the next m bits is scored as if those
+    // bits were consumed; if it wins, this node consumes them (a cut that copies only the
+    // rules covering the field), so long common prefixes (a zone's network) cost nodes, not
+    // copies.
+    let bestD = -1, bestK = 0, bestScore = Infinity;
+    const budget = P.spfac * n + 16;
+    const skip = [0, 0, 0];
+    for (let d = 0; d < 3; d++) {
+      const dim = this.dims[d];
+      const m = this.commonBits(runs, n, d, p[d]);
+      skip[d] = m;
+      const pe = p[d] + m;
+      const kmax = Math.min(depth === 0 && m === 0 ? P.rootBits : P.maxBits, dim.width - pe, 32 - (pe & 31));
+      const scores: number[] = [];
+      for (let k = 1; k <= kmax; k++) {
+        const [total, sq] = this.stats(runs, n, d, pe, k);
+        if (total + (1 << k) > budget && k > 1) break;
+        scores.push(sq / total);
+      }
+      if (scores.length === 0) continue;
+      const min = Math.min(...scores);
+      const k = scores.findIndex((x) => x <= min * 1.03) + 1;
+      if (scores[k - 1] < bestScore * 0.999) {
+        bestScore = scores[k - 1];
+        bestD = d;
+        bestK = k;
+      }
+    }
+    if (bestD < 0 || bestScore > n * 0.95) return this.leaf(rules, runs, n, p);
+    if (skip[bestD] > 0) {
+      const d = bestD;
+      const k = Math.min(skip[d], depth === 0 ? P.rootBits : P.maxBits, 32 - (p[d] & 31));
+      return this.cut(rules, runs, n, p, depth, d, k);
+    }
+    return this.cut(rules, runs, n, p, depth, bestD, bestK);
+  }
+
+  /** How many bits after p all entries of field d that do not cover the region share. */
+  private commonBits(runs: Int32Array, n: number, d: number, p: number): number {
+    const dim = this.dims[d];
+    let m = dim.width - p;
+    let first = -1;
+    for (let i = 0; i < n && m > 0; i++) {
+      if (this.covered(runs, i, d, p)) continue;
+      for (let j = runs[i * 6 + 2 * d], e = runs[i * 6 + 2 * d + 1]; j < e && m > 0; j++) {
+        if (dim.len[j] - p < m) m = dim.len[j] - p;
+        if (first < 0) {
+          first = j;
+          continue;
+        }
+        // leading equal bits of entries first and j from bit p on, at most m
+        let pos = p;
+        const end = p + m;
+        while (pos < end) {
+          const w = pos >> 5;
+          const x = (dim.words[first * dim.nw + w] ^ dim.words[j * dim.nw + w]) << (pos & 31);
+          const same = x === 0 ? 32 - (pos & 31) : Math.clz32(x);
+          pos += same;
+          if (same < 32 - ((pos - same) & 31)) break;
+        }
+        if (pos - p < m) m = pos - p;
+      }
+    }
+    return first < 0 ? 0 : m;
+  }
+
+  private cut(rules: Int32Array, runs: Int32Array, n: number, p: number[], depth: number, d: number, k: number): number {
+    const nc = 1 << k;
+    this.stats(runs, n, d, p[d], k);
+    const start = new Int32Array(nc + 1);
+    for (let c = 0; c < nc; c++) start[c + 1] = start[c] + this.sizes[c];
+    const fill = start.slice(0, nc);
+    const cRules = new Int32Array(start[nc]);
+    const cRuns = new Int32Array(start[nc] * 6);
+    const fl = this.fl;
+    const put = (c: number, i: number, s: number, e: number) => {
+      const at = fill[c]++;
+      cRules[at] = rules[i];
+      cRuns.set(runs.subarray(i * 6, i * 6 + 6), at * 6);
+      cRuns[at * 6 + 2 * d] = s;
+      cRuns[at * 6 + 2 * d + 1] = e;
+    };
+    for (let i = 0; i < n; i++) {
+      const s0 = runs[i * 6 + 2 * d], e0 = runs[i * 6 + 2 * d + 1];
+      if (this.covered(runs, i, d, p[d])) {
+        for (let c = 0; c < nc; c++) put(c, i, s0, e0);
+        continue;
+      }
+      let prev = -1;
+      for (let j = s0; j < e0; j++) {
+        this.range(d, j, p[d], k, fl);
+        for (let c = fl[0]; c <= fl[1]; c++) {
+          if (c === prev) cRuns[(fill[c] - 1) * 6 + 2 * d + 1] = j + 1; // the run goes on in this child
+          else put(c, i, j, j + 1);
+        }
+        prev = fl[1];
+      }
+    }
+    const dim = this.dims[d];
+    const at = this.nodes.reserve(3 + nc);
+    const buf = () => this.nodes.buf;
+    buf()[at] = dim.qword + (p[d] >> 5);
+    buf()[at + 1] = 32 - (p[d] & 31) - k;
+    buf()[at + 2] = nc - 1;
+    const q = p.slice();
+    q[d] += k;
+    let prevRef = 0, prevS = -1, prevE = -1;
+    for (let c = 0; c < nc; c++) {
+      const s = start[c], e = start[c + 1];
+      let ref: number;
+      if (prevS >= 0 && e - s === prevE - prevS && sameChild(cRules, cRuns, prevS, s, e - s)) ref = prevRef;
+      else ref = this.node(cRules.subarray(s, e), cRuns.subarray(s * 6, e * 6), e - s, q, depth + 1);
+      buf()[at + 3 + c] = ref;
+      prevRef = ref;
+      prevS = s;
+      prevE = e;
+    }
+    return at;
+  }
+
+  private leaf(rules: Int32Array, runs: Int32Array, n: number, p: number[]): number {
+    const t = this.t;
+    const at = this.leaves.reserve(1 + n * LEAF_STRIDE);
+    const b = this.leaves.buf;
+    b[at] = n;
+    for (let i = 0; i < n; i++) {
+      const o = at + 1 + i * LEAF_STRIDE;
+      b[o] = t.rule[rules[i]];
+      for (let d = 0; d < 3; d++) {
+        const s = runs[i * 6 + 2 * d], e = runs[i * 6 + 2 * d + 1];
+        if (this.covered(runs, i, d, p[d])) {
+          b[o + 1 + 2 * d] = 0;
+          b[o + 2 + 2 * d] = 0;
+        } else if (d < 2) {
+          b[o + 1 + 2 * d] = s;
+          b[o + 2 + 2 * d] = e - s;
+        } else {
+          b[o + 5] = t.pfxIv[s];
+          b[o + 6] = t.pfxIv[e - 1] - t.pfxIv[s] + 1;
+        }
+      }
+    }
+    this.entries += n;
+    return ~at;
+  }
+}
+
+function sameChild(rules: Int32Array, runs: Int32Array, a: number, b: number, n: number): boolean {
+  for (let i = 0; i < n; i++) if (rules[a + i] !== rules[b + i]) return false;
+  for (let i = 0; i < n * 6; i++) if (runs[a * 6 + i] !== runs[b * 6 + i]) return false;
+  return true;
+}

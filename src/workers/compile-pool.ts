@@ -1,0 +1,64 @@
+// The compile worker pool. The HTTP thread never compiles: compile() serializes the document,
+// a piscina worker builds the tables and the analysis, and the reply's buffer is wrapped in
+// place as a CompiledConfig. The queue is bounded: a full one is 503 ERR_SYS_4002 at once.
+import os from 'node:os';
+import path from 'node:path';
+import { Piscina } from 'piscina';
+import { serializeDoc } from '../config/document';
+import type { ConfigDoc } from '../config/types';
+import { ERRORS, FwError, type ErrorCode } from '../errors';
+import { CompiledConfig } from '../eval/compiled';
+import type { CompileReply, CompileTask } from './compile-worker';
+
+export interface CompilePoolOptions {
+  maxThreads?: number; // default: cores - 1, at least 1, at most 4
+  maxQueue?: number; // tasks waiting for a thread; default 16
+  idleTimeout?: number; // ms before an idle thread exits; default 60 s
+}
+
+export class CompilePool {
+  private readonly pool: Piscina<CompileTask, CompileReply>;
+
+  constructor(opts: CompilePoolOptions = {}) {
+    const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
+    this.pool = new Piscina<CompileTask, CompileReply>({
+      filename: path.join(__dirname, 'compile-worker.js'),
+      minThreads: 0,
+      maxThreads: opts.maxThreads ?? Math.max(1, Math.min(4, cores - 1)),
+      maxQueue: opts.maxQueue ?? 16,
+      idleTimeout: opts.idleTimeout ?? 60_000,
+    });
+  }
+
+  /** Compiles in a worker; rejects with FwError ERR_SYS_4002 when the queue is full. */
+  async compile(doc: ConfigDoc): Promise<CompiledConfig> {
+    let reply: CompileReply;
+    try {
+      reply = await this.pool.run({ doc: serializeDoc(doc) });
+    } catch (e) {
+      const msg = e instanceof Error ? e.message : String(e);
+      if (/queue is at limit|No task queue available/.test(msg)) {
+        throw new FwError('ERR_SYS_4002', 'compile queue is full, retry later', undefined, { 'Retry-After': '1' });
+      }
+      throw new FwError('ERR_SYS_4001', `compile worker failed: ${msg}`);
+    }
+    if (typeof reply !== 'object' || reply === null || typeof reply.ok !== 'boolean') {
+      throw new FwError('ERR_SYS_4001', 'compile worker gave a malformed reply');
+    }
+    if (!reply.ok) {
+      const code = (Object.prototype.hasOwnProperty.call(ERRORS, reply.code) ? reply.code : 'ERR_SYS_4001') as ErrorCode;
+      throw new FwError(code, reply.details);
+    }
+    return CompiledConfig.fromImage({ meta: reply.meta, buffer: reply.buffer }, reply.analysis);
+  }
+
+  /** Tasks waiting for a thread. */
+  get queueSize(): number {
+    return this.pool.queueSize;
+  }
+
+  /** Finishes the compiles in flight, then stops the threads. */
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+}

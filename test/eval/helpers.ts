@@ -1,0 +1,230 @@
+// Shared fixtures of the eval tests: a small document builder and fast-check arbitraries of
+// random configurations and packets. Addresses are drawn from a few small shared "universes"
+// (two IPv4 /24s, one IPv4 /16 and IPv6 /120s, plus the whole space) so that packets land on
+// prefix edges, overlapping networks and equal prefixes all the time.
+import fc from 'fast-check';
+import { emptyDoc } from '../../src/config/document';
+import { canonicalCidr } from '../../src/config/net';
+import type { ConfigDoc, NatType, PortEntry } from '../../src/config/types';
+
+export interface DocSpec {
+  zones?: Record<string, string[]>; // name -> networks
+  interfaces?: Record<string, { ip?: string; zone?: string; state?: 'up' | 'down' }>;
+  vlans?: Record<string, { ip?: string; zone?: string; state?: 'up' | 'down'; parent?: string; id?: number }>;
+  addresses?: Record<string, string[]>;
+  services?: Record<string, { protocol: 'tcp' | 'udp'; ports: PortEntry[] }>;
+  routes?: Array<{ destination: string; gateway?: string; interface?: string; metric?: number; id?: number }>;
+  policies?: Array<{ action?: 'allow' | 'deny'; srcZone?: string; dstZone?: string; srcAddr?: string; dstAddr?: string; services?: string[]; log?: boolean; id?: number }>;
+  nat?: Array<{ type: NatType; srcZone?: string; dstZone?: string; srcAddr?: string; dstAddr?: string; service?: string; translatedIp?: string; translatedPort?: string; outInterface?: string; id?: number }>;
+}
+
+export function mkDoc(s: DocSpec): ConfigDoc {
+  const doc = emptyDoc(Object.keys(s.interfaces ?? {}));
+  for (const [name, networks] of Object.entries(s.zones ?? {})) {
+    doc.zones.set(name, { name, type: 'l3', color: '', networks: networks.map((n) => canonicalCidr(n)!) });
+  }
+  for (const [name, i] of Object.entries(s.interfaces ?? {})) {
+    Object.assign(doc.interfaces.get(name)!, { ip: i.ip ?? '', zone: i.zone ?? '', state: i.state ?? 'up' });
+  }
+  let vid = 10;
+  for (const [name, v] of Object.entries(s.vlans ?? {})) {
+    doc.vlans.set(name, { name, id: v.id ?? vid++, parent: v.parent ?? 'eth0', ip: v.ip ?? '', zone: v.zone ?? '', state: v.state ?? 'up', management: [] });
+  }
+  for (const [name, ips] of Object.entries(s.addresses ?? {})) {
+    doc.addresses.set(name, { name, ips: [...new Set(ips.map((n) => canonicalCidr(n)!))] });
+  }
+  for (const [name, svc] of Object.entries(s.services ?? {})) doc.services.set(name, { name, ...svc });
+  (s.routes ?? []).forEach((r, i) => {
+    doc.routes.push({ id: r.id ?? i + 1, description: '', destination: canonicalCidr(r.destination)!, gateway: r.gateway ?? '', interface: r.interface ?? '', metric: r.metric ?? 0 });
+  });
+  doc.routes.sort((a, b) => a.id - b.id);
+  (s.policies ?? []).forEach((p, i) => {
+    doc.policies.push({ id: p.id ?? i + 1, action: p.action ?? 'allow', srcZone: p.srcZone ?? '', dstZone: p.dstZone ?? '', srcAddr: p.srcAddr ?? '', dstAddr: p.dstAddr ?? '', services: p.services ?? [], log: p.log ?? false });
+  });
+  (s.nat ?? []).forEach((n, i) => {
+    doc.nat.push({ id: n.id ?? i + 1, description: '', type: n.type, srcZone: n.srcZone ?? '', dstZone: n.dstZone ?? '', srcAddr: n.srcAddr ?? '', dstAddr: n.dstAddr ?? '', service: n.service ?? '', translatedIp: n.translatedIp ?? '', translatedPort: n.translatedPort ?? '', outInterface: n.outInterface ?? '' });
+  });
+  doc.counters = { policy: doc.policies.length, nat: doc.nat.length, route: doc.routes.length };
+  return doc;
+}
+
+// ---- random configurations ------------------------------------------------------------
+
+const V4_BASES = ['10.0.0.', '10.0.1.', '10.1.7.', '192.168.1.'];
+const V6_BASES = ['2001:db8::', '2001:db8:0:1::', 'fd00::'];
+const V4_LENS = [0, 1, 8, 16, 23, 24, 25, 26, 28, 30, 31, 32, 32];
+const V6_LENS = [0, 16, 32, 64, 112, 120, 121, 124, 126, 127, 128, 128];
+const HOSTS = [0, 1, 2, 63, 64, 127, 128, 129, 254, 255];
+
+const host = fc.oneof(fc.constantFrom(...HOSTS), fc.integer({ min: 0, max: 255 }));
+
+/** An address text in one of the universes (or anywhere, rarely). */
+export const addrArb = (family: 4 | 6) =>
+  family === 4
+    ? fc.oneof(
+        { weight: 9, arbitrary: fc.tuple(fc.constantFrom(...V4_BASES), host).map(([b, h]) => `${b}${h}`) },
+        { weight: 1, arbitrary: fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255)).map((o) => o.join('.')) },
+      )
+    : fc.oneof(
+        { weight: 9, arbitrary: fc.tuple(fc.constantFrom(...V6_BASES), host).map(([b, h]) => `${b}${h.toString(16)}`) },
+        { weight: 1, arbitrary: fc.array(fc.nat(0xffff), { minLength: 8, maxLength: 8 }).map((g) => g.map((x) => x.toString(16)).join(':')) },
+      );
+
+export const cidrArb = fc.oneof(
+  { weight: 3, arbitrary: fc.tuple(addrArb(4), fc.constantFrom(...V4_LENS)).map(([a, l]) => `${a}/${l}`) },
+  { weight: 2, arbitrary: fc.tuple(addrArb(6), fc.constantFrom(...V6_LENS)).map(([a, l]) => `${a}/${l}`) },
+);
+
+const ifaceIpArb = fc.oneof(
+  fc.tuple(addrArb(4), fc.constantFrom(16, 23, 24, 25, 30, 31)).map(([a, l]) => `${a}/${l}`),
+  fc.tuple(addrArb(6), fc.constantFrom(64, 120, 126)).map(([a, l]) => `${a}/${l}`),
+);
+
+const PORTS = [1, 22, 53, 79, 80, 81, 443, 1023, 1024, 8080, 65534, 65535];
+const portEntryArb: fc.Arbitrary<PortEntry> = fc.oneof(
+  fc.constantFrom(...PORTS),
+  fc.constantFrom('1-1024', '80-81', '1000-2000', '1024-65535', '60000-65535', '1-65535', '443-8080'),
+);
+
+export interface RandomSpec {
+  zones: Array<{ networks: string[] }>;
+  ifaces: Array<{ ip: string | null; zone: number | null; up: boolean }>;
+  vlans: Array<{ ip: string | null; zone: number | null; up: boolean }>;
+  addresses: string[][];
+  services: Array<{ protocol: 'tcp' | 'udp'; ports: PortEntry[] }>;
+  routes: Array<{ destination: string; gateway: string | null; iface: number | null; metric: number }>;
+  policies: Array<{ allow: boolean; sz: number | null; dz: number | null; sa: number | null; da: number | null; svcs: number[] | null; log: boolean }>;
+  nat: Array<{ type: NatType; sz: number | null; dz: number | null; sa: number | null; da: number | null; svc: number | null; tip: string | null; port: number; out: number | null }>;
+}
+
+const opt = <T>(a: fc.Arbitrary<T>, freq = 2) => fc.option(a, { nil: null, freq });
+const idx = fc.nat(15);
+
+export interface SpecSizes {
+  policies: [number, number];
+  nat: [number, number];
+  addresses: number;
+  services: number;
+}
+
+export const SMALL: SpecSizes = { policies: [0, 10], nat: [0, 4], addresses: 5, services: 4 };
+export const LARGE: SpecSizes = { policies: [20, 120], nat: [0, 30], addresses: 12, services: 8 };
+
+export const specArb = (z: SpecSizes = SMALL): fc.Arbitrary<RandomSpec> => fc.record({
+  zones: fc.array(fc.record({ networks: fc.array(cidrArb, { maxLength: 2 }) }), { maxLength: 4 }),
+  ifaces: fc.array(fc.record({ ip: opt(ifaceIpArb, 5), zone: opt(idx), up: fc.boolean() }), { minLength: 1, maxLength: 4 }),
+  vlans: fc.array(fc.record({ ip: opt(ifaceIpArb, 5), zone: opt(idx), up: fc.boolean() }), { maxLength: 2 }),
+  addresses: fc.array(fc.array(cidrArb, { minLength: 1, maxLength: 3 }), { maxLength: z.addresses }),
+  services: fc.array(fc.record({ protocol: fc.constantFrom('tcp' as const, 'udp' as const), ports: fc.uniqueArray(portEntryArb, { minLength: 1, maxLength: 3 }) }), { maxLength: z.services }),
+  routes: fc.array(
+    fc.record({
+      destination: fc.oneof(cidrArb, fc.constantFrom('0.0.0.0/0', '::/0', '10.0.0.0/24', '10.0.0.0/24')),
+      gateway: opt(fc.oneof(addrArb(4), addrArb(6))),
+      iface: opt(fc.nat(6)),
+      metric: fc.nat(2),
+    }),
+    { maxLength: 5 },
+  ),
+  policies: fc.array(
+    fc.record({ allow: fc.boolean(), sz: opt(idx), dz: opt(idx), sa: opt(idx), da: opt(idx), svcs: opt(fc.array(idx, { minLength: 1, maxLength: 2 })), log: fc.boolean() }),
+    { minLength: z.policies[0], maxLength: z.policies[1] },
+  ),
+  nat: fc.array(
+    fc.record({
+      type: fc.constantFrom('snat' as const, 'dnat-ip' as const, 'dnat-port' as const),
+      sz: opt(idx), dz: opt(idx), sa: opt(idx), da: opt(idx), svc: opt(idx),
+      tip: opt(fc.oneof(addrArb(4), addrArb(6)), 3),
+      port: fc.constantFrom(22, 80, 8080),
+      out: opt(fc.nat(6)),
+    }),
+    { minLength: z.nat[0], maxLength: z.nat[1] },
+  ),
+});
+
+/** Turns a random spec into a document; indices wrap around, an index into nothing is `any`. */
+export function specDoc(s: RandomSpec): ConfigDoc {
+  const zoneNames = s.zones.map((_, i) => `z${i}`);
+  const ifNames = s.ifaces.map((_, i) => `eth${i}`);
+  const vlanNames = s.vlans.map((_, i) => `vl${i}`);
+  const members = [...ifNames, ...vlanNames, 'eth9'];
+  const pickName = (list: string[], i: number | null) => (i === null || list.length === 0 ? '' : list[i % list.length]);
+  const zone = (i: number | null) => pickName(zoneNames, i);
+  const addrNames = s.addresses.map((_, i) => `a${i}`);
+  const svcNames = s.services.map((_, i) => `s${i}`);
+  return mkDoc({
+    zones: Object.fromEntries(s.zones.map((z, i) => [zoneNames[i], z.networks])),
+    interfaces: Object.fromEntries(s.ifaces.map((f, i) => [ifNames[i], { ip: f.ip ?? '', zone: zone(f.zone), state: f.up ? 'up' : 'down' }])),
+    vlans: Object.fromEntries(s.vlans.map((v, i) => [vlanNames[i], { ip: v.ip ?? '', zone: zone(v.zone), state: v.up ? 'up' : 'down' }])),
+    addresses: Object.fromEntries(s.addresses.map((a, i) => [addrNames[i], a])),
+    services: Object.fromEntries(s.services.map((v, i) => [svcNames[i], v])),
+    routes: s.routes.map((r) => ({
+      destination: r.destination,
+      gateway: r.gateway ?? '',
+      interface: r.iface === null || (r.gateway !== null && r.iface % 2 === 0) ? '' : members[r.iface % members.length],
+      metric: r.metric,
+    })).map((r) => (r.gateway === '' && r.interface === '' ? { ...r, interface: members[0] } : r)),
+    policies: s.policies.map((p) => ({
+      action: p.allow ? 'allow' : 'deny',
+      srcZone: zone(p.sz),
+      dstZone: zone(p.dz),
+      srcAddr: pickName(addrNames, p.sa),
+      dstAddr: pickName(addrNames, p.da),
+      services: p.svcs === null || svcNames.length === 0 ? [] : [...new Set(p.svcs.map((i) => svcNames[i % svcNames.length]))],
+      log: p.log,
+    })),
+    nat: s.nat.map((n) => ({
+      type: n.type,
+      srcZone: zone(n.sz),
+      dstZone: zone(n.dz),
+      srcAddr: pickName(addrNames, n.sa),
+      dstAddr: pickName(addrNames, n.da),
+      service: pickName(svcNames, n.svc),
+      translatedIp: n.type === 'snat' ? n.tip ?? '' : n.tip ?? '10.0.0.1',
+      translatedPort: n.type === 'dnat-port' ? String(n.port) : '',
+      outInterface: pickName(members, n.out),
+    })),
+  });
+}
+
+export type JsonPacket = Record<string, unknown>;
+
+export interface PacketSpec {
+  family: 4 | 6;
+  src4: string; dst4: string; src6: string; dst6: string;
+  protocol: string | number;
+  port: number;
+  inIf: number | null;
+  sz: number | null;
+  dz: number | null;
+  seed: number;
+}
+
+/** A random eval request; zone and interface indices are resolved against a document later. */
+export const packetArb: fc.Arbitrary<PacketSpec> = fc.record({
+  family: fc.constantFrom(4 as const, 4 as const, 6 as const),
+  src4: addrArb(4), dst4: addrArb(4), src6: addrArb(6), dst6: addrArb(6),
+  protocol: fc.constantFrom<string | number>('tcp', 'tcp', 'udp', 'icmp', 6, 17, 47, 0, 255),
+  port: fc.oneof(fc.constantFrom(0, ...PORTS, 1025, 2000, 60000), fc.nat(65535)),
+  inIf: opt(fc.nat(9), 3),
+  sz: opt(fc.nat(4), 4),
+  dz: opt(fc.nat(4), 4),
+  seed: fc.nat(),
+});
+
+/** The JSON request of a packet spec; an index past the document's names gives an unknown name
+ * now and then (the evaluators must then both refuse it the same way). */
+export function packetJson(p: PacketSpec, zones: number, members: string[]): JsonPacket {
+  const j: JsonPacket = { 'src-ip': p.family === 4 ? p.src4 : p.src6, 'dst-ip': p.family === 4 ? p.dst4 : p.dst6, protocol: p.protocol };
+  if (p.protocol === 'tcp' || p.protocol === 'udp' || p.protocol === 6 || p.protocol === 17 || p.seed % 3 === 0) j['dst-port'] = p.port;
+  if (p.seed % 5 === 0) j['src-port'] = p.seed % 65536;
+  const unknown = p.seed % 97 === 0;
+  if (p.inIf !== null) j['in-interface'] = unknown || members.length === 0 ? 'eth9' : members[p.inIf % members.length];
+  if (p.sz !== null && zones > 0) j['src-zone'] = unknown ? 'nozone' : `z${p.sz % zones}`;
+  if (p.dz !== null && zones > 0) j['dst-zone'] = `z${p.dz % zones}`;
+  return j;
+}
+
+/** Members (interfaces and VLANs) of a spec's document, for packets' in-interface. */
+export function specMembers(s: RandomSpec): string[] {
+  return [...s.ifaces.map((_, i) => `eth${i}`), ...s.vlans.map((_, i) => `vl${i}`)];
+}

@@ -1,0 +1,76 @@
+// Parsing eval requests: field names, types, ranges, families, and error details that name
+// the field (and the packet's index in a batch).
+import { MAX_BATCH, parseBatch, parsePacket } from '../../src/eval/packet';
+
+function errorOf(fn: () => unknown): { code: string; details: string } {
+  try {
+    fn();
+  } catch (e) {
+    const { code, details } = e as { code: string; details: string };
+    return { code, details };
+  }
+  throw new Error('no error thrown');
+}
+
+const ok = { 'src-ip': '10.0.0.1', 'dst-ip': '10.0.0.2', protocol: 'tcp', 'dst-port': 443 };
+
+describe('parsePacket', () => {
+  test('a full packet', () => {
+    const p = parsePacket({ ...ok, 'src-port': 5000, 'in-interface': 'eth1', 'src-zone': 'lan', 'dst-zone': 'wan' });
+    expect(p).toMatchObject({ family: 4, srcIp: '10.0.0.1', dstIp: '10.0.0.2', protocol: 6, dstPort: 443, srcPort: 5000, inInterface: 'eth1', srcZone: 'lan', dstZone: 'wan' });
+    expect(Array.from(p.dst)).toEqual([10, 0, 0, 2]);
+  });
+  test('protocols by name or number; icmp and others need no port', () => {
+    expect(parsePacket({ ...ok, protocol: 'udp' }).protocol).toBe(17);
+    expect(parsePacket({ 'src-ip': '10.0.0.1', 'dst-ip': '10.0.0.2', protocol: 'icmp' })).toMatchObject({ protocol: 1, dstPort: 0 });
+    expect(parsePacket({ 'src-ip': '10.0.0.1', 'dst-ip': '10.0.0.2', protocol: 0 }).protocol).toBe(0);
+    expect(parsePacket({ 'src-ip': '10.0.0.1', 'dst-ip': '10.0.0.2', protocol: 255 }).protocol).toBe(255);
+    expect(parsePacket({ ...ok, protocol: 6, 'dst-port': 65535 })).toMatchObject({ protocol: 6, dstPort: 65535 });
+  });
+  test('IPv6 addresses are canonical', () => {
+    expect(parsePacket({ ...ok, 'src-ip': '2001:DB8:0:0::1', 'dst-ip': '::ffff:10.0.0.1' })).toMatchObject({ family: 6, srcIp: '2001:db8::1', dstIp: '::ffff:a00:1' });
+  });
+  test('empty or null optional names count as not given', () => {
+    expect(parsePacket({ ...ok, 'src-zone': '', 'in-interface': null })).toMatchObject({ srcZone: null, inInterface: null });
+  });
+  test.each([
+    [null, 'ERR_NET_1004', 'body: must be a JSON object'],
+    [[ok], 'ERR_NET_1004', 'body: must be a JSON object'],
+    [{ ...ok, color: 'red' }, 'ERR_NET_1004', 'color: unknown field'],
+    [{ ...ok, 'src-ip': undefined }, 'ERR_NET_1004', 'src-ip: required'],
+    [{ ...ok, 'src-ip': 10 }, 'ERR_NET_1004', 'src-ip: must be a string'],
+    [{ ...ok, 'src-ip': '10.0.0.256' }, 'ERR_NET_1001', 'src-ip: invalid IP address "10.0.0.256"'],
+    [{ ...ok, 'dst-ip': '10.0.0.0/8' }, 'ERR_NET_1001', 'dst-ip: invalid IP address "10.0.0.0/8"'],
+    [{ ...ok, 'dst-ip': '::1' }, 'ERR_NET_1001', 'dst-ip: address family differs from src-ip'],
+    [{ ...ok, protocol: 'TCP' }, 'ERR_NET_1004', 'protocol: must be tcp, udp, icmp or an integer 0-255'],
+    [{ ...ok, protocol: 256 }, 'ERR_NET_1004', 'protocol: must be tcp, udp, icmp or an integer 0-255'],
+    [{ ...ok, protocol: undefined }, 'ERR_NET_1004', 'protocol: required'],
+    [{ ...ok, 'dst-port': undefined }, 'ERR_NET_1004', 'dst-port: required for tcp and udp'],
+    [{ ...ok, 'dst-port': 65536 }, 'ERR_NET_1004', 'dst-port: must be an integer 0-65535'],
+    [{ ...ok, 'dst-port': 1.5 }, 'ERR_NET_1004', 'dst-port: must be an integer 0-65535'],
+    [{ ...ok, 'dst-port': '80' }, 'ERR_NET_1004', 'dst-port: must be an integer 0-65535'],
+    [{ ...ok, 'src-port': -1 }, 'ERR_NET_1004', 'src-port: must be an integer 0-65535'],
+    [{ ...ok, 'src-zone': 5 }, 'ERR_NET_1004', 'src-zone: must be a string'],
+  ])('%j -> %s %s', (json, code, details) => {
+    expect(errorOf(() => parsePacket(json))).toEqual({ code, details });
+  });
+});
+
+describe('parseBatch', () => {
+  test('packets in order', () => {
+    expect(parseBatch({ packets: [ok, { ...ok, 'dst-port': 80 }] }).map((p) => p.dstPort)).toEqual([443, 80]);
+    expect(parseBatch({ packets: [] })).toEqual([]);
+  });
+  test('errors name the packet index', () => {
+    expect(errorOf(() => parseBatch({ packets: [ok, ok, ok, { ...ok, 'dst-port': -3 }] }))).toEqual({ code: 'ERR_NET_1004', details: 'packets[3].dst-port: must be an integer 0-65535' });
+    expect(errorOf(() => parseBatch({ packets: [ok, { ...ok, 'src-ip': 'x' }] }))).toEqual({ code: 'ERR_NET_1001', details: 'packets[1].src-ip: invalid IP address "x"' });
+    expect(errorOf(() => parseBatch({ packets: [ok, 7] }))).toEqual({ code: 'ERR_NET_1004', details: 'packets[1]: must be an object' });
+  });
+  test('the body shape and the size limit', () => {
+    expect(errorOf(() => parseBatch({}))).toEqual({ code: 'ERR_NET_1004', details: 'packets: required' });
+    expect(errorOf(() => parseBatch({ packets: {} }))).toEqual({ code: 'ERR_NET_1004', details: 'packets: must be an array' });
+    expect(errorOf(() => parseBatch({ packets: [], x: 1 }))).toEqual({ code: 'ERR_NET_1004', details: 'x: unknown field' });
+    expect(parseBatch({ packets: new Array(MAX_BATCH).fill(ok) })).toHaveLength(MAX_BATCH);
+    expect(errorOf(() => parseBatch({ packets: new Array(MAX_BATCH + 1).fill(ok) }))).toEqual({ code: 'ERR_NET_1004', details: 'packets: at most 10000 packets per request' });
+  });
+});

@@ -1,0 +1,99 @@
+// The compiled structures on their own, at sizes where the trees really cut: the classifier
+// against the linear scan over the same rule tables (first match, and the "first match from
+// rule min on" search NAT uses), and the longest-prefix tables against a brute-force scan.
+import fc from 'fast-check';
+import type { Family } from '../../src/config/net';
+import { buildClassifier, DEFAULT_BUILD_PARAMS, FamilyClassifier } from '../../src/eval/classifier';
+import { policySpecs } from '../../src/eval/compile';
+import { LinearClassifier } from '../../src/eval/linear';
+import { buildLpm, lpm4, lpm6, type LpmEntry } from '../../src/eval/lpm';
+import { buildFamilyTable } from '../../src/eval/rules';
+import { addrArb, packetArb, specArb, specDoc, type PacketSpec } from './helpers';
+import { parseIp } from '../../src/config/net';
+import { loadWords } from '../../src/eval/compiled';
+import { packetKey } from '../../src/eval/sets';
+
+const seed = process.env.FC_SEED ? Number(process.env.FC_SEED) : undefined;
+
+function fill(q: Int32Array, ps: PacketSpec): Family {
+  const src = parseIp(ps.family === 4 ? ps.src4 : ps.src6)!;
+  const dst = parseIp(ps.family === 4 ? ps.dst4 : ps.dst6)!;
+  loadWords(src.bytes, q, 0);
+  loadWords(dst.bytes, q, 4);
+  const proto = typeof ps.protocol === 'number' ? ps.protocol : { tcp: 6, udp: 17, icmp: 1 }[ps.protocol]!;
+  q[8] = packetKey(proto, ps.port);
+  return ps.family;
+}
+
+describe('classifier = linear scan on large rule tables', () => {
+  for (const firstOnly of [true, false]) {
+    test(`firstOnly ${firstOnly}`, () => {
+      let compared = 0;
+      fc.assert(
+        fc.property(
+          specArb({ policies: [300, 1500], nat: [0, 0], addresses: 40, services: 12 }),
+          fc.array(packetArb, { minLength: 1, maxLength: 1500, size: 'max' }),
+          fc.constantFrom(4, 8, 16),
+          (spec, packets, binth) => {
+            const doc = specDoc(spec);
+            const specs = policySpecs(doc);
+            const zones = doc.zones.size;
+            const t4 = buildFamilyTable(specs, 4), t6 = buildFamilyTable(specs, 6);
+            const params = { ...DEFAULT_BUILD_PARAMS, binth };
+            const cls = { 4: new FamilyClassifier(buildClassifier(t4, zones, params, firstOnly), 4), 6: new FamilyClassifier(buildClassifier(t6, zones, params, firstOnly), 6) };
+            const lin = new LinearClassifier(t4, t6);
+            for (const ps of packets) {
+              const f = fill(lin.q, ps);
+              cls[f].q.set(lin.q);
+              const sz = ps.sz === null ? 0 : (ps.sz % (zones + 1));
+              const dz = ps.dz === null ? 0 : (ps.dz % (zones + 1));
+              const min = firstOnly ? 0 : ps.seed % Math.max(1, doc.policies.length);
+              const want = lin.first(f, sz, dz, min);
+              const got = cls[f].first(sz, dz, min);
+              if (got !== want) expect({ ps, sz, dz, min, got }).toEqual({ ps, sz, dz, min, got: want });
+              compared++;
+            }
+          },
+        ),
+        { numRuns: 12, seed },
+      );
+      expect(compared).toBeGreaterThan(5000);
+    });
+  }
+});
+
+describe('longest-prefix tables', () => {
+  const entryArb = (family: Family) =>
+    fc.record({ addr: addrArb(family), len: fc.integer({ min: 0, max: family === 4 ? 32 : 128 }), answer: fc.nat(50) });
+
+  for (const family of [4, 6] as const) {
+    test(`IPv${family}: the most specific prefix, the first entry of a duplicate`, () => {
+      fc.assert(
+        fc.property(fc.array(entryArb(family), { maxLength: 40 }), fc.array(addrArb(family), { minLength: 1, maxLength: 200 }), (raw, lookups) => {
+          const bits = family === 4 ? 32 : 128;
+          const big = (text: string) => parseIp(text)!.bytes.reduce((v, b) => (v << 8n) | BigInt(b), 0n);
+          const entries: LpmEntry[] = raw.map((e) => {
+            const host = BigInt(bits - e.len);
+            return { value: (big(e.addr) >> host) << host, len: e.len, answer: e.answer };
+          });
+          const t = buildLpm(entries, family);
+          const q = new Int32Array(4);
+          for (const a of lookups) {
+            const v = big(a);
+            let want = -1, wantLen = -1;
+            for (const e of entries) {
+              const host = BigInt(bits - e.len);
+              if (e.len > wantLen && v >> host === e.value >> host) {
+                want = e.answer;
+                wantLen = e.len;
+              }
+            }
+            loadWords(parseIp(a)!.bytes, q, 0);
+            expect(family === 4 ? lpm4(t, q[0]) : lpm6(t, q, 0)).toBe(want);
+          }
+        }),
+        { numRuns: 200, seed },
+      );
+    });
+  }
+});
