@@ -15,18 +15,33 @@ export interface Cidr {
   prefix: number;
 }
 
-const DEC_OCTET = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
 const HEX_GROUP = /^[0-9A-Fa-f]{1,4}$/;
 
+/** Dotted-quad IPv4, no leading zeros. A char-code scan: eval batches parse 20,000 a request. */
 export function parseIPv4(text: string): Uint8Array | null {
-  const parts = text.split('.');
-  if (parts.length !== 4) return null;
+  const n = text.length;
+  if (n < 7 || n > 15) return null;
   const out = new Uint8Array(4);
-  for (let i = 0; i < 4; i++) {
-    if (!DEC_OCTET.test(parts[i])) return null;
-    out[i] = Number(parts[i]);
+  let part = 0;
+  let val = 0;
+  let digits = 0;
+  for (let i = 0; i <= n; i++) {
+    const c = i < n ? text.charCodeAt(i) : 46; // a virtual '.' ends the last octet
+    if (c === 46) {
+      if (digits === 0 || part > 3) return null;
+      out[part++] = val;
+      val = 0;
+      digits = 0;
+    } else if (c >= 48 && c <= 57) {
+      if (digits > 0 && val === 0) return null; // a leading zero ("01") is ambiguous: refused
+      val = val * 10 + (c - 48);
+      digits++;
+      if (val > 255) return null;
+    } else {
+      return null;
+    }
   }
-  return out;
+  return part === 4 ? out : null;
 }
 
 export function parseIPv6(text: string): Uint8Array | null {
