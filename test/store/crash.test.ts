@@ -1,7 +1,11 @@
-// kill -9 at a random moment: a child process works on the store and prints every operation
-// the store acknowledged; after the kill, everything printed must be back, and what is back
+// kill -9 at a random moment: a child process works on the store and records every operation
+// the store acknowledged; after the kill, everything recorded must be back, and what is back
 // must be consistent (a journal 0..k, versions 0..running, a session or none).
+// The record is a file the child writes synchronously, not its stdout (see
+// fixtures/crash-child.ts): the check needs exactly what the child did up to the kill, give
+// or take the one operation in flight, and a kill -9 loses what Node still queues for stdout.
 import { spawn } from 'node:child_process';
+import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import type { EmbeddedStore } from '../../src/store/embedded';
 import { openStore, removeTmpDirs, tmpDir } from './helpers';
@@ -10,15 +14,18 @@ afterAll(removeTmpDirs);
 
 const CHILD = path.join(__dirname, 'fixtures', 'crash-child.js');
 
-/** Runs the child until a random moment after its first line, kills it, returns its lines. */
-async function runAndKill(dir: string, delayMs: number): Promise<string[][]> {
-  const child = spawn(process.execPath, [CHILD, dir, 'work'], { stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Runs the child until a random moment after it starts working (or, with `afterAck`, after
+ * its first acknowledged change), kills it, returns the lines of its record.
+ */
+async function runAndKill(dir: string, recordFile: string, delayMs: number, afterAck: boolean): Promise<string[][]> {
+  const child = spawn(process.execPath, [CHILD, dir, 'work', recordFile], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   let timer: NodeJS.Timeout | undefined;
   child.stdout!.on('data', (d: Buffer) => {
     out += d.toString();
-    if (!timer) timer = setTimeout(() => child.kill('SIGKILL'), delayMs);
+    if (!timer && out.includes(afterAck ? 'acked\n' : 'working\n')) timer = setTimeout(() => child.kill('SIGKILL'), delayMs);
   });
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   const [code, signal] = await new Promise<[number | null, string | null]>((resolve) =>
@@ -26,8 +33,8 @@ async function runAndKill(dir: string, delayMs: number): Promise<string[][]> {
   );
   clearTimeout(timer);
   if (signal !== 'SIGKILL') throw new Error(`the child ended on its own (code ${code}): ${err}`);
-  const lines = out.split('\n');
-  lines.pop(); // only complete lines count
+  const lines = (await fsp.readFile(recordFile, 'utf8')).split('\n');
+  lines.pop(); // only complete lines count (the kill may have cut the last write short)
   return lines.map((l) => l.split(' '));
 }
 
@@ -92,9 +99,12 @@ async function checkRecovered(store: EmbeddedStore, lines: string[][]): Promise<
 
 test('every acknowledged operation survives kill -9 at a random moment', async () => {
   const dir = await tmpDir();
+  const records = await tmpDir();
   let appends = 0;
   for (let round = 0; round < 10; round++) {
-    const lines = await runAndKill(dir, 5 + Math.floor(Math.random() * 250));
+    // the last round makes sure that acknowledged changes were checked at least once
+    const afterAck = round === 9 && appends === 0;
+    const lines = await runAndKill(dir, path.join(records, `${round}.log`), 5 + Math.floor(Math.random() * 250), afterAck);
     appends += lines.filter((l) => l[0] === 'A').length;
     const store = await openStore(dir); // also takes over the dead child's lock
     try {
