@@ -9,7 +9,7 @@ import type { SerializedDoc } from '../config/document';
 import { FwError, isFwError } from '../errors';
 import { acquireDirLock, type DirLock } from './dir-lock';
 import { MetaState } from './meta-state';
-import { DIR_MODE, FILE_MODE, GroupAppender, atomicWriteFile, cutPartialLastLine, durableUnlink, errCode, fsyncDir } from './files';
+import { DIR_MODE, FILE_MODE, GroupAppender, atomicWriteFile, cutPartialLastLine, durableUnlink, ensureDurableFile, errCode, fsyncDir } from './files';
 import {
   dropUncommittedVersions,
   layout,
@@ -148,6 +148,8 @@ export class EmbeddedStore implements Store {
     }
     const cut = await cutPartialLastLine(p.audit);
     if (cut) this.log.warn({ file: p.audit, bytes: cut }, 'cut a torn line off the audit log');
+    await ensureDurableFile(p.history);
+    await ensureDurableFile(p.audit);
     this.history = GroupAppender.open(p.history, (e) => this.fail(e));
     this.auditLog = GroupAppender.open(p.audit, (e) => this.fail(e));
     this.log.info({ dir: p.dir, running: meta.running, session: s !== null }, 'embedded store open');

@@ -30,6 +30,19 @@ export async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
+/** Creates `file` if it is missing and makes its directory entry durable (a power cut must
+ * not lose a log whose appends were acknowledged). */
+export async function ensureDurableFile(file: string): Promise<void> {
+  try {
+    await fsp.access(file);
+    return;
+  } catch {
+    const fh = await fsp.open(file, 'a', FILE_MODE);
+    await fh.close();
+    await fsyncDir(path.dirname(file));
+  }
+}
+
 /** Writes the whole buffer at the handle's position (the end, for an 'a' handle). */
 export async function writeAll(fh: FileHandle, buf: Buffer): Promise<void> {
   let off = 0;
