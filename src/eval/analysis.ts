@@ -7,15 +7,16 @@
 // the space). It is redundant when all of them have its action, else shadowed.
 //
 // Exactness: a policy is first probed with sample packets of its space on the compiled
-// classifier; if one of them reaches it, it is not covered. Otherwise the space is split
-// exactly: the first earlier rule that meets region R takes R ∩ rule, and R minus the rule
-// (at most five boxes, one per field) is checked against the later rules; a box no rule meets
-// means "not covered". A policy whose split runs over the work budget is left out: a report
-// is never wrong, at worst a covered policy on a huge rule set goes unreported.
+// classifier; if one of them reaches it, it is not covered. Otherwise its space is split
+// exactly among the earlier rules that meet it (coverage.ts), up to the first earlier rule
+// that covers all of it. A policy whose split runs over the work budget is left out: a report
+// is never wrong, at worst a covered policy of a huge rule set goes unreported (AnalysisStats
+// counts them).
 import type { Family } from '../config/net';
 import type { ConfigDoc } from '../config/types';
 import { CompiledConfig } from './compiled';
-import { addrFieldSet, mergeIntervals, policyServiceSet, type Interval } from './sets';
+import { covers, OverBudget, takers, takersBySubtraction, type Region } from './coverage';
+import { addrFieldSet, mergeIntervals, policyServiceSet, type AddrSet, type Interval } from './sets';
 import { PROTO_TCP, PROTO_UDP } from './types';
 
 export interface Coverage {
@@ -32,8 +33,9 @@ export interface Analysis {
 
 export interface AnalyzeOptions {
   samples?: number; // probe packets per policy (default 24)
-  budget?: number; // region checks per policy (default 20,000)
-  totalBudget?: number; // region checks for the whole table (default 3,000,000)
+  budget?: number; // units of exact-split work per policy (default 1,000,000, some 10-50 ms)
+  totalBudget?: number; // for the whole table (default 20,000,000)
+  quickBudget?: number; // box subtraction tried first (default 2,000; 0: the sweep only)
   /** filled in when given: how the policies were decided */
   stats?: AnalysisStats;
 }
@@ -43,65 +45,6 @@ export interface AnalysisStats {
   split: number; // decided by the exact split
   undecided: number; // over the work budget: not reported
   undecidedIds: number[]; // their ids (the first 100)
-}
-
-interface Region {
-  zs: bigint; // bit 0: zone none, bit i: zone i
-  zd: bigint;
-  s: Interval[];
-  d: Interval[];
-  v: Interval[];
-}
-
-class OverBudget extends Error {}
-
-function meets(a: Interval[], b: Interval[]): boolean {
-  let i = 0, j = 0;
-  while (i < a.length && j < b.length) {
-    if (a[i][1] < b[j][0]) i++;
-    else if (b[j][1] < a[i][0]) j++;
-    else return true;
-  }
-  return false;
-}
-
-function intersect(a: Interval[], b: Interval[]): Interval[] {
-  const out: Interval[] = [];
-  let i = 0, j = 0;
-  while (i < a.length && j < b.length) {
-    const lo = a[i][0] > b[j][0] ? a[i][0] : b[j][0];
-    const hi = a[i][1] < b[j][1] ? a[i][1] : b[j][1];
-    if (lo <= hi) out.push([lo, hi]);
-    if (a[i][1] < b[j][1]) i++;
-    else j++;
-  }
-  return out;
-}
-
-function subtract(a: Interval[], b: Interval[]): Interval[] {
-  const out: Interval[] = [];
-  let j = 0;
-  for (const [lo0, hi] of a) {
-    let lo = lo0;
-    while (j < b.length && b[j][1] < lo) j++;
-    let k = j;
-    while (lo <= hi && k < b.length && b[k][0] <= hi) {
-      if (b[k][0] > lo) out.push([lo, b[k][0] - 1n]);
-      lo = b[k][1] + 1n;
-      k++;
-    }
-    if (lo <= hi) out.push([lo, hi]);
-  }
-  return out;
-}
-
-function within(a: Interval[], b: Interval[]): boolean {
-  return subtract(a, b).length === 0;
-}
-
-/** Does rule o cover region R entirely? */
-function covers(o: Region, R: Region): boolean {
-  return (R.zs & ~o.zs) === 0n && (R.zd & ~o.zd) === 0n && within(R.s, o.s) && within(R.d, o.d) && within(R.v, o.v);
 }
 
 function plural(ids: number[]): string {
@@ -139,6 +82,7 @@ function randomIn(list: Interval[], r: () => number, corner: number): bigint {
   if (corner === 1) return list[list.length - 1][1];
   const [lo, hi] = list[Math.floor(r() * list.length)];
   const span = hi - lo + 1n;
+  if (span <= 0x10000000000000n) return lo + BigInt(Math.floor(r() * Number(span)));
   let x = 0n;
   for (let i = 0; i < 5; i++) x = (x << 32n) | BigInt(Math.floor(r() * 4294967296));
   return lo + (x % span);
@@ -153,8 +97,9 @@ function bitsOf(mask: bigint): number[] {
 export function analyze(doc: ConfigDoc, compiled?: CompiledConfig, opts: AnalyzeOptions = {}): Analysis {
   const cfg = compiled ?? CompiledConfig.compile(doc);
   const samples = opts.samples ?? 24;
-  const budget = opts.budget ?? 20_000;
-  let totalLeft = opts.totalBudget ?? 3_000_000;
+  const budget = opts.budget ?? 1_000_000;
+  let totalLeft = opts.totalBudget ?? 20_000_000;
+  const quickMax = opts.quickBudget ?? 2000;
   const stats = Object.assign(opts.stats ?? {}, { reached: 0, split: 0, undecided: 0, undecidedIds: [] as number[] });
 
   const zones = [...doc.zones.keys()].sort();
@@ -163,10 +108,19 @@ export function analyze(doc: ConfigDoc, compiled?: CompiledConfig, opts: Analyze
   const zoneSet = (name: string) => (name === '' || name === 'any' ? allZones : zoneIdx.has(name) ? 1n << BigInt(zoneIdx.get(name)!) : 0n);
 
   const n = doc.policies.length;
+  const addrSets = new Map<string, AddrSet>();
+  const addrSet = (name: string) => {
+    let a = addrSets.get(name);
+    if (!a) addrSets.set(name, (a = addrFieldSet(name, doc.addresses)));
+    return a;
+  };
+  const svcSets = new Map<string, Interval[]>();
   const rules = doc.policies.map((p) => {
-    const src = addrFieldSet(p.srcAddr, doc.addresses);
-    const dst = addrFieldSet(p.dstAddr, doc.addresses);
-    const v = mergeIntervals(policyServiceSet(p.services, doc.services).map(([a, b]) => [BigInt(a), BigInt(b)]));
+    const src = addrSet(p.srcAddr);
+    const dst = addrSet(p.dstAddr);
+    const key = p.services.join(',');
+    let v = svcSets.get(key);
+    if (!v) svcSets.set(key, (v = mergeIntervals(policyServiceSet(p.services, doc.services).map(([a, b]) => [BigInt(a), BigInt(b)]))));
     const zs = zoneSet(p.srcZone);
     const zd = zoneSet(p.dstZone);
     const region = (f: Family): Region | null => {
@@ -176,6 +130,29 @@ export function analyze(doc: ConfigDoc, compiled?: CompiledConfig, opts: Analyze
     };
     return { p, r4: region(4), r6: region(6), zs: zoneIdx.get(p.srcZone) ?? -1, zd: zoneIdx.get(p.dstZone) ?? -1 };
   });
+
+  // numeric hulls of each rule's fields per family, for a cheap first filter of candidates:
+  // IPv4 and service keys exactly, IPv6 by the top 64 bits (rounding keeps the order, so an
+  // overlap is never missed)
+  const top = (f: Family, x: bigint) => (f === 4 ? Number(x) : Number(x >> 64n));
+  const hulls = { 4: new Float64Array(n * 6), 6: new Float64Array(n * 6) };
+  rules.forEach((r, i) => {
+    for (const f of [4, 6] as const) {
+      const R = f === 4 ? r.r4 : r.r6;
+      if (!R) continue;
+      const h = hulls[f];
+      h[i * 6] = top(f, R.s[0][0]);
+      h[i * 6 + 1] = top(f, R.s[R.s.length - 1][1]);
+      h[i * 6 + 2] = top(f, R.d[0][0]);
+      h[i * 6 + 3] = top(f, R.d[R.d.length - 1][1]);
+      h[i * 6 + 4] = Number(R.v[0][0]);
+      h[i * 6 + 5] = Number(R.v[R.v.length - 1][1]);
+    }
+  });
+  const hullsMeet = (h: Float64Array, i: number, j: number) =>
+    h[i * 6] <= h[j * 6 + 1] && h[j * 6] <= h[i * 6 + 1] &&
+    h[i * 6 + 2] <= h[j * 6 + 3] && h[j * 6 + 2] <= h[i * 6 + 3] &&
+    h[i * 6 + 4] <= h[j * 6 + 5] && h[j * 6 + 4] <= h[i * 6 + 5];
 
   // earlier rules by zone group, for the candidates of a zone-specific policy
   const groups = new Map<string, number[]>();
@@ -215,15 +192,9 @@ export function analyze(doc: ConfigDoc, compiled?: CompiledConfig, opts: Analyze
     return false;
   };
 
-  const hullOverlap = (a: Interval[], b: Interval[]) => a[0][0] <= b[b.length - 1][1] && b[0][0] <= a[a.length - 1][1];
-
   const shadowed: Coverage[] = [];
   const redundant: Coverage[] = [];
   for (let i = 0; i < n; i++) {
-    if (totalLeft <= 0) {
-      stats.undecided += n - i;
-      break;
-    }
     const me = rules[i];
     const spaces: Array<[Family, Region]> = [];
     if (me.r4) spaces.push([4, me.r4]);
@@ -233,62 +204,62 @@ export function analyze(doc: ConfigDoc, compiled?: CompiledConfig, opts: Analyze
       stats.reached++;
       continue;
     }
-
-    // candidate earlier rules: zone-compatible groups, then hull overlap
-    let pool: number[];
-    if (me.zs > 0 && me.zd > 0) {
-      pool = [`${me.zs}/${me.zd}`, `${me.zs}/-1`, `-1/${me.zd}`, '-1/-1'].flatMap((k) => groups.get(k) ?? []).filter((j) => j < i).sort((a, b) => a - b);
-    } else {
-      pool = [];
-      for (let j = 0; j < i; j++) pool.push(j);
+    if (totalLeft <= 0) {
+      stats.undecided++;
+      if (stats.undecidedIds.length < 100) stats.undecidedIds.push(me.p.id);
+      continue;
     }
+
+    // candidates: earlier rules in order (of the four compatible zone groups, or all of them
+    // for an any-zone policy) whose hulls and zones meet the space
+    const lists = me.zs > 0 && me.zd > 0 ? [`${me.zs}/${me.zd}`, `${me.zs}/-1`, `-1/${me.zd}`, '-1/-1'].map((k) => groups.get(k) ?? []) : null;
+    const earlier = function* (): Generator<number> {
+      if (!lists) {
+        for (let j = 0; j < i; j++) yield j;
+        return;
+      }
+      const at = [0, 0, 0, 0];
+      for (;;) {
+        let best = -1;
+        for (let g = 0; g < 4; g++) if (at[g] < lists[g].length && lists[g][at[g]] < i && (best < 0 || lists[g][at[g]] < lists[best][at[best]])) best = g;
+        if (best < 0) return;
+        yield lists[best][at[best]++];
+      }
+    };
     const winners = new Set<number>();
     let covered = true;
-    let left = Math.min(budget, totalLeft);
+    const work = { left: Math.min(budget, totalLeft) };
     try {
       for (const [f, R] of spaces) {
         const C: Region[] = [];
         const ids: number[] = [];
-        for (const j of pool) {
+        for (const j of earlier()) {
           const o = f === 4 ? rules[j].r4 : rules[j].r6;
-          if (o && (o.zs & R.zs) && (o.zd & R.zd) && hullOverlap(o.s, R.s) && hullOverlap(o.d, R.d) && hullOverlap(o.v, R.v)) {
+          if (o && hullsMeet(hulls[f], i, j) && (o.zs & R.zs) && (o.zd & R.zd)) {
             C.push(o);
             ids.push(j);
             // nothing after the first rule that covers the whole space can take any of it
             if (covers(o, R)) break;
           }
         }
-        // worklist of boxes still to be taken, each with the first candidate it may meet
-        const work: Array<[Region, number]> = [[R, 0]];
-        while (work.length > 0) {
-          const [X, from] = work.pop()!;
-          let k = from;
-          for (; k < C.length; k++) {
-            if (--left < 0) throw new OverBudget();
-            const o = C[k];
-            if ((o.zs & X.zs) && (o.zd & X.zd) && meets(o.s, X.s) && meets(o.d, X.d) && meets(o.v, X.v)) break;
-          }
-          if (k === C.length) {
-            covered = false;
-            break;
-          }
-          winners.add(ids[k]);
-          // o takes X ∩ o; X minus o is one box per field: earlier fields inside o, this one outside
-          const o = C[k];
-          const cur: Region = { ...X };
-          const zs = cur.zs & ~o.zs;
-          if (zs) work.push([{ ...cur, zs }, k + 1]);
-          cur.zs &= o.zs;
-          const zd = cur.zd & ~o.zd;
-          if (zd) work.push([{ ...cur, zd }, k + 1]);
-          cur.zd &= o.zd;
-          for (const fld of ['s', 'd', 'v'] as const) {
-            const rest = subtract(cur[fld], o[fld]);
-            if (rest.length) work.push([{ ...cur, [fld]: rest }, k + 1]);
-            cur[fld] = intersect(cur[fld], o[fld]);
-          }
+        // box subtraction settles the usual cases (a few covering rules) at once; the sweep
+        // takes the rest. Both are exact.
+        let by: number[] | null;
+        const quick = { left: Math.min(quickMax, work.left) };
+        try {
+          if (quick.left <= 0) throw new OverBudget();
+          by = takersBySubtraction(R, C, quick);
+          work.left -= Math.min(quickMax, work.left) - quick.left;
+        } catch (e) {
+          if (!(e instanceof OverBudget)) throw e;
+          work.left -= Math.min(quickMax, work.left);
+          by = takers(R, C, work);
         }
-        if (!covered) break;
+        if (by === null) {
+          covered = false;
+          break;
+        }
+        for (const k of by) winners.add(ids[k]);
       }
     } catch (e) {
       if (!(e instanceof OverBudget)) throw e;
@@ -296,8 +267,8 @@ export function analyze(doc: ConfigDoc, compiled?: CompiledConfig, opts: Analyze
       stats.undecided++;
       if (stats.undecidedIds.length < 100) stats.undecidedIds.push(me.p.id);
     }
-    if (left >= 0) stats.split++;
-    totalLeft -= Math.min(budget, totalLeft) - Math.max(left, 0);
+    if (work.left >= 0) stats.split++;
+    totalLeft -= Math.min(budget, totalLeft) - Math.max(work.left, 0);
     if (!covered) continue;
     const by = [...winners].sort((a, b) => a - b);
     const entry = { id: me.p.id, coveredBy: by.map((j) => doc.policies[j].id) };

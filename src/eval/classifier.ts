@@ -60,7 +60,10 @@ export function buildClassifier(t: FamilyTable, zones: number, params: BuildPara
     for (let j = off; j < off + cnt; j++) if (t.addrLen[j] < small) return false;
     return true;
   };
-  const tb = new TreeBuilder(t, params, firstOnly);
+  // the memory valve scales with the table: at most 64 leaf entries per rule (the ClassBench
+  // and generated sets need 1.6-3.3); past it, nodes become (longer) leaves
+  const maxEntries = Math.min(params.maxEntries, Math.max(1 << 16, 64 * t.count));
+  const tb = new TreeBuilder(t, { ...params, maxEntries }, firstOnly);
   const fStart = [0];
   const tRoot: number[] = [];
   const tMin: number[] = [];

@@ -5,5 +5,5 @@ export { ReferenceEvaluator } from './reference';
 export { CompiledConfig } from './compiled';
 export { compileImage, type CompileOptions } from './compile';
 export type { CompiledImage, ImageMeta } from './image';
-export { analyze, warningLines, type Analysis, type Coverage, type AnalyzeOptions } from './analysis';
+export { analyze, warningLines, type Analysis, type Coverage, type AnalyzeOptions, type AnalysisStats } from './analysis';
 export { LinearClassifier } from './linear';

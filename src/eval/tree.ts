@@ -20,6 +20,7 @@ export interface TreeParams {
   maxBits: number; // bits of one cut below the root
   rootBits: number; // bits of the root cut
   maxEntries: number; // leaf entries of all trees of a table; past it, nodes become leaves
+  // (buildClassifier caps it further at 64 per rule)
 }
 
 export const DEFAULT_TREE_PARAMS: TreeParams = { binth: 16, spfac: 4, maxBits: 8, rootBits: 12, maxEntries: 4_000_000 };

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { parseCidr } from '../../src/config/net';
 import type { ConfigDoc, PolicyObj } from '../../src/config/types';
-import { analyze, warningLines, type Analysis } from '../../src/eval/analysis';
+import { analyze, warningLines, type Analysis, type AnalysisStats } from '../../src/eval/analysis';
 import { parsePacket } from '../../src/eval/packet';
 import { ReferenceEvaluator } from '../../src/eval/reference';
 import { parsePortEntry } from '../../src/eval/sets';
@@ -110,7 +110,7 @@ describe('covered policies, random configurations', () => {
     fc.assert(
       fc.property(specArb({ ...LARGE, policies: [5, 60] }), fc.integer(), (spec, s) => {
         const doc = specDoc(spec);
-        const a = analyze(doc);
+        const a = analyze(doc, undefined, { quickBudget: s % 2 === 0 ? 0 : 2000 });
         const ref = new ReferenceEvaluator(doc);
         let x = s >>> 0;
         const r = () => ((x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 4294967296);
@@ -249,15 +249,19 @@ function bruteForce(doc: ConfigDoc): Analysis {
 }
 
 describe('covered policies, exactly', () => {
-  test('analyze() = brute force over every packet of a tiny universe', () => {
+  test('analyze() = brute force over every packet of a tiny universe (both exact methods)', () => {
     let covered = 0;
     fc.assert(
       fc.property(tinySpec, (t) => {
         const doc = tinyDoc(t);
         const want = bruteForce(doc);
-        const got = analyze(doc);
         covered += want.shadowed.length + want.redundant.length;
-        expect({ shadowed: got.shadowed, redundant: got.redundant }).toEqual({ shadowed: want.shadowed, redundant: want.redundant });
+        for (const quickBudget of [0, 1_000_000]) {
+          const stats = {} as AnalysisStats;
+          const got = analyze(doc, undefined, { quickBudget, stats });
+          expect(stats.undecided).toBe(0);
+          expect({ shadowed: got.shadowed, redundant: got.redundant }).toEqual({ shadowed: want.shadowed, redundant: want.redundant });
+        }
       }),
       { numRuns: 50, seed },
     );

@@ -57,7 +57,7 @@ describe('classifier = linear scan on large rule tables', () => {
         ),
         { numRuns: 12, seed },
       );
-      expect(compared).toBeGreaterThan(5000);
+      expect(compared).toBeGreaterThan(1000); // the generators are not degenerate
     });
   }
 });
