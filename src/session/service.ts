@@ -38,6 +38,14 @@ interface Candidate {
   doc: ConfigDoc;
 }
 
+/** A compare-and-set the store refused: another writer moved the session (409, retry). */
+function conflictAsSessionError(e: unknown): never {
+  if (e instanceof Error && e.name === 'StoreConflict') {
+    throw new FwError('ERR_SYS_3002', `the session changed concurrently: ${e.message}`);
+  }
+  throw e;
+}
+
 export class ConfigService<C = unknown> {
   private running!: RunningState<C>;
   private session: SessionRecord | null = null;
@@ -144,11 +152,11 @@ export class ConfigService<C = unknown> {
   }
 
   /** The session if `user` owns it and no commit is running; else the contract's 409. */
-  private async ownedSession(user: string): Promise<{ s: SessionRecord; cand: Candidate }> {
+  private async ownedSession(user: string, committing = false): Promise<{ s: SessionRecord; cand: Candidate }> {
     const s = await this.liveSession();
     if (!s || !this.cand) throw new FwError('ERR_SYS_3001', 'begin a session with POST /api/config/begin');
     if (s.owner !== user) throw new FwError('ERR_SYS_3002', `owner: ${s.owner}`);
-    if (this.committing) throw new FwError('ERR_SYS_3002', 'a commit of this session is in progress');
+    if (this.committing && !committing) throw new FwError('ERR_SYS_3002', 'a commit of this session is in progress');
     return { s, cand: this.cand };
   }
 
@@ -159,7 +167,7 @@ export class ConfigService<C = unknown> {
     const entry: JournalEntry = { seq: cand.seq++, at: Date.now(), user, change };
     s.lastChangeAt = entry.at;
     try {
-      await this.store.appendChange(s.id, entry);
+      await this.store.appendChange(s.id, entry).catch(conflictAsSessionError);
     } catch (e) {
       // the in-memory candidate is ahead of the disk: rebuild it from what is durable
       this.log.error({ err: e }, 'journal append failed; reloading the session');
@@ -223,9 +231,11 @@ export class ConfigService<C = unknown> {
   }
 
   async commit(user: string, description: string): Promise<{ version: number; warnings: string[] }> {
-    const { s, cand } = await this.ownedSession(user);
+    // claimed before the first await, so no change can slip in between the checks and the swap
+    if (this.committing) throw new FwError('ERR_SYS_3002', 'a commit of this session is in progress');
     this.committing = true;
     try {
+      const { s, cand } = await this.ownedSession(user, true);
       const problems = this.commitChecks(cand.doc);
       if (problems.length) throw new FwError('ERR_SYS_3003', problems.join('\n'));
       const { compiled, warnings } = await this.compileInTime(cand.doc);
@@ -236,7 +246,7 @@ export class ConfigService<C = unknown> {
         description,
         summary: diffSummary(diffDocs(this.running.doc, cand.doc)),
       };
-      await this.store.commit(s.id, cand.seq, { ...meta, doc: serializeDoc(cand.doc) });
+      await this.store.commit(s.id, cand.seq, { ...meta, doc: serializeDoc(cand.doc) }).catch(conflictAsSessionError);
       // the candidate document becomes the immutable running version
       this.running = new RunningState(meta, cand.doc, Promise.resolve({ compiled, warnings }));
       this.session = null;
