@@ -10,6 +10,8 @@ interface Child {
   proc: ChildProcess;
   url: string;
   exited: Promise<number | null>;
+  /** standard output so far */
+  stdout(): string;
 }
 
 function startChild(dir: string, extraEnv: Record<string, string> = {}): Promise<Child> {
@@ -33,7 +35,7 @@ function startChild(dir: string, extraEnv: Record<string, string> = {}): Promise
     proc.stdout!.on('data', (b) => {
       out += b.toString();
       const m = /"port":(\d+)[^\n]*"msg":"listening"/.exec(out);
-      if (m) resolve({ proc, url: `http://127.0.0.1:${m[1]}`, exited });
+      if (m) resolve({ proc, url: `http://127.0.0.1:${m[1]}`, exited, stdout: () => out });
     });
     exited.then((code) => reject(new Error(`daemon exited with ${code}: ${err}${out}`)));
   });
@@ -123,4 +125,23 @@ test('a second daemon on the same folder refuses to start with a clear message',
   await kill9(again);
   const afterCrash = await startChild(dir); // and so does a crash
   await kill9(afterCrash);
+});
+
+test('first start without FW_ADMIN_PASSWORD prints a random admin password once, on standard output', async () => {
+  const dir = tempDir();
+  let child = await startChild(dir, { FW_ADMIN_PASSWORD: '', FW_ADMIN_USER: 'root-admin' });
+  const m = /initial admin account "root-admin" with password: (\S+)/.exec(child.stdout());
+  expect(m).not.toBeNull();
+  const password = m![1];
+  expect(password.length).toBeGreaterThanOrEqual(16);
+  const c = await new Client(child.url).login('root-admin', password);
+  expect((await c.get('/api/me')).body.username).toBe('root-admin');
+  // only the announcement line holds it: no log line does
+  expect(child.stdout().split('\n').filter((l) => l.includes(password))).toHaveLength(1);
+  child.proc.kill('SIGTERM');
+  expect(await child.exited).toBe(0);
+  child = await startChild(dir, { FW_ADMIN_PASSWORD: '', FW_ADMIN_USER: 'root-admin' });
+  expect(child.stdout()).not.toContain('initial admin account');
+  await new Client(child.url).login('root-admin', password);
+  await kill9(child);
 });

@@ -23,7 +23,7 @@ export function tempDir(prefix = 'fwd-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-export async function startTestDaemon(env: Record<string, string> = {}, dir = tempDir()): Promise<TestDaemon> {
+export async function startTestDaemon(env: Record<string, string> = {}, dir = tempDir(), logger = pino({ level: 'silent' })): Promise<TestDaemon> {
   const settings = loadSettings({
     FW_PORT: '0',
     FW_DATA_DIR: dir,
@@ -33,7 +33,7 @@ export async function startTestDaemon(env: Record<string, string> = {}, dir = te
     FW_LOG_LEVEL: 'silent',
     ...env,
   });
-  const daemon = await startDaemon(settings, { logger: pino({ level: 'silent' }), announce: () => undefined });
+  const daemon = await startDaemon(settings, { logger, announce: () => undefined });
   const url = `http://127.0.0.1:${daemon.port}`;
   return {
     daemon, url, dir, settings,
