@@ -7,6 +7,9 @@
 import { emptyDoc } from '../src/config/document';
 import { canonicalCidr } from '../src/config/net';
 import type { ConfigDoc, PortEntry } from '../src/config/types';
+import { rng } from '../src/eval/prng';
+
+export { rng };
 
 export interface GenOptions {
   zones: number;
@@ -19,16 +22,6 @@ export interface GenOptions {
 
 export const REALISTIC: GenOptions = { zones: 40, addresses: 4000, services: 300, policies: 20000, nat: 60, seed: 7 };
 
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export function generateConfig(o: GenOptions = REALISTIC): ConfigDoc {
   const r = rng(o.seed);

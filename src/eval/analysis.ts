@@ -18,6 +18,7 @@ import { CompiledConfig } from './compiled';
 import { covers, OverBudget, takers, takersBySubtraction, type Region } from './coverage';
 import { addrFieldSet, mergeIntervals, policyServiceSet, type AddrSet, type Interval } from './sets';
 import { PROTO_TCP, PROTO_UDP } from './types';
+import { rng } from './prng';
 
 export interface Coverage {
   id: number;
@@ -65,17 +66,6 @@ export function warningLines(a: Analysis, opts: { unused?: boolean } = {}): stri
   return out;
 }
 
-/** A small deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomIn(list: Interval[], r: () => number, corner: number): bigint {
   if (corner === 0) return list[0][0];

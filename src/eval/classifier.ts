@@ -255,6 +255,8 @@ export class FamilyClassifier {
     return best;
   }
 
+  // tree4 and tree6 are the same walk specialized by family on purpose: the IPv4 one tests a
+  // one-word address inline, and keeping both loops monomorphic is worth the repeated lines.
   private tree6(ref: number, min: number, best: number): number {
     const q = this.q, nodes = this.nodes;
     while (ref >= 0) ref = nodes[ref + 3 + ((q[nodes[ref]] >>> nodes[ref + 1]) & nodes[ref + 2])];
