@@ -1,5 +1,6 @@
 // The request and reply shapes every route handler sees; nothing here depends on uWS.
 import type { Logger } from 'pino';
+import { FwError } from '../errors';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH' | 'HEAD' | 'OPTIONS';
 
@@ -18,8 +19,10 @@ export interface Req {
   query: URLSearchParams;
   headers: { authorization: string; contentType: string };
   ip: string;
-  /** Parsed JSON body; undefined when the request had none. */
+  /** Parsed JSON body; undefined when the request had none (or on a body: 'raw' route). */
   body: unknown;
+  /** The body's bytes on a body: 'raw' route (null when there was none). */
+  raw?: Buffer | null;
   /** Set on authenticated routes. */
   user: AuthUser;
   log: Logger;
@@ -27,9 +30,10 @@ export interface Req {
 
 export interface Reply {
   status?: number; // default 200
-  /** A value to serialize, or an already serialized JSON string (cached lists). */
+  /** A value to serialize, or an already serialized JSON string (cached lists) or UTF-8 bytes
+   * (batch eval answers: 2 MB are not re-encoded on the way out). */
   body: unknown;
-  json?: string;
+  json?: string | Uint8Array;
   headers?: Record<string, string>;
 }
 
@@ -38,8 +42,10 @@ export type Handler = (req: Req) => Promise<Reply> | Reply;
 export interface RouteOptions {
   /** Default true: a valid bearer token is required. */
   auth?: boolean;
-  /** 'none': any body is ignored; 'json': a JSON body is parsed when present. Default 'json'. */
-  body?: 'none' | 'json';
+  /** 'none': any body is ignored; 'json': a JSON body is parsed when present; 'raw': the
+   * handler gets the bytes (req.raw) and parses them itself (parseJsonBody is the 'json'
+   * parse). Default 'json'. */
+  body?: 'none' | 'json' | 'raw';
   /** A larger body limit for this route (bytes), e.g. eval batches. */
   maxBody?: number;
 }
@@ -53,4 +59,15 @@ export interface RouteDef extends RouteOptions {
 /** A success answer of a changing operation: a JSON object of string values. */
 export function message(text: string, extra: Record<string, string> = {}): Reply {
   return { body: { message: text, ...extra } };
+}
+
+/** A request body as JSON: undefined when empty or blank, ERR_NET_1004 when malformed. */
+export function parseJsonBody(raw: Buffer): unknown {
+  const text = raw.toString('utf8');
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new FwError('ERR_NET_1004', `malformed JSON: ${(e as Error).message}`);
+  }
 }

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { randomBytes } from 'node:crypto';
 import { FwError, isFwError, ERRORS } from '../errors';
 import { Router } from './router';
-import type { AuthUser, Reply, Req, RouteDef } from './http';
+import { parseJsonBody, type AuthUser, type Reply, type Req, type RouteDef } from './http';
 
 export interface Authenticator {
   /** Resolves the bearer header to a user or throws FwError ERR_SEC_5001/5002/5003. */
@@ -101,7 +101,7 @@ export class HttpServer {
       if (--this.inFlight === 0) for (const w of this.drainWaiters.splice(0)) w();
     };
 
-    const send = (status: number, json: string, extra: Record<string, string> = {}) => {
+    const send = (status: number, json: string | Uint8Array, extra: Record<string, string> = {}) => {
       if (state.aborted || state.done) return;
       state.done = true;
       res.cork(() => {
@@ -164,24 +164,17 @@ export class HttpServer {
         return;
       }
       chunks.push(Buffer.from(chunk.slice(0))); // uWS reuses the chunk's memory
-      if (isLast) run(Buffer.concat(chunks));
+      // memory grows with what arrives (never with what Content-Length announces: a client
+      // could announce megabytes on many connections and send nothing); one chunk is not copied again
+      if (isLast) run(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
     });
   }
 
   private async handle(def: RouteDef, req: Req, raw: Buffer | null): Promise<Reply> {
     if (def.auth !== false) req.user = await this.opts.auth.authenticate(req.headers.authorization);
-    if (def.body !== 'none' && raw && raw.length > 0) req.body = parseJson(raw);
+    if (def.body === 'raw') req.raw = raw;
+    else if (def.body !== 'none' && raw && raw.length > 0) req.body = parseJsonBody(raw);
     return def.handler(req);
-  }
-}
-
-function parseJson(raw: Buffer): unknown {
-  const text = raw.toString('utf8');
-  if (text.trim() === '') return undefined;
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new FwError('ERR_NET_1004', `malformed JSON: ${(e as Error).message}`);
   }
 }
 

@@ -1,13 +1,17 @@
 // The compiled matchers of one configuration, rebuilt (as views, no copy) from a
-// CompiledImage: eval.md's pipeline with every step a typed-array lookup. The answer objects
-// are the only allocation of an evaluation.
-import { FwError } from '../errors';
+// CompiledImage: eval.md's pipeline with every step a typed-array lookup. One implementation
+// of the pipeline (evalSlot) answers into typed arrays (BatchAnswers): a batch allocates
+// nothing per packet and is serialized from precomputed JSON fragments (batchJson); eval()
+// runs the same code on a one-slot batch and builds the answer objects.
+import { FwError, isFwError } from '../errors';
 import { parseIp, type Family } from '../config/net';
 import type { ConfigDoc } from '../config/types';
 import { CLASSIFIER_KEYS, FamilyClassifier, type ClassifierData } from './classifier';
 import { compileImage, type CompileOptions } from './compile';
 import { arrayOf, type CompiledImage, type ImageMeta } from './image';
 import { lpm4, lpm6, type LpmData } from './lpm';
+import { AnswerWriter } from './answer-json';
+import { ALLOW_POLICY, BatchAnswers, DENY_DEFAULT, DENY_NO_ROUTE, DENY_POLICY, PacketBatch, scratchAnswers } from './batch';
 import { evalBatch } from './packet';
 import { packetKey } from './sets';
 import type { EvalResult, Evaluator, NatAnswer, Packet, RouteAnswer } from './types';
@@ -42,6 +46,11 @@ export class CompiledConfig implements Evaluator {
   private readonly natAnswers: NatAnswer[];
   private readonly natDst: Array<Int32Array | null>; // dnat: the new destination's words
   private readonly w = new Int32Array(12); // src words 0..3, dst 4..7, new dst 8..11
+  private readonly f4: PerFamily;
+  private readonly f6: PerFamily;
+  private readonly one = new PacketBatch(1); // eval() of one packet runs the batch pipeline
+  private readonly oneAnswer = new BatchAnswers(1);
+  private writer: AnswerWriter | undefined; // built at the first batchJson
 
   private constructor(readonly image: CompiledImage, readonly analysis: Analysis | null) {
     this.meta = image.meta;
@@ -53,6 +62,8 @@ export class CompiledConfig implements Evaluator {
       conn: lpmData(image, `conn${f}`),
     });
     this.fam = { 4: per(4), 6: per(6) };
+    this.f4 = this.fam[4];
+    this.f6 = this.fam[6];
     this.zoneIdx = new Map(this.meta.zones.map((z, i) => [z, i + 1]));
     this.ifIdx = new Map(this.meta.ifaces.map((m, i) => [m.name, i]));
     this.polId = arrayOf(image, 'pol.id');
@@ -93,20 +104,105 @@ export class CompiledConfig implements Evaluator {
     return evalBatch(this, packets);
   }
 
+  /** One packet: the batch pipeline on a one-slot batch, then the answer objects. */
   eval(p: Packet): EvalResult {
-    const inIf = p.inInterface === null ? -1 : this.ifIdx.get(p.inInterface) ?? -2;
-    if (inIf === -2) throw new FwError('ERR_NET_2003', `in-interface: unknown interface or VLAN "${p.inInterface}"`);
-    const szPin = p.srcZone === null ? 0 : this.zoneIdx.get(p.srcZone) ?? -1;
-    if (szPin < 0) throw new FwError('ERR_NET_2003', `src-zone: unknown zone "${p.srcZone}"`);
-    const dzPin = p.dstZone === null ? 0 : this.zoneIdx.get(p.dstZone) ?? -1;
-    if (dzPin < 0) throw new FwError('ERR_NET_2003', `dst-zone: unknown zone "${p.dstZone}"`);
+    const b = this.one;
+    b.fam[0] = p.family;
+    loadWords(p.src, b.words, 0);
+    loadWords(p.dst, b.words, 4);
+    b.protocol[0] = p.protocol;
+    b.dstPort[0] = p.dstPort;
+    b.inInterface[0] = p.inInterface;
+    b.srcZone[0] = p.srcZone;
+    b.dstZone[0] = p.dstZone;
+    this.evalSlot(b, 0, this.oneAnswer, 0);
+    return this.result(this.oneAnswer, 0);
+  }
 
-    const family = p.family;
-    const F = this.fam[family];
+  /**
+   * Evaluates every packet of `b` into `out` (slot i for packet i), allocating nothing per
+   * packet. Throws ERR_NET_2003 for the first packet naming an unknown interface or zone, its
+   * details prefixed with `packets[i].` (as evalBatch does).
+   */
+  evalBatchInto(b: PacketBatch, out: BatchAnswers = new BatchAnswers(b.length)): BatchAnswers {
+    if (out.capacity < b.length) throw new RangeError(`${out.capacity} answer slots for ${b.length} packets`);
+    out.length = b.length;
+    let i = 0;
+    try {
+      for (; i < b.length; i++) this.evalSlot(b, i, out, i);
+    } catch (e) {
+      if (isFwError(e)) throw new FwError(e.code, `packets[${i}].${e.details}`, e.message);
+      throw e;
+    }
+    return out;
+  }
+
+  /**
+   * The answer body of a batch, {"version": V, "results": [...]}, as UTF-8 bytes equal to
+   * JSON.stringify of the answer objects eval() would build (JSON fragments precomputed once
+   * per configuration, see answer-json.ts).
+   */
+  batchJson(version: number, a: BatchAnswers, n = a.length): Buffer {
+    this.writer ??= new AnswerWriter(this.meta, this.routeAnswers, this.natAnswers, this.polId, this.polFlags);
+    return this.writer.write(version, a, n);
+  }
+
+  /** What the batch endpoint answers: evalBatchInto (shared answer slots: evaluation and
+   * serialization are one synchronous step) then batchJson. */
+  evalBatchJson(version: number, b: PacketBatch): Buffer {
+    return this.batchJson(version, this.evalBatchInto(b, scratchAnswers(b.length)));
+  }
+
+  /** The EvalResult of answer slot j: the same objects eval() always returned. */
+  private result(a: BatchAnswers, j: number): EvalResult {
+    const code = a.code[j];
+    const sz = a.srcZone[j];
+    const dz = a.dstZone[j];
+    const route = a.route[j];
+    const n = a.nat[j];
+    const pol = a.policy[j];
+    const zones = this.meta.zones;
+    let nat: NatAnswer | null = null;
+    if (n >= 0) {
+      nat = { ...this.natAnswers[n] };
+      if (a.natIf[j] >= 0) nat.translatedIP = this.meta.ifaces[a.natIf[j]].addr;
+    }
+    const action = code === ALLOW_POLICY ? 'allow' : 'deny';
+    return {
+      action,
+      reason: code === DENY_NO_ROUTE ? 'no-route' : code === DENY_DEFAULT ? 'default-deny' : 'policy',
+      srcZone: sz > 0 ? zones[sz - 1] : null,
+      dstZone: dz > 0 ? zones[dz - 1] : null,
+      egressInterface: route >= 0 ? this.meta.ifaces[this.meta.routes[route].egress].name : null,
+      route: route >= 0 ? { ...this.routeAnswers[route] } : null,
+      nat,
+      policy: pol >= 0 ? { id: this.polId[pol], action, log: (this.polFlags[pol] & 2) !== 0 } : null,
+    };
+  }
+
+  /**
+   * eval.md's pipeline for packet i of `b`, answer into slot j of `a`: every step a
+   * typed-array lookup, the only state the scratch words `w`. Throws ERR_NET_2003 (unprefixed)
+   * for an unknown interface or zone name, checked in that order.
+   */
+  private evalSlot(b: PacketBatch, i: number, a: BatchAnswers, j: number): void {
+    const inName = b.inInterface[i];
+    const szName = b.srcZone[i];
+    const dzName = b.dstZone[i];
+    const inIf = inName === null ? -1 : this.ifIdx.get(inName) ?? -2;
+    if (inIf === -2) throw new FwError('ERR_NET_2003', `in-interface: unknown interface or VLAN "${inName}"`);
+    const szPin = szName === null ? 0 : this.zoneIdx.get(szName) ?? -1;
+    if (szPin < 0) throw new FwError('ERR_NET_2003', `src-zone: unknown zone "${szName}"`);
+    const dzPin = dzName === null ? 0 : this.zoneIdx.get(dzName) ?? -1;
+    if (dzPin < 0) throw new FwError('ERR_NET_2003', `dst-zone: unknown zone "${dzName}"`);
+
+    const family = b.family(i);
+    const F = family === 4 ? this.f4 : this.f6;
     const w = this.w;
-    loadWords(p.src, w, 0);
-    loadWords(p.dst, w, 4);
+    const bw = b.words;
+    for (let k = 0, o = i * 8; k < 8; k++) w[k] = bw[o + k];
     const ifaces = this.meta.ifaces;
+    const routes = this.meta.routes;
 
     // 1. source zone
     let sz = szPin;
@@ -115,18 +211,18 @@ export class CompiledConfig implements Evaluator {
       const z = this.lookup(F.znet, family, 0);
       if (z > 0) sz = z;
       else {
-        const i = this.lookup(F.conn, family, 0);
-        if (i >= 0) sz = ifaces[i].zone;
+        const c = this.lookup(F.conn, family, 0);
+        if (c >= 0) sz = ifaces[c].zone;
       }
     }
     // 2. route and destination zone
     const route1 = this.lookup(F.route, family, 4);
-    const egress1 = route1 >= 0 ? this.meta.routes[route1].egress : -1;
+    const egress1 = route1 >= 0 ? routes[route1].egress : -1;
     const dz1 = dzPin > 0 ? dzPin : this.destZone(F, family, egress1, 4);
     // 3. NAT, first match whose out-interface and family conditions hold
-    const key = packetKey(p.protocol, p.dstPort);
+    const key = packetKey(b.protocol[i], b.dstPort[i]);
     const nq = F.nat.q;
-    nq.set(w.subarray(0, 8));
+    for (let k = 0; k < 8; k++) nq[k] = w[k]; // a loop, not set(w.subarray()): no view object
     nq[8] = key;
     let n = F.nat.first(sz, dz1, 0);
     while (n >= 0) {
@@ -139,43 +235,39 @@ export class CompiledConfig implements Evaluator {
     let dz = dz1;
     const nd = n >= 0 ? this.natDst[n] : null;
     if (nd !== null) {
-      w.set(nd, 8);
+      for (let k = 0; k < 4; k++) w[8 + k] = nd[k];
       route = this.lookup(F.route, family, 8);
-      dz = dzPin > 0 ? dzPin : this.destZone(F, family, route >= 0 ? this.meta.routes[route].egress : -1, 8);
+      dz = dzPin > 0 ? dzPin : this.destZone(F, family, route >= 0 ? routes[route].egress : -1, 8);
     }
-    const srcZone = sz > 0 ? this.meta.zones[sz - 1] : null;
-    const dstZone = dz > 0 ? this.meta.zones[dz - 1] : null;
-    const egressInterface = route >= 0 ? ifaces[this.meta.routes[route].egress].name : null;
-    const routeAnswer = route >= 0 ? { ...this.routeAnswers[route] } : null;
-    const dnat = nd !== null ? { ...this.natAnswers[n] } : null;
+    a.srcZone[j] = sz > 0 ? sz : 0;
+    a.dstZone[j] = dz;
+    a.route[j] = route;
+    a.natIf[j] = -1;
+    // the dnat rule is in every answer; an snat only in an allowed one (7.)
+    a.nat[j] = nd !== null ? n : -1;
+    a.policy[j] = -1;
     // 5. no route
     if (route < 0 && dzPin === 0) {
-      return { action: 'deny', reason: 'no-route', srcZone, dstZone, egressInterface, route: routeAnswer, nat: dnat, policy: null };
+      a.code[j] = DENY_NO_ROUTE;
+      return;
     }
     // 6. policy on the original addresses and service, post-NAT zone
     const pq = F.pol.q;
-    pq.set(w.subarray(0, 8));
+    for (let k = 0; k < 8; k++) pq[k] = w[k];
     pq[8] = key;
-    const i = F.pol.first(sz, dz, 0);
-    if (i < 0) return { action: 'deny', reason: 'default-deny', srcZone, dstZone, egressInterface, route: routeAnswer, nat: dnat, policy: null };
-    const flags = this.polFlags[i];
-    const action = (flags & 1) !== 0 ? 'allow' : 'deny';
-    // 7. snat only for an allowed packet; masquerade takes the egress address
-    let nat = dnat;
-    if (n >= 0 && nd === null && action === 'allow') {
-      nat = { ...this.natAnswers[n] };
-      if (this.meta.nat[n].masquerade) nat.translatedIP = ifaces[egress1].addr;
+    const p = F.pol.first(sz, dz, 0);
+    if (p < 0) {
+      a.code[j] = DENY_DEFAULT;
+      return;
     }
-    return {
-      action,
-      reason: 'policy',
-      srcZone,
-      dstZone,
-      egressInterface,
-      route: routeAnswer,
-      nat,
-      policy: { id: this.polId[i], action, log: (flags & 2) !== 0 },
-    };
+    const allow = (this.polFlags[p] & 1) !== 0;
+    a.code[j] = allow ? ALLOW_POLICY : DENY_POLICY;
+    a.policy[j] = p;
+    // 7. snat only for an allowed packet; masquerade takes the egress address
+    if (n >= 0 && nd === null && allow) {
+      a.nat[j] = n;
+      if (this.meta.nat[n].masquerade) a.natIf[j] = egress1;
+    }
   }
 
   private lookup(t: LpmData, family: Family, at: number): number {

@@ -1,6 +1,8 @@
 // The packet-evaluation core: see docs/eval.md.
 export type { Packet, EvalResult, Evaluator, RouteAnswer, NatAnswer, PolicyAnswer, EvalAction, EvalReason } from './types';
-export { parsePacket, parseBatch, evalBatch, MAX_BATCH } from './packet';
+export { parsePacket, parseBatch, parsePacketBatch, evalBatch, MAX_BATCH } from './packet';
+export { PacketBatch, BatchAnswers, takeBatch, releaseBatch } from './batch';
+export { scanPacketBatch } from './batch-scan';
 export { ReferenceEvaluator } from './reference';
 export { CompiledConfig } from './compiled';
 export { compileImage, type CompileOptions } from './compile';

@@ -1,49 +1,118 @@
-// Parsing eval requests into Packets, and evaluating batches. Field names are kebab-case like
-// every payload. Errors name the field, and for a batch the packet's index:
-// "packets[3].dst-port: must be an integer 0-65535".
+// Parsing eval requests into Packets (one) or a PacketBatch (a batch), and evaluating batches of
+// Packets with any Evaluator. Field names are kebab-case like every payload. Errors name the
+// field, and for a batch the packet's index: "packets[3].dst-port: must be an integer 0-65535".
+//
+// One parser for both: parseInto checks one JSON packet and writes it into a slot of a
+// PacketBatch. It allocates nothing for a valid packet (addresses go straight into words,
+// names stay references to the request's strings); error details are built only when a
+// packet is refused. parsePacket runs it on a one-slot batch and builds the Packet object.
 import { FwError, isFwError } from '../errors';
-import { formatIp, parseIp } from '../config/net';
+import { formatIp, parseIpWords, type Family } from '../config/net';
+import { MAX_BATCH, PacketBatch, releaseBatch, takeBatch } from './batch';
 import type { EvalResult, Evaluator, Packet } from './types';
 import { PROTO_ICMP, PROTO_TCP, PROTO_UDP } from './types';
 
-export const MAX_BATCH = 10000;
+export { MAX_BATCH };
 
 const FIELDS = new Set(['src-ip', 'dst-ip', 'protocol', 'dst-port', 'src-port', 'in-interface', 'src-zone', 'dst-zone']);
-const PROTOCOLS: Record<string, number> = { tcp: PROTO_TCP, udp: PROTO_UDP, icmp: PROTO_ICMP };
+const hasOwn = Object.prototype.hasOwnProperty;
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function bad(where: string, field: string, text: string): never {
-  throw new FwError('ERR_NET_1004', `${where}${field}: ${text}`);
+/** "packets[3]." in a batch (index >= 0), nothing for a single packet (index -1). Only called
+ * on the way to an error, so a valid batch builds no prefix strings. */
+function where(index: number): string {
+  return index < 0 ? '' : `packets[${index}].`;
 }
 
-function ipField(obj: Record<string, unknown>, where: string, field: string) {
+function bad(index: number, field: string, text: string): FwError {
+  return new FwError('ERR_NET_1004', `${where(index)}${field}: ${text}`);
+}
+
+function ipInto(obj: Record<string, unknown>, index: number, field: string, out: Int32Array, at: number): Family {
   const v = obj[field];
-  if (v === undefined || v === null) bad(where, field, 'required');
-  if (typeof v !== 'string') bad(where, field, 'must be a string');
-  const ip = parseIp(v);
-  if (!ip) throw new FwError('ERR_NET_1001', `${where}${field}: invalid IP address "${v.slice(0, 64)}"`);
-  return ip;
+  if (v === undefined || v === null) throw bad(index, field, 'required');
+  if (typeof v !== 'string') throw bad(index, field, 'must be a string');
+  const family = parseIpWords(v, out, at);
+  if (family === 0) throw new FwError('ERR_NET_1001', `${where(index)}${field}: invalid IP address "${v.slice(0, 64)}"`);
+  return family;
 }
 
-function portField(obj: Record<string, unknown>, where: string, field: string, required: boolean): number | null {
+/** A port 0-65535, or -1 when not given. */
+function portField(obj: Record<string, unknown>, index: number, field: string, required: boolean): number {
   const v = obj[field];
   if (v === undefined || v === null) {
-    if (required) bad(where, field, 'required for tcp and udp');
-    return null;
+    if (required) throw bad(index, field, 'required for tcp and udp');
+    return -1;
   }
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 65535) bad(where, field, 'must be an integer 0-65535');
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 65535) throw bad(index, field, 'must be an integer 0-65535');
   return v;
 }
 
-function nameField(obj: Record<string, unknown>, where: string, field: string): string | null {
+function nameField(obj: Record<string, unknown>, index: number, field: string): string | null {
   const v = obj[field];
   if (v === undefined || v === null || v === '') return null;
-  if (typeof v !== 'string') bad(where, field, 'must be a string');
+  if (typeof v !== 'string') throw bad(index, field, 'must be a string');
   return v;
 }
+
+/**
+ * Checks one JSON packet and writes it into slot i of `b`; `index` is its position in a batch
+ * (named in error details), -1 for a single packet. Throws FwError ERR_NET_1004 (not an object,
+ * unknown or missing field, wrong type, value out of range) or ERR_NET_1001 (invalid address,
+ * or dst-ip of another family than src-ip). Checks run in a fixed order (unknown fields, then
+ * src-ip, dst-ip, protocol, dst-port, src-port, names), so the error is the same whatever the
+ * order of the keys.
+ */
+function parseInto(json: unknown, b: PacketBatch, i: number, index: number): void {
+  if (!isPlainObject(json)) {
+    throw new FwError('ERR_NET_1004', index < 0 ? 'body: must be a JSON object' : `packets[${index}]: must be an object`);
+  }
+  // for-in instead of Object.keys: no key array per packet (objects of one shape share the
+  // enumeration cache of their hidden class); hasOwn only runs for a key that is not a field
+  for (const key in json) if (!FIELDS.has(key) && hasOwn.call(json, key)) throw bad(index, key.slice(0, 64), 'unknown field');
+  const src = ipInto(json, index, 'src-ip', b.words, i * 8);
+  const dst = ipInto(json, index, 'dst-ip', b.words, i * 8 + 4);
+  if (src !== dst) throw new FwError('ERR_NET_1001', `${where(index)}dst-ip: address family differs from src-ip`);
+  const p = json.protocol;
+  let protocol: number;
+  if (p === undefined || p === null) throw bad(index, 'protocol', 'required');
+  if (p === 'tcp') protocol = PROTO_TCP;
+  else if (p === 'udp') protocol = PROTO_UDP;
+  else if (p === 'icmp') protocol = PROTO_ICMP;
+  else if (typeof p === 'number' && Number.isInteger(p) && p >= 0 && p <= 255) protocol = p;
+  else throw bad(index, 'protocol', 'must be tcp, udp, icmp or an integer 0-255');
+  const ported = protocol === PROTO_TCP || protocol === PROTO_UDP;
+  const dstPort = portField(json, index, 'dst-port', ported);
+  const srcPort = portField(json, index, 'src-port', false);
+  const inInterface = nameField(json, index, 'in-interface');
+  const srcZone = nameField(json, index, 'src-zone');
+  const dstZone = nameField(json, index, 'dst-zone');
+  b.fam[i] = src;
+  b.protocol[i] = protocol;
+  b.dstPort[i] = dstPort < 0 ? 0 : dstPort;
+  b.srcPort[i] = srcPort;
+  b.inInterface[i] = inInterface;
+  b.srcZone[i] = srcZone;
+  b.dstZone[i] = dstZone;
+}
+
+function wordsToBytes(words: Int32Array, at: number, family: Family): Uint8Array {
+  const out = new Uint8Array(family === 4 ? 4 : 16);
+  for (let k = 0; k < out.length; k += 4) {
+    const w = words[at + (k >> 2)];
+    out[k] = w >>> 24;
+    out[k + 1] = (w >>> 16) & 0xff;
+    out[k + 2] = (w >>> 8) & 0xff;
+    out[k + 3] = w & 0xff;
+  }
+  return out;
+}
+
+/** The slot parsePacket parses into (parsing is synchronous). */
+const one = new PacketBatch(1);
 
 /**
  * Checks and parses one packet. `index` is its position in a batch (named in error details).
@@ -51,49 +120,57 @@ function nameField(obj: Record<string, unknown>, where: string, field: string): 
  * of range) or ERR_NET_1001 (invalid address, or dst-ip of another family than src-ip).
  */
 export function parsePacket(json: unknown, index?: number): Packet {
-  const where = index === undefined ? '' : `packets[${index}].`;
-  if (!isPlainObject(json)) {
-    throw new FwError('ERR_NET_1004', index === undefined ? 'body: must be a JSON object' : `packets[${index}]: must be an object`);
-  }
-  for (const key of Object.keys(json)) if (!FIELDS.has(key)) bad(where, key.slice(0, 64), 'unknown field');
-  const src = ipField(json, where, 'src-ip');
-  const dst = ipField(json, where, 'dst-ip');
-  if (src.family !== dst.family) throw new FwError('ERR_NET_1001', `${where}dst-ip: address family differs from src-ip`);
-  const p = json.protocol;
-  let protocol: number;
-  if (p === undefined || p === null) bad(where, 'protocol', 'required');
-  if (typeof p === 'string' && Object.prototype.hasOwnProperty.call(PROTOCOLS, p)) protocol = PROTOCOLS[p];
-  else if (typeof p === 'number' && Number.isInteger(p) && p >= 0 && p <= 255) protocol = p;
-  else bad(where, 'protocol', 'must be tcp, udp, icmp or an integer 0-255');
-  const ported = protocol === PROTO_TCP || protocol === PROTO_UDP;
-  const dstPort = portField(json, where, 'dst-port', ported);
-  const srcPort = portField(json, where, 'src-port', false);
+  parseInto(json, one, 0, index ?? -1);
+  const family = one.family(0);
+  const src = wordsToBytes(one.words, 0, family);
+  const dst = wordsToBytes(one.words, 4, family);
+  const srcPort = one.srcPort[0];
   return {
-    family: src.family,
-    srcIp: formatIp(src.family, src.bytes),
-    dstIp: formatIp(dst.family, dst.bytes),
-    src: src.bytes,
-    dst: dst.bytes,
-    protocol,
-    dstPort: dstPort ?? 0,
-    srcPort,
-    inInterface: nameField(json, where, 'in-interface'),
-    srcZone: nameField(json, where, 'src-zone'),
-    dstZone: nameField(json, where, 'dst-zone'),
+    family,
+    srcIp: formatIp(family, src),
+    dstIp: formatIp(family, dst),
+    src,
+    dst,
+    protocol: one.protocol[0],
+    dstPort: one.dstPort[0],
+    srcPort: srcPort < 0 ? null : srcPort,
+    inInterface: one.inInterface[0],
+    srcZone: one.srcZone[0],
+    dstZone: one.dstZone[0],
   };
 }
 
-/** Parses a batch request body {"packets": [...]} (at most MAX_BATCH packets). */
-export function parseBatch(body: unknown): Packet[] {
+/** The packet list of a batch request body {"packets": [...]} (at most MAX_BATCH packets). */
+function batchList(body: unknown): unknown[] {
   if (!isPlainObject(body)) throw new FwError('ERR_NET_1004', 'body: must be a JSON object');
-  for (const key of Object.keys(body)) if (key !== 'packets') bad('', key.slice(0, 64), 'unknown field');
+  for (const key of Object.keys(body)) if (key !== 'packets') throw bad(-1, key.slice(0, 64), 'unknown field');
   const list = body.packets;
-  if (list === undefined) bad('', 'packets', 'required');
-  if (!Array.isArray(list)) bad('', 'packets', 'must be an array');
-  if (list.length > MAX_BATCH) bad('', 'packets', `at most ${MAX_BATCH} packets per request`);
+  if (list === undefined) throw bad(-1, 'packets', 'required');
+  if (!Array.isArray(list)) throw bad(-1, 'packets', 'must be an array');
+  if (list.length > MAX_BATCH) throw bad(-1, 'packets', `at most ${MAX_BATCH} packets per request`);
+  return list;
+}
+
+/** Parses a batch request body into Packet objects (tests, and evaluators without a batch path). */
+export function parseBatch(body: unknown): Packet[] {
+  const list = batchList(body);
   const out = new Array<Packet>(list.length);
   for (let i = 0; i < list.length; i++) out[i] = parsePacket(list[i], i);
   return out;
+}
+
+/** Parses a batch request body into a PacketBatch (the same checks and errors as parseBatch,
+ * no object per packet); give it back with releaseBatch when done. */
+export function parsePacketBatch(body: unknown): PacketBatch {
+  const list = batchList(body);
+  const b = takeBatch(list.length);
+  try {
+    for (let i = 0; i < list.length; i++) parseInto(list[i], b, i, i);
+  } catch (e) {
+    releaseBatch(b);
+    throw e;
+  }
+  return b;
 }
 
 /** Evaluates packets in order; an error names the offending packet's index. */

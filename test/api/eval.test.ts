@@ -1,6 +1,9 @@
 // Packet evaluation over HTTP: single and batch answers (checked by hand and against the
-// reference evaluator on the same committed document), bad packets with their index,
-// ?config=candidate, the analysis and the commit warnings.
+// reference evaluator on the same committed document), batch answers byte for byte equal to
+// the single answers whatever the body's JSON formatting (the scanned fast path and the
+// JSON.parse one) and however it is uploaded, bad packets with their index, ?config=candidate,
+// the analysis and the commit warnings.
+import net from 'node:net';
 import { parseDoc } from '../../src/config/document';
 import { ReferenceEvaluator } from '../../src/eval/reference';
 import { parsePacket } from '../../src/eval/packet';
@@ -89,6 +92,65 @@ test('bad packets: 400 with the index of the offending packet; nothing is evalua
   expectError(await c.post('/api/eval?config=whatever', A), 400, 'ERR_NET_1005');
 });
 
+/** Many packets of every kind: both families, names, protocols by name and number, ports. */
+function mixedPackets(): Array<Record<string, unknown>> {
+  const out: Array<Record<string, unknown>> = [A, B, C, D, E];
+  for (let i = 0; i < 300; i++) {
+    const p: Record<string, unknown> = i % 5 === 4
+      ? { 'src-ip': `2001:db8::${(i * 7).toString(16)}`, 'dst-ip': i % 2 ? '2001:db8:1::1' : `::ffff:10.0.0.${i % 250}`, protocol: ['tcp', 'udp', 'icmp', 6, 47][i % 5] }
+      : { 'src-ip': `${[10, 198, 203][i % 3]}.${i % 2 ? 0 : 51}.${i % 3 ? 0 : 100}.${i % 250}`, 'dst-ip': i % 4 ? '203.0.113.2' : `10.0.0.${i % 250}`, protocol: ['tcp', 'udp', 'icmp', 17, 6, 0][i % 6] };
+    if (p.protocol === 'tcp' || p.protocol === 'udp' || p.protocol === 6 || p.protocol === 17 || i % 3 === 0) p['dst-port'] = [443, 53, 0, 65535, 8443][i % 5];
+    if (i % 7 === 0) p['src-port'] = 1024 + i;
+    if (i % 4 === 1) p['in-interface'] = ['eth0', 'eth1', ''][i % 3];
+    if (i % 6 === 2) p['src-zone'] = ['lan', 'wan', null][i % 3];
+    if (i % 9 === 3) p['dst-zone'] = ['wan', 'lan'][i % 2];
+    out.push(p);
+  }
+  return out;
+}
+
+test('batch answers are the single answers, byte for byte, however the body is written', async () => {
+  const packets = mixedPackets();
+  const singles: unknown[] = [];
+  for (const p of packets) {
+    const r = await c.post('/api/eval', p);
+    expect(r.status).toBe(200);
+    const { version, ...rest } = r.body;
+    expect(version).toBe(1);
+    singles.push(rest);
+  }
+  const want = JSON.stringify({ version: 1, results: singles });
+  // compact (the scanner takes it), pretty-printed, and with escapes and 443.0 (JSON.parse takes those)
+  const escaped = JSON.stringify({ packets }).replace(/"eth0"/g, '"eth\u0030"').replace(/"dst-port":443/g, '"dst-port":443.0');
+  for (const body of [JSON.stringify({ packets }), JSON.stringify({ packets }, null, 2), escaped]) {
+    const r = await c.raw('POST', '/api/eval/batch', body);
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toBe('application/json');
+    expect(r.text).toBe(want);
+  }
+  // uploaded in chunks without a Content-Length
+  const chunked = await rawChunked(used.url, '/api/eval/batch', c.token, JSON.stringify({ packets }));
+  expect(chunked).toEqual({ status: 200, body: want });
+});
+
+test('batch errors through the fast path: unknown names with the index, malformed and empty bodies', async () => {
+  const post = (body: string) => c.raw('POST', '/api/eval/batch', body);
+  let r = expectError(await post(JSON.stringify({ packets: [A, B, { ...A, 'src-zone': 'nope' }, { ...A, 'in-interface': 'eth9' }] })), 400, 'ERR_NET_2003');
+  expect(r.body.details).toBe('packets[2].src-zone: unknown zone "nope"');
+  r = expectError(await post(JSON.stringify({ packets: [A, { ...A, 'in-interface': 'eth9', 'dst-zone': 'nope' }] })), 400, 'ERR_NET_2003');
+  expect(r.body.details).toBe('packets[1].in-interface: unknown interface or VLAN "eth9"');
+  r = expectError(await post(JSON.stringify({ packets: [A, { ...A, 'dst-port': 70000 }] })), 400, 'ERR_NET_1004');
+  expect(r.body.details).toBe('packets[1].dst-port: must be an integer 0-65535');
+  r = expectError(await post('{"packets":[' + JSON.stringify(A) + ',]}'), 400, 'ERR_NET_1004');
+  expect(r.body.details).toMatch(/^malformed JSON/);
+  r = expectError(await post(''), 400, 'ERR_NET_1004');
+  expect(r.body.details).toBe('body: must be a JSON object');
+  r = expectError(await c.raw('POST', '/api/eval/batch'), 400, 'ERR_NET_1004');
+  expect(r.body.details).toBe('body: must be a JSON object');
+  // the pool of batches survives errors: a good batch still answers
+  expect((await c.post('/api/eval/batch', { packets: [A] })).body.results[0].policy.id).toBe(1);
+});
+
 test('a full batch of 10,000 packets is answered', async () => {
   const r = await c.post('/api/eval/batch', { packets: new Array(10000).fill(B) });
   expect(r.status).toBe(200);
@@ -123,3 +185,26 @@ test('analysis lists the redundant policy with its cover, and unused objects', a
   expect((await c.post('/api/config/validate')).body.warnings).toMatch(/policy 3/);
   await ok(c.post('/api/config/discard'));
 });
+
+/** POSTs a body with Transfer-Encoding: chunked (no Content-Length), in 1,000-byte chunks. */
+function rawChunked(url: string, path: string, token: string, body: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const u = new URL(url);
+    const s = net.connect(Number(u.port), u.hostname, () => {
+      s.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n`);
+      for (let i = 0; i < body.length; i += 1000) {
+        const part = body.slice(i, i + 1000);
+        s.write(`${Buffer.byteLength(part).toString(16)}\r\n${part}\r\n`);
+      }
+      s.write('0\r\n\r\n');
+    });
+    const chunks: Buffer[] = [];
+    s.on('data', (b: Buffer) => chunks.push(b));
+    s.on('error', reject);
+    s.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const m = /^HTTP\/1\.1 (\d+)[^]*?\r\n\r\n/.exec(text);
+      m ? resolve({ status: Number(m[1]), body: text.slice(m[0].length) }) : reject(new Error(`no answer: ${text.slice(0, 200)}`));
+    });
+  });
+}

@@ -3,9 +3,14 @@
 // ranges, `any` everywhere) and random packets, the compiled matchers answer exactly what the
 // reference evaluator answers (or refuse the packet the same way). fast-check shrinks a
 // failure to a minimal configuration and packet list. Random build parameters force deep
-// trees, tiny leaves and the entry budget on small rule tables.
+// trees, tiny leaves and the entry budget on small rule tables. Each packet list is also sent
+// through the batch endpoint's path (body scanned into a PacketBatch, evalBatchJson): its bytes
+// must be JSON.stringify({version, results}) of the reference's answers, or the error of the
+// first packet the reference refuses, with that packet's index.
 import fc from 'fast-check';
 import { isFwError } from '../../src/errors';
+import { releaseBatch } from '../../src/eval/batch';
+import { scanPacketBatch } from '../../src/eval/batch-scan';
 import { DEFAULT_BUILD_PARAMS, type BuildParams } from '../../src/eval/classifier';
 import { CompiledConfig } from '../../src/eval/compiled';
 import { parsePacket } from '../../src/eval/packet';
@@ -35,19 +40,48 @@ const paramsArb: fc.Arbitrary<BuildParams> = fc.record({
 });
 
 let packets = 0;
+let batches = 0;
 
 function check(spec: RandomSpec, list: PacketSpec[], params: BuildParams): void {
   const doc = specDoc(spec);
   const ref = new ReferenceEvaluator(doc);
   const cc = CompiledConfig.compile(doc, { params });
   const members = specMembers(spec);
+  const wants: unknown[] = [];
   for (const ps of list) {
     const p = parsePacket(packetJson(ps, spec.zones.length, members));
     const want = outcome(ref, p);
     const got = outcome(cc, p);
     if (JSON.stringify(want) !== JSON.stringify(got)) expect({ packet: packetJson(ps, spec.zones.length, members), got }).toEqual({ packet: packetJson(ps, spec.zones.length, members), got: want });
+    wants.push(want);
     packets++;
   }
+  checkBatch(cc, list.map((ps) => packetJson(ps, spec.zones.length, members)), wants);
+}
+
+/** The batch path on the same packets: the reference's answers as the endpoint's bytes, or the
+ * first refusal with its index. */
+function checkBatch(cc: CompiledConfig, json: unknown[], wants: unknown[]): void {
+  const version = json.length;
+  const batch = scanPacketBatch(Buffer.from(JSON.stringify({ packets: json })));
+  expect(batch).not.toBeNull(); // the scanner takes every body of these generators
+  const firstError = wants.findIndex((w) => (w as { error?: string }).error !== undefined);
+  let got: unknown;
+  try {
+    got = cc.evalBatchJson(version, batch!).toString('utf8');
+  } catch (e) {
+    if (!isFwError(e)) throw e;
+    got = { error: e.code, details: e.details };
+  } finally {
+    releaseBatch(batch!);
+  }
+  if (firstError < 0) {
+    expect(got).toBe(JSON.stringify({ version, results: wants }));
+  } else {
+    const w = wants[firstError] as { error: string; details: string };
+    expect(got).toEqual({ error: w.error, details: `packets[${firstError}].${w.details}` });
+  }
+  batches++;
 }
 
 /** Runs a property in rounds until `atLeast` packets were compared (each round shrinks on failure). */
@@ -74,7 +108,8 @@ describe('compiled matchers = reference evaluator', () => {
     rounds(() => fc.property(specArb(LARGE), smallPackets, paramsArb, check), 15, 10_000);
   });
 
-  test('at least 100,000 packets were compared', () => {
+  test('at least 100,000 packets were compared, one by one and as batches', () => {
     expect(packets).toBeGreaterThanOrEqual(100_000);
+    expect(batches).toBeGreaterThanOrEqual(100);
   });
 });

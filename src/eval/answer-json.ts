@@ -1,0 +1,146 @@
+// The JSON body of a batch answer written straight into bytes. Every piece of an answer that
+// depends on the configuration (a zone name, an egress interface with its route, a NAT rule,
+// a policy) is serialized once per compiled configuration, by JSON.stringify itself, into one
+// byte arena; a batch is then a copy of 6 to 8 fragments per packet into one Buffer, about
+// 1.6 ms for 10,000 answers (2 MB). What it replaces: up to 4 answer objects per packet,
+// JSON.stringify walking them (about 7 ms) and the UTF-8 encoding of the 2 MB string on its
+// way out (about 2 ms). The bytes equal JSON.stringify({version, results}) of the answer
+// objects eval() builds: the key order below is EvalResult's (tests compare byte for byte).
+// Built at the first batch of a configuration: about 20 ms for 20,000 policies.
+import type { ImageMeta } from './image';
+import { ALLOW_POLICY, DENY_DEFAULT, DENY_NO_ROUTE, DENY_POLICY, type BatchAnswers } from './batch';
+import type { NatAnswer, RouteAnswer } from './types';
+
+const j = JSON.stringify;
+
+/** Fragments as [offset, length] pairs into one byte arena. */
+class Fragments {
+  private readonly texts: string[] = [];
+
+  add(text: string): number {
+    this.texts.push(text);
+    return this.texts.length - 1;
+  }
+
+  /** Encodes every fragment once: the arena and, per fragment id, its start and length. */
+  seal(): { arena: Uint8Array; start: Int32Array; len: Int32Array } {
+    const arena = Buffer.from(this.texts.join(''), 'utf8');
+    const start = new Int32Array(this.texts.length);
+    const len = new Int32Array(this.texts.length);
+    let off = 0;
+    for (let k = 0; k < this.texts.length; k++) {
+      const n = Buffer.byteLength(this.texts[k], 'utf8');
+      start[k] = off;
+      len[k] = n;
+      off += n;
+    }
+    return { arena, start, len };
+  }
+}
+
+export class AnswerWriter {
+  private readonly view: DataView; // the fragments' UTF-8 bytes, 3 spare bytes at the end
+  private readonly start: Int32Array;
+  private readonly len: Int32Array;
+  // fragment ids; a table indexed by "index + 1" holds the null fragment at 0
+  private readonly head: Int32Array; // per code: {"action":..,"reason":..,"srcZone":
+  private readonly srcZone: Int32Array; // per zone 0..Z: "name" or null
+  private readonly dstZone: Int32Array; // ,"dstZone":"name"
+  private readonly route: Int32Array; // ,"egressInterface":"eth0","route":{...}
+  private readonly nat: Int32Array; // ,"nat":{...}
+  private readonly masqHead: Int32Array; // ,"nat":{"id":..,"type":..,"translatedIP":
+  private readonly masqTail: Int32Array; // ,"translatedPort":".."}
+  private readonly ifAddr: Int32Array; // "address" of each interface
+  private readonly policy: Int32Array; // ,"policy":{...}}
+
+  constructor(meta: ImageMeta, routes: readonly RouteAnswer[], nat: readonly NatAnswer[], polId: Int32Array, polFlags: Int32Array) {
+    const f = new Fragments();
+    const codes = [
+      [ALLOW_POLICY, 'allow', 'policy'],
+      [DENY_POLICY, 'deny', 'policy'],
+      [DENY_DEFAULT, 'deny', 'default-deny'],
+      [DENY_NO_ROUTE, 'deny', 'no-route'],
+    ] as const;
+    this.head = new Int32Array(codes.length);
+    for (const [code, action, reason] of codes) this.head[code] = f.add(`{"action":${j(action)},"reason":${j(reason)},"srcZone":`);
+    const zones = [null, ...meta.zones];
+    this.srcZone = Int32Array.from(zones, (z) => f.add(j(z)));
+    this.dstZone = Int32Array.from(zones, (z) => f.add(`,"dstZone":${j(z)}`));
+    this.route = Int32Array.from([-1, ...routes.keys()], (r) =>
+      f.add(r < 0 ? ',"egressInterface":null,"route":null' : `,"egressInterface":${j(meta.ifaces[meta.routes[r].egress].name)},"route":${j(routes[r])}`),
+    );
+    this.nat = Int32Array.from([-1, ...nat.keys()], (n) => f.add(`,"nat":${n < 0 ? 'null' : j(nat[n])}`));
+    this.masqHead = Int32Array.from(nat, (a) => f.add(`,"nat":{"id":${j(a.id)},"type":${j(a.type)},"translatedIP":`));
+    this.masqTail = Int32Array.from(nat, (a) => f.add(`,"translatedPort":${j(a.translatedPort)}}`));
+    this.ifAddr = Int32Array.from(meta.ifaces, (m) => f.add(j(m.addr)));
+    this.policy = new Int32Array(polId.length + 1);
+    this.policy[0] = f.add(',"policy":null}');
+    for (let p = 0; p < polId.length; p++) {
+      const action = (polFlags[p] & 1) !== 0 ? 'allow' : 'deny';
+      this.policy[p + 1] = f.add(`,"policy":${j({ id: polId[p], action, log: (polFlags[p] & 2) !== 0 })}}`);
+    }
+    const { arena, start, len } = f.seal();
+    const padded = new Uint8Array(arena.length + 3);
+    padded.set(arena);
+    this.view = new DataView(padded.buffer);
+    this.start = start;
+    this.len = len;
+  }
+
+  /** The fragment ids of answer k, in order, into `ids`; returns how many (6 or 8). */
+  private fragments(a: BatchAnswers, k: number, ids: Int32Array): number {
+    ids[0] = this.head[a.code[k]];
+    ids[1] = this.srcZone[a.srcZone[k]];
+    ids[2] = this.dstZone[a.dstZone[k]];
+    ids[3] = this.route[a.route[k] + 1];
+    const natIf = a.natIf[k];
+    if (natIf >= 0) {
+      const n = a.nat[k];
+      ids[4] = this.masqHead[n];
+      ids[5] = this.ifAddr[natIf];
+      ids[6] = this.masqTail[n];
+      ids[7] = this.policy[a.policy[k] + 1];
+      return 8;
+    }
+    ids[4] = this.nat[a.nat[k] + 1];
+    ids[5] = this.policy[a.policy[k] + 1];
+    return 6;
+  }
+
+  /** {"version":V,"results":[answer 0, ..., answer n-1]} as UTF-8 bytes. */
+  write(version: number, a: BatchAnswers, n: number): Buffer {
+    const head = Buffer.from(`{"version":${j(version)},"results":[`, 'utf8');
+    const ids = new Int32Array(8);
+    const len = this.len;
+    // first pass: the exact size, so the body is one allocation and never copied again
+    let size = head.length + 2 + (n > 0 ? n - 1 : 0);
+    for (let k = 0; k < n; k++) {
+      const c = this.fragments(a, k, ids);
+      for (let f = 0; f < c; f++) size += len[ids[f]];
+    }
+    // 3 spare bytes: fragments are copied 4 bytes at a time and the last copy may run past
+    // the end (each fragment's overrun is overwritten by the next one)
+    const out = Buffer.allocUnsafe(size + 3);
+    head.copy(out, 0);
+    let at = head.length;
+    const src = this.view, start = this.start;
+    const dst = new DataView(out.buffer, out.byteOffset, out.length);
+    for (let k = 0; k < n; k++) {
+      if (k > 0) out[at++] = 0x2c; // ','
+      const c = this.fragments(a, k, ids);
+      for (let f = 0; f < c; f++) {
+        // 4 bytes at a time through DataViews (unaligned int32 loads and stores that the
+        // optimizer inlines): fragments are 4-100 bytes, where set() or copy() would cost a
+        // view object and a native call each, and a byte loop four times the iterations
+        const id = ids[f];
+        const l = len[id];
+        for (let s = start[id], d = at, e = at + l; d < e; s += 4, d += 4) dst.setInt32(d, src.getInt32(s));
+        at += l;
+      }
+    }
+    out[at++] = 0x5d; // ']'
+    out[at++] = 0x7d; // '}'
+    if (at !== size) throw new Error(`batch answer size ${at} != ${size}`);
+    return out.subarray(0, size);
+  }
+}
