@@ -104,13 +104,15 @@ interface Result {
   p99: number;
 }
 
-async function run(port: number, token: string, load: Load): Promise<Result> {
+/** Request numbers run on across warm-up and timed runs, so creates never repeat a name. */
+let requestNo = 0;
+
+async function run(port: number, token: string, load: Load, runSeconds = seconds): Promise<Result> {
   const lat: number[] = [];
-  let i = 0;
-  const end = Date.now() + seconds * 1000;
+  const end = Date.now() + runSeconds * 1000;
   const worker = async () => {
     while (Date.now() < end) {
-      const [m, p, b] = load.next(i++);
+      const [m, p, b] = load.next(requestNo++);
       const t0 = process.hrtime.bigint();
       const r = await request(port, m, p, token, b);
       lat.push(Number(process.hrtime.bigint() - t0) / 1e6);
@@ -153,6 +155,7 @@ async function main(): Promise<void> {
       { name: 'POST /api/eval (one packet)', concurrency: 32, next: (i) => ['POST', '/api/eval', one(i)] },
     ];
     const results: Result[] = [];
+    for (const l of loads) await run(port, token, l, 0.5); // warm-up: JIT and caches, untimed
     for (const l of loads) results.push(await run(port, token, l));
     const base = results[0].rps;
     console.log(`\nHTTP, daemon in its own process, ${name} committed (${doc.policies.length} policies), ${seconds}s per row, ${os.cpus().length} cores\n`);
