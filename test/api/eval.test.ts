@@ -3,11 +3,10 @@
 // the single answers whatever the body's JSON formatting (the scanned fast path and the
 // JSON.parse one) and however it is uploaded, bad packets with their index, ?config=candidate,
 // the analysis and the commit warnings.
-import net from 'node:net';
 import { parseDoc } from '../../src/config/document';
 import { ReferenceEvaluator } from '../../src/eval/reference';
 import { parsePacket } from '../../src/eval/packet';
-import { expectError, expectMessage, ok, useDaemon } from '../helpers/daemon';
+import { expectError, expectMessage, ok, rawChunked, useDaemon } from '../helpers/daemon';
 
 const used = useDaemon();
 const c = used.client;
@@ -185,26 +184,3 @@ test('analysis lists the redundant policy with its cover, and unused objects', a
   expect((await c.post('/api/config/validate')).body.warnings).toMatch(/policy 3/);
   await ok(c.post('/api/config/discard'));
 });
-
-/** POSTs a body with Transfer-Encoding: chunked (no Content-Length), in 1,000-byte chunks. */
-function rawChunked(url: string, path: string, token: string, body: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const u = new URL(url);
-    const s = net.connect(Number(u.port), u.hostname, () => {
-      s.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n`);
-      for (let i = 0; i < body.length; i += 1000) {
-        const part = body.slice(i, i + 1000);
-        s.write(`${Buffer.byteLength(part).toString(16)}\r\n${part}\r\n`);
-      }
-      s.write('0\r\n\r\n');
-    });
-    const chunks: Buffer[] = [];
-    s.on('data', (b: Buffer) => chunks.push(b));
-    s.on('error', reject);
-    s.on('close', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      const m = /^HTTP\/1\.1 (\d+)[^]*?\r\n\r\n/.exec(text);
-      m ? resolve({ status: Number(m[1]), body: text.slice(m[0].length) }) : reject(new Error(`no answer: ${text.slice(0, 200)}`));
-    });
-  });
-}

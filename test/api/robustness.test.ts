@@ -1,6 +1,6 @@
 // Hostile and broken requests: none of them may give a 500 or leave a partial change.
 import net from 'node:net';
-import { Client, expectError, startTestDaemon, useDaemon } from '../helpers/daemon';
+import { Client, expectError, rawChunked, startTestDaemon, useDaemon } from '../helpers/daemon';
 
 const d = useDaemon({ FW_MAX_BODY: '4096' });
 const c = d.client;
@@ -25,7 +25,7 @@ test('a body over the limit is 413 ERR_NET_1010, by Content-Length or as it stre
   expect(big.length).toBeGreaterThan(4096);
   expectError(await c.raw('POST', '/api/addresses', big), 413, 'ERR_NET_1010');
   // chunked upload without Content-Length
-  const status = await rawChunked(d.url, '/api/addresses', c.token, big);
+  const { status } = await rawChunked(d.url, '/api/addresses', c.token, big);
   expect(status).toBe(413);
   expect((await c.get('/api/addresses?config=candidate')).body).toEqual({});
 });
@@ -81,24 +81,3 @@ test('the server survives a client that disconnects mid-body', async () => {
   expect((await c.get('/api/me')).status).toBe(200);
   expect((await c.get('/api/addresses?config=candidate')).body).toEqual({});
 });
-
-function rawChunked(url: string, path: string, token: string, body: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const u = new URL(url);
-    const s = net.connect(Number(u.port), u.hostname, () => {
-      s.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n`);
-      for (let i = 0; i < body.length; i += 1000) {
-        const part = body.slice(i, i + 1000);
-        s.write(`${Buffer.byteLength(part).toString(16)}\r\n${part}\r\n`);
-      }
-      s.write('0\r\n\r\n');
-    });
-    let data = '';
-    s.on('data', (b) => { data += b.toString(); });
-    s.on('error', () => resolve(Number(/^HTTP\/1\.1 (\d+)/.exec(data)?.[1] ?? 0)));
-    s.on('close', () => {
-      const m = /^HTTP\/1\.1 (\d+)/.exec(data);
-      m ? resolve(Number(m[1])) : reject(new Error(`no answer: ${data}`));
-    });
-  });
-}

@@ -2,6 +2,7 @@
 // small HTTP client for the tests. useDaemon() gives a test file one daemon and a logged-in
 // admin client for all its tests.
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
@@ -160,4 +161,33 @@ export function expectMessage(r: Res, message: string): Res {
   expect({ status: r.status, message: r.body?.message }).toEqual({ status: 200, message });
   for (const v of Object.values(r.body)) expect(typeof v).toBe('string');
   return r;
+}
+
+/**
+ * POSTs a body with Transfer-Encoding: chunked (no Content-Length), in 1,000-byte chunks, over
+ * a raw socket. A server that answers early (413) and closes while the body is still going
+ * out still gives its status.
+ */
+export function rawChunked(url: string, path: string, token: string, body: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const u = new URL(url);
+    const s = net.connect(Number(u.port), u.hostname, () => {
+      s.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n`);
+      for (let i = 0; i < body.length; i += 1000) {
+        const part = body.slice(i, i + 1000);
+        s.write(`${Buffer.byteLength(part).toString(16)}\r\n${part}\r\n`);
+      }
+      s.write('0\r\n\r\n');
+    });
+    const chunks: Buffer[] = [];
+    const settle = (e?: Error) => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const m = /^HTTP\/1\.1 (\d+)[^]*?\r\n\r\n/.exec(text);
+      if (m) resolve({ status: Number(m[1]), body: text.slice(m[0].length) });
+      else reject(e ?? new Error(`no answer: ${text.slice(0, 200)}`));
+    };
+    s.on('data', (b: Buffer) => chunks.push(b));
+    s.on('error', (e) => settle(e));
+    s.on('close', () => settle());
+  });
 }
