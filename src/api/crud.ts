@@ -5,7 +5,7 @@ import type { ResourceKind } from '../config/changes';
 import type { ConfigDoc } from '../config/types';
 import { FwError } from '../errors';
 import type { AppContext } from './context';
-import { message, type Req, type RouteDef } from './http';
+import { message, type Reply, type Req, type RouteDef } from './http';
 
 export interface CrudSpec {
   kind: ResourceKind;
@@ -51,12 +51,33 @@ export function namedReads<T>(
   };
 }
 
-/** The document a read is answered from: running, or the candidate with ?config=candidate. */
-export async function readSource(ctx: AppContext, req: Req): Promise<{ doc: ConfigDoc; cache: boolean }> {
+type Running = ReturnType<AppContext['config']['current']>;
+
+/**
+ * The document a read is answered from: the running version (immutable, so its answers are
+ * cached and carry an ETag), or the candidate with ?config=candidate (neither).
+ */
+export async function readSource(ctx: AppContext, req: Req): Promise<{ doc: ConfigDoc; running: Running | null }> {
   const which = req.query.get('config');
-  if (which === null || which === 'running') return { doc: ctx.config.current().doc, cache: true };
-  if (which === 'candidate') return { doc: (await ctx.config.candidate()).doc, cache: false };
+  if (which === null || which === 'running') {
+    const running = ctx.config.current();
+    return { doc: running.doc, running };
+  }
+  if (which === 'candidate') return { doc: (await ctx.config.candidate()).doc, running: null };
   throw new FwError('ERR_NET_1005', `query "config": "${which}" is not one of running, candidate`);
+}
+
+/** The ETag of every read of a running version: its number and commit time name it exactly. */
+function etagOf(running: Running): string {
+  return `"v${running.meta.version}.${running.meta.time.toString(36)}"`;
+}
+
+/** 304 when the client already holds this version's answer (If-None-Match), else null. */
+function notModified(req: Req, etag: string): Reply | null {
+  const given = req.headers.ifNoneMatch;
+  if (given === '') return null;
+  const hit = given.trim() === '*' || given.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
+  return hit ? { status: 304, body: undefined, json: '', headers: { ETag: etag } } : null;
 }
 
 export function crudRoutes(ctx: AppContext, spec: CrudSpec): RouteDef[] {
@@ -69,10 +90,14 @@ export function crudRoutes(ctx: AppContext, spec: CrudSpec): RouteDef[] {
       body: 'none',
       handler: async (req) => {
         const variant = spec.listVariant ? spec.listVariant(req.query) : '';
-        const src = await readSource(ctx, req);
-        if (!src.cache) return { body: spec.list(src.doc, variant) };
-        const running = ctx.config.current();
-        return { body: undefined, json: running.cachedJson(`${spec.kind}:${variant}`, () => spec.list(running.doc, variant)) };
+        const { doc, running } = await readSource(ctx, req);
+        if (!running) return { body: spec.list(doc, variant) };
+        const etag = etagOf(running);
+        return notModified(req, etag) ?? {
+          body: undefined,
+          json: running.cachedJson(`${spec.kind}:${variant}`, () => spec.list(doc, variant)),
+          headers: { ETag: etag },
+        };
       },
     },
     {
@@ -82,10 +107,12 @@ export function crudRoutes(ctx: AppContext, spec: CrudSpec): RouteDef[] {
       handler: async (req) => {
         const key = req.params[spec.param];
         spec.checkKey?.(key);
-        const { doc } = await readSource(ctx, req);
+        const { doc, running } = await readSource(ctx, req);
         const model = spec.one(doc, key);
         if (model === undefined) throw new FwError('ERR_NET_1003', `${spec.noun} "${key}" not found`);
-        return { body: model };
+        if (!running) return { body: model };
+        const etag = etagOf(running);
+        return notModified(req, etag) ?? { body: model, headers: { ETag: etag } };
       },
     },
   ];

@@ -17,7 +17,7 @@ export interface Req {
   path: string;
   params: Record<string, string>;
   query: URLSearchParams;
-  headers: { authorization: string; contentType: string };
+  headers: { authorization: string; contentType: string; ifNoneMatch: string };
   ip: string;
   /** Parsed JSON body; undefined when the request had none (or on a body: 'raw' route). */
   body: unknown;

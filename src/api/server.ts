@@ -24,7 +24,7 @@ export interface ServerOptions {
 }
 
 const STATUS_TEXT: Record<number, string> = {
-  200: '200 OK', 400: '400 Bad Request', 401: '401 Unauthorized', 404: '404 Not Found',
+  200: '200 OK', 304: '304 Not Modified', 400: '400 Bad Request', 401: '401 Unauthorized', 404: '404 Not Found',
   405: '405 Method Not Allowed', 409: '409 Conflict', 413: '413 Payload Too Large',
   429: '429 Too Many Requests', 500: '500 Internal Server Error', 503: '503 Service Unavailable',
   504: '504 Gateway Timeout',
@@ -88,7 +88,11 @@ export class HttpServer {
     const method = uReq.getMethod().toUpperCase();
     const path = uReq.getUrl();
     const query = uReq.getQuery() ?? '';
-    const headers = { authorization: uReq.getHeader('authorization'), contentType: uReq.getHeader('content-type') };
+    const headers = {
+      authorization: uReq.getHeader('authorization'),
+      contentType: uReq.getHeader('content-type'),
+      ifNoneMatch: uReq.getHeader('if-none-match'),
+    };
     const givenId = uReq.getHeader('x-request-id');
     const contentLength = uReq.getHeader('content-length');
     const hasBody = (contentLength !== '' && contentLength !== '0') || uReq.getHeader('transfer-encoding') !== '';
