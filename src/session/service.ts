@@ -151,18 +151,26 @@ export class ConfigService<C = unknown> {
     this.log.info({ owner: user }, 'session started');
   }
 
-  /** The session if `user` owns it and no commit is running; else the contract's 409. */
-  private async ownedSession(user: string, committing = false): Promise<{ s: SessionRecord; cand: Candidate }> {
+  /** The session if `user` owns it; else the contract's 409. */
+  private async ownedSession(user: string): Promise<{ s: SessionRecord; cand: Candidate }> {
     const s = await this.liveSession();
     if (!s || !this.cand) throw new FwError('ERR_SYS_3001', 'begin a session with POST /api/config/begin');
     if (s.owner !== user) throw new FwError('ERR_SYS_3002', `owner: ${s.owner}`);
-    if (this.committing && !committing) throw new FwError('ERR_SYS_3002', 'a commit of this session is in progress');
     return { s, cand: this.cand };
+  }
+
+  /**
+   * 409 while a commit holds the candidate. Called with no await between it and what it
+   * guards (applying a change, claiming the commit), so nothing can slip in between.
+   */
+  private checkNotCommitting(): void {
+    if (this.committing) throw new FwError('ERR_SYS_3002', 'a commit of this session is in progress');
   }
 
   /** Applies one change to the candidate and appends it durably before resolving. */
   async change(user: string, change: Change, ctx: ApplyContext = {}): Promise<ChangeResult> {
     const { s, cand } = await this.ownedSession(user);
+    this.checkNotCommitting();
     const result = applyChange(cand.doc, change, ctx); // throws before mutating anything
     const entry: JournalEntry = { seq: cand.seq++, at: Date.now(), user, change };
     s.lastChangeAt = entry.at;
@@ -190,7 +198,7 @@ export class ConfigService<C = unknown> {
     const s = await this.liveSession();
     if (!s) throw new FwError('ERR_SYS_3001', 'no session to discard');
     if (s.owner !== user && !force) throw new FwError('ERR_SYS_3002', `owner: ${s.owner}`);
-    if (this.committing) throw new FwError('ERR_SYS_3002', 'a commit of this session is in progress');
+    this.checkNotCommitting();
     await this.endSession(s, force && s.owner !== user ? 'force-discarded' : 'discarded', user);
     if (s.owner !== user) {
       await this.store.audit({ at: Date.now(), user, action: 'session.force-discard', details: `owner: ${s.owner}` });
@@ -231,11 +239,10 @@ export class ConfigService<C = unknown> {
   }
 
   async commit(user: string, description: string): Promise<{ version: number; warnings: string[] }> {
-    // claimed before the first await, so no change can slip in between the checks and the swap
-    if (this.committing) throw new FwError('ERR_SYS_3002', 'a commit of this session is in progress');
-    this.committing = true;
+    const { s, cand } = await this.ownedSession(user);
+    this.checkNotCommitting();
+    this.committing = true; // from here to the swap, changes and discards get 409
     try {
-      const { s, cand } = await this.ownedSession(user, true);
       const problems = this.commitChecks(cand.doc);
       if (problems.length) throw new FwError('ERR_SYS_3003', problems.join('\n'));
       const { compiled, warnings } = await this.compileInTime(cand.doc);
