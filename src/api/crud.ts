@@ -58,12 +58,16 @@ type Running = ReturnType<AppContext['config']['current']>;
  * cached and carry an ETag), or the candidate with ?config=candidate (neither).
  */
 export async function readSource(ctx: AppContext, req: Req): Promise<{ doc: ConfigDoc; running: Running | null }> {
+  if (configQuery(req) === 'candidate') return { doc: (await ctx.config.candidate()).doc, running: null };
+  const running = ctx.config.current();
+  return { doc: running.doc, running };
+}
+
+/** Which configuration `?config=` names: running (the default) or candidate; else 400 ERR_NET_1005. */
+export function configQuery(req: Req): 'running' | 'candidate' {
   const which = req.query.get('config');
-  if (which === null || which === 'running') {
-    const running = ctx.config.current();
-    return { doc: running.doc, running };
-  }
-  if (which === 'candidate') return { doc: (await ctx.config.candidate()).doc, running: null };
+  if (which === null || which === 'running') return 'running';
+  if (which === 'candidate') return 'candidate';
   throw new FwError('ERR_NET_1005', `query "config": "${which}" is not one of running, candidate`);
 }
 

@@ -3,13 +3,10 @@
 import type { TObject, Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { FwError, type ErrorCode } from '../errors';
+import { isPlainObject } from './json';
 import { canonicalCidr, canonicalIfaceAddress, canonicalIp } from './net';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/;
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** A compiled shape check: unknown fields, missing fields and wrong JSON types are 400 ERR_NET_1004. */
 export function shapeChecker<T extends TObject>(schema: T): (body: unknown) => Static<T> {

@@ -15,7 +15,7 @@
 import type { Family } from '../config/net';
 import type { ConfigDoc } from '../config/types';
 import { CompiledConfig } from './compiled';
-import { covers, OverBudget, takers, takersBySubtraction, type Region } from './coverage';
+import { bitsOf, covers, OverBudget, takers, takersBySubtraction, type Region } from './coverage';
 import { addrFieldSet, mergeIntervals, policyServiceSet, type AddrSet, type Interval } from './sets';
 import { PROTO_TCP, PROTO_UDP } from './types';
 import { rng } from './prng';
@@ -76,12 +76,6 @@ function randomIn(list: Interval[], r: () => number, corner: number): bigint {
   let x = 0n;
   for (let i = 0; i < 5; i++) x = (x << 32n) | BigInt(Math.floor(r() * 4294967296));
   return lo + (x % span);
-}
-
-function bitsOf(mask: bigint): number[] {
-  const out: number[] = [];
-  for (let i = 0; mask > 0n; i++, mask >>= 1n) if (mask & 1n) out.push(i);
-  return out;
 }
 
 export function analyze(doc: ConfigDoc, compiled?: CompiledConfig, opts: AnalyzeOptions = {}): Analysis {

@@ -323,7 +323,8 @@ export function takers(R: Region, C: readonly Region[], budget: { left: number }
   return out;
 }
 
-function bitsOf(mask: bigint): number[] {
+/** The positions of the set bits of a zone mask, lowest first. */
+export function bitsOf(mask: bigint): number[] {
   const out: number[] = [];
   for (let i = 0; mask > 0n; i++, mask >>= 1n) if (mask & 1n) out.push(i);
   return out;

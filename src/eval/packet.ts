@@ -8,6 +8,7 @@
 // packet is refused. parsePacket runs it on a one-slot batch and builds the Packet object.
 import { FwError, isFwError } from '../errors';
 import { formatIp, parseIpWords, type Family } from '../config/net';
+import { isPlainObject } from '../config/json';
 import { MAX_BATCH, PacketBatch, releaseBatch, takeBatch } from './batch';
 import type { EvalResult, Evaluator, Packet } from './types';
 import { PROTO_ICMP, PROTO_TCP, PROTO_UDP } from './types';
@@ -16,10 +17,6 @@ export { MAX_BATCH };
 
 const FIELDS = new Set(['src-ip', 'dst-ip', 'protocol', 'dst-port', 'src-port', 'in-interface', 'src-zone', 'dst-zone']);
 const hasOwn = Object.prototype.hasOwnProperty;
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** "packets[3]." in a batch (index >= 0), nothing for a single packet (index -1). Only called
  * on the way to an error, so a valid batch builds no prefix strings. */

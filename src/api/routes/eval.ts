@@ -7,6 +7,7 @@ import { scanPacketBatch } from '../../eval/batch-scan';
 import { releaseBatch } from '../../eval/batch';
 import type { CompiledConfig } from '../../eval/compiled';
 import type { AppContext } from '../context';
+import { configQuery } from '../crud';
 import { parseJsonBody, type Req, type RouteDef } from '../http';
 
 /** The largest batch body: 10,000 IPv6 packets with every optional field fit in it. */
@@ -14,14 +15,10 @@ const BATCH_BODY_BYTES = 8 * 1024 * 1024;
 
 /** The compiled configuration a request asks for, and the running version it answers for. */
 async function target(ctx: AppContext, req: Req): Promise<{ compiled: CompiledConfig; version: number }> {
-  const which = req.query.get('config');
-  if (which === 'candidate') {
+  if (configQuery(req) === 'candidate') {
     // the candidate is answered for the running version it is based on
     const { compiled } = await ctx.config.compiledCandidate();
     return { compiled, version: ctx.config.current().meta.version };
-  }
-  if (which !== null && which !== 'running') {
-    throw new FwError('ERR_NET_1005', `query "config": "${which}" is not one of running, candidate`);
   }
   const running = ctx.config.current();
   const { compiled } = await running.compiled;
