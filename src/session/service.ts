@@ -54,6 +54,7 @@ export class ConfigService<C = unknown> {
   /** the candidate compiled on demand (eval with ?config=candidate), by session and journal length */
   private candCompiled: { key: string; result: Promise<{ compiled: C; warnings: string[] }> } | null = null;
   private readonly versionDocs = new Map<number, ConfigDoc>();
+  private readonly runningListeners: Array<(state: RunningState<C>) => void> = [];
 
   constructor(
     private readonly store: Store,
@@ -67,12 +68,24 @@ export class ConfigService<C = unknown> {
   async init(): Promise<void> {
     const meta = await this.store.runningVersion();
     const doc = await this.versionDoc(meta.version);
-    this.running = new RunningState(meta, doc, this.compiler.compile(doc));
+    this.setRunning(new RunningState(meta, doc, this.compiler.compile(doc)));
     await this.reloadSession();
   }
 
   current(): RunningState<C> {
     return this.running;
+  }
+
+  /** Calls `listener` with every running version this process serves from now on. */
+  onRunningChange(listener: (state: RunningState<C>) => void): void {
+    this.runningListeners.push(listener);
+    if (this.running) listener(this.running);
+  }
+
+  /** The one place the running version this process serves is replaced. */
+  private setRunning(state: RunningState<C>): void {
+    this.running = state;
+    for (const listener of this.runningListeners) listener(state);
   }
 
   private async reloadSession(): Promise<void> {
@@ -255,7 +268,7 @@ export class ConfigService<C = unknown> {
       };
       await this.store.commit(s.id, cand.seq, { ...meta, doc: serializeDoc(cand.doc) }).catch(conflictAsSessionError);
       // the candidate document becomes the immutable running version
-      this.running = new RunningState(meta, cand.doc, Promise.resolve({ compiled, warnings }));
+      this.setRunning(new RunningState(meta, cand.doc, Promise.resolve({ compiled, warnings })));
       this.session = null;
       this.cand = null;
       this.log.info({ version: meta.version, author: user, summary: meta.summary }, 'commit');
