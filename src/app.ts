@@ -15,6 +15,7 @@ import { HttpServer } from './api/server';
 import type { AppContext } from './api/context';
 import { allRoutes } from './api/routes';
 import { createCompiler, type CommitCompiler } from './workers/commit-compiler';
+import { createDataPlane, type DataPlane } from './dataplane';
 
 export interface Daemon {
   port: number;
@@ -54,13 +55,19 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
   });
   await store.open(() => serializeDoc(emptyDoc(settings.interfaces)));
   let compiler: CommitCompiler | null = null;
+  let dataPlane: DataPlane | null = null;
   try {
     await ensureAdmin(store, settings, opts.announce ?? ((l) => process.stdout.write(`${l}\n`)));
     const secret = settings.jwtSecret ?? (await store.getOrCreateSecret(() => randomBytes(48).toString('base64')));
     compiler = createCompiler();
-    const config = new ConfigService(store, settings, log, compiler, commitChecks);
+    dataPlane = createDataPlane(settings.dataPlane, settings.netns, settings.dataDir, log);
+    const config = new ConfigService(store, settings, log, compiler, commitChecks, dataPlane);
     await config.init();
-    const ctx: AppContext = { settings, store, log, config, startedAt: Date.now() };
+    // the running version is enforced before the first request is answered; a refusal is
+    // reported in GET /api/status and the daemon still serves, so it can be fixed over the API
+    const running = config.current();
+    await dataPlane.apply(running.doc, running.meta.version).catch((e: unknown) => log.error({ err: e }, 'data plane: the running version was not applied'));
+    const ctx: AppContext = { settings, store, log, config, dataPlane, startedAt: Date.now() };
     const tokens = new TokenService(secret, settings.tokenTtlSec, store);
     const limiter = new LoginLimiter(settings.loginMaxFailures, settings.loginWindowSec);
     const server = new HttpServer({
@@ -73,6 +80,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     log.info({ port, host: settings.host, store: store.kind, dataDir: settings.dataDir }, 'listening');
     flushLog(); // supervisors and tests wait for this line
     const activeCompiler = compiler;
+    const activeDataPlane = dataPlane;
     return {
       port,
       ctx,
@@ -80,6 +88,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
         clearInterval(sweep);
         await server.close();
         await activeCompiler.close();
+        await activeDataPlane.close();
         await store.close();
         log.info('stopped');
         flushLog();
@@ -87,6 +96,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     };
   } catch (e) {
     await compiler?.close().catch(() => undefined);
+    await dataPlane?.close().catch(() => undefined);
     await store.close().catch(() => undefined);
     throw e;
   }

@@ -18,6 +18,10 @@ export interface Settings {
   loginMaxFailures: number;
   loginWindowSec: number;
   commitTimeoutMs: number;
+  /** FW_DATAPLANE: none (nothing enforced) or linux (nftables, iproute2, dnsmasq) */
+  dataPlane: 'none' | 'linux';
+  /** FW_NETNS: the network namespace the linux data plane enforces on (null: this host's) */
+  netns: string | null;
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, def: number, min: number, max: number): number {
@@ -36,6 +40,18 @@ function hostInterfaces(): string[] {
     .filter(([, addrs]) => !(addrs ?? []).every((a) => a.internal))
     .map(([name]) => name);
   return names.length ? names.sort() : ['eth0'];
+}
+
+function dataPlaneMode(raw: string | undefined): 'none' | 'linux' {
+  if (raw === undefined || raw === '' || raw === 'none') return 'none';
+  if (raw === 'linux') return 'linux';
+  throw new Error(`FW_DATAPLANE must be none or linux, got "${raw}"`);
+}
+
+function netns(raw: string | undefined): string | null {
+  if (raw === undefined || raw === '') return null;
+  if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/.test(raw)) throw new Error(`FW_NETNS: "${raw}" is not a network namespace name`);
+  return raw;
 }
 
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
@@ -59,5 +75,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     loginMaxFailures: int(env, 'FW_LOGIN_MAX_FAILURES', 5, 1, 1000),
     loginWindowSec: int(env, 'FW_LOGIN_WINDOW', 60, 1, 86400),
     commitTimeoutMs: int(env, 'FW_COMMIT_TIMEOUT', 60, 1, 3600) * 1000,
+    dataPlane: dataPlaneMode(env.FW_DATAPLANE),
+    netns: netns(env.FW_NETNS),
   };
 }

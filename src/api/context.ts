@@ -4,11 +4,13 @@ import type { Settings } from '../settings';
 import type { Store } from '../store/types';
 import type { ConfigService } from '../session/service';
 import type { CompiledConfig } from '../eval/compiled';
+import type { DataPlane } from '../dataplane';
 
 export interface AppContext {
   settings: Settings;
   store: Store;
   log: Logger;
   config: ConfigService<CompiledConfig>;
+  dataPlane: DataPlane;
   startedAt: number; // unix ms
 }

@@ -13,6 +13,7 @@ import { diffDocs, diffSummary, type ConfigDiff } from '../config/diff';
 import type { ConfigDoc } from '../config/types';
 import type { SessionRecord, Store, VersionMeta, JournalEntry } from '../store/types';
 import { RunningState } from './running';
+import { NoDataPlane, type DataPlane } from '../dataplane/types';
 
 /** Compiles a document (in worker threads) and returns its analysis warnings. */
 export interface Compiler<C> {
@@ -62,6 +63,8 @@ export class ConfigService<C = unknown> {
     private readonly log: Logger,
     private readonly compiler: Compiler<C>,
     private readonly commitChecks: (doc: ConfigDoc) => string[],
+    /** enforces each committed version before it becomes running (none: FW_DATAPLANE=none) */
+    private readonly dataPlane: DataPlane = new NoDataPlane(),
   ) {}
 
   /** Loads the running version and rebuilds an active session's candidate from its journal. */
@@ -245,8 +248,7 @@ export class ConfigService<C = unknown> {
   /** The commit checks and compile warnings, without committing. */
   async validate(): Promise<{ warnings: string[] }> {
     const { doc } = await this.candidate();
-    const problems = this.commitChecks(doc);
-    if (problems.length) throw new FwError('ERR_SYS_3003', problems.join('\n'));
+    await this.checkCommittable(doc);
     const { warnings } = await this.compileInTime(doc);
     return { warnings };
   }
@@ -256,8 +258,7 @@ export class ConfigService<C = unknown> {
     this.checkNotCommitting();
     this.committing = true; // from here to the swap, changes and discards get 409
     try {
-      const problems = this.commitChecks(cand.doc);
-      if (problems.length) throw new FwError('ERR_SYS_3003', problems.join('\n'));
+      await this.checkCommittable(cand.doc);
       const { compiled, warnings } = await this.compileInTime(cand.doc);
       const meta: VersionMeta = {
         version: this.running.meta.version + 1,
@@ -266,7 +267,17 @@ export class ConfigService<C = unknown> {
         description,
         summary: diffSummary(diffDocs(this.running.doc, cand.doc)),
       };
-      await this.store.commit(s.id, cand.seq, { ...meta, doc: serializeDoc(cand.doc) }).catch(conflictAsSessionError);
+      // the kernel holds the new version before it is durable; a refused apply has restored
+      // the previous version's state and throws, so running stays what it was
+      await this.dataPlane.apply(cand.doc, meta.version);
+      try {
+        await this.store.commit(s.id, cand.seq, { ...meta, doc: serializeDoc(cand.doc) }).catch(conflictAsSessionError);
+      } catch (e) {
+        await this.dataPlane.apply(this.running.doc, this.running.meta.version).catch((e2: unknown) => {
+          this.log.error({ err: e2 }, 'data plane: restoring the running version failed');
+        });
+        throw e;
+      }
       // the candidate document becomes the immutable running version
       this.setRunning(new RunningState(meta, cand.doc, Promise.resolve({ compiled, warnings })));
       this.session = null;
@@ -276,6 +287,13 @@ export class ConfigService<C = unknown> {
     } finally {
       this.committing = false;
     }
+  }
+
+  /** The commit checks, then the data plane's own (names, `nft -c`): 400 ERR_SYS_3003. */
+  private async checkCommittable(doc: ConfigDoc): Promise<void> {
+    let problems = this.commitChecks(doc);
+    if (problems.length === 0) problems = await this.dataPlane.check(doc);
+    if (problems.length) throw new FwError('ERR_SYS_3003', problems.join('\n'));
   }
 
   private async compileInTime(doc: ConfigDoc): Promise<{ compiled: C; warnings: string[] }> {

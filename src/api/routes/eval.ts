@@ -25,6 +25,14 @@ async function target(ctx: AppContext, req: Req): Promise<{ compiled: CompiledCo
   return { compiled, version: running.meta.version };
 }
 
+/** Running policies whose kernel counter is still 0 (null: candidate, or no data plane). */
+async function neverHit(ctx: AppContext, req: Req): Promise<number[] | null> {
+  if (configQuery(req) === 'candidate') return null;
+  const counters = await ctx.dataPlane.counters();
+  if (!counters) return null;
+  return ctx.config.current().doc.policies.filter((p) => (counters.get(p.id)?.packets ?? 0) === 0).map((p) => p.id);
+}
+
 export function evalRoutes(ctx: AppContext): RouteDef[] {
   return [
     { method: 'POST', pattern: '/api/eval', handler: async (req) => {
@@ -50,7 +58,7 @@ export function evalRoutes(ctx: AppContext): RouteDef[] {
     { method: 'GET', pattern: '/api/analysis', body: 'none', handler: async (req) => {
       const { compiled, version } = await target(ctx, req);
       if (!compiled.analysis) throw new FwError('ERR_SYS_4001', 'the analysis was not computed');
-      return { body: { version, ...compiled.analysis } };
+      return { body: { version, ...compiled.analysis, neverHit: await neverHit(ctx, req) } };
     } },
   ];
 }

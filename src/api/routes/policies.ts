@@ -1,11 +1,21 @@
-// /api/policies: security policies in evaluation order, with /move.
+// /api/policies: security policies in evaluation order, with /move. ?stats=true adds each
+// policy's kernel counters as `hits` (null without a data plane).
+import { FwError } from '../../errors';
 import type { AppContext } from '../context';
 import { crudRoutes } from '../crud';
 import { renderPolicy } from '../../config/render/rules';
 import { parseRuleId } from '../../config/validate';
+import type { Handler, Req } from '../http';
+
+function wantsStats(req: Req): boolean {
+  const v = req.query.get('stats');
+  if (v === null || v === 'false') return false;
+  if (v === 'true') return true;
+  throw new FwError('ERR_NET_1005', `query "stats": "${v}" is not one of true, false`);
+}
 
 export function policyRoutes(ctx: AppContext) {
-  return crudRoutes(ctx, {
+  const routes = crudRoutes(ctx, {
     kind: 'policy',
     path: '/api/policies',
     param: 'id',
@@ -24,4 +34,17 @@ export function policyRoutes(ctx: AppContext) {
       return p && renderPolicy(doc, p);
     },
   });
+  // the list with live counters is never cached: it changes with every packet
+  const list = routes.find((r) => r.method === 'GET' && r.pattern === '/api/policies')!;
+  const cached: Handler = list.handler;
+  list.handler = async (req) => {
+    if (!wantsStats(req)) return cached(req);
+    const { doc } = ctx.config.current();
+    const counters = await ctx.dataPlane.counters();
+    return { body: doc.policies.map((p) => ({
+      ...renderPolicy(doc, p),
+      hits: counters ? counters.get(p.id) ?? { packets: 0, bytes: 0 } : null,
+    })) };
+  };
+  return routes;
 }

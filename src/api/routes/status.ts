@@ -11,6 +11,7 @@ export function statusRoutes(ctx: AppContext): RouteDef[] {
         lastCommit: { version: running.version, time: new Date(running.time).toISOString(), author: running.author, description: running.description },
         session: await ctx.config.info(),
         store: ctx.store.kind,
+        dataplane: ctx.dataPlane.status(),
         uptime: Math.round((Date.now() - ctx.startedAt) / 1000),
       } };
     } },

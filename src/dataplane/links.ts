@@ -1,0 +1,67 @@
+// The desired state of links, addresses and routes (pure), and the `ip` argument arrays that
+// build it. The reconciler (kernel.ts) compares this state with what `ip -json` reports and
+// runs only the differences; the render endpoint shows the commands that build it from scratch.
+import { formatCidr, formatIp } from '../config/net';
+import type { ConfigDoc } from '../config/types';
+import { ADDRESS_METRIC, LINK_ALIAS, ROUTE_PROTO } from './names';
+import { Topology } from './topology';
+
+export interface DesiredLink {
+  name: string;
+  vlan: { parent: string; id: number } | null;
+  up: boolean;
+  address: string; // "" none; "10.0.0.1/24" (host bits kept)
+  family: 4 | 6 | 0;
+}
+
+export interface DesiredRoute {
+  destination: string; // canonical CIDR
+  gateway: string;
+  dev: string;
+  metric: number;
+  onlink: boolean;
+}
+
+export interface LinkState {
+  links: DesiredLink[];
+  routes: DesiredRoute[];
+}
+
+export function desiredLinks(doc: ConfigDoc): LinkState {
+  const topo = new Topology(doc);
+  const links = topo.links.map((l) => ({
+    name: l.name,
+    vlan: l.kind === 'vlan' ? { parent: l.parent, id: l.vlanId } : null,
+    up: l.up,
+    address: l.addr ? `${formatIp(l.addr.family, l.addr.bytes)}/${l.addr.prefix}` : '',
+    family: l.addr ? l.addr.family : 0,
+  } as DesiredLink));
+  const routes = topo.kernelRoutes().map((r) => ({
+    destination: formatCidr(r.destination), gateway: r.gateway, dev: r.dev, metric: r.metric, onlink: r.onlink,
+  }));
+  return { links, routes };
+}
+
+export const ipArgs = {
+  addVlan: (l: DesiredLink) => ['link', 'add', 'link', l.vlan!.parent, 'name', l.name, 'type', 'vlan', 'id', String(l.vlan!.id)],
+  markLink: (name: string) => ['link', 'set', 'dev', name, 'alias', LINK_ALIAS],
+  deleteLink: (name: string) => ['link', 'delete', 'dev', name],
+  setState: (name: string, up: boolean) => ['link', 'set', 'dev', name, up ? 'up' : 'down'],
+  addAddress: (dev: string, address: string, family: number) =>
+    ['address', 'add', address, 'dev', dev, 'metric', String(ADDRESS_METRIC), ...(family === 6 ? ['nodad'] : [])],
+  deleteAddress: (dev: string, address: string) => ['address', 'delete', address, 'dev', dev],
+  replaceRoute: (r: DesiredRoute) => ['route', 'replace', r.destination, ...(r.gateway ? ['via', r.gateway] : []), 'dev', r.dev,
+    'metric', String(r.metric), 'proto', String(ROUTE_PROTO), ...(r.onlink ? ['onlink'] : [])],
+  deleteRoute: (r: DesiredRoute) => ['route', 'delete', r.destination, ...(r.gateway ? ['via', r.gateway] : []), 'dev', r.dev,
+    'metric', String(r.metric), 'proto', String(ROUTE_PROTO)],
+};
+
+/** The commands that build the state from nothing, for operators to review. */
+export function renderIpCommands(state: LinkState): string[][] {
+  const out: string[][] = [];
+  for (const l of state.links.filter((x) => x.vlan)) out.push(ipArgs.addVlan(l), ipArgs.markLink(l.name));
+  for (const l of state.links) out.push(ipArgs.setState(l.name, l.up));
+  for (const l of state.links) if (l.address) out.push(ipArgs.addAddress(l.name, l.address, l.family));
+  for (const r of state.routes) out.push(ipArgs.replaceRoute(r));
+  return out;
+}

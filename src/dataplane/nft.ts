@@ -1,0 +1,288 @@
+// The nft script of a configuration: one table of our own (inet fwd) that is deleted and
+// recreated in the same transaction, so a commit replaces it atomically and never touches
+// another owner's tables. Pure: the same document (and counter values) gives the same text.
+//
+// Every decision eval.md makes from an address alone (source zone, destination zone, egress
+// of the route) is an interval set computed by topology.ts; rules then follow eval.md's order:
+//   nat_pre   (prerouting, dstnat)  NAT table in order on the original packet: dnat, or stop
+//                                   at a matching snat rule (first match wins)
+//   forward   (filter)              established/related accepted; policies in order on the
+//                                   post-NAT destination zone and the original addresses and
+//                                   service (ct original ...); anything else dropped
+//   nat_post  (postrouting, srcnat) not for dnat'ed connections; the same NAT table in order:
+//                                   snat / masquerade (only allowed packets get here)
+//   input     (filter)              management access per link, everything else dropped
+//   rpf       (prerouting, -150)    a source that would not be routed back out of the link it
+//                                   came in on is dropped (the source zone is decided by address)
+import type { Family } from '../config/net';
+import { parseCidr, parseIp } from '../config/net';
+import type { ConfigDoc, NatRule, PolicyObj, ServiceObj } from '../config/types';
+import { NFT_TABLE } from './names';
+import { formatRange, select, union, type Seg } from './ranges';
+import { Topology } from './topology';
+
+export interface PolicyCounter {
+  packets: number;
+  bytes: number;
+}
+
+const FAMILIES: Family[] = [4, 6];
+const IP: Record<Family, string> = { 4: 'ip', 6: 'ip6' };
+const ADDR_TYPE: Record<Family, string> = { 4: 'ipv4_addr', 6: 'ipv6_addr' };
+const MANAGEMENT: Record<string, string[]> = {
+  ping: ['icmp type echo-request', 'icmpv6 type echo-request'],
+  ssh: ['tcp dport 22'],
+  https: ['tcp dport 443'],
+  http: ['tcp dport 80'],
+};
+
+const isAny = (name: string) => name === '' || name === 'any';
+
+/** The name of a policy's counter object: the API reads hits back by it. */
+export function counterName(policyId: number): string {
+  return `policy_${policyId}`;
+}
+
+function portRanges(s: ServiceObj): Array<[number, number]> {
+  return s.ports.map((p) => {
+    if (typeof p === 'number') return [p, p] as [number, number];
+    const [lo, hi] = p.split('-').map(Number);
+    return [lo, hi] as [number, number];
+  });
+}
+
+/** "{ 22, 1000-2000 }" with overlaps merged. */
+function portSet(ranges: Array<[number, number]>): string {
+  const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
+  const merged: Array<[number, number]> = [];
+  for (const r of sorted) {
+    const last = merged[merged.length - 1];
+    if (last && r[0] <= last[1] + 1) last[1] = Math.max(last[1], r[1]);
+    else merged.push([r[0], r[1]]);
+  }
+  return `{ ${merged.map(([lo, hi]) => (lo === hi ? `${lo}` : `${lo}-${hi}`)).join(', ')} }`;
+}
+
+/** Named interval sets, declared on first use; an empty one is never declared (null: no match). */
+class Sets {
+  private readonly decls = new Map<string, string>();
+
+  use(name: string, family: Family, build: () => Array<[bigint, bigint]>, comment: string): string | null {
+    if (!this.decls.has(name)) {
+      const ranges = build();
+      const elements = ranges.map(([lo, hi]) => formatRange(family, lo, hi));
+      this.decls.set(name, elements.length
+        ? `  # ${comment}\n  set ${name} { type ${ADDR_TYPE[family]}; flags interval; elements = { ${elements.join(', ')} } }`
+        : '');
+    }
+    return this.decls.get(name) ? `@${name}` : null;
+  }
+
+  text(): string {
+    return [...this.decls.values()].filter(Boolean).join('\n');
+  }
+}
+
+class Renderer {
+  readonly sets = new Sets();
+  private readonly segCache = new Map<string, Seg<string | null>[]>();
+
+  constructor(readonly doc: ConfigDoc, readonly topo: Topology) {}
+
+  private segs(kind: 'src' | 'dst' | 'route', family: Family): Seg<string | null>[] {
+    const k = `${kind}${family}`;
+    let s = this.segCache.get(k);
+    if (!s) {
+      s = kind === 'src' ? this.topo.sourceZoneSegments(family)
+        : kind === 'dst' ? this.topo.destinationZoneSegments(family)
+        : this.topo.routeSegments(family);
+      this.segCache.set(k, s);
+    }
+    return s;
+  }
+
+  private index(list: string[], name: string): number {
+    return list.indexOf(name);
+  }
+
+  zoneSet(kind: 'src' | 'dst', family: Family, zone: string): string | null {
+    const zi = this.index(this.topo.zones, zone);
+    return this.sets.use(`${kind}zone${family}_${zi}`, family, () => select(this.segs(kind, family), (v) => v === zone),
+      `${kind === 'src' ? 'source' : 'destination'} zone ${zone}`);
+  }
+
+  addrSet(family: Family, name: string): string | null {
+    const names = [...this.doc.addresses.keys()].sort();
+    const nets = (this.doc.addresses.get(name)?.ips ?? []).map((t) => parseCidr(t)).filter((c) => c !== null);
+    return this.sets.use(`addr${family}_${this.index(names, name)}`, family, () => union(family, nets), `address ${name}`);
+  }
+
+  egressSet(family: Family, link: string): string | null {
+    const li = this.topo.links.findIndex((l) => l.name === link);
+    return this.sets.use(`egress${family}_${li}`, family, () => select(this.segs('route', family), (v) => v === link),
+      `routed out of ${link}`);
+  }
+
+  /** Destinations routed out of a link that has an address of this family (masquerade can apply). */
+  masqueradeSet(family: Family): string | null {
+    return this.sets.use(`masquerade${family}`, family,
+      () => select(this.segs('route', family), (v) => this.topo.link(v ?? '')?.addr?.family === family),
+      `routed out of a link with an IPv${family} address`);
+  }
+}
+
+/** Matches of zones and addresses for one family; null when the rule cannot match it. */
+function addressMatches(
+  r: Renderer, family: Family,
+  m: { srcZone: string; dstZone: string; srcAddr: string; dstAddr: string },
+  dstAddrExpr: string,
+): string[] | null {
+  const ip = IP[family];
+  const parts: string[] = [];
+  const add = (expr: string, set: string | null) => {
+    if (set === null) return false;
+    parts.push(`${expr} ${set}`);
+    return true;
+  };
+  if (!isAny(m.srcZone) && !add(`${ip} saddr`, r.zoneSet('src', family, m.srcZone))) return null;
+  if (!isAny(m.dstZone) && !add(`${ip} daddr`, r.zoneSet('dst', family, m.dstZone))) return null;
+  if (!isAny(m.srcAddr) && !add(`${ip} saddr`, r.addrSet(family, m.srcAddr))) return null;
+  if (!isAny(m.dstAddr) && !add(dstAddrExpr.replace('IP', ip), r.addrSet(family, m.dstAddr))) return null;
+  return parts;
+}
+
+const zoneOrAddressBound = (m: { srcZone: string; dstZone: string; srcAddr: string; dstAddr: string }) =>
+  !isAny(m.srcZone) || !isAny(m.dstZone) || !isAny(m.srcAddr) || !isAny(m.dstAddr);
+
+/** Service matches of a policy, one alternative per protocol ([""] for any service). */
+function serviceAlternatives(doc: ConfigDoc, names: string[], portExpr: string): string[] {
+  if (names.length === 0 || names.some(isAny)) return [''];
+  const byProto = new Map<string, Array<[number, number]>>();
+  for (const n of names) {
+    const s = doc.services.get(n);
+    if (s) byProto.set(s.protocol, [...(byProto.get(s.protocol) ?? []), ...portRanges(s)]);
+  }
+  return ['tcp', 'udp'].filter((p) => byProto.has(p)).map((p) => `meta l4proto ${p} ${portExpr} ${portSet(byProto.get(p)!)}`);
+}
+
+function policyRules(r: Renderer, p: PolicyObj): string[] {
+  const tail = `${p.log ? `log prefix "fwd policy ${p.id}: " ` : ''}counter name "${counterName(p.id)}" ${p.action === 'allow' ? 'accept' : 'drop'}`;
+  // the original destination and port: dnat has already rewritten the packet in forward
+  const services = serviceAlternatives(r.doc, p.services, 'ct original proto-dst');
+  const families: Array<string[] | null> = zoneOrAddressBound(p)
+    ? FAMILIES.map((f) => addressMatches(r, f, p, 'ct original IP daddr'))
+    : [[]];
+  const out: string[] = [];
+  for (const fam of families) {
+    if (fam === null) continue;
+    for (const svc of services) out.push([...fam, svc, tail].filter(Boolean).join(' '));
+  }
+  return out;
+}
+
+/** The family a NAT rule translates to (eval.md: it applies only to packets of that family). */
+function natFamilies(n: NatRule): Family[] {
+  if (n.translatedIp === '') return n.type === 'snat' ? FAMILIES : [];
+  const ip = parseIp(n.translatedIp);
+  return ip ? [ip.family] : [];
+}
+
+/** One NAT rule's matches per family, on the packet as it was before any translation. */
+function natMatches(r: Renderer, n: NatRule): Array<{ family: Family; match: string }> {
+  const out: Array<{ family: Family; match: string }> = [];
+  const service = isAny(n.service) ? null : r.doc.services.get(n.service);
+  const svc = service ? `meta l4proto ${service.protocol} th dport ${portSet(portRanges(service))}` : '';
+  for (const family of natFamilies(n)) {
+    const parts = addressMatches(r, family, n, 'IP daddr');
+    if (parts === null) continue;
+    if (!isAny(n.outInterface)) {
+      const eg = r.egressSet(family, n.outInterface);
+      if (eg === null) continue;
+      parts.push(`${IP[family]} daddr ${eg}`);
+    }
+    if (n.translatedIp === '') {
+      const mq = r.masqueradeSet(family);
+      if (mq === null) continue;
+      parts.push(`${IP[family]} daddr ${mq}`);
+    }
+    out.push({ family, match: [`meta nfproto ipv${family}`, ...parts, svc].filter(Boolean).join(' ') });
+  }
+  return out;
+}
+
+function natPre(r: Renderer): string[] {
+  const out: string[] = [];
+  for (const n of r.doc.nat) {
+    for (const { family, match } of natMatches(r, n)) {
+      if (n.type === 'snat') out.push(`${match} return comment "nat ${n.id}: snat, in postrouting"`);
+      else {
+        const to = family === 6 && n.translatedPort ? `[${n.translatedIp}]:${n.translatedPort}` : n.translatedPort ? `${n.translatedIp}:${n.translatedPort}` : n.translatedIp;
+        out.push(`${match} dnat ${IP[family]} to ${to} comment "nat ${n.id}"`);
+      }
+    }
+  }
+  return out;
+}
+
+function natPost(r: Renderer): string[] {
+  const out = ['ct status dnat return', 'fib saddr type local return'];
+  for (const n of r.doc.nat) {
+    for (const { family, match } of natMatches(r, n)) {
+      if (n.type !== 'snat') out.push(`${match} return comment "nat ${n.id}: dnat, in prerouting"`);
+      else if (n.translatedIp === '') out.push(`${match} masquerade comment "nat ${n.id}"`);
+      else out.push(`${match} snat ${IP[family]} to ${n.translatedIp} comment "nat ${n.id}"`);
+    }
+  }
+  return out;
+}
+
+function input(doc: ConfigDoc, topo: Topology): string[] {
+  const out = [
+    'ct state established,related accept',
+    'ct state invalid drop',
+    'iifname "lo" accept',
+    // IPv6 needs neighbour discovery to work at all
+    'icmpv6 type { nd-neighbor-solicit, nd-neighbor-advert, nd-router-solicit, nd-router-advert } accept',
+  ];
+  for (const l of topo.links) {
+    for (const m of l.management) for (const expr of MANAGEMENT[m] ?? []) out.push(`iifname "${l.name}" ${expr} accept`);
+    if (doc.dhcp.has(l.name)) out.push(`iifname "${l.name}" udp dport 67 accept`);
+  }
+  return out;
+}
+
+function chain(name: string, hook: string, rules: string[]): string {
+  return `  chain ${name} {\n    ${hook}\n${rules.map((r) => `    ${r}`).join('\n')}\n  }`;
+}
+
+/** The whole nft script: applied with `nft -f`, checked with `nft -c -f`. */
+export function renderNft(doc: ConfigDoc, counters: ReadonlyMap<number, PolicyCounter> = new Map()): string {
+  const topo = new Topology(doc);
+  const r = new Renderer(doc, topo);
+  const forward = ['ct state established,related accept', 'ct state invalid drop', ...doc.policies.flatMap((p) => policyRules(r, p))];
+  const chains = [
+    chain('rpf', 'type filter hook prerouting priority -150; policy accept;', [
+      'meta nfproto ipv4 ip saddr != 0.0.0.0 fib saddr . iif oif missing drop',
+      'meta nfproto ipv6 ip6 saddr != { ::, fe80::/10 } fib saddr . iif oif missing drop',
+    ]),
+    chain('input', 'type filter hook input priority filter; policy drop;', input(doc, topo)),
+    chain('forward', 'type filter hook forward priority filter; policy drop;', forward),
+    chain('nat_pre', 'type nat hook prerouting priority dstnat; policy accept;', natPre(r)),
+    chain('nat_post', 'type nat hook postrouting priority srcnat; policy accept;', natPost(r)),
+  ];
+  const counterDecls = doc.policies.map((p) => {
+    const c = counters.get(p.id) ?? { packets: 0, bytes: 0 };
+    return `  counter ${counterName(p.id)} { packets ${c.packets} bytes ${c.bytes} }`;
+  });
+  return [
+    `# managed by fwd: this table is replaced as a whole on every commit`,
+    `table inet ${NFT_TABLE}`,
+    `delete table inet ${NFT_TABLE}`,
+    `table inet ${NFT_TABLE} {`,
+    ...counterDecls,
+    r.sets.text(),
+    ...chains,
+    `}`,
+    '',
+  ].filter((l) => l !== '').join('\n') + '\n';
+}

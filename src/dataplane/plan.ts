@@ -1,0 +1,29 @@
+// Everything the kernel gets for one configuration (pure): what GET /api/dataplane/render
+// shows and what the Linux data plane applies.
+import type { ConfigDoc } from '../config/types';
+import { desiredLinks, renderIpCommands, type LinkState } from './links';
+import { renderNft, type PolicyCounter } from './nft';
+import { renderDnsmasq } from './dnsmasq';
+import { linkNameProblems } from './names';
+
+export interface Plan {
+  nft: string;
+  links: LinkState;
+  ip: string[][]; // argument arrays of `ip`, building the state from nothing
+  dnsmasq: string; // "" when there is no DHCP pool
+}
+
+export function renderPlan(doc: ConfigDoc, opts: { leaseFile?: string; counters?: ReadonlyMap<number, PolicyCounter> } = {}): Plan {
+  const links = desiredLinks(doc);
+  return {
+    nft: renderNft(doc, opts.counters),
+    links,
+    ip: renderIpCommands(links),
+    dnsmasq: renderDnsmasq(doc, opts.leaseFile ?? '/var/lib/fwd/dnsmasq.leases'),
+  };
+}
+
+/** What the kernel could never hold, found without asking it (names too long for a link). */
+export function planProblems(doc: ConfigDoc): string[] {
+  return linkNameProblems([...doc.interfaces.keys(), ...doc.vlans.keys()]);
+}

@@ -1,0 +1,57 @@
+// The data plane: what enforces a running version on a kernel. ConfigService calls check()
+// in validate and commit, and apply() before a commit is made durable; app.ts picks the
+// implementation from FW_DATAPLANE (none: nothing is enforced, development machines are
+// untouched; linux: nftables and iproute2, see linux.ts).
+import type { ConfigDoc } from '../config/types';
+import type { PolicyCounter } from './nft';
+
+export interface DataPlaneStatus {
+  mode: 'none' | 'linux';
+  netns: string | null;
+  applied_version: number | null; // the version the kernel holds
+  applied_at: string | null;
+  error: string | null; // the last apply's failure (the kernel kept applied_version)
+}
+
+export interface DataPlane {
+  readonly mode: DataPlaneStatus['mode'];
+  /** Problems that would make apply fail (names, `nft -c`), one line each; [] when none. */
+  check(doc: ConfigDoc): Promise<string[]>;
+  /**
+   * Makes the kernel hold `doc` as `version`. On failure the previous version's state is
+   * restored and FwError ERR_SYS_4005 is thrown with the kernel's message in details.
+   * Calls are serialized.
+   */
+  apply(doc: ConfigDoc, version: number): Promise<void>;
+  status(): DataPlaneStatus;
+  /** Per-policy counters since they began, or null without a kernel. */
+  counters(): Promise<Map<number, PolicyCounter> | null>;
+  close(): Promise<void>;
+}
+
+/** FW_DATAPLANE=none: accepts everything, enforces nothing, counts nothing. */
+export class NoDataPlane implements DataPlane {
+  readonly mode = 'none' as const;
+  private applied: { version: number; at: number } | null = null;
+
+  async check(): Promise<string[]> {
+    return [];
+  }
+
+  async apply(_doc: ConfigDoc, version: number): Promise<void> {
+    this.applied = { version, at: Date.now() };
+  }
+
+  status(): DataPlaneStatus {
+    return {
+      mode: 'none', netns: null, applied_version: this.applied?.version ?? null,
+      applied_at: this.applied ? new Date(this.applied.at).toISOString() : null, error: null,
+    };
+  }
+
+  async counters(): Promise<null> {
+    return null;
+  }
+
+  async close(): Promise<void> {}
+}
