@@ -1,0 +1,60 @@
+// A daemon with FW_DATAPLANE=linux enforcing on a Lab's firewall namespace, and the pieces the
+// data-plane tests share: the base configuration (an address on every firewall link) and a
+// reader of the kernel state of the firewall namespace.
+import { Client, ok, startTestDaemon, tempDir, type TestDaemon } from '../helpers/daemon';
+import { Lab, requireLab, sh, fwAddress } from '../helpers/netns';
+
+export interface LabDaemon {
+  lab: Lab;
+  td: TestDaemon;
+  client: Client;
+  baseVersion: number;
+}
+
+/** Lab with `peers` peers, daemon on it (extra inventory links: `extra`), base config committed. */
+export async function startLabDaemon(peers: number, extra: string[] = []): Promise<LabDaemon> {
+  requireLab();
+  const lab = new Lab();
+  try {
+    await lab.create(peers);
+    const links = lab.peers.map((p) => p.link);
+    const td = await startTestDaemon({
+      FW_DATAPLANE: 'linux', FW_NETNS: lab.fw, FW_INTERFACES: [...links, ...extra].join(','),
+    }, tempDir('fwd-dp-'));
+    const client = await new Client(td.url).login();
+    await client.begin();
+    for (const p of lab.peers) await ok(client.put(`/api/interfaces/${p.link}`, { ip: `${fwAddress(p.index)}/24` }));
+    await client.commit();
+    const baseVersion = (await client.get('/api/status')).body.version as number;
+    return { lab, td, client, baseVersion };
+  } catch (e) {
+    await lab.destroy();
+    throw e;
+  }
+}
+
+export async function stopLabDaemon(ld: LabDaemon | undefined, lab?: Lab): Promise<void> {
+  try {
+    await ld?.td.close();
+  } finally {
+    await (ld?.lab ?? lab)?.destroy();
+  }
+}
+
+/** The kernel state of a namespace that the data plane owns or touches, comparable with toEqual. */
+export function kernelState(ns: string): { addresses: string[]; routes: string[]; links: string[]; rules: string } {
+  const addrs = JSON.parse(sh(['ip', '-n', ns, '-json', 'address', 'show'])) as Array<{ ifname: string; flags: string[]; addr_info: Array<{ local: string; prefixlen: number; scope: string }> }>;
+  const routes = JSON.parse(sh(['ip', '-n', ns, '-json', 'route', 'show'])) as Array<Record<string, unknown>>;
+  let rules = '';
+  try {
+    rules = sh(['ip', 'netns', 'exec', ns, 'nft', 'list', 'table', 'inet', 'fwdaemon']).replace(/packets \d+ bytes \d+/g, '');
+  } catch {
+    rules = '(no table)';
+  }
+  return {
+    links: addrs.map((l) => `${l.ifname} ${l.flags.includes('UP') ? 'up' : 'down'}`).sort(),
+    addresses: addrs.flatMap((l) => l.addr_info.filter((a) => a.scope === 'global').map((a) => `${l.ifname} ${a.local}/${a.prefixlen}`)).sort(),
+    routes: routes.map((r) => JSON.stringify({ dst: r.dst, gateway: r.gateway, dev: r.dev, metric: r.metric, protocol: r.protocol })).sort(),
+    rules,
+  };
+}

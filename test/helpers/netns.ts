@@ -1,0 +1,161 @@
+// Network namespaces for the data-plane tests: a firewall namespace and one peer namespace
+// per firewall link, joined by veth pairs created inside the namespaces (no name ever exists
+// in the root namespace), with an agent (netns-agent.ts) serving and sending packets in each
+// peer. Names carry the pid and a random suffix; destroy() removes everything, also after a
+// failure. A test that lacks what this needs fails with the reason (requireLab).
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import readline from 'node:readline';
+
+export function sh(argv: string[], input?: string): string {
+  return execFileSync(argv[0], argv.slice(1), { input, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
+}
+
+const PACKAGES: Array<[string, string]> = [['nft', 'nftables'], ['ip', 'iproute2'], ['dnsmasq', 'dnsmasq'], ['busybox', 'busybox']];
+
+function has(cmd: string): boolean {
+  try {
+    sh(['sh', '-c', `command -v ${cmd}`]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Root, the programs (installed with apt-get when missing) and network namespaces: present,
+ * or an error that says what is missing. Never a silent pass.
+ */
+export function requireLab(): void {
+  if (process.getuid?.() !== 0) throw new Error('the data-plane tests need root (CAP_NET_ADMIN, CAP_SYS_ADMIN) to create network namespaces; run npm test as root');
+  const missing = PACKAGES.filter(([cmd]) => !has(cmd)).map(([, pkg]) => pkg);
+  if (missing.length) {
+    try {
+      sh(['apt-get', 'install', '-y', '-qq', ...missing]);
+    } catch (e) {
+      throw new Error(`the data-plane tests need the Debian packages ${missing.join(', ')}; apt-get install failed: ${(e as Error).message}`);
+    }
+  }
+  const probe = `fwdprobe-${process.pid}-${randomBytes(3).toString('hex')}`;
+  try {
+    sh(['ip', 'netns', 'add', probe]);
+  } catch (e) {
+    throw new Error(`the data-plane tests cannot create a network namespace: ${(e as Error).message}`);
+  }
+  sh(['ip', 'netns', 'delete', probe]);
+}
+
+export interface Observed {
+  proto: string;
+  src: string;
+  sport: number;
+  dst: string;
+  dport: number;
+}
+
+export interface SendReq extends Observed {
+  token: string;
+}
+
+/** An agent process inside a namespace. */
+export class Agent {
+  readonly got = new Map<string, Observed>();
+  private readonly proc: ChildProcess;
+  readonly ready: Promise<void>;
+
+  constructor(readonly ns: string, addrs: string[], ports: number[]) {
+    const script = path.join(__dirname, 'netns-agent.js');
+    this.proc = spawn('ip', ['netns', 'exec', ns, process.execPath, script, addrs.join(','), ports.join(',')], { stdio: ['pipe', 'pipe', 'inherit'] });
+    this.ready = new Promise((resolve, reject) => {
+      this.proc.once('exit', (code) => reject(new Error(`agent in ${ns} exited (${code})`)));
+      readline.createInterface({ input: this.proc.stdout! }).on('line', (line) => {
+        const m = JSON.parse(line) as { ready?: boolean; error?: string; got?: string } & Observed;
+        if (m.ready) resolve();
+        else if (m.error) reject(new Error(`agent in ${ns}: ${m.error}`));
+        else if (m.got) this.got.set(m.got, { proto: m.proto, src: m.src, sport: m.sport, dst: m.dst, dport: m.dport });
+      });
+    });
+    this.ready.catch(() => undefined);
+  }
+
+  send(packets: SendReq[]): void {
+    if (packets.length) this.proc.stdin!.write(`${JSON.stringify({ send: packets })}\n`);
+  }
+
+  abort(): void {
+    this.proc.stdin!.write(`${JSON.stringify({ abort: true })}\n`);
+  }
+
+  stop(): Promise<void> {
+    if (this.proc.exitCode !== null || this.proc.signalCode !== null) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.proc.once('exit', () => resolve());
+      this.proc.kill('SIGTERM');
+    });
+  }
+}
+
+export interface Peer {
+  index: number; // 1..n
+  ns: string;
+  link: string; // the firewall's side: fw1..fwn
+  address: string; // 10.i.0.2 on the veth
+  behind: string; // 172.16.i.10 on its loopback: a server behind it
+}
+
+export const fwAddress = (i: number) => `10.${i}.0.1`;
+
+export class Lab {
+  readonly id = `${process.pid}-${randomBytes(3).toString('hex')}`;
+  readonly fw = `fwd-${this.id}-fw`;
+  readonly peers: Peer[] = [];
+  private readonly namespaces: string[] = [];
+  private readonly agents: Agent[] = [];
+
+  /** The firewall namespace and `n` peers; each peer routes everything through the firewall. */
+  async create(n: number): Promise<void> {
+    this.addNs(this.fw);
+    sh(['ip', '-n', this.fw, 'link', 'set', 'lo', 'up']);
+    for (let i = 1; i <= n; i++) {
+      const ns = `fwd-${this.id}-p${i}`;
+      this.addNs(ns);
+      const p: Peer = { index: i, ns, link: `fw${i}`, address: `10.${i}.0.2`, behind: `172.16.${i}.10` };
+      sh(['ip', '-n', this.fw, 'link', 'add', p.link, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', ns]);
+      sh(['ip', '-n', ns, 'link', 'set', 'lo', 'up']);
+      sh(['ip', '-n', ns, 'link', 'set', 'eth0', 'up']);
+      sh(['ip', '-n', ns, 'address', 'add', `${p.address}/24`, 'dev', 'eth0']);
+      sh(['ip', '-n', ns, 'address', 'add', `${p.behind}/32`, 'dev', 'lo']);
+      sh(['ip', '-n', ns, 'route', 'add', 'default', 'via', fwAddress(i)]);
+      this.peers.push(p);
+    }
+  }
+
+  private addNs(ns: string): void {
+    sh(['ip', 'netns', 'add', ns]);
+    this.namespaces.push(ns);
+  }
+
+  async agent(ns: string, addrs: string[], ports: number[]): Promise<Agent> {
+    const a = new Agent(ns, addrs, ports);
+    this.agents.push(a);
+    await a.ready;
+    return a;
+  }
+
+  /** Runs a program in a namespace (argument array). */
+  exec(ns: string, argv: string[], input?: string): string {
+    return sh(['ip', 'netns', 'exec', ns, ...argv], input);
+  }
+
+  async destroy(): Promise<void> {
+    await Promise.all(this.agents.map((a) => a.stop()));
+    for (const ns of this.namespaces.reverse()) {
+      try {
+        sh(['ip', 'netns', 'delete', ns]);
+      } catch {
+        // already gone
+      }
+    }
+  }
+}
