@@ -22,6 +22,7 @@ export class DnsmasqProcess {
   /** dnsmasq's own syntax check of a configuration. */
   async test(conf: string): Promise<void> {
     if (conf === '') return;
+    fs.mkdirSync(this.dir, { recursive: true });
     const file = path.join(this.dir, 'dnsmasq.check.conf');
     fs.writeFileSync(file, conf);
     await this.host.exec('dnsmasq', ['--test', `--conf-file=${file}`]);
