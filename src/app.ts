@@ -37,6 +37,23 @@ async function ensureAdmin(store: Store, settings: Settings, announce: (line: st
   if (!settings.adminPassword) announce(`initial admin account "${settings.adminUser}" with password: ${password}`);
 }
 
+/**
+ * Every running version this process serves is enforced on the data plane, the one at start
+ * before the first request is answered. A commit on this instance has applied its version
+ * before it becomes running (skipped here); versions loaded from elsewhere (a cluster's swaps)
+ * are applied as they arrive. A refusal keeps the previous rules and shows in GET /api/status;
+ * the daemon still serves, so that it can be fixed over the API.
+ */
+async function enforceRunning<C>(config: ConfigService<C>, dataPlane: DataPlane, log: Logger): Promise<void> {
+  let last: Promise<void> = Promise.resolve();
+  config.onRunningChange((state) => {
+    if (dataPlane.status().applied_version === state.meta.version) return;
+    last = dataPlane.apply(state.doc, state.meta.version)
+      .catch((e: unknown) => log.error({ err: e, version: state.meta.version }, 'data plane: the running version was not applied'));
+  });
+  await last;
+}
+
 export async function startDaemon(settings: Settings, opts: DaemonOptions = {}): Promise<Daemon> {
   // buffered, asynchronous log writes: one write syscall per ~4 KiB instead of per line
   const dest = opts.logger ? null : pino.destination({ sync: false, minLength: 4096 });
@@ -63,10 +80,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     dataPlane = createDataPlane(settings.dataPlane, settings.netns, settings.dataDir, log);
     const config = new ConfigService(store, settings, log, compiler, commitChecks, dataPlane);
     await config.init();
-    // the running version is enforced before the first request is answered; a refusal is
-    // reported in GET /api/status and the daemon still serves, so it can be fixed over the API
-    const running = config.current();
-    await dataPlane.apply(running.doc, running.meta.version).catch((e: unknown) => log.error({ err: e }, 'data plane: the running version was not applied'));
+    await enforceRunning(config, dataPlane, log);
     const ctx: AppContext = { settings, store, log, config, dataPlane, startedAt: Date.now() };
     const tokens = new TokenService(secret, settings.tokenTtlSec, store);
     const limiter = new LoginLimiter(settings.loginMaxFailures, settings.loginWindowSec);

@@ -20,6 +20,7 @@ interface KLink {
 interface KRoute {
   dst: string;
   gateway?: string;
+  via?: { family: string; host: string }; // an IPv4 route through an IPv6 gateway
   dev?: string;
   metric?: number;
 }
@@ -30,7 +31,7 @@ function routeKey(r: { destination: string; gateway: string; dev: string; metric
 
 function kernelRoute(r: KRoute, family: 4 | 6): DesiredRoute {
   const dst = r.dst === 'default' ? (family === 4 ? '0.0.0.0/0' : '::/0') : canonicalCidr(r.dst) ?? r.dst;
-  return { destination: dst, gateway: r.gateway ?? '', dev: r.dev ?? '', metric: r.metric ?? 0, onlink: false };
+  return { destination: dst, gateway: r.gateway ?? r.via?.host ?? '', dev: r.dev ?? '', metric: r.metric ?? 0, onlink: false };
 }
 
 async function ourRoutes(host: Host): Promise<DesiredRoute[]> {

@@ -42,6 +42,12 @@ export function desiredLinks(doc: ConfigDoc): LinkState {
   return { links, routes };
 }
 
+/** `via GW`; an IPv4 destination through an IPv6 gateway says so (RFC 5549, Linux 5.2+). */
+function via(r: DesiredRoute): string[] {
+  if (!r.gateway) return [];
+  return r.gateway.includes(':') && !r.destination.includes(':') ? ['via', 'inet6', r.gateway] : ['via', r.gateway];
+}
+
 export const ipArgs = {
   addVlan: (l: DesiredLink) => ['link', 'add', 'link', l.vlan!.parent, 'name', l.name, 'type', 'vlan', 'id', String(l.vlan!.id)],
   markLink: (name: string) => ['link', 'set', 'dev', name, 'alias', LINK_ALIAS],
@@ -50,9 +56,9 @@ export const ipArgs = {
   addAddress: (dev: string, address: string, family: number) =>
     ['address', 'add', address, 'dev', dev, 'metric', String(ADDRESS_METRIC), ...(family === 6 ? ['nodad'] : [])],
   deleteAddress: (dev: string, address: string) => ['address', 'delete', address, 'dev', dev],
-  replaceRoute: (r: DesiredRoute) => ['route', 'replace', r.destination, ...(r.gateway ? ['via', r.gateway] : []), 'dev', r.dev,
+  replaceRoute: (r: DesiredRoute) => ['route', 'replace', r.destination, ...via(r), 'dev', r.dev,
     'metric', String(r.metric), 'proto', String(ROUTE_PROTO), ...(r.onlink ? ['onlink'] : [])],
-  deleteRoute: (r: DesiredRoute) => ['route', 'delete', r.destination, ...(r.gateway ? ['via', r.gateway] : []), 'dev', r.dev,
+  deleteRoute: (r: DesiredRoute) => ['route', 'delete', r.destination, ...via(r), 'dev', r.dev,
     'metric', String(r.metric), 'proto', String(ROUTE_PROTO)],
 };
 

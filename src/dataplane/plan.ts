@@ -5,6 +5,7 @@ import { desiredLinks, renderIpCommands, type LinkState } from './links';
 import { renderNft, type PolicyCounter } from './nft';
 import { renderDnsmasq } from './dnsmasq';
 import { linkNameProblems } from './names';
+import { Topology } from './topology';
 
 export interface Plan {
   nft: string;
@@ -23,7 +24,7 @@ export function renderPlan(doc: ConfigDoc, opts: { leaseFile?: string; counters?
   };
 }
 
-/** What the kernel could never hold, found without asking it (names too long for a link). */
+/** What the kernel could never hold, found without asking it (link names, route families). */
 export function planProblems(doc: ConfigDoc): string[] {
-  return linkNameProblems([...doc.interfaces.keys(), ...doc.vlans.keys()]);
+  return [...linkNameProblems([...doc.interfaces.keys(), ...doc.vlans.keys()]), ...new Topology(doc).routeProblems()];
 }

@@ -103,11 +103,21 @@ export class Topology {
       const egress = this.routeEgress(r);
       if (!d || !egress || connected.has(key(d)) || best.has(key(d))) continue;
       const gw = r.gateway !== '' ? parseIp(r.gateway) : null;
-      if (gw && gw.family !== d.family) continue;
       const onlink = gw !== null && !(egress.subnet && egress.subnet.family === gw.family && containsBytes(egress.subnet, gw.bytes));
       best.set(key(d), { id: r.id, destination: d, gateway: r.gateway, dev: egress.name, metric: r.metric, onlink });
     }
     return [...best.values()].sort((a, b) => a.id - b.id);
+  }
+
+  /** Routes Linux cannot hold (an IPv6 destination through an IPv4 gateway), one line each. */
+  routeProblems(): string[] {
+    const out: string[] = [];
+    for (const r of this.doc.routes) {
+      const d = parseCidr(r.destination);
+      const gw = r.gateway !== '' ? parseIp(r.gateway) : null;
+      if (d && gw && d.family === 6 && gw.family === 4) out.push(`route ${r.id}: Linux cannot route an IPv6 destination through an IPv4 gateway`);
+    }
+    return out;
   }
 
   /** Egress link name of the route for each address (eval.md step 2). */
