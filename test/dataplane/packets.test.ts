@@ -10,6 +10,8 @@ import { startLabDaemon, stopLabDaemon, type LabDaemon } from './lab-daemon';
 const PEERS = 3;
 const PORTS = [22, 53, 80, 443, 5000, 5001, 5002, 5003, 8080, 9000];
 const VIPS = ['198.51.100.1', '198.51.100.2', '198.51.100.3'];
+/** the ports of dnat-port services; packets to a VIP mostly use them, so that they match */
+const VIP_PORTS = [80, 443];
 const CONFIGS = [11, 23, 37, 41, 59];
 const PACKETS_PER_CLIENT = 120;
 
@@ -74,9 +76,11 @@ async function randomConfig(c: Client, peers: Peer[], seed: number, base: number
   }
   if (maybe(0.6)) await ok(c.post('/api/policies', { action: 'allow' }));
   const targets = peers.flatMap((p) => [p.address, p.behind]);
-  const nNat = 1 + Math.floor(r() * 4);
-  for (let i = 0; i < nNat; i++) {
-    const type = pick(['snat', 'snat', 'dnat-port', 'dnat-ip']);
+  // both dnat kinds in every configuration, among random others, in random order
+  const natTypes = ['dnat-port', 'dnat-ip', ...Array.from({ length: Math.floor(r() * 3) }, () => pick(['snat', 'snat', 'dnat-port', 'dnat-ip']))]
+    .map((t) => ({ t, k: r() })).sort((a, b) => a.k - b.k).map((x) => x.t);
+  for (let i = 0; i < natTypes.length; i++) {
+    const type = natTypes[i];
     const srcZone = optional(zones, 0.5);
     if (type === 'snat') {
       await ok(c.post('/api/nat', {
@@ -89,7 +93,7 @@ async function randomConfig(c: Client, peers: Peer[], seed: number, base: number
     await ok(c.post('/api/addresses', { name: vip, ips: [pick(VIPS)] }));
     const body: Record<string, string> = { type, 'src-zone': srcZone, 'dst-addr': vip, 'translated-ip': pick(targets) };
     if (type === 'dnat-port') {
-      await ok(c.post('/api/services', { name: `dp${i}`, protocol: pick(['tcp', 'udp']), ports: [pick(PORTS)] }));
+      await ok(c.post('/api/services', { name: `dp${i}`, protocol: pick(['tcp', 'udp']), ports: [pick(VIP_PORTS)] }));
       body.service = `dp${i}`;
       body['translated-port'] = String(pick(PORTS));
     }
@@ -117,7 +121,9 @@ function trials(peers: Peer[], seed: number, down: number): Trial[] {
     const dsts = [...peers.filter((q) => q.index !== p.index).flatMap((q) => [q.address, q.behind]), ...VIPS];
     for (let i = 0; i < PACKETS_PER_CLIENT; i++) {
       const sport = nextPort++;
-      out.push({ from: p.index, token: `t${seed}-${sport}`, proto: pick(['tcp', 'udp']) as 'tcp' | 'udp', src: p.address, sport, dst: pick(dsts), dport: pick(PORTS) });
+      const dst = pick(dsts);
+      const dport = VIPS.includes(dst) && r() < 0.7 ? pick(VIP_PORTS) : pick(PORTS);
+      out.push({ from: p.index, token: `t${seed}-${sport}`, proto: pick(['tcp', 'udp']) as 'tcp' | 'udp', src: p.address, sport, dst, dport });
     }
   }
   return out;
