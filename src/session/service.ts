@@ -18,6 +18,7 @@ import type { ConfigDoc } from '../config/types';
 import type { SessionHead, SessionRecord, Store, VersionMeta, JournalEntry } from '../store/types';
 import { RunningState } from './running';
 import { Gate } from './gate';
+import { withUndo } from '../config/undo';
 
 /** Compiles a document (in worker threads) and returns its analysis warnings. */
 export interface Compiler<C> {
@@ -324,15 +325,21 @@ export class ConfigService<C = unknown> {
    * Applies one change to the candidate and appends it durably before resolving. The cached
    * candidate is trusted first (one round trip: the append); a refused append or a refusal
    * that an unseen journal entry may explain brings the candidate up to date and tries again.
+   * On the embedded store appends pipeline (group commit) and are never refused; on a shared
+   * store each instance appends one change at a time, so a refused one can simply be undone.
    */
   async change(user: string, change: Change, ctx: ApplyContext = {}): Promise<ChangeResult> {
+    const shared = this.store.kind !== 'embedded';
     let fresh = false;
     for (let attempt = 0; attempt < CHANGE_ATTEMPTS; attempt++) {
       if (!this.cand || this.cand.dirty || (this.session && this.expired(this.session))) {
         await this.liveSession();
         fresh = true;
       }
-      const outcome = await this.gate.runShared(() => this.tryChange(user, change, ctx, fresh));
+      const attemptFresh = fresh;
+      const outcome = shared
+        ? await this.gate.runExclusive(() => this.tryChange(user, change, ctx, attemptFresh, true))
+        : await this.gate.runShared(() => this.tryChange(user, change, ctx, true, false));
       if (outcome !== 'retry') return outcome;
       await this.synced();
       fresh = true;
@@ -340,29 +347,35 @@ export class ConfigService<C = unknown> {
     throw new FwError('ERR_SYS_3002', `the session changed concurrently ${CHANGE_ATTEMPTS} times; try again`);
   }
 
-  private async tryChange(user: string, change: Change, ctx: ApplyContext, fresh: boolean): Promise<ChangeResult | 'retry'> {
+  private async tryChange(user: string, change: Change, ctx: ApplyContext, fresh: boolean, undoable: boolean): Promise<ChangeResult | 'retry'> {
     const { s, cand } = this.ownedBy(user, this.session);
     this.checkNotCommitting();
     if (cand.dirty) return 'retry';
-    let result: ChangeResult;
+    let applied: { result: ChangeResult; undo: () => void };
     try {
-      result = applyChange(cand.doc, change, ctx); // throws before mutating anything
+      // throws before mutating anything
+      applied = undoable ? withUndo(cand.doc, () => applyChange(cand.doc, change, ctx)) : { result: applyChange(cand.doc, change, ctx), undo: () => undefined };
     } catch (e) {
-      if (!fresh && this.store.kind !== 'embedded' && isFwError(e)) return 'retry'; // maybe an entry we have not seen
+      if (!fresh && isFwError(e)) return 'retry'; // an entry we have not seen yet may explain it
       throw e;
     }
     const entry: JournalEntry = { seq: cand.seq++, at: Date.now(), user, change };
     s.lastChangeAt = entry.at;
     try {
       await this.store.appendChange(s.id, entry);
-      return result;
+      return applied.result;
     } catch (e) {
-      cand.dirty = true; // it holds a change the store does not: rebuild before the next one
+      if (undoable) {
+        applied.undo(); // back to what the store has (or had: a lost answer is caught up from the journal)
+        cand.seq--;
+      } else {
+        cand.dirty = true; // later appends may be in flight on top of it: rebuild before the next change
+      }
       const reason = conflictReason(e);
       // another instance appended first, or began another session: bring it up to date and retry
       if (reason === 'length' || reason === 'session') return 'retry';
       if (reason === 'committing') conflictAsSessionError(e);
-      this.log.error({ err: e }, 'journal append failed; the candidate will be rebuilt');
+      this.log.error({ err: e }, 'journal append failed');
       throw isFwError(e) ? e : new FwError('ERR_SYS_4002', 'the change was not recorded');
     }
   }
