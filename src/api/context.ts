@@ -5,6 +5,7 @@ import type { Store } from '../store/types';
 import type { ConfigService } from '../session/service';
 import type { CompiledConfig } from '../eval/compiled';
 import type { DataPlane } from '../dataplane';
+import type { NodeDirectory } from '../cluster/nodes';
 
 export interface AppContext {
   settings: Settings;
@@ -13,4 +14,6 @@ export interface AppContext {
   config: ConfigService<CompiledConfig>;
   dataPlane: DataPlane;
   startedAt: number; // unix ms
+  /** The instances serving this firewall (this one alone on the embedded store); set at listen. */
+  nodes: NodeDirectory;
 }

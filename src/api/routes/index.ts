@@ -18,6 +18,7 @@ import { routeRoutes } from './routes';
 import { policyRoutes } from './policies';
 import { natRoutes } from './nat';
 import { dataPlaneRoutes } from './dataplane';
+import { clusterRoutes } from './cluster';
 
 export function allRoutes(ctx: AppContext, tokens: TokenService, limiter: LoginLimiter): RouteDef[] {
   return [
@@ -36,5 +37,6 @@ export function allRoutes(ctx: AppContext, tokens: TokenService, limiter: LoginL
     ...policyRoutes(ctx),
     ...natRoutes(ctx),
     ...dataPlaneRoutes(ctx),
+    ...clusterRoutes(ctx),
   ];
 }
