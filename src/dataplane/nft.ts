@@ -51,8 +51,8 @@ function portRanges(s: ServiceObj): Array<[number, number]> {
   });
 }
 
-/** "{ 22, 1000-2000 }" with overlaps merged. */
-function portSet(ranges: Array<[number, number]>): string {
+/** Port entries with overlaps merged: "22", "1000-2000". */
+function portItems(ranges: Array<[number, number]>): string[] {
   const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
   const merged: Array<[number, number]> = [];
   for (const r of sorted) {
@@ -60,34 +60,71 @@ function portSet(ranges: Array<[number, number]>): string {
     if (last && r[0] <= last[1] + 1) last[1] = Math.max(last[1], r[1]);
     else merged.push([r[0], r[1]]);
   }
-  return `{ ${merged.map(([lo, hi]) => (lo === hi ? `${lo}` : `${lo}-${hi}`)).join(', ')} }`;
+  return merged.map(([lo, hi]) => (lo === hi ? `${lo}` : `${lo}-${hi}`));
 }
 
-/** Named interval sets, declared on first use; an empty one is never declared (null: no match). */
+/**
+ * Named interval sets, declared on first use and shared by every rule that needs the same
+ * elements. An empty one is never declared (null: no match) and a single element is written
+ * into the rule itself: the kernel's cost of loading a table grows with the square of its
+ * number of sets (anonymous ones included), so only real sets are sets, each once.
+ */
 class Sets {
-  private readonly decls = new Map<string, string>();
+  private readonly byName = new Map<string, string | null>();
+  private readonly byContent = new Map<string, string>();
+  private readonly decls: string[] = [];
 
-  use(name: string, family: Family, build: () => Array<[bigint, bigint]>, comment: string): string | null {
-    if (!this.decls.has(name)) {
-      const ranges = build();
-      const elements = ranges.map(([lo, hi]) => formatRange(family, lo, hi));
-      this.decls.set(name, elements.length
-        ? `  # ${comment}\n  set ${name} { type ${ADDR_TYPE[family]}; flags interval; elements = { ${elements.join(', ')} } }`
-        : '');
+  /** A reference to the set `name` of `type` (elements built on first use), or null. */
+  use(name: string, type: string, build: () => string[], comment: string): string | null {
+    const known = this.byName.get(name);
+    if (known !== undefined) return known;
+    const elements = build();
+    let ref: string | null = null;
+    if (elements.length === 1) ref = elements[0];
+    else if (elements.length > 1) {
+      const key = `${type} ${elements.join(',')}`;
+      ref = this.byContent.get(key) ?? null;
+      if (ref === null) {
+        ref = `@${name}`;
+        this.byContent.set(key, ref);
+        this.decls.push(`  # ${comment}\n  set ${name} { type ${type}; flags interval; elements = { ${elements.join(', ')} } }`);
+      }
     }
-    return this.decls.get(name) ? `@${name}` : null;
+    this.byName.set(name, ref);
+    return ref;
+  }
+
+  /** The ports of a service: one set per service (a single port or range stands alone). */
+  ports(service: ServiceObj, index: number): string {
+    return this.use(`ports_${index}`, 'inet_service', () => portItems(portRanges(service)), `ports of service ${service.name}`)!;
   }
 
   text(): string {
-    return [...this.decls.values()].filter(Boolean).join('\n');
+    return this.decls.join('\n');
   }
+}
+
+const addrElements = (family: Family, ranges: Array<[bigint, bigint]>) => ranges.map(([lo, hi]) => formatRange(family, lo, hi));
+
+/** Position of each name in a sorted list: the stable number in a set's name. */
+function indexOf(names: Iterable<string>): Map<string, number> {
+  return new Map([...names].sort().map((n, i) => [n, i]));
 }
 
 class Renderer {
   readonly sets = new Sets();
   private readonly segCache = new Map<string, Seg<string | null>[]>();
+  private readonly zoneIndex: Map<string, number>;
+  private readonly addrIndex: Map<string, number>;
+  private readonly linkIndex: Map<string, number>;
+  private readonly serviceIndex: Map<string, number>;
 
-  constructor(readonly doc: ConfigDoc, readonly topo: Topology) {}
+  constructor(readonly doc: ConfigDoc, readonly topo: Topology) {
+    this.zoneIndex = indexOf(topo.zones);
+    this.addrIndex = indexOf(doc.addresses.keys());
+    this.linkIndex = new Map(topo.links.map((l, i) => [l.name, i]));
+    this.serviceIndex = indexOf(doc.services.keys());
+  }
 
   private segs(kind: 'src' | 'dst' | 'route', family: Family): Seg<string | null>[] {
     const k = `${kind}${family}`;
@@ -101,32 +138,35 @@ class Renderer {
     return s;
   }
 
-  private index(list: string[], name: string): number {
-    return list.indexOf(name);
-  }
-
   zoneSet(kind: 'src' | 'dst', family: Family, zone: string): string | null {
-    const zi = this.index(this.topo.zones, zone);
-    return this.sets.use(`${kind}zone${family}_${zi}`, family, () => select(this.segs(kind, family), (v) => v === zone),
+    return this.sets.use(`${kind}zone${family}_${this.zoneIndex.get(zone)}`, ADDR_TYPE[family],
+      () => addrElements(family, select(this.segs(kind, family), (v) => v === zone)),
       `${kind === 'src' ? 'source' : 'destination'} zone ${zone}`);
   }
 
   addrSet(family: Family, name: string): string | null {
-    const names = [...this.doc.addresses.keys()].sort();
-    const nets = (this.doc.addresses.get(name)?.ips ?? []).map((t) => parseCidr(t)).filter((c) => c !== null);
-    return this.sets.use(`addr${family}_${this.index(names, name)}`, family, () => union(family, nets), `address ${name}`);
+    return this.sets.use(`addr${family}_${this.addrIndex.get(name)}`, ADDR_TYPE[family], () => {
+      const nets = (this.doc.addresses.get(name)?.ips ?? []).map((t) => parseCidr(t)).filter((c) => c !== null);
+      return addrElements(family, union(family, nets));
+    }, `address ${name}`);
   }
 
   egressSet(family: Family, link: string): string | null {
-    const li = this.topo.links.findIndex((l) => l.name === link);
-    return this.sets.use(`egress${family}_${li}`, family, () => select(this.segs('route', family), (v) => v === link),
-      `routed out of ${link}`);
+    return this.sets.use(`egress${family}_${this.linkIndex.get(link)}`, ADDR_TYPE[family],
+      () => addrElements(family, select(this.segs('route', family), (v) => v === link)), `routed out of ${link}`);
+  }
+
+  /** `meta l4proto tcp <portExpr> <ports>` of a service (null: no such service). */
+  service(name: string, portExpr: string): string | null {
+    const svc = this.doc.services.get(name);
+    if (!svc) return null;
+    return `meta l4proto ${svc.protocol} ${portExpr} ${this.sets.ports(svc, this.serviceIndex.get(name)!)}`;
   }
 
   /** Destinations routed out of a link that has an address of this family (masquerade can apply). */
   masqueradeSet(family: Family): string | null {
-    return this.sets.use(`masquerade${family}`, family,
-      () => select(this.segs('route', family), (v) => this.topo.link(v ?? '')?.addr?.family === family),
+    return this.sets.use(`masquerade${family}`, ADDR_TYPE[family],
+      () => addrElements(family, select(this.segs('route', family), (v) => this.topo.link(v ?? '')?.addr?.family === family)),
       `routed out of a link with an IPv${family} address`);
   }
 }
@@ -154,21 +194,20 @@ function addressMatches(
 const zoneOrAddressBound = (m: { srcZone: string; dstZone: string; srcAddr: string; dstAddr: string }) =>
   !isAny(m.srcZone) || !isAny(m.dstZone) || !isAny(m.srcAddr) || !isAny(m.dstAddr);
 
-/** Service matches of a policy, one alternative per protocol ([""] for any service). */
-function serviceAlternatives(doc: ConfigDoc, names: string[], portExpr: string): string[] {
+/**
+ * Service matches of a policy: one alternative per service ([""] for any service). Rules are
+ * cheap for the kernel and sets are not, so a policy of three services is three rules that
+ * share its counter, and each service's port set exists once.
+ */
+function serviceAlternatives(r: Renderer, names: string[], portExpr: string): string[] {
   if (names.length === 0 || names.some(isAny)) return [''];
-  const byProto = new Map<string, Array<[number, number]>>();
-  for (const n of names) {
-    const s = doc.services.get(n);
-    if (s) byProto.set(s.protocol, [...(byProto.get(s.protocol) ?? []), ...portRanges(s)]);
-  }
-  return ['tcp', 'udp'].filter((p) => byProto.has(p)).map((p) => `meta l4proto ${p} ${portExpr} ${portSet(byProto.get(p)!)}`);
+  return names.map((n) => r.service(n, portExpr)).filter((m): m is string => m !== null);
 }
 
 function policyRules(r: Renderer, p: PolicyObj): string[] {
   const tail = `${p.log ? `log prefix "fwd policy ${p.id}: " ` : ''}counter name "${counterName(p.id)}" ${p.action === 'allow' ? 'accept' : 'drop'}`;
   // the original destination and port: dnat has already rewritten the packet in forward
-  const services = serviceAlternatives(r.doc, p.services, 'ct original proto-dst');
+  const services = serviceAlternatives(r, p.services, 'ct original proto-dst');
   const families: Array<string[] | null> = zoneOrAddressBound(p)
     ? FAMILIES.map((f) => addressMatches(r, f, p, 'ct original IP daddr'))
     : [[]];
@@ -190,8 +229,7 @@ function natFamilies(n: NatRule): Family[] {
 /** One NAT rule's matches per family, on the packet as it was before any translation. */
 function natMatches(r: Renderer, n: NatRule): Array<{ family: Family; match: string }> {
   const out: Array<{ family: Family; match: string }> = [];
-  const service = isAny(n.service) ? null : r.doc.services.get(n.service);
-  const svc = service ? `meta l4proto ${service.protocol} th dport ${portSet(portRanges(service))}` : '';
+  const svc = isAny(n.service) ? '' : r.service(n.service, 'th dport') ?? '';
   for (const family of natFamilies(n)) {
     const parts = addressMatches(r, family, n, 'IP daddr');
     if (parts === null) continue;
