@@ -43,6 +43,20 @@ redis.call('PEXPIRE', KEYS[1], ARGV[5])
 redis.call('PEXPIRE', KEYS[2], ARGV[5])
 return 'ok'`;
 
+/**
+ * KEYS session, journal, claim; ARGV[1] sessionId, ARGV[2] journal length. Refuses unless the
+ * session is the one named, its journal has that length, and no other commit (the claimer in
+ * ARGV[claimerArg]) holds it.
+ */
+function sessionAtLength(claimerArg: number): string {
+  return `
+if redis.call('HGET', KEYS[1], 'id') ~= ARGV[1] then return 'session' end
+local c = redis.call('GET', KEYS[3])
+if c and c ~= ARGV[${claimerArg}] then return 'committing' end
+local n = redis.call('LLEN', KEYS[2])
+if n ~= tonumber(ARGV[2]) then return 'length:' .. n end`;
+}
+
 /** KEYS session, journal, claim; ARGV sessionId. */
 export const END = `
 if redis.call('HGET', KEYS[1], 'id') ~= ARGV[1] then return 0 end
@@ -54,12 +68,7 @@ return 1`;
  * KEYS session, journal, claim; ARGV sessionId length claimer leaseMs. The session's lease is
  * stretched to cover the claim, so a long compile cannot see its session expire under it.
  */
-export const CLAIM = `
-if redis.call('HGET', KEYS[1], 'id') ~= ARGV[1] then return 'session' end
-local c = redis.call('GET', KEYS[3])
-if c and c ~= ARGV[3] then return 'committing' end
-local n = redis.call('LLEN', KEYS[2])
-if n ~= tonumber(ARGV[2]) then return 'length:' .. n end
+export const CLAIM = `${sessionAtLength(3)}
 redis.call('SET', KEYS[3], ARGV[3], 'PX', ARGV[4])
 if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[4]) then
   redis.call('PEXPIRE', KEYS[1], ARGV[4])
@@ -78,12 +87,7 @@ return 0`;
  * Checks session, journal length and running version, records the version, moves the running
  * pointer, ends the session and publishes the new version: all or nothing.
  */
-export const COMMIT = `
-if redis.call('HGET', KEYS[1], 'id') ~= ARGV[1] then return 'session' end
-local c = redis.call('GET', KEYS[3])
-if c and c ~= ARGV[8] then return 'committing' end
-local n = redis.call('LLEN', KEYS[2])
-if n ~= tonumber(ARGV[2]) then return 'length:' .. n end
+export const COMMIT = `${sessionAtLength(8)}
 local running = tonumber(redis.call('GET', KEYS[4]))
 if running ~= tonumber(ARGV[3]) - 1 then return 'version:' .. tostring(running) end
 redis.call('SET', KEYS[6], ARGV[4])
