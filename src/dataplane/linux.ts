@@ -53,11 +53,12 @@ export class LinuxDataPlane implements DataPlane {
 
   apply(doc: ConfigDoc, version: number): Promise<void> {
     return this.serial(async () => {
+      const t0 = Date.now();
       try {
         await this.enforce(doc);
         this.applied = { doc, version, at: Date.now() };
         this.error = null;
-        this.log.info({ version }, 'data plane applied');
+        this.log.info({ version, ms: Date.now() - t0 }, 'data plane applied');
       } catch (e) {
         this.error = `version ${version}: ${messageOf(e)}`;
         this.log.error({ version, err: messageOf(e) }, 'data plane apply failed; restoring the previous version');

@@ -1,6 +1,7 @@
 // A daemon with FW_DATAPLANE=linux enforcing on a Lab's firewall namespace, and the pieces the
 // data-plane tests share: the base configuration (an address on every firewall link) and a
 // reader of the kernel state of the firewall namespace.
+import fs from 'node:fs';
 import { Client, ok, startTestDaemon, tempDir, type TestDaemon } from '../helpers/daemon';
 import { Lab, requireLab, sh, fwAddress } from '../helpers/netns';
 
@@ -15,12 +16,13 @@ export interface LabDaemon {
 export async function startLabDaemon(peers: number, extra: string[] = []): Promise<LabDaemon> {
   requireLab();
   const lab = new Lab();
+  const dir = tempDir('fwd-dp-');
   try {
     await lab.create(peers);
     const links = lab.peers.map((p) => p.link);
     const td = await startTestDaemon({
       FW_DATAPLANE: 'linux', FW_NETNS: lab.fw, FW_INTERFACES: [...links, ...extra].join(','),
-    }, tempDir('fwd-dp-'));
+    }, dir);
     const client = await new Client(td.url).login();
     await client.begin();
     for (const p of lab.peers) await ok(client.put(`/api/interfaces/${p.link}`, { ip: `${fwAddress(p.index)}/24` }));
@@ -29,15 +31,17 @@ export async function startLabDaemon(peers: number, extra: string[] = []): Promi
     return { lab, td, client, baseVersion };
   } catch (e) {
     await lab.destroy();
+    fs.rmSync(dir, { recursive: true, force: true });
     throw e;
   }
 }
 
-export async function stopLabDaemon(ld: LabDaemon | undefined, lab?: Lab): Promise<void> {
+export async function stopLabDaemon(ld: LabDaemon | undefined): Promise<void> {
   try {
     await ld?.td.close();
   } finally {
-    await (ld?.lab ?? lab)?.destroy();
+    await ld?.lab.destroy();
+    if (ld) fs.rmSync(ld.td.dir, { recursive: true, force: true });
   }
 }
 
