@@ -3,7 +3,7 @@
 // reader of the kernel state of the firewall namespace.
 import fs from 'node:fs';
 import { Client, ok, startTestDaemon, tempDir, type TestDaemon } from '../helpers/daemon';
-import { Lab, requireLab, sh, fwAddress } from '../helpers/netns';
+import { Lab, requireLab, sh, fwAddress, fwAddress6 } from '../helpers/netns';
 
 export interface LabDaemon {
   lab: Lab;
@@ -13,19 +13,21 @@ export interface LabDaemon {
 }
 
 /** Lab with `peers` peers, daemon on it (extra inventory links: `extra`), base config committed. */
-export async function startLabDaemon(peers: number, extra: string[] = []): Promise<LabDaemon> {
+export async function startLabDaemon(peers: number, extra: string[] = [], family: 4 | 6 = 4): Promise<LabDaemon> {
   requireLab();
   const lab = new Lab();
   const dir = tempDir('fwd-dp-');
   try {
-    await lab.create(peers);
+    await lab.create(peers, family);
     const links = lab.peers.map((p) => p.link);
     const td = await startTestDaemon({
       FW_DATAPLANE: 'linux', FW_NETNS: lab.fw, FW_INTERFACES: [...links, ...extra].join(','),
     }, dir);
     const client = await new Client(td.url).login();
     await client.begin();
-    for (const p of lab.peers) await ok(client.put(`/api/interfaces/${p.link}`, { ip: `${fwAddress(p.index)}/24` }));
+    for (const p of lab.peers) {
+      await ok(client.put(`/api/interfaces/${p.link}`, { ip: family === 4 ? `${fwAddress(p.index)}/24` : `${fwAddress6(p.index)}/64` }));
+    }
     await client.commit();
     const baseVersion = (await client.get('/api/status')).body.version as number;
     return { lab, td, client, baseVersion };

@@ -41,7 +41,7 @@ async function listenAll(): Promise<void> {
         s.on('error', () => undefined);
       });
       waits.push(new Promise((resolve, reject) => { server.once('error', reject); server.listen(port, addr, () => resolve()); }));
-      const udp = dgram.createSocket('udp4');
+      const udp = dgram.createSocket(addr.includes(':') ? 'udp6' : 'udp4');
       udp.on('message', (m, rinfo) => report('udp', m.toString(), rinfo.address, rinfo.port, addr, port));
       waits.push(new Promise((resolve, reject) => { udp.once('error', reject); udp.bind(port, addr, () => resolve()); }));
     }
@@ -58,7 +58,7 @@ function send(p: SendReq): void {
     s.on('close', () => pending.delete(s));
     return;
   }
-  const u = dgram.createSocket('udp4');
+  const u = dgram.createSocket(p.src.includes(':') ? 'udp6' : 'udp4');
   u.on('error', () => u.close());
   u.bind(p.sport, p.src, () => u.send(`${p.token}\n`, p.dport, p.dst, () => u.close()));
 }

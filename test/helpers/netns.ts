@@ -105,6 +105,7 @@ export interface Peer {
 }
 
 export const fwAddress = (i: number) => `10.${i}.0.1`;
+export const fwAddress6 = (i: number) => `fd0${i}::1`;
 
 export class Lab {
   readonly id = `${process.pid}-${randomBytes(3).toString('hex')}`;
@@ -113,20 +114,26 @@ export class Lab {
   private readonly namespaces: string[] = [];
   private readonly agents: Agent[] = [];
 
-  /** The firewall namespace and `n` peers; each peer routes everything through the firewall. */
-  async create(n: number): Promise<void> {
+  /**
+   * The firewall namespace and `n` peers; each peer routes everything through the firewall.
+   * Family 6: peer i is fd0i::2/64 with a server fd1i::10 behind it, the firewall fd0i::1.
+   */
+  async create(n: number, family: 4 | 6 = 4): Promise<void> {
     this.addNs(this.fw);
     sh(['ip', '-n', this.fw, 'link', 'set', 'lo', 'up']);
     for (let i = 1; i <= n; i++) {
       const ns = `fwd-${this.id}-p${i}`;
       this.addNs(ns);
-      const p: Peer = { index: i, ns, link: `fw${i}`, address: `10.${i}.0.2`, behind: `172.16.${i}.10` };
+      const p: Peer = family === 4
+        ? { index: i, ns, link: `fw${i}`, address: `10.${i}.0.2`, behind: `172.16.${i}.10` }
+        : { index: i, ns, link: `fw${i}`, address: `fd0${i}::2`, behind: `fd1${i}::10` };
+      const [len, host, nodad] = family === 4 ? ['24', '32', []] : ['64', '128', ['nodad']];
       sh(['ip', '-n', this.fw, 'link', 'add', p.link, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', ns]);
       sh(['ip', '-n', ns, 'link', 'set', 'lo', 'up']);
       sh(['ip', '-n', ns, 'link', 'set', 'eth0', 'up']);
-      sh(['ip', '-n', ns, 'address', 'add', `${p.address}/24`, 'dev', 'eth0']);
-      sh(['ip', '-n', ns, 'address', 'add', `${p.behind}/32`, 'dev', 'lo']);
-      sh(['ip', '-n', ns, 'route', 'add', 'default', 'via', fwAddress(i)]);
+      sh(['ip', '-n', ns, 'address', 'add', `${p.address}/${len}`, 'dev', 'eth0', ...nodad]);
+      sh(['ip', '-n', ns, 'address', 'add', `${p.behind}/${host}`, 'dev', 'lo', ...nodad]);
+      sh(['ip', '-n', ns, 'route', 'add', 'default', 'via', family === 4 ? fwAddress(i) : fwAddress6(i)]);
       this.peers.push(p);
     }
   }
