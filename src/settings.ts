@@ -1,6 +1,7 @@
 // Settings from the environment (contract section 7), read and checked once at start-up.
 import os from 'node:os';
 import path from 'node:path';
+import { isNetnsName } from './dataplane/names';
 
 export interface Settings {
   host: string;
@@ -74,7 +75,7 @@ function dataPlaneMode(raw: string | undefined): 'none' | 'linux' {
 
 function netns(raw: string | undefined): string | null {
   if (raw === undefined || raw === '') return null;
-  if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/.test(raw)) throw new Error(`FW_NETNS: "${raw}" is not a network namespace name`);
+  if (!isNetnsName(raw)) throw new Error(`FW_NETNS: "${raw}" is not a network namespace name`);
   return raw;
 }
 
