@@ -15,6 +15,7 @@ import { HttpServer } from './api/server';
 import type { AppContext } from './api/context';
 import { allRoutes } from './api/routes';
 import { createCompiler, type CommitCompiler } from './workers/commit-compiler';
+import { DeepAnalysis } from './workers/deep-analysis';
 
 export interface Daemon {
   port: number;
@@ -54,13 +55,17 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
   });
   await store.open(() => serializeDoc(emptyDoc(settings.interfaces)));
   let compiler: CommitCompiler | null = null;
+  let analysis: DeepAnalysis | null = null;
   try {
     await ensureAdmin(store, settings, opts.announce ?? ((l) => process.stdout.write(`${l}\n`)));
     const secret = settings.jwtSecret ?? (await store.getOrCreateSecret(() => randomBytes(48).toString('base64')));
     compiler = createCompiler();
     const config = new ConfigService(store, settings, log, compiler, commitChecks);
     await config.init();
-    const ctx: AppContext = { settings, store, log, config, startedAt: Date.now() };
+    analysis = new DeepAnalysis({ timeoutMs: settings.analysisTimeoutMs, logger: log });
+    const deep = analysis;
+    config.onRunningChange((state) => deep.watch(state));
+    const ctx: AppContext = { settings, store, log, config, startedAt: Date.now(), analysis: deep };
     const tokens = new TokenService(secret, settings.tokenTtlSec, store);
     const limiter = new LoginLimiter(settings.loginMaxFailures, settings.loginWindowSec);
     const server = new HttpServer({
@@ -79,6 +84,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
       close: async () => {
         clearInterval(sweep);
         await server.close();
+        await deep.close();
         await activeCompiler.close();
         await store.close();
         log.info('stopped');
@@ -86,6 +92,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
       },
     };
   } catch (e) {
+    await analysis?.close().catch(() => undefined);
     await compiler?.close().catch(() => undefined);
     await store.close().catch(() => undefined);
     throw e;

@@ -19,16 +19,18 @@ export function unreachableNatRules(doc: ConfigDoc, zoneCount: number, work: Wor
   const space = new RuleSpace(specs.map((s) => regionsOf(s, zoneCount)));
   const always = meta.map((m) => m.outIf === -1 && !m.masquerade);
   const out: Coverage[] = [];
+  const never = new Uint8Array(specs.length); // a rule no packet reaches takes none from later ones
   space.rules.forEach((me, i) => {
     const cover = new Set<number>();
     for (const f of [4, 6] as const) {
       const R = regionOf(me, f);
       if (!R) continue;
-      const { C, ids } = space.candidates(i, f, (j) => always[j]);
+      const { C, ids } = space.candidates(i, f, (j) => always[j] && !never[j]);
       const u = unionCover(R, C, work);
       if (!u.covered) return;
       for (const c of irredundant(R, C, u.cover, work)) cover.add(ids[c]);
     }
+    never[i] = 1;
     out.push({ id: meta[i].id, coveredBy: [...cover].sort((a, b) => a - b).map((j) => meta[j].id) });
   });
   return out;

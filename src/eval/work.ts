@@ -13,7 +13,7 @@ export class OverBudget extends Error {
 const CLOCK_EVERY = 1 << 18;
 
 export class Work {
-  private untilClock = CLOCK_EVERY;
+  private untilClock = 0; // the first spend looks at the clock
 
   /** `left`: units (Infinity: none); `deadline`: epoch ms (Date.now(), the same in every thread). */
   constructor(public left: number, private readonly deadline = Infinity) {}
