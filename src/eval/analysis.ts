@@ -106,9 +106,11 @@ export function analyze(doc: ConfigDoc, compiled?: CompiledConfig, opts: Analyze
         if (u.covered) {
           const first = firstWatched(R, C, other(ids), work);
           v.otherTakes ||= first.watched !== null;
-          // a redundant policy is named with the rules that take its packets
-          const from = first.watched === null && first.takers !== null ? first.takers : u.cover;
-          for (const c of irredundant(R, C, from, work)) v.cover.push(ids[c]);
+          // a shadowed policy is named with a policy of the other action that takes some of
+          // its packets, a redundant one with policies that take its packets
+          const shadow = first.watched?.cand ?? -1;
+          const from = shadow >= 0 ? unionCover(R, C, work, shadow).cover : first.takers ?? u.cover;
+          for (const c of irredundant(R, C, from, work, shadow)) v.cover.push(ids[c]);
           continue;
         }
         v.covered = false;

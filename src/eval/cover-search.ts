@@ -48,9 +48,10 @@ export interface UnionAnswer {
   uncovered: Point | null;
 }
 
-/** Is R inside the union of C (order does not matter)? Largest rules are painted first. */
-export function unionCover(R: Region, C: readonly Region[], work: Work): UnionAnswer {
-  const vol = C.map((o) => volume(R, o));
+/** Is R inside the union of C (order does not matter)? Largest rules are painted first, after
+ * `first` when given (a rule the cover is to include). */
+export function unionCover(R: Region, C: readonly Region[], work: Work, first = -1): UnionAnswer {
+  const vol = C.map((o, c) => (c === first ? Infinity : volume(R, o)));
   const order = C.map((_, c) => c).sort((a, b) => vol[b] - vol[a] || a - b);
   for (const k of prefixes(order.length)) {
     const res = paintRegion(R, order.slice(0, k).map((c) => C[c]), work);
@@ -81,14 +82,15 @@ export function firstWatched(R: Region, C: readonly Region[], watch: (c: number)
 }
 
 /**
- * A subset of `set` (indices into C, a cover of R) from which no member can be dropped:
- * members are tried smallest first, when the set has at most MAX_ELIMINATE members.
+ * A subset of `set` (indices into C, a cover of R) from which no member but `keep` can be
+ * dropped: members are tried smallest first, when the set has at most MAX_ELIMINATE members.
  */
-export function irredundant(R: Region, C: readonly Region[], set: number[], work: Work): number[] {
+export function irredundant(R: Region, C: readonly Region[], set: number[], work: Work, keep = -1): number[] {
   if (set.length <= 1 || set.length > MAX_ELIMINATE) return set;
-  const vol = new Map(set.map((c) => [c, volume(R, C[c])]));
+  const vol = new Map(set.map((c) => [c, c === keep ? Infinity : volume(R, C[c])]));
   let kept = [...set].sort((a, b) => vol.get(b)! - vol.get(a)!);
   for (let k = kept.length - 1; k >= 0 && kept.length > 1; k--) {
+    if (kept[k] === keep) continue;
     const rest = kept.filter((_, m) => m !== k);
     if (paintRegion(R, rest.map((c) => C[c]), work).covered) kept = rest;
   }
