@@ -69,7 +69,10 @@ export class DeepAnalysis implements DeepAnalysisResults {
     } catch {
       return; // the compile failed and was reported where it is awaited
     }
-    if (signal.aborted) return;
+    if (signal.aborted) {
+      log.info({ version }, 'deep analysis cancelled by a newer version');
+      return;
+    }
     const deadline = Date.now() + this.opts.timeoutMs;
     let timedOut = false;
     const kill = setTimeout(() => {
