@@ -5,6 +5,7 @@ import type { Store } from '../store/types';
 import type { ConfigService } from '../session/service';
 import type { CompiledConfig } from '../eval/compiled';
 import type { DeepAnalysisResults } from '../workers/deep-analysis';
+import type { NodeDirectory } from '../cluster/nodes';
 
 export interface AppContext {
   settings: Settings;
@@ -14,4 +15,6 @@ export interface AppContext {
   startedAt: number; // unix ms
   /** the deep analysis of running versions (absent: only the commit's quick analysis) */
   analysis?: DeepAnalysisResults;
+  /** The instances serving this firewall (this one alone on the embedded store); set at listen. */
+  nodes: NodeDirectory;
 }
