@@ -3,6 +3,7 @@
 // POST /api/eval confirms, a NAT rule that can never match), a newer commit's pass, and a
 // daemon whose deep pass is turned off (FW_ANALYSIS_TIMEOUT=0).
 import { expectMessage, ok, startTestDaemon, Client, useDaemon, type Res } from '../helpers/daemon';
+import { lanWan } from '../helpers/lan-wan';
 
 const used = useDaemon();
 const c = used.client;
@@ -20,11 +21,7 @@ async function deepResult(client: Client, version: number): Promise<Res> {
 
 beforeAll(async () => {
   await c.begin();
-  await ok(c.put('/api/interfaces/eth0', { ip: '203.0.113.2/24' }));
-  await ok(c.put('/api/interfaces/eth1', { ip: '10.0.0.1/24' }));
-  await ok(c.post('/api/zones', { name: 'wan', type: 'l3', interfaces: ['eth0'] }));
-  await ok(c.post('/api/zones', { name: 'lan', type: 'l3', interfaces: ['eth1'] }));
-  await ok(c.post('/api/routes', { destination: 'default', gateway: '203.0.113.1', interface: 'eth0' }));
+  await lanWan(c);
   await ok(c.post('/api/addresses', { name: 'a', ips: ['198.51.100.0/25'] }));
   await ok(c.post('/api/addresses', { name: 'b', ips: ['198.51.100.128/25'] }));
   await ok(c.post('/api/addresses', { name: 'ab', ips: ['198.51.100.0/24'] }));
