@@ -104,7 +104,8 @@ export function analyze(doc: ConfigDoc, compiled?: CompiledConfig, opts: Analyze
       if (v.covered) {
         const u = unionCover(R, C, work);
         if (u.covered) {
-          const first = firstWatched(R, C, other(ids), work);
+          // one candidate, holding it all: it takes every packet (no painting needed)
+          const first = C.length === 1 ? { watched: other(ids)(0) ? { cand: 0 } : null, takers: [0] } : firstWatched(R, C, other(ids), work);
           v.otherTakes ||= first.watched !== null;
           // a shadowed policy is named with a policy of the other action that takes some of
           // its packets, a redundant one with policies that take its packets

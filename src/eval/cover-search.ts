@@ -4,7 +4,7 @@
 // a few rules' grid, not the grid of a thousand narrow ones. Each answer is exact: a prefix's
 // first matches are the whole list's first matches for the packets the prefix takes, and a
 // union that covers R stays a cover when rules are added.
-import { bitsOf, type Region } from './coverage';
+import { bitsOf, covers, intersect, meets, type Region } from './coverage';
 import { paintRegion, type Point } from './paint';
 import type { Interval } from './sets';
 import type { Work } from './work';
@@ -51,6 +51,9 @@ export interface UnionAnswer {
 /** Is R inside the union of C (order does not matter)? Largest rules are painted first, after
  * `first` when given (a rule the cover is to include). */
 export function unionCover(R: Region, C: readonly Region[], work: Work, first = -1): UnionAnswer {
+  // candidate lists end at the first rule that holds all of R: then it alone is a cover
+  const last = C.length - 1;
+  if (last >= 0 && covers(C[last], R)) return { covered: true, cover: first >= 0 && first !== last ? [first, last] : [last], uncovered: null };
   const vol = C.map((o, c) => (c === first ? Infinity : volume(R, o)));
   const order = C.map((_, c) => c).sort((a, b) => vol[b] - vol[a] || a - b);
   for (const k of prefixes(order.length)) {
@@ -59,6 +62,20 @@ export function unionCover(R: Region, C: readonly Region[], work: Work, first = 
     if (k === order.length) return { covered: false, cover: [], uncovered: res.uncovered };
   }
   return { covered: false, cover: [], uncovered: null }; // C is empty
+}
+
+const meetsRegion = (o: Region, R: Region) =>
+  (o.zs & R.zs) !== 0n && (o.zd & R.zd) !== 0n && meets(o.s, R.s) && meets(o.d, R.d) && meets(o.v, R.v);
+
+/** A zone of the mask, a named one (bit 1 up) rather than "none" when there is one. */
+function zoneOf(mask: bigint): number {
+  const b = bitsOf(mask);
+  return b.length > 1 && b[0] === 0 ? b[1] : b[0];
+}
+
+/** The lowest point of o ∩ R (they meet). */
+function firstPoint(o: Region, R: Region): Point {
+  return { zs: zoneOf(o.zs & R.zs), zd: zoneOf(o.zd & R.zd), s: intersect(o.s, R.s)[0][0], d: intersect(o.d, R.d)[0][0], v: intersect(o.v, R.v)[0][0] };
 }
 
 export interface FirstMatchAnswer {
@@ -72,6 +89,10 @@ export interface FirstMatchAnswer {
 /** First-match painting of R by C in order, stopping at the first packet a watched rule takes. */
 export function firstWatched(R: Region, C: readonly Region[], watch: (c: number) => boolean, work: Work): FirstMatchAnswer {
   if (!C.some((_, c) => watch(c))) return { watched: null, takers: null };
+  // the first rule that meets R takes all it meets of R: no painting needed when it is watched
+  const c0 = C.findIndex((c) => meetsRegion(c, R));
+  if (c0 < 0) return { watched: null, takers: [] };
+  if (watch(c0)) return { watched: { cand: c0, at: firstPoint(C[c0], R) }, takers: [] };
   for (const k of prefixes(C.length)) {
     const res = paintRegion(R, C.slice(0, k), work, { watch, stopOnWatch: true });
     if (res.watched) return { watched: res.watched, takers: [] };

@@ -62,28 +62,52 @@ interface Axis {
 
 const cmp = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
 
+/** c clipped to r: r itself (no copy) when one interval of c holds all of r, the usual case
+ * of `any` fields and wide rules. */
+function clip(c: Interval[], r: Interval[]): Interval[] {
+  if (c === r) return r;
+  const lo = r[0][0], hi = r[r.length - 1][1];
+  for (const [a, b] of c) if (a <= lo && hi <= b) return r;
+  return intersect(c, r);
+}
+
+/** The index of x in the sorted array u (x is in it). */
+function indexOf(u: bigint[], x: bigint): number {
+  let a = 0, b = u.length - 1;
+  while (a < b) {
+    const m = (a + b) >> 1;
+    if (u[m] < x) a = m + 1;
+    else b = m;
+  }
+  return a;
+}
+
 function axis(r: Interval[], cs: readonly Interval[][], work: Work): Axis {
-  const clipped = cs.map((c) => intersect(c, r));
+  const clipped = cs.map((c) => clip(c, r));
   const pts: bigint[] = [];
   for (const [lo, hi] of r) pts.push(lo, hi + 1n);
-  for (const cl of clipped) for (const [lo, hi] of cl) pts.push(lo, hi + 1n);
+  for (const cl of clipped) if (cl !== r) for (const [lo, hi] of cl) pts.push(lo, hi + 1n);
   work.spend(pts.length * 4);
   pts.sort(cmp);
-  const at = new Map<bigint, number>(); // boundary -> its elementary interval (inside the box)
+  // the distinct boundaries, and for each the elementary interval (inside the box) it starts
+  const u: bigint[] = [];
+  const elem: number[] = [];
   const lo: bigint[] = [];
   let j = 0;
-  for (let k = 0; k < pts.length; k++) {
-    const p = pts[k];
-    if (k > 0 && p === pts[k - 1]) continue;
+  for (const p of pts) {
+    if (u.length > 0 && u[u.length - 1] === p) continue;
     while (j < r.length && r[j][1] < p) j++;
-    at.set(p, lo.length);
+    u.push(p);
+    elem.push(lo.length);
     if (j < r.length && r[j][0] <= p) lo.push(p);
   }
+  const whole = Int32Array.of(0, lo.length - 1);
   const runs = clipped.map((cl) => {
+    if (cl === r && r.length === 1) return whole;
     const out = new Int32Array(cl.length * 2);
     cl.forEach(([a, b], i) => {
-      out[2 * i] = at.get(a)!;
-      out[2 * i + 1] = at.get(b + 1n)! - 1;
+      out[2 * i] = elem[indexOf(u, a)];
+      out[2 * i + 1] = elem[indexOf(u, b + 1n)] - 1;
     });
     return out;
   });
