@@ -136,8 +136,12 @@ export function analyze(doc: ConfigDoc, compiled?: CompiledConfig, opts: Analyze
   for (let i = 0; i < n; i++) {
     const me = space.rules[i];
     if (!me.r4 && !me.r6) continue; // matches nothing at all: not "covered by" anything
-    const key = spaceKey(me);
-    const same = coveredSpaces.get(key);
+    const reached = families.some((f, k) => regionOf(me, f) !== null && probe(cfg, i, f, regionOf(me, f)!, samples, i * 2 + k + 1));
+    if (reached) stats.reached++;
+    if (reached && !deep) continue;
+    // (a reached policy is not covered, so no covered policy has its space)
+    const key = reached ? '' : spaceKey(me);
+    const same = reached ? undefined : coveredSpaces.get(key);
     let verdict: Verdict;
     if (same && same.allow === allows[i]) {
       // an earlier policy of this very space is covered: everything in it is taken before that
@@ -145,9 +149,6 @@ export function analyze(doc: ConfigDoc, compiled?: CompiledConfig, opts: Analyze
       stats.painted++;
       verdict = same.verdict;
     } else {
-      const reached = families.some((f, k) => regionOf(me, f) !== null && probe(cfg, i, f, regionOf(me, f)!, samples, i * 2 + k + 1));
-      if (reached) stats.reached++;
-      if (reached && !deep) continue;
       if (timeUp || totalLeft <= 0) {
         gaveUp = true;
         if (!reached) markUndecided(i);
