@@ -20,8 +20,10 @@ import type { ConfigDoc } from '../config/types';
 import type { Analysis, AnalysisStats, AnalyzeOptions, PartialShadow } from './analysis-types';
 import { CompiledConfig } from './compiled';
 import { policySpecs, zoneIndexOf } from './compile';
-import { firstWatched, irredundant, unionCover } from './cover-search';
+import { firstPoint, firstWatched, irredundant, unionCover } from './cover-search';
 import { examplePacket } from './example';
+import type { Point } from './paint';
+import type { Family } from '../config/net';
 import { unreachableNatRules, unusedObjects } from './nat-analysis';
 import { probe } from './probe';
 import { regionOf, regionsOf, RuleSpace, type RuleRegions } from './rule-space';
@@ -96,6 +98,10 @@ export function analyze(doc: ConfigDoc, compiled?: CompiledConfig, opts: Analyze
     const me = space.rules[i];
     const v: Verdict = { covered: !reached, cover: [], otherTakes: false, partial: null };
     const other = (ids: number[]) => (c: number) => allows[ids[c]] !== allows[i];
+    const partialOf = (f: Family, by: number, at: Point): PartialShadow => ({ id: doc.policies[i].id, by: doc.policies[by].id, example: examplePacket(at, f, zones) });
+    // a family covered with a packet of the other action: a partial shadow if another family
+    // turns out not covered
+    let otherPacket: PartialShadow | null = null;
     for (const f of families) {
       const R = regionOf(me, f);
       if (!R) continue;
@@ -105,10 +111,11 @@ export function analyze(doc: ConfigDoc, compiled?: CompiledConfig, opts: Analyze
         const u = unionCover(R, C, work);
         if (u.covered) {
           // one candidate, holding it all: it takes every packet (no painting needed)
-          const first = C.length === 1 ? { watched: other(ids)(0) ? { cand: 0 } : null, takers: [0] } : firstWatched(R, C, other(ids), work);
+          const first = C.length === 1 ? { watched: other(ids)(0) ? { cand: 0, at: firstPoint(C[0], R) } : null, takers: [0] } : firstWatched(R, C, other(ids), work);
           v.otherTakes ||= first.watched !== null;
+          if (first.watched && deep) otherPacket ??= partialOf(f, ids[first.watched.cand], first.watched.at);
           // a shadowed policy is named with a policy of the other action that takes some of
-          // its packets, a redundant one with policies that take its packets
+          // its packets, a redundant one with policies of its own action
           const shadow = first.watched?.cand ?? -1;
           const from = shadow >= 0 ? unionCover(R, C, work, shadow).cover : first.takers ?? u.cover;
           for (const c of irredundant(R, C, from, work, shadow)) v.cover.push(ids[c]);
@@ -120,9 +127,10 @@ export function analyze(doc: ConfigDoc, compiled?: CompiledConfig, opts: Analyze
       }
       if (deep && !v.partial) {
         const first = firstWatched(R, C, other(ids), work);
-        if (first.watched) v.partial = { id: doc.policies[i].id, by: doc.policies[ids[first.watched.cand]].id, example: examplePacket(first.watched.at, f, zones) };
+        if (first.watched) v.partial = partialOf(f, ids[first.watched.cand], first.watched.at);
       }
     }
+    if (!v.covered) v.partial ??= otherPacket;
     v.cover = [...new Set(v.cover)].sort((a, b) => a - b);
     return v;
   };

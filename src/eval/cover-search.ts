@@ -74,7 +74,7 @@ function zoneOf(mask: bigint): number {
 }
 
 /** The lowest point of o ∩ R (they meet). */
-function firstPoint(o: Region, R: Region): Point {
+export function firstPoint(o: Region, R: Region): Point {
   return { zs: zoneOf(o.zs & R.zs), zd: zoneOf(o.zd & R.zd), s: intersect(o.s, R.s)[0][0], d: intersect(o.d, R.d)[0][0], v: intersect(o.v, R.v)[0][0] };
 }
 

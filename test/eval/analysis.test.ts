@@ -57,6 +57,10 @@ describe('covered policies, by hand', () => {
     expect(a.partiallyShadowed).toEqual([{ id: 2, by: 1, example: expect.objectContaining({ protocol: 'tcp', 'dst-zone': 'z2' }) }]);
     const got = new ReferenceEvaluator(doc).eval(parsePacket(a.partiallyShadowed[0].example));
     expect(got.policy).toMatchObject({ id: 1, action: 'deny' });
+    // one family wholly taken by the other action, the other family free: a partial shadow
+    const dual = analyze(mkDoc({ ...base, policies: [{ srcAddr: 'net', action: 'deny' }, { srcAddr: 'dual' }] }), undefined, { deep: true });
+    expect(dual.shadowed).toEqual([]);
+    expect(dual.partiallyShadowed).toEqual([{ id: 2, by: 1, example: expect.objectContaining({ 'src-ip': '10.0.0.0' }) }]);
     // the same action is no partial shadow
     expect(analyze(mkDoc({ ...base, policies: [{ srcAddr: 'lo' }, { srcAddr: 'net' }] }), undefined, { deep: true }).partiallyShadowed).toEqual([]);
   });
