@@ -21,6 +21,7 @@ import type { AppContext } from './api/context';
 import { allRoutes } from './api/routes';
 import { createCompiler, type CommitCompiler } from './workers/commit-compiler';
 import { createDataPlane, type DataPlane } from './dataplane';
+import { DeepAnalysis } from './workers/deep-analysis';
 
 export interface Daemon {
   port: number;
@@ -110,6 +111,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
   let compiler: CommitCompiler | null = null;
   let dataPlane: DataPlane | null = null;
   let cluster: ClusterParts | null = null;
+  let analysis: DeepAnalysis | null = null;
   try {
     await ensureAdmin(store, settings, opts.announce ?? ((l) => process.stdout.write(`${l}\n`)));
     const secret = settings.jwtSecret ?? (await store.getOrCreateSecret(() => randomBytes(48).toString('base64')));
@@ -118,11 +120,14 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     const config = new ConfigService(store, settings, log, compiler, commitChecks, dataPlane);
     await config.init();
     await enforceRunning(config, dataPlane, log);
+    analysis = new DeepAnalysis({ timeoutMs: settings.analysisTimeoutMs, logger: log });
+    const deep = analysis;
+    config.onRunningChange((state) => deep.watch(state));
     const tokens = new TokenService(secret, settings.tokenTtlSec, store);
     const redis = store instanceof RedisStore ? store : null;
     const limiter = new LoginLimiter(settings.loginMaxFailures, settings.loginWindowSec, redis ? new RedisFailureLog(redis) : undefined);
     if (redis) cluster = wireCluster(settings, redis, config, tokens, log);
-    const ctx: AppContext = { settings, store, log, config, dataPlane, startedAt: Date.now(), nodes: null! };
+    const ctx: AppContext = { settings, store, log, config, dataPlane, startedAt: Date.now(), nodes: null!, analysis: deep };
     const server = new HttpServer({
       host: settings.host, port: settings.port, maxBodyBytes: settings.maxBodyBytes, logger: log,
       routes: allRoutes(ctx, tokens, limiter), auth: tokens,
@@ -145,6 +150,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
       close: async () => {
         clearInterval(sweep);
         await server.close();
+        await deep.close();
         await parts?.worker?.close();
         await parts?.queue.close();
         await nodes.close();
@@ -156,6 +162,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
       },
     };
   } catch (e) {
+    await analysis?.close().catch(() => undefined);
     await cluster?.worker?.close().catch(() => undefined);
     await cluster?.queue.close().catch(() => undefined);
     await compiler?.close().catch(() => undefined);

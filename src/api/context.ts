@@ -5,6 +5,7 @@ import type { Store } from '../store/types';
 import type { ConfigService } from '../session/service';
 import type { CompiledConfig } from '../eval/compiled';
 import type { DataPlane } from '../dataplane';
+import type { DeepAnalysisResults } from '../workers/deep-analysis';
 import type { NodeDirectory } from '../cluster/nodes';
 
 export interface AppContext {
@@ -14,6 +15,8 @@ export interface AppContext {
   config: ConfigService<CompiledConfig>;
   dataPlane: DataPlane;
   startedAt: number; // unix ms
+  /** the deep analysis of running versions (absent: only the commit's quick analysis) */
+  analysis?: DeepAnalysisResults;
   /** The instances serving this firewall (this one alone on the embedded store); set at listen. */
   nodes: NodeDirectory;
 }
