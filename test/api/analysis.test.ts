@@ -53,6 +53,7 @@ test('the deep pass: covers, a partial shadow with a packet /api/eval confirms, 
     unreachableNat: [{ id: 2, coveredBy: [1] }],
     unusedAddresses: [],
     unusedServices: [],
+    neverHit: null, // no kernel counters with FW_DATAPLANE=none (docs/dataplane.md)
   });
   const example = r.body.partiallyShadowed[0].example;
   expect(example).toMatchObject({ protocol: 'tcp', 'dst-port': 443, 'src-zone': 'lan', 'dst-zone': 'wan' });
