@@ -20,7 +20,7 @@ import type { ConfigDoc } from '../src/config/types';
 import { buildClassifier, classifierBytes, DEFAULT_BUILD_PARAMS, FamilyClassifier, type BuildParams } from '../src/eval/classifier';
 import { policySpecs } from '../src/eval/compile';
 import { buildFamilyTable } from '../src/eval/rules';
-import { parsePortEntry } from '../src/eval/sets';
+import { packetKey, parsePortEntry } from '../src/eval/sets';
 import { rng } from './generate';
 import { makePackets, type PacketSet } from './packets';
 import { median } from './stats';
@@ -156,22 +156,63 @@ function ours(c: FamilyClassifier, pk: PacketSet, from: number, to: number, out:
   }
 }
 
+/** A trace the anchor wrote (pout=): src, dst, src port, dst port, protocol, more columns. */
+export function readTrace(text: string): PacketSet {
+  const lines = text.split('\n').filter((l) => l.trim() !== '');
+  const n = lines.length;
+  const pk: PacketSet = { n, fam: new Uint8Array(n).fill(4), sz: new Int32Array(n), dz: new Int32Array(n), words: new Int32Array(n * 8), key: new Int32Array(n), zones: [] };
+  lines.forEach((l, i) => {
+    const f = l.trim().split(/\s+/).map(Number);
+    pk.words[i * 8] = f[0] | 0;
+    pk.words[i * 8 + 4] = f[1] | 0;
+    pk.key[i] = packetKey(f[4], f[3]);
+  });
+  return pk;
+}
+
 export interface AnchorRow {
   name: string;
-  lookups: number;
+  lookups: number[]; // per trace
   buildMs: number;
   bytesPerRule: number;
 }
 
-/** Checks, times and returns the three rows of one rule set. */
-export function compareWithAnchors(exe: string, name: string, doc: ConfigDoc, o: AnchorOptions): AnchorRow[] {
+interface Trace {
+  label: string;
+  pk: PacketSet;
+  file: string;
+  out: Int32Array; // our answers
+}
+
+/** Both anchors' answers on packets [from, to) of a trace must be ours. */
+function check(exe: string, name: string, rulesFile: string, t: Trace, from: number, to: number, count: number, tmp: string): void {
+  const sampleFile = path.join(tmp, 'sample');
+  fs.writeFileSync(sampleFile, traceText(t.pk, from, to));
+  for (const [anchor, run] of runAnchor(exe, rulesFile, sampleFile, tmp)) {
+    if (run.answers.length !== to - from) throw new Error(`${name}: ${anchor} printed ${run.answers.length} answers for ${to - from} packets`);
+    run.answers.forEach((prio, k) => {
+      const theirs = prio < 0 ? -1 : count - 1 - prio; // the anchor answers a priority
+      const i = from + k;
+      if (theirs !== t.out[i]) throw new Error(`${name}, ${t.label}: packet ${i} (${traceText(t.pk, i, i + 1).trim()}): ${anchor} matches rule ${theirs}, ours ${t.out[i]}`);
+    });
+  }
+}
+
+/** Checks, times and returns the rows of one rule set (ours first), lookups on each trace. */
+export function compareWithAnchors(exe: string, name: string, doc: ConfigDoc, o: AnchorOptions): { traces: string[]; rows: AnchorRow[] } {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fwd-anchors-run-'));
   try {
     const rulesFile = path.join(tmp, 'rules');
     fs.writeFileSync(rulesFile, classBenchText(doc));
-    const pk = makePackets(doc, o.packets, rng(4242));
-    const traceFile = path.join(tmp, 'trace');
-    fs.writeFileSync(traceFile, traceText(pk, 0, pk.n));
+    const ourPk = makePackets(doc, o.packets, rng(4242));
+    const traces: Trace[] = [{ label: 'our packets', pk: ourPk, file: path.join(tmp, 'trace'), out: new Int32Array(ourPk.n) }];
+    fs.writeFileSync(traces[0].file, traceText(ourPk, 0, ourPk.n));
+    // the anchor's own packets (ClassBench's trace generator on these rules), as it is usually measured
+    const own = path.join(tmp, 'own');
+    const gen = spawnSync(exe, [`f=${rulesFile}`, 'p=Auto', 'c=TMOffline', `pout=${own}`], { encoding: 'utf8', maxBuffer: 64 << 20 });
+    if (gen.status !== 0) throw new Error(`anchor trace generation failed: ${gen.stderr}`);
+    const ownPk = readTrace(fs.readFileSync(own, 'utf8'));
+    traces.push({ label: "the anchor's packets", pk: ownPk, file: own, out: new Int32Array(ownPk.n) });
 
     const params = o.params ?? DEFAULT_BUILD_PARAMS;
     const build = () => {
@@ -181,67 +222,62 @@ export function compareWithAnchors(exe: string, name: string, doc: ConfigDoc, o:
     };
     const first = build();
     const cls = new FamilyClassifier(first.data, 4);
-    const out = new Int32Array(pk.n);
-    ours(cls, pk, 0, pk.n, out); // warm-up, and our answers for the check
-
-    // the check: each anchor's answer (a priority, rules.length - 1 - index) on the sample
     const count = doc.policies.length;
-    for (let from = 0; from < Math.min(o.sample, pk.n); from += ANSWERS_PRINTED) {
-      const to = Math.min(pk.n, from + ANSWERS_PRINTED, o.sample);
-      const sampleFile = path.join(tmp, 'sample');
-      fs.writeFileSync(sampleFile, traceText(pk, from, to));
-      for (const [anchor, run] of runAnchor(exe, rulesFile, sampleFile, tmp)) {
-        if (run.answers.length !== to - from) throw new Error(`${name}: ${anchor} printed ${run.answers.length} answers for ${to - from} packets`);
-        run.answers.forEach((prio, k) => {
-          const theirs = prio < 0 ? -1 : count - 1 - prio;
-          if (theirs !== out[from + k]) throw new Error(`${name}: packet ${from + k} (${traceText(pk, from + k, from + k + 1).trim()}): ${anchor} matches rule ${theirs}, ours ${out[from + k]}`);
-        });
-      }
+    for (const t of traces) {
+      ours(cls, t.pk, 0, t.pk.n, t.out); // warm-up, and our answers for the check
+      const sample = Math.min(o.sample, t.pk.n);
+      for (let from = 0; from < sample; from += ANSWERS_PRINTED) check(exe, name, rulesFile, t, from, Math.min(sample, from + ANSWERS_PRINTED), count, tmp);
     }
 
-    const times = new Map<string, number[]>([['ours', []], ...ANCHORS.map((a): [string, number[]] => [a.name, []])]);
-    const builds = new Map<string, number[]>([['ours', [first.ms]], ...ANCHORS.map((a): [string, number[]] => [a.name, []])]);
+    const names = ['ours', ...ANCHORS.map((a) => a.name)];
+    const times = new Map(names.map((k) => [k, traces.map((): number[] => [])]));
+    const builds = new Map(names.map((k): [string, number[]] => [k, []]));
     const bytes = new Map<string, number>([['ours', classifierBytes(first.data)]]);
+    builds.get('ours')!.push(first.ms);
     for (let round = 0; round < o.rounds; round++) {
-      for (const [anchor, run] of runAnchor(exe, rulesFile, traceFile, tmp)) {
-        times.get(anchor)!.push(pk.n / run.seconds);
-        builds.get(anchor)!.push(run.buildMs);
-        bytes.set(anchor, run.bytes);
-      }
-      const t0 = performance.now();
-      ours(cls, pk, 0, pk.n, out);
-      times.get('ours')!.push(pk.n / ((performance.now() - t0) / 1000));
+      traces.forEach((t, ti) => {
+        for (const [anchor, run] of runAnchor(exe, rulesFile, t.file, tmp)) {
+          times.get(anchor)![ti].push(t.pk.n / run.seconds);
+          builds.get(anchor)!.push(run.buildMs);
+          bytes.set(anchor, run.bytes);
+        }
+        const t0 = performance.now();
+        ours(cls, t.pk, 0, t.pk.n, t.out);
+        times.get('ours')![ti].push(t.pk.n / ((performance.now() - t0) / 1000));
+      });
       if (round > 0) builds.get('ours')!.push(build().ms);
     }
-    return [...times.keys()].map((k) => ({
-      name: k,
-      lookups: median(times.get(k)!),
-      buildMs: median(builds.get(k)!),
-      bytesPerRule: bytes.get(k)! / count,
-    }));
+    return {
+      traces: traces.map((t) => `${t.label} (${t.pk.n.toLocaleString('en-US')})`),
+      rows: names.map((k) => ({ name: k, lookups: times.get(k)!.map(median), buildMs: median(builds.get(k)!), bytesPerRule: bytes.get(k)! / count })),
+    };
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }
 }
 
-/** One markdown table for a rule set: ours against both anchors, and the ratio to the best. */
-export function anchorTable(name: string, rules: number, rows: AnchorRow[]): string {
+/** One markdown table for a rule set: ours against both anchors, and the ratio to the best
+ * anchor on each trace. */
+export function anchorTable(name: string, rules: number, traces: string[], rows: AnchorRow[]): string {
   const fmt = (x: number) => Math.round(x).toLocaleString('en-US');
-  const best = Math.max(...rows.filter((r) => r.name !== 'ours').map((r) => r.lookups));
+  const best = traces.map((_, ti) => Math.max(...rows.filter((r) => r.name !== 'ours').map((r) => r.lookups[ti])));
   const lines = [
     `${name} (${fmt(rules)} rules)`,
     '',
-    '| classifier | lookups/s | build ms | bytes/rule | vs best anchor |',
-    '|---|---:|---:|---:|---:|',
+    `| classifier | ${traces.map((t) => `lookups/s, ${t} | vs best anchor`).join(' | ')} | build ms | bytes/rule |`,
+    `|---|${traces.map(() => '---:|---:|').join('')}---:|---:|`,
   ];
-  for (const r of rows) lines.push(`| ${r.name === 'ours' ? 'fwd (compiled)' : r.name} | ${fmt(r.lookups)} | ${r.buildMs.toFixed(1)} | ${fmt(r.bytesPerRule)} | ${(r.lookups / best).toFixed(2)}x |`);
+  for (const r of rows) {
+    const cells = traces.map((_, ti) => `${fmt(r.lookups[ti])} | ${(r.lookups[ti] / best[ti]).toFixed(2)}x`);
+    lines.push(`| ${r.name === 'ours' ? 'fwd (compiled)' : r.name} | ${cells.join(' | ')} | ${r.buildMs.toFixed(1)} | ${fmt(r.bytesPerRule)} |`);
+  }
   return lines.join('\n');
 }
 
 /** The anchors section of bench:eval: builds the anchor, then one table per ClassBench set. */
 export function runAnchors(sets: Array<{ name: string; doc: () => ConfigDoc }>, o: AnchorOptions): void {
   console.log('');
-  console.log(`## Against the reference C++ classifiers (${o.packets.toLocaleString('en-US')} packets, ${o.rounds} interleaved rounds, medians, wall clock; ${o.sample} packets checked against each anchor)`);
+  console.log(`## Against the reference C++ classifiers (${o.rounds} interleaved rounds, medians, wall clock of one pass over a trace; on each trace ${o.sample} packets checked against each anchor)`);
   console.log('');
   const built = buildAnchor(o);
   if ('missing' in built) {
@@ -250,8 +286,8 @@ export function runAnchors(sets: Array<{ name: string; doc: () => ConfigDoc }>, 
   }
   for (const s of sets) {
     const doc = s.doc();
-    const rows = compareWithAnchors(built.exe, s.name, doc, o);
-    console.log(anchorTable(s.name, doc.policies.length, rows));
+    const { traces, rows } = compareWithAnchors(built.exe, s.name, doc, o);
+    console.log(anchorTable(s.name, doc.policies.length, traces, rows));
     console.log('');
     process.stderr.write(`${s.name}: anchors done\n`);
   }

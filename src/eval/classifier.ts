@@ -221,38 +221,49 @@ export class FamilyClassifier {
   private tree4(ref: number, min: number, best: number): number {
     const q = this.q, nodes = this.nodes;
     while (ref >= 0) ref = nodes[ref + 3 + ((q[nodes[ref]] >>> nodes[ref + 1]) & nodes[ref + 2])];
-    const L = this.leaves, aw = this.aw, am = this.am, lo = this.lo, hi = this.hi;
+    const L = this.leaves;
     const s = q[0], d = q[4], v = q[8];
     let o = ~ref;
     const end = o + 1 + L[o] * LEAF_STRIDE;
     for (o++; o < end; o += LEAF_STRIDE) {
       const rule = L[o];
-      if (rule >= best) return best;
-      if (rule < min) continue;
-      let c = L[o + 2];
-      if (c !== 0) {
-        let a = L[o + 1];
-        const e = a + c;
-        while (a < e && ((s ^ aw[a]) & am[a]) !== 0) a++;
-        if (a === e) continue;
+      if (rule >= 0) {
+        // the values inline (tree.ts): one test of the leaf's own words
+        if (rule >= best) return best;
+        if ((((s ^ L[o + 1]) & L[o + 2]) | ((d ^ L[o + 3]) & L[o + 4])) === 0 && v >= L[o + 5] && v <= L[o + 6] && rule >= min) return rule;
+      } else {
+        if (~rule >= best) return best;
+        if (~rule >= min && this.runs4(o, s, d, v)) return ~rule;
       }
-      c = L[o + 4];
-      if (c !== 0) {
-        let a = L[o + 3];
-        const e = a + c;
-        while (a < e && ((d ^ aw[a]) & am[a]) !== 0) a++;
-        if (a === e) continue;
-      }
-      c = L[o + 6];
-      if (c !== 0) {
-        let a = L[o + 5];
-        const e = a + c;
-        while (a < e && (v < lo[a] || v > hi[a])) a++;
-        if (a === e) continue;
-      }
-      return rule;
     }
     return best;
+  }
+
+  /** Entry o of runs into the pools: does it match? */
+  private runs4(o: number, s: number, d: number, v: number): boolean {
+    const L = this.leaves, aw = this.aw, am = this.am, lo = this.lo, hi = this.hi;
+    let c = L[o + 2];
+    if (c !== 0) {
+      let a = L[o + 1];
+      const e = a + c;
+      while (a < e && ((s ^ aw[a]) & am[a]) !== 0) a++;
+      if (a === e) return false;
+    }
+    c = L[o + 4];
+    if (c !== 0) {
+      let a = L[o + 3];
+      const e = a + c;
+      while (a < e && ((d ^ aw[a]) & am[a]) !== 0) a++;
+      if (a === e) return false;
+    }
+    c = L[o + 6];
+    if (c !== 0) {
+      let a = L[o + 5];
+      const e = a + c;
+      while (a < e && (v < lo[a] || v > hi[a])) a++;
+      if (a === e) return false;
+    }
+    return true;
   }
 
   // tree4 and tree6 are the same walk specialized by family on purpose: the IPv4 one tests a

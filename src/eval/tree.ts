@@ -8,9 +8,16 @@
 // Output (appended to shared arrays, see classifier.ts):
 //   nodes:  [word, shift, mask, child_0 .. child_mask]   a child ref >= 0 is a node offset,
 //           a ref < 0 is ~leafOffset
-//   leaves: [count, (rule, srcOff, srcCnt, dstOff, dstCnt, svcOff, svcCnt) * count]
-//           rules in priority order; cnt 0: the rule covers the leaf in that field
+//   leaves: [count, entry * count], rules in priority order, an entry of LEAF_STRIDE words:
+//           IPv4, every field one prefix or interval within the leaf (the ClassBench case,
+//           and most rules of real tables): the values inline, so a check reads only the leaf
+//             (rule, srcWord, srcMask, dstWord, dstMask, svcLo, svcHi)
+//           (a field the rule covers in the leaf: mask 0, or the whole key range); otherwise
+//           runs into the shared pools
+//             (~rule, srcOff, srcCnt, dstOff, dstCnt, svcOff, svcCnt)   cnt 0: covered
+//           (IPv6 entries are always runs, with the rule as is)
 import type { FamilyTable } from './rules';
+import { SVC_MAX } from './sets';
 
 export const LEAF_STRIDE = 7;
 
@@ -301,23 +308,51 @@ export class TreeBuilder {
     b[at] = n;
     for (let i = 0; i < n; i++) {
       const o = at + 1 + i * LEAF_STRIDE;
-      b[o] = t.rule[rules[i]];
-      for (let d = 0; d < 3; d++) {
-        const s = runs[i * 6 + 2 * d], e = runs[i * 6 + 2 * d + 1];
-        if (this.covered(runs, i, d, p[d])) {
-          b[o + 1 + 2 * d] = 0;
-          b[o + 2 + 2 * d] = 0;
-        } else if (d < 2) {
-          b[o + 1 + 2 * d] = s;
-          b[o + 2 + 2 * d] = e - s;
-        } else {
-          b[o + 5] = t.pfxIv[s];
-          b[o + 6] = t.pfxIv[e - 1] - t.pfxIv[s] + 1;
-        }
-      }
+      if (t.nw === 1 && this.inline(runs, i, p, b, o)) b[o] = t.rule[rules[i]];
+      else this.runsEntry(runs, i, p, b, o, t.rule[rules[i]]);
     }
     this.entries += n;
     return ~at;
+  }
+
+  /** An IPv4 entry with its values inline, when every field is one prefix or interval here. */
+  private inline(runs: Int32Array, i: number, p: number[], b: Int32Array, o: number): boolean {
+    const t = this.t;
+    for (let d = 0; d < 3; d++) {
+      const s = runs[i * 6 + 2 * d], e = runs[i * 6 + 2 * d + 1];
+      if (this.covered(runs, i, d, p[d])) continue;
+      if (d < 2 ? e - s !== 1 : t.pfxIv[s] !== t.pfxIv[e - 1]) return false;
+    }
+    for (let d = 0; d < 2; d++) {
+      const s = runs[i * 6 + 2 * d];
+      const cov = this.covered(runs, i, d, p[d]);
+      b[o + 1 + 2 * d] = cov ? 0 : t.addrWords[s];
+      b[o + 2 + 2 * d] = cov ? 0 : t.addrMask[s];
+    }
+    const iv = t.pfxIv[runs[i * 6 + 4]];
+    const cov = this.covered(runs, i, 2, p[2]);
+    b[o + 5] = cov ? 0 : t.svcLo[iv];
+    b[o + 6] = cov ? SVC_MAX : t.svcHi[iv];
+    return true;
+  }
+
+  /** An entry of runs into the pools (the rule complemented: it marks the form). */
+  private runsEntry(runs: Int32Array, i: number, p: number[], b: Int32Array, o: number, rule: number): void {
+    const t = this.t;
+    b[o] = this.t.nw === 1 ? ~rule : rule;
+    for (let d = 0; d < 3; d++) {
+      const s = runs[i * 6 + 2 * d], e = runs[i * 6 + 2 * d + 1];
+      if (this.covered(runs, i, d, p[d])) {
+        b[o + 1 + 2 * d] = 0;
+        b[o + 2 + 2 * d] = 0;
+      } else if (d < 2) {
+        b[o + 1 + 2 * d] = s;
+        b[o + 2 + 2 * d] = e - s;
+      } else {
+        b[o + 5] = t.pfxIv[s];
+        b[o + 6] = t.pfxIv[e - 1] - t.pfxIv[s] + 1;
+      }
+    }
   }
 }
 
