@@ -220,7 +220,10 @@ export class FamilyClassifier {
 
   private tree4(ref: number, min: number, best: number): number {
     const q = this.q, nodes = this.nodes;
-    while (ref >= 0) ref = nodes[ref + 3 + ((q[nodes[ref]] >>> nodes[ref + 1]) & nodes[ref + 2])];
+    while (ref >= 0) {
+      const h = nodes[ref];
+      ref = nodes[ref + 1 + ((q[h & 15] >>> ((h >>> 4) & 31)) & (h >>> 9))];
+    }
     const L = this.leaves;
     const s = q[0], d = q[4], v = q[8];
     let o = ~ref;
@@ -270,7 +273,10 @@ export class FamilyClassifier {
   // one-word address inline, and keeping both loops monomorphic is worth the repeated lines.
   private tree6(ref: number, min: number, best: number): number {
     const q = this.q, nodes = this.nodes;
-    while (ref >= 0) ref = nodes[ref + 3 + ((q[nodes[ref]] >>> nodes[ref + 1]) & nodes[ref + 2])];
+    while (ref >= 0) {
+      const h = nodes[ref];
+      ref = nodes[ref + 1 + ((q[h & 15] >>> ((h >>> 4) & 31)) & (h >>> 9))];
+    }
     const L = this.leaves, lo = this.lo, hi = this.hi;
     const v = q[8];
     let o = ~ref;

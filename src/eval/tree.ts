@@ -6,7 +6,8 @@
 // leaf's region (or that the rule covers the region in that field, nothing to check).
 //
 // Output (appended to shared arrays, see classifier.ts):
-//   nodes:  [word, shift, mask, child_0 .. child_mask]   a child ref >= 0 is a node offset,
+//   nodes:  [word | shift << 4 | mask << 9, child_0 .. child_mask]   (one word of header: a
+//           level reads two words) a child ref >= 0 is a node offset,
 //           a ref < 0 is ~leafOffset
 //   leaves: [count, entry * count], rules in priority order, an entry of LEAF_STRIDE words:
 //           IPv4, every field one prefix or interval within the leaf (the ClassBench case,
@@ -82,6 +83,8 @@ export class TreeBuilder {
     private readonly params: TreeParams = DEFAULT_TREE_PARAMS,
     private readonly firstOnly = true,
   ) {
+    // a node's header holds its child mask in 23 bits
+    if (params.rootBits > 16 || params.maxBits > 16) throw new RangeError('a cut takes at most 16 bits');
     const width = t.family === 4 ? 32 : 128;
     this.dims = [
       { len: t.addrLen, words: t.addrWords, nw: t.nw, qword: 0, width },
@@ -280,11 +283,9 @@ export class TreeBuilder {
       }
     }
     const dim = this.dims[d];
-    const at = this.nodes.reserve(3 + nc);
+    const at = this.nodes.reserve(1 + nc);
     const buf = () => this.nodes.buf;
-    buf()[at] = dim.qword + (p[d] >> 5);
-    buf()[at + 1] = 32 - (p[d] & 31) - k;
-    buf()[at + 2] = nc - 1;
+    buf()[at] = (dim.qword + (p[d] >> 5)) | ((32 - (p[d] & 31) - k) << 4) | ((nc - 1) << 9);
     const q = p.slice();
     q[d] += k;
     let prevRef = 0, prevS = -1, prevE = -1;
@@ -293,7 +294,7 @@ export class TreeBuilder {
       let ref: number;
       if (prevS >= 0 && e - s === prevE - prevS && sameChild(cRules, cRuns, prevS, s, e - s)) ref = prevRef;
       else ref = this.node(cRules.subarray(s, e), cRuns.subarray(s * 6, e * 6), e - s, q, depth + 1);
-      buf()[at + 3 + c] = ref;
+      buf()[at + 1 + c] = ref;
       prevRef = ref;
       prevS = s;
       prevE = e;
