@@ -137,6 +137,8 @@ const NONE = 0x7fffffff;
  */
 export class FamilyClassifier {
   readonly q = new Int32Array(9);
+  /** no rules: first() is always -1 (the pipeline skips filling q) */
+  readonly empty: boolean;
   private readonly Z1: number;
   private readonly dense: boolean;
   private readonly all: number;
@@ -173,6 +175,7 @@ export class FamilyClassifier {
     this.lo = d.svcLo;
     this.hi = d.svcHi;
     this.v6 = family === 6;
+    this.empty = d.hdr[3] === 0;
   }
 
   /** The lowest rule index >= min that matches q with zones sz, dz (0: none), or -1.
