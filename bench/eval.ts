@@ -3,7 +3,8 @@
 // --only NAME[,NAME] (rule sets whose name contains one of them), --seconds S (per timing),
 // --params JSON (override build parameters, for tuning), --anchors (then the side-by-side with
 // the reference C++ classifiers, bench/anchors.ts; --anchors-dir DIR, --anchor-build DIR, --anchor-rounds N,
-// --anchor-packets N).
+// --anchor-packets N), --pipeline (then where a packet's time goes in the whole pipeline,
+// bench/pipeline.ts).
 // Times are CPU time of this process (process.cpuUsage: user + system, GC threads included),
 // not wall clock, so that other processes on a shared machine do not count.
 // For each rule set: build time (median of 3 compiles of the whole configuration), bytes of
@@ -25,6 +26,7 @@ import { generateConfig, REALISTIC, rng } from './generate';
 import { makePackets, toPacket, type PacketSet } from './packets';
 import { median } from './stats';
 import { runAnchors } from './anchors';
+import { runPipeline } from './pipeline';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -197,9 +199,11 @@ function main(): void {
   for (const r of rows) {
     console.log(`| ${r.name} | ${fmt(r.rules)} | ${fmt(r.buildMs)} | ${fmt(r.bytesPerRule)} | ${fmt(r.compiled)} | ${fmt(r.linear)} | ${(r.compiled / r.linear).toFixed(1)}x | ${fmt(r.analysisMs)} | ${fmt(r.covered)} / ${fmt(r.undecided)} | ${fmt(r.evalPerSec)} | ${fmt(r.checked)} |`);
   }
+  const chosen = sets.filter((s) => !only || only.some((o) => s.name.includes(o)));
+  if (process.argv.includes('--pipeline')) runPipeline(chosen, 5, Math.min(seconds, 0.5));
   if (process.argv.includes('--anchors')) {
     runAnchors(
-      sets.filter((s) => !s.name.includes('generated') && (!only || only.some((o) => s.name.includes(o)))),
+      chosen.filter((s) => !s.name.includes('generated')),
       {
         anchorsDir: path.resolve(arg('anchors-dir') ?? path.resolve(__dirname, '../../../shared/anchors')),
         buildDir: path.resolve(arg('anchor-build') ?? path.join(os.tmpdir(), 'fwd-anchors-build')),
