@@ -88,7 +88,7 @@ export function runPipeline(sets: Array<{ name: string; doc: () => ConfigDoc }>,
   console.log('');
   console.log(`## The whole pipeline (${PACKETS.toLocaleString('en-US')} packets, ${rounds} interleaved rounds of ${seconds} s, medians, CPU time)`);
   console.log('');
-  console.log('| rule set | classifier lookups/s | evalBatchInto packets/s | eval() packets/s | ns a packet: classifier / rest of the pipeline / eval()'s Packet in and objects out |');
+  console.log('| rule set | classifier lookups/s | evalBatchInto packets/s | eval() packets/s | ns a packet: classifier / rest of the pipeline / eval(): Packet in, objects out |');
   console.log('|---|---:|---:|---:|---:|');
   for (const s of sets) {
     const r = pipelineRow(s.name, s.doc(), rounds, seconds);
