@@ -1,4 +1,5 @@
-// HTTP benchmark: `npm run bench:http` (node dist/bench/http.js [--seconds S] [--classbench DIR]).
+// HTTP benchmark: `npm run bench:http` (node dist/bench/http.js [--seconds S] [--classbench DIR]);
+// with --redis, both stores side by side instead (bench/cluster.ts).
 // Starts the daemon as a child process (exactly as `npm start` runs it) on a data folder
 // seeded with a large committed configuration (ClassBench fw1_10k if present, else the
 // generated realistic one), then drives it from this process over keep-alive connections and
@@ -20,6 +21,7 @@ import { EmbeddedStore } from '../src/store/embedded';
 import { classBenchDoc, loadClassBench } from './classbench';
 import { generateConfig, REALISTIC, rng } from './generate';
 import { makePackets, toPacket } from './packets';
+import { clusterBench } from './cluster';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -131,6 +133,7 @@ function fmt(n: number): string {
 }
 
 async function main(): Promise<void> {
+  if (process.argv.includes('--redis')) return clusterBench(seconds);
   const { name, doc } = benchDoc();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fwd-bench-'));
   await seed(dir, doc);

@@ -4,6 +4,7 @@ import type { Settings } from '../settings';
 import type { Store } from '../store/types';
 import type { ConfigService } from '../session/service';
 import type { CompiledConfig } from '../eval/compiled';
+import type { NodeDirectory } from '../cluster/nodes';
 
 export interface AppContext {
   settings: Settings;
@@ -11,4 +12,6 @@ export interface AppContext {
   log: Logger;
   config: ConfigService<CompiledConfig>;
   startedAt: number; // unix ms
+  /** The instances serving this firewall (this one alone on the embedded store); set at listen. */
+  nodes: NodeDirectory;
 }

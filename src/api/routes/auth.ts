@@ -18,18 +18,18 @@ export function authRoutes(ctx: AppContext, tokens: TokenService, limiter: Login
       auth: false,
       handler: async (req) => {
         const b = loginShape(req.body);
-        const wait = limiter.retryAfter(req.ip, b.username);
+        const wait = await limiter.retryAfter(req.ip, b.username);
         if (wait > 0) {
           throw new FwError('ERR_SEC_5007', `try again in ${wait} s`, undefined, { 'Retry-After': String(wait) });
         }
         const user = await ctx.store.getUser(b.username);
         const ok = await verifyPassword(b.password, user?.hash ?? (await dummyHash()));
         if (!user || !ok) {
-          limiter.recordFailure(req.ip, b.username);
+          await limiter.recordFailure(req.ip, b.username);
           req.log.warn({ reqId: req.id, username: b.username, ip: req.ip }, 'login failed');
           throw new FwError('ERR_SEC_5005', 'unknown user or wrong password');
         }
-        limiter.recordSuccess(b.username);
+        await limiter.recordSuccess(b.username);
         req.log.info({ reqId: req.id, username: b.username }, 'login');
         return { body: tokens.issue(b.username) };
       },

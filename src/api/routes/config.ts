@@ -31,7 +31,8 @@ export function configRoutes(ctx: AppContext): RouteDef[] {
       const description = b.description ?? '';
       if (description.length > 1024) throw new FwError('ERR_NET_1004', 'field "description": at most 1024 characters');
       const r = await cfg.commit(user(req), description);
-      return message('commit successful', { version: String(r.version), ...warningsField(r.warnings) });
+      const unconfirmed: Record<string, string> = r.unconfirmed.length ? { unconfirmed_nodes: r.unconfirmed.join(',') } : {};
+      return message('commit successful', { version: String(r.version), ...warningsField(r.warnings), ...unconfirmed });
     } },
     { method: 'POST', pattern: '/api/config/discard', body: 'none', handler: async (req) => {
       const force = req.query.get('force');

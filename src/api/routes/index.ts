@@ -17,6 +17,7 @@ import { dhcpRoutes } from './dhcp';
 import { routeRoutes } from './routes';
 import { policyRoutes } from './policies';
 import { natRoutes } from './nat';
+import { clusterRoutes } from './cluster';
 
 export function allRoutes(ctx: AppContext, tokens: TokenService, limiter: LoginLimiter): RouteDef[] {
   return [
@@ -34,5 +35,6 @@ export function allRoutes(ctx: AppContext, tokens: TokenService, limiter: LoginL
     ...routeRoutes(ctx),
     ...policyRoutes(ctx),
     ...natRoutes(ctx),
+    ...clusterRoutes(ctx),
   ];
 }
