@@ -199,7 +199,13 @@ function check(exe: string, name: string, rulesFile: string, t: Trace, from: num
 }
 
 /** Checks, times and returns the rows of one rule set (ours first), lookups on each trace. */
-export function compareWithAnchors(exe: string, name: string, doc: ConfigDoc, o: AnchorOptions): { traces: string[]; rows: AnchorRow[] } {
+export interface PairedRatio {
+  median: number;
+  min: number;
+  max: number;
+}
+
+export function compareWithAnchors(exe: string, name: string, doc: ConfigDoc, o: AnchorOptions): { traces: string[]; rows: AnchorRow[]; paired: PairedRatio[] } {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fwd-anchors-run-'));
   try {
     const rulesFile = path.join(tmp, 'rules');
@@ -211,7 +217,10 @@ export function compareWithAnchors(exe: string, name: string, doc: ConfigDoc, o:
     const own = path.join(tmp, 'own');
     const gen = spawnSync(exe, [`f=${rulesFile}`, 'p=Auto', 'c=TMOffline', `pout=${own}`], { encoding: 'utf8', maxBuffer: 64 << 20 });
     if (gen.status !== 0) throw new Error(`anchor trace generation failed: ${gen.stderr}`);
-    const ownPk = readTrace(fs.readFileSync(own, 'utf8'));
+    // its first packets, as many as ours (it always generates 1,000,000; reading them is most of a run)
+    const ownLines = fs.readFileSync(own, 'utf8').split('\n').slice(0, o.packets).join('\n') + '\n';
+    fs.writeFileSync(own, ownLines);
+    const ownPk = readTrace(ownLines);
     traces.push({ label: "the anchor's packets", pk: ownPk, file: own, out: new Int32Array(ownPk.n) });
 
     const params = o.params ?? DEFAULT_BUILD_PARAMS;
@@ -231,6 +240,9 @@ export function compareWithAnchors(exe: string, name: string, doc: ConfigDoc, o:
 
     const names = ['ours', ...ANCHORS.map((a) => a.name)];
     const times = new Map(names.map((k) => [k, traces.map((): number[] => [])]));
+    // per round and trace, ours over the best anchor of the same round: the runs of a round are
+    // adjacent in time, so the ratio cancels most of what a shared machine does to both
+    const paired = traces.map((): number[] => []);
     const builds = new Map(names.map((k): [string, number[]] => [k, []]));
     const bytes = new Map<string, number>([['ours', classifierBytes(first.data)]]);
     builds.get('ours')!.push(first.ms);
@@ -244,12 +256,15 @@ export function compareWithAnchors(exe: string, name: string, doc: ConfigDoc, o:
         const t0 = performance.now();
         ours(cls, t.pk, 0, t.pk.n, t.out);
         times.get('ours')![ti].push(t.pk.n / ((performance.now() - t0) / 1000));
+        const last = (k: string) => times.get(k)![ti][round];
+        paired[ti].push(last('ours') / Math.max(...ANCHORS.map((a) => last(a.name))));
       });
       if (round > 0) builds.get('ours')!.push(build().ms);
     }
     return {
       traces: traces.map((t) => `${t.label} (${t.pk.n.toLocaleString('en-US')})`),
       rows: names.map((k) => ({ name: k, lookups: times.get(k)!.map(median), buildMs: median(builds.get(k)!), bytesPerRule: bytes.get(k)! / count })),
+      paired: paired.map((r) => ({ median: median(r), min: Math.min(...r), max: Math.max(...r) })),
     };
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
@@ -258,7 +273,7 @@ export function compareWithAnchors(exe: string, name: string, doc: ConfigDoc, o:
 
 /** One markdown table for a rule set: ours against both anchors, and the ratio to the best
  * anchor on each trace. */
-export function anchorTable(name: string, rules: number, traces: string[], rows: AnchorRow[]): string {
+export function anchorTable(name: string, rules: number, traces: string[], rows: AnchorRow[], paired: PairedRatio[]): string {
   const fmt = (x: number) => Math.round(x).toLocaleString('en-US');
   const best = traces.map((_, ti) => Math.max(...rows.filter((r) => r.name !== 'ours').map((r) => r.lookups[ti])));
   const lines = [
@@ -271,6 +286,8 @@ export function anchorTable(name: string, rules: number, traces: string[], rows:
     const cells = traces.map((_, ti) => `${fmt(r.lookups[ti])} | ${(r.lookups[ti] / best[ti]).toFixed(2)}x`);
     lines.push(`| ${r.name === 'ours' ? 'fwd (compiled)' : r.name} | ${cells.join(' | ')} | ${r.buildMs.toFixed(1)} | ${fmt(r.bytesPerRule)} |`);
   }
+  const spread = paired.map((p, ti) => `${traces[ti]}: ${p.median.toFixed(2)}x (rounds ${p.min.toFixed(2)}-${p.max.toFixed(2)})`);
+  lines.push('', `Ours over the best anchor of the same round, median: ${spread.join('; ')}.`);
   return lines.join('\n');
 }
 
@@ -286,8 +303,8 @@ export function runAnchors(sets: Array<{ name: string; doc: () => ConfigDoc }>, 
   }
   for (const s of sets) {
     const doc = s.doc();
-    const { traces, rows } = compareWithAnchors(built.exe, s.name, doc, o);
-    console.log(anchorTable(s.name, doc.policies.length, traces, rows));
+    const { traces, rows, paired } = compareWithAnchors(built.exe, s.name, doc, o);
+    console.log(anchorTable(s.name, doc.policies.length, traces, rows, paired));
     console.log('');
     process.stderr.write(`${s.name}: anchors done\n`);
   }

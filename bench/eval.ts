@@ -208,7 +208,7 @@ function main(): void {
         anchorsDir: path.resolve(arg('anchors-dir') ?? path.resolve(__dirname, '../../../shared/anchors')),
         buildDir: path.resolve(arg('anchor-build') ?? path.join(os.tmpdir(), 'fwd-anchors-build')),
         rounds: Number(arg('anchor-rounds') ?? '5'),
-        packets: Number(arg('anchor-packets') ?? '1000000'),
+        packets: Number(arg('anchor-packets') ?? '300000'),
         sample: 300,
         params,
       },
