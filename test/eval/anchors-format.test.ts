@@ -1,7 +1,9 @@
 // The anchors benchmark (bench/anchors.ts) hands the reference C++ classifiers our rules and
 // packets as files: these tests pin that the ClassBench text it writes is exactly what our
 // mapping (bench/classbench.ts) read, and that packets survive the trace format both ways.
-import { classBenchText, readTrace, traceText } from '../../bench/anchors';
+import os from 'node:os';
+import path from 'node:path';
+import { buildAnchor, classBenchText, readTrace, traceText } from '../../bench/anchors';
 import { classBenchDoc, parseClassBench } from '../../bench/classbench';
 import { rng } from '../../bench/generate';
 import { makePackets } from '../../bench/packets';
@@ -58,5 +60,12 @@ describe('anchors: rules and packets as the reference classifiers read them', ()
     expect([...own.key]).toEqual([(6 << 16) | 80, 1 << 16]);
     expect(own.words[0] >>> 0).toBe(167772161);
     expect(own.words[8 + 4] >>> 0).toBe(3232235777);
+  });
+
+  test('without the anchor sources (or g++ and make) the section says why instead of failing', () => {
+    const where = path.join(os.tmpdir(), `fwd-no-anchors-${process.pid}`);
+    const r = buildAnchor({ anchorsDir: where, buildDir: path.join(where, 'build'), rounds: 1, packets: 1, sample: 1 });
+    expect('missing' in r).toBe(true);
+    if ('missing' in r) expect(r.missing).toMatch(/^(no anchor sources in .*fwd-no-anchors-\d+\/tuplemerge|g\+\+.* not found|make not found)$/);
   });
 });
