@@ -1,8 +1,9 @@
 // Packet-classification benchmark: `npm run bench:eval` (node dist/bench/eval.js).
 // Options: --classbench DIR (default ../shared/bench-data/classbench from the repository),
 // --only NAME[,NAME] (rule sets whose name contains one of them), --seconds S (per timing),
-// --params JSON (override build parameters, for tuning), --anchors (then the side-by-side with
-// the reference C++ classifiers, bench/anchors.ts; --anchors-dir DIR, --anchor-build DIR, --anchor-rounds N,
+// --params JSON (override build parameters, for tuning), --no-analysis (skip the analysis table,
+// bench/analysis.ts), --anchors (then the side-by-side with the reference C++ classifiers,
+// bench/anchors.ts; --anchors-dir DIR, --anchor-build DIR, --anchor-rounds N,
 // --anchor-packets N), --pipeline (then where a packet's time goes in the whole pipeline,
 // bench/pipeline.ts).
 // Times are CPU time of this process (process.cpuUsage: user + system, GC threads included),
@@ -21,6 +22,7 @@ import { compileImage } from '../src/eval/compile';
 import { CompiledConfig } from '../src/eval/compiled';
 import { LinearClassifier } from '../src/eval/linear';
 import { ReferenceEvaluator } from '../src/eval/reference';
+import { analysisBench } from './analysis';
 import { classBenchDoc, loadClassBench } from './classbench';
 import { generateConfig, REALISTIC, rng } from './generate';
 import { makePackets, toPacket, type PacketSet } from './packets';
@@ -200,6 +202,7 @@ function main(): void {
     console.log(`| ${r.name} | ${fmt(r.rules)} | ${fmt(r.buildMs)} | ${fmt(r.bytesPerRule)} | ${fmt(r.compiled)} | ${fmt(r.linear)} | ${(r.compiled / r.linear).toFixed(1)}x | ${fmt(r.analysisMs)} | ${fmt(r.covered)} / ${fmt(r.undecided)} | ${fmt(r.evalPerSec)} | ${fmt(r.checked)} |`);
   }
   const chosen = sets.filter((s) => !only || only.some((o) => s.name.includes(o)));
+  if (!process.argv.includes('--no-analysis')) analysisBench(chosen);
   if (process.argv.includes('--pipeline')) runPipeline(chosen, 5, Math.min(seconds, 0.5));
   if (process.argv.includes('--anchors')) {
     runAnchors(

@@ -20,6 +20,7 @@ import { HttpServer } from './api/server';
 import type { AppContext } from './api/context';
 import { allRoutes } from './api/routes';
 import { createCompiler, type CommitCompiler } from './workers/commit-compiler';
+import { DeepAnalysis } from './workers/deep-analysis';
 
 export interface Daemon {
   port: number;
@@ -91,17 +92,21 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
   await store.open(() => serializeDoc(emptyDoc(settings.interfaces)));
   let compiler: CommitCompiler | null = null;
   let cluster: ClusterParts | null = null;
+  let analysis: DeepAnalysis | null = null;
   try {
     await ensureAdmin(store, settings, opts.announce ?? ((l) => process.stdout.write(`${l}\n`)));
     const secret = settings.jwtSecret ?? (await store.getOrCreateSecret(() => randomBytes(48).toString('base64')));
     compiler = createCompiler();
     const config = new ConfigService(store, settings, log, compiler, commitChecks);
     await config.init();
+    analysis = new DeepAnalysis({ timeoutMs: settings.analysisTimeoutMs, logger: log });
+    const deep = analysis;
+    config.onRunningChange((state) => deep.watch(state));
     const tokens = new TokenService(secret, settings.tokenTtlSec, store);
     const redis = store instanceof RedisStore ? store : null;
     const limiter = new LoginLimiter(settings.loginMaxFailures, settings.loginWindowSec, redis ? new RedisFailureLog(redis) : undefined);
     if (redis) cluster = wireCluster(settings, redis, config, tokens, log);
-    const ctx: AppContext = { settings, store, log, config, startedAt: Date.now(), nodes: null! };
+    const ctx: AppContext = { settings, store, log, config, startedAt: Date.now(), nodes: null!, analysis: deep };
     const server = new HttpServer({
       host: settings.host, port: settings.port, maxBodyBytes: settings.maxBodyBytes, logger: log,
       routes: allRoutes(ctx, tokens, limiter), auth: tokens,
@@ -123,6 +128,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
       close: async () => {
         clearInterval(sweep);
         await server.close();
+        await deep.close();
         await parts?.worker?.close();
         await parts?.queue.close();
         await nodes.close();
@@ -133,6 +139,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
       },
     };
   } catch (e) {
+    await analysis?.close().catch(() => undefined);
     await cluster?.worker?.close().catch(() => undefined);
     await cluster?.queue.close().catch(() => undefined);
     await compiler?.close().catch(() => undefined);

@@ -4,6 +4,7 @@ import type { Settings } from '../settings';
 import type { Store } from '../store/types';
 import type { ConfigService } from '../session/service';
 import type { CompiledConfig } from '../eval/compiled';
+import type { DeepAnalysisResults } from '../workers/deep-analysis';
 import type { NodeDirectory } from '../cluster/nodes';
 
 export interface AppContext {
@@ -12,6 +13,8 @@ export interface AppContext {
   log: Logger;
   config: ConfigService<CompiledConfig>;
   startedAt: number; // unix ms
+  /** the deep analysis of running versions (absent: only the commit's quick analysis) */
+  analysis?: DeepAnalysisResults;
   /** The instances serving this firewall (this one alone on the embedded store); set at listen. */
   nodes: NodeDirectory;
 }

@@ -50,7 +50,9 @@ export function evalRoutes(ctx: AppContext): RouteDef[] {
     { method: 'GET', pattern: '/api/analysis', body: 'none', handler: async (req) => {
       const { compiled, version } = await target(ctx, req);
       if (!compiled.analysis) throw new FwError('ERR_SYS_4001', 'the analysis was not computed');
-      return { body: { version, ...compiled.analysis } };
+      // the running version's deep result once it is there; the commit's quick one until then
+      const deep = configQuery(req) === 'candidate' ? null : ctx.analysis?.result(version) ?? null;
+      return { body: { version, pass: deep ? 'deep' : 'quick', ...(deep ?? compiled.analysis) } };
     } },
   ];
 }
