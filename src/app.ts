@@ -134,7 +134,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     });
     await Promise.all([cluster?.queue.ready(), cluster?.worker?.ready()]);
     const port = await server.listen();
-    const nodes = await startNode(settings, port, redis, config, log);
+    const nodes = await startNode(settings, port, redis, config, dataPlane, log);
     ctx.nodes = nodes;
     if (cluster) config.useCluster(cluster.queue, (v) => nodes.waitForVersion(v));
     const sweep = setInterval(() => config.expireIdle().catch((e) => log.debug({ err: String(e) }, 'session sweep failed')), 1000);
@@ -173,12 +173,12 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
 }
 
 /** Registers this instance: in the Redis cluster with a heartbeat, or as the one local node. */
-async function startNode(settings: Settings, port: number, redis: RedisStore | null, config: ConfigService<CompiledConfig>, log: Logger): Promise<NodeDirectory> {
+async function startNode(settings: Settings, port: number, redis: RedisStore | null, config: ConfigService<CompiledConfig>, dataPlane: DataPlane, log: Logger): Promise<NodeDirectory> {
   const id = settings.nodeId ?? defaultNodeId(port);
   const address = settings.advertise ?? `${settings.host}:${port}`;
-  const version = () => config.current().meta.version;
-  if (!redis) return new LocalNode(id, address, version);
-  const node = new ClusterNode(redis, { id, address, heartbeatMs: 1000, syncTimeoutMs: settings.commitSyncTimeoutMs }, version, log);
+  const state = () => ({ version: config.current().meta.version, dataplane: dataPlane.status() });
+  if (!redis) return new LocalNode(id, address, state);
+  const node = new ClusterNode(redis, { id, address, heartbeatMs: 1000, syncTimeoutMs: settings.commitSyncTimeoutMs }, state, log);
   // a swap is reported at once, not at the next heartbeat: commits wait for it
   config.onRunningChange(() => { node.beat().catch(() => undefined); });
   // each heartbeat also catches up with a version whose message was missed

@@ -5,11 +5,19 @@ import os from 'node:os';
 import type { Logger } from 'pino';
 import type { RedisStore } from '../store/redis/redis-store';
 import { unreachable } from '../store/redis/connection';
+import type { DataPlaneStatus } from '../dataplane/types';
+
+/** What a node reports of itself: the version it serves, and what its kernel holds. */
+export interface NodeState {
+  version: number;
+  dataplane: DataPlaneStatus;
+}
 
 export interface NodeInfo {
   id: string;
   address: string;
   version: number; // the running version this node serves
+  dataplane: DataPlaneStatus; // the version its kernel holds, or its apply error
   last_heartbeat: string; // ISO time
   started_at: string;
   live: boolean;
@@ -29,10 +37,9 @@ export function defaultNodeId(port: number): string {
   return `${os.hostname()}-${port}`;
 }
 
-interface Registration {
+interface Registration extends NodeState {
   id: string;
   address: string;
-  version: number;
   heartbeat: number; // unix ms
   startedAt: number;
 }
@@ -40,11 +47,11 @@ interface Registration {
 /** The single node of an embedded store. */
 export class LocalNode implements NodeDirectory {
   private readonly startedAt = Date.now();
-  constructor(readonly id: string, private readonly address: string, private readonly version: () => number) {}
+  constructor(readonly id: string, private readonly address: string, private readonly state: () => NodeState) {}
 
   async nodes(): Promise<NodeInfo[]> {
     const now = new Date().toISOString();
-    return [{ id: this.id, address: this.address, version: this.version(), last_heartbeat: now, started_at: new Date(this.startedAt).toISOString(), live: true, self: true }];
+    return [{ id: this.id, address: this.address, ...this.state(), last_heartbeat: now, started_at: new Date(this.startedAt).toISOString(), live: true, self: true }];
   }
 
   async waitForVersion(): Promise<string[]> {
@@ -75,7 +82,7 @@ export class ClusterNode implements NodeDirectory {
   constructor(
     private readonly store: RedisStore,
     private readonly opts: ClusterNodeOptions,
-    private readonly version: () => number,
+    private readonly state: () => NodeState,
     private readonly log: Logger,
   ) {
     this.id = opts.id;
@@ -94,7 +101,7 @@ export class ClusterNode implements NodeDirectory {
 
   /** Tells the cluster which version this node serves (also right after it swaps). */
   async beat(): Promise<void> {
-    const reg: Registration = { id: this.id, address: this.opts.address, version: this.version(), heartbeat: Date.now(), startedAt: this.startedAt };
+    const reg: Registration = { id: this.id, address: this.opts.address, ...this.state(), heartbeat: Date.now(), startedAt: this.startedAt };
     await this.store.redis.hset(this.store.keys.nodes, this.id, JSON.stringify(reg));
   }
 
@@ -124,6 +131,7 @@ export class ClusterNode implements NodeDirectory {
         id: r.id,
         address: r.address,
         version: r.version,
+        dataplane: r.dataplane,
         last_heartbeat: new Date(r.heartbeat).toISOString(),
         started_at: new Date(r.startedAt).toISOString(),
         live: this.isLive(r, now),

@@ -43,6 +43,7 @@ test('begin on one instance, change on another, commit on a third: every instanc
   expect(nodes.map((n: { id: string }) => n.id)).toEqual(['node0', 'node1', 'node2']);
   for (const n of nodes) {
     expect(n).toMatchObject({ version, live: true });
+    expect(n.dataplane).toMatchObject({ mode: 'none', applied_version: version, error: null });
     expect(n.address).toMatch(/^127\.0\.0\.1:\d+$/);
     expect(Date.now() - Date.parse(n.last_heartbeat)).toBeLessThan(10_000);
   }
