@@ -15,6 +15,9 @@ import { HttpServer } from './api/server';
 import type { AppContext } from './api/context';
 import { allRoutes } from './api/routes';
 import { createCompiler, type CommitCompiler } from './workers/commit-compiler';
+import { Metrics } from './api/metrics';
+import { AuditTrail } from './api/audit';
+import { Readiness } from './api/readiness';
 
 export interface Daemon {
   port: number;
@@ -36,12 +39,22 @@ async function ensureAdmin(store: Store, settings: Settings, announce: (line: st
   if (!settings.adminPassword) announce(`initial admin account "${settings.adminUser}" with password: ${password}`);
 }
 
+/** What /readyz needs of every daemon: the store answers, and the running version is compiled. */
+function registerCoreReadiness(ctx: AppContext): void {
+  ctx.readiness.register('store', () => ctx.store.ping());
+  ctx.readiness.register('running', async () => {
+    await ctx.config.current().compiled;
+  });
+}
+
 export async function startDaemon(settings: Settings, opts: DaemonOptions = {}): Promise<Daemon> {
   // buffered, asynchronous log writes: one write syscall per ~4 KiB instead of per line
   const dest = opts.logger ? null : pino.destination({ sync: false, minLength: 4096 });
   const log = opts.logger ?? pino({ level: settings.logLevel, base: { pid: process.pid } }, dest!);
   const flushLog = () => dest?.flushSync();
-  const store: Store = new EmbeddedStore({
+  let sessionInfo = async () => ({ active: false, changes: 0 }); // the session gauges, once the service is made
+  const metrics = new Metrics(() => sessionInfo());
+  const store: Store = metrics.timedStore(new EmbeddedStore({
     dir: settings.dataDir,
     logger: log,
     // a failed disk write leaves memory ahead of the disk: stop, and let the supervisor
@@ -51,21 +64,25 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
       flushLog();
       process.exit(1);
     },
-  });
+  }));
   await store.open(() => serializeDoc(emptyDoc(settings.interfaces)));
   let compiler: CommitCompiler | null = null;
   try {
     await ensureAdmin(store, settings, opts.announce ?? ((l) => process.stdout.write(`${l}\n`)));
     const secret = settings.jwtSecret ?? (await store.getOrCreateSecret(() => randomBytes(48).toString('base64')));
-    compiler = createCompiler();
+    compiler = metrics.timedCompiler(createCompiler());
     const config = new ConfigService(store, settings, log, compiler, commitChecks);
+    sessionInfo = () => config.info();
     await config.init();
-    const ctx: AppContext = { settings, store, log, config, startedAt: Date.now() };
+    const ctx: AppContext = {
+      settings, store, log, config, startedAt: Date.now(), audit: new AuditTrail(store), metrics, readiness: new Readiness(),
+    };
+    registerCoreReadiness(ctx);
     const tokens = new TokenService(secret, settings.tokenTtlSec, store);
     const limiter = new LoginLimiter(settings.loginMaxFailures, settings.loginWindowSec);
     const server = new HttpServer({
       host: settings.host, port: settings.port, maxBodyBytes: settings.maxBodyBytes, logger: log,
-      routes: allRoutes(ctx, tokens, limiter), auth: tokens,
+      routes: allRoutes(ctx, tokens, limiter), auth: tokens, requests: metrics.requests,
     });
     const port = await server.listen();
     const sweep = setInterval(() => config.expireIdle().catch((e) => log.error({ err: e }, 'session sweep failed')), 1000);

@@ -18,6 +18,8 @@ export interface Settings {
   loginMaxFailures: number;
   loginWindowSec: number;
   commitTimeoutMs: number;
+  /** FW_METRICS: client addresses or networks that may scrape /metrics without a token ("" : none) */
+  metricsAllow: string;
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, def: number, min: number, max: number): number {
@@ -59,5 +61,6 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     loginMaxFailures: int(env, 'FW_LOGIN_MAX_FAILURES', 5, 1, 1000),
     loginWindowSec: int(env, 'FW_LOGIN_WINDOW', 60, 1, 86400),
     commitTimeoutMs: int(env, 'FW_COMMIT_TIMEOUT', 60, 1, 3600) * 1000,
+    metricsAllow: env.FW_METRICS ?? '',
   };
 }

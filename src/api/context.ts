@@ -4,6 +4,9 @@ import type { Settings } from '../settings';
 import type { Store } from '../store/types';
 import type { ConfigService } from '../session/service';
 import type { CompiledConfig } from '../eval/compiled';
+import type { AuditTrail } from './audit';
+import type { Metrics } from './metrics';
+import type { Readiness } from './readiness';
 
 export interface AppContext {
   settings: Settings;
@@ -11,4 +14,8 @@ export interface AppContext {
   log: Logger;
   config: ConfigService<CompiledConfig>;
   startedAt: number; // unix ms
+  audit: AuditTrail;
+  metrics: Metrics;
+  /** the checks of GET /readyz: modules with a readiness condition register one here */
+  readiness: Readiness;
 }

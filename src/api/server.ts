@@ -14,6 +14,12 @@ export interface Authenticator {
   authenticate(header: string): AuthUser | Promise<AuthUser>;
 }
 
+/** Where each answer is counted (src/api/metrics.ts): by route pattern, method and status. */
+export interface RequestObserver<S = unknown> {
+  seriesOf(route: string, method: string, status: number): S;
+  observe(series: S, seconds: number): void;
+}
+
 export interface ServerOptions {
   host: string;
   port: number;
@@ -21,7 +27,10 @@ export interface ServerOptions {
   logger: Logger;
   routes: RouteDef[];
   auth: Authenticator;
+  requests?: RequestObserver;
 }
+
+const KNOWN_METHODS = new Set(['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS']);
 
 const STATUS_TEXT: Record<number, string> = {
   200: '200 OK', 304: '304 Not Modified', 400: '400 Bad Request', 401: '401 Unauthorized', 404: '404 Not Found',
@@ -40,6 +49,8 @@ export class HttpServer {
   private inFlight = 0;
   private idCounter = 0;
   private drainWaiters: Array<() => void> = [];
+  /** metric series by route (null: no route matched) and status, looked up once each */
+  private readonly series = new Map<RouteDef | null, Map<number, unknown>>();
   port = 0;
 
   constructor(private readonly opts: ServerOptions) {
@@ -105,17 +116,19 @@ export class HttpServer {
       if (--this.inFlight === 0) for (const w of this.drainWaiters.splice(0)) w();
     };
 
+    let routeDef: RouteDef | null = null;
     const send = (status: number, json: string | Uint8Array, extra: Record<string, string> = {}) => {
       if (state.aborted || state.done) return;
       state.done = true;
       res.cork(() => {
         res.writeStatus(STATUS_TEXT[status] ?? String(status));
-        res.writeHeader('Content-Type', 'application/json');
+        if (extra['Content-Type'] === undefined) res.writeHeader('Content-Type', 'application/json');
         res.writeHeader('X-Request-Id', id);
         for (const k in extra) res.writeHeader(k, extra[k]);
         res.end(json);
       });
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      this.count(routeDef, method, status, ms / 1000);
       log.info({ reqId: id, method, path, status, ms: Math.round(ms * 1000) / 1000 }, 'request');
     };
     const sendError = (e: unknown) => {
@@ -132,6 +145,7 @@ export class HttpServer {
       return sendError(new FwError('ERR_NET_1009', `${method} is not allowed on ${path}`, undefined, { Allow: match.allow.join(', ') }));
     }
     const def = match.def;
+    routeDef = def;
     const limit = Math.max(def.maxBody ?? 0, this.opts.maxBodyBytes);
     if (hasBody && Number(contentLength) > limit) {
       return sendError(new FwError('ERR_NET_1010', `body is over ${limit} bytes`));
@@ -172,6 +186,22 @@ export class HttpServer {
       // could announce megabytes on many connections and send nothing); one chunk is not copied again
       if (isLast) run(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
     });
+  }
+
+  /** Counts an answer in the request metrics. */
+  private count(def: RouteDef | null, method: string, status: number, seconds: number): void {
+    const obs = this.opts.requests;
+    if (!obs) return;
+    if (!def) return obs.observe(obs.seriesOf('unmatched', KNOWN_METHODS.has(method) ? method : 'OTHER', status), seconds);
+    let byStatus = this.series.get(def);
+    if (!byStatus) this.series.set(def, (byStatus = new Map()));
+    let s = byStatus.get(status);
+    if (s === undefined) {
+      // the route's own pattern and method: bounded label values whatever the client sends
+      s = obs.seriesOf(def.pattern, def.method, status);
+      byStatus.set(status, s);
+    }
+    obs.observe(s, seconds);
   }
 
   private async handle(def: RouteDef, req: Req, raw: Buffer | null): Promise<Reply> {

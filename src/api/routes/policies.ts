@@ -1,7 +1,8 @@
 // /api/policies: security policies in evaluation order, with /move.
 import type { AppContext } from '../context';
 import { crudRoutes } from '../crud';
-import { renderPolicy } from '../../config/render/rules';
+import { Type } from '@sinclair/typebox';
+import { PolicyModel, renderPolicy } from '../../config/render/rules';
 import { parseRuleId } from '../../config/validate';
 
 export function policyRoutes(ctx: AppContext) {
@@ -17,6 +18,8 @@ export function policyRoutes(ctx: AppContext) {
       remove: 'policy deleted from candidate',
       move: 'policy moved successfully',
     },
+    model: PolicyModel,
+    listModel: Type.Array(PolicyModel),
     list: (doc) => doc.policies.map((p) => renderPolicy(doc, p)),
     one: (doc, key) => {
       const id = parseRuleId(key);
