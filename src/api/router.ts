@@ -23,7 +23,7 @@ export class Router {
   }
 
   match(method: string, path: string): Match {
-    const parts = path.split('/').filter(Boolean);
+    const parts = segmentsOf(path);
     const candidates = this.bySegmentCount.get(parts.length);
     if (!candidates) return { kind: 'not-found' };
     const allow: string[] = [];
@@ -43,6 +43,16 @@ export class Router {
     if (allow.length) return { kind: 'method-not-allowed', allow };
     return { kind: 'not-found' };
   }
+}
+
+/**
+ * The segments of a request path. One trailing slash is ignored; an empty segment inside
+ * ("/api/nat//move") is kept, an empty parameter the handler refuses (400 bad id, 404 no such
+ * name), rather than collapsed into another route's path.
+ */
+function segmentsOf(path: string): string[] {
+  const end = path.length > 1 && path.endsWith('/') ? path.length - 1 : path.length;
+  return path.slice(1, end).split('/');
 }
 
 function matchSegments(pattern: string[], parts: string[]): Record<string, string> | null {

@@ -25,7 +25,7 @@ export class OpenApiChecker {
     addFormats(this.ajv);
     this.templates = Object.keys(doc.paths).map((p) => {
       const segments = p.split('/').filter(Boolean);
-      const regex = new RegExp(`^/${segments.map((s) => (s.startsWith('{') ? '[^/]+' : escape(s))).join('/')}/?$`);
+      const regex = new RegExp(`^/${segments.map((s) => (s.startsWith('{') ? '[^/]*' : escape(s))).join('/')}/?$`);
       return { path: p, regex, literals: segments.filter((s) => !s.startsWith('{')).length };
     });
   }
@@ -39,7 +39,7 @@ export class OpenApiChecker {
 
   /** Throws an Error that says what the document does not describe about this answer. */
   check(method: string, url: string, status: number, contentType: string | null, requestId: string | null, text: string): void {
-    const path = url.split('?')[0];
+    const path = new URL(url, 'http://x').pathname; // as the client sent it: "." and ".." segments resolved
     const where = `${method} ${url} -> ${status}`;
     if (!requestId) throw new Error(`${where}: no X-Request-Id header`);
     const template = this.templateOf(path);
