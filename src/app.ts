@@ -84,6 +84,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
       host: settings.host, port: settings.port, maxBodyBytes: settings.maxBodyBytes, logger: log,
       routes: allRoutes(ctx, tokens, limiter), auth: tokens, requests: metrics.requests,
     });
+    metrics.inFlight = () => server.requestsInFlight;
     const port = await server.listen();
     const sweep = setInterval(() => config.expireIdle().catch((e) => log.error({ err: e }, 'session sweep failed')), 1000);
     sweep.unref();

@@ -104,8 +104,8 @@ export function crudRoutes(ctx: AppContext, spec: CrudSpec): RouteDef[] {
   const change = (summary: string, body?: TSchema) => ({ tag, summary, response: MessageReply, body, errors: [409] });
   const read = (summary: string, response: TSchema, query: Record<string, QueryDoc> = {}) =>
     ({ tag, summary, response, query: { ...configQueryDoc, ...query }, etag: true, errors: [409] });
-  const audited = (req: Req, op: string, key: string | undefined, payload: unknown) =>
-    ctx.audit.record(req, `change.${op}`, key === undefined ? spec.kind : `${spec.kind} ${key}`, payload);
+  const audited = (req: Req, op: string, key: string, payload: unknown) =>
+    ctx.audit.record(req, `change.${op}`, `${spec.kind} ${key}`, payload);
   const routes: RouteDef[] = [
     {
       method: 'GET',
@@ -149,7 +149,9 @@ export function crudRoutes(ctx: AppContext, spec: CrudSpec): RouteDef[] {
       doc: change(`Create a ${spec.noun} in the candidate`, bodies.create),
       handler: async (req) => {
         const r = await ctx.config.change(user(req), { op: 'create', kind: spec.kind, body: req.body });
-        await audited(req, 'create', r.id !== undefined ? String(r.id) : undefined, req.body);
+        // the new object's key: the id handed out, or the name the (accepted) body gave
+        const key = r.id !== undefined ? String(r.id) : String((req.body as Record<string, unknown>)[spec.param]);
+        await audited(req, 'create', key, req.body);
         return message(create, r.id !== undefined ? { id: String(r.id) } : {});
       },
     });

@@ -83,6 +83,8 @@ export class Metrics {
   readonly loginFailures: Counter;
   readonly loginThrottled: Counter;
   readonly evalPackets: Counter<'endpoint'>;
+  /** the requests being served now (set by the app once the server exists) */
+  inFlight: () => number = () => 0;
 
   constructor(session: SessionGauge) {
     const registers = [this.registry];
@@ -96,6 +98,11 @@ export class Metrics {
     this.loginFailures = new Counter({ name: 'fwd_login_failures_total', help: 'Failed logins (unknown user or wrong password)', registers });
     this.loginThrottled = new Counter({ name: 'fwd_login_throttled_total', help: 'Logins refused with 429 after too many failures', registers });
     this.evalPackets = new Counter({ name: 'fwd_eval_packets_total', help: 'Packets evaluated, by endpoint', labelNames: ['endpoint'], registers });
+    const metrics = this;
+    new Gauge({
+      name: 'fwd_http_requests_in_flight', help: 'Requests received and not yet answered (this scrape included)', registers,
+      collect() { this.set(metrics.inFlight()); },
+    });
     new Gauge({
       name: 'fwd_session_active', help: '1 while a configuration session is open', registers,
       async collect() { this.set((await session()).active ? 1 : 0); },

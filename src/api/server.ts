@@ -72,6 +72,11 @@ export class HttpServer {
     return this.port;
   }
 
+  /** Requests received (their body may still be arriving) and not yet answered. */
+  get requestsInFlight(): number {
+    return this.inFlight;
+  }
+
   /** Stops accepting connections, then waits (bounded) for requests in flight. */
   async close(timeoutMs = 10_000): Promise<void> {
     if (this.listenSocket) uWS.us_listen_socket_close(this.listenSocket);
@@ -84,6 +89,8 @@ export class HttpServer {
     }
     // close() exists at run time in this build but is missing from its typings; it ends
     // the idle keep-alive connections so the event loop can finish
+    // one turn of the event loop: uWS sends the answers just corked before sockets are closed
+    await new Promise((r) => setImmediate(r));
     (this.app as unknown as { close?: () => void } | null)?.close?.();
     this.app = null;
   }
