@@ -82,9 +82,16 @@ export function configQuery(req: Req): 'running' | 'candidate' {
   throw new FwError('ERR_NET_1005', `query "config": "${which}" is not one of running, candidate`);
 }
 
+const etags = new WeakMap<Running, string>();
+
 /** The ETag of every read of a running version: its number and commit time name it exactly. */
 function etagOf(running: Running): string {
-  return `"v${running.meta.version}.${running.meta.time.toString(36)}"`;
+  let etag = etags.get(running);
+  if (etag === undefined) {
+    etag = `"v${running.meta.version}.${running.meta.time.toString(36)}"`;
+    etags.set(running, etag);
+  }
+  return etag;
 }
 
 /** 304 when the client already holds this version's answer (If-None-Match), else null. */
@@ -112,10 +119,12 @@ export function crudRoutes(ctx: AppContext, spec: CrudSpec): RouteDef[] {
       pattern: spec.path,
       body: 'none',
       doc: read(`List ${tag}`, spec.listModel, spec.listQuery),
-      handler: async (req) => {
+      handler: (req) => {
         const variant = spec.listVariant ? spec.listVariant(req.query) : '';
-        const { doc, running } = await readSource(ctx, req);
-        if (!running) return { body: spec.list(doc, variant) };
+        // the running version's answer is cached JSON, given in the same call
+        if (configQuery(req) === 'candidate') return ctx.config.candidate().then(({ doc }) => ({ body: spec.list(doc, variant) }));
+        const running = ctx.config.current();
+        const doc = running.doc;
         const etag = etagOf(running);
         return notModified(req, etag) ?? {
           body: undefined,

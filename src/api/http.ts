@@ -18,7 +18,8 @@ export interface Req {
   path: string;
   params: Record<string, string>;
   query: URLSearchParams;
-  headers: { authorization: string; contentType: string; ifNoneMatch: string };
+  headers: { authorization: string; ifNoneMatch: string };
+  /** The client's address on routes without a token (login, metrics); "" on the others. */
   ip: string;
   /** Parsed JSON body; undefined when the request had none (or on a body: 'raw' route). */
   body: unknown;

@@ -6,7 +6,7 @@ import { dummyHash, verifyPassword } from '../../auth/passwords';
 import type { LoginLimiter } from '../../auth/login-limiter';
 import type { TokenService } from '../../auth/tokens';
 import type { AppContext } from '../context';
-import { message, type RouteDef } from '../http';
+import { message, type AuthUser, type RouteDef } from '../http';
 import { MessageReply } from '../schemas';
 
 const LoginBody = Type.Object({ username: Type.String(), password: Type.String() }, { additionalProperties: false });
@@ -16,6 +16,8 @@ const MeReply = Type.Object(
   { username: Type.String(), role: Type.Literal('admin'), expires: Type.Integer({ description: 'unix seconds' }) },
   { additionalProperties: false },
 );
+
+const meAnswers = new WeakMap<AuthUser, string>();
 
 export function authRoutes(ctx: AppContext, tokens: TokenService, limiter: LoginLimiter): RouteDef[] {
   return [
@@ -62,7 +64,15 @@ export function authRoutes(ctx: AppContext, tokens: TokenService, limiter: Login
       pattern: '/api/me',
       body: 'none',
       doc: { tag: 'auth', summary: 'Who the token belongs to', response: MeReply },
-      handler: (req) => ({ body: { username: req.user.username, role: req.user.role, expires: req.user.exp } }),
+      // the answer of a token never changes: serialized once per (cached) token
+      handler: (req) => {
+        let json = meAnswers.get(req.user);
+        if (json === undefined) {
+          json = JSON.stringify({ username: req.user.username, role: req.user.role, expires: req.user.exp });
+          meAnswers.set(req.user, json);
+        }
+        return { body: undefined, json };
+      },
     },
   ];
 }
