@@ -1,9 +1,20 @@
 // Tests run on the compiled JavaScript in dist/ (npm test builds first), so they exercise
-// the same files production runs, including the piscina worker files.
+// the same files production runs, including the piscina worker files. The HTTP API suite
+// runs twice: on the embedded store, and on a throwaway redis-server per daemon (the
+// "redis" project); the kill -9 durability test is the embedded store's own.
+const common = { testEnvironment: 'node' };
 module.exports = {
-  testEnvironment: 'node',
-  roots: ['<rootDir>/dist/test'],
-  testMatch: ['**/*.test.js'],
-  testTimeout: 60000,
   maxWorkers: 2,
+  testTimeout: 60000,
+  projects: [
+    { ...common, displayName: 'embedded', roots: ['<rootDir>/dist/test'], testMatch: ['**/*.test.js'] },
+    {
+      ...common,
+      displayName: 'redis',
+      roots: ['<rootDir>/dist/test/api'],
+      testMatch: ['**/*.test.js'],
+      testPathIgnorePatterns: ['/persistence\\.test\\.js$'],
+      setupFiles: ['<rootDir>/dist/test/helpers/redis-project.js'],
+    },
+  ],
 };

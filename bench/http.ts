@@ -1,4 +1,5 @@
-// HTTP benchmark: `npm run bench:http` (node dist/bench/http.js [--seconds S] [--classbench DIR]).
+// HTTP benchmark: `npm run bench:http` (node dist/bench/http.js [--seconds S] [--classbench DIR]);
+// with --redis, both stores side by side instead (bench/cluster.ts).
 // Starts the daemon as a child process (exactly as `npm start` runs it) on a data folder
 // seeded with a large committed configuration (ClassBench fw1_10k if present, else the
 // generated realistic one), then drives it from this process over keep-alive connections and
@@ -20,6 +21,7 @@ import { EmbeddedStore } from '../src/store/embedded';
 import { classBenchDoc, loadClassBench } from './classbench';
 import { generateConfig, REALISTIC, rng } from './generate';
 import { makePackets, toPacket } from './packets';
+import { clusterBench } from './cluster';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -212,6 +214,7 @@ async function hotPath(): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  if (process.argv.includes('--redis')) return clusterBench(seconds);
   await hotPath();
   if (arg('only') === 'hot') return;
   const { name, doc } = benchDoc();

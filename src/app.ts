@@ -1,10 +1,15 @@
-// Wiring: store, first admin, JWT secret, session service, routes and the HTTP server.
+// Wiring: store, first admin, JWT secret, session service, routes and the HTTP server; in
+// cluster mode (REDIS_URL) also the commit queue, its worker, pub/sub and the node registry.
 // main.ts runs it from the environment; tests start it in-process on a free port.
 import { randomBytes } from 'node:crypto';
 import pino, { type Logger } from 'pino';
 import type { Settings } from './settings';
 import type { Store } from './store/types';
 import { EmbeddedStore } from './store/embedded';
+import { RedisFailureLog, RedisStore } from './store/redis/redis-store';
+import { CommitQueue, CommitWorker } from './workers/commit-queue';
+import { ClusterNode, LocalNode, defaultNodeId, type NodeDirectory } from './cluster/nodes';
+import type { CompiledConfig } from './eval/compiled';
 import { emptyDoc, serializeDoc } from './config/document';
 import { commitChecks } from './config/commit-checks';
 import { ConfigService } from './session/service';
@@ -47,6 +52,43 @@ function registerCoreReadiness(ctx: AppContext): void {
   });
 }
 
+/** The store the settings ask for: Redis with REDIS_URL, else the embedded files. */
+function openStore(settings: Settings, log: Logger, onFatal: (err: unknown) => void): Store {
+  if (settings.redisUrl) {
+    return new RedisStore({ url: settings.redisUrl, clusterName: settings.clusterName, sessionLeaseMs: settings.sessionTimeoutSec * 1000 });
+  }
+  return new EmbeddedStore({
+    dir: settings.dataDir,
+    logger: log,
+    // a failed disk write leaves memory ahead of the disk: stop, and let the supervisor
+    // restart us on what is durable (crash-only, like after kill -9)
+    onFailure: onFatal,
+  });
+}
+
+/** What cluster mode adds to an instance: the commit queue, a worker, pub/sub reactions. */
+interface ClusterParts {
+  queue: CommitQueue;
+  worker: CommitWorker | null;
+}
+
+function wireCluster(settings: Settings, store: RedisStore, config: ConfigService<CompiledConfig>, tokens: TokenService | null, log: Logger): ClusterParts {
+  const queueSettings = { redisUrl: settings.redisUrl!, clusterName: settings.clusterName, commitTimeoutMs: settings.commitTimeoutMs };
+  const queue = new CommitQueue(queueSettings, log);
+  const worker = settings.worker ? new CommitWorker(queueSettings, store, config as ConfigService<unknown>, log) : null;
+  store.onEvent((e) => {
+    if (e.type === 'version') config.refreshRunning().catch((err: unknown) => log.warn({ err: String(err) }, 'could not load the new running version'));
+    else if (e.type === 'revoked') tokens?.forgetToken(e.jti);
+    else if (e.type === 'user-deleted') tokens?.forgetUser(e.username);
+  });
+  store.onReconnect(() => {
+    log.info('Redis is reachable again');
+    tokens?.forgetAll(); // revocations published during the outage were missed
+    config.refreshRunning().catch(() => undefined);
+  });
+  return { queue, worker };
+}
+
 export async function startDaemon(settings: Settings, opts: DaemonOptions = {}): Promise<Daemon> {
   // buffered, asynchronous log writes: one write syscall per ~4 KiB instead of per line
   const dest = opts.logger ? null : pino.destination({ sync: false, minLength: 4096 });
@@ -54,19 +96,14 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
   const flushLog = () => dest?.flushSync();
   let sessionInfo = async () => ({ active: false, changes: 0 }); // the session gauges, once the service is made
   const metrics = new Metrics(() => sessionInfo());
-  const store: Store = metrics.timedStore(new EmbeddedStore({
-    dir: settings.dataDir,
-    logger: log,
-    // a failed disk write leaves memory ahead of the disk: stop, and let the supervisor
-    // restart us on what is durable (crash-only, like after kill -9)
-    onFailure: (err: unknown) => {
-      log.fatal({ err }, 'store write failed; exiting');
-      flushLog();
-      process.exit(1);
-    },
+  const store = metrics.timedStore(openStore(settings, log, (err: unknown) => {
+    log.fatal({ err }, 'store write failed; exiting');
+    flushLog();
+    process.exit(1);
   }));
   await store.open(() => serializeDoc(emptyDoc(settings.interfaces)));
   let compiler: CommitCompiler | null = null;
+  let cluster: ClusterParts | null = null;
   try {
     await ensureAdmin(store, settings, opts.announce ?? ((l) => process.stdout.write(`${l}\n`)));
     const secret = settings.jwtSecret ?? (await store.getOrCreateSecret(() => randomBytes(48).toString('base64')));
@@ -74,29 +111,39 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     const config = new ConfigService(store, settings, log, compiler, commitChecks);
     sessionInfo = () => config.info();
     await config.init();
+    const tokens = new TokenService(secret, settings.tokenTtlSec, store);
+    const redis = store instanceof RedisStore ? store : null;
+    const limiter = new LoginLimiter(settings.loginMaxFailures, settings.loginWindowSec, redis ? new RedisFailureLog(redis) : undefined);
+    if (redis) cluster = wireCluster(settings, redis, config, tokens, log);
     const ctx: AppContext = {
-      settings, store, log, config, startedAt: Date.now(), audit: new AuditTrail(store), metrics, readiness: new Readiness(),
+      settings, store, log, config, startedAt: Date.now(), nodes: null!, audit: new AuditTrail(store), metrics, readiness: new Readiness(),
     };
     registerCoreReadiness(ctx);
-    const tokens = new TokenService(secret, settings.tokenTtlSec, store);
-    const limiter = new LoginLimiter(settings.loginMaxFailures, settings.loginWindowSec);
     const server = new HttpServer({
       host: settings.host, port: settings.port, maxBodyBytes: settings.maxBodyBytes, logger: log,
       routes: allRoutes(ctx, tokens, limiter), auth: tokens, requests: metrics.requests,
     });
     metrics.inFlight = () => server.requestsInFlight;
+    await Promise.all([cluster?.queue.ready(), cluster?.worker?.ready()]);
     const port = await server.listen();
-    const sweep = setInterval(() => config.expireIdle().catch((e) => log.error({ err: e }, 'session sweep failed')), 1000);
+    const nodes = await startNode(settings, port, redis, config, log);
+    ctx.nodes = nodes;
+    if (cluster) config.useCluster(cluster.queue, (v) => nodes.waitForVersion(v));
+    const sweep = setInterval(() => config.expireIdle().catch((e) => log.debug({ err: String(e) }, 'session sweep failed')), 1000);
     sweep.unref();
-    log.info({ port, host: settings.host, store: store.kind, dataDir: settings.dataDir }, 'listening');
+    log.info({ port, host: settings.host, store: store.kind, node: nodes.id, dataDir: redis ? undefined : settings.dataDir }, 'listening');
     flushLog(); // supervisors and tests wait for this line
     const activeCompiler = compiler;
+    const parts = cluster;
     return {
       port,
       ctx,
       close: async () => {
         clearInterval(sweep);
         await server.close();
+        await parts?.worker?.close();
+        await parts?.queue.close();
+        await nodes.close();
         await activeCompiler.close();
         await store.close();
         log.info('stopped');
@@ -104,7 +151,53 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
       },
     };
   } catch (e) {
+    await cluster?.worker?.close().catch(() => undefined);
+    await cluster?.queue.close().catch(() => undefined);
     await compiler?.close().catch(() => undefined);
+    await store.close().catch(() => undefined);
+    throw e;
+  }
+}
+
+/** Registers this instance: in the Redis cluster with a heartbeat, or as the one local node. */
+async function startNode(settings: Settings, port: number, redis: RedisStore | null, config: ConfigService<CompiledConfig>, log: Logger): Promise<NodeDirectory> {
+  const id = settings.nodeId ?? defaultNodeId(port);
+  const address = settings.advertise ?? `${settings.host}:${port}`;
+  const version = () => config.current().meta.version;
+  if (!redis) return new LocalNode(id, address, version);
+  const node = new ClusterNode(redis, { id, address, heartbeatMs: 1000, syncTimeoutMs: settings.commitSyncTimeoutMs }, version, log);
+  // a swap is reported at once, not at the next heartbeat: commits wait for it
+  config.onRunningChange(() => { node.beat().catch(() => undefined); });
+  // each heartbeat also catches up with a version whose message was missed
+  await node.start(() => config.refreshRunning());
+  return node;
+}
+
+/**
+ * A commit worker with no HTTP front (`npm run worker`): runs the cluster's commit jobs.
+ */
+export async function startWorker(settings: Settings, logger?: Logger): Promise<{ close(): Promise<void> }> {
+  if (!settings.redisUrl) throw new Error('a worker needs REDIS_URL');
+  const log = logger ?? pino({ level: settings.logLevel, base: { pid: process.pid, role: 'worker' } });
+  const store = new RedisStore({ url: settings.redisUrl, clusterName: settings.clusterName, sessionLeaseMs: settings.sessionTimeoutSec * 1000 });
+  await store.open(() => serializeDoc(emptyDoc(settings.interfaces)));
+  const compiler = createCompiler();
+  try {
+    const config = new ConfigService(store, settings, log, compiler, commitChecks);
+    await config.init();
+    const parts = wireCluster({ ...settings, worker: true }, store, config, null, log);
+    await Promise.all([parts.queue.ready(), parts.worker!.ready()]);
+    log.info({ cluster: settings.clusterName }, 'commit worker ready');
+    return {
+      close: async () => {
+        await parts.worker!.close();
+        await parts.queue.close();
+        await compiler.close();
+        await store.close();
+      },
+    };
+  } catch (e) {
+    await compiler.close().catch(() => undefined);
     await store.close().catch(() => undefined);
     throw e;
   }

@@ -20,6 +20,30 @@ export interface Settings {
   commitTimeoutMs: number;
   /** FW_METRICS: client addresses or networks that may scrape /metrics without a token ("" : none) */
   metricsAllow: string;
+  /** FW_CLUSTER_NAME: the firewall's name in Redis (keys fw:{name}:...) */
+  clusterName: string;
+  /** FW_COMMIT_SYNC_TIMEOUT: how long a commit waits for every instance to serve it */
+  commitSyncTimeoutMs: number;
+  /** FW_WORKER: run commit jobs in this instance (cluster mode) */
+  worker: boolean;
+  /** FW_NODE_ID: this instance's id in the cluster (default host name and port) */
+  nodeId: string | undefined;
+  /** FW_ADVERTISE: the address other nodes and operators see (default host:port) */
+  advertise: string | undefined;
+}
+
+function onOff(env: NodeJS.ProcessEnv, name: string, def: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  if (raw === 'on' || raw === 'true' || raw === '1') return true;
+  if (raw === 'off' || raw === 'false' || raw === '0') return false;
+  throw new Error(`${name} must be on or off, got "${raw}"`);
+}
+
+function name(env: NodeJS.ProcessEnv, key: string, def: string): string {
+  const raw = env[key] || def;
+  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(raw)) throw new Error(`${key} must be 1 to 64 letters, digits, "_", "." or "-", got "${raw}"`);
+  return raw;
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, def: number, min: number, max: number): number {
@@ -62,5 +86,10 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     loginWindowSec: int(env, 'FW_LOGIN_WINDOW', 60, 1, 86400),
     commitTimeoutMs: int(env, 'FW_COMMIT_TIMEOUT', 60, 1, 3600) * 1000,
     metricsAllow: env.FW_METRICS ?? '',
+    clusterName: name(env, 'FW_CLUSTER_NAME', 'default'),
+    commitSyncTimeoutMs: int(env, 'FW_COMMIT_SYNC_TIMEOUT', 5, 0, 600) * 1000,
+    worker: onOff(env, 'FW_WORKER', true),
+    nodeId: env.FW_NODE_ID ? name(env, 'FW_NODE_ID', '') : undefined,
+    advertise: env.FW_ADVERTISE || undefined,
   };
 }

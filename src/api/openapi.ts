@@ -164,5 +164,6 @@ const TAG_TEXT: Record<string, string> = {
   nat: 'NAT rules, in evaluation order',
   eval: 'What the configuration does to packets',
   audit: 'The audit trail',
+  cluster: 'The instances of a cluster',
   operations: 'Health, readiness, metrics and this document',
 };

@@ -73,7 +73,17 @@ export class TokenService {
 
   async revoke(user: AuthUser): Promise<void> {
     await this.store.revokeToken(user.jti, user.exp * 1000);
-    for (const [token, u] of this.cache) if (u.jti === user.jti) this.cache.delete(token);
+    this.forgetToken(user.jti);
+  }
+
+  /** Drops a revoked token from the cache (here, or told by another instance). */
+  forgetToken(jti: string): void {
+    for (const [token, u] of this.cache) if (u.jti === jti) this.cache.delete(token);
+  }
+
+  /** Forgets every verified token: after an outage, revocations may have been missed. */
+  forgetAll(): void {
+    this.cache.clear();
   }
 
   /** Drops the cached tokens of a deleted account; its tokens then fail the user check. */

@@ -1,18 +1,24 @@
 // The configuration session and the commit pipeline. The candidate is the base running
-// version plus the session's journal; this process keeps the candidate it built and applies
-// each change to it synchronously (validate, then mutate) before the change is appended
-// durably, so concurrent requests are serialized by the event loop and never interleave
-// inside a change. A commit is one function: validate, compile, then swap atomically.
+// version plus the session's journal, and the store holds both: this process caches the
+// candidate it last built and brings it up to date from the store's journal (only the entries
+// it has not seen), so any instance sharing the store can serve any request of the session.
+// A change is validated and applied to the cached candidate, then appended with a
+// compare-and-set on the journal length (one store round trip); when another instance
+// appended first, the candidate is rebuilt and the change tried again. A commit is one job:
+// claim the session, validate, compile, then swap atomically (in this process, or on a queue
+// worker in a cluster).
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { FwError } from '../errors';
+import { FwError, isFwError } from '../errors';
 import { applyChange, type ApplyContext, type Change } from '../config/changes';
 import type { ChangeResult } from '../config/resource';
 import { cloneDoc, parseDoc, serializeDoc } from '../config/document';
 import { diffDocs, diffSummary, type ConfigDiff } from '../config/diff';
 import type { ConfigDoc } from '../config/types';
-import type { SessionRecord, Store, VersionMeta, JournalEntry } from '../store/types';
+import type { SessionHead, SessionRecord, Store, VersionMeta, JournalEntry } from '../store/types';
 import { RunningState } from './running';
+import { Gate } from './gate';
+import { withUndo } from '../config/undo';
 
 /** Compiles a document (in worker threads) and returns its analysis warnings. */
 export interface Compiler<C> {
@@ -36,21 +42,59 @@ interface Candidate {
   sessionId: string;
   seq: number; // journal entries applied
   doc: ConfigDoc;
+  /** holds a change the store refused: rebuild before using it again */
+  dirty: boolean;
 }
 
-/** A compare-and-set the store refused: another writer moved the session (409, retry). */
+/** One commit: the session, how many of its changes it commits, who asked and why. */
+export interface CommitJob {
+  sessionId: string;
+  journalLength: number;
+  user: string;
+  description: string;
+}
+
+export interface CommitResult {
+  version: number;
+  warnings: string[];
+}
+
+/** Runs a commit job: in this process (embedded store) or on a queue worker (cluster). */
+export interface CommitRunner {
+  run(job: CommitJob): Promise<CommitResult>;
+}
+
+/** Waits until every live instance serves `version`; answers the ids of those that did not. */
+export type VersionSync = (version: number) => Promise<string[]>;
+
+/** A compare-and-set the store refused, as the contract's 409 (a commit, or a lost session). */
 function conflictAsSessionError(e: unknown): never {
   if (e instanceof Error && e.name === 'StoreConflict') {
-    throw new FwError('ERR_SYS_3002', `the session changed concurrently: ${e.message}`);
+    const why = (e as { reason?: string }).reason === 'committing' ? 'a commit of this session is in progress' : `the session changed concurrently: ${e.message}`;
+    throw new FwError('ERR_SYS_3002', why);
   }
   throw e;
 }
+
+function conflictReason(e: unknown): string | null {
+  return e instanceof Error && e.name === 'StoreConflict' ? ((e as { reason?: string }).reason ?? 'session') : null;
+}
+
+/** How often a change is tried again after another instance appended first. */
+const CHANGE_ATTEMPTS = 16;
 
 export class ConfigService<C = unknown> {
   private running!: RunningState<C>;
   private session: SessionRecord | null = null;
   private cand: Candidate | null = null;
-  private committing = false;
+  /** commit requests this process is answering, and whether it runs a commit job now */
+  private commitRequests = 0;
+  private jobRunning = false;
+  private readonly gate = new Gate();
+  private runner: CommitRunner = { run: (job) => this.commitJob(job) };
+  private versionSync: VersionSync = async () => [];
+  /** one load of a newer running version at a time */
+  private loading: Promise<void> | null = null;
   /** the candidate compiled on demand (eval with ?config=candidate), by session and journal length */
   private candCompiled: { key: string; result: Promise<{ compiled: C; warnings: string[] }> } | null = null;
   private readonly versionDocs = new Map<number, ConfigDoc>();
@@ -69,7 +113,14 @@ export class ConfigService<C = unknown> {
     const meta = await this.store.runningVersion();
     const doc = await this.versionDoc(meta.version);
     this.setRunning(new RunningState(meta, doc, this.compiler.compile(doc)));
-    await this.reloadSession();
+    await this.synced();
+    if (this.session) this.log.info({ owner: this.session.owner, changes: this.cand?.seq }, 'session restored');
+  }
+
+  /** Commits go through `runner` (a queue) and answer after `sync` (every instance serves them). */
+  useCluster(runner: CommitRunner, sync: VersionSync): void {
+    this.runner = runner;
+    this.versionSync = sync;
   }
 
   current(): RunningState<C> {
@@ -88,21 +139,79 @@ export class ConfigService<C = unknown> {
     for (const listener of this.runningListeners) listener(state);
   }
 
-  private async reloadSession(): Promise<void> {
-    this.session = null;
-    this.cand = null;
-    const state = await this.store.getSession();
-    if (!state) return;
-    const doc = cloneDoc(await this.versionDoc(state.session.baseVersion));
-    for (const entry of state.journal) applyChange(doc, entry.change, await this.contextFor(entry.change));
-    this.session = { ...state.session };
-    this.cand = { sessionId: state.session.id, seq: state.journal.length, doc };
-    this.log.info({ owner: state.session.owner, changes: state.journal.length }, 'session restored');
+  /**
+   * Serves the store's running version if it is newer than ours (another instance committed):
+   * the document at once, its matchers compiling in the pool behind it.
+   */
+  refreshRunning(): Promise<void> {
+    this.loading ??= this.loadNewerRunning().finally(() => { this.loading = null; });
+    return this.loading;
+  }
+
+  private async loadNewerRunning(): Promise<void> {
+    const meta = await this.store.runningVersion();
+    if (meta.version <= this.running.meta.version) return;
+    const doc = await this.versionDoc(meta.version);
+    if (meta.version <= this.running.meta.version) return;
+    this.setRunning(new RunningState(meta, doc, this.compiler.compile(doc)));
+    this.log.info({ version: meta.version, author: meta.author }, 'loaded a running version committed elsewhere');
+  }
+
+  /** Brings the session and the cached candidate up to date with the store (exclusive). */
+  private synced(): Promise<void> {
+    return this.gate.runExclusive(() => this.syncFromStore());
+  }
+
+  private async syncFromStore(): Promise<void> {
+    const head = await this.store.sessionHead();
+    if (!head) {
+      this.session = null;
+      this.cand = null;
+      return;
+    }
+    this.session = { ...head.session };
+    const c = this.cand;
+    if (c && !c.dirty && c.sessionId === head.session.id && c.seq === head.length) return;
+    if (c && !c.dirty && c.sessionId === head.session.id && c.seq < head.length) {
+      const entries = await this.store.journalSince(c.sessionId, c.seq);
+      if (entries && this.applyEntries(c, entries)) return;
+    }
+    await this.rebuild(head);
+  }
+
+  /** Applies journal entries to the candidate; false (candidate marked dirty) if one fails. */
+  private applyEntries(c: Candidate, entries: JournalEntry[]): boolean {
+    for (const entry of entries) {
+      if (entry.seq !== c.seq) return false;
+      if (entry.change.op === 'rollback' && !this.versionDocs.has(entry.change.version)) {
+        c.dirty = true; // its version document must be read first: rebuild
+        return false;
+      }
+      try {
+        applyChange(c.doc, entry.change, this.cachedContext(entry.change));
+      } catch {
+        c.dirty = true;
+        return false;
+      }
+      c.seq++;
+    }
+    return true;
+  }
+
+  private async rebuild(head: SessionHead): Promise<void> {
+    const journal = (await this.store.journalSince(head.session.id, 0)) ?? [];
+    const doc = cloneDoc(await this.versionDoc(head.session.baseVersion));
+    for (const entry of journal) applyChange(doc, entry.change, await this.contextFor(entry.change));
+    this.cand = { sessionId: head.session.id, seq: journal.length, doc, dirty: false };
   }
 
   private async contextFor(change: Change): Promise<ApplyContext> {
     if (change.op !== 'rollback') return {};
     return { versionDoc: await this.versionDoc(change.version) };
+  }
+
+  private cachedContext(change: Change): ApplyContext {
+    return change.op === 'rollback' ? { versionDoc: this.versionDocs.get(change.version) } : {};
   }
 
   /** The document of a committed version (404 when there is none); cached, never mutated. */
@@ -117,29 +226,41 @@ export class ConfigService<C = unknown> {
     return doc;
   }
 
-  /** The active session, after ending it if it sat idle past the timeout. */
+  private expired(s: SessionRecord): boolean {
+    return Date.now() - s.lastChangeAt > this.opts.sessionTimeoutSec * 1000;
+  }
+
+  /** The active session as the store has it, after ending it if it sat idle past the timeout. */
   private async liveSession(): Promise<SessionRecord | null> {
+    await this.synced();
     const s = this.session;
-    if (!s) return null;
-    if (Date.now() - s.lastChangeAt <= this.opts.sessionTimeoutSec * 1000 || this.committing) return s;
+    if (!s || !this.expired(s) || this.commitBusy()) return s;
     await this.endSession(s, 'expired', s.owner);
-    return null;
+    return this.session;
   }
 
   private async endSession(s: SessionRecord, reason: string, by: string): Promise<void> {
+    const ended = await this.store.endSession(s.id);
     if (this.session?.id === s.id) {
       this.session = null;
       this.cand = null;
     }
-    await this.store.endSession(s.id);
-    this.log.info({ owner: s.owner, by, reason }, 'session ended');
-    if (reason === 'expired') {
-      await this.store.audit({ at: Date.now(), user: s.owner, action: 'session.expire', details: `idle over ${this.opts.sessionTimeoutSec} s`, reqId: '' });
+    if (ended) {
+      this.log.info({ owner: s.owner, by, reason }, 'session ended');
+      // the instance that ended it records it (the others find it gone)
+      if (reason === 'expired') {
+        await this.store.audit({ at: Date.now(), user: s.owner, action: 'session.expire', details: `idle over ${this.opts.sessionTimeoutSec} s`, reqId: '' });
+      }
+      return;
     }
+    // a commit claimed it, or it was already gone: the store decides
+    await this.synced();
+    if (this.session?.id === s.id) throw new FwError('ERR_SYS_3002', 'a commit of this session is in progress');
   }
 
   /** Ends a session that sat idle past the timeout (called by a timer too). */
   async expireIdle(): Promise<void> {
+    if (!this.session && this.store.kind === 'embedded') return; // nothing can have begun elsewhere
     await this.liveSession();
   }
 
@@ -156,23 +277,40 @@ export class ConfigService<C = unknown> {
   }
 
   async begin(user: string): Promise<void> {
-    const active = await this.liveSession();
-    if (active) throw new FwError('ERR_SYS_3002', `owner: ${active.owner}`, 'a configuration session is already active');
-    const now = Date.now();
-    const rec: SessionRecord = { id: randomUUID(), owner: user, startedAt: now, lastChangeAt: now, baseVersion: this.running.meta.version };
-    const existing = await this.store.beginSession(rec);
-    if (existing) throw new FwError('ERR_SYS_3002', `owner: ${existing.owner}`, 'a configuration session is already active');
-    this.session = { ...rec };
-    this.cand = { sessionId: rec.id, seq: 0, doc: cloneDoc(this.running.doc) };
-    this.log.info({ owner: user }, 'session started');
+    for (let attempt = 0; ; attempt++) {
+      const active = await this.liveSession();
+      if (active) throw new FwError('ERR_SYS_3002', `owner: ${active.owner}`, 'a configuration session is already active');
+      await this.refreshRunning();
+      const now = Date.now();
+      const base = this.running;
+      const rec: SessionRecord = { id: randomUUID(), owner: user, startedAt: now, lastChangeAt: now, baseVersion: base.meta.version };
+      let existing: SessionRecord | null;
+      try {
+        existing = await this.store.beginSession(rec);
+      } catch (e) {
+        // another instance committed after we read the running version: start from the new one
+        if (conflictReason(e) === 'session' && attempt < 3) continue;
+        conflictAsSessionError(e);
+      }
+      if (existing) throw new FwError('ERR_SYS_3002', `owner: ${existing.owner}`, 'a configuration session is already active');
+      await this.gate.runExclusive(async () => {
+        this.session = { ...rec };
+        this.cand = { sessionId: rec.id, seq: 0, doc: cloneDoc(base.doc), dirty: false };
+      });
+      this.log.info({ owner: user }, 'session started');
+      return;
+    }
   }
 
   /** The session if `user` owns it; else the contract's 409. */
-  private async ownedSession(user: string): Promise<{ s: SessionRecord; cand: Candidate }> {
-    const s = await this.liveSession();
+  private ownedBy(user: string, s: SessionRecord | null): { s: SessionRecord; cand: Candidate } {
     if (!s || !this.cand) throw new FwError('ERR_SYS_3001', 'begin a session with POST /api/config/begin');
     if (s.owner !== user) throw new FwError('ERR_SYS_3002', `owner: ${s.owner}`);
     return { s, cand: this.cand };
+  }
+
+  private async ownedSession(user: string): Promise<{ s: SessionRecord; cand: Candidate }> {
+    return this.ownedBy(user, await this.liveSession());
   }
 
   /**
@@ -180,28 +318,70 @@ export class ConfigService<C = unknown> {
    * guards (applying a change, claiming the commit), so nothing can slip in between.
    */
   private checkNotCommitting(): void {
-    if (this.committing) throw new FwError('ERR_SYS_3002', 'a commit of this session is in progress');
+    if (this.commitBusy()) throw new FwError('ERR_SYS_3002', 'a commit of this session is in progress');
   }
 
-  /** Applies one change to the candidate and appends it durably before resolving. */
+  private commitBusy(): boolean {
+    return this.commitRequests > 0 || this.jobRunning;
+  }
+
+  /**
+   * Applies one change to the candidate and appends it durably before resolving. The cached
+   * candidate is trusted first (one round trip: the append); a refused append or a refusal
+   * that an unseen journal entry may explain brings the candidate up to date and tries again.
+   * On the embedded store appends pipeline (group commit) and are never refused; on a shared
+   * store each instance appends one change at a time, so a refused one can simply be undone.
+   */
   async change(user: string, change: Change, ctx: ApplyContext = {}): Promise<ChangeResult> {
-    const { s, cand } = await this.ownedSession(user);
+    const shared = this.store.kind !== 'embedded';
+    let fresh = false;
+    for (let attempt = 0; attempt < CHANGE_ATTEMPTS; attempt++) {
+      if (!this.cand || this.cand.dirty || (this.session && this.expired(this.session))) {
+        await this.liveSession();
+        fresh = true;
+      }
+      const attemptFresh = fresh;
+      const outcome = shared
+        ? await this.gate.runExclusive(() => this.tryChange(user, change, ctx, attemptFresh, true))
+        : await this.gate.runShared(() => this.tryChange(user, change, ctx, true, false));
+      if (outcome !== 'retry') return outcome;
+      await this.synced();
+      fresh = true;
+    }
+    throw new FwError('ERR_SYS_3002', `the session changed concurrently ${CHANGE_ATTEMPTS} times; try again`);
+  }
+
+  private async tryChange(user: string, change: Change, ctx: ApplyContext, fresh: boolean, undoable: boolean): Promise<ChangeResult | 'retry'> {
+    const { s, cand } = this.ownedBy(user, this.session);
     this.checkNotCommitting();
-    const result = applyChange(cand.doc, change, ctx); // throws before mutating anything
+    if (cand.dirty) return 'retry';
+    let applied: { result: ChangeResult; undo: () => void };
+    try {
+      // throws before mutating anything
+      applied = undoable ? withUndo(cand.doc, () => applyChange(cand.doc, change, ctx)) : { result: applyChange(cand.doc, change, ctx), undo: () => undefined };
+    } catch (e) {
+      if (!fresh && isFwError(e)) return 'retry'; // an entry we have not seen yet may explain it
+      throw e;
+    }
     const entry: JournalEntry = { seq: cand.seq++, at: Date.now(), user, change };
     s.lastChangeAt = entry.at;
     try {
-      await this.store.appendChange(s.id, entry).catch(conflictAsSessionError);
+      await this.store.appendChange(s.id, entry);
+      return applied.result;
     } catch (e) {
-      // the in-memory candidate is ahead of the disk: rebuild it from what is durable
-      this.log.error({ err: e }, 'journal append failed; reloading the session');
-      await this.reloadSession().catch(() => {
-        this.session = null;
-        this.cand = null;
-      });
-      throw e instanceof FwError ? e : new FwError('ERR_SYS_4002', 'the change was not recorded');
+      if (undoable) {
+        applied.undo(); // back to what the store has (or had: a lost answer is caught up from the journal)
+        cand.seq--;
+      } else {
+        cand.dirty = true; // later appends may be in flight on top of it: rebuild before the next change
+      }
+      const reason = conflictReason(e);
+      // another instance appended first, or began another session: bring it up to date and retry
+      if (reason === 'length' || reason === 'session') return 'retry';
+      if (reason === 'committing') conflictAsSessionError(e);
+      this.log.error({ err: e }, 'journal append failed');
+      throw isFwError(e) ? e : new FwError('ERR_SYS_4002', 'the change was not recorded');
     }
-    return result;
   }
 
   async rollback(user: string, version: number): Promise<void> {
@@ -241,6 +421,7 @@ export class ConfigService<C = unknown> {
 
   async diff(): Promise<ConfigDiff & { base_version: number }> {
     const { doc } = await this.candidate();
+    await this.refreshRunning();
     return { base_version: this.running.meta.version, ...diffDocs(this.running.doc, doc) };
   }
 
@@ -253,31 +434,76 @@ export class ConfigService<C = unknown> {
     return { warnings };
   }
 
-  async commit(user: string, description: string): Promise<{ version: number; warnings: string[] }> {
-    const { s, cand } = await this.ownedSession(user);
+  /**
+   * Commits the session of `user`: one job (run here or on a queue worker), then, in a cluster,
+   * waits until every live instance serves the new version; `unconfirmed` names those that
+   * did not within the bound.
+   */
+  async commit(user: string, description: string): Promise<CommitResult & { unconfirmed: string[] }> {
     this.checkNotCommitting();
-    this.committing = true; // from here to the swap, changes and discards get 409
+    this.commitRequests++; // from here to the answer, this process's changes and discards get 409
     try {
-      const problems = this.commitChecks(cand.doc);
-      if (problems.length) throw new FwError('ERR_SYS_3003', problems.join('\n'));
-      const { compiled, warnings } = await this.compileInTime(cand.doc);
-      const meta: VersionMeta = {
-        version: this.running.meta.version + 1,
-        author: user,
-        time: Date.now(),
-        description,
-        summary: diffSummary(diffDocs(this.running.doc, cand.doc)),
-      };
-      await this.store.commit(s.id, cand.seq, { ...meta, doc: serializeDoc(cand.doc) }).catch(conflictAsSessionError);
-      // the candidate document becomes the immutable running version
-      this.setRunning(new RunningState(meta, cand.doc, Promise.resolve({ compiled, warnings })));
+      const { s, cand } = await this.ownedSession(user);
+      const result = await this.runner.run({ sessionId: s.id, journalLength: cand.seq, user, description });
+      await this.refreshRunning();
+      const unconfirmed = await this.versionSync(result.version);
+      return { ...result, unconfirmed };
+    } finally {
+      this.commitRequests--;
+    }
+  }
+
+  /**
+   * The commit job itself: claims the session at exactly the journal length the user saw,
+   * validates, compiles and swaps. Refuses (409) if the session moved on since.
+   */
+  async commitJob(job: CommitJob): Promise<CommitResult> {
+    if (this.jobRunning) throw new FwError('ERR_SYS_3002', 'a commit of this session is in progress');
+    this.jobRunning = true; // from here to the swap, this process's changes and discards get 409
+    try {
+      await this.refreshRunning();
+      await this.synced();
+      const s = this.session;
+      const cand = this.cand;
+      if (!s || !cand || s.id !== job.sessionId) throw new FwError('ERR_SYS_3001', 'the session to commit is no longer active');
+      if (s.owner !== job.user) throw new FwError('ERR_SYS_3002', `owner: ${s.owner}`);
+      if (cand.seq !== job.journalLength) {
+        throw new FwError('ERR_SYS_3002', `the session changed concurrently: ${cand.seq} changes, not ${job.journalLength}`);
+      }
+      await this.store.claimCommit(s.id, cand.seq, this.opts.commitTimeoutMs * 2).catch(conflictAsSessionError);
+      try {
+        return await this.checkCompileSwap(job, s, cand);
+      } catch (e) {
+        await this.store.releaseCommit(s.id, cand.seq).catch(() => undefined);
+        throw e;
+      }
+    } finally {
+      this.jobRunning = false;
+    }
+  }
+
+  private async checkCompileSwap(job: CommitJob, s: SessionRecord, cand: Candidate): Promise<CommitResult> {
+    const problems = this.commitChecks(cand.doc);
+    if (problems.length) throw new FwError('ERR_SYS_3003', problems.join('\n'));
+    const { compiled, warnings } = await this.compileInTime(cand.doc);
+    const base = this.running;
+    const meta: VersionMeta = {
+      version: base.meta.version + 1,
+      author: job.user,
+      time: Date.now(),
+      description: job.description,
+      summary: diffSummary(diffDocs(base.doc, cand.doc)),
+    };
+    await this.store.commit(s.id, cand.seq, { ...meta, doc: serializeDoc(cand.doc) }).catch(conflictAsSessionError);
+    // the candidate document becomes the immutable running version
+    this.versionDocs.set(meta.version, cand.doc);
+    if (this.running.meta.version < meta.version) this.setRunning(new RunningState(meta, cand.doc, Promise.resolve({ compiled, warnings })));
+    if (this.session?.id === s.id) {
       this.session = null;
       this.cand = null;
-      this.log.info({ version: meta.version, author: user, summary: meta.summary }, 'commit');
-      return { version: meta.version, warnings };
-    } finally {
-      this.committing = false;
     }
+    this.log.info({ version: meta.version, author: job.user, summary: meta.summary }, 'commit');
+    return { version: meta.version, warnings };
   }
 
   private async compileInTime(doc: ConfigDoc): Promise<{ compiled: C; warnings: string[] }> {

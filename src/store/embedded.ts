@@ -33,6 +33,7 @@ import {
   type AuditQuery,
   type JournalEntry,
   type SessionRecord,
+  type SessionHead,
   type SessionState,
   type Store,
   type UserRecord,
@@ -55,6 +56,12 @@ interface ActiveSession {
   journal: JournalEntry[];
   log: GroupAppender;
   committing: boolean;
+  /** A commit's claim (claimCommit): who holds it and until when (unix ms). */
+  claim: { by: string; until: number } | null;
+}
+
+function claimHeld(s: ActiveSession): boolean {
+  return s.committing || (s.claim !== null && s.claim.until > Date.now());
 }
 
 const silent: Logger = { info: () => undefined, warn: () => undefined };
@@ -149,7 +156,7 @@ export class EmbeddedStore implements Store {
 
     const s = await loadSession(p, meta.lastEndedSession, this.log);
     if (s) {
-      this.session = { ...s, log: GroupAppender.open(p.session, (e) => this.fail(e)), committing: false };
+      this.session = { ...s, log: GroupAppender.open(p.session, (e) => this.fail(e)), committing: false, claim: null };
       this.log.info({ owner: s.record.owner, changes: s.journal.length }, 'recovered the active session');
     }
     const cut = await cutPartialLastLine(p.audit);
@@ -189,6 +196,10 @@ export class EmbeddedStore implements Store {
     await this.auditLog.close().catch(() => undefined);
     this.lock?.release();
     this.state = 'closed';
+  }
+
+  reachable(): boolean {
+    return this.state === 'open' && !this.failure;
   }
 
   /** Throws unless the store can serve a call. */
@@ -323,6 +334,36 @@ export class EmbeddedStore implements Store {
     return s && { session: { ...s.record }, journal: s.journal.slice() };
   }
 
+  async sessionHead(): Promise<SessionHead | null> {
+    this.check();
+    const s = this.session;
+    return s && { session: { ...s.record }, length: s.journal.length };
+  }
+
+  async journalSince(sessionId: string, from: number): Promise<JournalEntry[] | null> {
+    this.check();
+    const s = this.session;
+    return s && s.record.id === sessionId ? s.journal.slice(from) : null;
+  }
+
+  async claimCommit(sessionId: string, journalLength: number, leaseMs: number): Promise<void> {
+    const claimer = `${sessionId}:${journalLength}`;
+    this.check();
+    const s = this.session;
+    if (!s || s.record.id !== sessionId) throw new StoreConflict(`session ${sessionId} is not active`, 'session');
+    if (claimHeld(s) && s.claim?.by !== claimer) throw new StoreConflict(`session ${sessionId} is being committed`, 'committing');
+    if (s.journal.length !== journalLength) {
+      throw new StoreConflict(`session ${sessionId} has ${s.journal.length} changes, not ${journalLength}`, 'length');
+    }
+    s.claim = { by: claimer, until: Date.now() + leaseMs };
+  }
+
+  async releaseCommit(sessionId: string, journalLength: number): Promise<void> {
+    this.check();
+    const s = this.session;
+    if (s && s.record.id === sessionId && s.claim?.by === `${sessionId}:${journalLength}`) s.claim = null;
+  }
+
   async beginSession(session: SessionRecord): Promise<SessionRecord | null> {
     this.check();
     if (this.session) return { ...this.session.record };
@@ -332,7 +373,7 @@ export class EmbeddedStore implements Store {
       await atomicWriteFile(this.paths.session, line);
       return fsp.open(this.paths.session, 'a', FILE_MODE);
     });
-    this.session = { record, journal: [], log: new GroupAppender(handle, (e) => this.fail(e)), committing: false };
+    this.session = { record, journal: [], log: new GroupAppender(handle, (e) => this.fail(e)), committing: false, claim: null };
     try {
       await handle;
     } catch (e) {
@@ -344,10 +385,10 @@ export class EmbeddedStore implements Store {
   async appendChange(sessionId: string, entry: JournalEntry): Promise<void> {
     this.check();
     const s = this.session;
-    if (!s || s.record.id !== sessionId) throw new StoreConflict(`session ${sessionId} is not active`);
-    if (s.committing) throw new StoreConflict(`session ${sessionId} is being committed`);
+    if (!s || s.record.id !== sessionId) throw new StoreConflict(`session ${sessionId} is not active`, 'session');
+    if (claimHeld(s)) throw new StoreConflict(`session ${sessionId} is being committed`, 'committing');
     if (entry.seq !== s.journal.length) {
-      throw new StoreConflict(`session ${sessionId} has ${s.journal.length} changes; cannot append change ${entry.seq}`);
+      throw new StoreConflict(`session ${sessionId} has ${s.journal.length} changes; cannot append change ${entry.seq}`, 'length');
     }
     const e: JournalEntry = { seq: entry.seq, at: entry.at, user: entry.user, change: entry.change };
     const line = JSON.stringify(e) + '\n'; // may throw: then nothing was accepted
@@ -363,7 +404,7 @@ export class EmbeddedStore implements Store {
   async endSession(sessionId: string): Promise<boolean> {
     this.check();
     const s = this.session;
-    if (!s || s.record.id !== sessionId || s.committing) return false;
+    if (!s || s.record.id !== sessionId || claimHeld(s)) return false;
     this.session = null;
     try {
       await this.sessionOp(async () => {
@@ -379,14 +420,14 @@ export class EmbeddedStore implements Store {
   async commit(sessionId: string, journalLength: number, version: VersionRecord): Promise<void> {
     this.check();
     const s = this.session;
-    if (!s || s.record.id !== sessionId) throw new StoreConflict(`session ${sessionId} is not active`);
-    if (s.committing) throw new StoreConflict(`session ${sessionId} is already being committed`);
+    if (!s || s.record.id !== sessionId) throw new StoreConflict(`session ${sessionId} is not active`, 'session');
+    if (s.committing) throw new StoreConflict(`session ${sessionId} is already being committed`, 'committing');
     if (s.journal.length !== journalLength) {
-      throw new StoreConflict(`session ${sessionId} has ${s.journal.length} changes, not ${journalLength}`);
+      throw new StoreConflict(`session ${sessionId} has ${s.journal.length} changes, not ${journalLength}`, 'length');
     }
     const n = version.version;
     if (n !== this.running.version + 1) {
-      throw new StoreConflict(`version ${n} does not follow the running version ${this.running.version}`);
+      throw new StoreConflict(`version ${n} does not follow the running version ${this.running.version}`, 'session');
     }
     const text = JSON.stringify(version); // a snapshot: the caller may reuse its objects
     const meta = metaOf(version);

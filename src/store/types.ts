@@ -70,9 +70,22 @@ export interface SessionState {
   journal: JournalEntry[];
 }
 
+/** The active session and how many changes its journal holds: all a writer checks against. */
+export interface SessionHead {
+  session: SessionRecord;
+  length: number;
+}
+
+/**
+ * Why a compare-and-set failed: the session is gone or another one is active ('session'), a
+ * commit has claimed it ('committing'), or its journal has another length ('length': someone
+ * else appended first; rebuild the candidate and try again).
+ */
+export type ConflictReason = 'session' | 'committing' | 'length';
+
 /** Thrown (by name, not instanceof) when a compare-and-set on the session fails. */
 export class StoreConflict extends Error {
-  constructor(message: string) {
+  constructor(message: string, readonly reason: ConflictReason = 'session') {
     super(message);
     this.name = 'StoreConflict';
   }
@@ -84,6 +97,8 @@ export interface Store {
   /** Opens the store; on a new one, writes version 0 from `initialDoc`. */
   open(initialDoc: () => SerializedDoc): Promise<void>;
   close(): Promise<void>;
+  /** Whether the store can serve calls now (false during a Redis outage or after a failed write). */
+  reachable(): boolean;
 
   /** The JWT secret kept in the store; `generate` makes one on first use. */
   getOrCreateSecret(generate: () => string): Promise<string>;
@@ -104,9 +119,14 @@ export interface Store {
 
   /** The active session and its whole journal, or null. */
   getSession(): Promise<SessionState | null>;
+  /** The active session and its journal length, or null: one cheap read. */
+  sessionHead(): Promise<SessionHead | null>;
+  /** The journal entries of `sessionId` from index `from` on; null unless it is active. */
+  journalSince(sessionId: string, from: number): Promise<JournalEntry[] | null>;
   /**
    * Starts a session if none is active. Returns null on success, or the active session
-   * (nothing changed) when one already exists.
+   * (nothing changed) when one already exists. Throws StoreConflict when
+   * `session.baseVersion` is no longer the running version.
    */
   beginSession(session: SessionRecord): Promise<SessionRecord | null>;
   /**
@@ -115,8 +135,22 @@ export interface Store {
    * session's lastChangeAt to entry.at.
    */
   appendChange(sessionId: string, entry: JournalEntry): Promise<void>;
-  /** Ends the session (discard or expiry). False when that session is not the active one. */
+  /**
+   * Ends the session (discard or expiry). False when that session is not the active one or a
+   * commit has claimed it.
+   */
   endSession(sessionId: string): Promise<boolean>;
+  /**
+   * Claims the session for the commit of its first `journalLength` changes: from here until
+   * commit() or releaseCommit(), appends and endSession are refused in every process that
+   * shares the store. Throws StoreConflict unless `sessionId` is active with exactly
+   * `journalLength` entries and not claimed by another commit (the same session and length
+   * may claim again: a commit job retried after its worker died takes its claim over). A claim
+   * neither committed nor released lapses after `leaseMs`.
+   */
+  claimCommit(sessionId: string, journalLength: number, leaseMs: number): Promise<void>;
+  /** Drops that commit's claim (its checks failed); no-op when it does not hold one. */
+  releaseCommit(sessionId: string, journalLength: number): Promise<void>;
   /**
    * Atomically: records `version` (its number must be running + 1), makes it running and
    * ends the session. Throws StoreConflict unless `sessionId` is active, its journal has

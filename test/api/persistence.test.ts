@@ -1,49 +1,10 @@
 // Durability of the embedded store across kill -9: the daemon runs as a child process
 // (dist/src/main.js, exactly as `npm start` runs it) and is killed without warning.
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { ADMIN, ADMIN_PASSWORD, Client, expectMessage, tempDir } from '../helpers/daemon';
-
-const MAIN = path.resolve(__dirname, '../../src/main.js');
-
-interface Child {
-  proc: ChildProcess;
-  url: string;
-  exited: Promise<number | null>;
-  /** standard output so far */
-  stdout(): string;
-}
+import { ADMIN, Client, expectMessage, tempDir } from '../helpers/daemon';
+import { kill9, startChild as spawnDaemon, type Child } from '../helpers/process';
 
 function startChild(dir: string, extraEnv: Record<string, string> = {}): Promise<Child> {
-  const proc = spawn(process.execPath, [MAIN], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      FW_PORT: '0',
-      FW_DATA_DIR: dir,
-      FW_INTERFACES: 'eth0,eth1',
-      FW_ADMIN_PASSWORD: ADMIN_PASSWORD,
-      FW_LOG_LEVEL: 'info',
-      ...extraEnv,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    let out = '';
-    let err = '';
-    proc.stderr!.on('data', (b) => { err += b.toString(); });
-    proc.stdout!.on('data', (b) => {
-      out += b.toString();
-      const m = /"port":(\d+)[^\n]*"msg":"listening"/.exec(out);
-      if (m) resolve({ proc, url: `http://127.0.0.1:${m[1]}`, exited, stdout: () => out });
-    });
-    exited.then((code) => reject(new Error(`daemon exited with ${code}: ${err}${out}`)));
-  });
-}
-
-async function kill9(child: Child): Promise<void> {
-  child.proc.kill('SIGKILL');
-  await child.exited;
+  return spawnDaemon({ FW_DATA_DIR: dir, ...extraEnv });
 }
 
 test('after kill -9: running config, history, users, tokens and the session with every acknowledged change', async () => {

@@ -1,6 +1,6 @@
 // The configuration session over HTTP with two admins: begin, ownership, expiry, discard,
 // diff, validate, commit history, version documents and rollback.
-import { Client, expectError, expectMessage, startTestDaemon, useDaemon } from '../helpers/daemon';
+import { Client, TEST_STORE, expectError, expectMessage, startTestDaemon, useDaemon } from '../helpers/daemon';
 
 const d = useDaemon();
 let alice: Client;
@@ -105,7 +105,8 @@ test('diff, validate, commit with description, versions and version documents', 
   const status = (await bob.get('/api/status')).body;
   expect(status.version).toBe(Number(commit.body.version));
   expect(status.lastCommit.author).toBe('alice');
-  expect(status.store).toBe('embedded');
+  expect(status.store).toBe(TEST_STORE);
+  expect(status.store_reachable).toBe(true);
   expect(status.session.active).toBe(false);
   expect(typeof status.uptime).toBe('number');
 });

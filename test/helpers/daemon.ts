@@ -9,6 +9,10 @@ import pino from 'pino';
 import { startDaemon, type Daemon } from '../../src/app';
 import { loadSettings, type Settings } from '../../src/settings';
 import { checkerFor } from './openapi';
+import { redisDir, startRedis, type TestRedis } from './redis';
+
+/** The store the API suite runs on: FW_TEST_STORE=redis runs it on a throwaway redis-server. */
+export const TEST_STORE = process.env.FW_TEST_STORE === 'redis' ? 'redis' : 'embedded';
 
 export const ADMIN = 'admin';
 export const ADMIN_PASSWORD = 'admin-password-123';
@@ -18,6 +22,8 @@ export interface TestDaemon {
   url: string;
   dir: string;
   settings: Settings;
+  /** The throwaway redis-server of this daemon (FW_TEST_STORE=redis), stopped by close(). */
+  redis: TestRedis | null;
   close(): Promise<void>;
 }
 
@@ -26,7 +32,20 @@ export function tempDir(prefix = 'fwd-test-'): string {
 }
 
 export async function startTestDaemon(env: Record<string, string> = {}, dir = tempDir(), logger = pino({ level: 'silent' })): Promise<TestDaemon> {
+  // on Redis, the folder keeps the server's append-only file: a daemon restarted on the same
+  // folder finds its data again, as on the embedded store
+  const redis = TEST_STORE === 'redis' && !env.REDIS_URL ? await startRedis(redisDir(dir)) : null;
+  try {
+    return await startOn(env, dir, logger, redis);
+  } catch (e) {
+    await redis?.stop();
+    throw e;
+  }
+}
+
+async function startOn(env: Record<string, string>, dir: string, logger: pino.Logger, redis: TestRedis | null): Promise<TestDaemon> {
   const settings = loadSettings({
+    ...(redis ? { REDIS_URL: redis.url } : {}),
     FW_PORT: '0',
     FW_DATA_DIR: dir,
     FW_INTERFACES: 'eth0,eth1,eth2,eth3',
@@ -38,9 +57,13 @@ export async function startTestDaemon(env: Record<string, string> = {}, dir = te
   const daemon = await startDaemon(settings, { logger, announce: () => undefined });
   const url = `http://127.0.0.1:${daemon.port}`;
   return {
-    daemon, url, dir, settings,
+    daemon, url, dir, settings, redis,
     close: async () => {
-      await daemon.close();
+      try {
+        await daemon.close();
+      } finally {
+        await redis?.stop();
+      }
     },
   };
 }

@@ -42,7 +42,7 @@ test.each([
     expect((await svc.info()).active).toBe(true);
     expect((await svc.candidate()).doc.addresses.has('a')).toBe(true);
     mode.value = 'ok';
-    expect(await svc.commit('admin', 'second try')).toEqual({ version: 1, warnings: [] });
+    expect(await svc.commit('admin', 'second try')).toEqual({ version: 1, warnings: [], unconfirmed: [] });
     expect((await svc.current().compiled).compiled).toBe('1 addresses');
   } finally {
     await store.close();

@@ -28,7 +28,7 @@ export function authRoutes(ctx: AppContext, tokens: TokenService, limiter: Login
       doc: { tag: 'auth', summary: 'Log in: a bearer token for the other routes', body: LoginBody, response: TokenReply, errors: [401, 429] },
       handler: async (req) => {
         const b = loginShape(req.body);
-        const wait = limiter.retryAfter(req.ip, b.username);
+        const wait = await limiter.retryAfter(req.ip, b.username);
         if (wait > 0) {
           ctx.metrics.loginThrottled.inc();
           throw new FwError('ERR_SEC_5007', `try again in ${wait} s`, undefined, { 'Retry-After': String(wait) });
@@ -36,13 +36,13 @@ export function authRoutes(ctx: AppContext, tokens: TokenService, limiter: Login
         const user = await ctx.store.getUser(b.username);
         const ok = await verifyPassword(b.password, user?.hash ?? (await dummyHash()));
         if (!user || !ok) {
-          limiter.recordFailure(req.ip, b.username);
+          await limiter.recordFailure(req.ip, b.username);
           ctx.metrics.loginFailures.inc();
           req.log.warn({ reqId: req.id, username: b.username, ip: req.ip }, 'login failed');
           await ctx.audit.record(req, 'auth.login-failed', `from ${req.ip}`, undefined, b.username);
           throw new FwError('ERR_SEC_5005', 'unknown user or wrong password');
         }
-        limiter.recordSuccess(b.username);
+        await limiter.recordSuccess(b.username);
         req.log.info({ reqId: req.id, username: b.username }, 'login');
         await ctx.audit.record(req, 'auth.login', `from ${req.ip}`, undefined, b.username);
         return { body: tokens.issue(b.username) };

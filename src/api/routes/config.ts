@@ -71,7 +71,8 @@ export function configRoutes(ctx: AppContext): RouteDef[] {
         (e: unknown) => { ctx.metrics.commits.inc({ result: 'failed' }); throw e; },
       ).finally(end);
       await ctx.audit.record(req, 'config.commit', `version ${r.version}`, { description });
-      return message('commit successful', { version: String(r.version), ...warningsField(r.warnings) });
+      const unconfirmed: Record<string, string> = r.unconfirmed.length ? { unconfirmed_nodes: r.unconfirmed.join(',') } : {};
+      return message('commit successful', { version: String(r.version), ...warningsField(r.warnings), ...unconfirmed });
     } },
     { method: 'POST', pattern: '/api/config/discard', body: 'none', doc: doc('Discard the session and its candidate', MessageReply, { query: forceQuery }), handler: async (req) => {
       const force = req.query.get('force');

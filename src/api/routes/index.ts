@@ -21,6 +21,7 @@ import { policyRoutes } from './policies';
 import { natRoutes } from './nat';
 import { auditRoutes } from './audit';
 import { operationsRoutes } from './operations';
+import { clusterRoutes } from './cluster';
 
 /** The daemon's version (package.json, found above this file in src/ or dist/src/), shown in the OpenAPI document. */
 function packageVersion(): string {
@@ -50,6 +51,7 @@ export function allRoutes(ctx: AppContext, tokens: TokenService, limiter: LoginL
     ...routeRoutes(ctx),
     ...policyRoutes(ctx),
     ...natRoutes(ctx),
+    ...clusterRoutes(ctx),
   ];
   return routes;
 }

@@ -1,4 +1,5 @@
-// GET /api/status: what is running, who changed it last, and the session.
+// GET /api/status: what is running, who changed it last, the session, and whether the store
+// answers. During a store outage it still answers from memory (session: null).
 import type { AppContext } from '../context';
 import { Type } from '@sinclair/typebox';
 import type { RouteDef } from '../http';
@@ -10,8 +11,10 @@ const StatusReply = Type.Object({
     { version: Type.Integer({ minimum: 0 }), time: IsoTime, author: Type.String(), description: Type.String() },
     { additionalProperties: false },
   ),
-  session: SessionModel,
+  session: Type.Union([SessionModel, Type.Null()], { description: 'null while the store cannot be reached' }),
   store: Type.Union([Type.Literal('embedded'), Type.Literal('redis')]),
+  store_reachable: Type.Boolean(),
+  node: Type.String({ description: 'this instance\'s id' }),
   uptime: Type.Integer({ minimum: 0, description: 'seconds' }),
 }, { additionalProperties: false });
 
@@ -22,8 +25,10 @@ export function statusRoutes(ctx: AppContext): RouteDef[] {
       return { body: {
         version: running.version,
         lastCommit: { version: running.version, time: new Date(running.time).toISOString(), author: running.author, description: running.description },
-        session: await ctx.config.info(),
+        session: await ctx.config.info().catch(() => null),
         store: ctx.store.kind,
+        store_reachable: ctx.store.reachable(),
+        node: ctx.nodes.id,
         uptime: Math.round((Date.now() - ctx.startedAt) / 1000),
       } };
     } },

@@ -1,0 +1,21 @@
+# The daemon's image: the compiled TypeScript on Node.js 20 (Debian 12, whose glibc the
+# uWebSockets.js build from the registry needs). One image for API instances and workers.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json ./
+COPY src ./src
+COPY test ./test
+COPY bench ./bench
+RUN npx tsc -p tsconfig.json && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production FW_HOST=0.0.0.0 FW_PORT=8080
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist/src ./dist/src
+COPY package.json ./
+USER node
+EXPOSE 8080
+CMD ["node", "dist/src/main.js"]

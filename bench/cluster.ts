@@ -1,0 +1,125 @@
+// `npm run bench:http -- --redis`: both stores side by side in one run, on the same committed
+// configuration of 20,000 policies (the generated realistic one): the embedded store with one
+// instance, Redis with one instance and Redis with three instances behind a round robin (the
+// load balancer's part is played by this process). Per row: authenticated reads/s, durable
+// changes/s, and commits (begin, one change, commit: each on another instance) with their
+// latency. Ratios are against the embedded store of the same run.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { emptyDoc, serializeDoc } from '../src/config/document';
+import type { ConfigDoc } from '../src/config/types';
+import { EmbeddedStore } from '../src/store/embedded';
+import { RedisStore } from '../src/store/redis/redis-store';
+import type { Store } from '../src/store/types';
+import { startRedis, type TestRedis } from '../test/helpers/redis';
+import { generateConfig, REALISTIC } from './generate';
+import { closeAgent, fmt, login, request, run, startInstance, type Instance, type Target } from './http-load';
+
+interface Scenario {
+  label: string;
+  redis: boolean;
+  instances: number;
+}
+
+const SCENARIOS: Scenario[] = [
+  { label: 'embedded', redis: false, instances: 1 },
+  { label: 'redis', redis: true, instances: 1 },
+  { label: 'redis', redis: true, instances: 3 },
+];
+
+interface Row {
+  s: Scenario;
+  me: number;
+  reads: number;
+  changes: number;
+  commitsPerSec: number;
+  commitP50: number;
+  commitMax: number;
+}
+
+/** Writes `doc` as committed version 1 through the store itself. */
+async function seed(store: Store, doc: ConfigDoc): Promise<void> {
+  await store.open(() => serializeDoc(emptyDoc(['eth0', 'eth1'])));
+  const now = Date.now();
+  const session = { id: 'seed', owner: 'bench', startedAt: now, lastChangeAt: now, baseVersion: 0 };
+  await store.beginSession(session);
+  await store.commit('seed', 0, { version: 1, author: 'bench', time: now, description: 'seed', summary: '', doc: serializeDoc(doc) });
+  await store.close();
+}
+
+function roundRobin(instances: Instance[], tokens: string[]): Target {
+  return { port: (i) => instances[i % instances.length].port, token: (i) => tokens[i % tokens.length] };
+}
+
+async function ok(p: Promise<{ status: number; text: string }>, what: string): Promise<void> {
+  const r = await p;
+  if (r.status !== 200) throw new Error(`${what}: ${r.status} ${r.text.slice(0, 300)}`);
+}
+
+async function measure(s: Scenario, doc: ConfigDoc, seconds: number, commits: number): Promise<Row> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fwd-bench-cluster-'));
+  let redis: TestRedis | null = null;
+  const instances: Instance[] = [];
+  try {
+    const env: Record<string, string> = { FW_DATA_DIR: dir, FW_COMMIT_TIMEOUT: '120' };
+    if (s.redis) {
+      redis = await startRedis(path.join(dir, 'redis'));
+      env.REDIS_URL = redis.url;
+      await seed(new RedisStore({ url: redis.url, clusterName: 'default', sessionLeaseMs: 900_000 }), doc);
+    } else {
+      await seed(new EmbeddedStore({ dir }), doc);
+    }
+    for (let i = 0; i < s.instances; i++) instances.push(await startInstance({ ...env, FW_NODE_ID: `bench${i}` }));
+    const tokens = await Promise.all(instances.map((x) => login(x.port)));
+    const all = roundRobin(instances, tokens);
+    const ids = doc.policies.map((p) => p.id);
+    const loads = {
+      me: { name: 'GET /api/me', concurrency: 32, next: (): [string, string, undefined] => ['GET', '/api/me', undefined] },
+      reads: { name: 'GET /api/policies/{id}', concurrency: 32, next: (i: number): [string, string, undefined] => ['GET', `/api/policies/${ids[i % ids.length]}`, undefined] },
+      changes: {
+        name: 'POST /api/addresses', concurrency: 64,
+        next: (i: number): [string, string, string] => ['POST', '/api/addresses', JSON.stringify({ name: `bench-${i}`, ips: [`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}/32`] })],
+      },
+    };
+    await ok(request(instances[0].port, 'POST', '/api/config/begin', tokens[0]), 'begin');
+    for (const l of Object.values(loads)) await run(all, l, 0.5); // warm-up: JIT and caches, untimed
+    const me = (await run(all, loads.me, seconds)).rps;
+    const reads = (await run(all, loads.reads, seconds)).rps;
+    const changes = (await run(all, loads.changes, seconds)).rps;
+    await ok(request(instances[0].port, 'POST', '/api/config/discard', tokens[0]), 'discard');
+    const latencies: number[] = [];
+    const t0 = Date.now();
+    for (let c = 0; c < commits; c++) {
+      const [x, y, z] = [0, 1, 2].map((k) => (c + k) % instances.length);
+      await ok(request(instances[x].port, 'POST', '/api/config/begin', tokens[x]), 'begin');
+      await ok(request(instances[y].port, 'POST', '/api/addresses', tokens[y], JSON.stringify({ name: `commit-${c}`, ips: [`10.250.${c}.0/24`] })), 'change');
+      const tc = process.hrtime.bigint();
+      await ok(request(instances[z].port, 'POST', '/api/config/commit', tokens[z], JSON.stringify({ description: `bench ${c}` })), 'commit');
+      latencies.push(Number(process.hrtime.bigint() - tc) / 1e6);
+    }
+    const commitsPerSec = commits / ((Date.now() - t0) / 1000);
+    latencies.sort((a, b) => a - b);
+    return { s, me, reads, changes, commitsPerSec, commitP50: latencies[Math.floor(latencies.length / 2)], commitMax: latencies[latencies.length - 1] };
+  } finally {
+    for (const x of instances) x.proc.kill('SIGTERM');
+    await Promise.all(instances.map((x) => new Promise((r) => (x.proc.exitCode !== null ? r(null) : x.proc.once('exit', r)))));
+    await redis?.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function clusterBench(seconds: number): Promise<void> {
+  const doc = generateConfig(REALISTIC);
+  const commits = Number(process.argv[process.argv.indexOf('--commits') + 1]) || 5;
+  const rows: Row[] = [];
+  for (const s of SCENARIOS) rows.push(await measure(s, doc, seconds, commits));
+  closeAgent();
+  const base = rows[0];
+  console.log(`\nStores side by side: ${doc.policies.length} policies committed, ${seconds}s per load, ${commits} commits per row, ${os.cpus().length} cores (load generator, Redis and instances share them)\n`);
+  console.log('| store | instances | GET /api/me/s | GET /api/policies/{id}/s | changes/s | commits/s | commit p50 ms | commit max ms | reads vs embedded | changes vs embedded |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const r of rows) {
+    console.log(`| ${r.s.label} | ${r.s.instances} | ${fmt(r.me)} | ${fmt(r.reads)} | ${fmt(r.changes)} | ${r.commitsPerSec.toFixed(2)} | ${fmt(r.commitP50)} | ${fmt(r.commitMax)} | ${(r.reads / base.reads).toFixed(2)} | ${(r.changes / base.changes).toFixed(2)} |`);
+  }
+}

@@ -1,0 +1,119 @@
+// Load generation for the HTTP benchmarks: daemons as child processes (exactly as `npm start`
+// runs them), keep-alive requests, closed-loop workers spread over one or more instances, and
+// the table formatting they share.
+import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import path from 'node:path';
+
+export const PASSWORD = 'bench-password-123';
+
+export interface Instance {
+  proc: ChildProcess;
+  port: number;
+}
+
+/** Starts the daemon with `env` (info-level logs drained through a pipe, as in production). */
+export function startInstance(env: Record<string, string>): Promise<Instance> {
+  const proc = spawn(process.execPath, [path.resolve(__dirname, '../src/main.js')], {
+    env: { ...process.env, FW_PORT: '0', FW_ADMIN_PASSWORD: PASSWORD, FW_LOG_LEVEL: 'info', FW_INTERFACES: 'eth0,eth1', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const onData = (b: Buffer) => {
+      out += b.toString();
+      const m = /"port":(\d+)[^\n]*"msg":"listening"/.exec(out);
+      if (m) {
+        out = '';
+        proc.stdout!.off('data', onData);
+        proc.stdout!.resume(); // keep draining the request logs
+        resolve({ proc, port: Number(m[1]) });
+      }
+    };
+    proc.stdout!.on('data', onData);
+    proc.on('exit', (code) => reject(new Error(`daemon exited ${code}: ${out}`)));
+  });
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+
+export function closeAgent(): void {
+  agent.destroy();
+}
+
+export function request(port: number, method: string, p: string, token: string, body?: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = { Authorization: `Bearer ${token}` };
+    if (body !== undefined) {
+      headers['Content-Type'] = 'application/json';
+      headers['Content-Length'] = String(Buffer.byteLength(body));
+    }
+    const req = http.request({ host: '127.0.0.1', port, method, path: p, headers, agent }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Logs in as admin and answers the token. */
+export async function login(port: number): Promise<string> {
+  const r = await request(port, 'POST', '/api/login', '', JSON.stringify({ username: 'admin', password: PASSWORD }));
+  if (r.status !== 200) throw new Error(`login: ${r.status} ${r.text}`);
+  return (JSON.parse(r.text) as { token: string }).token;
+}
+
+export interface Load {
+  name: string;
+  concurrency: number;
+  /** the i-th request: method, path, body */
+  next(i: number): [string, string, string | undefined];
+}
+
+export interface Result {
+  name: string;
+  concurrency: number;
+  rps: number;
+  p50: number;
+  p99: number;
+}
+
+/** Where the i-th request goes: one instance, or round robin over several. */
+export interface Target {
+  port(i: number): number;
+  token(i: number): string;
+}
+
+export function oneTarget(port: number, token: string): Target {
+  return { port: () => port, token: () => token };
+}
+
+/** Request numbers run on across warm-up and timed runs, so creates never repeat a name. */
+let requestNo = 0;
+
+/** `load.concurrency` closed-loop workers for `seconds`; throws on any answer but 200. */
+export async function run(target: Target, load: Load, seconds: number): Promise<Result> {
+  const lat: number[] = [];
+  const end = Date.now() + seconds * 1000;
+  const worker = async () => {
+    while (Date.now() < end) {
+      const i = requestNo++;
+      const [m, p, b] = load.next(i);
+      const t0 = process.hrtime.bigint();
+      const r = await request(target.port(i), m, p, target.token(i), b);
+      lat.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      if (r.status !== 200) throw new Error(`${load.name}: ${r.status} ${r.text.slice(0, 200)}`);
+    }
+  };
+  const t0 = Date.now();
+  await Promise.all(Array.from({ length: load.concurrency }, worker));
+  const elapsed = (Date.now() - t0) / 1000;
+  lat.sort((a, b) => a - b);
+  return { name: load.name, concurrency: load.concurrency, rps: lat.length / elapsed, p50: lat[Math.floor(lat.length / 2)], p99: lat[Math.floor(lat.length * 0.99)] };
+}
+
+export function fmt(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}

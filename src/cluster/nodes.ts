@@ -1,0 +1,155 @@
+// The instances serving one firewall. Each API instance registers itself in the store with a
+// heartbeat (its id, address and the running version it serves); a commit answers once every
+// live instance serves the new version. On the embedded store there is one node: this one.
+import os from 'node:os';
+import type { Logger } from 'pino';
+import type { RedisStore } from '../store/redis/redis-store';
+import { unreachable } from '../store/redis/connection';
+
+export interface NodeInfo {
+  id: string;
+  address: string;
+  version: number; // the running version this node serves
+  last_heartbeat: string; // ISO time
+  started_at: string;
+  live: boolean;
+  self: boolean;
+}
+
+export interface NodeDirectory {
+  readonly id: string;
+  nodes(): Promise<NodeInfo[]>;
+  /** Waits until every live node serves `version` (bounded); the ids of those that did not. */
+  waitForVersion(version: number): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+/** A node's default id: host name and port, so a restarted instance takes its own place again. */
+export function defaultNodeId(port: number): string {
+  return `${os.hostname()}-${port}`;
+}
+
+interface Registration {
+  id: string;
+  address: string;
+  version: number;
+  heartbeat: number; // unix ms
+  startedAt: number;
+}
+
+/** The single node of an embedded store. */
+export class LocalNode implements NodeDirectory {
+  private readonly startedAt = Date.now();
+  constructor(readonly id: string, private readonly address: string, private readonly version: () => number) {}
+
+  async nodes(): Promise<NodeInfo[]> {
+    const now = new Date().toISOString();
+    return [{ id: this.id, address: this.address, version: this.version(), last_heartbeat: now, started_at: new Date(this.startedAt).toISOString(), live: true, self: true }];
+  }
+
+  async waitForVersion(): Promise<string[]> {
+    return []; // the commit ran here: this process already serves it
+  }
+
+  async close(): Promise<void> {}
+}
+
+export interface ClusterNodeOptions {
+  id: string;
+  address: string;
+  heartbeatMs: number;
+  syncTimeoutMs: number;
+}
+
+/** A node is live while its heartbeat is younger than this many intervals. */
+const LIVE_INTERVALS = 3;
+/** A node silent for this long is dropped from the registry. */
+const FORGET_MS = 10 * 60_000;
+const POLL_MS = 20;
+
+export class ClusterNode implements NodeDirectory {
+  readonly id: string;
+  private readonly startedAt = Date.now();
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly store: RedisStore,
+    private readonly opts: ClusterNodeOptions,
+    private readonly version: () => number,
+    private readonly log: Logger,
+  ) {
+    this.id = opts.id;
+  }
+
+  /** Registers now and then every heartbeat; `onBeat` runs each time too (catch-up work). */
+  async start(onBeat: () => Promise<void>): Promise<void> {
+    await this.beat();
+    this.timer = setInterval(() => {
+      onBeat()
+        .then(() => this.beat())
+        .catch((e: unknown) => this.log.debug({ err: String(e) }, 'heartbeat skipped: store unreachable'));
+    }, this.opts.heartbeatMs);
+    this.timer.unref();
+  }
+
+  /** Tells the cluster which version this node serves (also right after it swaps). */
+  async beat(): Promise<void> {
+    const reg: Registration = { id: this.id, address: this.opts.address, version: this.version(), heartbeat: Date.now(), startedAt: this.startedAt };
+    await this.store.redis.hset(this.store.keys.nodes, this.id, JSON.stringify(reg));
+  }
+
+  private async registrations(): Promise<Registration[]> {
+    let all: Record<string, string>;
+    try {
+      all = await this.store.redis.hgetall(this.store.keys.nodes);
+    } catch (e) {
+      throw unreachable(e);
+    }
+    return Object.values(all).map((t) => JSON.parse(t) as Registration);
+  }
+
+  private isLive(r: Registration, now: number): boolean {
+    return now - r.heartbeat <= LIVE_INTERVALS * this.opts.heartbeatMs;
+  }
+
+  async nodes(): Promise<NodeInfo[]> {
+    const now = Date.now();
+    const regs = await this.registrations();
+    const forgotten = regs.filter((r) => now - r.heartbeat > FORGET_MS).map((r) => r.id);
+    if (forgotten.length) await this.store.redis.hdel(this.store.keys.nodes, ...forgotten).catch(() => undefined);
+    return regs
+      .filter((r) => !forgotten.includes(r.id))
+      .sort((a, b) => a.id.localeCompare(b.id))
+      .map((r) => ({
+        id: r.id,
+        address: r.address,
+        version: r.version,
+        last_heartbeat: new Date(r.heartbeat).toISOString(),
+        started_at: new Date(r.startedAt).toISOString(),
+        live: this.isLive(r, now),
+        self: r.id === this.id,
+      }));
+  }
+
+  async waitForVersion(version: number): Promise<string[]> {
+    const deadline = Date.now() + this.opts.syncTimeoutMs;
+    await this.beat().catch(() => undefined);
+    for (;;) {
+      const now = Date.now();
+      let behind: string[];
+      try {
+        behind = (await this.registrations()).filter((r) => this.isLive(r, now) && r.version < version).map((r) => r.id);
+      } catch {
+        behind = ['(store unreachable)'];
+      }
+      if (!behind.length || now >= deadline) return behind.sort();
+      await new Promise((r) => setTimeout(r, POLL_MS));
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.store.redis.hdel(this.store.keys.nodes, this.id).catch(() => undefined);
+  }
+}

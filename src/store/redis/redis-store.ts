@@ -1,0 +1,384 @@
+// The Redis store: the same guarantees as the embedded store, shared by every instance of a
+// cluster. Each write that must be atomic is one Lua script (scripts.ts); every key of one
+// firewall sits under the hash-tagged prefix fw:{NAME}: so the layout also works on Redis
+// Cluster. Instances learn of new versions, revoked tokens and deleted users through the
+// firewall's pub/sub channel (events()).
+import { EventEmitter } from 'node:events';
+import { randomUUID } from 'node:crypto';
+import type Redis from 'ioredis';
+import type { SerializedDoc } from '../../config/document';
+import {
+  StoreConflict,
+  auditMatches,
+  type AuditEntry,
+  type AuditEvent,
+  type AuditQuery,
+  type ConflictReason,
+  type JournalEntry,
+  type SessionHead,
+  type SessionRecord,
+  type SessionState,
+  type Store,
+  type UserRecord,
+  type VersionMeta,
+  type VersionRecord,
+} from '../types';
+import { metaOf } from '../recovery';
+import { connect, failFastOptions, patientOptions, unreachable, whenReady } from './connection';
+import * as lua from './scripts';
+import { FwError, isFwError } from '../../errors';
+import type { FailureLog } from '../../auth/login-limiter';
+
+/** What one instance tells the others through the firewall's channel. */
+export type StoreEvent =
+  | { type: 'version'; version: number }
+  | { type: 'revoked'; jti: string }
+  | { type: 'user-deleted'; username: string };
+
+export interface RedisStoreOptions {
+  url: string;
+  /** FW_CLUSTER_NAME: the firewall's name; its keys are fw:{name}:... */
+  clusterName: string;
+  /** The idle lease of a session (FW_SESSION_TIMEOUT), kept by Redis. */
+  sessionLeaseMs: number;
+  /** How long open() waits for Redis at start-up. */
+  connectWaitMs?: number;
+  /** Audit entries kept (the stream is trimmed to about this many). */
+  auditMax?: number;
+}
+
+type ScriptName = 'fwInit' | 'fwBegin' | 'fwHead' | 'fwAppend' | 'fwEnd' | 'fwClaim' | 'fwRelease' | 'fwCommit' | 'fwDeleteUser' | 'fwRevoke' | 'fwRecordFailure' | 'fwAudit';
+type Scripted = Redis & Record<ScriptName, (...args: (string | number)[]) => Promise<unknown>>;
+
+const SCRIPTS: Record<ScriptName, { keys: number; lua: string }> = {
+  fwInit: { keys: 3, lua: lua.INIT },
+  fwBegin: { keys: 3, lua: lua.BEGIN },
+  fwHead: { keys: 2, lua: lua.HEAD },
+  fwAppend: { keys: 3, lua: lua.APPEND },
+  fwEnd: { keys: 3, lua: lua.END },
+  fwClaim: { keys: 3, lua: lua.CLAIM },
+  fwRelease: { keys: 1, lua: lua.RELEASE },
+  fwCommit: { keys: 7, lua: lua.COMMIT },
+  fwDeleteUser: { keys: 1, lua: lua.DELETE_USER },
+  fwRevoke: { keys: 1, lua: lua.REVOKE },
+  fwRecordFailure: { keys: 2, lua: lua.RECORD_FAILURE },
+  fwAudit: { keys: 2, lua: lua.AUDIT },
+};
+
+/** The key names of one firewall. */
+export function keysOf(clusterName: string) {
+  const p = `fw:{${clusterName}}:`;
+  return {
+    prefix: p,
+    secret: `${p}secret`,
+    users: `${p}users`,
+    revoked: (jti: string) => `${p}revoked:${jti}`,
+    running: `${p}running`,
+    history: `${p}history`,
+    version: (n: number) => `${p}version:${n}`,
+    session: `${p}session`,
+    journal: `${p}journal`,
+    claim: `${p}claim`,
+    lastCommit: `${p}last-commit`,
+    audit: `${p}audit`,
+    auditSeq: `${p}audit-seq`,
+    nodes: `${p}nodes`,
+    failures: (key: string) => `${p}login-failures:${key}`,
+    channel: `${p}events`,
+  };
+}
+
+function conflictReason(answer: string): ConflictReason {
+  return answer === 'committing' ? 'committing' : answer.startsWith('length') ? 'length' : 'session';
+}
+
+function sessionOf(flat: string[]): SessionRecord | null {
+  if (!flat.length) return null;
+  const h: Record<string, string> = {};
+  for (let i = 0; i < flat.length; i += 2) h[flat[i]] = flat[i + 1];
+  return {
+    id: h.id, owner: h.owner, startedAt: Number(h.startedAt), lastChangeAt: Number(h.lastChangeAt), baseVersion: Number(h.baseVersion),
+  };
+}
+
+export class RedisStore implements Store {
+  readonly kind = 'redis' as const;
+  readonly keys: ReturnType<typeof keysOf>;
+  /** Commands (fail fast during an outage). */
+  readonly redis: Scripted;
+  /** The firewall's channel, on a connection of its own (a subscriber cannot send commands). */
+  private readonly sub: Redis;
+  private readonly emitter = new EventEmitter();
+  private readonly auditMax: number;
+  private closed = false;
+
+  constructor(private readonly opts: RedisStoreOptions) {
+    this.keys = keysOf(opts.clusterName);
+    this.redis = connect(opts.url, failFastOptions()) as Scripted;
+    for (const [name, s] of Object.entries(SCRIPTS)) this.redis.defineCommand(name, { numberOfKeys: s.keys, lua: s.lua });
+    this.sub = connect(opts.url, patientOptions());
+    this.auditMax = opts.auditMax ?? 100_000;
+    // connection errors are reported where a call fails; without listeners ioredis would print them
+    this.redis.on('error', () => undefined);
+    this.sub.on('error', () => undefined);
+    this.sub.on('message', (channel: string, text: string) => this.onMessage(channel, text));
+    // after an outage the instance may have missed messages: listeners re-read what matters
+    let wasReady = false;
+    this.redis.on('ready', () => {
+      if (wasReady) this.emitter.emit('reconnected');
+      wasReady = true;
+    });
+  }
+
+  /** True while the command connection is up. */
+  reachable(): boolean {
+    return this.redis.status === 'ready';
+  }
+
+  onEvent(listener: (e: StoreEvent) => void): void {
+    this.emitter.on('event', listener);
+  }
+
+  /** Called after Redis came back from an outage (pub/sub messages may have been missed). */
+  onReconnect(listener: () => void): void {
+    this.emitter.on('reconnected', listener);
+  }
+
+  private onMessage(channel: string, text: string): void {
+    if (channel !== this.keys.channel) return;
+    let event: StoreEvent;
+    try {
+      event = JSON.parse(text) as StoreEvent;
+    } catch {
+      return; // not ours: ignore
+    }
+    this.emitter.emit('event', event);
+  }
+
+  /** Runs one Redis call; connection trouble becomes 503 ERR_SYS_4002. */
+  private async call<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.closed) throw new FwError('ERR_SYS_4002', 'the store is closed');
+    try {
+      return await fn();
+    } catch (e) {
+      if (isFwError(e) || (e instanceof Error && e.name === 'StoreConflict')) throw e;
+      throw unreachable(e);
+    }
+  }
+
+  async open(initialDoc: () => SerializedDoc): Promise<void> {
+    const wait = this.opts.connectWaitMs ?? 30_000;
+    await Promise.all([whenReady(this.redis, wait), whenReady(this.sub, wait)]);
+    await this.sub.subscribe(this.keys.channel);
+    if (await this.redis.exists(this.keys.running)) return;
+    const record: VersionRecord = { version: 0, author: 'system', time: Date.now(), description: 'initial configuration', summary: '', doc: initialDoc() };
+    const k = this.keys;
+    await this.redis.fwInit(k.running, k.history, k.version(0), JSON.stringify(record), JSON.stringify(metaOf(record)));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.sub.disconnect();
+    this.redis.disconnect();
+  }
+
+  // ---- users, secret, revocations ----
+
+  async getOrCreateSecret(generate: () => string): Promise<string> {
+    return this.call(async () => {
+      await this.redis.set(this.keys.secret, generate(), 'NX');
+      return (await this.redis.get(this.keys.secret))!;
+    });
+  }
+
+  async listUsers(): Promise<UserRecord[]> {
+    const all = await this.call(() => this.redis.hvals(this.keys.users));
+    return all.map((t) => JSON.parse(t) as UserRecord).sort((a, b) => a.username.localeCompare(b.username));
+  }
+
+  async getUser(username: string): Promise<UserRecord | undefined> {
+    const t = await this.call(() => this.redis.hget(this.keys.users, username));
+    return t ? (JSON.parse(t) as UserRecord) : undefined;
+  }
+
+  async putUser(user: UserRecord): Promise<void> {
+    const rec: UserRecord = { username: user.username, hash: user.hash, createdAt: user.createdAt };
+    await this.call(() => this.redis.hset(this.keys.users, user.username, JSON.stringify(rec)));
+  }
+
+  async deleteUser(username: string): Promise<boolean> {
+    const event: StoreEvent = { type: 'user-deleted', username };
+    const r = await this.call(() => this.redis.fwDeleteUser(this.keys.users, username, this.keys.channel, JSON.stringify(event)));
+    return r === 1;
+  }
+
+  /** `expiresAt` in unix ms (unix seconds are recognised and scaled); the key expires with the token. */
+  async revokeToken(jti: string, expiresAt: number): Promise<void> {
+    const exp = expiresAt < 1e11 ? expiresAt * 1000 : expiresAt;
+    const ttl = Math.ceil(exp - Date.now());
+    if (ttl <= 0) return; // an expired token is refused anyway
+    const event: StoreEvent = { type: 'revoked', jti };
+    await this.call(() => this.redis.fwRevoke(this.keys.revoked(jti), ttl, this.keys.channel, JSON.stringify(event)));
+  }
+
+  async isRevoked(jti: string): Promise<boolean> {
+    return (await this.call(() => this.redis.exists(this.keys.revoked(jti)))) === 1;
+  }
+
+  // ---- versions ----
+
+  async runningVersion(): Promise<VersionMeta> {
+    const k = this.keys;
+    const meta = await this.call(async () => {
+      const n = Number(await this.redis.get(k.running));
+      return this.redis.lindex(k.history, n);
+    });
+    if (!meta) throw new FwError('ERR_SYS_4002', 'the Redis store holds no running version');
+    return JSON.parse(meta) as VersionMeta;
+  }
+
+  async getVersion(version: number): Promise<VersionRecord | undefined> {
+    if (!Number.isSafeInteger(version) || version < 0) return undefined;
+    const t = await this.call(() => this.redis.get(this.keys.version(version)));
+    return t ? (JSON.parse(t) as VersionRecord) : undefined;
+  }
+
+  async listVersions(): Promise<VersionMeta[]> {
+    const all = await this.call(() => this.redis.lrange(this.keys.history, 0, -1));
+    return all.map((t) => JSON.parse(t) as VersionMeta);
+  }
+
+  /** The version a commit of (sessionId, journalLength) made, if it already happened. */
+  async committedVersion(sessionId: string, journalLength: number): Promise<number | undefined> {
+    const t = await this.call(() => this.redis.get(this.keys.lastCommit));
+    const prefix = `${sessionId}:${journalLength}=`;
+    return t?.startsWith(prefix) ? Number(t.slice(prefix.length)) : undefined;
+  }
+
+  // ---- the session and its journal ----
+
+  async getSession(): Promise<SessionState | null> {
+    const head = await this.sessionHead();
+    if (!head) return null;
+    const journal = await this.journalSince(head.session.id, 0);
+    return journal && { session: head.session, journal };
+  }
+
+  async sessionHead(): Promise<SessionHead | null> {
+    const k = this.keys;
+    const [flat, length] = (await this.call(() => this.redis.fwHead(k.session, k.journal))) as [string[], number];
+    const session = sessionOf(flat);
+    return session && { session, length };
+  }
+
+  async journalSince(sessionId: string, from: number): Promise<JournalEntry[] | null> {
+    const k = this.keys;
+    const [id, entries] = await this.call(async () => {
+      const r = await this.redis.multi().hget(k.session, 'id').lrange(k.journal, from, -1).exec();
+      if (!r) throw new Error('transaction aborted');
+      for (const [err] of r) if (err) throw err;
+      return [r[0][1] as string | null, r[1][1] as string[]];
+    });
+    return id === sessionId ? entries.map((t) => JSON.parse(t) as JournalEntry) : null;
+  }
+
+  async beginSession(session: SessionRecord): Promise<SessionRecord | null> {
+    const k = this.keys;
+    const r = await this.call(() => this.redis.fwBegin(
+      k.session, k.journal, k.running, session.id, session.owner, session.startedAt, session.lastChangeAt, session.baseVersion, this.opts.sessionLeaseMs,
+    ));
+    if (r === 'stale') throw new StoreConflict(`version ${session.baseVersion} is no longer running`, 'session');
+    return r === 0 ? null : sessionOf(r as string[]);
+  }
+
+  async appendChange(sessionId: string, entry: JournalEntry): Promise<void> {
+    const k = this.keys;
+    const line = JSON.stringify({ seq: entry.seq, at: entry.at, user: entry.user, change: entry.change });
+    const r = (await this.call(() => this.redis.fwAppend(k.session, k.journal, k.claim, sessionId, entry.seq, line, entry.at, this.opts.sessionLeaseMs))) as string;
+    if (r !== 'ok') throw new StoreConflict(`cannot append change ${entry.seq} to session ${sessionId}: ${r}`, conflictReason(r));
+  }
+
+  async endSession(sessionId: string): Promise<boolean> {
+    const k = this.keys;
+    return (await this.call(() => this.redis.fwEnd(k.session, k.journal, k.claim, sessionId))) === 1;
+  }
+
+  async claimCommit(sessionId: string, journalLength: number, leaseMs: number): Promise<void> {
+    const k = this.keys;
+    const r = (await this.call(() => this.redis.fwClaim(k.session, k.journal, k.claim, sessionId, journalLength, `${sessionId}:${journalLength}`, leaseMs))) as string;
+    if (r !== 'ok') throw new StoreConflict(`cannot claim session ${sessionId} for a commit: ${r}`, conflictReason(r));
+  }
+
+  async releaseCommit(sessionId: string, journalLength: number): Promise<void> {
+    await this.call(() => this.redis.fwRelease(this.keys.claim, `${sessionId}:${journalLength}`));
+  }
+
+  async commit(sessionId: string, journalLength: number, version: VersionRecord): Promise<void> {
+    const k = this.keys;
+    const n = version.version;
+    const event: StoreEvent = { type: 'version', version: n };
+    const r = (await this.call(() => this.redis.fwCommit(
+      k.session, k.journal, k.claim, k.running, k.history, k.version(n), k.lastCommit,
+      sessionId, journalLength, n, JSON.stringify(version), JSON.stringify(metaOf(version)), k.channel, JSON.stringify(event), `${sessionId}:${journalLength}`,
+    ))) as string;
+    if (r !== 'ok') throw new StoreConflict(`cannot commit session ${sessionId} as version ${n}: ${r}`, conflictReason(r));
+  }
+
+  async audit(event: AuditEvent): Promise<void> {
+    const entry: AuditEvent = { at: event.at, user: event.user, action: event.action, details: event.details, reqId: event.reqId ?? '' };
+    if (event.payload !== undefined) entry.payload = event.payload;
+    await this.call(() => this.redis.fwAudit(this.keys.audit, this.keys.auditSeq, JSON.stringify(entry), this.auditMax));
+  }
+
+  /** Newest first from the stream (ids "<id>-1"), a page of 500 at a time until `limit` match. */
+  async listAudit(query: AuditQuery): Promise<AuditEntry[]> {
+    const out: AuditEntry[] = [];
+    let end = query.before === undefined ? '+' : `(${query.before}-0`;
+    for (;;) {
+      const page = await this.call(() => this.redis.xrevrange(this.keys.audit, end, '-', 'COUNT', 500));
+      for (const [streamId, fields] of page) {
+        const id = Number(streamId.split('-')[0]);
+        const e = JSON.parse(fields[1]) as AuditEvent;
+        if (auditMatches(e, query)) out.push({ ...e, id, reqId: e.reqId ?? '' });
+        if (out.length >= query.limit) return out;
+      }
+      if (page.length < 500) return out;
+      end = `(${page[page.length - 1][0]}`;
+    }
+  }
+
+  async ping(): Promise<void> {
+    await this.call(() => this.redis.ping());
+  }
+
+  // ---- login failures, counted across the cluster ----
+
+  async recordFailures(keys: string[], now: number, windowMs: number): Promise<void> {
+    await this.call(() => this.redis.fwRecordFailure(...keys.map((key) => this.keys.failures(key)), now, windowMs, `${now}:${randomUUID()}`));
+  }
+
+  async failureTimes(key: string, now: number, windowMs: number): Promise<number[]> {
+    const flat = await this.call(() => this.redis.zrangebyscore(this.keys.failures(key), `(${now - windowMs}`, '+inf', 'WITHSCORES'));
+    const times: number[] = [];
+    for (let i = 1; i < flat.length; i += 2) times.push(Number(flat[i]));
+    return times;
+  }
+
+  async clearFailures(key: string): Promise<void> {
+    await this.call(() => this.redis.del(this.keys.failures(key)));
+  }
+}
+
+/** The login limiter's failures, kept in Redis and so shared by every instance. */
+export class RedisFailureLog implements FailureLog {
+  constructor(private readonly store: RedisStore) {}
+  add(keys: string[], now: number, windowMs: number): Promise<void> {
+    return this.store.recordFailures(keys, now, windowMs);
+  }
+  times(key: string, now: number, windowMs: number): Promise<number[]> {
+    return this.store.failureTimes(key, now, windowMs);
+  }
+  clear(key: string): Promise<void> {
+    return this.store.clearFailures(key);
+  }
+}

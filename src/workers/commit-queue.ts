@@ -1,0 +1,143 @@
+// Commits through BullMQ, in a cluster. The instance that receives POST /api/config/commit
+// enqueues one job whose id is derived from the session id and the journal length, so a
+// retried commit joins the job already queued (or finished) instead of applying twice; a
+// worker (in any instance, or a process of its own) runs the commit job; the request waits for
+// its outcome. A worker that dies mid-commit leaves the job stalled: BullMQ hands it to another
+// worker, which takes the session's claim over and finishes it, or finds it already done.
+import { Queue, QueueEvents, Worker, type ConnectionOptions, type Job } from 'bullmq';
+import type { Logger } from 'pino';
+import { FwError, isFwError, type ErrorCode } from '../errors';
+import type { CommitJob, CommitResult, CommitRunner, ConfigService } from '../session/service';
+import type { RedisStore } from '../store/redis/redis-store';
+import { unreachable } from '../store/redis/connection';
+
+const QUEUE = 'commits';
+
+/** A job's outcome: the commit's result, or the contract error it answered with. */
+type Outcome = CommitResult | { error: { code: ErrorCode; details: string; message: string } };
+
+export interface QueueSettings {
+  redisUrl: string;
+  clusterName: string;
+  commitTimeoutMs: number;
+}
+
+function connection(url: string, failFast: boolean): ConnectionOptions {
+  const u = new URL(url);
+  return {
+    host: u.hostname || '127.0.0.1',
+    port: Number(u.port || 6379),
+    username: u.username ? decodeURIComponent(u.username) : undefined,
+    password: u.password ? decodeURIComponent(u.password) : undefined,
+    db: u.pathname.length > 1 ? Number(u.pathname.slice(1)) : undefined,
+    // a producer fails fast during an outage (503); workers and listeners wait it out
+    ...(failFast ? { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 1000 } : { maxRetriesPerRequest: null }),
+    retryStrategy: (attempt: number) => Math.min(100 * attempt, 1000),
+  };
+}
+
+/** BullMQ keys under the firewall's hash tag: the whole layout stays in one cluster slot. */
+function prefixOf(clusterName: string): string {
+  return `fw:{${clusterName}}:bull`;
+}
+
+/** The id of the one job that commits `sessionId` at `journalLength` changes. */
+export function commitJobId(job: Pick<CommitJob, 'sessionId' | 'journalLength'>): string {
+  return `commit-${job.sessionId}-${job.journalLength}`;
+}
+
+export class CommitQueue implements CommitRunner {
+  private readonly queue: Queue;
+  private readonly events: QueueEvents;
+
+  constructor(private readonly s: QueueSettings, private readonly log: Logger) {
+    const prefix = prefixOf(s.clusterName);
+    this.queue = new Queue(QUEUE, { connection: connection(s.redisUrl, true), prefix });
+    this.events = new QueueEvents(QUEUE, { connection: connection(s.redisUrl, false), prefix });
+    this.queue.on('error', () => undefined); // reported where a call fails
+    this.events.on('error', () => undefined);
+  }
+
+  async ready(): Promise<void> {
+    await Promise.all([this.queue.waitUntilReady(), this.events.waitUntilReady()]);
+  }
+
+  async run(job: CommitJob): Promise<CommitResult> {
+    let queued: Job;
+    try {
+      queued = await this.queue.add(QUEUE, job, {
+        jobId: commitJobId(job),
+        removeOnComplete: { age: 3600 },
+        removeOnFail: { age: 3600 },
+      });
+    } catch (e) {
+      throw unreachable(e);
+    }
+    const outcome = await this.wait(queued);
+    if ('error' in outcome) {
+      // the same request again must run again (the candidate may be fixed by then)
+      await queued.remove().catch(() => undefined);
+      throw new FwError(outcome.error.code, outcome.error.details, outcome.error.message);
+    }
+    return outcome;
+  }
+
+  private async wait(job: Job): Promise<Outcome> {
+    let value: unknown;
+    try {
+      value = await job.waitUntilFinished(this.events, this.s.commitTimeoutMs);
+    } catch (e) {
+      const reason = e instanceof Error ? e.message : String(e);
+      if (/timed out/.test(reason)) {
+        throw new FwError('ERR_SYS_4004', `the commit job ${job.id} did not finish within ${this.s.commitTimeoutMs} ms; it goes on, see GET /api/config/versions`);
+      }
+      this.log.error({ job: job.id, reason }, 'commit job failed');
+      throw new FwError('ERR_SYS_4001', `the commit job failed: ${reason}`);
+    }
+    return (typeof value === 'string' ? JSON.parse(value) : value) as Outcome;
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([this.events.close(), this.queue.close()]);
+  }
+}
+
+/** Runs commit jobs in this process (every instance by default, or `npm run worker`). */
+export class CommitWorker {
+  private readonly worker: Worker;
+
+  constructor(s: QueueSettings, store: RedisStore, config: ConfigService<unknown>, log: Logger) {
+    this.worker = new Worker(QUEUE, (job: Job) => runJob(job.data as CommitJob, store, config), {
+      connection: connection(s.redisUrl, false),
+      prefix: prefixOf(s.clusterName),
+      concurrency: 1,
+      // a worker that died is noticed within seconds; a live one renews its lock while it compiles
+      lockDuration: 10_000,
+      stalledInterval: 5_000,
+      maxStalledCount: 3,
+    });
+    this.worker.on('error', (e) => log.warn({ err: e.message }, 'commit worker: Redis error'));
+    this.worker.on('failed', (job, e) => log.error({ job: job?.id, err: e.message }, 'commit job failed'));
+  }
+
+  ready(): Promise<unknown> {
+    return this.worker.waitUntilReady();
+  }
+
+  /** Stops taking jobs and lets the one in progress finish. */
+  close(): Promise<void> {
+    return this.worker.close();
+  }
+}
+
+async function runJob(job: CommitJob, store: RedisStore, config: ConfigService<unknown>): Promise<Outcome> {
+  try {
+    // a job retried after its worker died may find its own commit already made
+    const done = await store.committedVersion(job.sessionId, job.journalLength);
+    if (done !== undefined) return { version: done, warnings: [] };
+    return await config.commitJob(job);
+  } catch (e) {
+    if (isFwError(e)) return { error: { code: e.code, details: e.details, message: e.message } };
+    throw e;
+  }
+}

@@ -1,0 +1,61 @@
+// The daemon as a child process (dist/src/main.js, exactly as `npm start` runs it), for tests
+// that kill it without warning or run several instances. Every child still running when the
+// test process exits is killed, also after a failed test.
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { ADMIN_PASSWORD } from './daemon';
+
+export const MAIN = path.resolve(__dirname, '../../src/main.js');
+export const WORKER_MAIN = path.resolve(__dirname, '../../src/worker-main.js');
+
+export interface Child {
+  proc: ChildProcess;
+  url: string;
+  exited: Promise<number | null>;
+  /** standard output so far */
+  stdout(): string;
+}
+
+const children = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const p of children) p.kill('SIGKILL');
+});
+
+/**
+ * Starts `script` with a minimal environment plus `env`; resolves once its output has a line
+ * matching `ready` (the daemon's "listening" line by default).
+ */
+export function startChild(env: Record<string, string>, script = MAIN, ready = /"port":(\d+)[^\n]*"msg":"listening"/): Promise<Child> {
+  const proc = spawn(process.execPath, [script], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      FW_PORT: '0',
+      FW_INTERFACES: 'eth0,eth1',
+      FW_ADMIN_PASSWORD: ADMIN_PASSWORD,
+      FW_LOG_LEVEL: 'info',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(proc);
+  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => {
+    children.delete(proc);
+    resolve(code);
+  }));
+  return new Promise((resolve, reject) => {
+    let out = '';
+    let err = '';
+    proc.stderr!.on('data', (b) => { err += b.toString(); });
+    proc.stdout!.on('data', (b) => {
+      out += b.toString();
+      const m = ready.exec(out);
+      if (m) resolve({ proc, url: `http://127.0.0.1:${m[1] ?? 0}`, exited, stdout: () => out });
+    });
+    exited.then((code) => reject(new Error(`${path.basename(script)} exited with ${code}: ${err}${out}`)));
+  });
+}
+
+export async function kill9(child: Child): Promise<void> {
+  child.proc.kill('SIGKILL');
+  await child.exited;
+}

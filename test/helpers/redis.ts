@@ -1,0 +1,91 @@
+// Throwaway redis-server processes for the tests: each on a free loopback port with its own
+// data folder (append-only file, fsync'd at every write), never the machine's 6379. Every
+// server this process started is killed when it exits, also after a failed test.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+
+export interface TestRedis {
+  url: string;
+  port: number;
+  dir: string;
+  /** Stops it gracefully (SHUTDOWN: the append-only file is complete). */
+  stop(): Promise<void>;
+  /** Starts it again on the same port and data folder (after stop). */
+  restart(): Promise<void>;
+}
+
+const running = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const p of running) p.kill('SIGKILL');
+});
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function launch(port: number, dir: string): Promise<ChildProcess> {
+  const proc = spawn('redis-server', [
+    '--port', String(port), '--bind', '127.0.0.1', '--dir', dir,
+    '--appendonly', 'yes', '--appendfsync', 'always', '--save', '',
+    '--daemonize', 'no', '--protected-mode', 'yes', '--loglevel', 'warning',
+  ], { stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(proc);
+  proc.on('exit', () => running.delete(proc));
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const deadline = setTimeout(() => reject(new Error(`redis-server on ${port} did not start: ${out}`)), 10_000);
+    const poll = setInterval(() => {
+      const s = net.connect(port, '127.0.0.1', () => {
+        s.end();
+        clearInterval(poll);
+        clearTimeout(deadline);
+        resolve(proc);
+      });
+      s.on('error', () => s.destroy());
+    }, 20);
+    proc.stdout!.on('data', (b) => { out += b.toString(); });
+    proc.stderr!.on('data', (b) => { out += b.toString(); });
+    proc.on('exit', (code) => {
+      clearInterval(poll);
+      clearTimeout(deadline);
+      reject(new Error(`redis-server exited with ${code}: ${out}`));
+    });
+  });
+}
+
+function exited(proc: ChildProcess): Promise<void> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => proc.once('exit', () => resolve()));
+}
+
+export async function startRedis(dir: string): Promise<TestRedis> {
+  fs.mkdirSync(dir, { recursive: true });
+  const port = await freePort();
+  let proc = await launch(port, dir);
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    dir,
+    async stop() {
+      proc.kill('SIGTERM'); // redis-server shuts down cleanly on SIGTERM
+      await exited(proc);
+    },
+    async restart() {
+      proc = await launch(port, dir);
+    },
+  };
+}
+
+/** A data folder for a test redis inside `parent`. */
+export function redisDir(parent: string): string {
+  return path.join(parent, 'redis');
+}
