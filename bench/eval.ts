@@ -1,7 +1,8 @@
 // Packet-classification benchmark: `npm run bench:eval` (node dist/bench/eval.js).
 // Options: --classbench DIR (default ../shared/bench-data/classbench from the repository),
 // --only NAME[,NAME] (rule sets whose name contains one of them), --seconds S (per timing),
-// --params JSON (override build parameters, for tuning).
+// --params JSON (override build parameters, for tuning), --no-analysis (skip the analysis table,
+// bench/analysis.ts).
 // Times are CPU time of this process (process.cpuUsage: user + system, GC threads included),
 // not wall clock, so that other processes on a shared machine do not count.
 // For each rule set: build time (median of 3 compiles of the whole configuration), bytes of
@@ -18,6 +19,7 @@ import { compileImage } from '../src/eval/compile';
 import { CompiledConfig } from '../src/eval/compiled';
 import { LinearClassifier } from '../src/eval/linear';
 import { ReferenceEvaluator } from '../src/eval/reference';
+import { analysisBench } from './analysis';
 import { classBenchDoc, loadClassBench } from './classbench';
 import { generateConfig, REALISTIC, rng } from './generate';
 import { makePackets, toPacket, type PacketSet } from './packets';
@@ -198,6 +200,7 @@ function main(): void {
   for (const r of rows) {
     console.log(`| ${r.name} | ${fmt(r.rules)} | ${fmt(r.buildMs)} | ${fmt(r.bytesPerRule)} | ${fmt(r.compiled)} | ${fmt(r.linear)} | ${(r.compiled / r.linear).toFixed(1)}x | ${fmt(r.analysisMs)} | ${fmt(r.covered)} / ${fmt(r.undecided)} | ${fmt(r.evalPerSec)} | ${fmt(r.checked)} |`);
   }
+  if (!process.argv.includes('--no-analysis')) analysisBench(sets.filter((s) => !only || only.some((o) => s.name.includes(o))));
 }
 
 main();

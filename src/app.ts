@@ -23,6 +23,7 @@ import { createCompiler, type CommitCompiler } from './workers/commit-compiler';
 import { Metrics } from './api/metrics';
 import { AuditTrail } from './api/audit';
 import { Readiness } from './api/readiness';
+import { DeepAnalysis } from './workers/deep-analysis';
 
 export interface Daemon {
   port: number;
@@ -104,6 +105,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
   await store.open(() => serializeDoc(emptyDoc(settings.interfaces)));
   let compiler: CommitCompiler | null = null;
   let cluster: ClusterParts | null = null;
+  let analysis: DeepAnalysis | null = null;
   try {
     await ensureAdmin(store, settings, opts.announce ?? ((l) => process.stdout.write(`${l}\n`)));
     const secret = settings.jwtSecret ?? (await store.getOrCreateSecret(() => randomBytes(48).toString('base64')));
@@ -111,12 +113,16 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     const config = new ConfigService(store, settings, log, compiler, commitChecks);
     sessionInfo = () => config.info();
     await config.init();
+    analysis = new DeepAnalysis({ timeoutMs: settings.analysisTimeoutMs, logger: log });
+    const deep = analysis;
+    config.onRunningChange((state) => deep.watch(state));
     const tokens = new TokenService(secret, settings.tokenTtlSec, store);
     const redis = store instanceof RedisStore ? store : null;
     const limiter = new LoginLimiter(settings.loginMaxFailures, settings.loginWindowSec, redis ? new RedisFailureLog(redis) : undefined);
     if (redis) cluster = wireCluster(settings, redis, config, tokens, log);
     const ctx: AppContext = {
-      settings, store, log, config, startedAt: Date.now(), nodes: null!, audit: new AuditTrail(store), metrics, readiness: new Readiness(),
+      settings, store, log, config, startedAt: Date.now(), nodes: null!, analysis: deep,
+      audit: new AuditTrail(store), metrics, readiness: new Readiness(),
     };
     registerCoreReadiness(ctx);
     const server = new HttpServer({
@@ -141,6 +147,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
       close: async () => {
         clearInterval(sweep);
         await server.close();
+        await deep.close();
         await parts?.worker?.close();
         await parts?.queue.close();
         await nodes.close();
@@ -151,6 +158,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
       },
     };
   } catch (e) {
+    await analysis?.close().catch(() => undefined);
     await cluster?.worker?.close().catch(() => undefined);
     await cluster?.queue.close().catch(() => undefined);
     await compiler?.close().catch(() => undefined);

@@ -20,6 +20,8 @@ export interface Settings {
   commitTimeoutMs: number;
   /** FW_METRICS: client addresses or networks that may scrape /metrics without a token ("" : none) */
   metricsAllow: string;
+  /** FW_ANALYSIS_TIMEOUT: wall-clock cap of the deep analysis after a commit; 0: no deep pass */
+  analysisTimeoutMs: number;
   /** FW_CLUSTER_NAME: the firewall's name in Redis (keys fw:{name}:...) */
   clusterName: string;
   /** FW_COMMIT_SYNC_TIMEOUT: how long a commit waits for every instance to serve it */
@@ -86,6 +88,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     loginWindowSec: int(env, 'FW_LOGIN_WINDOW', 60, 1, 86400),
     commitTimeoutMs: int(env, 'FW_COMMIT_TIMEOUT', 60, 1, 3600) * 1000,
     metricsAllow: env.FW_METRICS ?? '',
+    analysisTimeoutMs: int(env, 'FW_ANALYSIS_TIMEOUT', 60, 0, 86400) * 1000,
     clusterName: name(env, 'FW_CLUSTER_NAME', 'default'),
     commitSyncTimeoutMs: int(env, 'FW_COMMIT_SYNC_TIMEOUT', 5, 0, 600) * 1000,
     worker: onOff(env, 'FW_WORKER', true),

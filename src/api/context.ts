@@ -7,6 +7,7 @@ import type { CompiledConfig } from '../eval/compiled';
 import type { AuditTrail } from './audit';
 import type { Metrics } from './metrics';
 import type { Readiness } from './readiness';
+import type { DeepAnalysisResults } from '../workers/deep-analysis';
 import type { NodeDirectory } from '../cluster/nodes';
 
 export interface AppContext {
@@ -19,6 +20,8 @@ export interface AppContext {
   metrics: Metrics;
   /** the checks of GET /readyz: modules with a readiness condition register one here */
   readiness: Readiness;
+  /** the deep analysis of running versions (absent: only the commit's quick analysis) */
+  analysis?: DeepAnalysisResults;
   /** The instances serving this firewall (this one alone on the embedded store); set at listen. */
   nodes: NodeDirectory;
 }

@@ -1,4 +1,5 @@
-// Commit-time analysis: policies that can never match, and objects nothing uses.
+// Commit-time and background analysis: policies that can never match, policies another
+// action partly shadows, NAT rules that can never match, and objects nothing uses.
 //
 // A policy's match space is (source zone, destination zone, source address, destination
 // address, service key), per address family; zones range over the configuration's zones plus
@@ -7,46 +8,29 @@
 // the space). It is redundant when all of them have its action, else shadowed.
 //
 // Exactness: a policy is first probed with sample packets of its space on the compiled
-// classifier; if one of them reaches it, it is not covered. Otherwise its space is split
-// exactly among the earlier rules that meet it (coverage.ts), up to the first earlier rule
-// that covers all of it. A policy whose split runs over the work budget is left out: a report
-// is never wrong, at worst a covered policy of a huge rule set goes unreported (AnalysisStats
-// counts them).
-import type { Family } from '../config/net';
+// classifier; if one of them reaches it, it is not covered. Otherwise its space is painted by
+// the earlier rules that meet it, in order (paint.ts). An earlier policy found covered is left
+// out of every later painting: it takes no packet, so it changes no first match. A policy
+// whose painting runs over the work budget or past the deadline is listed `undecided`, never
+// guessed.
+//
+// Two speeds: the commit's quick pass (budgeted, covered policies only) and the deep pass
+// (deep: true; no budget unless given, a deadline, partial shadows and NAT rules too).
 import type { ConfigDoc } from '../config/types';
+import type { Analysis, AnalysisStats, AnalyzeOptions, PartialShadow } from './analysis-types';
 import { CompiledConfig } from './compiled';
-import { bitsOf, covers, OverBudget, takers, takersBySubtraction, type Region } from './coverage';
-import { addrFieldSet, mergeIntervals, policyServiceSet, type AddrSet, type Interval } from './sets';
-import { PROTO_TCP, PROTO_UDP } from './types';
-import { rng } from './prng';
+import { policySpecs, zoneIndexOf } from './compile';
+import { firstPoint, firstWatched, irredundant, unionCover } from './cover-search';
+import { examplePacket } from './example';
+import type { Point } from './paint';
+import type { Family } from '../config/net';
+import { unreachableNatRules, unusedObjects } from './nat-analysis';
+import { probe } from './probe';
+import { regionOf, regionsOf, RuleSpace, type RuleRegions } from './rule-space';
+import type { Interval } from './sets';
+import { OverBudget, Work } from './work';
 
-export interface Coverage {
-  id: number;
-  coveredBy: number[];
-}
-
-export interface Analysis {
-  shadowed: Coverage[];
-  redundant: Coverage[];
-  unusedAddresses: string[];
-  unusedServices: string[];
-}
-
-export interface AnalyzeOptions {
-  samples?: number; // probe packets per policy (default 24)
-  budget?: number; // units of exact-split work per policy (default 1,000,000, some 10-50 ms)
-  totalBudget?: number; // for the whole table (default 20,000,000)
-  quickBudget?: number; // box subtraction tried first (default 2,000; 0: the sweep only)
-  /** filled in when given: how the policies were decided */
-  stats?: AnalysisStats;
-}
-
-export interface AnalysisStats {
-  reached: number; // a probe packet reached the policy
-  split: number; // decided by the exact split
-  undecided: number; // over the work budget: not reported
-  undecidedIds: number[]; // their ids (the first 100)
-}
+export type { Analysis, AnalysisStats, AnalyzeOptions, Coverage, PartialShadow } from './analysis-types';
 
 function plural(ids: number[]): string {
   return ids.length === 1 ? `policy ${ids[0]}` : `policies ${ids.join(', ')}`;
@@ -67,214 +51,151 @@ export function warningLines(a: Analysis, opts: { unused?: boolean } = {}): stri
 }
 
 
-function randomIn(list: Interval[], r: () => number, corner: number): bigint {
-  if (corner === 0) return list[0][0];
-  if (corner === 1) return list[list.length - 1][1];
-  const [lo, hi] = list[Math.floor(r() * list.length)];
-  const span = hi - lo + 1n;
-  if (span <= 0x10000000000000n) return lo + BigInt(Math.floor(r() * Number(span)));
-  let x = 0n;
-  for (let i = 0; i < 5; i++) x = (x << 32n) | BigInt(Math.floor(r() * 4294967296));
-  return lo + (x % span);
+const families = [4, 6] as const;
+
+/** The identity of a policy's match space (equal keys: equal spaces). */
+function spaceKey(r: RuleRegions): string {
+  const field = (iv: Interval[]) => iv.map(([a, b]) => `${a}-${b}`).join(',');
+  return families.map((f) => {
+    const R = regionOf(r, f);
+    return R ? `${R.zs}:${R.zd}:${field(R.s)}:${field(R.d)}:${field(R.v)}` : '';
+  }).join('/');
+}
+
+/** What the painting found for one policy. */
+interface Verdict {
+  covered: boolean;
+  /** covered: earlier policies (indices) whose union covers it, none of them superfluous */
+  cover: number[];
+  /** covered: some packet's first match is a policy of the other action */
+  otherTakes: boolean;
+  /** not covered (deep pass): an earlier policy of the other action takes this packet */
+  partial: PartialShadow | null;
 }
 
 export function analyze(doc: ConfigDoc, compiled?: CompiledConfig, opts: AnalyzeOptions = {}): Analysis {
   const cfg = compiled ?? CompiledConfig.compile(doc);
+  const deep = opts.deep ?? false;
   const samples = opts.samples ?? 24;
-  const budget = opts.budget ?? 1_000_000;
-  let totalLeft = opts.totalBudget ?? 20_000_000;
-  const quickMax = opts.quickBudget ?? 2000;
-  const stats = Object.assign(opts.stats ?? {}, { reached: 0, split: 0, undecided: 0, undecidedIds: [] as number[] });
+  const budget = opts.budget ?? (deep ? Infinity : 1_000_000);
+  let totalLeft = opts.totalBudget ?? (deep ? Infinity : 20_000_000);
+  const deadline = opts.deadline ?? Infinity;
+  const stats: AnalysisStats = Object.assign(opts.stats ?? {}, { reached: 0, painted: 0, undecided: 0, undecidedIds: [] as number[] });
 
-  const zones = [...doc.zones.keys()].sort();
-  const zoneIdx = new Map(zones.map((z, i) => [z, i + 1]));
-  const allZones = (1n << BigInt(zones.length + 1)) - 1n;
-  const zoneSet = (name: string) => (name === '' || name === 'any' ? allZones : zoneIdx.has(name) ? 1n << BigInt(zoneIdx.get(name)!) : 0n);
-
+  const zones = [...zoneIndexOf(doc).keys()];
+  const space = new RuleSpace(policySpecs(doc).map((s) => regionsOf(s, zones.length)));
   const n = doc.policies.length;
-  const addrSets = new Map<string, AddrSet>();
-  const addrSet = (name: string) => {
-    let a = addrSets.get(name);
-    if (!a) addrSets.set(name, (a = addrFieldSet(name, doc.addresses)));
-    return a;
-  };
-  const svcSets = new Map<string, Interval[]>();
-  const rules = doc.policies.map((p) => {
-    const src = addrSet(p.srcAddr);
-    const dst = addrSet(p.dstAddr);
-    const key = p.services.join(',');
-    let v = svcSets.get(key);
-    if (!v) svcSets.set(key, (v = mergeIntervals(policyServiceSet(p.services, doc.services).map(([a, b]) => [BigInt(a), BigInt(b)]))));
-    const zs = zoneSet(p.srcZone);
-    const zd = zoneSet(p.dstZone);
-    const region = (f: Family): Region | null => {
-      const s = f === 4 ? src.v4 : src.v6;
-      const d = f === 4 ? dst.v4 : dst.v6;
-      return zs && zd && s.length && d.length && v.length ? { zs, zd, s, d, v } : null;
-    };
-    return { p, r4: region(4), r6: region(6), zs: zoneIdx.get(p.srcZone) ?? -1, zd: zoneIdx.get(p.dstZone) ?? -1 };
-  });
+  const covered = new Uint8Array(n);
+  const allows = doc.policies.map((p) => p.action === 'allow');
+  const out: Analysis = { complete: false, shadowed: [], redundant: [], undecided: [], partiallyShadowed: [], unreachableNat: [], unusedAddresses: [], unusedServices: [] };
+  /** spaces of covered policies, with the action and verdict of the first of them */
+  const coveredSpaces = new Map<string, { allow: boolean; verdict: Verdict }>();
+  let timeUp = false;
+  let gaveUp = false; // some policy was left short: the deep reports are not whole
 
-  // numeric hulls of each rule's fields per family, for a cheap first filter of candidates:
-  // IPv4 and service keys exactly, IPv6 by the top 64 bits (rounding keeps the order, so an
-  // overlap is never missed)
-  const top = (f: Family, x: bigint) => (f === 4 ? Number(x) : Number(x >> 64n));
-  const hulls = { 4: new Float64Array(n * 6), 6: new Float64Array(n * 6) };
-  rules.forEach((r, i) => {
-    for (const f of [4, 6] as const) {
-      const R = f === 4 ? r.r4 : r.r6;
+  /** The painting of policy i (reached: a probe packet reached it, so only a partial shadow is asked). */
+  const judge = (i: number, reached: boolean, work: Work): Verdict => {
+    const me = space.rules[i];
+    const v: Verdict = { covered: !reached, cover: [], otherTakes: false, partial: null };
+    const other = (ids: number[]) => (c: number) => allows[ids[c]] !== allows[i];
+    const partialOf = (f: Family, by: number, at: Point): PartialShadow => ({ id: doc.policies[i].id, by: doc.policies[by].id, example: examplePacket(at, f, zones) });
+    // a family covered with a packet of the other action: a partial shadow if another family
+    // turns out not covered
+    let otherPacket: PartialShadow | null = null;
+    for (const f of families) {
+      const R = regionOf(me, f);
       if (!R) continue;
-      const h = hulls[f];
-      h[i * 6] = top(f, R.s[0][0]);
-      h[i * 6 + 1] = top(f, R.s[R.s.length - 1][1]);
-      h[i * 6 + 2] = top(f, R.d[0][0]);
-      h[i * 6 + 3] = top(f, R.d[R.d.length - 1][1]);
-      h[i * 6 + 4] = Number(R.v[0][0]);
-      h[i * 6 + 5] = Number(R.v[R.v.length - 1][1]);
-    }
-  });
-  const hullsMeet = (h: Float64Array, i: number, j: number) =>
-    h[i * 6] <= h[j * 6 + 1] && h[j * 6] <= h[i * 6 + 1] &&
-    h[i * 6 + 2] <= h[j * 6 + 3] && h[j * 6 + 2] <= h[i * 6 + 3] &&
-    h[i * 6 + 4] <= h[j * 6 + 5] && h[j * 6 + 4] <= h[i * 6 + 5];
-
-  // earlier rules by zone group, for the candidates of a zone-specific policy
-  const groups = new Map<string, number[]>();
-  rules.forEach((r, i) => {
-    const key = `${r.zs}/${r.zd}`;
-    let g = groups.get(key);
-    if (!g) groups.set(key, (g = []));
-    g.push(i);
-  });
-  // the source zone of a rule: -1 for any, which for the group key is the same as unknown
-  // zones (whose sets are empty and never reach here)
-
-  const probe = (i: number, f: Family, R: Region, seed: number): boolean => {
-    const cls = cfg.policyClassifier(f);
-    const q = cls.q;
-    const r = rng(seed);
-    const zsList = bitsOf(R.zs);
-    const zdList = bitsOf(R.zd);
-    for (let k = 0; k < samples; k++) {
-      const corner = k < 2 ? k : 2;
-      const sz = zsList[Math.floor(r() * zsList.length)];
-      const dz = zdList[Math.floor(r() * zdList.length)];
-      const s = randomIn(R.s, r, corner);
-      const d = randomIn(R.d, r, corner);
-      let key = Number(randomIn(R.v, r, corner));
-      const proto = key >> 16;
-      if (proto !== PROTO_TCP && proto !== PROTO_UDP) key = proto << 16;
-      const nw = f === 4 ? 1 : 4;
-      for (let w = 0; w < nw; w++) {
-        const sh = BigInt(32 * (nw - 1 - w));
-        q[w] = Number((s >> sh) & 0xffffffffn) | 0;
-        q[4 + w] = Number((d >> sh) & 0xffffffffn) | 0;
+      // an earlier covered policy takes no packet: leaving it out changes no first match
+      const { C, ids } = space.candidates(i, f, (j) => covered[j] === 0);
+      if (v.covered) {
+        const u = unionCover(R, C, work);
+        if (u.covered) {
+          // one candidate, holding it all: it takes every packet (no painting needed)
+          const first = C.length === 1 ? { watched: other(ids)(0) ? { cand: 0, at: firstPoint(C[0], R) } : null, takers: [0] } : firstWatched(R, C, other(ids), work);
+          v.otherTakes ||= first.watched !== null;
+          if (first.watched && deep) otherPacket ??= partialOf(f, ids[first.watched.cand], first.watched.at);
+          // a shadowed policy is named with a policy of the other action that takes some of
+          // its packets, a redundant one with policies of its own action
+          const shadow = first.watched?.cand ?? -1;
+          const from = shadow >= 0 ? unionCover(R, C, work, shadow).cover : first.takers ?? u.cover;
+          for (const c of irredundant(R, C, from, work, shadow)) v.cover.push(ids[c]);
+          continue;
+        }
+        v.covered = false;
+        v.cover = [];
+        if (!deep) return v;
       }
-      q[8] = key;
-      if (cls.first(sz, dz, 0) === i) return true;
+      if (deep && !v.partial) {
+        const first = firstWatched(R, C, other(ids), work);
+        if (first.watched) v.partial = partialOf(f, ids[first.watched.cand], first.watched.at);
+      }
     }
-    return false;
+    if (!v.covered) v.partial ??= otherPacket;
+    v.cover = [...new Set(v.cover)].sort((a, b) => a - b);
+    return v;
   };
 
-  const shadowed: Coverage[] = [];
-  const redundant: Coverage[] = [];
-  for (let i = 0; i < n; i++) {
-    const me = rules[i];
-    const spaces: Array<[Family, Region]> = [];
-    if (me.r4) spaces.push([4, me.r4]);
-    if (me.r6) spaces.push([6, me.r6]);
-    if (spaces.length === 0) continue; // matches nothing at all: not "covered by" anything
-    if (spaces.some(([f, R], k) => probe(i, f, R, i * 2 + k + 1))) {
-      stats.reached++;
-      continue;
-    }
-    if (totalLeft <= 0) {
-      stats.undecided++;
-      if (stats.undecidedIds.length < 100) stats.undecidedIds.push(me.p.id);
-      continue;
-    }
+  const markUndecided = (i: number) => {
+    stats.undecided++;
+    out.undecided.push(doc.policies[i].id);
+    if (stats.undecidedIds.length < 100) stats.undecidedIds.push(doc.policies[i].id);
+  };
 
-    // candidates: earlier rules in order (of the four compatible zone groups, or all of them
-    // for an any-zone policy) whose hulls and zones meet the space
-    const lists = me.zs > 0 && me.zd > 0 ? [`${me.zs}/${me.zd}`, `${me.zs}/-1`, `-1/${me.zd}`, '-1/-1'].map((k) => groups.get(k) ?? []) : null;
-    const earlier = function* (): Generator<number> {
-      if (!lists) {
-        for (let j = 0; j < i; j++) yield j;
-        return;
+  for (let i = 0; i < n; i++) {
+    const me = space.rules[i];
+    if (!me.r4 && !me.r6) continue; // matches nothing at all: not "covered by" anything
+    const reached = families.some((f, k) => regionOf(me, f) !== null && probe(cfg, i, f, regionOf(me, f)!, samples, i * 2 + k + 1));
+    if (reached) stats.reached++;
+    if (reached && !deep) continue;
+    // (a reached policy is not covered, so no covered policy has its space)
+    const key = reached ? '' : spaceKey(me);
+    const same = reached ? undefined : coveredSpaces.get(key);
+    let verdict: Verdict;
+    if (same && same.allow === allows[i]) {
+      // an earlier policy of this very space is covered: everything in it is taken before that
+      // policy, by the same rules, so nothing in between takes any of it
+      stats.painted++;
+      verdict = same.verdict;
+    } else {
+      if (timeUp || totalLeft <= 0) {
+        gaveUp = true;
+        if (!reached) markUndecided(i);
+        continue;
       }
-      const at = [0, 0, 0, 0];
-      for (;;) {
-        let best = -1;
-        for (let g = 0; g < 4; g++) if (at[g] < lists[g].length && lists[g][at[g]] < i && (best < 0 || lists[g][at[g]] < lists[best][at[best]])) best = g;
-        if (best < 0) return;
-        yield lists[best][at[best]++];
+      const work = new Work(Math.min(budget, totalLeft), deadline);
+      try {
+        verdict = judge(i, reached, work);
+      } catch (e) {
+        if (!(e instanceof OverBudget)) throw e;
+        timeUp ||= e.timeUp;
+        gaveUp = true;
+        if (!reached) markUndecided(i);
+        continue;
+      } finally {
+        totalLeft -= Math.min(budget, totalLeft) - Math.max(work.left, 0);
       }
-    };
-    const winners = new Set<number>();
-    let covered = true;
-    const work = { left: Math.min(budget, totalLeft) };
+      if (!reached) stats.painted++;
+    }
+    if (!verdict.covered) {
+      if (verdict.partial) out.partiallyShadowed.push(verdict.partial);
+      continue;
+    }
+    covered[i] = 1;
+    if (!same) coveredSpaces.set(key, { allow: allows[i], verdict });
+    const entry = { id: doc.policies[i].id, coveredBy: verdict.cover.map((j) => doc.policies[j].id) };
+    (verdict.otherTakes ? out.shadowed : out.redundant).push(entry);
+  }
+
+  let natDone = !deep;
+  if (deep && !timeUp) {
     try {
-      for (const [f, R] of spaces) {
-        const C: Region[] = [];
-        const ids: number[] = [];
-        for (const j of earlier()) {
-          const o = f === 4 ? rules[j].r4 : rules[j].r6;
-          if (o && hullsMeet(hulls[f], i, j) && (o.zs & R.zs) && (o.zd & R.zd)) {
-            C.push(o);
-            ids.push(j);
-            // nothing after the first rule that covers the whole space can take any of it
-            if (covers(o, R)) break;
-          }
-        }
-        // box subtraction settles the usual cases (a few covering rules) at once; the sweep
-        // takes the rest. Both are exact.
-        let by: number[] | null;
-        const quick = { left: Math.min(quickMax, work.left) };
-        try {
-          if (quick.left <= 0) throw new OverBudget();
-          by = takersBySubtraction(R, C, quick);
-          work.left -= Math.min(quickMax, work.left) - quick.left;
-        } catch (e) {
-          if (!(e instanceof OverBudget)) throw e;
-          work.left -= Math.min(quickMax, work.left);
-          by = takers(R, C, work);
-        }
-        if (by === null) {
-          covered = false;
-          break;
-        }
-        for (const k of by) winners.add(ids[k]);
-      }
+      out.unreachableNat = unreachableNatRules(doc, zones.length, new Work(Infinity, deadline));
+      natDone = true;
     } catch (e) {
       if (!(e instanceof OverBudget)) throw e;
-      covered = false;
-      stats.undecided++;
-      if (stats.undecidedIds.length < 100) stats.undecidedIds.push(me.p.id);
     }
-    if (work.left >= 0) stats.split++;
-    totalLeft -= Math.min(budget, totalLeft) - Math.max(work.left, 0);
-    if (!covered) continue;
-    const by = [...winners].sort((a, b) => a - b);
-    const entry = { id: me.p.id, coveredBy: by.map((j) => doc.policies[j].id) };
-    if (by.every((j) => doc.policies[j].action === me.p.action)) redundant.push(entry);
-    else shadowed.push(entry);
   }
-
-  // unused objects
-  const usedAddr = new Set<string>();
-  const usedSvc = new Set<string>();
-  for (const p of doc.policies) {
-    usedAddr.add(p.srcAddr).add(p.dstAddr);
-    for (const s of p.services) usedSvc.add(s);
-  }
-  for (const r of doc.nat) {
-    usedAddr.add(r.srcAddr).add(r.dstAddr);
-    usedSvc.add(r.service);
-  }
-  return {
-    shadowed,
-    redundant,
-    unusedAddresses: [...doc.addresses.keys()].filter((a) => !usedAddr.has(a)).sort(),
-    unusedServices: [...doc.services.keys()].filter((s) => !usedSvc.has(s)).sort(),
-  };
+  Object.assign(out, unusedObjects(doc));
+  out.complete = deep && !gaveUp && natDone;
+  return out;
 }

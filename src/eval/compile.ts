@@ -36,6 +36,11 @@ function lpmLookup(t: LpmData, family: Family, bytes: Uint8Array): number {
 
 const akey = (name: string) => (name === '' || name === 'any' ? '*' : `=${name}`);
 
+/** Zones numbered 1..Z in name order (0 is none). */
+export function zoneIndexOf(doc: ConfigDoc): Map<string, number> {
+  return new Map([...doc.zones.keys()].sort().map((z, i) => [z, i + 1]));
+}
+
 function zoneFieldOf(zoneIdx: Map<string, number>) {
   return (name: string) => (name === '' || name === 'any' ? ANY_ZONE : zoneIdx.get(name) ?? NEVER);
 }
@@ -52,7 +57,7 @@ function addrCacheOf(doc: ConfigDoc) {
 
 /** The policy table as RuleSpecs (zones numbered 1..Z in name order). */
 export function policySpecs(doc: ConfigDoc): RuleSpec[] {
-  const zoneIdx = new Map([...doc.zones.keys()].sort().map((z, i) => [z, i + 1]));
+  const zoneIdx = zoneIndexOf(doc);
   const zoneField = zoneFieldOf(zoneIdx);
   const addr = addrCacheOf(doc);
   return doc.policies.map((p) => {
@@ -69,6 +74,43 @@ export function policySpecs(doc: ConfigDoc): RuleSpec[] {
       families: 3,
     };
   });
+}
+
+/** The NAT table as RuleSpecs (a rule's families: its translated address's, both for a
+ * masquerade, none when its out-interface does not exist) and the NAT meta. */
+export function natTable(doc: ConfigDoc, ifIdx: ReadonlyMap<string, number>): { specs: RuleSpec[]; meta: NatMeta[] } {
+  const zoneIdx = zoneIndexOf(doc);
+  const zoneField = zoneFieldOf(zoneIdx);
+  const addr = addrCacheOf(doc);
+  const nat: NatMeta[] = [];
+  const specs: RuleSpec[] = doc.nat.map((r) => {
+    const masquerade = r.type === 'snat' && r.translatedIp === '';
+    const tip = r.translatedIp !== '' ? parseIp(r.translatedIp) : null;
+    const outIf = r.outInterface === '' || r.outInterface === 'any' ? -1 : ifIdx.get(r.outInterface) ?? -2;
+    let families = masquerade ? 3 : tip ? familyBit(tip.family) : 0;
+    if (outIf === -2) families = 0;
+    nat.push({
+      id: r.id,
+      type: r.type,
+      translatedIp: tip ? formatIp(tip.family, tip.bytes) : '',
+      translatedPort: r.translatedPort,
+      outIf,
+      masquerade,
+    });
+    const svc = r.service === 'any' ? '' : r.service;
+    return {
+      sz: zoneField(r.srcZone),
+      dz: zoneField(r.dstZone),
+      src: addr(r.srcAddr),
+      dst: addr(r.dstAddr),
+      svc: natServiceSet(svc, doc.services),
+      srcKey: akey(r.srcAddr),
+      dstKey: akey(r.dstAddr),
+      svcKey: svc === '' ? '*' : svc,
+      families,
+    };
+  });
+  return { specs, meta: nat };
 }
 
 export interface CompileOptions {
@@ -157,36 +199,7 @@ export function compileImage(doc: ConfigDoc, opts: CompileOptions = {}): Compile
   }
 
   const polSpecs = policySpecs(doc);
-  const zoneField = zoneFieldOf(zoneIdx);
-  const addr = addrCacheOf(doc);
-  const nat: NatMeta[] = [];
-  const natSpecs: RuleSpec[] = doc.nat.map((r) => {
-    const masquerade = r.type === 'snat' && r.translatedIp === '';
-    const tip = r.translatedIp !== '' ? parseIp(r.translatedIp) : null;
-    const outIf = r.outInterface === '' || r.outInterface === 'any' ? -1 : ifIdx.get(r.outInterface) ?? -2;
-    let families = masquerade ? 3 : tip ? familyBit(tip.family) : 0;
-    if (outIf === -2) families = 0;
-    nat.push({
-      id: r.id,
-      type: r.type,
-      translatedIp: tip ? formatIp(tip.family, tip.bytes) : '',
-      translatedPort: r.translatedPort,
-      outIf,
-      masquerade,
-    });
-    const svc = r.service === 'any' ? '' : r.service;
-    return {
-      sz: zoneField(r.srcZone),
-      dz: zoneField(r.dstZone),
-      src: addr(r.srcAddr),
-      dst: addr(r.dstAddr),
-      svc: natServiceSet(svc, doc.services),
-      srcKey: akey(r.srcAddr),
-      dstKey: akey(r.dstAddr),
-      svcKey: svc === '' ? '*' : svc,
-      families,
-    };
-  });
+  const { specs: natSpecs, meta: nat } = natTable(doc, ifIdx);
   const putClassifier = (prefix: string, d: ClassifierData) => {
     for (const k of CLASSIFIER_KEYS) arrays.set(`${prefix}.${k}`, d[k]);
   };

@@ -15,7 +15,7 @@ import { ALLOW_POLICY, BatchAnswers, DENY_DEFAULT, DENY_NO_ROUTE, DENY_POLICY, P
 import { evalBatch } from './packet';
 import { packetKey } from './sets';
 import type { EvalResult, Evaluator, NatAnswer, Packet, RouteAnswer } from './types';
-import type { Analysis } from './analysis';
+import type { Analysis } from './analysis-types';
 
 function classifierData(image: CompiledImage, prefix: string): ClassifierData {
   const d = {} as Record<string, Int32Array>;

@@ -7,6 +7,7 @@ import { parseDoc } from '../../src/config/document';
 import { ReferenceEvaluator } from '../../src/eval/reference';
 import { parsePacket } from '../../src/eval/packet';
 import { expectError, expectMessage, ok, rawChunked, useDaemon } from '../helpers/daemon';
+import { lanWan } from '../helpers/lan-wan';
 
 const used = useDaemon();
 const c = used.client;
@@ -19,11 +20,7 @@ const E = { ...D, 'dst-zone': 'wan', 'src-zone': 'lan' };
 
 beforeAll(async () => {
   await c.begin();
-  await ok(c.put('/api/interfaces/eth0', { ip: '203.0.113.2/24' }));
-  await ok(c.put('/api/interfaces/eth1', { ip: '10.0.0.1/24' }));
-  await ok(c.post('/api/zones', { name: 'wan', type: 'l3', interfaces: ['eth0'] }));
-  await ok(c.post('/api/zones', { name: 'lan', type: 'l3', interfaces: ['eth1'] }));
-  await ok(c.post('/api/routes', { destination: 'default', gateway: '203.0.113.1', interface: 'eth0' }));
+  await lanWan(c);
   await ok(c.post('/api/addresses', { name: 'pub', ips: ['203.0.113.2/32'] }));
   await ok(c.post('/api/addresses', { name: 'unused', ips: ['192.0.2.0/24'] }));
   await ok(c.post('/api/services', { name: 'https', protocol: 'tcp', ports: [443] }));

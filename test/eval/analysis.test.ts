@@ -5,8 +5,8 @@
 // policies that take their packets are known exactly and must be what analyze() reports.
 import fc from 'fast-check';
 import { parseCidr } from '../../src/config/net';
-import type { ConfigDoc, PolicyObj } from '../../src/config/types';
-import { analyze, warningLines, type Analysis, type AnalysisStats } from '../../src/eval/analysis';
+import type { ConfigDoc, NatRule, PolicyObj } from '../../src/config/types';
+import { analyze, warningLines, type Analysis, type AnalysisStats, type Coverage } from '../../src/eval/analysis';
 import { parsePacket } from '../../src/eval/packet';
 import { ReferenceEvaluator } from '../../src/eval/reference';
 import { parsePortEntry } from '../../src/eval/sets';
@@ -41,6 +41,63 @@ describe('covered policies, by hand', () => {
     expect(a.redundant).toEqual([{ id: 3, coveredBy: [1] }]);
     expect(a.shadowed).toEqual([{ id: 2, coveredBy: [1] }]);
     expect(warningLines(a)).toEqual(['policy 2 is shadowed by policy 1', 'policy 3 is redundant: covered by policy 1']);
+  });
+  test('coveredBy is a minimal cover: a taker the others already cover is left out', () => {
+    const a = run([{ srcAddr: 'lo' }, { srcAddr: 'net' }, { srcAddr: 'net' }, { srcAddr: 'net' }]);
+    // policy 1 takes half of policy 3's packets, but policy 2 alone holds them all
+    expect(a.redundant).toEqual([{ id: 3, coveredBy: [2] }, { id: 4, coveredBy: [2] }]);
+  });
+  test('deep pass: a partial shadow of the other action, with a packet that shows it', () => {
+    const doc = mkDoc({ ...base, policies: [{ srcAddr: 'lo', dstZone: 'z2', action: 'deny', services: ['web'] }, { srcAddr: 'net' }] });
+    const quick = analyze(doc);
+    expect(quick.complete).toBe(false);
+    expect(quick.partiallyShadowed).toEqual([]);
+    const a = analyze(doc, undefined, { deep: true });
+    expect(a.complete).toBe(true);
+    expect(a.partiallyShadowed).toEqual([{ id: 2, by: 1, example: expect.objectContaining({ protocol: 'tcp', 'dst-zone': 'z2' }) }]);
+    const got = new ReferenceEvaluator(doc).eval(parsePacket(a.partiallyShadowed[0].example));
+    expect(got.policy).toMatchObject({ id: 1, action: 'deny' });
+    // one family wholly taken by the other action, the other family free: a partial shadow
+    const dual = analyze(mkDoc({ ...base, policies: [{ srcAddr: 'net', action: 'deny' }, { srcAddr: 'dual' }] }), undefined, { deep: true });
+    expect(dual.shadowed).toEqual([]);
+    expect(dual.partiallyShadowed).toEqual([{ id: 2, by: 1, example: expect.objectContaining({ 'src-ip': '10.0.0.0' }) }]);
+    // the same action is no partial shadow
+    expect(analyze(mkDoc({ ...base, policies: [{ srcAddr: 'lo' }, { srcAddr: 'net' }] }), undefined, { deep: true }).partiallyShadowed).toEqual([]);
+  });
+  test('deep pass: NAT rules that can never match', () => {
+    const doc = mkDoc({
+      ...base,
+      nat: [
+        { type: 'snat', srcAddr: 'lo', translatedIp: '192.0.2.1' },
+        { type: 'snat', srcAddr: 'hi', translatedIp: '192.0.2.2' },
+        { type: 'snat', srcAddr: 'net', translatedIp: '192.0.2.3' }, // 1 and 2 take it all
+        { type: 'snat', srcAddr: 'dual', translatedIp: '2001:db8::1' }, // IPv6 packets: not covered
+        { type: 'snat', srcAddr: 'net', outInterface: 'eth0', translatedIp: '192.0.2.4' }, // covered too
+        { type: 'snat', srcAddr: 'part' }, // a masquerade of IPv4 packets only here: covered
+        { type: 'snat', srcAddr: 'net', translatedIp: '192.0.2.5', outInterface: 'eth0' },
+        { type: 'snat', srcAddr: 'lo', translatedIp: '192.0.2.6' },
+      ],
+    });
+    // a rule that depends on the route or on an interface address (5, 6) takes nothing from
+    // later rules in this analysis: 8 is covered by 1 alone
+    expect(analyze(doc, undefined, { deep: true }).unreachableNat).toEqual([
+      { id: 3, coveredBy: [1, 2] },
+      { id: 5, coveredBy: [1, 2] },
+      { id: 6, coveredBy: [1, 2] },
+      { id: 7, coveredBy: [1, 2] },
+      { id: 8, coveredBy: [1] },
+    ]);
+    // without 1 and 2, only the masquerade and the out-interface rule stand before 8: it stays
+    const rest = mkDoc({ ...base, nat: [{ type: 'snat', srcAddr: 'net', outInterface: 'eth0', translatedIp: '192.0.2.4' }, { type: 'snat', srcAddr: 'net' }, { type: 'snat', srcAddr: 'lo', translatedIp: '192.0.2.6' }] });
+    expect(analyze(rest, undefined, { deep: true }).unreachableNat).toEqual([]);
+  });
+  test('a deadline that has passed leaves the policies undecided, and the result incomplete', () => {
+    const doc = mkDoc({ ...base, policies: [{ srcAddr: 'lo' }, { srcAddr: 'hi' }, { srcAddr: 'net' }] });
+    const stats = {} as AnalysisStats;
+    const a = analyze(doc, undefined, { deep: true, deadline: Date.now() - 1, stats });
+    expect(a).toMatchObject({ complete: false, shadowed: [], redundant: [], undecided: [3] });
+    expect(stats.undecided).toBe(1);
+    expect(analyze(doc, undefined, { deep: true })).toMatchObject({ complete: true, redundant: [{ id: 3, coveredBy: [1, 2] }], undecided: [] });
   });
   test('zones: `any` includes packets with no zone', () => {
     expect(run([{ srcZone: 'z1' }, { srcZone: 'z2' }, {}])).toMatchObject({ shadowed: [], redundant: [] });
@@ -105,12 +162,12 @@ function samplePacket(doc: ConfigDoc, p: PolicyObj, r: () => number): Record<str
 }
 
 describe('covered policies, random configurations', () => {
-  test('no sampled packet of a reported policy reaches it; each lands on a listed policy', () => {
+  test('no sampled packet of a reported policy reaches it; a listed policy holds each', () => {
     let reported = 0;
     fc.assert(
       fc.property(specArb({ ...LARGE, policies: [5, 60] }), fc.integer(), (spec, s) => {
         const doc = specDoc(spec);
-        const a = analyze(doc, undefined, { quickBudget: s % 2 === 0 ? 0 : 2000 });
+        const a = analyze(doc, undefined, { deep: s % 2 === 0 });
         const ref = new ReferenceEvaluator(doc);
         let x = s >>> 0;
         const r = () => ((x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 4294967296);
@@ -124,7 +181,8 @@ describe('covered policies, random configurations', () => {
               const got = ref.eval(parsePacket(j)).policy;
               expect(got).not.toBeNull();
               expect(got!.id).not.toBe(p.id);
-              expect(c.coveredBy).toContain(got!.id);
+              // the cover holds the packet; a redundant policy's packet meets its own action
+              expect(c.coveredBy.some((id) => inSpace(doc, doc.policies.find((q) => q.id === id)!, j))).toBe(true);
               if (same) expect(got!.action).toBe(p.action);
             }
           }
@@ -199,53 +257,87 @@ function allPackets(): Array<Record<string, unknown>> {
   return out;
 }
 
-/** Brute force: which policies take the packets of each policy's space. */
-function bruteForce(doc: ConfigDoc): Analysis {
+interface Truth {
+  analysis: Pick<Analysis, 'shadowed' | 'redundant'>;
+  /** per policy index: the indices of the policies that take its packets */
+  winners: Array<Set<number>>;
+  /** per policy index: its packets, as indices into the universe */
+  members: number[][];
+  /** per policy index, not covered: does a policy of the other action take one of its packets? */
+  partial: boolean[];
+}
+
+/** Brute force over every packet of the tiny universe. */
+function bruteForce(doc: ConfigDoc, packets = allPackets()): Truth {
   const ref = new ReferenceEvaluator(doc);
   const n = doc.policies.length;
   const winners = doc.policies.map(() => new Set<number>());
-  const nonEmpty = new Array<boolean>(n).fill(false);
-  // membership of a packet in a policy's space, written out plainly
-  const nets = new Map([...doc.addresses.values()].map((o) => [o.name, o.ips.map((c) => parseCidr(c)!)]));
-  const ips = new Map<string, NonNullable<ReturnType<typeof parseCidr>>>();
+  const members = doc.policies.map(() => [] as number[]);
+  const partial = new Array<boolean>(n).fill(false);
+  packets.forEach((j, k) => {
+    const first = ref.eval(parsePacket(j)).policy;
+    for (let i = 0; i < n; i++) {
+      if (!inSpace(doc, doc.policies[i], j)) continue;
+      if (first === null) throw new Error(`packet ${JSON.stringify(j)} of policy ${doc.policies[i].id}'s space meets no policy`);
+      members[i].push(k);
+      const w = doc.policies.findIndex((q) => q.id === first.id);
+      winners[i].add(w);
+      if (doc.policies[w].action !== doc.policies[i].action) partial[i] = true;
+    }
+  });
+  const analysis: Truth['analysis'] = { shadowed: [], redundant: [] };
+  doc.policies.forEach((p, i) => {
+    if (members[i].length === 0 || winners[i].has(i)) return;
+    const entry = { id: p.id, coveredBy: [] as number[] };
+    ([...winners[i]].every((k) => doc.policies[k].action === p.action) ? analysis.redundant : analysis.shadowed).push(entry);
+  });
+  // only a policy that still takes packets is partly shadowed; a covered one is reported whole
+  doc.policies.forEach((_, i) => {
+    if (!winners[i].has(i)) partial[i] = false;
+  });
+  return { analysis, winners, members, partial };
+}
+
+/** Is packet j in policy q's match space? Written out plainly. */
+function inSpace(doc: ConfigDoc, q: PolicyObj | NatRule, j: Record<string, unknown>): boolean {
   const holds = (name: string, ip: string) =>
-    name === '' || nets.get(name)!.some((net) => {
-      let a = ips.get(ip);
-      if (!a) ips.set(ip, (a = parseCidr(ip)!));
+    name === '' || doc.addresses.get(name)!.ips.some((c) => {
+      const net = parseCidr(c)!;
+      const a = parseCidr(ip)!;
       if (net.family !== a.family) return false;
       for (let bit = 0; bit < net.prefix; bit++) if ((net.bytes[bit >> 3] ^ a.bytes[bit >> 3]) & (0x80 >> (bit & 7))) return false;
       return true;
     });
-  const inSpace = (q: PolicyObj, j: Record<string, unknown>) =>
-    (q.srcZone === '' || q.srcZone === j['src-zone']) &&
+  const services = 'services' in q ? q.services : q.service === '' ? [] : [q.service];
+  return (q.srcZone === '' || q.srcZone === j['src-zone']) &&
     (q.dstZone === '' || q.dstZone === j['dst-zone']) &&
     holds(q.srcAddr, j['src-ip'] as string) &&
     holds(q.dstAddr, j['dst-ip'] as string) &&
-    (q.services.length === 0 ||
-      q.services.some((name) => {
+    (services.length === 0 ||
+      services.some((name) => {
         const svc = doc.services.get(name)!;
         return svc.protocol === j.protocol && svc.ports.some((e) => {
           const [lo, hi] = parsePortEntry(e)!;
           return lo <= (j['dst-port'] as number) && (j['dst-port'] as number) <= hi;
         });
       }));
-  for (const j of allPackets()) {
-    const first = ref.eval(parsePacket(j)).policy;
-    for (let i = 0; i < n; i++) {
-      if (!inSpace(doc.policies[i], j)) continue;
-      if (first === null) throw new Error(`packet ${JSON.stringify(j)} of policy ${doc.policies[i].id}'s space meets no policy`);
-      nonEmpty[i] = true;
-      winners[i].add(doc.policies.findIndex((q) => q.id === first!.id));
-    }
-  }
-  const a: Analysis = { shadowed: [], redundant: [], unusedAddresses: [], unusedServices: [] };
-  doc.policies.forEach((p, i) => {
-    if (!nonEmpty[i] || winners[i].has(i)) return;
-    const by = [...winners[i]].sort((x, y) => x - y);
-    const entry = { id: p.id, coveredBy: by.map((k) => doc.policies[k].id) };
-    (by.every((k) => doc.policies[k].action === p.action) ? a.redundant : a.shadowed).push(entry);
-  });
-  return a;
+}
+
+/** Checks a reported cover: earlier policies whose union holds every packet of the policy,
+ * none of which can be left out, except, for a shadowed policy, one policy of the other
+ * action that takes some of its packets (named so the warning shows what shadows it). */
+function expectMinimalCover(doc: ConfigDoc, truth: Truth, c: { id: number; coveredBy: number[] }, shadowed: boolean): void {
+  const i = doc.policies.findIndex((p) => p.id === c.id);
+  const idx = c.coveredBy.map((id) => doc.policies.findIndex((p) => p.id === id));
+  expect(idx.every((k) => k >= 0 && k < i)).toBe(true);
+  const inside = (k: number, packet: number) => truth.members[k].includes(packet);
+  const coversAll = (set: number[]) => truth.members[i].every((packet) => set.some((k) => inside(k, packet)));
+  expect(coversAll(idx)).toBe(true);
+  const shadows = idx.filter((k) => truth.winners[i].has(k) && doc.policies[k].action !== doc.policies[i].action);
+  if (shadowed) expect(shadows.length).toBeGreaterThan(0);
+  const droppable = idx.filter((k) => coversAll(idx.filter((x) => x !== k)));
+  expect(droppable.length <= (shadowed ? 1 : 0)).toBe(true);
+  if (droppable.length) expect(shadows).toContain(droppable[0]);
 }
 
 describe('covered policies, exactly', () => {
@@ -255,16 +347,88 @@ describe('covered policies, exactly', () => {
       fc.property(tinySpec, (t) => {
         const doc = tinyDoc(t);
         const want = bruteForce(doc);
-        covered += want.shadowed.length + want.redundant.length;
-        for (const quickBudget of [0, 1_000_000]) {
+        covered += want.analysis.shadowed.length + want.analysis.redundant.length;
+        for (const deep of [false, true]) {
           const stats = {} as AnalysisStats;
-          const got = analyze(doc, undefined, { quickBudget, stats });
+          const got = analyze(doc, undefined, { deep, stats });
           expect(stats.undecided).toBe(0);
-          expect({ shadowed: got.shadowed, redundant: got.redundant }).toEqual({ shadowed: want.shadowed, redundant: want.redundant });
+          expect(got.complete).toBe(deep);
+          const ids = (list: Coverage[]) => list.map((c) => c.id);
+          expect({ shadowed: ids(got.shadowed), redundant: ids(got.redundant) }).toEqual({ shadowed: ids(want.analysis.shadowed), redundant: ids(want.analysis.redundant) });
+          for (const c of got.shadowed) expectMinimalCover(doc, want, c, true);
+          for (const c of got.redundant) expectMinimalCover(doc, want, c, false);
+          // a redundant policy is named with policies of its own action
+          for (const c of got.redundant) {
+            const action = doc.policies.find((p) => p.id === c.id)!.action;
+            for (const id of c.coveredBy) expect(doc.policies.find((p) => p.id === id)!.action).toBe(action);
+          }
+          if (!deep) continue;
+          // partial shadows: exactly the policies not covered that another action takes from
+          expect(got.partiallyShadowed.map((p) => p.id)).toEqual(doc.policies.filter((_, i) => want.partial[i]).map((p) => p.id));
+          const ref = new ReferenceEvaluator(doc);
+          for (const p of got.partiallyShadowed) {
+            const pol = doc.policies.find((q) => q.id === p.id)!;
+            expect(inSpace(doc, pol, p.example)).toBe(true);
+            const first = ref.eval(parsePacket(p.example)).policy!;
+            expect(first.id).toBe(p.by);
+            expect(first.action).not.toBe(pol.action);
+          }
         }
       }),
       { numRuns: 50, seed },
     );
     expect(covered).toBeGreaterThan(10);
+  });
+});
+
+describe('NAT rules that can never match, exactly', () => {
+  const natSpec = fc.record({
+    addresses: fc.array(fc.array(tinyCidr, { minLength: 1, maxLength: 2 }), { minLength: 1, maxLength: 4 }),
+    services: tinySpec.map((t) => t.services),
+    rules: fc.array(
+      fc.record({ dnat: fc.boolean(), sz: fc.constantFrom('', 'z0', 'z1'), dz: fc.constantFrom('', 'z0', 'z1'), sa: fc.option(fc.nat(3), { nil: null }), da: fc.option(fc.nat(3), { nil: null }), svc: fc.option(fc.nat(2), { nil: null }), v6: fc.boolean() }),
+      { minLength: 1, maxLength: 8 },
+    ),
+  });
+  test('unreachableNat = the rules no packet of a tiny universe meets first (rules that always apply)', () => {
+    let found = 0;
+    fc.assert(
+      fc.property(natSpec, (t) => {
+        const addr = (i: number | null) => (i === null ? '' : `a${i % t.addresses.length}`);
+        const doc = mkDoc({
+          zones: { z0: [], z1: [] },
+          interfaces: { eth0: {} },
+          routes: [{ destination: '0.0.0.0/0', interface: 'eth0' }, { destination: '::/0', interface: 'eth0' }],
+          addresses: Object.fromEntries(t.addresses.map((ips, i) => [`a${i}`, ips])),
+          services: Object.fromEntries(t.services.map((x, i) => [`s${i}`, x])),
+          policies: [{}], // allow everything, so that an snat match shows in the answer
+          nat: t.rules.map((r) => ({
+            type: r.dnat ? 'dnat-ip' : 'snat', srcZone: r.sz, dstZone: r.dz, srcAddr: addr(r.sa), dstAddr: addr(r.da),
+            service: r.svc === null ? '' : `s${r.svc % t.services.length}`, translatedIp: r.v6 ? '2001:db8::9' : '10.0.0.9',
+          })),
+        });
+        const ref = new ReferenceEvaluator(doc);
+        const hit = new Set<number>();
+        for (const j of allPackets()) {
+          const nat = ref.eval(parsePacket(j)).nat;
+          if (nat) hit.add(nat.id);
+        }
+        const want = doc.nat.filter((r) => !hit.has(r.id)).map((r) => r.id);
+        found += want.length;
+        const got = analyze(doc, undefined, { deep: true }).unreachableNat;
+        expect(got.map((c) => c.id)).toEqual(want);
+        // each cover holds every packet of its rule's space (of the rule's family)
+        for (const c of got) {
+          const rule = doc.nat.find((r) => r.id === c.id)!;
+          const fam = rule.translatedIp.includes(':') ? 6 : 4;
+          for (const j of allPackets()) {
+            if (parseCidr(j['src-ip'] as string)!.family !== fam || !inSpace(doc, rule, j)) continue;
+            expect(c.coveredBy.some((id) => inSpace(doc, doc.nat.find((r) => r.id === id)!, j))).toBe(true);
+          }
+        }
+      }),
+      { numRuns: 40, seed },
+    );
+    expect(found).toBeGreaterThan(5);
   });
 });

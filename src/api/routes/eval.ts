@@ -46,8 +46,16 @@ const BatchReply = Type.Object({ version: Version, results: Type.Array(EvalAnswe
 const Covered = Type.Array(Type.Object({ id: Type.Integer(), coveredBy: Type.Array(Type.Integer()) }, { additionalProperties: false }));
 const AnalysisReply = Type.Object({
   version: Version,
+  pass: oneOf(['quick', 'deep'] as const),
+  complete: Type.Boolean(),
   shadowed: Covered,
   redundant: Covered,
+  undecided: Type.Array(Type.Integer()),
+  partiallyShadowed: Type.Array(Type.Object({
+    id: Type.Integer(), by: Type.Integer(),
+    example: Type.Record(Type.String(), Type.Union([Type.String(), Type.Integer()]), { description: 'a packet as POST /api/eval takes it' }),
+  }, { additionalProperties: false })),
+  unreachableNat: Covered,
   unusedAddresses: Type.Array(Type.String()),
   unusedServices: Type.Array(Type.String()),
 }, { additionalProperties: false });
@@ -101,7 +109,9 @@ export function evalRoutes(ctx: AppContext): RouteDef[] {
     { method: 'GET', pattern: '/api/analysis', body: 'none', doc: evalDoc('Shadowed and redundant policies, unused objects', AnalysisReply), handler: async (req) => {
       const { compiled, version } = await target(ctx, req);
       if (!compiled.analysis) throw new FwError('ERR_SYS_4001', 'the analysis was not computed');
-      return { body: { version, ...compiled.analysis } };
+      // the running version's deep result once it is there; the commit's quick one until then
+      const deep = configQuery(req) === 'candidate' ? null : ctx.analysis?.result(version) ?? null;
+      return { body: { version, pass: deep ? 'deep' : 'quick', ...(deep ?? compiled.analysis) } };
     } },
   ];
 }

@@ -1,0 +1,110 @@
+// An ordered rule table as the analysis sees it: each rule's match space per address family
+// as a Region, and a quick way to list the earlier rules that can meet a rule's space.
+import type { Family } from '../config/net';
+import { covers, type Region } from './coverage';
+import { ANY_ZONE, familyBit, NEVER, type RuleSpec } from './rules';
+import type { Interval } from './sets';
+
+export interface RuleRegions {
+  r4: Region | null; // null: matches no packet of the family
+  r6: Region | null;
+  sz: number; // zone fields as in RuleSpec
+  dz: number;
+}
+
+export function regionsOf(spec: RuleSpec, zoneCount: number): RuleRegions {
+  const all = (1n << BigInt(zoneCount + 1)) - 1n;
+  const zone = (z: number) => (z === ANY_ZONE ? all : z === NEVER ? 0n : 1n << BigInt(z));
+  const zs = zone(spec.sz), zd = zone(spec.dz);
+  const v: Interval[] = spec.svc.map(([a, b]) => [BigInt(a), BigInt(b)]);
+  const region = (f: Family): Region | null => {
+    if ((spec.families & familyBit(f)) === 0) return null;
+    const s = f === 4 ? spec.src.v4 : spec.src.v6;
+    const d = f === 4 ? spec.dst.v4 : spec.dst.v6;
+    return zs && zd && s.length && d.length && v.length ? { zs, zd, s, d, v } : null;
+  };
+  return { r4: region(4), r6: region(6), sz: spec.sz, dz: spec.dz };
+}
+
+export const regionOf = (r: RuleRegions, f: Family) => (f === 4 ? r.r4 : r.r6);
+
+export class RuleSpace {
+  /** per family, 6 numbers a rule: hulls of source, destination and service (IPv6 by its top 64 bits) */
+  private readonly hulls: Record<Family, Float64Array>;
+  /** rule indices by zone group `${sz}/${dz}`, ascending */
+  private readonly groups = new Map<string, number[]>();
+
+  constructor(readonly rules: readonly RuleRegions[]) {
+    const n = rules.length;
+    this.hulls = { 4: new Float64Array(n * 6), 6: new Float64Array(n * 6) };
+    // rounding the IPv6 top bits keeps the order, so an overlap is never missed
+    const top = (f: Family, x: bigint) => (f === 4 ? Number(x) : Number(x >> 64n));
+    rules.forEach((r, i) => {
+      for (const f of [4, 6] as const) {
+        const R = regionOf(r, f);
+        if (!R) continue;
+        const h = this.hulls[f];
+        h[i * 6] = top(f, R.s[0][0]);
+        h[i * 6 + 1] = top(f, R.s[R.s.length - 1][1]);
+        h[i * 6 + 2] = top(f, R.d[0][0]);
+        h[i * 6 + 3] = top(f, R.d[R.d.length - 1][1]);
+        h[i * 6 + 4] = Number(R.v[0][0]);
+        h[i * 6 + 5] = Number(R.v[R.v.length - 1][1]);
+      }
+      const key = `${r.sz}/${r.dz}`;
+      let g = this.groups.get(key);
+      if (!g) this.groups.set(key, (g = []));
+      g.push(i);
+    });
+  }
+
+  private hullsMeet(f: Family, i: number, j: number): boolean {
+    const h = this.hulls[f];
+    return h[i * 6] <= h[j * 6 + 1] && h[j * 6] <= h[i * 6 + 1] &&
+      h[i * 6 + 2] <= h[j * 6 + 3] && h[j * 6 + 2] <= h[i * 6 + 3] &&
+      h[i * 6 + 4] <= h[j * 6 + 5] && h[j * 6 + 4] <= h[i * 6 + 5];
+  }
+
+  /** Does rule j's hull hold rule i's (a cheap necessary condition for j holding i)? */
+  private hullHolds(f: Family, j: number, i: number): boolean {
+    const h = this.hulls[f];
+    return h[j * 6] <= h[i * 6] && h[i * 6 + 1] <= h[j * 6 + 1] &&
+      h[j * 6 + 2] <= h[i * 6 + 2] && h[i * 6 + 3] <= h[j * 6 + 3] &&
+      h[j * 6 + 4] <= h[i * 6 + 4] && h[i * 6 + 5] <= h[j * 6 + 5];
+  }
+
+  /** Earlier rules in order: of the four zone groups a zone-specific rule can meet, else all. */
+  private *earlier(i: number): Generator<number> {
+    const me = this.rules[i];
+    if (me.sz <= 0 || me.dz <= 0) {
+      for (let j = 0; j < i; j++) yield j;
+      return;
+    }
+    const lists = [`${me.sz}/${me.dz}`, `${me.sz}/${ANY_ZONE}`, `${ANY_ZONE}/${me.dz}`, `${ANY_ZONE}/${ANY_ZONE}`].map((k) => this.groups.get(k) ?? []);
+    const at = [0, 0, 0, 0];
+    for (;;) {
+      let best = -1;
+      for (let g = 0; g < 4; g++) if (at[g] < lists[g].length && lists[g][at[g]] < i && (best < 0 || lists[g][at[g]] < lists[best][at[best]])) best = g;
+      if (best < 0) return;
+      yield lists[best][at[best]++];
+    }
+  }
+
+  /**
+   * The earlier rules (in order, those `use` accepts) whose space of family f may meet rule
+   * i's, up to the first that holds all of it: nothing after that one takes any of it.
+   */
+  candidates(i: number, f: Family, use: (j: number) => boolean = () => true): { C: Region[]; ids: number[] } {
+    const R = regionOf(this.rules[i], f)!;
+    const C: Region[] = [];
+    const ids: number[] = [];
+    for (const j of this.earlier(i)) {
+      const o = regionOf(this.rules[j], f);
+      if (!o || !use(j) || !this.hullsMeet(f, i, j) || !(o.zs & R.zs) || !(o.zd & R.zd)) continue;
+      C.push(o);
+      ids.push(j);
+      if (this.hullHolds(f, j, i) && covers(o, R)) break;
+    }
+    return { C, ids };
+  }
+}

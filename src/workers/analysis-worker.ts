@@ -1,0 +1,32 @@
+// The piscina deep-analysis worker: a serialized document and a deadline in, the deep
+// analysis out (every policy decided unless the deadline came first; `complete` says which).
+// It compiles the document again for its probe packets: a commit's tables live in the main
+// thread, and compiling costs a small fraction of the analysis.
+import { parseDoc, type SerializedDoc } from '../config/document';
+import { isFwError } from '../errors';
+import { analyze } from '../eval/analysis';
+import type { Analysis } from '../eval/analysis-types';
+import { compileImage } from '../eval/compile';
+import { CompiledConfig } from '../eval/compiled';
+
+export interface AnalysisTask {
+  doc: SerializedDoc;
+  deadline: number; // epoch ms
+}
+
+export type AnalysisReply =
+  | { ok: true; analysis: Analysis; ms: number }
+  | { ok: false; code: string; details: string };
+
+export default function analysisTask(task: AnalysisTask): AnalysisReply {
+  const t0 = Date.now();
+  try {
+    const doc = parseDoc(task.doc);
+    const analysis = analyze(doc, CompiledConfig.fromImage(compileImage(doc)), { deep: true, deadline: task.deadline });
+    return { ok: true, analysis, ms: Date.now() - t0 };
+  } catch (e) {
+    return isFwError(e)
+      ? { ok: false, code: e.code, details: e.details }
+      : { ok: false, code: 'ERR_SYS_4001', details: `analysis failed: ${e instanceof Error ? e.message : String(e)}` };
+  }
+}

@@ -1,0 +1,110 @@
+// The deep analysis after each commit: for every running version this process serves
+// (ConfigService.onRunningChange: start-up, own commits, and in cluster mode versions loaded
+// from another instance) a piscina worker analyzes the document with no work budget, capped
+// by FW_ANALYSIS_TIMEOUT of wall clock. A newer version cancels the older pass (the task is
+// aborted, its thread ended). GET /api/analysis shows the deep result of the running version
+// once it is there, the commit's quick result (complete: false) until then.
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { Piscina } from 'piscina';
+import { serializeDoc } from '../config/document';
+import type { Analysis } from '../eval/analysis-types';
+import type { CompiledConfig } from '../eval/compiled';
+import type { RunningState } from '../session/running';
+import type { AnalysisReply, AnalysisTask } from './analysis-worker';
+
+export interface DeepAnalysisOptions {
+  /** wall-clock cap of one pass in ms; 0: no deep pass */
+  timeoutMs: number;
+  logger: Logger;
+}
+
+/** What the API reads: the finished deep analysis of a version, if any. */
+export interface DeepAnalysisResults {
+  result(version: number): Analysis | null;
+}
+
+/** Past the deadline the worker returns what it decided; past this much more it is ended. */
+const GRACE_MS = 5000;
+
+export class DeepAnalysis implements DeepAnalysisResults {
+  private readonly pool: Piscina<AnalysisTask, AnalysisReply> | null;
+  private pass: { version: number; abort: AbortController; result: Analysis | null; done: Promise<void> } | null = null;
+  private closed = false;
+
+  constructor(private readonly opts: DeepAnalysisOptions) {
+    // one thread: passes do not overlap (a newer one cancels the older), and commits keep
+    // the compile pool's threads to themselves
+    this.pool = opts.timeoutMs > 0
+      ? new Piscina<AnalysisTask, AnalysisReply>({ filename: path.join(__dirname, 'analysis-worker.js'), minThreads: 0, maxThreads: 1, maxQueue: 4, idleTimeout: 30_000 })
+      : null;
+  }
+
+  result(version: number): Analysis | null {
+    return this.pass?.version === version ? this.pass.result : null;
+  }
+
+  /** Starts the pass of a new running version, cancelling the pass under way. */
+  watch(state: RunningState<CompiledConfig>): void {
+    if (!this.pool || this.closed) return;
+    this.pass?.abort.abort();
+    const abort = new AbortController();
+    const pass = { version: state.meta.version, abort, result: null as Analysis | null, done: Promise.resolve() };
+    pass.done = this.run(state, pass, abort);
+    this.pass = pass;
+  }
+
+  /** Settles when the current pass has finished or stopped (tests, shutdown). */
+  async idle(): Promise<void> {
+    await this.pass?.done;
+  }
+
+  private async run(state: RunningState<CompiledConfig>, pass: { version: number; result: Analysis | null }, abort: AbortController): Promise<void> {
+    const signal = abort.signal;
+    const log = this.opts.logger;
+    const version = state.meta.version;
+    // after the commit's own compile: the quick result is what answers meanwhile
+    try {
+      await state.compiled;
+    } catch {
+      return; // the compile failed and was reported where it is awaited
+    }
+    if (signal.aborted) {
+      log.info({ version }, 'deep analysis cancelled by a newer version');
+      return;
+    }
+    const deadline = Date.now() + this.opts.timeoutMs;
+    let timedOut = false;
+    const kill = setTimeout(() => {
+      timedOut = true;
+      abort.abort();
+    }, this.opts.timeoutMs + GRACE_MS);
+    kill.unref();
+    try {
+      const reply = await this.pool!.run({ doc: serializeDoc(state.doc), deadline }, { signal });
+      if (!reply.ok) {
+        log.warn({ version, code: reply.code, details: reply.details }, 'deep analysis failed');
+        return;
+      }
+      pass.result = reply.analysis;
+      const a = reply.analysis;
+      log.info({ version, ms: reply.ms, complete: a.complete, shadowed: a.shadowed.length, redundant: a.redundant.length, undecided: a.undecided.length, partiallyShadowed: a.partiallyShadowed.length, unreachableNat: a.unreachableNat.length }, 'deep analysis done');
+    } catch (e) {
+      if (signal.aborted) {
+        if (timedOut) log.warn({ version, timeoutMs: this.opts.timeoutMs }, 'deep analysis ended past its deadline');
+        else log.info({ version }, 'deep analysis cancelled by a newer version');
+        return;
+      }
+      log.warn({ version, err: e }, 'deep analysis failed');
+    } finally {
+      clearTimeout(kill);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.pass?.abort.abort();
+    await this.pass?.done;
+    await this.pool?.destroy();
+  }
+}

@@ -1,0 +1,66 @@
+// The deep-analysis runner with its real piscina worker (dist/src/workers/analysis-worker.js):
+// every running version it is shown gets a deep pass equal to analyze(deep) in this thread; a
+// newer version cancels the pass of an older one, whose result never shows; a stopped runner
+// starts nothing.
+import fc from 'fast-check';
+import pino from 'pino';
+import { Writable } from 'node:stream';
+import { analyze } from '../../src/eval/analysis';
+import { CompiledConfig } from '../../src/eval/compiled';
+import { RunningState } from '../../src/session/running';
+import type { ConfigDoc } from '../../src/config/types';
+import { DeepAnalysis } from '../../src/workers/deep-analysis';
+import { LARGE, specArb, specDoc } from './helpers';
+
+function stateOf(version: number, doc: ConfigDoc): RunningState<CompiledConfig> {
+  const meta = { version, author: 'test', time: Date.now(), description: '', summary: '' };
+  return new RunningState(meta, doc, Promise.resolve({ compiled: CompiledConfig.compile(doc), warnings: [] }));
+}
+
+function capture(): { logger: pino.Logger; lines: Array<Record<string, unknown>> } {
+  const lines: Array<Record<string, unknown>> = [];
+  const stream = new Writable({ write(chunk, _enc, done) { lines.push(JSON.parse(String(chunk))); done(); } });
+  return { logger: pino({ level: 'info' }, stream), lines };
+}
+
+test('a pass per version, equal to analyze(deep); a newer version cancels the older pass', async () => {
+  const [a, b] = fc.sample(specArb({ ...LARGE, policies: [40, 80] }), { numRuns: 2, seed: 7 }).map(specDoc);
+  const { logger, lines } = capture();
+  const runner = new DeepAnalysis({ timeoutMs: 60_000, logger });
+  try {
+    // version 1's pass waits for its compile: version 2 arrives first and cancels it
+    runner.watch(stateOf(1, a));
+    runner.watch(stateOf(2, b));
+    await runner.idle();
+    expect(runner.result(1)).toBeNull();
+    const got = runner.result(2);
+    expect(got).toEqual(analyze(b, undefined, { deep: true }));
+    expect(got!.complete).toBe(true);
+    expect(lines.some((l) => l.msg === 'deep analysis cancelled by a newer version' && l.version === 1)).toBe(true);
+    expect(lines.some((l) => l.msg === 'deep analysis done' && l.version === 2 && l.complete === true)).toBe(true);
+    // a version shown again later gets its pass too
+    runner.watch(stateOf(3, a));
+    await runner.idle();
+    expect(runner.result(3)).toEqual(analyze(a, undefined, { deep: true }));
+    expect(runner.result(2)).toBeNull(); // only the running version's result is kept
+  } finally {
+    await runner.close();
+  }
+  runner.watch(stateOf(4, a)); // closed: nothing starts
+  await runner.idle();
+  expect(runner.result(4)).toBeNull();
+});
+
+test('a version whose compile failed gets no pass', async () => {
+  const { logger } = capture();
+  const runner = new DeepAnalysis({ timeoutMs: 60_000, logger });
+  try {
+    const failed = Promise.reject(new Error('compile failed'));
+    const doc = specDoc(fc.sample(specArb(LARGE), { numRuns: 1, seed: 3 })[0]);
+    runner.watch(new RunningState({ version: 5, author: 't', time: 0, description: '', summary: '' }, doc, failed));
+    await runner.idle();
+    expect(runner.result(5)).toBeNull();
+  } finally {
+    await runner.close();
+  }
+});
