@@ -2,7 +2,10 @@
 // Options: --classbench DIR (default ../shared/bench-data/classbench from the repository),
 // --only NAME[,NAME] (rule sets whose name contains one of them), --seconds S (per timing),
 // --params JSON (override build parameters, for tuning), --no-analysis (skip the analysis table,
-// bench/analysis.ts).
+// bench/analysis.ts), --anchors (then the side-by-side with the reference C++ classifiers,
+// bench/anchors.ts; --anchors-dir DIR, --anchor-build DIR, --anchor-rounds N,
+// --anchor-packets N), --pipeline (then where a packet's time goes in the whole pipeline,
+// bench/pipeline.ts).
 // Times are CPU time of this process (process.cpuUsage: user + system, GC threads included),
 // not wall clock, so that other processes on a shared machine do not count.
 // For each rule set: build time (median of 3 compiles of the whole configuration), bytes of
@@ -23,6 +26,9 @@ import { analysisBench } from './analysis';
 import { classBenchDoc, loadClassBench } from './classbench';
 import { generateConfig, REALISTIC, rng } from './generate';
 import { makePackets, toPacket, type PacketSet } from './packets';
+import { median } from './stats';
+import { runAnchors } from './anchors';
+import { runPipeline } from './pipeline';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -53,11 +59,6 @@ interface Row {
 function cpuNs(): number {
   const u = process.cpuUsage();
   return (u.user + u.system) * 1000;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
 }
 
 /** Runs the compiled classifier over the packets; returns lookups/s and fills `out`. */
@@ -200,7 +201,22 @@ function main(): void {
   for (const r of rows) {
     console.log(`| ${r.name} | ${fmt(r.rules)} | ${fmt(r.buildMs)} | ${fmt(r.bytesPerRule)} | ${fmt(r.compiled)} | ${fmt(r.linear)} | ${(r.compiled / r.linear).toFixed(1)}x | ${fmt(r.analysisMs)} | ${fmt(r.covered)} / ${fmt(r.undecided)} | ${fmt(r.evalPerSec)} | ${fmt(r.checked)} |`);
   }
-  if (!process.argv.includes('--no-analysis')) analysisBench(sets.filter((s) => !only || only.some((o) => s.name.includes(o))));
+  const chosen = sets.filter((s) => !only || only.some((o) => s.name.includes(o)));
+  if (!process.argv.includes('--no-analysis')) analysisBench(chosen);
+  if (process.argv.includes('--pipeline')) runPipeline(chosen, 5, Math.min(seconds, 0.5));
+  if (process.argv.includes('--anchors')) {
+    runAnchors(
+      chosen.filter((s) => !s.name.includes('generated')),
+      {
+        anchorsDir: path.resolve(arg('anchors-dir') ?? path.resolve(__dirname, '../../../shared/anchors')),
+        buildDir: path.resolve(arg('anchor-build') ?? path.join(os.tmpdir(), 'fwd-anchors-build')),
+        rounds: Number(arg('anchor-rounds') ?? '5'),
+        packets: Number(arg('anchor-packets') ?? '300000'),
+        sample: 300,
+        params,
+      },
+    );
+  }
 }
 
 main();

@@ -137,6 +137,8 @@ const NONE = 0x7fffffff;
  */
 export class FamilyClassifier {
   readonly q = new Int32Array(9);
+  /** no rules: first() is always -1 (the pipeline skips filling q) */
+  readonly empty: boolean;
   private readonly Z1: number;
   private readonly dense: boolean;
   private readonly all: number;
@@ -173,6 +175,7 @@ export class FamilyClassifier {
     this.lo = d.svcLo;
     this.hi = d.svcHi;
     this.v6 = family === 6;
+    this.empty = d.hdr[3] === 0;
   }
 
   /** The lowest rule index >= min that matches q with zones sz, dz (0: none), or -1.
@@ -220,47 +223,55 @@ export class FamilyClassifier {
 
   private tree4(ref: number, min: number, best: number): number {
     const q = this.q, nodes = this.nodes;
-    while (ref >= 0) ref = nodes[ref + 3 + ((q[nodes[ref]] >>> nodes[ref + 1]) & nodes[ref + 2])];
-    const L = this.leaves, aw = this.aw, am = this.am, lo = this.lo, hi = this.hi;
+    while (ref >= 0) {
+      const h = nodes[ref];
+      ref = nodes[ref + 1 + ((q[h & 15] >>> ((h >>> 4) & 31)) & (h >>> 9))];
+    }
+    const L = this.leaves;
     const s = q[0], d = q[4], v = q[8];
     let o = ~ref;
     const end = o + 1 + L[o] * LEAF_STRIDE;
     for (o++; o < end; o += LEAF_STRIDE) {
       const rule = L[o];
-      if (rule >= best) return best;
-      if (rule < min) continue;
-      let c = L[o + 2];
-      if (c !== 0) {
-        let a = L[o + 1];
-        const e = a + c;
-        while (a < e && ((s ^ aw[a]) & am[a]) !== 0) a++;
-        if (a === e) continue;
+      if (rule >= 0) {
+        // the values inline (tree.ts): one test of the leaf's own words
+        if (rule >= best) return best;
+        if ((((s ^ L[o + 1]) & L[o + 2]) | ((d ^ L[o + 3]) & L[o + 4])) === 0 && v >= L[o + 5] && v <= L[o + 6] && rule >= min) return rule;
+      } else {
+        if (~rule >= best) return best;
+        if (~rule >= min && this.runs4(o, s, d, v)) return ~rule;
       }
-      c = L[o + 4];
-      if (c !== 0) {
-        let a = L[o + 3];
-        const e = a + c;
-        while (a < e && ((d ^ aw[a]) & am[a]) !== 0) a++;
-        if (a === e) continue;
-      }
-      c = L[o + 6];
-      if (c !== 0) {
-        let a = L[o + 5];
-        const e = a + c;
-        while (a < e && (v < lo[a] || v > hi[a])) a++;
-        if (a === e) continue;
-      }
-      return rule;
     }
     return best;
   }
 
-  // tree4 and tree6 are the same walk specialized by family on purpose: the IPv4 one tests a
-  // one-word address inline, and keeping both loops monomorphic is worth the repeated lines.
+  /** Entry o of runs into the pools (the slow form): does it match? */
+  private runs4(o: number, s: number, d: number, v: number): boolean {
+    const L = this.leaves;
+    return (L[o + 2] === 0 || this.in4(s, L[o + 1], L[o + 2])) && (L[o + 4] === 0 || this.in4(d, L[o + 3], L[o + 4])) && (L[o + 6] === 0 || this.inSvc(v, L[o + 5], L[o + 6]));
+  }
+
+  private in4(x: number, off: number, cnt: number): boolean {
+    const aw = this.aw, am = this.am;
+    for (let a = off, e = off + cnt; a < e; a++) if (((x ^ aw[a]) & am[a]) === 0) return true;
+    return false;
+  }
+
+  private inSvc(v: number, off: number, cnt: number): boolean {
+    const lo = this.lo, hi = this.hi;
+    for (let a = off, e = off + cnt; a < e; a++) if (v >= lo[a] && v <= hi[a]) return true;
+    return false;
+  }
+
+  // tree4 and tree6 are the same walk specialized by family on purpose: the IPv4 one tests
+  // inline entries, and keeping both loops monomorphic is worth the repeated lines.
   private tree6(ref: number, min: number, best: number): number {
     const q = this.q, nodes = this.nodes;
-    while (ref >= 0) ref = nodes[ref + 3 + ((q[nodes[ref]] >>> nodes[ref + 1]) & nodes[ref + 2])];
-    const L = this.leaves, lo = this.lo, hi = this.hi;
+    while (ref >= 0) {
+      const h = nodes[ref];
+      ref = nodes[ref + 1 + ((q[h & 15] >>> ((h >>> 4) & 31)) & (h >>> 9))];
+    }
+    const L = this.leaves;
     const v = q[8];
     let o = ~ref;
     const end = o + 1 + L[o] * LEAF_STRIDE;
@@ -270,13 +281,7 @@ export class FamilyClassifier {
       if (rule < min) continue;
       if (L[o + 2] !== 0 && !this.in6(L[o + 1], L[o + 2], 0)) continue;
       if (L[o + 4] !== 0 && !this.in6(L[o + 3], L[o + 4], 4)) continue;
-      const c = L[o + 6];
-      if (c !== 0) {
-        let a = L[o + 5];
-        const e = a + c;
-        while (a < e && (v < lo[a] || v > hi[a])) a++;
-        if (a === e) continue;
-      }
+      if (L[o + 6] !== 0 && !this.inSvc(v, L[o + 5], L[o + 6])) continue;
       return rule;
     }
     return best;

@@ -164,8 +164,9 @@ export class CompiledConfig implements Evaluator {
     const zones = this.meta.zones;
     let nat: NatAnswer | null = null;
     if (n >= 0) {
-      nat = { ...this.natAnswers[n] };
-      if (a.natIf[j] >= 0) nat.translatedIP = this.meta.ifaces[a.natIf[j]].addr;
+      // literals of one shape, not spreads: the answer objects are the cost of eval()
+      const t = this.natAnswers[n];
+      nat = { id: t.id, type: t.type, translatedIP: a.natIf[j] >= 0 ? this.meta.ifaces[a.natIf[j]].addr : t.translatedIP, translatedPort: t.translatedPort };
     }
     const action = code === ALLOW_POLICY ? 'allow' : 'deny';
     return {
@@ -174,7 +175,7 @@ export class CompiledConfig implements Evaluator {
       srcZone: sz > 0 ? zones[sz - 1] : null,
       dstZone: dz > 0 ? zones[dz - 1] : null,
       egressInterface: route >= 0 ? this.meta.ifaces[this.meta.routes[route].egress].name : null,
-      route: route >= 0 ? { ...this.routeAnswers[route] } : null,
+      route: route >= 0 ? { id: this.routeAnswers[route].id, destination: this.routeAnswers[route].destination } : null,
       nat,
       policy: pol >= 0 ? { id: this.polId[pol], action, log: (this.polFlags[pol] & 2) !== 0 } : null,
     };
@@ -199,8 +200,7 @@ export class CompiledConfig implements Evaluator {
     const family = b.family(i);
     const F = family === 4 ? this.f4 : this.f6;
     const w = this.w;
-    const bw = b.words;
-    for (let k = 0, o = i * 8; k < 8; k++) w[k] = bw[o + k];
+    copyWords(b.words, i * 8, w, family);
     const ifaces = this.meta.ifaces;
     const routes = this.meta.routes;
 
@@ -221,14 +221,17 @@ export class CompiledConfig implements Evaluator {
     const dz1 = dzPin > 0 ? dzPin : this.destZone(F, family, egress1, 4);
     // 3. NAT, first match whose out-interface and family conditions hold
     const key = packetKey(b.protocol[i], b.dstPort[i]);
-    const nq = F.nat.q;
-    for (let k = 0; k < 8; k++) nq[k] = w[k]; // a loop, not set(w.subarray()): no view object
-    nq[8] = key;
-    let n = F.nat.first(sz, dz1, 0);
-    while (n >= 0) {
-      const m = this.meta.nat[n];
-      if ((m.outIf < 0 || m.outIf === egress1) && (!m.masquerade || (egress1 >= 0 && ifaces[egress1].family === family))) break;
-      n = F.nat.first(sz, dz1, n + 1);
+    let n = -1;
+    if (!F.nat.empty) {
+      const nq = F.nat.q;
+      copyWords(w, 0, nq, family);
+      nq[8] = key;
+      n = F.nat.first(sz, dz1, 0);
+      while (n >= 0) {
+        const m = this.meta.nat[n];
+        if ((m.outIf < 0 || m.outIf === egress1) && (!m.masquerade || (egress1 >= 0 && ifaces[egress1].family === family))) break;
+        n = F.nat.first(sz, dz1, n + 1);
+      }
     }
     // 4. dnat: route and zone of the new destination
     let route = route1;
@@ -253,7 +256,7 @@ export class CompiledConfig implements Evaluator {
     }
     // 6. policy on the original addresses and service, post-NAT zone
     const pq = F.pol.q;
-    for (let k = 0; k < 8; k++) pq[k] = w[k];
+    copyWords(w, 0, pq, family);
     pq[8] = key;
     const p = F.pol.first(sz, dz, 0);
     if (p < 0) {
@@ -278,6 +281,18 @@ export class CompiledConfig implements Evaluator {
     if (egress >= 0 && this.meta.ifaces[egress].zone > 0) return this.meta.ifaces[egress].zone;
     const z = this.lookup(F.znet, family, at);
     return z > 0 ? z : 0;
+  }
+}
+
+/** The address words of a packet (at from: source 4 words, destination 4 words) into to[0..7]:
+ * IPv4 reads only words 0 and 4, so only those are copied. Element by element, not
+ * set(subarray()): no view object. */
+function copyWords(from: Int32Array, at: number, to: Int32Array, family: Family): void {
+  if (family === 4) {
+    to[0] = from[at];
+    to[4] = from[at + 4];
+  } else {
+    for (let k = 0; k < 8; k++) to[k] = from[at + k];
   }
 }
 

@@ -6,11 +6,19 @@
 // leaf's region (or that the rule covers the region in that field, nothing to check).
 //
 // Output (appended to shared arrays, see classifier.ts):
-//   nodes:  [word, shift, mask, child_0 .. child_mask]   a child ref >= 0 is a node offset,
+//   nodes:  [word | shift << 4 | mask << 9, child_0 .. child_mask]   (one word of header: a
+//           level reads two words) a child ref >= 0 is a node offset,
 //           a ref < 0 is ~leafOffset
-//   leaves: [count, (rule, srcOff, srcCnt, dstOff, dstCnt, svcOff, svcCnt) * count]
-//           rules in priority order; cnt 0: the rule covers the leaf in that field
+//   leaves: [count, entry * count], rules in priority order, an entry of LEAF_STRIDE words:
+//           IPv4, every field one prefix or interval within the leaf (the ClassBench case,
+//           and most rules of real tables): the values inline, so a check reads only the leaf
+//             (rule, srcWord, srcMask, dstWord, dstMask, svcLo, svcHi)
+//           (a field the rule covers in the leaf: mask 0, or the whole key range); otherwise
+//           runs into the shared pools
+//             (~rule, srcOff, srcCnt, dstOff, dstCnt, svcOff, svcCnt)   cnt 0: covered
+//           (IPv6 entries are always runs, with the rule as is)
 import type { FamilyTable } from './rules';
+import { SVC_MAX } from './sets';
 
 export const LEAF_STRIDE = 7;
 
@@ -75,6 +83,8 @@ export class TreeBuilder {
     private readonly params: TreeParams = DEFAULT_TREE_PARAMS,
     private readonly firstOnly = true,
   ) {
+    // a node's header holds its child mask in 23 bits
+    if (params.rootBits > 16 || params.maxBits > 16) throw new RangeError('a cut takes at most 16 bits');
     const width = t.family === 4 ? 32 : 128;
     this.dims = [
       { len: t.addrLen, words: t.addrWords, nw: t.nw, qword: 0, width },
@@ -273,11 +283,9 @@ export class TreeBuilder {
       }
     }
     const dim = this.dims[d];
-    const at = this.nodes.reserve(3 + nc);
+    const at = this.nodes.reserve(1 + nc);
     const buf = () => this.nodes.buf;
-    buf()[at] = dim.qword + (p[d] >> 5);
-    buf()[at + 1] = 32 - (p[d] & 31) - k;
-    buf()[at + 2] = nc - 1;
+    buf()[at] = (dim.qword + (p[d] >> 5)) | ((32 - (p[d] & 31) - k) << 4) | ((nc - 1) << 9);
     const q = p.slice();
     q[d] += k;
     let prevRef = 0, prevS = -1, prevE = -1;
@@ -286,7 +294,7 @@ export class TreeBuilder {
       let ref: number;
       if (prevS >= 0 && e - s === prevE - prevS && sameChild(cRules, cRuns, prevS, s, e - s)) ref = prevRef;
       else ref = this.node(cRules.subarray(s, e), cRuns.subarray(s * 6, e * 6), e - s, q, depth + 1);
-      buf()[at + 3 + c] = ref;
+      buf()[at + 1 + c] = ref;
       prevRef = ref;
       prevS = s;
       prevE = e;
@@ -301,23 +309,51 @@ export class TreeBuilder {
     b[at] = n;
     for (let i = 0; i < n; i++) {
       const o = at + 1 + i * LEAF_STRIDE;
-      b[o] = t.rule[rules[i]];
-      for (let d = 0; d < 3; d++) {
-        const s = runs[i * 6 + 2 * d], e = runs[i * 6 + 2 * d + 1];
-        if (this.covered(runs, i, d, p[d])) {
-          b[o + 1 + 2 * d] = 0;
-          b[o + 2 + 2 * d] = 0;
-        } else if (d < 2) {
-          b[o + 1 + 2 * d] = s;
-          b[o + 2 + 2 * d] = e - s;
-        } else {
-          b[o + 5] = t.pfxIv[s];
-          b[o + 6] = t.pfxIv[e - 1] - t.pfxIv[s] + 1;
-        }
-      }
+      if (t.nw === 1 && this.inline(runs, i, p, b, o)) b[o] = t.rule[rules[i]];
+      else this.runsEntry(runs, i, p, b, o, t.rule[rules[i]]);
     }
     this.entries += n;
     return ~at;
+  }
+
+  /** An IPv4 entry with its values inline, when every field is one prefix or interval here. */
+  private inline(runs: Int32Array, i: number, p: number[], b: Int32Array, o: number): boolean {
+    const t = this.t;
+    for (let d = 0; d < 3; d++) {
+      const s = runs[i * 6 + 2 * d], e = runs[i * 6 + 2 * d + 1];
+      if (this.covered(runs, i, d, p[d])) continue;
+      if (d < 2 ? e - s !== 1 : t.pfxIv[s] !== t.pfxIv[e - 1]) return false;
+    }
+    for (let d = 0; d < 2; d++) {
+      const s = runs[i * 6 + 2 * d];
+      const cov = this.covered(runs, i, d, p[d]);
+      b[o + 1 + 2 * d] = cov ? 0 : t.addrWords[s];
+      b[o + 2 + 2 * d] = cov ? 0 : t.addrMask[s];
+    }
+    const iv = t.pfxIv[runs[i * 6 + 4]];
+    const cov = this.covered(runs, i, 2, p[2]);
+    b[o + 5] = cov ? 0 : t.svcLo[iv];
+    b[o + 6] = cov ? SVC_MAX : t.svcHi[iv];
+    return true;
+  }
+
+  /** An entry of runs into the pools (the rule complemented: it marks the form). */
+  private runsEntry(runs: Int32Array, i: number, p: number[], b: Int32Array, o: number, rule: number): void {
+    const t = this.t;
+    b[o] = this.t.nw === 1 ? ~rule : rule;
+    for (let d = 0; d < 3; d++) {
+      const s = runs[i * 6 + 2 * d], e = runs[i * 6 + 2 * d + 1];
+      if (this.covered(runs, i, d, p[d])) {
+        b[o + 1 + 2 * d] = 0;
+        b[o + 2 + 2 * d] = 0;
+      } else if (d < 2) {
+        b[o + 1 + 2 * d] = s;
+        b[o + 2 + 2 * d] = e - s;
+      } else {
+        b[o + 5] = t.pfxIv[s];
+        b[o + 6] = t.pfxIv[e - 1] - t.pfxIv[s] + 1;
+      }
+    }
   }
 }
 

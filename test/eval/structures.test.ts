@@ -3,7 +3,8 @@
 // rule min on" search NAT uses), and the longest-prefix tables against a brute-force scan.
 import fc from 'fast-check';
 import type { Family } from '../../src/config/net';
-import { buildClassifier, DEFAULT_BUILD_PARAMS, FamilyClassifier } from '../../src/eval/classifier';
+import { buildClassifier, DEFAULT_BUILD_PARAMS, FamilyClassifier, type ClassifierData } from '../../src/eval/classifier';
+import { LEAF_STRIDE } from '../../src/eval/tree';
 import { policySpecs } from '../../src/eval/compile';
 import { LinearClassifier } from '../../src/eval/linear';
 import { buildLpm, lpm4, lpm6, type LpmEntry } from '../../src/eval/lpm';
@@ -25,10 +26,23 @@ function fill(q: Int32Array, ps: PacketSpec): Family {
   return ps.family;
 }
 
+/** Leaf entries of an IPv4 table by form (tree.ts): values inline (rule >= 0) or runs into the
+ * pools (~rule). Leaves are appended one after another, so a walk from the start meets them all. */
+function leafForms(d: ClassifierData, forms: { inline: number; runs: number }): void {
+  const L = d.leaves;
+  for (let at = 0; at < L.length; at += 1 + L[at] * LEAF_STRIDE) {
+    for (let o = at + 1; o < at + 1 + L[at] * LEAF_STRIDE; o += LEAF_STRIDE) {
+      if (L[o] >= 0) forms.inline++;
+      else forms.runs++;
+    }
+  }
+}
+
 describe('classifier = linear scan on large rule tables', () => {
   for (const firstOnly of [true, false]) {
     test(`firstOnly ${firstOnly}`, () => {
       let compared = 0;
+      const forms = { inline: 0, runs: 0 };
       fc.assert(
         fc.property(
           specArb({ policies: [300, 1500], nat: [0, 0], addresses: 40, services: 12 }),
@@ -40,7 +54,9 @@ describe('classifier = linear scan on large rule tables', () => {
             const zones = doc.zones.size;
             const t4 = buildFamilyTable(specs, 4), t6 = buildFamilyTable(specs, 6);
             const params = { ...DEFAULT_BUILD_PARAMS, binth };
-            const cls = { 4: new FamilyClassifier(buildClassifier(t4, zones, params, firstOnly), 4), 6: new FamilyClassifier(buildClassifier(t6, zones, params, firstOnly), 6) };
+            const d4 = buildClassifier(t4, zones, params, firstOnly);
+            leafForms(d4, forms);
+            const cls = { 4: new FamilyClassifier(d4, 4), 6: new FamilyClassifier(buildClassifier(t6, zones, params, firstOnly), 6) };
             const lin = new LinearClassifier(t4, t6);
             for (const ps of packets) {
               const f = fill(lin.q, ps);
@@ -58,6 +74,9 @@ describe('classifier = linear scan on large rule tables', () => {
         { numRuns: 12, seed },
       );
       expect(compared).toBeGreaterThan(1000); // the generators are not degenerate
+      // both forms of IPv4 leaf entries were exercised
+      expect(forms.inline).toBeGreaterThan(100);
+      expect(forms.runs).toBeGreaterThan(100);
     });
   }
 });

@@ -3,6 +3,7 @@
 // test process exits is killed, also after a failed test.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { killWithThisProcess } from './watchdog';
 import { ADMIN_PASSWORD } from './daemon';
 
 export const MAIN = path.resolve(__dirname, '../../src/main.js');
@@ -38,6 +39,7 @@ export function startChild(env: Record<string, string>, script = MAIN, ready = /
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(proc);
+  killWithThisProcess(proc);
   const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => {
     children.delete(proc);
     resolve(code);

@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { killWithThisProcess } from './watchdog';
 
 export interface TestRedis {
   url: string;
@@ -39,6 +40,7 @@ function launch(port: number, dir: string): Promise<ChildProcess> {
     '--daemonize', 'no', '--protected-mode', 'yes', '--loglevel', 'warning',
   ], { stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(proc);
+  killWithThisProcess(proc);
   proc.on('exit', () => running.delete(proc));
   return new Promise((resolve, reject) => {
     let out = '';

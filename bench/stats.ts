@@ -1,0 +1,7 @@
+// Small statistics shared by the benchmarks.
+
+/** The median of a non-empty list (the upper one of an even count). */
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
