@@ -7,7 +7,7 @@
 // request of the same run; then packets/s of the batch eval endpoint against the same
 // packets evaluated in-process: CompiledConfig.evalBatch (Packet objects in, answer objects
 // out) and the endpoint's own path from body bytes to answer bytes (what HTTP adds on top).
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -132,8 +132,91 @@ function fmt(n: number): string {
   return Math.round(n).toLocaleString('en-US');
 }
 
+/** wrk's requests/s for one URL, one thread and `conns` connections. */
+function wrkRps(url: string, token: string, runSeconds: number, conns = 32): number {
+  const r = spawnSync('wrk', ['-t1', `-c${conns}`, `-d${runSeconds}s`, '-H', `Authorization: Bearer ${token}`, url], { encoding: 'utf8' });
+  const m = /Requests\/sec:\s+([\d.]+)/.exec(r.stdout ?? '');
+  if (!m) throw new Error(`wrk gave no rate: ${r.stdout} ${r.stderr}`);
+  if (/Non-2xx/.test(r.stdout)) throw new Error(`wrk saw errors on ${url}: ${r.stdout}`);
+  return Number(m[1]);
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+/** Starts bench/raw-uws.js answering `bodies` (path -> body); resolves with its port. */
+function startRaw(bodies: Record<string, string>, dir: string): Promise<{ proc: ChildProcess; port: number }> {
+  const file = path.join(dir, 'raw-bodies.json');
+  fs.writeFileSync(file, JSON.stringify(bodies));
+  const proc = spawn(process.execPath, [path.resolve(__dirname, 'raw-uws.js'), file], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    proc.stdout!.once('data', (b: Buffer) => resolve({ proc, port: (JSON.parse(b.toString()) as { port: number }).port }));
+    proc.on('exit', (code) => reject(new Error(`raw uWS server exited ${code}`)));
+  });
+}
+
+/**
+ * The authenticated hot path against a bare uWebSockets.js server answering the same bytes,
+ * both driven by wrk in the same run, alternating, several rounds: the ratio per round and
+ * its median. The daemon runs as in production (info logs, metrics) on a small committed
+ * configuration (10 policies), so /api/policies is a cached read, as on any real firewall
+ * between commits.
+ */
+async function hotPath(): Promise<void> {
+  if (spawnSync('wrk', ['--version']).error) {
+    console.log('\nwrk is not installed (apt-get install wrk): the hot-path comparison with raw uWS is skipped');
+    return;
+  }
+  const rounds = Number(arg('rounds') ?? '5');
+  const runSeconds = Number(arg('hot-seconds') ?? '3');
+  const doc = generateConfig({ zones: 4, addresses: 20, services: 10, policies: 10, nat: 2, seed: 7 });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fwd-bench-hot-'));
+  await seed(dir, doc);
+  const daemon = await startDaemon(dir);
+  let raw: { proc: ChildProcess; port: number } | undefined;
+  try {
+    const login = await request(daemon.port, 'POST', '/api/login', '', JSON.stringify({ username: 'admin', password: PASSWORD }));
+    const token = JSON.parse(login.text).token as string;
+    const paths = ['/api/me', '/api/policies'];
+    const bodies: Record<string, string> = {};
+    for (const p of paths) {
+      const r = await request(daemon.port, 'GET', p, token);
+      if (r.status !== 200) throw new Error(`${p}: ${r.status} ${r.text}`);
+      bodies[p] = r.text;
+    }
+    raw = await startRaw(bodies, dir);
+    console.log(`\nHot path: fwd (own process, info logs) vs a bare uWebSockets.js server answering the same bytes; wrk -t1 -c32, ${runSeconds}s a run, ${rounds} rounds alternating, ${os.cpus().length} cores\n`);
+    console.log('| request | body bytes | raw uWS req/s (median) | fwd req/s (median) | fwd / raw (median of rounds) | per round |');
+    console.log('|---|---:|---:|---:|---:|---|');
+    for (const p of paths) {
+      wrkRps(`http://127.0.0.1:${raw.port}${p}`, token, 1); // warm-up, untimed
+      wrkRps(`http://127.0.0.1:${daemon.port}${p}`, token, 1);
+      const rawRps: number[] = [];
+      const ourRps: number[] = [];
+      const ratios: number[] = [];
+      for (let i = 0; i < rounds; i++) {
+        // alternate which goes first: a machine that gets busier or quieter favours neither
+        const runRaw = () => rawRps.push(wrkRps(`http://127.0.0.1:${raw!.port}${p}`, token, runSeconds));
+        const runOurs = () => ourRps.push(wrkRps(`http://127.0.0.1:${daemon.port}${p}`, token, runSeconds));
+        if (i % 2 === 0) { runRaw(); runOurs(); } else { runOurs(); runRaw(); }
+        ratios.push(ourRps[i] / rawRps[i]);
+      }
+      console.log(`| GET ${p} | ${Buffer.byteLength(bodies[p])} | ${fmt(median(rawRps))} | ${fmt(median(ourRps))} | ${median(ratios).toFixed(2)} | ${ratios.map((r) => r.toFixed(2)).join(' ')} |`);
+    }
+  } finally {
+    raw?.proc.kill('SIGTERM');
+    daemon.proc.kill('SIGTERM');
+    await new Promise((r) => daemon.proc.once('exit', r));
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
   if (process.argv.includes('--redis')) return clusterBench(seconds);
+  await hotPath();
+  if (arg('only') === 'hot') return;
   const { name, doc } = benchDoc();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fwd-bench-'));
   await seed(dir, doc);

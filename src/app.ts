@@ -21,6 +21,9 @@ import type { AppContext } from './api/context';
 import { allRoutes } from './api/routes';
 import { createCompiler, type CommitCompiler } from './workers/commit-compiler';
 import { createDataPlane, type DataPlane } from './dataplane';
+import { Metrics } from './api/metrics';
+import { AuditTrail } from './api/audit';
+import { Readiness } from './api/readiness';
 import { DeepAnalysis } from './workers/deep-analysis';
 
 export interface Daemon {
@@ -58,6 +61,14 @@ async function enforceRunning<C>(config: ConfigService<C>, dataPlane: DataPlane,
       .catch((e: unknown) => log.error({ err: e, version: state.meta.version }, 'data plane: the running version was not applied'));
   });
   await last;
+}
+
+/** What /readyz needs of every daemon: the store answers, and the running version is compiled. */
+function registerCoreReadiness(ctx: AppContext): void {
+  ctx.readiness.register('store', () => ctx.store.ping());
+  ctx.readiness.register('running', async () => {
+    await ctx.config.current().compiled;
+  });
 }
 
 /** The store the settings ask for: Redis with REDIS_URL, else the embedded files. */
@@ -102,11 +113,13 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
   const dest = opts.logger ? null : pino.destination({ sync: false, minLength: 4096 });
   const log = opts.logger ?? pino({ level: settings.logLevel, base: { pid: process.pid } }, dest!);
   const flushLog = () => dest?.flushSync();
-  const store = openStore(settings, log, (err: unknown) => {
+  let sessionInfo = async () => ({ active: false, changes: 0 }); // the session gauges, once the service is made
+  const metrics = new Metrics(() => sessionInfo());
+  const store = metrics.timedStore(openStore(settings, log, (err: unknown) => {
     log.fatal({ err }, 'store write failed; exiting');
     flushLog();
     process.exit(1);
-  });
+  }));
   await store.open(() => serializeDoc(emptyDoc(settings.interfaces)));
   let compiler: CommitCompiler | null = null;
   let dataPlane: DataPlane | null = null;
@@ -115,9 +128,10 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
   try {
     await ensureAdmin(store, settings, opts.announce ?? ((l) => process.stdout.write(`${l}\n`)));
     const secret = settings.jwtSecret ?? (await store.getOrCreateSecret(() => randomBytes(48).toString('base64')));
-    compiler = createCompiler();
+    compiler = metrics.timedCompiler(createCompiler());
     dataPlane = createDataPlane(settings.dataPlane, settings.netns, settings.dataDir, log);
     const config = new ConfigService(store, settings, log, compiler, commitChecks, dataPlane);
+    sessionInfo = () => config.info();
     await config.init();
     await enforceRunning(config, dataPlane, log);
     analysis = new DeepAnalysis({ timeoutMs: settings.analysisTimeoutMs, logger: log });
@@ -127,11 +141,16 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     const redis = store instanceof RedisStore ? store : null;
     const limiter = new LoginLimiter(settings.loginMaxFailures, settings.loginWindowSec, redis ? new RedisFailureLog(redis) : undefined);
     if (redis) cluster = wireCluster(settings, redis, config, tokens, log);
-    const ctx: AppContext = { settings, store, log, config, dataPlane, startedAt: Date.now(), nodes: null!, analysis: deep };
+    const ctx: AppContext = {
+      settings, store, log, config, dataPlane, startedAt: Date.now(), nodes: null!, analysis: deep,
+      audit: new AuditTrail(store), metrics, readiness: new Readiness(),
+    };
+    registerCoreReadiness(ctx);
     const server = new HttpServer({
       host: settings.host, port: settings.port, maxBodyBytes: settings.maxBodyBytes, logger: log,
-      routes: allRoutes(ctx, tokens, limiter), auth: tokens,
+      routes: allRoutes(ctx, tokens, limiter), auth: tokens, requests: metrics.requests,
     });
+    metrics.inFlight = () => server.requestsInFlight;
     await Promise.all([cluster?.queue.ready(), cluster?.worker?.ready()]);
     const port = await server.listen();
     const nodes = await startNode(settings, port, redis, config, dataPlane, log);

@@ -5,6 +5,9 @@ import type { Store } from '../store/types';
 import type { ConfigService } from '../session/service';
 import type { CompiledConfig } from '../eval/compiled';
 import type { DataPlane } from '../dataplane';
+import type { AuditTrail } from './audit';
+import type { Metrics } from './metrics';
+import type { Readiness } from './readiness';
 import type { DeepAnalysisResults } from '../workers/deep-analysis';
 import type { NodeDirectory } from '../cluster/nodes';
 
@@ -15,6 +18,10 @@ export interface AppContext {
   config: ConfigService<CompiledConfig>;
   dataPlane: DataPlane;
   startedAt: number; // unix ms
+  audit: AuditTrail;
+  metrics: Metrics;
+  /** the checks of GET /readyz: modules with a readiness condition register one here */
+  readiness: Readiness;
   /** the deep analysis of running versions (absent: only the commit's quick analysis) */
   analysis?: DeepAnalysisResults;
   /** The instances serving this firewall (this one alone on the embedded store); set at listen. */

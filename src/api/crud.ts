@@ -1,11 +1,14 @@
 // The routes every configuration resource has, built from one description: list and single
 // reads (running, or the candidate with ?config=candidate), create, update, delete, and move
 // for ordered rules. A resource module of src/api/routes only says what differs.
+import { Type, type TSchema } from '@sinclair/typebox';
 import type { ResourceKind } from '../config/changes';
+import { RESOURCES } from '../config/resources';
 import type { ConfigDoc } from '../config/types';
 import { FwError } from '../errors';
 import type { AppContext } from './context';
-import { message, type Reply, type Req, type RouteDef } from './http';
+import { message, type QueryDoc, type Reply, type Req, type RouteDef } from './http';
+import { configQueryDoc, MessageReply } from './schemas';
 
 export interface CrudSpec {
   kind: ResourceKind;
@@ -23,6 +26,11 @@ export interface CrudSpec {
   checkKey?(key: string): void;
   /** "name" of the object in not-found details */
   noun: string;
+  /** the schema of one object's read model, and of the list */
+  model: TSchema;
+  listModel: TSchema;
+  /** the list's query filters (listVariant reads them), for the OpenAPI document */
+  listQuery?: Record<string, QueryDoc>;
 }
 
 /**
@@ -33,9 +41,12 @@ export interface CrudSpec {
 export function namedReads<T>(
   table: (doc: ConfigDoc) => ReadonlyMap<string, T>,
   render: (doc: ConfigDoc, o: T) => unknown,
+  model: TSchema,
   listAs: 'array' | 'object' = 'array',
-): Pick<CrudSpec, 'list' | 'one'> {
+): Pick<CrudSpec, 'list' | 'one' | 'model' | 'listModel'> {
   return {
+    model,
+    listModel: listAs === 'array' ? Type.Array(model) : Type.Record(Type.String(), model),
     list: (doc) => {
       const t = table(doc);
       const names = [...t.keys()].sort();
@@ -71,9 +82,16 @@ export function configQuery(req: Req): 'running' | 'candidate' {
   throw new FwError('ERR_NET_1005', `query "config": "${which}" is not one of running, candidate`);
 }
 
+const etags = new WeakMap<Running, string>();
+
 /** The ETag of every read of a running version: its number and commit time name it exactly. */
 function etagOf(running: Running): string {
-  return `"v${running.meta.version}.${running.meta.time.toString(36)}"`;
+  let etag = etags.get(running);
+  if (etag === undefined) {
+    etag = `"v${running.meta.version}.${running.meta.time.toString(36)}"`;
+    etags.set(running, etag);
+  }
+  return etag;
 }
 
 /** 304 when the client already holds this version's answer (If-None-Match), else null. */
@@ -87,15 +105,26 @@ function notModified(req: Req, etag: string): Reply | null {
 export function crudRoutes(ctx: AppContext, spec: CrudSpec): RouteDef[] {
   const item = `${spec.path}/:${spec.param}`;
   const user = (req: Req) => req.user.username;
+  const bodies = RESOURCES[spec.kind].bodies;
+  const tag = spec.path.split('/').pop()!;
+  // a change is refused without the caller's session (409); the candidate read likewise
+  const change = (summary: string, body?: TSchema) => ({ tag, summary, response: MessageReply, body, errors: [409] });
+  const read = (summary: string, response: TSchema, query: Record<string, QueryDoc> = {}) =>
+    ({ tag, summary, response, query: { ...configQueryDoc, ...query }, etag: true, errors: [409] });
+  const audited = (req: Req, op: string, key: string, payload: unknown) =>
+    ctx.audit.record(req, `change.${op}`, `${spec.kind} ${key}`, payload);
   const routes: RouteDef[] = [
     {
       method: 'GET',
       pattern: spec.path,
       body: 'none',
-      handler: async (req) => {
+      doc: read(`List ${tag}`, spec.listModel, spec.listQuery),
+      handler: (req) => {
         const variant = spec.listVariant ? spec.listVariant(req.query) : '';
-        const { doc, running } = await readSource(ctx, req);
-        if (!running) return { body: spec.list(doc, variant) };
+        // the running version's answer is cached JSON, given in the same call
+        if (configQuery(req) === 'candidate') return ctx.config.candidate().then(({ doc }) => ({ body: spec.list(doc, variant) }));
+        const running = ctx.config.current();
+        const doc = running.doc;
         const etag = etagOf(running);
         return notModified(req, etag) ?? {
           body: undefined,
@@ -108,6 +137,7 @@ export function crudRoutes(ctx: AppContext, spec: CrudSpec): RouteDef[] {
       method: 'GET',
       pattern: item,
       body: 'none',
+      doc: read(`Read one ${spec.noun}`, spec.model),
       handler: async (req) => {
         const key = req.params[spec.param];
         spec.checkKey?.(key);
@@ -125,8 +155,12 @@ export function crudRoutes(ctx: AppContext, spec: CrudSpec): RouteDef[] {
     routes.push({
       method: 'POST',
       pattern: spec.path,
+      doc: change(`Create a ${spec.noun} in the candidate`, bodies.create),
       handler: async (req) => {
         const r = await ctx.config.change(user(req), { op: 'create', kind: spec.kind, body: req.body });
+        // the new object's key: the id handed out, or the name the (accepted) body gave
+        const key = r.id !== undefined ? String(r.id) : String((req.body as Record<string, unknown>)[spec.param]);
+        await audited(req, 'create', key, req.body);
         return message(create, r.id !== undefined ? { id: String(r.id) } : {});
       },
     });
@@ -135,9 +169,11 @@ export function crudRoutes(ctx: AppContext, spec: CrudSpec): RouteDef[] {
     routes.push({
       method: 'PUT',
       pattern: item,
+      doc: change(`Update a ${spec.noun} in the candidate`, bodies.update),
       handler: async (req) => {
         spec.checkKey?.(req.params[spec.param]);
         await ctx.config.change(user(req), { op: 'update', kind: spec.kind, key: req.params[spec.param], body: req.body });
+        await audited(req, 'update', req.params[spec.param], req.body);
         return message(update);
       },
     });
@@ -147,9 +183,11 @@ export function crudRoutes(ctx: AppContext, spec: CrudSpec): RouteDef[] {
       method: 'DELETE',
       pattern: item,
       body: 'none',
+      doc: change(`Delete a ${spec.noun} from the candidate`),
       handler: async (req) => {
         spec.checkKey?.(req.params[spec.param]);
         await ctx.config.change(user(req), { op: 'delete', kind: spec.kind, key: req.params[spec.param] });
+        await audited(req, 'delete', req.params[spec.param], undefined);
         return message(remove);
       },
     });
@@ -158,9 +196,11 @@ export function crudRoutes(ctx: AppContext, spec: CrudSpec): RouteDef[] {
     routes.push({
       method: 'POST',
       pattern: `${item}/move`,
+      doc: change(`Move a ${spec.noun} in the candidate's order`, bodies.move),
       handler: async (req) => {
         spec.checkKey?.(req.params[spec.param]);
         await ctx.config.change(user(req), { op: 'move', kind: spec.kind, key: req.params[spec.param], body: req.body });
+        await audited(req, 'move', req.params[spec.param], req.body);
         return message(move);
       },
     });

@@ -1,4 +1,5 @@
 // The request and reply shapes every route handler sees; nothing here depends on uWS.
+import type { TSchema } from '@sinclair/typebox';
 import type { Logger } from 'pino';
 import { FwError } from '../errors';
 
@@ -17,7 +18,8 @@ export interface Req {
   path: string;
   params: Record<string, string>;
   query: URLSearchParams;
-  headers: { authorization: string; contentType: string; ifNoneMatch: string };
+  headers: { authorization: string; ifNoneMatch: string };
+  /** The client's address on routes without a token (login, metrics); "" on the others. */
   ip: string;
   /** Parsed JSON body; undefined when the request had none (or on a body: 'raw' route). */
   body: unknown;
@@ -50,10 +52,42 @@ export interface RouteOptions {
   maxBody?: number;
 }
 
+/** A query parameter of a route, as the OpenAPI document shows it. */
+export interface QueryDoc {
+  schema: TSchema;
+  description: string;
+}
+
+/**
+ * What the OpenAPI document says of a route (src/api/openapi.ts). Every route has one, so the
+ * document lists every path; the schemas are the ones the handlers validate with.
+ */
+export interface RouteDoc {
+  summary: string;
+  /** the group in the document: "addresses", "config", "auth", ... */
+  tag: string;
+  /** the 200 answer's body */
+  response: TSchema;
+  /** the answer's media type; default application/json */
+  contentType?: string;
+  /** the request body; absent when the route takes none */
+  body?: TSchema;
+  /** the body may be left out (POST /api/config/commit) */
+  bodyOptional?: boolean;
+  query?: Record<string, QueryDoc>;
+  /** error statuses beyond those the route's options imply (see openapi.ts) */
+  errors?: number[];
+  /** reads of the running version: ETag on the answer, 304 on If-None-Match */
+  etag?: boolean;
+  /** answers other than 200 with a body of their own (not the error body): /readyz's 503 */
+  otherAnswers?: Record<number, { description: string; schema: TSchema }>;
+}
+
 export interface RouteDef extends RouteOptions {
   method: Method;
   pattern: string; // "/api/addresses/:name"
   handler: Handler;
+  doc: RouteDoc;
 }
 
 /** A success answer of a changing operation: a JSON object of string values. */

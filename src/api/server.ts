@@ -14,6 +14,12 @@ export interface Authenticator {
   authenticate(header: string): AuthUser | Promise<AuthUser>;
 }
 
+/** Where each answer is counted (src/api/metrics.ts): by route pattern, method and status. */
+export interface RequestObserver<S = unknown> {
+  seriesOf(route: string, method: string, status: number): S;
+  observe(series: S, seconds: number): void;
+}
+
 export interface ServerOptions {
   host: string;
   port: number;
@@ -21,6 +27,22 @@ export interface ServerOptions {
   logger: Logger;
   routes: RouteDef[];
   auth: Authenticator;
+  requests?: RequestObserver;
+}
+
+const KNOWN_METHODS = new Set(['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS']);
+
+/** One request being answered. */
+interface Answering {
+  res: uWS.HttpResponse;
+  id: string;
+  method: string;
+  path: string;
+  started: number; // performance.now()
+  def: RouteDef | null; // null: no route matched
+  done: boolean; // answered
+  aborted: boolean; // the client went away
+  tracked?: boolean; // counted in flight
 }
 
 const STATUS_TEXT: Record<number, string> = {
@@ -31,6 +53,8 @@ const STATUS_TEXT: Record<number, string> = {
 };
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+/** The query of a request without one (handlers only read it). */
+const NO_QUERY = new URLSearchParams();
 const ID_PREFIX = randomBytes(3).toString('hex');
 
 export class HttpServer {
@@ -40,10 +64,15 @@ export class HttpServer {
   private inFlight = 0;
   private idCounter = 0;
   private drainWaiters: Array<() => void> = [];
+  /** metric series by route (null: no route matched) and status, looked up once each */
+  private readonly series = new Map<RouteDef | null, Map<number, unknown>>();
   port = 0;
+  /** whether successful reads are logged too (level debug or lower) */
+  private readonly logReads: boolean;
 
   constructor(private readonly opts: ServerOptions) {
     for (const r of opts.routes) this.router.add(r);
+    this.logReads = opts.logger.isLevelEnabled('debug');
   }
 
   async listen(): Promise<number> {
@@ -61,6 +90,11 @@ export class HttpServer {
     return this.port;
   }
 
+  /** Requests received (their body may still be arriving) and not yet answered. */
+  get requestsInFlight(): number {
+    return this.inFlight;
+  }
+
   /** Stops accepting connections, then waits (bounded) for requests in flight. */
   async close(timeoutMs = 10_000): Promise<void> {
     if (this.listenSocket) uWS.us_listen_socket_close(this.listenSocket);
@@ -73,113 +107,187 @@ export class HttpServer {
     }
     // close() exists at run time in this build but is missing from its typings; it ends
     // the idle keep-alive connections so the event loop can finish
+    // one turn of the event loop: uWS sends the answers just corked before sockets are closed
+    await new Promise((r) => setImmediate(r));
     (this.app as unknown as { close?: () => void } | null)?.close?.();
     this.app = null;
   }
 
   private onRequest(res: uWS.HttpResponse, uReq: uWS.HttpRequest): void {
-    const started = process.hrtime.bigint();
-    const state = { aborted: false, done: false, reading: false, counted: false };
-    res.onAborted(() => {
-      state.aborted = true;
-      if (state.reading) finish(); // the body will never complete: the handler never runs
-    });
+    const started = performance.now();
     // copy everything from uReq now: it is invalid after this function returns
     const method = uReq.getMethod().toUpperCase();
     const path = uReq.getUrl();
     const query = uReq.getQuery() ?? '';
-    const headers = {
-      authorization: uReq.getHeader('authorization'),
-      contentType: uReq.getHeader('content-type'),
-      ifNoneMatch: uReq.getHeader('if-none-match'),
-    };
     const givenId = uReq.getHeader('x-request-id');
     const contentLength = uReq.getHeader('content-length');
-    const hasBody = (contentLength !== '' && contentLength !== '0') || uReq.getHeader('transfer-encoding') !== '';
-    const id = REQUEST_ID.test(givenId) ? givenId : `${ID_PREFIX}-${(++this.idCounter).toString(36)}`;
-    const ip = Buffer.from(res.getRemoteAddressAsText()).toString();
-    const log = this.opts.logger;
-    const finish = () => {
-      if (!state.counted) return;
-      state.counted = false;
-      if (--this.inFlight === 0) for (const w of this.drainWaiters.splice(0)) w();
-    };
-
-    const send = (status: number, json: string | Uint8Array, extra: Record<string, string> = {}) => {
-      if (state.aborted || state.done) return;
-      state.done = true;
-      res.cork(() => {
-        res.writeStatus(STATUS_TEXT[status] ?? String(status));
-        res.writeHeader('Content-Type', 'application/json');
-        res.writeHeader('X-Request-Id', id);
-        for (const k in extra) res.writeHeader(k, extra[k]);
-        res.end(json);
-      });
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      log.info({ reqId: id, method, path, status, ms: Math.round(ms * 1000) / 1000 }, 'request');
-    };
-    const sendError = (e: unknown) => {
-      const err = toFwError(e, log, id);
-      const headers: Record<string, string> = { ...err.headers };
-      if (err.status === 401) headers['WWW-Authenticate'] = 'Bearer';
-      send(err.status, JSON.stringify({ code: err.code, message: err.message, details: err.details }), headers);
-    };
-
+    const hasBody = contentLength !== '' ? contentLength !== '0' : uReq.getHeader('transfer-encoding') !== '';
+    const id = givenId !== '' && REQUEST_ID.test(givenId) ? givenId : `${ID_PREFIX}-${(++this.idCounter).toString(36)}`;
     const match = this.router.match(method, path);
+    const a: Answering = { res, id, method, path, started, def: match.kind === 'route' ? match.def : null, done: false, aborted: false };
+
     if (match.kind !== 'route') {
       if (hasBody) res.onData(() => undefined); // drain; the answer does not depend on it
-      if (match.kind === 'not-found') return sendError(new FwError('ERR_NET_1011', `${method} ${path}`));
-      return sendError(new FwError('ERR_NET_1009', `${method} is not allowed on ${path}`, undefined, { Allow: match.allow.join(', ') }));
+      if (match.kind === 'not-found') return this.answerError(a, new FwError('ERR_NET_1011', `${method} ${path}`));
+      return this.answerError(a, new FwError('ERR_NET_1009', `${method} is not allowed on ${path}`, undefined, { Allow: match.allow.join(', ') }));
     }
     const def = match.def;
     const limit = Math.max(def.maxBody ?? 0, this.opts.maxBodyBytes);
     if (hasBody && Number(contentLength) > limit) {
-      return sendError(new FwError('ERR_NET_1010', `body is over ${limit} bytes`));
+      return this.answerError(a, new FwError('ERR_NET_1010', `body is over ${limit} bytes`));
     }
-
-    this.inFlight++;
-    state.counted = true;
-    const run = (raw: Buffer | null) => {
-      state.reading = false;
-      const req: Req = {
-        id, method, path, params: match.params, query: new URLSearchParams(query), headers, ip,
-        body: undefined, user: undefined as unknown as AuthUser, log,
-      };
-      this.handle(def, req, raw).then(
-        (reply) => {
-          const json = reply.json ?? JSON.stringify(reply.body);
-          send(reply.status ?? 200, json, reply.headers);
-        },
-        sendError,
-      ).finally(finish);
+    // If-None-Match only where an ETag is answered (each header is a call into uWS and a new string)
+    const headers = {
+      authorization: uReq.getHeader('authorization'),
+      ifNoneMatch: def.doc.etag ? uReq.getHeader('if-none-match') : '',
+    };
+    const req: Req = {
+      id, method, path, params: match.params, query: query === '' ? NO_QUERY : new URLSearchParams(query), headers,
+      // the client's address is text made from bytes: only the routes without a token use it
+      ip: def.auth === false ? Buffer.from(res.getRemoteAddressAsText()).toString() : '',
+      body: undefined, user: undefined as unknown as AuthUser, log: this.opts.logger,
     };
 
-    if (!hasBody) return run(null);
-    state.reading = true;
+    if (!hasBody) {
+      // the common case: a handler that answers at once (a cached token, a read of the
+      // running version) is answered within this call, with no promise and nothing to track
+      let out: Reply | Promise<Reply>;
+      try {
+        out = this.handle(def, req, null);
+      } catch (e) {
+        return this.answerError(a, e);
+      }
+      if (!(out instanceof Promise)) return this.answerReply(a, out);
+      this.track(a, () => undefined);
+      out.then((r) => this.answerReply(a, r), (e: unknown) => this.answerError(a, e)).finally(() => this.untrack(a));
+      return;
+    }
+
+    // a body: read it (under the limit), then run the handler
+    let reading = true;
+    this.track(a, () => {
+      if (reading) this.untrack(a); // the body will never complete: the handler never runs
+    });
     const chunks: Buffer[] = [];
     let size = 0;
     res.onData((chunk, isLast) => {
-      if (state.done) return;
+      if (a.done) return;
       size += chunk.byteLength;
       if (size > limit) {
-        state.reading = false;
-        finish();
-        sendError(new FwError('ERR_NET_1010', `body is over ${limit} bytes`));
+        reading = false;
+        this.untrack(a);
+        this.answerError(a, new FwError('ERR_NET_1010', `body is over ${limit} bytes`));
         return;
       }
       chunks.push(Buffer.from(chunk.slice(0))); // uWS reuses the chunk's memory
       // memory grows with what arrives (never with what Content-Length announces: a client
       // could announce megabytes on many connections and send nothing); one chunk is not copied again
-      if (isLast) run(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+      if (!isLast) return;
+      reading = false;
+      const raw = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+      let out: Reply | Promise<Reply>;
+      try {
+        out = this.handle(def, req, raw);
+      } catch (e) {
+        this.answerError(a, e);
+        return this.untrack(a);
+      }
+      if (!(out instanceof Promise)) {
+        this.answerReply(a, out);
+        return this.untrack(a);
+      }
+      out.then((r) => this.answerReply(a, r), (e: unknown) => this.answerError(a, e)).finally(() => this.untrack(a));
     });
   }
 
-  private async handle(def: RouteDef, req: Req, raw: Buffer | null): Promise<Reply> {
-    if (def.auth !== false) req.user = await this.opts.auth.authenticate(req.headers.authorization);
+  /** A request answered later: counted in flight (close waits for it), and its abort noted. */
+  private track(a: Answering, onAbort: () => void): void {
+    this.inFlight++;
+    a.tracked = true;
+    a.res.onAborted(() => {
+      a.aborted = true;
+      onAbort();
+    });
+  }
+
+  private untrack(a: Answering): void {
+    if (!a.tracked) return;
+    a.tracked = false;
+    if (--this.inFlight === 0) for (const w of this.drainWaiters.splice(0)) w();
+  }
+
+  private answerReply(a: Answering, r: Reply): void {
+    this.answer(a, r.status ?? 200, r.json ?? JSON.stringify(r.body), r.headers);
+  }
+
+  private answerError(a: Answering, e: unknown): void {
+    const err = toFwError(e, this.opts.logger, a.id);
+    const headers: Record<string, string> = { ...err.headers };
+    if (err.status === 401) headers['WWW-Authenticate'] = 'Bearer';
+    this.answer(a, err.status, JSON.stringify({ code: err.code, message: err.message, details: err.details }), headers);
+  }
+
+  /** Writes the answer (once; never to an aborted request), counts and logs it. */
+  private answer(a: Answering, status: number, json: string | Uint8Array, extra?: Record<string, string>): void {
+    if (a.aborted || a.done) return;
+    a.done = true;
+    // inside uWS's request handler writes are corked already; after an await, cork makes
+    // status, headers and body one write
+    if (a.tracked) a.res.cork(() => write(a.res, a.id, status, json, extra));
+    else write(a.res, a.id, status, json, extra);
+    const ms = performance.now() - a.started;
+    this.count(a.def, a.method, status, ms / 1000);
+    // reads that succeed are the bulk of the traffic and change nothing: their lines are
+    // debug (metrics count them); changes, refusals and errors are always logged
+    const quiet = status < 400 && (a.method === 'GET' || a.method === 'HEAD');
+    if (!quiet) this.opts.logger.info({ reqId: a.id, method: a.method, path: a.path, status, ms: Math.round(ms * 1000) / 1000 }, 'request');
+    else if (this.logReads) this.opts.logger.debug({ reqId: a.id, method: a.method, path: a.path, status, ms: Math.round(ms * 1000) / 1000 }, 'request');
+  }
+
+  /** Counts an answer in the request metrics. */
+  private count(def: RouteDef | null, method: string, status: number, seconds: number): void {
+    const obs = this.opts.requests;
+    if (!obs) return;
+    if (!def) return obs.observe(obs.seriesOf('unmatched', KNOWN_METHODS.has(method) ? method : 'OTHER', status), seconds);
+    let byStatus = this.series.get(def);
+    if (!byStatus) this.series.set(def, (byStatus = new Map()));
+    let s = byStatus.get(status);
+    if (s === undefined) {
+      // the route's own pattern and method: bounded label values whatever the client sends
+      s = obs.seriesOf(def.pattern, def.method, status);
+      byStatus.set(status, s);
+    }
+    obs.observe(s, seconds);
+  }
+
+  /** Authenticates, parses the body and runs the handler; synchronous as far as they are. */
+  private handle(def: RouteDef, req: Req, raw: Buffer | null): Reply | Promise<Reply> {
+    if (def.auth !== false) {
+      const user = this.opts.auth.authenticate(req.headers.authorization);
+      if (user instanceof Promise) {
+        return user.then((u) => {
+          req.user = u;
+          return this.run(def, req, raw);
+        });
+      }
+      req.user = user;
+    }
+    return this.run(def, req, raw);
+  }
+
+  private run(def: RouteDef, req: Req, raw: Buffer | null): Reply | Promise<Reply> {
     if (def.body === 'raw') req.raw = raw;
     else if (def.body !== 'none' && raw && raw.length > 0) req.body = parseJsonBody(raw);
     return def.handler(req);
   }
+}
+
+function write(res: uWS.HttpResponse, id: string, status: number, json: string | Uint8Array, extra?: Record<string, string>): void {
+  if (status !== 200) res.writeStatus(STATUS_TEXT[status] ?? String(status));
+  if (extra?.['Content-Type'] === undefined) res.writeHeader('Content-Type', 'application/json');
+  res.writeHeader('X-Request-Id', id);
+  if (extra) for (const k in extra) res.writeHeader(k, extra[k]);
+  res.end(json);
 }
 
 function toFwError(e: unknown, log: Logger, reqId: string): FwError {

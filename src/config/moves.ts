@@ -2,7 +2,7 @@
 // the path's id, delete, and moving a rule inside an ordered table (policies and NAT rules
 // share the one implementation, and the whole set of operations of orderedRuleOps). A move only reorders: it never changes an id, and a failed move
 // changes nothing (the new order is computed into a fresh array that replaces the old one).
-import { Type } from '@sinclair/typebox';
+import { Type, type TObject } from '@sinclair/typebox';
 import { FwError } from '../errors';
 import type { ConfigDoc, Counters } from './types';
 import type { ResourceOps } from './resource';
@@ -52,12 +52,11 @@ export function replacedAt<T>(rules: readonly T[], i: number, rule: T): T[] {
 export const POSITIONS = ['top', 'bottom', 'before', 'after'] as const;
 export type Position = (typeof POSITIONS)[number];
 
-const moveShape = shapeChecker(
-  Type.Object(
-    { position: Type.String(), reference_id: Type.Optional(Type.Integer()) },
-    { additionalProperties: false },
-  ),
+const MoveBody = Type.Object(
+  { position: Type.String(), reference_id: Type.Optional(Type.Integer()) },
+  { additionalProperties: false },
 );
+const moveShape = shapeChecker(MoveBody);
 
 /**
  * The table after moving the rule `key` as `body` asks; `rules` itself is not modified.
@@ -99,6 +98,8 @@ export interface OrderedTable<K extends OrderedTableKey, B extends { id?: number
   what: string;
   /** what a create starts from (its id is replaced) */
   defaults: RuleOf<K>;
+  /** the schemas createShape and updateShape are compiled from */
+  bodies: { create: TObject; update: TObject };
   createShape(body: unknown): B;
   updateShape(body: unknown): B;
   /** The rule that results from `b` over `old`, checked. */
@@ -116,6 +117,7 @@ export function orderedRuleOps<K extends OrderedTableKey, B extends { id?: numbe
     (doc as Record<K, RuleOf<K>[]>)[t.table] = rules;
   };
   return {
+    bodies: { ...t.bodies, move: MoveBody },
     create(doc: ConfigDoc, body: unknown) {
       const rule = t.merge(doc, t.defaults, t.createShape(body));
       const id = nextId(doc, t.counter);

@@ -250,6 +250,10 @@ export class ConfigService<C = unknown> {
     }
     if (ended) {
       this.log.info({ owner: s.owner, by, reason }, 'session ended');
+      // the instance that ended it records it (the others find it gone)
+      if (reason === 'expired') {
+        await this.store.audit({ at: Date.now(), user: s.owner, action: 'session.expire', details: `idle over ${this.opts.sessionTimeoutSec} s`, reqId: '' });
+      }
       return;
     }
     // a commit claimed it, or it was already gone: the store decides
@@ -389,15 +393,14 @@ export class ConfigService<C = unknown> {
     await this.change(user, { op: 'rollback', version }, { versionDoc });
   }
 
-  async discard(user: string, force: boolean): Promise<void> {
+  /** Ends the session (another admin's only with `force`); resolves to the owner it had. */
+  async discard(user: string, force: boolean): Promise<string> {
     const s = await this.liveSession();
     if (!s) throw new FwError('ERR_SYS_3001', 'no session to discard');
     if (s.owner !== user && !force) throw new FwError('ERR_SYS_3002', `owner: ${s.owner}`);
     this.checkNotCommitting();
     await this.endSession(s, force && s.owner !== user ? 'force-discarded' : 'discarded', user);
-    if (s.owner !== user) {
-      await this.store.audit({ at: Date.now(), user, action: 'session.force-discard', details: `owner: ${s.owner}` });
-    }
+    return s.owner; // the caller audits it with its request id
   }
 
   /** The candidate of the active session (any admin may read it). */

@@ -13,6 +13,7 @@ import { DIR_MODE, FILE_MODE, GroupAppender, atomicWriteFile, cutPartialLastLine
 import {
   dropUncommittedVersions,
   layout,
+  loadAudit,
   loadHistory,
   loadMeta,
   loadSession,
@@ -26,7 +27,10 @@ import {
 } from './recovery';
 import {
   StoreConflict,
+  auditMatches,
+  type AuditEntry,
   type AuditEvent,
+  type AuditQuery,
   type JournalEntry,
   type SessionRecord,
   type SessionHead,
@@ -91,6 +95,8 @@ export class EmbeddedStore implements Store {
   private fileOps: Promise<unknown> = Promise.resolve();
   private history!: GroupAppender;
   private auditLog!: GroupAppender;
+  /** Every audit entry, oldest first (entry i has id i + 1): read at open, appended after each durable write. */
+  private auditEntries: AuditEntry[] = [];
 
   constructor(opts: EmbeddedStoreOptions) {
     this.paths = layout(opts.dir);
@@ -157,6 +163,7 @@ export class EmbeddedStore implements Store {
     if (cut) this.log.warn({ file: p.audit, bytes: cut }, 'cut a torn line off the audit log');
     await ensureDurableFile(p.history);
     await ensureDurableFile(p.audit);
+    this.auditEntries = await loadAudit(p.audit, this.log);
     this.history = GroupAppender.open(p.history, (e) => this.fail(e));
     this.auditLog = GroupAppender.open(p.audit, (e) => this.fail(e));
     this.log.info({ dir: p.dir, running: meta.running, session: s !== null }, 'embedded store open');
@@ -450,11 +457,29 @@ export class EmbeddedStore implements Store {
 
   async audit(event: AuditEvent): Promise<void> {
     this.check();
-    const line = JSON.stringify({ at: event.at, user: event.user, action: event.action, details: event.details }) + '\n';
+    const entry: AuditEvent = { at: event.at, user: event.user, action: event.action, details: event.details, reqId: event.reqId ?? '' };
+    if (event.payload !== undefined) entry.payload = event.payload;
+    const line = JSON.stringify(entry) + '\n';
     try {
       await this.auditLog.append(line);
     } catch (e) {
       throw this.fail(e);
     }
+    // ids follow the file's line order: appends are written in call order
+    this.auditEntries.push({ ...entry, id: this.auditEntries.length + 1 });
+  }
+
+  async listAudit(query: AuditQuery): Promise<AuditEntry[]> {
+    this.check();
+    const out: AuditEntry[] = [];
+    const start = Math.min(this.auditEntries.length, (query.before ?? Infinity) - 1);
+    for (let i = start - 1; i >= 0 && out.length < query.limit; i--) {
+      if (auditMatches(this.auditEntries[i], query)) out.push(this.auditEntries[i]);
+    }
+    return out;
+  }
+
+  async ping(): Promise<void> {
+    this.check();
   }
 }

@@ -4,7 +4,7 @@
 // the commit point (see docs/store.md).
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import type { JournalEntry, SessionRecord, UserRecord, VersionMeta, VersionRecord } from './types';
+import type { AuditEntry, JournalEntry, SessionRecord, UserRecord, VersionMeta, VersionRecord } from './types';
 import {
   CorruptFileError,
   TMP_SUFFIX,
@@ -172,6 +172,27 @@ export async function loadHistory(p: Paths, running: number, log: Logger): Promi
     await atomicWriteFile(p.history, metas.map((m) => JSON.stringify(m) + '\n').join(''));
   }
   return metas as VersionMeta[];
+}
+
+/**
+ * The audit log's entries, numbered from 1 in file order. Lines from before request ids
+ * were recorded read with reqId "". A line that is not an event is skipped (the log is a
+ * record for people, not state the daemon depends on).
+ */
+export async function loadAudit(file: string, log: Logger): Promise<AuditEntry[]> {
+  const lines = await readJsonLines(file);
+  const out: AuditEntry[] = [];
+  for (const v of lines?.values ?? []) {
+    const e = v as Partial<AuditEntry> | null;
+    if (!e || typeof e.at !== 'number' || typeof e.user !== 'string' || typeof e.action !== 'string') {
+      log.warn({ file }, 'skipped an audit line that is not an event');
+      continue;
+    }
+    const entry: AuditEntry = { id: out.length + 1, at: e.at, user: e.user, action: e.action, details: String(e.details ?? ''), reqId: String(e.reqId ?? '') };
+    if (e.payload !== undefined) entry.payload = e.payload;
+    out.push(entry);
+  }
+  return out;
 }
 
 export interface RecoveredSession {

@@ -43,6 +43,26 @@ export interface AuditEvent {
   user: string;
   action: string; // e.g. "session.force-discard", "user.delete"
   details: string;
+  /** the X-Request-Id of the request that did it; "" for the daemon's own (session expiry) */
+  reqId?: string;
+  /** the request body of a change, when there was one (never a password) */
+  payload?: unknown;
+}
+
+/** A recorded event with its number: 1, 2, 3, ... in the order recorded. */
+export interface AuditEntry extends AuditEvent {
+  id: number;
+}
+
+export interface AuditQuery {
+  /** at most this many entries */
+  limit: number;
+  /** only entries with a smaller id (the next page after a page ending at that id) */
+  before?: number;
+  /** only this user's entries */
+  user?: string;
+  /** only this action, or the actions under it: "session" matches "session.begin" */
+  action?: string;
 }
 
 export interface SessionState {
@@ -139,5 +159,17 @@ export interface Store {
    */
   commit(sessionId: string, journalLength: number, version: VersionRecord): Promise<void>;
 
+  /** Records an event durably before resolving; it gets the next id. */
   audit(event: AuditEvent): Promise<void>;
+  /** The recorded events that match `query`, newest (highest id) first. */
+  listAudit(query: AuditQuery): Promise<AuditEntry[]>;
+
+  /** Resolves when the store can serve calls; rejects (FwError ERR_SYS_4002) when it cannot. Cheap: /readyz calls it. */
+  ping(): Promise<void>;
+}
+
+/** Whether an entry matches the user and action filters of a query (one rule for every store). */
+export function auditMatches(e: AuditEvent, q: AuditQuery): boolean {
+  if (q.user !== undefined && e.user !== q.user) return false;
+  return q.action === undefined || e.action === q.action || e.action.startsWith(`${q.action}.`);
 }

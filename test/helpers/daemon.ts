@@ -8,6 +8,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { startDaemon, type Daemon } from '../../src/app';
 import { loadSettings, type Settings } from '../../src/settings';
+import { checkerFor } from './openapi';
 import { redisDir, startRedis, type TestRedis } from './redis';
 
 /** The store the API suite runs on: FW_TEST_STORE=redis runs it on a throwaway redis-server. */
@@ -84,6 +85,8 @@ export class Client {
     if (body !== undefined && !('Content-Type' in h)) h['Content-Type'] = 'application/json';
     const r = await fetch(this.url + p, { method, body, headers: h });
     const text = await r.text();
+    // every answer must be one the OpenAPI document describes
+    (await checkerFor(this.url)).check(method, p, r.status, r.headers.get('content-type'), r.headers.get('x-request-id'), text);
     let parsed: unknown = undefined;
     try { parsed = text ? JSON.parse(text) : undefined; } catch { parsed = text; }
     return { status: r.status, body: parsed, headers: r.headers, text };

@@ -1,7 +1,7 @@
 // /api/addresses: the list is an object keyed by address name.
 import type { AppContext } from '../context';
 import { crudRoutes, namedReads } from '../crud';
-import { renderAddress } from '../../config/render/objects';
+import { AddressModel, renderAddress } from '../../config/render/objects';
 
 export function addressRoutes(ctx: AppContext) {
   return crudRoutes(ctx, {
@@ -14,6 +14,6 @@ export function addressRoutes(ctx: AppContext) {
       update: 'address updated in candidate',
       remove: 'address deleted from candidate',
     },
-    ...namedReads((doc) => doc.addresses, (_doc, o) => renderAddress(o), 'object'),
+    ...namedReads((doc) => doc.addresses, (_doc, o) => renderAddress(o), AddressModel, 'object'),
   });
 }

@@ -6,9 +6,18 @@ import { dummyHash, verifyPassword } from '../../auth/passwords';
 import type { LoginLimiter } from '../../auth/login-limiter';
 import type { TokenService } from '../../auth/tokens';
 import type { AppContext } from '../context';
-import { message, type RouteDef } from '../http';
+import { message, type AuthUser, type RouteDef } from '../http';
+import { MessageReply } from '../schemas';
 
-const loginShape = shapeChecker(Type.Object({ username: Type.String(), password: Type.String() }, { additionalProperties: false }));
+const LoginBody = Type.Object({ username: Type.String(), password: Type.String() }, { additionalProperties: false });
+const loginShape = shapeChecker(LoginBody);
+const TokenReply = Type.Object({ token: Type.String(), expires_in: Type.Integer({ description: 'seconds' }) }, { additionalProperties: false });
+const MeReply = Type.Object(
+  { username: Type.String(), role: Type.Literal('admin'), expires: Type.Integer({ description: 'unix seconds' }) },
+  { additionalProperties: false },
+);
+
+const meAnswers = new WeakMap<AuthUser, string>();
 
 export function authRoutes(ctx: AppContext, tokens: TokenService, limiter: LoginLimiter): RouteDef[] {
   return [
@@ -16,21 +25,26 @@ export function authRoutes(ctx: AppContext, tokens: TokenService, limiter: Login
       method: 'POST',
       pattern: '/api/login',
       auth: false,
+      doc: { tag: 'auth', summary: 'Log in: a bearer token for the other routes', body: LoginBody, response: TokenReply, errors: [401, 429] },
       handler: async (req) => {
         const b = loginShape(req.body);
         const wait = await limiter.retryAfter(req.ip, b.username);
         if (wait > 0) {
+          ctx.metrics.loginThrottled.inc();
           throw new FwError('ERR_SEC_5007', `try again in ${wait} s`, undefined, { 'Retry-After': String(wait) });
         }
         const user = await ctx.store.getUser(b.username);
         const ok = await verifyPassword(b.password, user?.hash ?? (await dummyHash()));
         if (!user || !ok) {
           await limiter.recordFailure(req.ip, b.username);
+          ctx.metrics.loginFailures.inc();
           req.log.warn({ reqId: req.id, username: b.username, ip: req.ip }, 'login failed');
+          await ctx.audit.record(req, 'auth.login-failed', `from ${req.ip}`, undefined, b.username);
           throw new FwError('ERR_SEC_5005', 'unknown user or wrong password');
         }
         await limiter.recordSuccess(b.username);
         req.log.info({ reqId: req.id, username: b.username }, 'login');
+        await ctx.audit.record(req, 'auth.login', `from ${req.ip}`, undefined, b.username);
         return { body: tokens.issue(b.username) };
       },
     },
@@ -38,8 +52,10 @@ export function authRoutes(ctx: AppContext, tokens: TokenService, limiter: Login
       method: 'POST',
       pattern: '/api/logout',
       body: 'none',
+      doc: { tag: 'auth', summary: 'Revoke the token of this request', response: MessageReply },
       handler: async (req) => {
         await tokens.revoke(req.user);
+        await ctx.audit.record(req, 'auth.logout', '');
         return message('logged out');
       },
     },
@@ -47,7 +63,16 @@ export function authRoutes(ctx: AppContext, tokens: TokenService, limiter: Login
       method: 'GET',
       pattern: '/api/me',
       body: 'none',
-      handler: (req) => ({ body: { username: req.user.username, role: req.user.role, expires: req.user.exp } }),
+      doc: { tag: 'auth', summary: 'Who the token belongs to', response: MeReply },
+      // the answer of a token never changes: serialized once per (cached) token
+      handler: (req) => {
+        let json = meAnswers.get(req.user);
+        if (json === undefined) {
+          json = JSON.stringify({ username: req.user.username, role: req.user.role, expires: req.user.exp });
+          meAnswers.set(req.user, json);
+        }
+        return { body: undefined, json };
+      },
     },
   ];
 }

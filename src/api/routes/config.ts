@@ -1,13 +1,47 @@
 // /api/config/*: the configuration session, commit, history and rollback.
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import { FwError } from '../../errors';
 import { checkRange, shapeChecker } from '../../config/validate';
 import { serializeDoc } from '../../config/document';
 import type { AppContext } from '../context';
-import { message, type Req, type RouteDef } from '../http';
+import { message, type Req, type RouteDef, type RouteDoc } from '../http';
+import { IsoTime, MessageReply, SessionModel } from '../schemas';
 
-const commitShape = shapeChecker(Type.Object({ description: Type.Optional(Type.String()) }, { additionalProperties: false }));
-const rollbackShape = shapeChecker(Type.Object({ version: Type.Integer() }, { additionalProperties: false }));
+const CommitBody = Type.Object({ description: Type.Optional(Type.String({ description: 'at most 1024 characters' })) }, { additionalProperties: false });
+const RollbackBody = Type.Object({ version: Type.Integer() }, { additionalProperties: false });
+const commitShape = shapeChecker(CommitBody);
+const rollbackShape = shapeChecker(RollbackBody);
+
+const DiffItems = Type.Array(Type.Object({ kind: Type.String(), key: Type.String() }, { additionalProperties: false }));
+const DiffReply = Type.Object({
+  base_version: Type.Integer({ minimum: 0 }),
+  added: DiffItems,
+  changed: DiffItems,
+  deleted: DiffItems,
+  reordered: Type.Array(Type.String()),
+}, { additionalProperties: false });
+const versionFields = {
+  version: Type.Integer({ minimum: 0 }),
+  author: Type.String(),
+  time: IsoTime,
+  description: Type.String(),
+  summary: Type.String(),
+};
+const VersionModel = Type.Object(versionFields, { additionalProperties: false });
+const TableRows = Type.Array(Type.Object({}, { additionalProperties: true }));
+const VersionWithConfig = Type.Object({
+  ...versionFields,
+  config: Type.Object({
+    addresses: TableRows, services: TableRows, zones: TableRows, interfaces: TableRows, vlans: TableRows,
+    dhcp: TableRows, routes: TableRows, policies: TableRows, nat: TableRows,
+    counters: Type.Object({ policy: Type.Integer(), nat: Type.Integer(), route: Type.Integer() }, { additionalProperties: false }),
+  }, { additionalProperties: false, description: 'the stored form of the configuration' }),
+}, { additionalProperties: false });
+const forceQuery = {
+  force: { schema: Type.Union([Type.Literal('true'), Type.Literal('false')]), description: 'true: discard another admin\'s session' },
+};
+const doc = (summary: string, response: TSchema = MessageReply, more: Partial<RouteDoc> = {}): RouteDoc =>
+  ({ tag: 'config', summary, response, errors: [409], ...more });
 
 function warningsField(warnings: string[]): Record<string, string> {
   return warnings.length ? { warnings: warnings.join('\n') } : {};
@@ -22,38 +56,46 @@ export function configRoutes(ctx: AppContext): RouteDef[] {
   const cfg = ctx.config;
   const user = (req: Req) => req.user.username;
   return [
-    { method: 'POST', pattern: '/api/config/begin', body: 'none', handler: async (req) => {
+    { method: 'POST', pattern: '/api/config/begin', body: 'none', doc: doc('Begin the configuration session'), handler: async (req) => {
       await cfg.begin(user(req));
+      await ctx.audit.record(req, 'session.begin', '');
       return message('config session started');
     } },
-    { method: 'POST', pattern: '/api/config/commit', handler: async (req) => {
+    { method: 'POST', pattern: '/api/config/commit', doc: doc('Commit the candidate: a new running version', MessageReply, { body: CommitBody, bodyOptional: true, errors: [409, 504] }), handler: async (req) => {
       const b = req.body === undefined ? {} : commitShape(req.body);
       const description = b.description ?? '';
       if (description.length > 1024) throw new FwError('ERR_NET_1004', 'field "description": at most 1024 characters');
-      const r = await cfg.commit(user(req), description);
+      const end = ctx.metrics.commitSeconds.startTimer();
+      const r = await cfg.commit(user(req), description).then(
+        (ok) => { ctx.metrics.commits.inc({ result: 'ok' }); return ok; },
+        (e: unknown) => { ctx.metrics.commits.inc({ result: 'failed' }); throw e; },
+      ).finally(end);
+      await ctx.audit.record(req, 'config.commit', `version ${r.version}`, { description });
       const unconfirmed: Record<string, string> = r.unconfirmed.length ? { unconfirmed_nodes: r.unconfirmed.join(',') } : {};
       return message('commit successful', { version: String(r.version), ...warningsField(r.warnings), ...unconfirmed });
     } },
-    { method: 'POST', pattern: '/api/config/discard', body: 'none', handler: async (req) => {
+    { method: 'POST', pattern: '/api/config/discard', body: 'none', doc: doc('Discard the session and its candidate', MessageReply, { query: forceQuery }), handler: async (req) => {
       const force = req.query.get('force');
       if (force !== null && force !== 'true' && force !== 'false') {
         throw new FwError('ERR_NET_1005', `query "force": "${force}" is not one of true, false`);
       }
-      await cfg.discard(user(req), force === 'true');
+      const owner = await cfg.discard(user(req), force === 'true');
+      if (owner === user(req)) await ctx.audit.record(req, 'session.discard', '');
+      else await ctx.audit.record(req, 'session.force-discard', `owner: ${owner}`);
       return message('config session discarded');
     } },
-    { method: 'GET', pattern: '/api/config/session', body: 'none', handler: async () => ({ body: await cfg.info() }) },
-    { method: 'GET', pattern: '/api/config/diff', body: 'none', handler: async () => ({ body: await cfg.diff() }) },
-    { method: 'POST', pattern: '/api/config/validate', body: 'none', handler: async () => {
+    { method: 'GET', pattern: '/api/config/session', body: 'none', doc: doc('The session, if any', SessionModel, { errors: [] }), handler: async () => ({ body: await cfg.info() }) },
+    { method: 'GET', pattern: '/api/config/diff', body: 'none', doc: doc('What the candidate changes', DiffReply), handler: async () => ({ body: await cfg.diff() }) },
+    { method: 'POST', pattern: '/api/config/validate', body: 'none', doc: doc('Run the commit checks on the candidate', MessageReply, { errors: [400, 409, 504] }), handler: async () => {
       const r = await cfg.validate();
       return message('validation passed', warningsField(r.warnings));
     } },
-    { method: 'GET', pattern: '/api/config/versions', body: 'none', handler: async () => ({
+    { method: 'GET', pattern: '/api/config/versions', body: 'none', doc: doc('The committed versions', Type.Array(VersionModel), { errors: [] }), handler: async () => ({
       body: (await ctx.store.listVersions()).map((v) => ({
         version: v.version, author: v.author, time: new Date(v.time).toISOString(), description: v.description, summary: v.summary,
       })),
     }) },
-    { method: 'GET', pattern: '/api/config/versions/:n', body: 'none', handler: async (req) => {
+    { method: 'GET', pattern: '/api/config/versions/:n', body: 'none', doc: doc('One committed version with its configuration', VersionWithConfig, { errors: [] }), handler: async (req) => {
       const n = parseVersion(req.params.n);
       const rec = await ctx.store.getVersion(n);
       if (!rec) throw new FwError('ERR_NET_1003', `version ${n} not found`);
@@ -63,10 +105,11 @@ export function configRoutes(ctx: AppContext): RouteDef[] {
         description: rec.description, summary: rec.summary, config: serializeDoc(doc),
       } };
     } },
-    { method: 'POST', pattern: '/api/config/rollback', handler: async (req) => {
+    { method: 'POST', pattern: '/api/config/rollback', doc: doc('Load a committed version into the candidate', MessageReply, { body: RollbackBody, errors: [404, 409] }), handler: async (req) => {
       const b = rollbackShape(req.body);
       const version = checkRange('version', b.version, 0, Number.MAX_SAFE_INTEGER);
       await cfg.rollback(user(req), version);
+      await ctx.audit.record(req, 'config.rollback', `version ${version} loaded into the candidate`, { version });
       return message(`version ${version} loaded into candidate`);
     } },
   ];

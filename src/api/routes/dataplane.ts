@@ -1,15 +1,27 @@
 // GET /api/dataplane/render: what the data plane would apply for the running configuration
 // (or ?config=candidate): the nft script, the ip commands (from nothing) and the dnsmasq
 // configuration, for operators to review before a commit. Nothing is run.
+import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context';
+import { configQueryDoc } from '../schemas';
+import { oneOf } from '../../config/render/objects';
 import { configQuery, readSource } from '../crud';
 import type { RouteDef } from '../http';
 import { renderPlan } from '../../dataplane';
 
+const RenderReply = Type.Object({
+  config: oneOf(['running', 'candidate'] as const),
+  version: Type.Integer({ minimum: 0, description: 'the running version (the candidate\'s base with ?config=candidate)' }),
+  dataplane: oneOf(['none', 'linux'] as const),
+  nft: Type.String({ description: 'the nft script: one table, replaced atomically' }),
+  ip: Type.Array(Type.String(), { description: 'the ip commands that build links, addresses and routes from nothing' }),
+  dnsmasq: Type.String({ description: 'the dnsmasq configuration of the DHCP pools' }),
+}, { additionalProperties: false });
+
 export function dataPlaneRoutes(ctx: AppContext): RouteDef[] {
   const netns = ctx.settings.netns;
   return [
-    { method: 'GET', pattern: '/api/dataplane/render', body: 'none', handler: async (req) => {
+    { method: 'GET', pattern: '/api/dataplane/render', body: 'none', doc: { tag: 'dataplane', summary: 'What the data plane would apply', response: RenderReply, query: configQueryDoc, errors: [409] }, handler: async (req) => {
       const which = configQuery(req);
       const { doc } = await readSource(ctx, req);
       const plan = renderPlan(doc);

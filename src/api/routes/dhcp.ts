@@ -2,7 +2,7 @@
 // delete message says "deleted in candidate".
 import type { AppContext } from '../context';
 import { crudRoutes, namedReads } from '../crud';
-import { renderDhcp } from '../../config/render/objects';
+import { DhcpModel, renderDhcp } from '../../config/render/objects';
 
 export function dhcpRoutes(ctx: AppContext) {
   return crudRoutes(ctx, {
@@ -15,6 +15,6 @@ export function dhcpRoutes(ctx: AppContext) {
       update: 'dhcp pool updated in candidate',
       remove: 'dhcp pool deleted in candidate',
     },
-    ...namedReads((doc) => doc.dhcp, renderDhcp),
+    ...namedReads((doc) => doc.dhcp, renderDhcp, DhcpModel),
   });
 }

@@ -1,14 +1,68 @@
 // POST /api/eval, POST /api/eval/batch, GET /api/analysis: what the committed (or, with
 // ?config=candidate, the candidate) configuration does to packets. The matchers are built in
 // the worker pool; this thread only looks packets up.
+import { Type, type TSchema } from '@sinclair/typebox';
 import { FwError } from '../../errors';
+import { oneOf } from '../../config/render/objects';
+import { configQueryDoc } from '../schemas';
 import { parsePacket, parsePacketBatch } from '../../eval/packet';
 import { scanPacketBatch } from '../../eval/batch-scan';
 import { releaseBatch } from '../../eval/batch';
 import type { CompiledConfig } from '../../eval/compiled';
 import type { AppContext } from '../context';
 import { configQuery } from '../crud';
-import { parseJsonBody, type Req, type RouteDef } from '../http';
+import { parseJsonBody, type Req, type RouteDef, type RouteDoc } from '../http';
+
+// The packet is checked by parsePacket (a hand-written scanner, faster than a schema check on
+// the batch path); this schema says the same for the OpenAPI document.
+const Port = Type.Integer({ minimum: 0, maximum: 65535 });
+const PacketBody = Type.Object({
+  'src-ip': Type.String(),
+  'dst-ip': Type.String({ description: 'of the family of src-ip' }),
+  protocol: Type.Union([oneOf(['tcp', 'udp', 'icmp'] as const), Type.Integer({ minimum: 0, maximum: 255 })]),
+  'dst-port': Type.Optional(Type.Union([Port, Type.Null()], { description: 'required for tcp and udp' })),
+  'src-port': Type.Optional(Type.Union([Port, Type.Null()])),
+  'in-interface': Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  'src-zone': Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  'dst-zone': Type.Optional(Type.Union([Type.String(), Type.Null()])),
+}, { additionalProperties: false });
+const BatchBody = Type.Object({ packets: Type.Array(PacketBody, { maxItems: 10000 }) }, { additionalProperties: false });
+const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+const EvalAnswer = Type.Object({
+  action: oneOf(['allow', 'deny'] as const),
+  reason: oneOf(['policy', 'default-deny', 'no-route'] as const),
+  srcZone: Nullable(Type.String()),
+  dstZone: Nullable(Type.String()),
+  egressInterface: Nullable(Type.String()),
+  route: Nullable(Type.Object({ id: Nullable(Type.Integer()), destination: Type.String() }, { additionalProperties: false })),
+  nat: Nullable(Type.Object({
+    id: Type.Integer(), type: oneOf(['snat', 'dnat-ip', 'dnat-port'] as const), translatedIP: Type.String(), translatedPort: Type.String(),
+  }, { additionalProperties: false })),
+  policy: Nullable(Type.Object({ id: Type.Integer(), action: oneOf(['allow', 'deny'] as const), log: Type.Boolean() }, { additionalProperties: false })),
+}, { additionalProperties: false });
+const Version = Type.Integer({ minimum: 0, description: 'the running version answered for (with ?config=candidate: the one the candidate is based on)' });
+const EvalReply = Type.Composite([Type.Object({ version: Version }), EvalAnswer], { additionalProperties: false });
+const BatchReply = Type.Object({ version: Version, results: Type.Array(EvalAnswer) }, { additionalProperties: false });
+const Covered = Type.Array(Type.Object({ id: Type.Integer(), coveredBy: Type.Array(Type.Integer()) }, { additionalProperties: false }));
+const AnalysisReply = Type.Object({
+  version: Version,
+  pass: oneOf(['quick', 'deep'] as const),
+  complete: Type.Boolean(),
+  shadowed: Covered,
+  redundant: Covered,
+  undecided: Type.Array(Type.Integer()),
+  partiallyShadowed: Type.Array(Type.Object({
+    id: Type.Integer(), by: Type.Integer(),
+    example: Type.Record(Type.String(), Type.Union([Type.String(), Type.Integer()]), { description: 'a packet as POST /api/eval takes it' }),
+  }, { additionalProperties: false })),
+  unreachableNat: Covered,
+  unusedAddresses: Type.Array(Type.String()),
+  unusedServices: Type.Array(Type.String()),
+  neverHit: Type.Union([Type.Array(Type.Integer()), Type.Null()], { description: 'running policies whose kernel counter is 0; null for the candidate or without a data plane' }),
+}, { additionalProperties: false });
+// evaluating the candidate compiles it: 409 without a session, 504 past the commit timeout
+const evalDoc = (summary: string, response: TSchema, body?: TSchema): RouteDoc =>
+  ({ tag: 'eval', summary, response, body, query: configQueryDoc, errors: [409, 504] });
 
 /** The largest batch body: 10,000 IPv6 packets with every optional field fit in it. */
 const BATCH_BODY_BYTES = 8 * 1024 * 1024;
@@ -34,13 +88,17 @@ async function neverHit(ctx: AppContext, req: Req): Promise<number[] | null> {
 }
 
 export function evalRoutes(ctx: AppContext): RouteDef[] {
+  const single = ctx.metrics.evalPackets.labels('eval');
+  const batched = ctx.metrics.evalPackets.labels('batch');
   return [
-    { method: 'POST', pattern: '/api/eval', handler: async (req) => {
+    { method: 'POST', pattern: '/api/eval', doc: evalDoc('What the configuration does to one packet', EvalReply, PacketBody), handler: async (req) => {
       const packet = parsePacket(req.body);
       const { compiled, version } = await target(ctx, req);
-      return { body: { version, ...compiled.eval(packet) } };
+      const answer = compiled.eval(packet);
+      single.inc();
+      return { body: { version, ...answer } };
     } },
-    { method: 'POST', pattern: '/api/eval/batch', maxBody: BATCH_BODY_BYTES, body: 'raw', handler: async (req) => {
+    { method: 'POST', pattern: '/api/eval/batch', maxBody: BATCH_BODY_BYTES, body: 'raw', doc: evalDoc('What the configuration does to up to 10,000 packets', BatchReply, BatchBody), handler: async (req) => {
       // typed arrays end to end: the body scanned into a PacketBatch (JSON.parse and
       // parsePacketBatch when the scanner leaves it: anything unusual, and every refused
       // packet, whose error they word), all packets before the target so that a bad packet is
@@ -50,12 +108,14 @@ export function evalRoutes(ctx: AppContext): RouteDef[] {
       const batch = (raw !== null && scanPacketBatch(raw)) || parsePacketBatch(raw === null ? undefined : parseJsonBody(raw));
       try {
         const { compiled, version } = await target(ctx, req);
-        return { body: undefined, json: compiled.evalBatchJson(version, batch) };
+        const json = compiled.evalBatchJson(version, batch);
+        batched.inc(batch.length);
+        return { body: undefined, json };
       } finally {
         releaseBatch(batch);
       }
     } },
-    { method: 'GET', pattern: '/api/analysis', body: 'none', handler: async (req) => {
+    { method: 'GET', pattern: '/api/analysis', body: 'none', doc: evalDoc('Shadowed and redundant policies, unused objects', AnalysisReply), handler: async (req) => {
       const { compiled, version } = await target(ctx, req);
       if (!compiled.analysis) throw new FwError('ERR_SYS_4001', 'the analysis was not computed');
       // the running version's deep result once it is there; the commit's quick one until then

@@ -1,4 +1,6 @@
 // Every route of the API, registered once at start-up.
+import fs from 'node:fs';
+import path from 'node:path';
 import type { AppContext } from '../context';
 import type { RouteDef } from '../http';
 import type { TokenService } from '../../auth/tokens';
@@ -18,10 +20,24 @@ import { routeRoutes } from './routes';
 import { policyRoutes } from './policies';
 import { natRoutes } from './nat';
 import { dataPlaneRoutes } from './dataplane';
+import { auditRoutes } from './audit';
+import { operationsRoutes } from './operations';
 import { clusterRoutes } from './cluster';
 
+/** The daemon's version (package.json, found above this file in src/ or dist/src/), shown in the OpenAPI document. */
+function packageVersion(): string {
+  for (let d = __dirname; path.dirname(d) !== d; d = path.dirname(d)) {
+    const file = path.join(d, 'package.json');
+    if (fs.existsSync(file)) return (JSON.parse(fs.readFileSync(file, 'utf8')) as { version: string }).version;
+  }
+  return '0.0.0';
+}
+const VERSION = packageVersion();
+
 export function allRoutes(ctx: AppContext, tokens: TokenService, limiter: LoginLimiter): RouteDef[] {
-  return [
+  const routes: RouteDef[] = [
+    ...operationsRoutes(ctx, tokens, () => routes, VERSION),
+    ...auditRoutes(ctx),
     ...authRoutes(ctx, tokens, limiter),
     ...userRoutes(ctx, tokens),
     ...configRoutes(ctx),
@@ -39,4 +55,5 @@ export function allRoutes(ctx: AppContext, tokens: TokenService, limiter: LoginL
     ...dataPlaneRoutes(ctx),
     ...clusterRoutes(ctx),
   ];
+  return routes;
 }

@@ -2,7 +2,8 @@
 // are 405). ?layer=3 lists those with an IP address, ?layer=2 those without.
 import type { AppContext } from '../context';
 import { crudRoutes } from '../crud';
-import { renderInterface } from '../../config/render/objects';
+import { Type } from '@sinclair/typebox';
+import { InterfaceModel, oneOf, renderInterface } from '../../config/render/objects';
 import { FwError } from '../../errors';
 
 export function interfaceRoutes(ctx: AppContext) {
@@ -12,6 +13,9 @@ export function interfaceRoutes(ctx: AppContext) {
     param: 'name',
     noun: 'interface',
     messages: { update: 'interface updated in candidate' },
+    model: InterfaceModel,
+    listModel: Type.Array(InterfaceModel),
+    listQuery: { layer: { schema: oneOf(['2', '3'] as const), description: '3: interfaces with an IP address; 2: those without' } },
     listVariant: (query) => {
       const layer = query.get('layer');
       if (layer === null) return 'all';

@@ -3,7 +3,9 @@
 import type { AppContext } from '../context';
 import { crudRoutes } from '../crud';
 import { FwError } from '../../errors';
-import { renderNat } from '../../config/render/rules';
+import { Type } from '@sinclair/typebox';
+import { NatModel, renderNat } from '../../config/render/rules';
+import { oneOf } from '../../config/render/objects';
 import { parseRuleId } from '../../config/validate';
 import type { NatType } from '../../config/types';
 
@@ -27,6 +29,9 @@ export function natRoutes(ctx: AppContext) {
       remove: 'NAT rule deleted in candidate',
       move: 'NAT rule moved successfully',
     },
+    model: NatModel,
+    listModel: Type.Array(NatModel),
+    listQuery: { type: { schema: oneOf(Object.keys(FILTERS)), description: 'only rules of this type (dnat: both DNAT types)' } },
     listVariant: (query) => {
       const type = query.get('type');
       if (type === null) return '';

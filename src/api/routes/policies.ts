@@ -3,9 +3,12 @@
 import { FwError } from '../../errors';
 import type { AppContext } from '../context';
 import { crudRoutes } from '../crud';
-import { renderPolicy } from '../../config/render/rules';
+import { Type } from '@sinclair/typebox';
+import { PolicyModel, renderPolicy } from '../../config/render/rules';
 import { parseRuleId } from '../../config/validate';
 import type { Handler, Req } from '../http';
+
+const Hits = Type.Object({ packets: Type.Integer({ minimum: 0 }), bytes: Type.Integer({ minimum: 0 }) }, { additionalProperties: false });
 
 function wantsStats(req: Req): boolean {
   const v = req.query.get('stats');
@@ -27,6 +30,8 @@ export function policyRoutes(ctx: AppContext) {
       remove: 'policy deleted from candidate',
       move: 'policy moved successfully',
     },
+    model: PolicyModel,
+    listModel: Type.Array(PolicyModel),
     list: (doc) => doc.policies.map((p) => renderPolicy(doc, p)),
     one: (doc, key) => {
       const id = parseRuleId(key);
@@ -36,6 +41,11 @@ export function policyRoutes(ctx: AppContext) {
   });
   // the list with live counters is never cached: it changes with every packet
   const list = routes.find((r) => r.method === 'GET' && r.pattern === '/api/policies')!;
+  list.doc = {
+    ...list.doc,
+    query: { ...list.doc.query, stats: { schema: Type.Union([Type.Literal('true'), Type.Literal('false')]), description: 'true: each policy with its kernel counters as `hits`' } },
+    response: Type.Array(Type.Composite([PolicyModel, Type.Object({ hits: Type.Optional(Type.Union([Hits, Type.Null()])) })])),
+  };
   const cached: Handler = list.handler;
   list.handler = async (req) => {
     if (!wantsStats(req)) return cached(req);

@@ -1,7 +1,8 @@
 // /api/routes: static routes, listed by id.
 import type { AppContext } from '../context';
 import { crudRoutes } from '../crud';
-import { renderRoute } from '../../config/render/rules';
+import { Type } from '@sinclair/typebox';
+import { RouteModel, renderRoute } from '../../config/render/rules';
 import { parseRuleId } from '../../config/validate';
 
 export function routeRoutes(ctx: AppContext) {
@@ -16,6 +17,8 @@ export function routeRoutes(ctx: AppContext) {
       update: 'route updated in candidate',
       remove: 'route deleted from candidate',
     },
+    model: RouteModel,
+    listModel: Type.Array(RouteModel),
     list: (doc) => [...doc.routes].sort((a, b) => a.id - b.id).map(renderRoute),
     one: (doc, key) => {
       const id = parseRuleId(key);

@@ -1,7 +1,7 @@
 // /api/services: the list is an object keyed by service name.
 import type { AppContext } from '../context';
 import { crudRoutes, namedReads } from '../crud';
-import { renderService } from '../../config/render/objects';
+import { ServiceModel, renderService } from '../../config/render/objects';
 
 export function serviceRoutes(ctx: AppContext) {
   return crudRoutes(ctx, {
@@ -14,6 +14,6 @@ export function serviceRoutes(ctx: AppContext) {
       update: 'service updated in candidate',
       remove: 'service deleted from candidate',
     },
-    ...namedReads((doc) => doc.services, (_doc, o) => renderService(o), 'object'),
+    ...namedReads((doc) => doc.services, (_doc, o) => renderService(o), ServiceModel, 'object'),
   });
 }

@@ -1,11 +1,27 @@
 // GET /api/status: what is running, who changed it last, the session, and whether the store
 // answers. During a store outage it still answers from memory (session: null).
 import type { AppContext } from '../context';
+import { Type } from '@sinclair/typebox';
 import type { RouteDef } from '../http';
+import { DataPlaneStatusModel, IsoTime, SessionModel } from '../schemas';
+
+const StatusReply = Type.Object({
+  version: Type.Integer({ minimum: 0 }),
+  lastCommit: Type.Object(
+    { version: Type.Integer({ minimum: 0 }), time: IsoTime, author: Type.String(), description: Type.String() },
+    { additionalProperties: false },
+  ),
+  session: Type.Union([SessionModel, Type.Null()], { description: 'null while the store cannot be reached' }),
+  store: Type.Union([Type.Literal('embedded'), Type.Literal('redis')]),
+  dataplane: DataPlaneStatusModel,
+  store_reachable: Type.Boolean(),
+  node: Type.String({ description: 'this instance\'s id' }),
+  uptime: Type.Integer({ minimum: 0, description: 'seconds' }),
+}, { additionalProperties: false });
 
 export function statusRoutes(ctx: AppContext): RouteDef[] {
   return [
-    { method: 'GET', pattern: '/api/status', body: 'none', handler: async () => {
+    { method: 'GET', pattern: '/api/status', body: 'none', doc: { tag: 'status', summary: 'The running version and the session', response: StatusReply }, handler: async () => {
       const running = ctx.config.current().meta;
       return { body: {
         version: running.version,

@@ -6,10 +6,14 @@ import { hashPassword } from '../../auth/passwords';
 import type { TokenService } from '../../auth/tokens';
 import type { AppContext } from '../context';
 import { message, type RouteDef } from '../http';
+import { IsoTime, MessageReply } from '../schemas';
 
 const MIN_PASSWORD = 12;
-const createShape = shapeChecker(Type.Object({ username: Type.String(), password: Type.String() }, { additionalProperties: false }));
-const updateShape = shapeChecker(Type.Object({ username: Type.Optional(Type.String()), password: Type.String() }, { additionalProperties: false }));
+const CreateBody = Type.Object({ username: Type.String(), password: Type.String() }, { additionalProperties: false });
+const UpdateBody = Type.Object({ username: Type.Optional(Type.String()), password: Type.String() }, { additionalProperties: false });
+const createShape = shapeChecker(CreateBody);
+const updateShape = shapeChecker(UpdateBody);
+const UserModel = Type.Object({ username: Type.String(), created_at: IsoTime }, { additionalProperties: false });
 
 function checkPassword(password: string): string {
   if (password.length < MIN_PASSWORD || password.length > 1024) {
@@ -19,13 +23,12 @@ function checkPassword(password: string): string {
 }
 
 export function userRoutes(ctx: AppContext, tokens: TokenService): RouteDef[] {
-  const audit = (user: string, action: string, details: string) =>
-    ctx.store.audit({ at: Date.now(), user, action, details });
   return [
     {
       method: 'GET',
       pattern: '/api/users',
       body: 'none',
+      doc: { tag: 'users', summary: 'List the administrator accounts', response: Type.Array(UserModel) },
       handler: async () => ({
         body: (await ctx.store.listUsers())
           .map((u) => ({ username: u.username, created_at: new Date(u.createdAt).toISOString() }))
@@ -35,19 +38,21 @@ export function userRoutes(ctx: AppContext, tokens: TokenService): RouteDef[] {
     {
       method: 'POST',
       pattern: '/api/users',
+      doc: { tag: 'users', summary: 'Create an administrator account', body: CreateBody, response: MessageReply, errors: [409] },
       handler: async (req) => {
         const b = createShape(req.body);
         const username = checkName('username', b.username);
         const password = checkPassword(b.password);
         if (await ctx.store.getUser(username)) throw new FwError('ERR_NET_2006', `user "${username}" already exists`);
         await ctx.store.putUser({ username, hash: await hashPassword(password), createdAt: Date.now() });
-        await audit(req.user.username, 'user.create', username);
+        await ctx.audit.record(req, 'user.create', username);
         return message('user created');
       },
     },
     {
       method: 'PUT',
       pattern: '/api/users/:name',
+      doc: { tag: 'users', summary: 'Set an account\'s password', body: UpdateBody, response: MessageReply },
       handler: async (req) => {
         const name = req.params.name;
         const b = updateShape(req.body);
@@ -56,7 +61,7 @@ export function userRoutes(ctx: AppContext, tokens: TokenService): RouteDef[] {
         const old = await ctx.store.getUser(name);
         if (!old) throw new FwError('ERR_NET_1003', `user "${name}" not found`);
         await ctx.store.putUser({ ...old, hash: await hashPassword(password) });
-        await audit(req.user.username, 'user.password', name);
+        await ctx.audit.record(req, 'user.password', name);
         return message('user updated');
       },
     },
@@ -64,6 +69,7 @@ export function userRoutes(ctx: AppContext, tokens: TokenService): RouteDef[] {
       method: 'DELETE',
       pattern: '/api/users/:name',
       body: 'none',
+      doc: { tag: 'users', summary: 'Delete an account (not the last one)', response: MessageReply, errors: [409] },
       handler: async (req) => {
         const name = req.params.name;
         if (!(await ctx.store.getUser(name))) throw new FwError('ERR_NET_1003', `user "${name}" not found`);
@@ -71,7 +77,7 @@ export function userRoutes(ctx: AppContext, tokens: TokenService): RouteDef[] {
           throw new FwError('ERR_NET_2007', 'the last administrator account cannot be deleted');
         }
         tokens.forgetUser(name);
-        await audit(req.user.username, 'user.delete', name);
+        await ctx.audit.record(req, 'user.delete', name);
         return message('user deleted');
       },
     },

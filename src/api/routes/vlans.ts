@@ -1,7 +1,7 @@
 // /api/vlans: the list is an array of VLAN read models sorted by name.
 import type { AppContext } from '../context';
 import { crudRoutes, namedReads } from '../crud';
-import { renderVlan } from '../../config/render/objects';
+import { VlanModel, renderVlan } from '../../config/render/objects';
 
 export function vlanRoutes(ctx: AppContext) {
   return crudRoutes(ctx, {
@@ -14,6 +14,6 @@ export function vlanRoutes(ctx: AppContext) {
       update: 'vlan updated in candidate',
       remove: 'vlan deleted from candidate',
     },
-    ...namedReads((doc) => doc.vlans, (_doc, o) => renderVlan(o)),
+    ...namedReads((doc) => doc.vlans, (_doc, o) => renderVlan(o), VlanModel),
   });
 }

@@ -1,7 +1,7 @@
 // /api/zones: the list is an array of zone read models sorted by name.
 import type { AppContext } from '../context';
 import { crudRoutes, namedReads } from '../crud';
-import { renderZone } from '../../config/render/objects';
+import { ZoneModel, renderZone } from '../../config/render/objects';
 
 export function zoneRoutes(ctx: AppContext) {
   return crudRoutes(ctx, {
@@ -14,6 +14,6 @@ export function zoneRoutes(ctx: AppContext) {
       update: 'zone updated in candidate',
       remove: 'zone deleted from candidate',
     },
-    ...namedReads((doc) => doc.zones, renderZone),
+    ...namedReads((doc) => doc.zones, renderZone, ZoneModel),
   });
 }

@@ -1,13 +1,22 @@
-// Read models of the named objects, exactly as firewall-api.md spells them.
-import type {
-  AddressObj, ConfigDoc, DhcpPool, InterfaceObj, LinkState, Management, PortEntry, Protocol, ServiceObj, VlanObj, ZoneObj, ZoneType,
-} from '../types';
+// Read models of the named objects, exactly as firewall-api.md spells them. Each is a TypeBox
+// schema (shown in the OpenAPI document, checked against every answer in the tests) and the
+// TypeScript type derived from it.
+import { Type, type Static, type TLiteral, type TUnion } from '@sinclair/typebox';
+import type { AddressObj, ConfigDoc, DhcpPool, InterfaceObj, ServiceObj, VlanObj, ZoneObj } from '../types';
 import { formatIp, maskBytes, parseCidr, parseIfaceAddress } from '../net';
 
-export interface AddressModel {
-  name: string;
-  ips: Array<{ ip: number[]; mask: number[] }>; // 4 ints for IPv4, 16 for IPv6
+/** A schema of one of a fixed list of strings. */
+export function oneOf<T extends string>(values: readonly T[]): TUnion<Array<TLiteral<T>>> {
+  return Type.Union(values.map((v) => Type.Literal(v)));
 }
+
+const Octets = Type.Array(Type.Integer({ minimum: 0, maximum: 255 }), { minItems: 4, maxItems: 16 });
+
+export const AddressModel = Type.Object({
+  name: Type.String(),
+  ips: Type.Array(Type.Object({ ip: Octets, mask: Octets }, { additionalProperties: false })), // 4 ints for IPv4, 16 for IPv6
+}, { additionalProperties: false });
+export type AddressModel = Static<typeof AddressModel>;
 
 export function renderAddress(a: AddressObj): AddressModel {
   return {
@@ -20,23 +29,26 @@ export function renderAddress(a: AddressObj): AddressModel {
   };
 }
 
-export interface ServiceModel {
-  name: string;
-  protocol: Protocol;
-  ports: PortEntry[]; // integers; a range is a string "low-high" (low < high)
-}
+export const ServiceModel = Type.Object({
+  name: Type.String(),
+  protocol: oneOf(['tcp', 'udp'] as const),
+  // integers; a range is a string "low-high" (low < high)
+  ports: Type.Array(Type.Union([Type.Integer({ minimum: 1, maximum: 65535 }), Type.String({ pattern: '^\\d{1,5}-\\d{1,5}$' })])),
+}, { additionalProperties: false });
+export type ServiceModel = Static<typeof ServiceModel>;
 
 export function renderService(s: ServiceObj): ServiceModel {
   return { name: s.name, protocol: s.protocol, ports: [...s.ports] };
 }
 
-export interface ZoneModel {
-  name: string;
-  type: ZoneType;
-  color: string;
-  interfaces: string[]; // derived: the interfaces and VLANs whose zone is this one, sorted
-  networks: string[];
-}
+export const ZoneModel = Type.Object({
+  name: Type.String(),
+  type: oneOf(['l2', 'l3'] as const),
+  color: Type.String(),
+  interfaces: Type.Array(Type.String()), // derived: the interfaces and VLANs whose zone is this one, sorted
+  networks: Type.Array(Type.String()),
+}, { additionalProperties: false });
+export type ZoneModel = Static<typeof ZoneModel>;
 
 /** Names of the interfaces and VLANs in a zone, sorted. */
 export function zoneMembers(doc: ConfigDoc, zone: string): string[] {
@@ -50,41 +62,47 @@ export function renderZone(doc: ConfigDoc, z: ZoneObj): ZoneModel {
   return { name: z.name, type: z.type, color: z.color, interfaces: zoneMembers(doc, z.name), networks: [...z.networks] };
 }
 
-export interface InterfaceModel {
-  name: string;
-  ip: string;
-  management: Management[];
-  state: LinkState;
-  zone: string;
-}
+const Management = Type.Array(oneOf(['ping', 'ssh', 'https', 'http'] as const));
+const LinkState = oneOf(['up', 'down'] as const);
+
+export const InterfaceModel = Type.Object({
+  name: Type.String(),
+  ip: Type.String(),
+  management: Management,
+  state: LinkState,
+  zone: Type.String(),
+}, { additionalProperties: false });
+export type InterfaceModel = Static<typeof InterfaceModel>;
 
 export function renderInterface(i: InterfaceObj): InterfaceModel {
   return { name: i.name, ip: i.ip, management: [...i.management], state: i.state, zone: i.zone };
 }
 
-export interface VlanModel {
-  name: string;
-  id: number;
-  parent: string;
-  ip: string;
-  zone: string;
-  state: LinkState;
-  management: Management[];
-}
+export const VlanModel = Type.Object({
+  name: Type.String(),
+  id: Type.Integer({ minimum: 1, maximum: 4094 }),
+  parent: Type.String(),
+  ip: Type.String(),
+  zone: Type.String(),
+  state: LinkState,
+  management: Management,
+}, { additionalProperties: false });
+export type VlanModel = Static<typeof VlanModel>;
 
 export function renderVlan(v: VlanObj): VlanModel {
   return { name: v.name, id: v.id, parent: v.parent, ip: v.ip, zone: v.zone, state: v.state, management: [...v.management] };
 }
 
-export interface DhcpModel {
-  interface: string;
-  startIP: string;
-  endIP: string;
-  gateway: string;
-  dns: string[];
-  subnetMask: string; // from the interface's (or VLAN's) IPv4 prefix; "" when it has none
-  leaseTimeMin: number;
-}
+export const DhcpModel = Type.Object({
+  interface: Type.String(),
+  startIP: Type.String(),
+  endIP: Type.String(),
+  gateway: Type.String(),
+  dns: Type.Array(Type.String()),
+  subnetMask: Type.String(), // from the interface's (or VLAN's) IPv4 prefix; "" when it has none
+  leaseTimeMin: Type.Integer({ minimum: 1 }),
+}, { additionalProperties: false });
+export type DhcpModel = Static<typeof DhcpModel>;
 
 /** The dotted mask of an interface or VLAN's IPv4 address, "" when it has no IPv4 address. */
 export function linkSubnetMask(doc: ConfigDoc, link: string): string {

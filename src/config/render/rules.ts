@@ -1,32 +1,40 @@
 // Read models of routes, security policies and NAT rules, exactly as firewall-api.md spells
 // them. A policy embeds the full Zone, Address and Service read models (null for any zone or
 // address, [] for any service); a NAT rule names its addresses and service ("" for any).
-import type { ConfigDoc, NatRule, NatType, PolicyAction, PolicyObj, RouteObj } from '../types';
-import { renderAddress, renderService, renderZone, type AddressModel, type ServiceModel, type ZoneModel } from './objects';
+import { Type, type Static } from '@sinclair/typebox';
+import type { ConfigDoc, NatRule, PolicyObj, RouteObj } from '../types';
+import { AddressModel, oneOf, renderAddress, renderService, renderZone, ServiceModel, ZoneModel } from './objects';
 
-export interface RouteModel {
-  id: number;
-  description: string;
-  destination: string;
-  gateway: string;
-  interface: string;
-  metric: number;
-}
+const RuleId = Type.Integer({ minimum: 1 });
+
+export const RouteModel = Type.Object({
+  id: RuleId,
+  description: Type.String(),
+  destination: Type.String(),
+  gateway: Type.String(),
+  interface: Type.String(),
+  metric: Type.Integer({ minimum: 0, maximum: 65535 }),
+}, { additionalProperties: false });
+export type RouteModel = Static<typeof RouteModel>;
 
 export function renderRoute(r: RouteObj): RouteModel {
   return { id: r.id, description: r.description, destination: r.destination, gateway: r.gateway, interface: r.interface, metric: r.metric };
 }
 
-export interface PolicyModel {
-  id: number;
-  action: PolicyAction;
-  srcZone: ZoneModel | null;
-  dstZone: ZoneModel | null;
-  srcAddr: AddressModel | null;
-  dstAddr: AddressModel | null;
-  services: ServiceModel[];
-  log: boolean;
-}
+const ZoneOrAny = Type.Union([ZoneModel, Type.Null()]);
+const AddressOrAny = Type.Union([AddressModel, Type.Null()]);
+
+export const PolicyModel = Type.Object({
+  id: RuleId,
+  action: oneOf(['allow', 'deny'] as const),
+  srcZone: ZoneOrAny,
+  dstZone: ZoneOrAny,
+  srcAddr: AddressOrAny,
+  dstAddr: AddressOrAny,
+  services: Type.Array(ServiceModel),
+  log: Type.Boolean(),
+}, { additionalProperties: false });
+export type PolicyModel = Static<typeof PolicyModel>;
 
 function zoneModel(doc: ConfigDoc, name: string): ZoneModel | null {
   const z = name === '' ? undefined : doc.zones.get(name);
@@ -56,19 +64,20 @@ export function renderPolicy(doc: ConfigDoc, p: PolicyObj): PolicyModel {
   };
 }
 
-export interface NatModel {
-  id: number;
-  description: string;
-  type: NatType;
-  srcZone: ZoneModel | null;
-  dstZone: ZoneModel | null;
-  srcAddress: string;
-  dstAddress: string;
-  service: string;
-  translatedIP: string;
-  translatedPort: string;
-  outInterface: string;
-}
+export const NatModel = Type.Object({
+  id: RuleId,
+  description: Type.String(),
+  type: oneOf(['snat', 'dnat-ip', 'dnat-port'] as const),
+  srcZone: ZoneOrAny,
+  dstZone: ZoneOrAny,
+  srcAddress: Type.String(),
+  dstAddress: Type.String(),
+  service: Type.String(),
+  translatedIP: Type.String(),
+  translatedPort: Type.String(),
+  outInterface: Type.String(),
+}, { additionalProperties: false });
+export type NatModel = Static<typeof NatModel>;
 
 export function renderNat(doc: ConfigDoc, n: NatRule): NatModel {
   return {

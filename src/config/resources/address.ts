@@ -7,8 +7,12 @@ import { removeUnused } from '../refs';
 import { checkCidrList, checkName, checkSameKey, existing, shapeChecker } from '../validate';
 
 const Ips = Type.Array(Type.String());
-const createShape = shapeChecker(Type.Object({ name: Type.String(), ips: Ips }, { additionalProperties: false }));
-const updateShape = shapeChecker(Type.Object({ name: Type.Optional(Type.String()), ips: Type.Optional(Ips) }, { additionalProperties: false }));
+const bodies = {
+  create: Type.Object({ name: Type.String(), ips: Ips }, { additionalProperties: false }),
+  update: Type.Object({ name: Type.Optional(Type.String()), ips: Type.Optional(Ips) }, { additionalProperties: false }),
+};
+const createShape = shapeChecker(bodies.create);
+const updateShape = shapeChecker(bodies.update);
 
 function checkIps(ips: string[]): string[] {
   if (ips.length === 0) throw new FwError('ERR_NET_1004', 'field "ips": at least one network is required');
@@ -16,6 +20,7 @@ function checkIps(ips: string[]): string[] {
 }
 
 export const addressOps: ResourceOps = {
+  bodies,
   create(doc: ConfigDoc, body: unknown) {
     const b = createShape(body);
     const name = checkName('name', b.name);

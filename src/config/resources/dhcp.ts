@@ -22,15 +22,15 @@ const fields = {
   dns: Type.Optional(Type.Array(Type.String())),
   lease_time: Type.Optional(Type.Integer()),
 };
-const createShape = shapeChecker(
-  Type.Object({ interface: Type.String(), start_ip: Type.String(), end_ip: Type.String(), ...fields }, { additionalProperties: false }),
-);
-const updateShape = shapeChecker(
-  Type.Object(
+const bodies = {
+  create: Type.Object({ interface: Type.String(), start_ip: Type.String(), end_ip: Type.String(), ...fields }, { additionalProperties: false }),
+  update: Type.Object(
     { interface: Type.Optional(Type.String()), start_ip: Type.Optional(Type.String()), end_ip: Type.Optional(Type.String()), ...fields },
     { additionalProperties: false },
   ),
-);
+};
+const createShape = shapeChecker(bodies.create);
+const updateShape = shapeChecker(bodies.update);
 
 /** An IPv4 address in canonical dotted form; anything else (IPv6 included) is 400 ERR_NET_1001. */
 function checkIPv4(field: string, value: string): string {
@@ -52,6 +52,7 @@ function checkOrder(p: DhcpPool): void {
 }
 
 export const dhcpOps: ResourceOps = {
+  bodies,
   create(doc: ConfigDoc, body: unknown) {
     const b = createShape(body);
     const link = b.interface;

@@ -26,8 +26,8 @@ export function checkZoneRef(doc: ConfigDoc, field: string, value: string): stri
   return checkRef(field, value, (z) => doc.zones.has(z), 'zone');
 }
 
-const updateShape = shapeChecker(
-  Type.Object(
+const bodies = {
+  update: Type.Object(
     {
       name: Type.Optional(Type.String()),
       ip: Type.Optional(Type.String()),
@@ -37,9 +37,11 @@ const updateShape = shapeChecker(
     },
     { additionalProperties: false },
   ),
-);
+};
+const updateShape = shapeChecker(bodies.update);
 
 export const interfaceOps: ResourceOps = {
+  bodies,
   update(doc: ConfigDoc, key: string, body: unknown) {
     const b = updateShape(body);
     checkSameKey('name', b.name, key);

@@ -22,10 +22,12 @@ const fields = {
   'translated-port': Type.Optional(Type.String()),
   'out-interface': Type.Optional(Type.String()),
 };
-const createShape = shapeChecker(Type.Object({ ...fields, type: Type.String() }, { additionalProperties: false }));
-const updateShape = shapeChecker(
-  Type.Object({ ...fields, id: Type.Optional(Type.Integer()), type: Type.Optional(Type.String()) }, { additionalProperties: false }),
-);
+const bodies = {
+  create: Type.Object({ ...fields, type: Type.String() }, { additionalProperties: false }),
+  update: Type.Object({ ...fields, id: Type.Optional(Type.Integer()), type: Type.Optional(Type.String()) }, { additionalProperties: false }),
+};
+const createShape = shapeChecker(bodies.create);
+const updateShape = shapeChecker(bodies.update);
 
 type Body = ReturnType<typeof updateShape>;
 
@@ -77,5 +79,5 @@ const DEFAULTS: NatRule = {
 };
 
 export const natOps: ResourceOps = orderedRuleOps<'nat', Body>({
-  table: 'nat', counter: 'nat', what: 'NAT rule', defaults: DEFAULTS, createShape, updateShape, merge,
+  table: 'nat', counter: 'nat', what: 'NAT rule', defaults: DEFAULTS, bodies, createShape, updateShape, merge,
 });

@@ -18,10 +18,12 @@ const fields = {
   services: Type.Optional(Type.Array(Type.String())),
   log: Type.Optional(Type.Boolean()),
 };
-const createShape = shapeChecker(Type.Object({ ...fields, action: Type.String() }, { additionalProperties: false }));
-const updateShape = shapeChecker(
-  Type.Object({ ...fields, id: Type.Optional(Type.Integer()), action: Type.Optional(Type.String()) }, { additionalProperties: false }),
-);
+const bodies = {
+  create: Type.Object({ ...fields, action: Type.String() }, { additionalProperties: false }),
+  update: Type.Object({ ...fields, id: Type.Optional(Type.Integer()), action: Type.Optional(Type.String()) }, { additionalProperties: false }),
+};
+const createShape = shapeChecker(bodies.create);
+const updateShape = shapeChecker(bodies.update);
 
 /**
  * A policy's services: [] or ["any"] mean any (stored as []); "any" beside names is refused;
@@ -65,5 +67,5 @@ function merge(doc: ConfigDoc, old: PolicyObj, b: Body): PolicyObj {
 const DEFAULTS: PolicyObj = { id: 0, action: 'deny', srcZone: '', dstZone: '', srcAddr: '', dstAddr: '', services: [], log: false };
 
 export const policyOps: ResourceOps = orderedRuleOps<'policies', Body>({
-  table: 'policies', counter: 'policy', what: 'policy', defaults: DEFAULTS, createShape, updateShape, merge,
+  table: 'policies', counter: 'policy', what: 'policy', defaults: DEFAULTS, bodies, createShape, updateShape, merge,
 });

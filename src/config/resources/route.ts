@@ -15,10 +15,12 @@ const fields = {
   interface: Type.Optional(Type.String()),
   metric: Type.Optional(Type.Integer()),
 };
-const createShape = shapeChecker(Type.Object({ ...fields, destination: Type.String() }, { additionalProperties: false }));
-const updateShape = shapeChecker(
-  Type.Object({ ...fields, id: Type.Optional(Type.Integer()), destination: Type.Optional(Type.String()) }, { additionalProperties: false }),
-);
+const bodies = {
+  create: Type.Object({ ...fields, destination: Type.String() }, { additionalProperties: false }),
+  update: Type.Object({ ...fields, id: Type.Optional(Type.Integer()), destination: Type.Optional(Type.String()) }, { additionalProperties: false }),
+};
+const createShape = shapeChecker(bodies.create);
+const updateShape = shapeChecker(bodies.update);
 
 type RouteFields = Omit<RouteObj, 'id'>;
 
@@ -42,6 +44,7 @@ function checkRoute(r: RouteFields): void {
 }
 
 export const routeOps: ResourceOps = {
+  bodies,
   create(doc: ConfigDoc, body: unknown) {
     const b = createShape(body);
     const r: RouteFields = {

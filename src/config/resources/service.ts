@@ -21,15 +21,15 @@ const PROTOCOLS: readonly Protocol[] = ['tcp', 'udp'];
 const MAX_PORT_ENTRIES = 1024;
 
 const Ports = Type.Array(Type.Union([Type.Integer(), Type.String()]));
-const createShape = shapeChecker(
-  Type.Object({ name: Type.String(), protocol: Type.String(), ports: Ports }, { additionalProperties: false }),
-);
-const updateShape = shapeChecker(
-  Type.Object(
+const bodies = {
+  create: Type.Object({ name: Type.String(), protocol: Type.String(), ports: Ports }, { additionalProperties: false }),
+  update: Type.Object(
     { name: Type.Optional(Type.String()), protocol: Type.Optional(Type.String()), ports: Type.Optional(Ports) },
     { additionalProperties: false },
   ),
-);
+};
+const createShape = shapeChecker(bodies.create);
+const updateShape = shapeChecker(bodies.update);
 
 const RANGE = /^(\d{1,5})-(\d{1,5})$/;
 const SINGLE = /^\d{1,5}$/;
@@ -78,6 +78,7 @@ function checkProtocol(value: string): Protocol {
 }
 
 export const serviceOps: ResourceOps = {
+  bodies,
   create(doc: ConfigDoc, body: unknown) {
     const b = createShape(body);
     const name = checkName('name', b.name);

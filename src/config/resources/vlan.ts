@@ -15,15 +15,15 @@ const fields = {
   state: Type.Optional(Type.String()),
   management: Type.Optional(Type.Array(Type.String())),
 };
-const createShape = shapeChecker(
-  Type.Object({ name: Type.String(), id: Type.Integer(), parent: Type.String(), ...fields }, { additionalProperties: false }),
-);
-const updateShape = shapeChecker(
-  Type.Object(
+const bodies = {
+  create: Type.Object({ name: Type.String(), id: Type.Integer(), parent: Type.String(), ...fields }, { additionalProperties: false }),
+  update: Type.Object(
     { name: Type.Optional(Type.String()), id: Type.Optional(Type.Integer()), parent: Type.Optional(Type.String()), ...fields },
     { additionalProperties: false },
   ),
-);
+};
+const createShape = shapeChecker(bodies.create);
+const updateShape = shapeChecker(bodies.update);
 
 function checkVlanId(id: number): number {
   return checkRange('id', id, 1, 4094);
@@ -46,6 +46,7 @@ function checkPairFree(doc: ConfigDoc, v: VlanObj): void {
 }
 
 export const vlanOps: ResourceOps = {
+  bodies,
   create(doc: ConfigDoc, body: unknown) {
     const b = createShape(body);
     const name = checkName('name', b.name);

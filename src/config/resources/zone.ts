@@ -24,10 +24,12 @@ const fields = {
   interfaces: Type.Optional(Type.Array(Type.String())),
   networks: Type.Optional(Type.Array(Type.String())),
 };
-const createShape = shapeChecker(Type.Object({ name: Type.String(), type: Type.String(), ...fields }, { additionalProperties: false }));
-const updateShape = shapeChecker(
-  Type.Object({ name: Type.Optional(Type.String()), type: Type.Optional(Type.String()), ...fields }, { additionalProperties: false }),
-);
+const bodies = {
+  create: Type.Object({ name: Type.String(), type: Type.String(), ...fields }, { additionalProperties: false }),
+  update: Type.Object({ name: Type.Optional(Type.String()), type: Type.Optional(Type.String()), ...fields }, { additionalProperties: false }),
+};
+const createShape = shapeChecker(bodies.create);
+const updateShape = shapeChecker(bodies.update);
 
 function checkColor(value: string): string {
   if (value.length > MAX_COLOR) throw new FwError('ERR_NET_1004', `field "color": at most ${MAX_COLOR} characters`);
@@ -58,6 +60,7 @@ function setMembers(doc: ConfigDoc, zone: string, members: string[]): void {
 }
 
 export const zoneOps: ResourceOps = {
+  bodies,
   create(doc: ConfigDoc, body: unknown) {
     const b = createShape(body);
     const name = checkName('name', b.name);

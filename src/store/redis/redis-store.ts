@@ -9,7 +9,10 @@ import type Redis from 'ioredis';
 import type { SerializedDoc } from '../../config/document';
 import {
   StoreConflict,
+  auditMatches,
+  type AuditEntry,
   type AuditEvent,
+  type AuditQuery,
   type ConflictReason,
   type JournalEntry,
   type SessionHead,
@@ -44,7 +47,7 @@ export interface RedisStoreOptions {
   auditMax?: number;
 }
 
-type ScriptName = 'fwInit' | 'fwBegin' | 'fwHead' | 'fwAppend' | 'fwEnd' | 'fwClaim' | 'fwRelease' | 'fwCommit' | 'fwDeleteUser' | 'fwRevoke' | 'fwRecordFailure';
+type ScriptName = 'fwInit' | 'fwBegin' | 'fwHead' | 'fwAppend' | 'fwEnd' | 'fwClaim' | 'fwRelease' | 'fwCommit' | 'fwDeleteUser' | 'fwRevoke' | 'fwRecordFailure' | 'fwAudit';
 type Scripted = Redis & Record<ScriptName, (...args: (string | number)[]) => Promise<unknown>>;
 
 const SCRIPTS: Record<ScriptName, { keys: number; lua: string }> = {
@@ -59,6 +62,7 @@ const SCRIPTS: Record<ScriptName, { keys: number; lua: string }> = {
   fwDeleteUser: { keys: 1, lua: lua.DELETE_USER },
   fwRevoke: { keys: 1, lua: lua.REVOKE },
   fwRecordFailure: { keys: 2, lua: lua.RECORD_FAILURE },
+  fwAudit: { keys: 2, lua: lua.AUDIT },
 };
 
 /** The key names of one firewall. */
@@ -77,6 +81,7 @@ export function keysOf(clusterName: string) {
     claim: `${p}claim`,
     lastCommit: `${p}last-commit`,
     audit: `${p}audit`,
+    auditSeq: `${p}audit-seq`,
     nodes: `${p}nodes`,
     failures: (key: string) => `${p}login-failures:${key}`,
     channel: `${p}events`,
@@ -320,8 +325,30 @@ export class RedisStore implements Store {
   }
 
   async audit(event: AuditEvent): Promise<void> {
-    const line = JSON.stringify({ at: event.at, user: event.user, action: event.action, details: event.details });
-    await this.call(() => this.redis.xadd(this.keys.audit, 'MAXLEN', '~', this.auditMax, '*', 'e', line));
+    const entry: AuditEvent = { at: event.at, user: event.user, action: event.action, details: event.details, reqId: event.reqId ?? '' };
+    if (event.payload !== undefined) entry.payload = event.payload;
+    await this.call(() => this.redis.fwAudit(this.keys.audit, this.keys.auditSeq, JSON.stringify(entry), this.auditMax));
+  }
+
+  /** Newest first from the stream (ids "<id>-1"), a page of 500 at a time until `limit` match. */
+  async listAudit(query: AuditQuery): Promise<AuditEntry[]> {
+    const out: AuditEntry[] = [];
+    let end = query.before === undefined ? '+' : `(${query.before}-0`;
+    for (;;) {
+      const page = await this.call(() => this.redis.xrevrange(this.keys.audit, end, '-', 'COUNT', 500));
+      for (const [streamId, fields] of page) {
+        const id = Number(streamId.split('-')[0]);
+        const e = JSON.parse(fields[1]) as AuditEvent;
+        if (auditMatches(e, query)) out.push({ ...e, id, reqId: e.reqId ?? '' });
+        if (out.length >= query.limit) return out;
+      }
+      if (page.length < 500) return out;
+      end = `(${page[page.length - 1][0]}`;
+    }
+  }
+
+  async ping(): Promise<void> {
+    await this.call(() => this.redis.ping());
   }
 
   // ---- login failures, counted across the cluster ----

@@ -120,3 +120,13 @@ for i = 1, #KEYS do
   redis.call('PEXPIRE', KEYS[i], ARGV[2])
 end
 return 0`;
+
+/**
+ * KEYS audit stream, audit counter; ARGV event JSON, max length. The next audit id and the
+ * entry under the stream id "<id>-1", in one step: ids follow the stream's order whichever
+ * instance records.
+ */
+export const AUDIT = `
+local id = redis.call('INCR', KEYS[2])
+redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], id .. '-1', 'e', ARGV[1])
+return id`;

@@ -1,0 +1,158 @@
+// Prometheus metrics (GET /metrics). One registry per daemon. Label values are bounded: the
+// route label is the route's pattern ("/api/addresses/:name"), never the path, so a scrape
+// stays small whatever clients ask for.
+//
+// The request counter and latency histogram are on the hot path of every request: they are
+// kept here in plain typed arrays per (route, method, status), a few additions a request,
+// and turned into Prometheus series only when scraped. The rest use prom-client's own types.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Store } from '../store/types';
+import type { CommitCompiler } from '../workers/commit-compiler';
+
+/** Latency buckets, seconds: from 100 µs (a cached read) to 10 s (a large commit). */
+const HTTP_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10];
+
+/** One (route, method, status) series: a count per bucket, the sum and the count. */
+interface Series {
+  labels: { route: string; method: string; status: string };
+  buckets: Float64Array; // non-cumulative; the last slot is +Inf
+  sum: number;
+  count: number;
+}
+
+/**
+ * HTTP requests per route, method and status: a counter and a latency histogram, shaped for
+ * prom-client's registry (name, help, type, get()).
+ */
+class RequestStats {
+  readonly name = 'fwd_http_request_duration_seconds';
+  readonly help = 'HTTP requests by route template, method and status: latency from the request\'s arrival to its answer';
+  readonly type = 'histogram';
+  readonly aggregator = 'sum';
+  private readonly series = new Map<string, Series>();
+
+  /** The series of a route, method and status (made on first use; routes and statuses are few). */
+  seriesOf(route: string, method: string, status: number): Series {
+    const key = `${method} ${route} ${status}`;
+    let s = this.series.get(key);
+    if (!s) {
+      s = { labels: { route, method, status: String(status) }, buckets: new Float64Array(HTTP_BUCKETS.length + 1), sum: 0, count: 0 };
+      this.series.set(key, s);
+    }
+    return s;
+  }
+
+  observe(s: Series, seconds: number): void {
+    let i = 0;
+    while (i < HTTP_BUCKETS.length && seconds > HTTP_BUCKETS[i]) i++;
+    s.buckets[i]++;
+    s.sum += seconds;
+    s.count++;
+  }
+
+  get() {
+    const values: Array<{ metricName: string; labels: Record<string, string | number>; value: number }> = [];
+    for (const s of this.series.values()) {
+      let acc = 0;
+      for (let i = 0; i <= HTTP_BUCKETS.length; i++) {
+        acc += s.buckets[i];
+        const le = i < HTTP_BUCKETS.length ? HTTP_BUCKETS[i] : '+Inf';
+        values.push({ metricName: `${this.name}_bucket`, labels: { ...s.labels, le }, value: acc });
+      }
+      values.push({ metricName: `${this.name}_sum`, labels: s.labels, value: s.sum });
+      values.push({ metricName: `${this.name}_count`, labels: s.labels, value: s.count });
+    }
+    return { name: this.name, help: this.help, type: this.type, values, aggregator: this.aggregator };
+  }
+
+  reset(): void {
+    this.series.clear();
+  }
+}
+
+export type SessionGauge = () => Promise<{ active: boolean; changes: number }>;
+
+export class Metrics {
+  readonly registry = new Registry();
+  readonly requests = new RequestStats();
+  readonly commits: Counter<'result'>;
+  readonly commitSeconds: Histogram;
+  readonly compileSeconds: Histogram;
+  readonly compiledBytes: Gauge;
+  readonly storeSeconds: Histogram<'op'>;
+  readonly loginFailures: Counter;
+  readonly loginThrottled: Counter;
+  readonly evalPackets: Counter<'endpoint'>;
+  /** the requests being served now (set by the app once the server exists) */
+  inFlight: () => number = () => 0;
+
+  constructor(session: SessionGauge) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry, prefix: 'fwd_' });
+    this.registry.registerMetric(this.requests as never);
+    this.commits = new Counter({ name: 'fwd_commits_total', help: 'Commits by result: ok, or failed (checks, compile, store)', labelNames: ['result'], registers });
+    this.commitSeconds = new Histogram({ name: 'fwd_commit_duration_seconds', help: 'Commit duration: checks, compile and the durable swap', buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60], registers });
+    this.compileSeconds = new Histogram({ name: 'fwd_compile_duration_seconds', help: 'Compile duration in the worker pool (commits, validations, candidate evaluations, start-up)', buckets: [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers });
+    this.compiledBytes = new Gauge({ name: 'fwd_compiled_bytes', help: 'Size of the most recently compiled matcher image', registers });
+    this.storeSeconds = new Histogram({ name: 'fwd_store_operation_duration_seconds', help: 'Store operations by name', labelNames: ['op'], buckets: [0.00001, 0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1], registers });
+    this.loginFailures = new Counter({ name: 'fwd_login_failures_total', help: 'Failed logins (unknown user or wrong password)', registers });
+    this.loginThrottled = new Counter({ name: 'fwd_login_throttled_total', help: 'Logins refused with 429 after too many failures', registers });
+    this.evalPackets = new Counter({ name: 'fwd_eval_packets_total', help: 'Packets evaluated, by endpoint', labelNames: ['endpoint'], registers });
+    const metrics = this;
+    new Gauge({
+      name: 'fwd_http_requests_in_flight', help: 'Requests received and not yet answered (this scrape included)', registers,
+      collect() { this.set(metrics.inFlight()); },
+    });
+    new Gauge({
+      name: 'fwd_session_active', help: '1 while a configuration session is open', registers,
+      async collect() { this.set((await session()).active ? 1 : 0); },
+    });
+    new Gauge({
+      name: 'fwd_session_changes', help: 'Changes in the open session\'s journal', registers,
+      async collect() { this.set((await session()).changes); },
+    });
+  }
+
+  /** The text exposition format. */
+  async scrape(): Promise<{ contentType: string; text: string }> {
+    return { contentType: this.registry.contentType, text: await this.registry.metrics() };
+  }
+
+  /** The compiler with each compile timed, and the size of what it built. */
+  timedCompiler(compiler: CommitCompiler): CommitCompiler {
+    return {
+      compile: async (doc) => {
+        const end = this.compileSeconds.startTimer();
+        const out = await compiler.compile(doc).finally(end);
+        this.compiledBytes.set(out.compiled.image.buffer.byteLength);
+        return out;
+      },
+      close: () => compiler.close(),
+    };
+  }
+
+  /**
+   * The store with every asynchronous call timed into fwd_store_operation_duration_seconds
+   * by method name. The store itself is unchanged; the wrapper is what the daemon uses.
+   */
+  timedStore(store: Store): Store {
+    const hist = this.storeSeconds;
+    const children = new Map<string, { observe(v: number): void }>();
+    return new Proxy(store, {
+      get(target, prop, receiver) {
+        const v = Reflect.get(target, prop, receiver);
+        if (typeof v !== 'function' || typeof prop !== 'string') return v;
+        return (...args: unknown[]) => {
+          const t0 = performance.now();
+          const out = v.apply(target, args);
+          if (!(out instanceof Promise)) return out;
+          let child = children.get(prop);
+          if (!child) children.set(prop, (child = hist.labels(prop)));
+          const done = () => child!.observe((performance.now() - t0) / 1000);
+          out.then(done, done);
+          return out;
+        };
+      },
+    });
+  }
+}

@@ -1,0 +1,169 @@
+// The OpenAPI 3.1 document of the whole API, built from the route table: every route's
+// RouteDoc holds the TypeBox schemas its handler validates with and answers with, so a schema
+// change shows in the document with no second edit. Served at GET /api/openapi.json.
+//
+// The error answers of an operation are those its RouteDoc lists plus those its options
+// imply: 401 on an authenticated route; 400 where there is a body, a path parameter or a
+// query parameter to get wrong; 404 where a path parameter names an object; 413 where there
+// is a body; 500 and 503 everywhere. Each error answer's `code` is limited to the catalogued
+// codes of its status. A request that matches no path and method is answered 404
+// ERR_NET_1011 or 405 ERR_NET_1009 (with Allow), the body of components.schemas.Error.
+import type { TSchema } from '@sinclair/typebox';
+import type { RouteDef } from './http';
+import { codesOf, errorBody, errorStatuses } from './schemas';
+import { ERRORS, type ErrorCode } from '../errors';
+
+type Json = Record<string, unknown>;
+
+const STATUS_TEXT: Record<number, string> = {
+  304: 'not modified: the client holds this version\'s answer (If-None-Match)',
+  400: 'bad request', 401: 'missing, malformed, expired or revoked token', 404: 'not found',
+  405: 'method not allowed', 409: 'conflict with the session or existing objects', 413: 'body too large',
+  429: 'too many failed logins', 500: 'internal error', 503: 'store or compile queue unavailable',
+  504: 'compile did not finish in time',
+};
+
+/** "/api/addresses/:name" as OpenAPI writes it: "/api/addresses/{name}". */
+export function openApiPath(pattern: string): string {
+  return pattern.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
+}
+
+function pathParams(pattern: string): string[] {
+  return [...pattern.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]);
+}
+
+/** A plain JSON copy of a TypeBox schema (its symbol keys dropped). */
+function plain(schema: TSchema): Json {
+  return JSON.parse(JSON.stringify(schema)) as Json;
+}
+
+function operationId(def: RouteDef): string {
+  const words = def.pattern.split('/').filter(Boolean).map((w) => w.replace(/^:/, 'by-'));
+  return [def.method.toLowerCase(), ...words].join('-');
+}
+
+/** The error statuses an operation can answer (see the header comment). */
+export function errorStatusesOf(def: RouteDef): number[] {
+  const out = new Set<number>(def.doc.errors ?? []);
+  const params = pathParams(def.pattern);
+  const hasBody = def.doc.body !== undefined;
+  if (def.auth !== false) out.add(401);
+  if (hasBody || params.length || Object.keys(def.doc.query ?? {}).length) out.add(400);
+  if (params.length) out.add(404);
+  if (hasBody) out.add(413);
+  out.add(500);
+  out.add(503);
+  return [...out].sort((a, b) => a - b);
+}
+
+function operation(def: RouteDef): Json {
+  const d = def.doc;
+  const requestId = { $ref: '#/components/headers/RequestId' };
+  const ok: Json = {
+    description: 'success',
+    headers: d.etag ? { 'X-Request-Id': requestId, ETag: { $ref: '#/components/headers/ETag' } } : { 'X-Request-Id': requestId },
+    content: { [d.contentType ?? 'application/json']: { schema: plain(d.response) } },
+  };
+  const responses: Json = { 200: ok };
+  if (d.etag) responses[304] = { $ref: '#/components/responses/NotModified' };
+  for (const s of errorStatusesOf(def)) responses[s] = { $ref: `#/components/responses/Error${s}` };
+  for (const [s, a] of Object.entries(d.otherAnswers ?? {})) {
+    responses[s] = { description: a.description, headers: { 'X-Request-Id': requestId }, content: { 'application/json': { schema: plain(a.schema) } } };
+  }
+  const parameters: Json[] = pathParams(def.pattern).map((name) => ({
+    name, in: 'path', required: true, schema: { type: 'string' }, description: `the object's ${name}`,
+  }));
+  for (const [name, q] of Object.entries(d.query ?? {})) {
+    parameters.push({ name, in: 'query', required: false, schema: plain(q.schema), description: q.description });
+  }
+  const op: Json = {
+    operationId: operationId(def),
+    summary: d.summary,
+    tags: [d.tag],
+    responses,
+  };
+  if (parameters.length) op.parameters = parameters;
+  if (d.body) {
+    op.requestBody = { required: !d.bodyOptional, content: { 'application/json': { schema: plain(d.body) } } };
+  }
+  // a route without a token says so; the others inherit the document's bearer requirement
+  if (def.auth === false) op.security = [];
+  return op;
+}
+
+function errorResponses(): Json {
+  const out: Json = {
+    NotModified: { description: STATUS_TEXT[304], headers: { 'X-Request-Id': { $ref: '#/components/headers/RequestId' }, ETag: { $ref: '#/components/headers/ETag' } } },
+  };
+  for (const s of errorStatuses()) {
+    const headers: Json = { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } };
+    if (s === 401) headers['WWW-Authenticate'] = { schema: { type: 'string' }, description: 'Bearer' };
+    if (s === 429 || s === 503) headers['Retry-After'] = { schema: { type: 'string' }, description: 'seconds to wait' };
+    if (s === 405) headers.Allow = { schema: { type: 'string' }, description: 'the methods the path has' };
+    const codes = codesOf(s).map((c) => `${c} (${ERRORS[c].message})`).join(', ');
+    out[`Error${s}`] = {
+      description: `${STATUS_TEXT[s] ?? 'error'}: ${codes}`,
+      headers,
+      content: { 'application/json': { schema: plain(errorBody(codesOf(s))) } },
+    };
+  }
+  return out;
+}
+
+/** The document of `routes`; `version` is the daemon's package version. */
+export function openApiDocument(routes: readonly RouteDef[], version: string): Json {
+  const paths: Record<string, Json> = {};
+  const tags = new Map<string, string>();
+  for (const def of routes) {
+    const p = openApiPath(def.pattern);
+    paths[p] ??= {};
+    paths[p][def.method.toLowerCase()] = operation(def);
+    if (!tags.has(def.doc.tag)) tags.set(def.doc.tag, TAG_TEXT[def.doc.tag] ?? def.doc.tag);
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'fwd firewall management API',
+      version,
+      description: 'Configure a firewall through an exclusive configuration session: changes go into a candidate; '
+        + 'a commit validates and compiles it into the running version. Errors are {code, message, details}; '
+        + 'every answer carries X-Request-Id.',
+      license: { name: 'UNLICENSED', identifier: 'UNLICENSED' },
+    },
+    servers: [{ url: 'http://127.0.0.1:8080', description: 'the default FW_HOST and FW_PORT' }],
+    security: [{ bearer: [] }],
+    tags: [...tags].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, description]) => ({ name, description })),
+    paths,
+    components: {
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'the token of POST /api/login' },
+      },
+      headers: {
+        RequestId: { description: 'the request\'s id: the X-Request-Id sent, else a generated one; also in the logs and the audit trail', schema: { type: 'string' } },
+        ETag: { description: 'names the running version the answer was read from', schema: { type: 'string' } },
+      },
+      schemas: { Error: plain(errorBody(Object.keys(ERRORS) as ErrorCode[])) },
+      responses: errorResponses(),
+    },
+  };
+}
+
+const TAG_TEXT: Record<string, string> = {
+  auth: 'Log in and out',
+  users: 'Administrator accounts',
+  config: 'The configuration session, commit, versions and rollback',
+  status: 'What is running',
+  addresses: 'Address objects',
+  services: 'Service objects',
+  zones: 'Security zones',
+  interfaces: 'Physical interfaces (a fixed inventory)',
+  vlans: 'VLAN interfaces',
+  dhcp: 'DHCP pools',
+  routes: 'Static routes',
+  policies: 'Security policies, in evaluation order',
+  nat: 'NAT rules, in evaluation order',
+  eval: 'What the configuration does to packets',
+  audit: 'The audit trail',
+  cluster: 'The instances of a cluster',
+  operations: 'Health, readiness, metrics and this document',
+};
