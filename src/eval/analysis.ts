@@ -4,8 +4,9 @@
 // A policy's match space is (source zone, destination zone, source address, destination
 // address, service key), per address family; zones range over the configuration's zones plus
 // "none". A policy is covered when the earlier policies take every packet of its space; then
-// `coveredBy` lists exactly the earlier policies that do (the first match of some packet of
-// the space). It is redundant when all of them have its action, else shadowed.
+// `coveredBy` is a minimal cover: earlier policies whose union holds the space (over both
+// families), none of them superfluous. It is redundant when every policy that takes its
+// packets has its action, else shadowed.
 //
 // Exactness: a policy is first probed with sample packets of its space on the compiled
 // classifier; if one of them reaches it, it is not covered. Otherwise its space is painted by
@@ -20,7 +21,7 @@ import type { ConfigDoc } from '../config/types';
 import type { Analysis, AnalysisStats, AnalyzeOptions, PartialShadow } from './analysis-types';
 import { CompiledConfig } from './compiled';
 import { policySpecs, zoneIndexOf } from './compile';
-import { firstPoint, firstWatched, irredundant, unionCover } from './cover-search';
+import { firstPoint, firstWatched, irredundant, irredundantAcross, unionCover, type FamilyPart } from './cover-search';
 import { examplePacket } from './example';
 import type { Point } from './paint';
 import type { Family } from '../config/net';
@@ -102,9 +103,14 @@ export function analyze(doc: ConfigDoc, compiled?: CompiledConfig, opts: Analyze
     // a family covered with a packet of the other action: a partial shadow if another family
     // turns out not covered
     let otherPacket: PartialShadow | null = null;
+    // the families' parts, and the first policy named as the shadow, for the cover made
+    // irredundant across the families at the end
+    const parts: FamilyPart[] = [];
+    let keep = -1;
     for (const f of families) {
       const R = regionOf(me, f);
       if (!R) continue;
+      parts.push({ R, of: (j) => regionOf(space.rules[j], f) });
       // an earlier covered policy takes no packet: leaving it out changes no first match
       const { C, ids } = space.candidates(i, f, (j) => covered[j] === 0);
       if (v.covered) {
@@ -117,6 +123,7 @@ export function analyze(doc: ConfigDoc, compiled?: CompiledConfig, opts: Analyze
           // a shadowed policy is named with a policy of the other action that takes some of
           // its packets, a redundant one with policies of its own action
           const shadow = first.watched?.cand ?? -1;
+          if (shadow >= 0 && keep < 0) keep = ids[shadow];
           const from = shadow >= 0 ? unionCover(R, C, work, shadow).cover : first.takers ?? u.cover;
           for (const c of irredundant(R, C, from, work, shadow)) v.cover.push(ids[c]);
           continue;
@@ -131,7 +138,7 @@ export function analyze(doc: ConfigDoc, compiled?: CompiledConfig, opts: Analyze
       }
     }
     if (!v.covered) v.partial ??= otherPacket;
-    v.cover = [...new Set(v.cover)].sort((a, b) => a - b);
+    if (v.covered) v.cover = irredundantAcross(parts, [...new Set(v.cover)].sort((a, b) => a - b), work, keep);
     return v;
   };
 

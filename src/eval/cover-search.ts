@@ -117,3 +117,41 @@ export function irredundant(R: Region, C: readonly Region[], set: number[], work
   }
   return kept.sort((a, b) => a - b);
 }
+
+/** One address family's part of a cover question: the rule's region in it, and each rule's
+ * region in it by rule index (null: the rule matches nothing of that family). */
+export interface FamilyPart {
+  R: Region;
+  of: (j: number) => Region | null;
+}
+
+const meetsPart = (p: FamilyPart, j: number) => {
+  const o = p.of(j);
+  return o !== null && meetsRegion(o, p.R);
+};
+
+/** Does `set` (rule indices) cover R in every part? */
+function coversParts(parts: readonly FamilyPart[], set: number[], work: Work): boolean {
+  return parts.every((p) => {
+    const rs = set.filter((j) => meetsPart(p, j)).map((j) => p.of(j)!);
+    return rs.length > 0 && paintRegion(p.R, rs, work).covered;
+  });
+}
+
+/**
+ * A subset of `set` (rule indices, covering every part) from which no member but `keep` can
+ * be dropped, across the parts. Each family's cover is irredundant on its own, but a rule one
+ * family needed may be superfluous next to rules another family's cover brought in (a rule
+ * of both families can replace an IPv4-only one). Dropping a rule only changes the parts it
+ * meets, so only those are painted again.
+ */
+export function irredundantAcross(parts: readonly FamilyPart[], set: number[], work: Work, keep = -1): number[] {
+  if (parts.length < 2 || set.length <= 1 || set.length > MAX_ELIMINATE) return set;
+  let kept = [...set];
+  for (const j of set) {
+    if (j === keep || kept.length === 1) continue;
+    const rest = kept.filter((x) => x !== j);
+    if (coversParts(parts.filter((p) => meetsPart(p, j)), rest, work)) kept = rest;
+  }
+  return kept;
+}
