@@ -7,14 +7,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { emptyDoc, serializeDoc } from '../src/config/document';
 import type { ConfigDoc } from '../src/config/types';
 import { EmbeddedStore } from '../src/store/embedded';
 import { RedisStore } from '../src/store/redis/redis-store';
-import type { Store } from '../src/store/types';
 import { startRedis, type TestRedis } from '../test/helpers/redis';
 import { generateConfig, REALISTIC } from './generate';
-import { closeAgent, fmt, login, request, run, startInstance, type Instance, type Target } from './http-load';
+import { closeAgent, fmt, login, request, run, seedStore, startInstance, type Instance, type Target } from './http-load';
 
 interface Scenario {
   label: string;
@@ -38,16 +36,6 @@ interface Row {
   commitMax: number;
 }
 
-/** Writes `doc` as committed version 1 through the store itself. */
-async function seed(store: Store, doc: ConfigDoc): Promise<void> {
-  await store.open(() => serializeDoc(emptyDoc(['eth0', 'eth1'])));
-  const now = Date.now();
-  const session = { id: 'seed', owner: 'bench', startedAt: now, lastChangeAt: now, baseVersion: 0 };
-  await store.beginSession(session);
-  await store.commit('seed', 0, { version: 1, author: 'bench', time: now, description: 'seed', summary: '', doc: serializeDoc(doc) });
-  await store.close();
-}
-
 function roundRobin(instances: Instance[], tokens: string[]): Target {
   return { port: (i) => instances[i % instances.length].port, token: (i) => tokens[i % tokens.length] };
 }
@@ -66,9 +54,9 @@ async function measure(s: Scenario, doc: ConfigDoc, seconds: number, commits: nu
     if (s.redis) {
       redis = await startRedis(path.join(dir, 'redis'));
       env.REDIS_URL = redis.url;
-      await seed(new RedisStore({ url: redis.url, clusterName: 'default', sessionLeaseMs: 900_000 }), doc);
+      await seedStore(new RedisStore({ url: redis.url, clusterName: 'default', sessionLeaseMs: 900_000 }), doc);
     } else {
-      await seed(new EmbeddedStore({ dir }), doc);
+      await seedStore(new EmbeddedStore({ dir }), doc);
     }
     for (let i = 0; i < s.instances; i++) instances.push(await startInstance({ ...env, FW_NODE_ID: `bench${i}` }));
     const tokens = await Promise.all(instances.map((x) => login(x.port)));

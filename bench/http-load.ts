@@ -4,8 +4,21 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
+import { emptyDoc, serializeDoc } from '../src/config/document';
+import type { ConfigDoc } from '../src/config/types';
+import type { Store } from '../src/store/types';
 
 export const PASSWORD = 'bench-password-123';
+
+/** Writes `doc` as committed version 1 of a new store, through the store itself. */
+export async function seedStore(store: Store, doc: ConfigDoc): Promise<void> {
+  await store.open(() => serializeDoc(emptyDoc(['eth0', 'eth1'])));
+  const now = Date.now();
+  const session = { id: 'seed', owner: 'bench', startedAt: now, lastChangeAt: now, baseVersion: 0 };
+  await store.beginSession(session);
+  await store.commit('seed', 0, { version: 1, author: 'bench', time: now, description: 'seed', summary: '', doc: serializeDoc(doc) });
+  await store.close();
+}
 
 export interface Instance {
   proc: ChildProcess;

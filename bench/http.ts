@@ -9,10 +9,8 @@
 // out) and the endpoint's own path from body bytes to answer bytes (what HTTP adds on top).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { emptyDoc, serializeDoc } from '../src/config/document';
 import type { ConfigDoc } from '../src/config/types';
 import { releaseBatch } from '../src/eval/batch';
 import { scanPacketBatch } from '../src/eval/batch-scan';
@@ -22,6 +20,8 @@ import { classBenchDoc, loadClassBench } from './classbench';
 import { generateConfig, REALISTIC, rng } from './generate';
 import { makePackets, toPacket } from './packets';
 import { clusterBench } from './cluster';
+import { PASSWORD, closeAgent, fmt, oneTarget, request, run, seedStore, startInstance, type Load, type Result } from './http-load';
+import { median } from './stats';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -29,107 +29,12 @@ function arg(name: string): string | undefined {
 }
 const seconds = Number(arg('seconds') ?? '3');
 const cbDir = path.resolve(arg('classbench') ?? path.resolve(__dirname, '../../../shared/bench-data/classbench'));
-const PASSWORD = 'bench-password-123';
 
 /** The configuration to seed: fw1_10k when the ClassBench files are there. */
 function benchDoc(): { name: string; doc: ConfigDoc } {
   const file = path.join(cbDir, 'fw1_10k');
   if (fs.existsSync(file)) return { name: 'fw1_10k', doc: classBenchDoc(loadClassBench(file)) };
   return { name: 'generated', doc: generateConfig(REALISTIC) };
-}
-
-/** Writes `doc` as committed version 1 of a new data folder, through the store itself. */
-async function seed(dir: string, doc: ConfigDoc): Promise<void> {
-  const store = new EmbeddedStore({ dir });
-  await store.open(() => serializeDoc(emptyDoc(['eth0', 'eth1'])));
-  const now = Date.now();
-  const session = { id: 'seed', owner: 'bench', startedAt: now, lastChangeAt: now, baseVersion: 0 };
-  await store.beginSession(session);
-  await store.commit('seed', 0, { version: 1, author: 'bench', time: now, description: 'seed', summary: '', doc: serializeDoc(doc) });
-  await store.close();
-}
-
-function startDaemon(dir: string): Promise<{ proc: ChildProcess; port: number }> {
-  // info level, as in production: every request is logged (to a pipe this process drains)
-  const proc = spawn(process.execPath, [path.resolve(__dirname, '../src/main.js')], {
-    env: { ...process.env, FW_PORT: '0', FW_DATA_DIR: dir, FW_ADMIN_PASSWORD: PASSWORD, FW_LOG_LEVEL: 'info', FW_INTERFACES: 'eth0,eth1' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const onData = (b: Buffer) => {
-      out += b.toString();
-      const m = /"port":(\d+)[^\n]*"msg":"listening"/.exec(out);
-      if (m) {
-        out = '';
-        proc.stdout!.off('data', onData);
-        proc.stdout!.resume(); // keep draining the request logs
-        resolve({ proc, port: Number(m[1]) });
-      }
-    };
-    proc.stdout!.on('data', onData);
-    proc.on('exit', (code) => reject(new Error(`daemon exited ${code}: ${out}`)));
-  });
-}
-
-const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
-
-function request(port: number, method: string, p: string, token: string, body?: string): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = { Authorization: `Bearer ${token}` };
-    if (body !== undefined) {
-      headers['Content-Type'] = 'application/json';
-      headers['Content-Length'] = String(Buffer.byteLength(body));
-    }
-    const req = http.request({ host: '127.0.0.1', port, method, path: p, headers, agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-interface Load {
-  name: string;
-  concurrency: number;
-  /** the i-th request: method, path, body */
-  next(i: number): [string, string, string | undefined];
-}
-
-interface Result {
-  name: string;
-  concurrency: number;
-  rps: number;
-  p50: number;
-  p99: number;
-}
-
-/** Request numbers run on across warm-up and timed runs, so creates never repeat a name. */
-let requestNo = 0;
-
-async function run(port: number, token: string, load: Load, runSeconds = seconds): Promise<Result> {
-  const lat: number[] = [];
-  const end = Date.now() + runSeconds * 1000;
-  const worker = async () => {
-    while (Date.now() < end) {
-      const [m, p, b] = load.next(requestNo++);
-      const t0 = process.hrtime.bigint();
-      const r = await request(port, m, p, token, b);
-      lat.push(Number(process.hrtime.bigint() - t0) / 1e6);
-      if (r.status !== 200) throw new Error(`${load.name}: ${r.status} ${r.text.slice(0, 200)}`);
-    }
-  };
-  const t0 = Date.now();
-  await Promise.all(Array.from({ length: load.concurrency }, worker));
-  const elapsed = (Date.now() - t0) / 1000;
-  lat.sort((a, b) => a - b);
-  return { name: load.name, concurrency: load.concurrency, rps: lat.length / elapsed, p50: lat[Math.floor(lat.length / 2)], p99: lat[Math.floor(lat.length * 0.99)] };
-}
-
-function fmt(n: number): string {
-  return Math.round(n).toLocaleString('en-US');
 }
 
 /** wrk's requests/s for one URL, one thread and `conns` connections. */
@@ -139,11 +44,6 @@ function wrkRps(url: string, token: string, runSeconds: number, conns = 32): num
   if (!m) throw new Error(`wrk gave no rate: ${r.stdout} ${r.stderr}`);
   if (/Non-2xx/.test(r.stdout)) throw new Error(`wrk saw errors on ${url}: ${r.stdout}`);
   return Number(m[1]);
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 }
 
 /** Starts bench/raw-uws.js answering `bodies` (path -> body); resolves with its port. */
@@ -173,8 +73,8 @@ async function hotPath(): Promise<void> {
   const runSeconds = Number(arg('hot-seconds') ?? '3');
   const doc = generateConfig({ zones: 4, addresses: 20, services: 10, policies: 10, nat: 2, seed: 7 });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fwd-bench-hot-'));
-  await seed(dir, doc);
-  const daemon = await startDaemon(dir);
+  await seedStore(new EmbeddedStore({ dir }), doc);
+  const daemon = await startInstance({ FW_DATA_DIR: dir });
   let raw: { proc: ChildProcess; port: number } | undefined;
   try {
     const login = await request(daemon.port, 'POST', '/api/login', '', JSON.stringify({ username: 'admin', password: PASSWORD }));
@@ -219,8 +119,8 @@ async function main(): Promise<void> {
   if (arg('only') === 'hot') return;
   const { name, doc } = benchDoc();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fwd-bench-'));
-  await seed(dir, doc);
-  const { proc, port } = await startDaemon(dir);
+  await seedStore(new EmbeddedStore({ dir }), doc);
+  const { proc, port } = await startInstance({ FW_DATA_DIR: dir });
   try {
     const login = await request(port, 'POST', '/api/login', '', JSON.stringify({ username: 'admin', password: PASSWORD }));
     const token = JSON.parse(login.text).token as string;
@@ -241,8 +141,8 @@ async function main(): Promise<void> {
       { name: 'POST /api/eval (one packet)', concurrency: 32, next: (i) => ['POST', '/api/eval', one(i)] },
     ];
     const results: Result[] = [];
-    for (const l of loads) await run(port, token, l, 0.5); // warm-up: JIT and caches, untimed
-    for (const l of loads) results.push(await run(port, token, l));
+    for (const l of loads) await run(oneTarget(port, token), l, 0.5); // warm-up: JIT and caches, untimed
+    for (const l of loads) results.push(await run(oneTarget(port, token), l, seconds));
     const base = results[0].rps;
     console.log(`\nHTTP, daemon in its own process, ${name} committed (${doc.policies.length} policies), ${seconds}s per row, ${os.cpus().length} cores\n`);
     console.log('| request | concurrency | requests/s | p50 ms | p99 ms | vs baseline |');
@@ -273,7 +173,7 @@ async function main(): Promise<void> {
     const fastPath = n / (Number(process.hrtime.bigint() - t1) / 1e9);
     const rows: Array<[string, number]> = [];
     for (const conc of [1, 2, 4]) {
-      const r = await run(port, token, { name: 'batch', concurrency: conc, next: () => ['POST', '/api/eval/batch', batch] });
+      const r = await run(oneTarget(port, token), { name: 'batch', concurrency: conc, next: () => ['POST', '/api/eval/batch', batch] }, seconds);
       rows.push([`POST /api/eval/batch, 10,000 packets, concurrency ${conc}`, r.rps * packets.length]);
     }
     console.log(`\n| batch eval (${name}) | packets/s | vs in-process evalBatch |`);
@@ -283,7 +183,7 @@ async function main(): Promise<void> {
     for (const [label, pps] of rows) console.log(`| ${label} | ${fmt(pps)} | ${(pps / inProcess).toFixed(2)} |`);
   } finally {
     proc.kill('SIGTERM');
-    agent.destroy();
+    closeAgent();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

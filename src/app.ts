@@ -71,10 +71,20 @@ function registerCoreReadiness(ctx: AppContext): void {
   });
 }
 
+/**
+ * The Redis store of REDIS_URL. The session's lease outlives FW_SESSION_TIMEOUT by a few
+ * seconds: an instance's one-second sweep ends an idle session first and records it in the
+ * audit trail; the lease ends it when no instance runs.
+ */
+function redisStore(settings: Settings): RedisStore {
+  const leaseMs = settings.sessionTimeoutSec * 1000 + 5000;
+  return new RedisStore({ url: settings.redisUrl!, clusterName: settings.clusterName, sessionLeaseMs: leaseMs });
+}
+
 /** The store the settings ask for: Redis with REDIS_URL, else the embedded files. */
 function openStore(settings: Settings, log: Logger, onFatal: (err: unknown) => void): Store {
   if (settings.redisUrl) {
-    return new RedisStore({ url: settings.redisUrl, clusterName: settings.clusterName, sessionLeaseMs: settings.sessionTimeoutSec * 1000 });
+    return redisStore(settings);
   }
   return new EmbeddedStore({
     dir: settings.dataDir,
@@ -211,7 +221,7 @@ async function startNode(settings: Settings, port: number, redis: RedisStore | n
 export async function startWorker(settings: Settings, logger?: Logger): Promise<{ close(): Promise<void> }> {
   if (!settings.redisUrl) throw new Error('a worker needs REDIS_URL');
   const log = logger ?? pino({ level: settings.logLevel, base: { pid: process.pid, role: 'worker' } });
-  const store = new RedisStore({ url: settings.redisUrl, clusterName: settings.clusterName, sessionLeaseMs: settings.sessionTimeoutSec * 1000 });
+  const store = redisStore(settings);
   await store.open(() => serializeDoc(emptyDoc(settings.interfaces)));
   const compiler = createCompiler();
   try {
