@@ -177,23 +177,18 @@ export class ConfigService<C = unknown> {
     if (c && !c.dirty && c.sessionId === head.session.id && c.seq === head.length) return;
     if (c && !c.dirty && c.sessionId === head.session.id && c.seq < head.length) {
       const entries = await this.store.journalSince(c.sessionId, c.seq);
-      if (entries && this.applyEntries(c, entries)) return;
+      if (entries && (await this.applyEntries(c, entries))) return;
     }
     await this.rebuild(head);
   }
 
-  /** Applies journal entries to the candidate; false (candidate marked dirty) if one fails. */
-  private applyEntries(c: Candidate, entries: JournalEntry[]): boolean {
+  /** Applies journal entries in order; false when one does not fit (the caller rebuilds). */
+  private async applyEntries(c: Candidate, entries: JournalEntry[]): Promise<boolean> {
     for (const entry of entries) {
       if (entry.seq !== c.seq) return false;
-      if (entry.change.op === 'rollback' && !this.versionDocs.has(entry.change.version)) {
-        c.dirty = true; // its version document must be read first: rebuild
-        return false;
-      }
       try {
-        applyChange(c.doc, entry.change, this.cachedContext(entry.change));
+        applyChange(c.doc, entry.change, await this.contextFor(entry.change)); // leaves c.doc as it was if it throws
       } catch {
-        c.dirty = true;
         return false;
       }
       c.seq++;
@@ -211,10 +206,6 @@ export class ConfigService<C = unknown> {
   private async contextFor(change: Change): Promise<ApplyContext> {
     if (change.op !== 'rollback') return {};
     return { versionDoc: await this.versionDoc(change.version) };
-  }
-
-  private cachedContext(change: Change): ApplyContext {
-    return change.op === 'rollback' ? { versionDoc: this.versionDocs.get(change.version) } : {};
   }
 
   /** The document of a committed version (404 when there is none); cached, never mutated. */

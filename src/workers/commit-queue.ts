@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { FwError, isFwError, type ErrorCode } from '../errors';
 import type { CommitJob, CommitResult, CommitRunner, ConfigService } from '../session/service';
 import type { RedisStore } from '../store/redis/redis-store';
-import { unreachable } from '../store/redis/connection';
+import { FAIL_FAST, PATIENT, reconnectDelay, unreachable } from '../store/redis/connection';
 
 const QUEUE = 'commits';
 
@@ -31,8 +31,8 @@ function connection(url: string, failFast: boolean): ConnectionOptions {
     password: u.password ? decodeURIComponent(u.password) : undefined,
     db: u.pathname.length > 1 ? Number(u.pathname.slice(1)) : undefined,
     // a producer fails fast during an outage (503); workers and listeners wait it out
-    ...(failFast ? { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 1000 } : { maxRetriesPerRequest: null }),
-    retryStrategy: (attempt: number) => Math.min(100 * attempt, 1000),
+    ...(failFast ? FAIL_FAST : PATIENT),
+    retryStrategy: reconnectDelay,
   };
 }
 

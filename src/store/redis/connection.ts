@@ -6,26 +6,24 @@ import { FwError } from '../../errors';
 
 export const COMMAND_TIMEOUT_MS = 1000;
 
-/** Options for command connections (the store, the commit queue's producer). */
-export function failFastOptions(): RedisOptions {
-  return {
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    commandTimeout: COMMAND_TIMEOUT_MS,
-    connectTimeout: COMMAND_TIMEOUT_MS,
-    retryStrategy: (attempt) => Math.min(100 * attempt, 1000),
-    lazyConnect: true,
-  };
+/** Reconnection delays: 100 ms more each attempt, at most a second. */
+export function reconnectDelay(attempt: number): number {
+  return Math.min(100 * attempt, 1000);
 }
 
-/** Options for connections that block or subscribe (pub/sub, BullMQ workers and events). */
+/** Commands fail at once while disconnected, and after a second without an answer. */
+export const FAIL_FAST = { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: COMMAND_TIMEOUT_MS } as const;
+/** Commands wait for the connection to come back (blocking reads, subscriptions). */
+export const PATIENT = { maxRetriesPerRequest: null } as const;
+
+/** Options for command connections (the store). */
+export function failFastOptions(): RedisOptions {
+  return { ...FAIL_FAST, connectTimeout: COMMAND_TIMEOUT_MS, retryStrategy: reconnectDelay, lazyConnect: true };
+}
+
+/** Options for connections that block or subscribe (pub/sub). */
 export function patientOptions(): RedisOptions {
-  return {
-    maxRetriesPerRequest: null,
-    connectTimeout: COMMAND_TIMEOUT_MS,
-    retryStrategy: (attempt) => Math.min(100 * attempt, 1000),
-    lazyConnect: true,
-  };
+  return { ...PATIENT, connectTimeout: COMMAND_TIMEOUT_MS, retryStrategy: reconnectDelay, lazyConnect: true };
 }
 
 export function connect(url: string, options: RedisOptions): Redis {
