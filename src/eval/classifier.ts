@@ -11,7 +11,7 @@
 // stops as soon as the best match so far precedes everything left: no allocation per lookup.
 import type { Family } from '../config/net';
 import { ANY_ZONE, type FamilyTable } from './rules';
-import { DEFAULT_TREE_PARAMS, LEAF_STRIDE, TreeBuilder, type TreeParams } from './tree';
+import { DEFAULT_TREE_PARAMS, HASH_MUL, LEAF_STRIDE, TreeBuilder, type TreeParams } from './tree';
 
 /** A family's compiled table; all Int32Array, so it packs into one transferable buffer. */
 export interface ClassifierData {
@@ -225,7 +225,7 @@ export class FamilyClassifier {
     const q = this.q, nodes = this.nodes;
     while (ref >= 0) {
       const h = nodes[ref];
-      ref = nodes[ref + 1 + ((q[h & 15] >>> ((h >>> 4) & 31)) & (h >>> 9))];
+      ref = h >= 0 ? nodes[ref + 1 + ((q[h & 15] >>> ((h >>> 4) & 31)) & (h >>> 9))] : this.probe(ref, h);
     }
     const L = this.leaves;
     const s = q[0], d = q[4], v = q[8];
@@ -243,6 +243,18 @@ export class FamilyClassifier {
       }
     }
     return best;
+  }
+
+  /** The child of hash node ref (header h) for q: linear probing, an empty slot holds the
+   * default child (tree.ts), so a hit and a miss end the same way. */
+  private probe(ref: number, h: number): number {
+    const nodes = this.nodes;
+    const x = (this.q[h & 15] >>> ((h >>> 4) & 31)) & nodes[ref + 1];
+    const hs = nodes[ref + 2], def = nodes[ref + 3], m = -1 >>> hs;
+    for (let s = Math.imul(x, HASH_MUL) >>> hs; ; s = (s + 1) & m) {
+      const o = ref + 4 + 2 * s;
+      if (nodes[o] === x || nodes[o + 1] === def) return nodes[o + 1];
+    }
   }
 
   /** Entry o of runs into the pools (the slow form): does it match? */
@@ -269,7 +281,7 @@ export class FamilyClassifier {
     const q = this.q, nodes = this.nodes;
     while (ref >= 0) {
       const h = nodes[ref];
-      ref = nodes[ref + 1 + ((q[h & 15] >>> ((h >>> 4) & 31)) & (h >>> 9))];
+      ref = h >= 0 ? nodes[ref + 1 + ((q[h & 15] >>> ((h >>> 4) & 31)) & (h >>> 9))] : this.probe(ref, h);
     }
     const L = this.leaves;
     const v = q[8];

@@ -9,6 +9,11 @@
 //   nodes:  [word | shift << 4 | mask << 9, child_0 .. child_mask]   (one word of header: a
 //           level reads two words) a child ref >= 0 is a node offset,
 //           a ref < 0 is ~leafOffset
+//           or a hash node (header < 0): [HASH_NODE | word | shift << 4, mask, 32 - log2 slots,
+//           default child, (key, child) * slots], key = (word >>> shift) & mask, slots
+//           probed linearly from Math.imul(key, HASH_MUL) >>> (32 - log2 slots); an empty slot
+//           holds (0, default). It consumes a field to its long prefixes in one probe (hashCut)
+//           where cuts would take it a few bits a level; build() keeps it by counted work.
 //   leaves: [count, entry * count], rules in priority order, an entry of LEAF_STRIDE words:
 //           IPv4, every field one prefix or interval within the leaf (the ClassBench case,
 //           and most rules of real tables): the values inline, so a check reads only the leaf
@@ -19,6 +24,7 @@
 //           (IPv6 entries are always runs, with the rule as is)
 import type { FamilyTable } from './rules';
 import { SVC_MAX } from './sets';
+import { samplePoints, treeWork } from './tree-work';
 
 export const LEAF_STRIDE = 7;
 
@@ -29,9 +35,31 @@ export interface TreeParams {
   rootBits: number; // bits of the root cut
   maxEntries: number; // leaf entries of all trees of a table; past it, nodes become leaves
   // (buildClassifier caps it further at 64 per rule)
+  hash: number; // hash cuts: 0 never, 1 when they score better (see node()), 2 whenever possible (tests)
 }
 
-export const DEFAULT_TREE_PARAMS: TreeParams = { binth: 16, spfac: 4, maxBits: 8, rootBits: 12, maxEntries: 4_000_000 };
+export const DEFAULT_TREE_PARAMS: TreeParams = { binth: 16, spfac: 4, maxBits: 8, rootBits: 12, maxEntries: 4_000_000, hash: 1 };
+
+/** A hash node's header has this bit (the sign): a walk tells the two kinds of node apart by h < 0. */
+export const HASH_NODE = 1 << 31;
+/** Fibonacci hashing of a hash node's key: Math.imul(key, HASH_MUL) >>> (32 - log2 slots). */
+export const HASH_MUL = 0x9e3779b1 | 0;
+
+/** A hash cut must consume this many bits more than the best cut of the node. */
+const HASH_GAIN = 1;
+/** Points of a tree's rules its counted work is measured on (build()). */
+const WORK_POINTS = 512;
+
+/** What a hash cut of one field would do at a node (see hashPlan). */
+interface HashPlan {
+  d: number;
+  bits: number; // the cut takes bits [p, p + bits) of the field
+  keys: Float64Array; // the values present (unsigned), ascending
+  first: Int32Array; // per rule, the values [first, end) whose children it goes to
+  end: Int32Array;
+  total: number; // rule copies in all children
+  score: number;
+}
 
 export class GrowI32 {
   buf = new Int32Array(1024);
@@ -71,6 +99,8 @@ export class TreeBuilder {
   entries = 0;
   private readonly dims: Dim[];
   private diff = new Int32Array(1 << 16);
+  private hashMode = 0; // params.hash of the tree being built (build() tries 1, then 0)
+  private hashNodes = 0; // hash nodes of the tree being built
   private sizes = new Int32Array(1 << 16);
 
   /**
@@ -94,8 +124,42 @@ export class TreeBuilder {
     this.leaves.push(0); // the shared empty leaf at offset 0, ref ~0 = -1
   }
 
-  /** Builds a tree over the given rules (FamilyTable row numbers, ascending); returns its root ref. */
+  /**
+   * Builds a tree over the given rules (FamilyTable row numbers, ascending); returns its root
+   * ref. With params.hash 1, a tree that has hash nodes is kept only when its counted work on
+   * points of its rules (tree-work.ts) is less than the one of the tree without: a hash node
+   * saves levels where prefixes are long, but its default child's leaf is scanned by every
+   * value it misses.
+   */
   build(rows: readonly number[]): number {
+    if (this.params.hash !== 1) {
+      this.hashMode = this.params.hash;
+      return this.grow(rows);
+    }
+    const mark = [this.nodes.length, this.leaves.length, this.entries];
+    const reset = () => {
+      [this.nodes.length, this.leaves.length, this.entries] = mark;
+      this.hashNodes = 0;
+    };
+    reset();
+    this.hashMode = 1;
+    const hashed = this.grow(rows);
+    if (this.hashNodes === 0) return hashed; // the same tree as without
+    const points = samplePoints(this.t, rows, WORK_POINTS);
+    const rowOf = new Map(rows.map((r) => [this.t.rule[r], r]));
+    const work = (root: number) => treeWork(this.t, this.nodes.buf, this.leaves.buf, root, points, rowOf);
+    const wHashed = work(hashed);
+    reset();
+    this.hashMode = 0;
+    const plain = this.grow(rows);
+    const wPlain = work(plain);
+    if (wPlain <= wHashed) return plain;
+    reset();
+    this.hashMode = 1;
+    return this.grow(rows);
+  }
+
+  private grow(rows: readonly number[]): number {
     const n = rows.length;
     const rules = Int32Array.from(rows);
     const runs = new Int32Array(n * 6);
@@ -212,6 +276,12 @@ export class TreeBuilder {
         bestK = k;
       }
     }
+    // A hash cut resolves a field down to its shortest prefix in one probe, where cuts within
+    // the space budget take it 1-8 bits a level (a few dozen /32s under one prefix: acl1).
+    // Taken when it splits about as well as the best cut (or better) and consumes more bits.
+    const cutBits = bestD < 0 ? 0 : skip[bestD] > 0 ? skip[bestD] : bestK;
+    const hp = this.hashMode > 0 ? this.bestHash(runs, n, p, budget, (h) => this.hashMode === 2 || h.score <= bestScore * 1.03, this.hashMode === 2 ? 1 : cutBits + HASH_GAIN) : null;
+    if (hp) return this.hashCut(rules, runs, n, p, depth, hp);
     if (bestD < 0 || bestScore > n * 0.95) return this.leaf(rules, runs, n, p);
     if (skip[bestD] > 0) {
       const d = bestD;
@@ -248,6 +318,154 @@ export class TreeBuilder {
       }
     }
     return first < 0 ? 0 : m;
+  }
+
+  /** Of the hash cuts of at least minBits within the budget that `accept` takes, the one
+   * consuming the most bits (then the lowest score), or null. */
+  private bestHash(runs: Int32Array, n: number, p: number[], budget: number, accept: (hp: HashPlan) => boolean, minBits: number): HashPlan | null {
+    let best: HashPlan | null = null;
+    for (let d = 0; d < 3; d++) {
+      const lens = this.hashLengths(runs, n, d, p[d]);
+      for (let k = lens.length - 1; k >= 0 && lens[k] - p[d] >= minBits; k--) {
+        const hp = this.hashPlan(runs, n, d, p[d], lens[k], budget);
+        if (hp && accept(hp)) {
+          if (!best || hp.bits > best.bits || (hp.bits === best.bits && hp.score < best.score)) best = hp;
+          break;
+        }
+      }
+    }
+    return best;
+  }
+
+  /** The lengths a hash cut of field d at p may resolve to: the entries' lengths past p, within
+   * p's word, ascending; none when a rule that does not cover the field has several entries. */
+  private hashLengths(runs: Int32Array, n: number, d: number, p: number): number[] {
+    const dim = this.dims[d];
+    const wordEnd = Math.min(dim.width, ((p >> 5) + 1) * 32);
+    const seen = new Uint8Array(wordEnd + 1);
+    for (let i = 0; i < n; i++) {
+      if (this.covered(runs, i, d, p)) continue;
+      const s = runs[i * 6 + 2 * d];
+      if (runs[i * 6 + 2 * d + 1] - s !== 1) return [];
+      seen[Math.min(dim.len[s], wordEnd)] = 1;
+    }
+    const out: number[] = [];
+    for (let l = p + 1; l <= wordEnd; l++) if (seen[l]) out.push(l);
+    return out;
+  }
+
+  /**
+   * A hash cut of field d at bit p to length L: bits [p, L) of the rules whose prefix is at
+   * least L long are the keys, one child per value present; a rule shorter than L goes to the
+   * children whose value it covers and, with the rules covering the field, to the default
+   * child (every other value; its region stays at p, so it checks them). Null past the budget.
+   */
+  private hashPlan(runs: Int32Array, n: number, d: number, p: number, L: number, budget: number): HashPlan | null {
+    const dim = this.dims[d];
+    const bits = L - p;
+    const shift = 32 - (p & 31) - bits;
+    const mask = bits === 32 ? -1 : (1 << bits) - 1;
+    const len = new Int32Array(n); // the entry's length; p: covers the field
+    const keys = new Float64Array(n); // bits [p, min(len, L)) as an unsigned number
+    const vals: number[] = [];
+    for (let i = 0; i < n; i++) {
+      if (this.covered(runs, i, d, p)) {
+        len[i] = p;
+        continue;
+      }
+      const s = runs[i * 6 + 2 * d];
+      len[i] = Math.min(dim.len[s], L);
+      keys[i] = ((dim.words[s * dim.nw + (p >> 5)] >>> shift) & mask) >>> 0;
+      if (len[i] === L) vals.push(keys[i]);
+    }
+    const uniq = Float64Array.from(vals).sort();
+    let K = 0;
+    for (let a = 0; a < uniq.length; a++) if (a === 0 || uniq[a] !== uniq[K - 1]) uniq[K++] = uniq[a];
+    const keyed = uniq.subarray(0, K);
+    // per rule the children [first, end) it goes to (value indices), and the default
+    const first = new Int32Array(n), end = new Int32Array(n);
+    const diff = new Int32Array(K + 1);
+    let total = 0, nDefault = 0;
+    for (let i = 0; i < n; i++) {
+      if (len[i] === L) {
+        first[i] = lowerBound(keyed, keys[i]);
+        end[i] = first[i] + 1;
+      } else {
+        const span = 2 ** (L - len[i]); // the values this rule's prefix covers
+        const lo = keys[i] - (keys[i] % span);
+        first[i] = lowerBound(keyed, lo);
+        end[i] = lowerBound(keyed, lo + span);
+        nDefault++;
+        total++;
+      }
+      diff[first[i]]++;
+      diff[end[i]]--;
+      total += end[i] - first[i];
+      if (total > budget) return null;
+    }
+    // the score: the expected size of the child a packet of a rule falls in, as for a cut; a
+    // packet of a rule shorter than L almost always misses the values present: the default
+    const exact = new Int32Array(K);
+    for (let i = 0; i < n; i++) if (len[i] === L) exact[first[i]]++;
+    let acc = 0, weighted = nDefault * nDefault;
+    for (let c = 0; c < K; c++) {
+      acc += diff[c];
+      weighted += exact[c] * acc;
+    }
+    if (K === 1 && nDefault === 0) return null; // one child of everything: a skip, not a split
+    return { d, bits, keys: keyed, first, end, total, score: weighted / n };
+  }
+
+  /**
+   * Emits a hash node (layout in the file's header comment): the default child, then one child
+   * per value, the field consumed to p + bits.
+   */
+  private hashCut(rules: Int32Array, runs: Int32Array, n: number, p: number[], depth: number, hp: HashPlan): number {
+    const { d, bits, keys, first, end } = hp;
+    const K = keys.length;
+    const lists: number[][] = Array.from({ length: K + 1 }, () => []); // [K]: the default
+    for (let i = 0; i < n; i++) {
+      for (let c = first[i]; c < end[i]; c++) lists[c].push(i);
+      if (end[i] - first[i] !== 1 || this.covered(runs, i, d, p[d]) || !this.longEnough(runs, i, d, p[d] + bits)) lists[K].push(i);
+    }
+    const child = (list: number[], at: number[]): number => {
+      const cRules = new Int32Array(list.length), cRuns = new Int32Array(list.length * 6);
+      list.forEach((i, k) => {
+        cRules[k] = rules[i];
+        cRuns.set(runs.subarray(i * 6, i * 6 + 6), k * 6);
+      });
+      return this.node(cRules, cRuns, list.length, at, depth + 1);
+    };
+    let slots = 2;
+    while (slots < 2 * K) slots *= 2;
+    const hs = 32 - Math.log2(slots);
+    const at = this.nodes.reserve(4 + 2 * slots);
+    this.hashNodes++;
+    const def = child(lists[K], p);
+    let b = this.nodes.buf;
+    b[at] = HASH_NODE | (this.dims[d].qword + (p[d] >> 5)) | ((32 - (p[d] & 31) - bits) << 4);
+    b[at + 1] = bits === 32 ? -1 : (1 << bits) - 1;
+    b[at + 2] = hs;
+    b[at + 3] = def;
+    for (let s = 0; s < slots; s++) b[at + 5 + 2 * s] = def; // empty: key 0, the default child
+    const q = p.slice();
+    q[d] += bits;
+    for (let c = 0; c < K; c++) {
+      const ref = child(lists[c], q);
+      if (ref === def) continue; // the default answers it anyway (and marks empty slots)
+      const key = keys[c] | 0;
+      b = this.nodes.buf;
+      let s = Math.imul(key, HASH_MUL) >>> hs;
+      while (b[at + 5 + 2 * s] !== def) s = (s + 1) & (slots - 1);
+      b[at + 4 + 2 * s] = key;
+      b[at + 5 + 2 * s] = ref;
+    }
+    return at;
+  }
+
+  /** Rule i's one entry in field d is at least L long. */
+  private longEnough(runs: Int32Array, i: number, d: number, L: number): boolean {
+    return this.dims[d].len[runs[i * 6 + 2 * d]] >= L;
   }
 
   private cut(rules: Int32Array, runs: Int32Array, n: number, p: number[], depth: number, d: number, k: number): number {
@@ -355,6 +573,16 @@ export class TreeBuilder {
       }
     }
   }
+}
+
+function lowerBound(a: Float64Array, x: number): number {
+  let lo = 0, hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (a[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 function sameChild(rules: Int32Array, runs: Int32Array, a: number, b: number, n: number): boolean {

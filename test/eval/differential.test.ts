@@ -37,6 +37,7 @@ const paramsArb: fc.Arbitrary<BuildParams> = fc.record({
   maxEntries: fc.constantFrom(20, 4_000_000),
   smallV4: fc.constantFrom(0, 16, 33),
   smallV6: fc.constantFrom(0, 48, 129),
+  hash: fc.constantFrom(0, 1, 2),
 });
 
 let packets = 0;

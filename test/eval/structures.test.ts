@@ -81,6 +81,70 @@ describe('classifier = linear scan on large rule tables', () => {
   }
 });
 
+/** Hash nodes of a table's trees (tree.ts): a header < 0; walks every tree from its root. */
+function hashNodes(d: ClassifierData): number {
+  const seen = new Set<number>();
+  let count = 0;
+  const walk = (ref: number) => {
+    if (ref < 0 || seen.has(ref)) return;
+    seen.add(ref);
+    const h = d.nodes[ref];
+    if (h >= 0) {
+      for (let c = 0; c <= h >>> 9; c++) walk(d.nodes[ref + 1 + c]);
+      return;
+    }
+    count++;
+    walk(d.nodes[ref + 3]);
+    const slots = 2 ** (32 - d.nodes[ref + 2]);
+    for (let s = 0; s < slots; s++) walk(d.nodes[ref + 5 + 2 * s]);
+  };
+  for (const root of d.tRoot) walk(root);
+  return count;
+}
+
+describe('hash nodes = linear scan', () => {
+  // hash 2 takes a hash cut wherever one applies (the generated prefixes are mostly long: /23
+  // to /32 in a few universes, with wildcards); hash 1 chooses by counted work
+  for (const hash of [2, 1]) {
+    test(`hash ${hash}: forced on random tables with long prefixes, and chosen`, () => {
+      let compared = 0, nodes = 0;
+      fc.assert(
+        fc.property(
+          specArb({ policies: [200, 900], nat: [0, 0], addresses: 60, services: 12 }),
+          fc.array(packetArb, { minLength: 1, maxLength: 800, size: 'max' }),
+          fc.constantFrom(2, 16),
+          fc.boolean(),
+          (spec, packets, binth, firstOnly) => {
+            const doc = specDoc(spec);
+            const specs = policySpecs(doc);
+            const zones = doc.zones.size;
+            const t4 = buildFamilyTable(specs, 4), t6 = buildFamilyTable(specs, 6);
+            const params = { ...DEFAULT_BUILD_PARAMS, binth, hash };
+            const d4 = buildClassifier(t4, zones, params, firstOnly), d6 = buildClassifier(t6, zones, params, firstOnly);
+            nodes += hashNodes(d4) + hashNodes(d6);
+            const cls = { 4: new FamilyClassifier(d4, 4), 6: new FamilyClassifier(d6, 6) };
+            const lin = new LinearClassifier(t4, t6);
+            for (const ps of packets) {
+              const f = fill(lin.q, ps);
+              cls[f].q.set(lin.q);
+              const sz = ps.sz === null ? 0 : (ps.sz % (zones + 1));
+              const dz = ps.dz === null ? 0 : (ps.dz % (zones + 1));
+              const min = firstOnly ? 0 : ps.seed % Math.max(1, doc.policies.length);
+              const want = lin.first(f, sz, dz, min);
+              const got = cls[f].first(sz, dz, min);
+              if (got !== want) expect({ ps, sz, dz, min, got }).toEqual({ ps, sz, dz, min, got: want });
+              compared++;
+            }
+          },
+        ),
+        { numRuns: 10, seed },
+      );
+      expect(compared).toBeGreaterThan(1000);
+      if (hash === 2) expect(nodes).toBeGreaterThan(20); // the structure was really built
+    });
+  }
+});
+
 describe('longest-prefix tables', () => {
   const entryArb = (family: Family) =>
     fc.record({ addr: addrArb(family), len: fc.integer({ min: 0, max: family === 4 ? 32 : 128 }), answer: fc.nat(50) });
