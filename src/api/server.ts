@@ -6,7 +6,7 @@ import uWS from 'uWebSockets.js';
 import type { Logger } from 'pino';
 import { randomBytes } from 'node:crypto';
 import { FwError, isFwError, ERRORS } from '../errors';
-import { Router } from './router';
+import { NO_PARAMS, Router } from './router';
 import { parseJsonBody, type AuthUser, type Reply, type Req, type RouteDef } from './http';
 
 export interface Authenticator {
@@ -31,6 +31,10 @@ export interface ServerOptions {
 }
 
 const KNOWN_METHODS = new Set(['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS']);
+/** uWS gives the method in lower case: the upper-case constants, no new string a request */
+const UPPER: Record<string, string> = Object.assign(Object.create(null), Object.fromEntries([...KNOWN_METHODS].map((m) => [m.toLowerCase(), m])));
+/** Methods whose requests carry no body in practice: a chunked one is not looked for. */
+const NO_BODY_METHODS = new Set(['GET', 'HEAD']);
 
 /** One request being answered. */
 interface Answering {
@@ -115,34 +119,42 @@ export class HttpServer {
 
   private onRequest(res: uWS.HttpResponse, uReq: uWS.HttpRequest): void {
     const started = performance.now();
-    // copy everything from uReq now: it is invalid after this function returns
-    const method = uReq.getMethod().toUpperCase();
+    // copy everything from uReq now: it is invalid after this function returns. Each read is
+    // a call into uWS that makes a new string: only what the request needs is read
+    const lower = uReq.getMethod();
+    const method = UPPER[lower] ?? lower.toUpperCase();
     const path = uReq.getUrl();
-    const query = uReq.getQuery() ?? '';
     const givenId = uReq.getHeader('x-request-id');
-    const contentLength = uReq.getHeader('content-length');
-    const hasBody = contentLength !== '' ? contentLength !== '0' : uReq.getHeader('transfer-encoding') !== '';
     const id = givenId !== '' && REQUEST_ID.test(givenId) ? givenId : `${ID_PREFIX}-${(++this.idCounter).toString(36)}`;
-    const match = this.router.match(method, path);
-    const a: Answering = { res, id, method, path, started, def: match.kind === 'route' ? match.def : null, done: false, aborted: false };
-
-    if (match.kind !== 'route') {
-      if (hasBody) res.onData(() => undefined); // drain; the answer does not depend on it
-      if (match.kind === 'not-found') return this.answerError(a, new FwError('ERR_NET_1011', `${method} ${path}`));
-      return this.answerError(a, new FwError('ERR_NET_1009', `${method} is not allowed on ${path}`, undefined, { Allow: match.allow.join(', ') }));
+    const contentLength = uReq.getHeader('content-length');
+    // a chunked body is looked for only where bodies are expected: a GET's is dropped unread
+    const hasBody = contentLength !== '' ? contentLength !== '0' : !NO_BODY_METHODS.has(method) && uReq.getHeader('transfer-encoding') !== '';
+    let def = this.router.exactRoute(method, path);
+    let params = NO_PARAMS;
+    if (def === undefined) {
+      const match = this.router.match(method, path);
+      if (match.kind !== 'route') {
+        const a: Answering = { res, id, method, path, started, def: null, done: false, aborted: false };
+        if (hasBody) res.onData(() => undefined); // drain; the answer does not depend on it
+        if (match.kind === 'not-found') return this.answerError(a, new FwError('ERR_NET_1011', `${method} ${path}`));
+        return this.answerError(a, new FwError('ERR_NET_1009', `${method} is not allowed on ${path}`, undefined, { Allow: match.allow.join(', ') }));
+      }
+      def = match.def;
+      params = match.params;
     }
-    const def = match.def;
+    const a: Answering = { res, id, method, path, started, def, done: false, aborted: false };
     const limit = Math.max(def.maxBody ?? 0, this.opts.maxBodyBytes);
     if (hasBody && Number(contentLength) > limit) {
       return this.answerError(a, new FwError('ERR_NET_1010', `body is over ${limit} bytes`));
     }
-    // If-None-Match only where an ETag is answered (each header is a call into uWS and a new string)
+    const query = uReq.getQuery();
+    // If-None-Match only where an ETag is answered
     const headers = {
       authorization: uReq.getHeader('authorization'),
       ifNoneMatch: def.doc.etag ? uReq.getHeader('if-none-match') : '',
     };
     const req: Req = {
-      id, method, path, params: match.params, query: query === '' ? NO_QUERY : new URLSearchParams(query), headers,
+      id, method, path, params, query: query ? new URLSearchParams(query) : NO_QUERY, headers,
       // the client's address is text made from bytes: only the routes without a token use it
       ip: def.auth === false ? Buffer.from(res.getRemoteAddressAsText()).toString() : '',
       body: undefined, user: undefined as unknown as AuthUser, log: this.opts.logger,
