@@ -46,6 +46,23 @@ function wrkRps(url: string, token: string, runSeconds: number, conns = 32): num
   return Number(m[1]);
 }
 
+/** CPU seconds a process has used (user + system), from /proc; NaN where there is none. */
+function cpuSeconds(pid: number): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // clock ticks (USER_HZ = 100)
+  } catch {
+    return NaN;
+  }
+}
+
+/** One wrk run against a server process: its rate and the server's CPU µs per request. */
+function measured(url: string, pid: number, token: string, runSeconds: number): { rps: number; cpuUs: number } {
+  const c0 = cpuSeconds(pid);
+  const rps = wrkRps(url, token, runSeconds);
+  return { rps, cpuUs: ((cpuSeconds(pid) - c0) * 1e6) / (rps * runSeconds) };
+}
+
 /** Starts bench/raw-uws.js answering `bodies` (path -> body); resolves with its port. */
 function startRaw(bodies: Record<string, string>, dir: string): Promise<{ proc: ChildProcess; port: number }> {
   const file = path.join(dir, 'raw-bodies.json');
@@ -87,23 +104,28 @@ async function hotPath(): Promise<void> {
       bodies[p] = r.text;
     }
     raw = await startRaw(bodies, dir);
-    console.log(`\nHot path: fwd (own process, info logs) vs a bare uWebSockets.js server answering the same bytes; wrk -t1 -c32, ${runSeconds}s a run, ${rounds} rounds alternating, ${os.cpus().length} cores\n`);
-    console.log('| request | body bytes | raw uWS req/s (median) | fwd req/s (median) | fwd / raw (median of rounds) | per round |');
-    console.log('|---|---:|---:|---:|---:|---|');
+    console.log(`\nHot path: fwd (own process, info logs) vs a bare uWebSockets.js server answering the same bytes; wrk -t1 -c32, ${runSeconds}s a run, ${rounds} rounds alternating, ${os.cpus().length} cores`);
+    console.log('CPU µs a request: the server process\'s user + system time over the requests wrk counted (kernel networking included); its ratio is the less noisy one on a shared machine\n');
+    console.log('| request | body bytes | raw uWS req/s (median) | fwd req/s (median) | fwd / raw req/s (median of rounds) | per round | raw CPU µs/req | fwd CPU µs/req | raw / fwd CPU (median of rounds) |');
+    console.log('|---|---:|---:|---:|---:|---|---:|---:|---:|');
     for (const p of paths) {
-      wrkRps(`http://127.0.0.1:${raw.port}${p}`, token, 1); // warm-up, untimed
-      wrkRps(`http://127.0.0.1:${daemon.port}${p}`, token, 1);
-      const rawRps: number[] = [];
-      const ourRps: number[] = [];
-      const ratios: number[] = [];
+      const rawUrl = `http://127.0.0.1:${raw.port}${p}`;
+      const ourUrl = `http://127.0.0.1:${daemon.port}${p}`;
+      wrkRps(rawUrl, token, 1); // warm-up, untimed
+      wrkRps(ourUrl, token, 1);
+      const rawRuns: Array<{ rps: number; cpuUs: number }> = [];
+      const ourRuns: Array<{ rps: number; cpuUs: number }> = [];
       for (let i = 0; i < rounds; i++) {
         // alternate which goes first: a machine that gets busier or quieter favours neither
-        const runRaw = () => rawRps.push(wrkRps(`http://127.0.0.1:${raw!.port}${p}`, token, runSeconds));
-        const runOurs = () => ourRps.push(wrkRps(`http://127.0.0.1:${daemon.port}${p}`, token, runSeconds));
+        const runRaw = () => rawRuns.push(measured(rawUrl, raw!.proc.pid!, token, runSeconds));
+        const runOurs = () => ourRuns.push(measured(ourUrl, daemon.proc.pid!, token, runSeconds));
         if (i % 2 === 0) { runRaw(); runOurs(); } else { runOurs(); runRaw(); }
-        ratios.push(ourRps[i] / rawRps[i]);
       }
-      console.log(`| GET ${p} | ${Buffer.byteLength(bodies[p])} | ${fmt(median(rawRps))} | ${fmt(median(ourRps))} | ${median(ratios).toFixed(2)} | ${ratios.map((r) => r.toFixed(2)).join(' ')} |`);
+      const ratios = ourRuns.map((o, i) => o.rps / rawRuns[i].rps);
+      const cpuRatios = ourRuns.map((o, i) => rawRuns[i].cpuUs / o.cpuUs);
+      const rawCpu = median(rawRuns.map((r) => r.cpuUs));
+      const ourCpu = median(ourRuns.map((r) => r.cpuUs));
+      console.log(`| GET ${p} | ${Buffer.byteLength(bodies[p])} | ${fmt(median(rawRuns.map((r) => r.rps)))} | ${fmt(median(ourRuns.map((r) => r.rps)))} | ${median(ratios).toFixed(2)} | ${ratios.map((r) => r.toFixed(2)).join(' ')} | ${rawCpu.toFixed(2)} | ${ourCpu.toFixed(2)} | ${median(cpuRatios).toFixed(2)} |`);
     }
   } finally {
     raw?.proc.kill('SIGTERM');

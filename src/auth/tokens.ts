@@ -12,6 +12,7 @@ const CACHE_MAX = 100_000;
 
 export class TokenService {
   private readonly key: KeyObject;
+  /** verified tokens by the Authorization header that carries them */
   private readonly cache = new Map<string, AuthUser>();
 
   constructor(secret: string, private readonly ttlSec: number, private readonly store: Store) {
@@ -36,13 +37,14 @@ export class TokenService {
    * revocation and account checks.
    */
   authenticate(header: string): AuthUser | Promise<AuthUser> {
-    if (!header) throw new FwError('ERR_SEC_5001', 'send Authorization: Bearer <token>');
-    const cached = header.startsWith('Bearer ') ? this.cache.get(header.slice(7)) : undefined;
+    // keyed by the whole header: a hit costs one hash of the string uWS gave, nothing sliced
+    const cached = this.cache.get(header);
     if (cached) {
       if (cached.exp > Date.now() / 1000) return cached;
-      this.cache.delete(header.slice(7));
+      this.cache.delete(header);
       throw new FwError('ERR_SEC_5003', 'token expired');
     }
+    if (!header) throw new FwError('ERR_SEC_5001', 'send Authorization: Bearer <token>');
     const m = BEARER.exec(header);
     if (!m) throw new FwError('ERR_SEC_5002', 'expected Authorization: Bearer <token>');
     return this.check(m[1]);
@@ -53,7 +55,7 @@ export class TokenService {
     if (await this.store.isRevoked(user.jti)) throw new FwError('ERR_SEC_5003', 'token revoked');
     if (!(await this.store.getUser(user.username))) throw new FwError('ERR_SEC_5003', 'account no longer exists');
     if (this.cache.size >= CACHE_MAX) this.cache.clear();
-    this.cache.set(token, user);
+    this.cache.set(`Bearer ${token}`, user); // the header a valid token arrives in (BEARER)
     return user;
   }
 
