@@ -47,6 +47,11 @@ export const HASH_MUL = 0x9e3779b1 | 0;
 
 /** A hash cut must consume this many bits more than the best cut of the node. */
 const HASH_GAIN = 1;
+const LEN_SHARE = 8; // a hash length must be the length of at least 1/8 of the entries (fewer plans)
+/** Trees of more rules are built without hash nodes when params.hash is 1: the choice costs a
+ * second build (about 2.4x the build time of the tree), and on the 10k ClassBench sets, where
+ * the build budget (300 ms) has no room for it, the tree without won every time anyway. */
+const HASH_TRY_MAX = 4096;
 /** Points of a tree's rules its counted work is measured on (build()). */
 const WORK_POINTS = 512;
 
@@ -132,7 +137,7 @@ export class TreeBuilder {
    * value it misses.
    */
   build(rows: readonly number[]): number {
-    if (this.params.hash !== 1) {
+    if (this.params.hash !== 1 || rows.length > HASH_TRY_MAX) {
       this.hashMode = this.params.hash;
       return this.grow(rows);
     }
@@ -233,7 +238,9 @@ export class TreeBuilder {
     return [total, sq, max];
   }
 
-  private node(rules: Int32Array, runs: Int32Array, nIn: number, p: number[], depth: number): number {
+  /** `hashOk` false: the default child of a hash node, which takes no hash cut itself (its
+   * region is the parent's, so chains of defaults could otherwise run as deep as the rules). */
+  private node(rules: Int32Array, runs: Int32Array, nIn: number, p: number[], depth: number, hashOk = true): number {
     // rules after the first one that covers the whole region can never be the first match
     let n = nIn;
     for (let i = 0; i < n && this.firstOnly; i++) {
@@ -280,7 +287,7 @@ export class TreeBuilder {
     // the space budget take it 1-8 bits a level (a few dozen /32s under one prefix: acl1).
     // Taken when it splits about as well as the best cut (or better) and consumes more bits.
     const cutBits = bestD < 0 ? 0 : skip[bestD] > 0 ? skip[bestD] : bestK;
-    const hp = this.hashMode > 0 ? this.bestHash(runs, n, p, budget, (h) => this.hashMode === 2 || h.score <= bestScore * 1.03, this.hashMode === 2 ? 1 : cutBits + HASH_GAIN) : null;
+    const hp = this.hashMode > 0 && hashOk ? this.bestHash(runs, n, p, budget, (h) => this.hashMode === 2 || h.score <= bestScore * 1.03, this.hashMode === 2 ? 1 : cutBits + HASH_GAIN) : null;
     if (hp) return this.hashCut(rules, runs, n, p, depth, hp);
     if (bestD < 0 || bestScore > n * 0.95) return this.leaf(rules, runs, n, p);
     if (skip[bestD] > 0) {
@@ -320,21 +327,21 @@ export class TreeBuilder {
     return first < 0 ? 0 : m;
   }
 
-  /** Of the hash cuts of at least minBits within the budget that `accept` takes, the one
-   * consuming the most bits (then the lowest score), or null. */
+  /** Of the hash cuts of at least minBits within the budget that `accept` takes, the one of
+   * the lowest score, or null. A shorter length can win: acl1's /31 and /32 sources hashed
+   * together at /31 (the leaf checks the last bit) instead of a /32 node whose misses go on to
+   * a /31 one. */
   private bestHash(runs: Int32Array, n: number, p: number[], budget: number, accept: (hp: HashPlan) => boolean, minBits: number): HashPlan | null {
     let best: HashPlan | null = null;
     for (let d = 0; d < 3; d++) {
       const lens = this.hashLengths(runs, n, d, p[d]);
       for (let k = lens.length - 1; k >= 0 && lens[k] - p[d] >= minBits; k--) {
         const hp = this.hashPlan(runs, n, d, p[d], lens[k], budget);
-        if (hp && accept(hp)) {
-          if (!best || hp.bits > best.bits || (hp.bits === best.bits && hp.score < best.score)) best = hp;
-          break;
-        }
+        if (hp && accept(hp) && (!best || hp.score < best.score)) best = { ...hp };
       }
     }
-    return best;
+    // plans share the scratch arrays: the winner's again
+    return best ? this.hashPlan(runs, n, best.d, p[best.d], p[best.d] + best.bits, Infinity) : null;
   }
 
   /** The lengths a hash cut of field d at p may resolve to: the entries' lengths past p, within
@@ -342,15 +349,17 @@ export class TreeBuilder {
   private hashLengths(runs: Int32Array, n: number, d: number, p: number): number[] {
     const dim = this.dims[d];
     const wordEnd = Math.min(dim.width, ((p >> 5) + 1) * 32);
-    const seen = new Uint8Array(wordEnd + 1);
+    const seen = new Int32Array(wordEnd + 1);
+    let m = 0;
     for (let i = 0; i < n; i++) {
       if (this.covered(runs, i, d, p)) continue;
       const s = runs[i * 6 + 2 * d];
       if (runs[i * 6 + 2 * d + 1] - s !== 1) return [];
-      seen[Math.min(dim.len[s], wordEnd)] = 1;
+      seen[Math.min(dim.len[s], wordEnd)]++;
+      m++;
     }
     const out: number[] = [];
-    for (let l = p + 1; l <= wordEnd; l++) if (seen[l]) out.push(l);
+    for (let l = p + 1; l <= wordEnd; l++) if (seen[l] * LEN_SHARE >= m) out.push(l);
     return out;
   }
 
@@ -365,9 +374,10 @@ export class TreeBuilder {
     const bits = L - p;
     const shift = 32 - (p & 31) - bits;
     const mask = bits === 32 ? -1 : (1 << bits) - 1;
-    const len = new Int32Array(n); // the entry's length; p: covers the field
-    const keys = new Float64Array(n); // bits [p, min(len, L)) as an unsigned number
-    const vals: number[] = [];
+    const sc = this.scratch(n);
+    const len = sc.len; // the entry's length; p: covers the field
+    const keys = sc.keys; // bits [p, min(len, L)) as an unsigned number
+    let m = 0;
     for (let i = 0; i < n; i++) {
       if (this.covered(runs, i, d, p)) {
         len[i] = p;
@@ -376,15 +386,15 @@ export class TreeBuilder {
       const s = runs[i * 6 + 2 * d];
       len[i] = Math.min(dim.len[s], L);
       keys[i] = ((dim.words[s * dim.nw + (p >> 5)] >>> shift) & mask) >>> 0;
-      if (len[i] === L) vals.push(keys[i]);
+      if (len[i] === L) sc.vals[m++] = keys[i];
     }
-    const uniq = Float64Array.from(vals).sort();
+    const uniq = sc.vals.subarray(0, m).sort();
     let K = 0;
     for (let a = 0; a < uniq.length; a++) if (a === 0 || uniq[a] !== uniq[K - 1]) uniq[K++] = uniq[a];
     const keyed = uniq.subarray(0, K);
     // per rule the children [first, end) it goes to (value indices), and the default
-    const first = new Int32Array(n), end = new Int32Array(n);
-    const diff = new Int32Array(K + 1);
+    const first = sc.first, end = sc.end;
+    const diff = sc.diff.fill(0, 0, K + 1);
     let total = 0, nDefault = 0;
     for (let i = 0; i < n; i++) {
       if (len[i] === L) {
@@ -405,7 +415,7 @@ export class TreeBuilder {
     }
     // the score: the expected size of the child a packet of a rule falls in, as for a cut; a
     // packet of a rule shorter than L almost always misses the values present: the default
-    const exact = new Int32Array(K);
+    const exact = sc.exact.fill(0, 0, K);
     for (let i = 0; i < n; i++) if (len[i] === L) exact[first[i]]++;
     let acc = 0, weighted = nDefault * nDefault;
     for (let c = 0; c < K; c++) {
@@ -421,27 +431,28 @@ export class TreeBuilder {
    * per value, the field consumed to p + bits.
    */
   private hashCut(rules: Int32Array, runs: Int32Array, n: number, p: number[], depth: number, hp: HashPlan): number {
-    const { d, bits, keys, first, end } = hp;
+    const { d, bits, first, end } = hp;
+    const keys = hp.keys.slice(); // the scratch arrays are reused by the children's plans
     const K = keys.length;
     const lists: number[][] = Array.from({ length: K + 1 }, () => []); // [K]: the default
     for (let i = 0; i < n; i++) {
       for (let c = first[i]; c < end[i]; c++) lists[c].push(i);
       if (end[i] - first[i] !== 1 || this.covered(runs, i, d, p[d]) || !this.longEnough(runs, i, d, p[d] + bits)) lists[K].push(i);
     }
-    const child = (list: number[], at: number[]): number => {
+    const child = (list: number[], at: number[], hashOk: boolean): number => {
       const cRules = new Int32Array(list.length), cRuns = new Int32Array(list.length * 6);
       list.forEach((i, k) => {
         cRules[k] = rules[i];
         cRuns.set(runs.subarray(i * 6, i * 6 + 6), k * 6);
       });
-      return this.node(cRules, cRuns, list.length, at, depth + 1);
+      return this.node(cRules, cRuns, list.length, at, depth + 1, hashOk);
     };
     let slots = 2;
     while (slots < 2 * K) slots *= 2;
     const hs = 32 - Math.log2(slots);
     const at = this.nodes.reserve(4 + 2 * slots);
     this.hashNodes++;
-    const def = child(lists[K], p);
+    const def = child(lists[K], p, false);
     let b = this.nodes.buf;
     b[at] = HASH_NODE | (this.dims[d].qword + (p[d] >> 5)) | ((32 - (p[d] & 31) - bits) << 4);
     b[at + 1] = bits === 32 ? -1 : (1 << bits) - 1;
@@ -451,7 +462,7 @@ export class TreeBuilder {
     const q = p.slice();
     q[d] += bits;
     for (let c = 0; c < K; c++) {
-      const ref = child(lists[c], q);
+      const ref = child(lists[c], q, true);
       if (ref === def) continue; // the default answers it anyway (and marks empty slots)
       const key = keys[c] | 0;
       b = this.nodes.buf;
@@ -461,6 +472,18 @@ export class TreeBuilder {
       b[at + 5 + 2 * s] = ref;
     }
     return at;
+  }
+
+  private sc = { len: new Int32Array(0), keys: new Float64Array(0), vals: new Float64Array(0), first: new Int32Array(0), end: new Int32Array(0), diff: new Int32Array(0), exact: new Int32Array(0) };
+
+  /** hashPlan's arrays for n rules, allocated once per size doubling (a plan is made for a
+   * few lengths of three fields at every node: allocating them each time was most of it). */
+  private scratch(n: number): typeof this.sc {
+    if (this.sc.len.length < n + 1) {
+      const c = Math.max(1024, 2 * n + 2);
+      this.sc = { len: new Int32Array(c), keys: new Float64Array(c), vals: new Float64Array(c), first: new Int32Array(c), end: new Int32Array(c), diff: new Int32Array(c), exact: new Int32Array(c) };
+    }
+    return this.sc;
   }
 
   /** Rule i's one entry in field d is at least L long. */
