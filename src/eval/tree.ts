@@ -359,7 +359,7 @@ export class TreeBuilder {
       m++;
     }
     const out: number[] = [];
-    for (let l = p + 1; l <= wordEnd; l++) if (seen[l] * LEN_SHARE >= m) out.push(l);
+    for (let l = p + 1; l <= wordEnd; l++) if (seen[l] > 0 && seen[l] * LEN_SHARE >= m) out.push(l);
     return out;
   }
 
@@ -381,6 +381,7 @@ export class TreeBuilder {
     for (let i = 0; i < n; i++) {
       if (this.covered(runs, i, d, p)) {
         len[i] = p;
+        keys[i] = 0; // covers all 2^bits values
         continue;
       }
       const s = runs[i * 6 + 2 * d];
@@ -422,7 +423,7 @@ export class TreeBuilder {
       acc += diff[c];
       weighted += exact[c] * acc;
     }
-    if (K === 1 && nDefault === 0) return null; // one child of everything: a skip, not a split
+    if (K === 0 || (K === 1 && nDefault === 0)) return null; // no value, or one child of everything: a skip, not a split
     return { d, bits, keys: keyed, first, end, total, score: weighted / n };
   }
 
@@ -463,6 +464,7 @@ export class TreeBuilder {
     q[d] += bits;
     for (let c = 0; c < K; c++) {
       const ref = child(lists[c], q, true);
+
       if (ref === def) continue; // the default answers it anyway (and marks empty slots)
       const key = keys[c] | 0;
       b = this.nodes.buf;
