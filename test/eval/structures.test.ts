@@ -3,13 +3,13 @@
 // rule min on" search NAT uses), and the longest-prefix tables against a brute-force scan.
 import fc from 'fast-check';
 import type { Family } from '../../src/config/net';
-import { buildClassifier, DEFAULT_BUILD_PARAMS, FamilyClassifier, type ClassifierData } from '../../src/eval/classifier';
+import { buildClassifier, DEFAULT_BUILD_PARAMS, FamilyClassifier, type BuildParams, type ClassifierData } from '../../src/eval/classifier';
 import { LEAF_STRIDE } from '../../src/eval/tree';
 import { policySpecs } from '../../src/eval/compile';
 import { LinearClassifier } from '../../src/eval/linear';
 import { buildLpm, lpm4, lpm6, type LpmEntry } from '../../src/eval/lpm';
 import { buildFamilyTable } from '../../src/eval/rules';
-import { addrArb, packetArb, specArb, specDoc, type PacketSpec } from './helpers';
+import { addrArb, packetArb, specArb, specDoc, type PacketSpec, type RandomSpec } from './helpers';
 import { parseIp } from '../../src/config/net';
 import { loadWords } from '../../src/eval/compiled';
 import { packetKey } from '../../src/eval/sets';
@@ -38,6 +38,31 @@ function leafForms(d: ClassifierData, forms: { inline: number; runs: number }): 
   }
 }
 
+/** Builds both families' classifiers of a random configuration and compares each packet's
+ * first match (from a random rule on, when not firstOnly) with the linear scan; returns the
+ * number compared. `built` sees the compiled tables. */
+function compareWithLinear(spec: RandomSpec, packets: PacketSpec[], params: BuildParams, firstOnly: boolean, built: (d4: ClassifierData, d6: ClassifierData) => void): number {
+  const doc = specDoc(spec);
+  const specs = policySpecs(doc);
+  const zones = doc.zones.size;
+  const t4 = buildFamilyTable(specs, 4), t6 = buildFamilyTable(specs, 6);
+  const d4 = buildClassifier(t4, zones, params, firstOnly), d6 = buildClassifier(t6, zones, params, firstOnly);
+  built(d4, d6);
+  const cls = { 4: new FamilyClassifier(d4, 4), 6: new FamilyClassifier(d6, 6) };
+  const lin = new LinearClassifier(t4, t6);
+  for (const ps of packets) {
+    const f = fill(lin.q, ps);
+    cls[f].q.set(lin.q);
+    const sz = ps.sz === null ? 0 : (ps.sz % (zones + 1));
+    const dz = ps.dz === null ? 0 : (ps.dz % (zones + 1));
+    const min = firstOnly ? 0 : ps.seed % Math.max(1, doc.policies.length);
+    const want = lin.first(f, sz, dz, min);
+    const got = cls[f].first(sz, dz, min);
+    if (got !== want) expect({ ps, sz, dz, min, got }).toEqual({ ps, sz, dz, min, got: want });
+  }
+  return packets.length;
+}
+
 describe('classifier = linear scan on large rule tables', () => {
   for (const firstOnly of [true, false]) {
     test(`firstOnly ${firstOnly}`, () => {
@@ -49,26 +74,7 @@ describe('classifier = linear scan on large rule tables', () => {
           fc.array(packetArb, { minLength: 1, maxLength: 1500, size: 'max' }),
           fc.constantFrom(4, 8, 16),
           (spec, packets, binth) => {
-            const doc = specDoc(spec);
-            const specs = policySpecs(doc);
-            const zones = doc.zones.size;
-            const t4 = buildFamilyTable(specs, 4), t6 = buildFamilyTable(specs, 6);
-            const params = { ...DEFAULT_BUILD_PARAMS, binth };
-            const d4 = buildClassifier(t4, zones, params, firstOnly);
-            leafForms(d4, forms);
-            const cls = { 4: new FamilyClassifier(d4, 4), 6: new FamilyClassifier(buildClassifier(t6, zones, params, firstOnly), 6) };
-            const lin = new LinearClassifier(t4, t6);
-            for (const ps of packets) {
-              const f = fill(lin.q, ps);
-              cls[f].q.set(lin.q);
-              const sz = ps.sz === null ? 0 : (ps.sz % (zones + 1));
-              const dz = ps.dz === null ? 0 : (ps.dz % (zones + 1));
-              const min = firstOnly ? 0 : ps.seed % Math.max(1, doc.policies.length);
-              const want = lin.first(f, sz, dz, min);
-              const got = cls[f].first(sz, dz, min);
-              if (got !== want) expect({ ps, sz, dz, min, got }).toEqual({ ps, sz, dz, min, got: want });
-              compared++;
-            }
+            compared += compareWithLinear(spec, packets, { ...DEFAULT_BUILD_PARAMS, binth }, firstOnly, (d4) => leafForms(d4, forms));
           },
         ),
         { numRuns: 12, seed },
@@ -106,7 +112,7 @@ describe('hash nodes = linear scan', () => {
   // hash 2 takes a hash cut wherever one applies (the generated prefixes are mostly long: /23
   // to /32 in a few universes, with wildcards); hash 1 chooses by counted work
   for (const hash of [2, 1]) {
-    test(`hash ${hash}: forced on random tables with long prefixes, and chosen`, () => {
+    test(`hash ${hash}: ${hash === 2 ? 'forced wherever one applies' : 'chosen by counted work'}`, () => {
       let compared = 0, nodes = 0;
       fc.assert(
         fc.property(
@@ -115,26 +121,7 @@ describe('hash nodes = linear scan', () => {
           fc.constantFrom(2, 16),
           fc.boolean(),
           (spec, packets, binth, firstOnly) => {
-            const doc = specDoc(spec);
-            const specs = policySpecs(doc);
-            const zones = doc.zones.size;
-            const t4 = buildFamilyTable(specs, 4), t6 = buildFamilyTable(specs, 6);
-            const params = { ...DEFAULT_BUILD_PARAMS, binth, hash };
-            const d4 = buildClassifier(t4, zones, params, firstOnly), d6 = buildClassifier(t6, zones, params, firstOnly);
-            nodes += hashNodes(d4) + hashNodes(d6);
-            const cls = { 4: new FamilyClassifier(d4, 4), 6: new FamilyClassifier(d6, 6) };
-            const lin = new LinearClassifier(t4, t6);
-            for (const ps of packets) {
-              const f = fill(lin.q, ps);
-              cls[f].q.set(lin.q);
-              const sz = ps.sz === null ? 0 : (ps.sz % (zones + 1));
-              const dz = ps.dz === null ? 0 : (ps.dz % (zones + 1));
-              const min = firstOnly ? 0 : ps.seed % Math.max(1, doc.policies.length);
-              const want = lin.first(f, sz, dz, min);
-              const got = cls[f].first(sz, dz, min);
-              if (got !== want) expect({ ps, sz, dz, min, got }).toEqual({ ps, sz, dz, min, got: want });
-              compared++;
-            }
+            compared += compareWithLinear(spec, packets, { ...DEFAULT_BUILD_PARAMS, binth, hash }, firstOnly, (d4, d6) => (nodes += hashNodes(d4) + hashNodes(d6)));
           },
         ),
         { numRuns: 10, seed },
