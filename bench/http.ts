@@ -50,9 +50,20 @@ function wrkRps(url: string, token: string, runSeconds: number, conns = 32): num
   return Number(m[1]);
 }
 
-/** wrk's requests/s POSTing `body` to `url`, one thread and `conns` connections (null
- * without wrk); throws on any answer but 200. */
-function wrkPostRps(url: string, token: string, body: string, runSeconds: number, conns: number, dir: string): number | null {
+/** CPU seconds (user + system) a process has used so far (Linux /proc; 0 elsewhere): the
+ * daemon's CPU per request does not depend on what else runs on a shared machine. */
+function cpuOf(pid: number | undefined): number {
+  try {
+    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
+  } catch {
+    return 0;
+  }
+}
+
+/** wrk's requests/s and request count POSTing `body` to `url`, one thread and `conns`
+ * connections (null without wrk); throws on any answer but 200. */
+function wrkPost(url: string, token: string, body: string, runSeconds: number, conns: number, dir: string): { rps: number; requests: number } | null {
   if (spawnSync('wrk', ['--version']).error) return null;
   const bodyFile = path.join(dir, 'wrk-body.json');
   const script = path.join(dir, 'wrk-post.lua');
@@ -66,9 +77,10 @@ function wrkPostRps(url: string, token: string, body: string, runSeconds: number
   ].join('\n'));
   const r = spawnSync('wrk', ['-t1', `-c${conns}`, `-d${runSeconds}s`, '-s', script, '-H', `Authorization: Bearer ${token}`, url], { encoding: 'utf8' });
   const m = /Requests\/sec:\s+([\d.]+)/.exec(r.stdout ?? '');
-  if (!m) throw new Error(`wrk gave no rate: ${r.stdout} ${r.stderr}`);
+  const c = /(\d+) requests in/.exec(r.stdout ?? '');
+  if (!m || !c) throw new Error(`wrk gave no rate: ${r.stdout} ${r.stderr}`);
   if (/Non-2xx/.test(r.stdout)) throw new Error(`wrk saw errors on ${url}: ${r.stdout}`);
-  return Number(m[1]);
+  return { rps: Number(m[1]), requests: Number(c[1]) };
 }
 
 /** Starts bench/raw-uws.js answering `bodies` (path -> body); resolves with its port. */
@@ -190,6 +202,7 @@ async function main(): Promise<void> {
     // what the endpoint does between the body's bytes and the answer's bytes, without HTTP
     const body = Buffer.from(batch);
     const t1 = process.hrtime.bigint();
+    const u1 = process.cpuUsage();
     n = 0;
     while (Number(process.hrtime.bigint() - t1) < seconds * 1e9) {
       const b = scanPacketBatch(body)!;
@@ -198,22 +211,28 @@ async function main(): Promise<void> {
       n += packets.length;
     }
     const fastPath = n / (Number(process.hrtime.bigint() - t1) / 1e9);
-    const rows: Array<[string, number]> = [];
+    const u2 = process.cpuUsage(u1);
+    const fastCpu = n / ((u2.user + u2.system) / 1e6);
+    // rows: label, packets/s (wall clock), packets per CPU second of the daemon
+    const rows: Array<[string, number, number]> = [];
     const batchLoad = (conc: number): Load => ({ name: 'batch', concurrency: conc, next: () => ['POST', '/api/eval/batch', batch] });
     await run(oneTarget(port, token), batchLoad(1), 0.5); // warm-up, untimed
     for (const conc of [1, 2, 4]) {
+      const c0 = cpuOf(proc.pid);
       const r = await run(oneTarget(port, token), batchLoad(conc), seconds);
-      rows.push([`POST /api/eval/batch, 10,000 packets, concurrency ${conc}`, r.rps * packets.length]);
+      const requests = r.rps * seconds;
+      rows.push([`POST /api/eval/batch, 10,000 packets, concurrency ${conc}`, r.rps * packets.length, (requests * packets.length) / (cpuOf(proc.pid) - c0)]);
     }
     for (const conc of [1, 2, 4]) {
-      const rps = wrkPostRps(`http://127.0.0.1:${port}/api/eval/batch`, token, batch, seconds, conc, dir);
-      if (rps !== null) rows.push([`POST /api/eval/batch, 10,000 packets, wrk, ${conc} connection${conc > 1 ? 's' : ''}`, rps * packets.length]);
+      const c0 = cpuOf(proc.pid);
+      const w = wrkPost(`http://127.0.0.1:${port}/api/eval/batch`, token, batch, seconds, conc, dir);
+      if (w !== null) rows.push([`POST /api/eval/batch, 10,000 packets, wrk, ${conc} connection${conc > 1 ? 's' : ''}`, w.rps * packets.length, (w.requests * packets.length) / (cpuOf(proc.pid) - c0)]);
     }
-    console.log(`\n| batch eval (${name}) | packets/s | vs in-process evalBatch |`);
-    console.log('|---|---:|---:|');
-    console.log(`| in-process CompiledConfig.evalBatch (baseline) | ${fmt(inProcess)} | 1.00 |`);
-    console.log(`| in-process body bytes to answer bytes (scanPacketBatch + evalBatchJson) | ${fmt(fastPath)} | ${(fastPath / inProcess).toFixed(2)} |`);
-    for (const [label, pps] of rows) console.log(`| ${label} | ${fmt(pps)} | ${(pps / inProcess).toFixed(2)} |`);
+    console.log(`\n| batch eval (${name}) | packets/s | vs in-process evalBatch | packets per CPU second of the daemon |`);
+    console.log('|---|---:|---:|---:|');
+    console.log(`| in-process CompiledConfig.evalBatch (baseline) | ${fmt(inProcess)} | 1.00 | |`);
+    console.log(`| in-process body bytes to answer bytes (scanPacketBatch + evalBatchJson) | ${fmt(fastPath)} | ${(fastPath / inProcess).toFixed(2)} | ${fmt(fastCpu)} |`);
+    for (const [label, pps, perCpu] of rows) console.log(`| ${label} | ${fmt(pps)} | ${(pps / inProcess).toFixed(2)} | ${fmt(perCpu)} |`);
   } finally {
     proc.kill('SIGTERM');
     closeAgent();
