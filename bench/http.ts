@@ -41,28 +41,40 @@ function benchDoc(): { name: string; doc: ConfigDoc } {
   return { name: 'generated', doc: generateConfig(REALISTIC) };
 }
 
-/** wrk's requests/s for one URL, one thread and `conns` connections. */
-function wrkRps(url: string, token: string, runSeconds: number, conns = 32): number {
-  const r = spawnSync('wrk', ['-t1', `-c${conns}`, `-d${runSeconds}s`, '-H', `Authorization: Bearer ${token}`, url], { encoding: 'utf8' });
+/** One wrk run (one thread, `conns` connections, `extra` options such as a script): its
+ * requests/s and request count; throws on any answer but 200. */
+function wrkRun(url: string, token: string, runSeconds: number, conns: number, extra: string[] = []): { rps: number; requests: number } {
+  const r = spawnSync('wrk', ['-t1', `-c${conns}`, `-d${runSeconds}s`, ...extra, '-H', `Authorization: Bearer ${token}`, url], { encoding: 'utf8' });
   const m = /Requests\/sec:\s+([\d.]+)/.exec(r.stdout ?? '');
-  if (!m) throw new Error(`wrk gave no rate: ${r.stdout} ${r.stderr}`);
+  const c = /(\d+) requests in/.exec(r.stdout ?? '');
+  if (!m || !c) throw new Error(`wrk gave no rate: ${r.stdout} ${r.stderr}`);
   if (/Non-2xx/.test(r.stdout)) throw new Error(`wrk saw errors on ${url}: ${r.stdout}`);
-  return Number(m[1]);
+  return { rps: Number(m[1]), requests: Number(c[1]) };
 }
 
-/** CPU seconds (user + system) a process has used so far (Linux /proc; 0 elsewhere): the
- * daemon's CPU per request does not depend on what else runs on a shared machine. */
-function cpuOf(pid: number | undefined): number {
+/** wrk's requests/s for one URL, one thread and `conns` connections. */
+function wrkRps(url: string, token: string, runSeconds: number, conns = 32): number {
+  return wrkRun(url, token, runSeconds, conns).rps;
+}
+
+/** CPU seconds a process has used (user + system), from /proc; NaN where there is none. */
+function cpuSeconds(pid: number): number {
   try {
-    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // clock ticks (USER_HZ = 100)
   } catch {
-    return 0;
+    return NaN;
   }
 }
 
-/** wrk's requests/s and request count POSTing `body` to `url`, one thread and `conns`
- * connections (null without wrk); throws on any answer but 200. */
+/** One wrk run against a server process: its rate and the server's CPU µs per request. */
+function measured(url: string, pid: number, token: string, runSeconds: number): { rps: number; cpuUs: number } {
+  const c0 = cpuSeconds(pid);
+  const rps = wrkRps(url, token, runSeconds);
+  return { rps, cpuUs: ((cpuSeconds(pid) - c0) * 1e6) / (rps * runSeconds) };
+}
+
+/** wrk POSTing `body` to `url` (null without wrk). */
 function wrkPost(url: string, token: string, body: string, runSeconds: number, conns: number, dir: string): { rps: number; requests: number } | null {
   if (spawnSync('wrk', ['--version']).error) return null;
   const bodyFile = path.join(dir, 'wrk-body.json');
@@ -75,12 +87,7 @@ function wrkPost(url: string, token: string, body: string, runSeconds: number, c
     'wrk.method = "POST"',
     'wrk.headers["Content-Type"] = "application/json"',
   ].join('\n'));
-  const r = spawnSync('wrk', ['-t1', `-c${conns}`, `-d${runSeconds}s`, '-s', script, '-H', `Authorization: Bearer ${token}`, url], { encoding: 'utf8' });
-  const m = /Requests\/sec:\s+([\d.]+)/.exec(r.stdout ?? '');
-  const c = /(\d+) requests in/.exec(r.stdout ?? '');
-  if (!m || !c) throw new Error(`wrk gave no rate: ${r.stdout} ${r.stderr}`);
-  if (/Non-2xx/.test(r.stdout)) throw new Error(`wrk saw errors on ${url}: ${r.stdout}`);
-  return { rps: Number(m[1]), requests: Number(c[1]) };
+  return wrkRun(url, token, runSeconds, conns, ['-s', script]);
 }
 
 /** Starts bench/raw-uws.js answering `bodies` (path -> body); resolves with its port. */
@@ -124,23 +131,28 @@ async function hotPath(): Promise<void> {
       bodies[p] = r.text;
     }
     raw = await startRaw(bodies, dir);
-    console.log(`\nHot path: fwd (own process, info logs) vs a bare uWebSockets.js server answering the same bytes; wrk -t1 -c32, ${runSeconds}s a run, ${rounds} rounds alternating, ${os.cpus().length} cores\n`);
-    console.log('| request | body bytes | raw uWS req/s (median) | fwd req/s (median) | fwd / raw (median of rounds) | per round |');
-    console.log('|---|---:|---:|---:|---:|---|');
+    console.log(`\nHot path: fwd (own process, info logs) vs a bare uWebSockets.js server answering the same bytes; wrk -t1 -c32, ${runSeconds}s a run, ${rounds} rounds alternating, ${os.cpus().length} cores`);
+    console.log('CPU µs a request: the server process\'s user + system time over the requests wrk counted (kernel networking included); its ratio is the less noisy one on a shared machine\n');
+    console.log('| request | body bytes | raw uWS req/s (median) | fwd req/s (median) | fwd / raw req/s (median of rounds) | per round | raw CPU µs/req | fwd CPU µs/req | raw / fwd CPU (median of rounds) |');
+    console.log('|---|---:|---:|---:|---:|---|---:|---:|---:|');
     for (const p of paths) {
-      wrkRps(`http://127.0.0.1:${raw.port}${p}`, token, 1); // warm-up, untimed
-      wrkRps(`http://127.0.0.1:${daemon.port}${p}`, token, 1);
-      const rawRps: number[] = [];
-      const ourRps: number[] = [];
-      const ratios: number[] = [];
+      const rawUrl = `http://127.0.0.1:${raw.port}${p}`;
+      const ourUrl = `http://127.0.0.1:${daemon.port}${p}`;
+      wrkRps(rawUrl, token, 1); // warm-up, untimed
+      wrkRps(ourUrl, token, 1);
+      const rawRuns: Array<{ rps: number; cpuUs: number }> = [];
+      const ourRuns: Array<{ rps: number; cpuUs: number }> = [];
       for (let i = 0; i < rounds; i++) {
         // alternate which goes first: a machine that gets busier or quieter favours neither
-        const runRaw = () => rawRps.push(wrkRps(`http://127.0.0.1:${raw!.port}${p}`, token, runSeconds));
-        const runOurs = () => ourRps.push(wrkRps(`http://127.0.0.1:${daemon.port}${p}`, token, runSeconds));
+        const runRaw = () => rawRuns.push(measured(rawUrl, raw!.proc.pid!, token, runSeconds));
+        const runOurs = () => ourRuns.push(measured(ourUrl, daemon.proc.pid!, token, runSeconds));
         if (i % 2 === 0) { runRaw(); runOurs(); } else { runOurs(); runRaw(); }
-        ratios.push(ourRps[i] / rawRps[i]);
       }
-      console.log(`| GET ${p} | ${Buffer.byteLength(bodies[p])} | ${fmt(median(rawRps))} | ${fmt(median(ourRps))} | ${median(ratios).toFixed(2)} | ${ratios.map((r) => r.toFixed(2)).join(' ')} |`);
+      const ratios = ourRuns.map((o, i) => o.rps / rawRuns[i].rps);
+      const cpuRatios = ourRuns.map((o, i) => rawRuns[i].cpuUs / o.cpuUs);
+      const rawCpu = median(rawRuns.map((r) => r.cpuUs));
+      const ourCpu = median(ourRuns.map((r) => r.cpuUs));
+      console.log(`| GET ${p} | ${Buffer.byteLength(bodies[p])} | ${fmt(median(rawRuns.map((r) => r.rps)))} | ${fmt(median(ourRuns.map((r) => r.rps)))} | ${median(ratios).toFixed(2)} | ${ratios.map((r) => r.toFixed(2)).join(' ')} | ${rawCpu.toFixed(2)} | ${ourCpu.toFixed(2)} | ${median(cpuRatios).toFixed(2)} |`);
     }
   } finally {
     raw?.proc.kill('SIGTERM');
@@ -218,15 +230,15 @@ async function main(): Promise<void> {
     const batchLoad = (conc: number): Load => ({ name: 'batch', concurrency: conc, next: () => ['POST', '/api/eval/batch', batch] });
     await run(oneTarget(port, token), batchLoad(1), 0.5); // warm-up, untimed
     for (const conc of [1, 2, 4]) {
-      const c0 = cpuOf(proc.pid);
+      const c0 = cpuSeconds(proc.pid!);
       const r = await run(oneTarget(port, token), batchLoad(conc), seconds);
       const requests = r.rps * seconds;
-      rows.push([`POST /api/eval/batch, 10,000 packets, concurrency ${conc}`, r.rps * packets.length, (requests * packets.length) / (cpuOf(proc.pid) - c0)]);
+      rows.push([`POST /api/eval/batch, 10,000 packets, concurrency ${conc}`, r.rps * packets.length, (requests * packets.length) / (cpuSeconds(proc.pid!) - c0)]);
     }
     for (const conc of [1, 2, 4]) {
-      const c0 = cpuOf(proc.pid);
+      const c0 = cpuSeconds(proc.pid!);
       const w = wrkPost(`http://127.0.0.1:${port}/api/eval/batch`, token, batch, seconds, conc, dir);
-      if (w !== null) rows.push([`POST /api/eval/batch, 10,000 packets, wrk, ${conc} connection${conc > 1 ? 's' : ''}`, w.rps * packets.length, (w.requests * packets.length) / (cpuOf(proc.pid) - c0)]);
+      if (w !== null) rows.push([`POST /api/eval/batch, 10,000 packets, wrk, ${conc} connection${conc > 1 ? 's' : ''}`, w.rps * packets.length, (w.requests * packets.length) / (cpuSeconds(proc.pid!) - c0)]);
     }
     console.log(`\n| batch eval (${name}) | packets/s | vs in-process evalBatch | packets per CPU second of the daemon |`);
     console.log('|---|---:|---:|---:|');

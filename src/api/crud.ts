@@ -82,18 +82,6 @@ export function configQuery(req: Req): 'running' | 'candidate' {
   throw new FwError('ERR_NET_1005', `query "config": "${which}" is not one of running, candidate`);
 }
 
-const etags = new WeakMap<Running, string>();
-
-/** The ETag of every read of a running version: its number and commit time name it exactly. */
-function etagOf(running: Running): string {
-  let etag = etags.get(running);
-  if (etag === undefined) {
-    etag = `"v${running.meta.version}.${running.meta.time.toString(36)}"`;
-    etags.set(running, etag);
-  }
-  return etag;
-}
-
 /** 304 when the client already holds this version's answer (If-None-Match), else null. */
 function notModified(req: Req, etag: string): Reply | null {
   const given = req.headers.ifNoneMatch;
@@ -124,13 +112,7 @@ export function crudRoutes(ctx: AppContext, spec: CrudSpec): RouteDef[] {
         // the running version's answer is cached JSON, given in the same call
         if (configQuery(req) === 'candidate') return ctx.config.candidate().then(({ doc }) => ({ body: spec.list(doc, variant) }));
         const running = ctx.config.current();
-        const doc = running.doc;
-        const etag = etagOf(running);
-        return notModified(req, etag) ?? {
-          body: undefined,
-          json: running.cachedJson(`${spec.kind}:${variant}`, () => spec.list(doc, variant)),
-          headers: { ETag: etag },
-        };
+        return notModified(req, running.etag) ?? running.cachedAnswer(`${spec.kind}:${variant}`, () => spec.list(running.doc, variant));
       },
     },
     {
@@ -145,8 +127,7 @@ export function crudRoutes(ctx: AppContext, spec: CrudSpec): RouteDef[] {
         const model = spec.one(doc, key);
         if (model === undefined) throw new FwError('ERR_NET_1003', `${spec.noun} "${key}" not found`);
         if (!running) return { body: model };
-        const etag = etagOf(running);
-        return notModified(req, etag) ?? { body: model, headers: { ETag: etag } };
+        return notModified(req, running.etag) ?? { body: model, headers: { ETag: running.etag } };
       },
     },
   ];

@@ -8,7 +8,7 @@ interface Compiled {
   literals: number; // segments that are not parameters: a literal beats a parameter
 }
 
-const NO_PARAMS: Record<string, string> = Object.freeze(Object.create(null));
+export const NO_PARAMS: Record<string, string> = Object.freeze(Object.create(null));
 
 export type Match =
   | { kind: 'route'; def: RouteDef; params: Record<string, string> }
@@ -32,8 +32,13 @@ export class Router {
     }
   }
 
+  /** The route of a path without parameters (most requests): one lookup, nothing allocated. */
+  exactRoute(method: string, path: string): RouteDef | undefined {
+    return this.exact.get(path)?.get(method);
+  }
+
   match(method: string, path: string): Match {
-    const hit = this.exact.get(path)?.get(method);
+    const hit = this.exactRoute(method, path);
     if (hit) return { kind: 'route', def: hit, params: NO_PARAMS };
     return this.search(method, path);
   }

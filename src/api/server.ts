@@ -6,7 +6,7 @@ import uWS from 'uWebSockets.js';
 import type { Logger } from 'pino';
 import { randomBytes } from 'node:crypto';
 import { FwError, isFwError, ERRORS } from '../errors';
-import { Router } from './router';
+import { NO_PARAMS, Router } from './router';
 import { parseJsonBody, type AuthUser, type Reply, type Req, type RouteDef } from './http';
 
 export interface Authenticator {
@@ -53,6 +53,16 @@ const STATUS_TEXT: Record<number, string> = {
 };
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+// The constant strings given to uWS on every request, as bytes: uWS reads a string argument by
+// copying it into a new UTF-8 buffer, bytes in place (measured: ~0.5-1 µs a request less)
+const KEY = {
+  requestId: Buffer.from('x-request-id'),
+  contentLength: Buffer.from('content-length'),
+  transferEncoding: Buffer.from('transfer-encoding'),
+  authorization: Buffer.from('authorization'),
+  ifNoneMatch: Buffer.from('if-none-match'),
+};
+const OUT = { contentType: Buffer.from('Content-Type'), json: Buffer.from('application/json'), requestId: Buffer.from('X-Request-Id') };
 /** The query of a request without one (handlers only read it). */
 const NO_QUERY = new URLSearchParams();
 const ID_PREFIX = randomBytes(3).toString('hex');
@@ -77,7 +87,15 @@ export class HttpServer {
 
   async listen(): Promise<number> {
     const app = uWS.App();
-    app.any('/*', (res, req) => this.onRequest(res, req));
+    // one uWS handler per method: the method is known without asking uWS for it
+    app.get('/*', (res, req) => this.onRequest(res, req, 'GET'));
+    app.post('/*', (res, req) => this.onRequest(res, req, 'POST'));
+    app.put('/*', (res, req) => this.onRequest(res, req, 'PUT'));
+    app.del('/*', (res, req) => this.onRequest(res, req, 'DELETE'));
+    app.patch('/*', (res, req) => this.onRequest(res, req, 'PATCH'));
+    app.head('/*', (res, req) => this.onRequest(res, req, 'HEAD'));
+    app.options('/*', (res, req) => this.onRequest(res, req, 'OPTIONS'));
+    app.any('/*', (res, req) => this.onRequest(res, req, req.getMethod().toUpperCase()));
     this.app = app;
     await new Promise<void>((resolve, reject) => {
       app.listen(this.opts.host, this.opts.port, (sock) => {
@@ -113,36 +131,44 @@ export class HttpServer {
     this.app = null;
   }
 
-  private onRequest(res: uWS.HttpResponse, uReq: uWS.HttpRequest): void {
+  private onRequest(res: uWS.HttpResponse, uReq: uWS.HttpRequest, method: string): void {
     const started = performance.now();
-    // copy everything from uReq now: it is invalid after this function returns
-    const method = uReq.getMethod().toUpperCase();
+    // copy everything from uReq now: it is invalid after this function returns. Each read is
+    // a call into uWS that makes a new string: only what the request needs is read
     const path = uReq.getUrl();
-    const query = uReq.getQuery() ?? '';
-    const givenId = uReq.getHeader('x-request-id');
-    const contentLength = uReq.getHeader('content-length');
-    const hasBody = contentLength !== '' ? contentLength !== '0' : uReq.getHeader('transfer-encoding') !== '';
+    const givenId = uReq.getHeader(KEY.requestId);
     const id = givenId !== '' && REQUEST_ID.test(givenId) ? givenId : `${ID_PREFIX}-${(++this.idCounter).toString(36)}`;
-    const match = this.router.match(method, path);
-    const a: Answering = { res, id, method, path, started, def: match.kind === 'route' ? match.def : null, done: false, aborted: false };
-
-    if (match.kind !== 'route') {
-      if (hasBody) res.onData(() => undefined); // drain; the answer does not depend on it
-      if (match.kind === 'not-found') return this.answerError(a, new FwError('ERR_NET_1011', `${method} ${path}`));
-      return this.answerError(a, new FwError('ERR_NET_1009', `${method} is not allowed on ${path}`, undefined, { Allow: match.allow.join(', ') }));
+    // a GET's or HEAD's body is never looked at: uWS skips it (tested), nothing is buffered
+    const bodiless = method === 'GET' || method === 'HEAD';
+    const contentLength = bodiless ? '' : uReq.getHeader(KEY.contentLength);
+    const hasBody = contentLength !== '' ? contentLength !== '0' : !bodiless && uReq.getHeader(KEY.transferEncoding) !== '';
+    let def = this.router.exactRoute(method, path);
+    let params = NO_PARAMS;
+    if (def === undefined) {
+      const match = this.router.match(method, path);
+      if (match.kind !== 'route') {
+        const a: Answering = { res, id, method, path, started, def: null, done: false, aborted: false };
+        if (hasBody) res.onData(() => undefined); // drain; the answer does not depend on it
+        if (match.kind === 'not-found') return this.answerError(a, new FwError('ERR_NET_1011', `${method} ${path}`));
+        return this.answerError(a, new FwError('ERR_NET_1009', `${method} is not allowed on ${path}`, undefined, { Allow: match.allow.join(', ') }));
+      }
+      def = match.def;
+      params = match.params;
     }
-    const def = match.def;
+    const a: Answering = { res, id, method, path, started, def, done: false, aborted: false };
     const limit = Math.max(def.maxBody ?? 0, this.opts.maxBodyBytes);
     if (hasBody && Number(contentLength) > limit) {
       return this.answerError(a, new FwError('ERR_NET_1010', `body is over ${limit} bytes`));
     }
-    // If-None-Match only where an ETag is answered (each header is a call into uWS and a new string)
+    // the query only where the route reads one (its document lists it)
+    const query = def.doc.query ? uReq.getQuery() : '';
+    // If-None-Match only where an ETag is answered
     const headers = {
-      authorization: uReq.getHeader('authorization'),
-      ifNoneMatch: def.doc.etag ? uReq.getHeader('if-none-match') : '',
+      authorization: uReq.getHeader(KEY.authorization),
+      ifNoneMatch: def.doc.etag ? uReq.getHeader(KEY.ifNoneMatch) : '',
     };
     const req: Req = {
-      id, method, path, params: match.params, query: query === '' ? NO_QUERY : new URLSearchParams(query), headers,
+      id, method, path, params, query: query ? new URLSearchParams(query) : NO_QUERY, headers,
       // the client's address is text made from bytes: only the routes without a token use it
       ip: def.auth === false ? Buffer.from(res.getRemoteAddressAsText()).toString() : '',
       body: undefined, user: undefined as unknown as AuthUser, log: this.opts.logger,
@@ -284,11 +310,19 @@ export class HttpServer {
 
 function write(res: uWS.HttpResponse, id: string, status: number, json: string | Uint8Array, extra?: Record<string, string>): void {
   if (status !== 200) res.writeStatus(STATUS_TEXT[status] ?? String(status));
-  if (extra?.['Content-Type'] === undefined) res.writeHeader('Content-Type', 'application/json');
-  res.writeHeader('X-Request-Id', id);
-  if (extra) for (const k in extra) res.writeHeader(k, extra[k]);
+  if (extra?.['Content-Type'] === undefined) res.writeHeader(OUT.contentType, OUT.json);
+  res.writeHeader(OUT.requestId, id);
+  if (extra) for (const k in extra) res.writeHeader(headerName(k), extra[k]);
   res.end(json);
 }
+
+/** A header name as bytes, made once per name (names come from the code, so they are few). */
+function headerName(name: string): Buffer {
+  let b = headerNames.get(name);
+  if (b === undefined) headerNames.set(name, (b = Buffer.from(name)));
+  return b;
+}
+const headerNames = new Map<string, Buffer>();
 
 function toFwError(e: unknown, log: Logger, reqId: string): FwError {
   if (isFwError(e)) {

@@ -6,7 +6,7 @@ import { dummyHash, verifyPassword } from '../../auth/passwords';
 import type { LoginLimiter } from '../../auth/login-limiter';
 import type { TokenService } from '../../auth/tokens';
 import type { AppContext } from '../context';
-import { message, type AuthUser, type RouteDef } from '../http';
+import { message, type AuthUser, type Reply, type RouteDef } from '../http';
 import { MessageReply } from '../schemas';
 
 const LoginBody = Type.Object({ username: Type.String(), password: Type.String() }, { additionalProperties: false });
@@ -17,7 +17,7 @@ const MeReply = Type.Object(
   { additionalProperties: false },
 );
 
-const meAnswers = new WeakMap<AuthUser, string>();
+const meAnswers = new WeakMap<AuthUser, Reply>();
 
 export function authRoutes(ctx: AppContext, tokens: TokenService, limiter: LoginLimiter): RouteDef[] {
   return [
@@ -66,12 +66,13 @@ export function authRoutes(ctx: AppContext, tokens: TokenService, limiter: Login
       doc: { tag: 'auth', summary: 'Who the token belongs to', response: MeReply },
       // the answer of a token never changes: serialized once per (cached) token
       handler: (req) => {
-        let json = meAnswers.get(req.user);
-        if (json === undefined) {
-          json = JSON.stringify({ username: req.user.username, role: req.user.role, expires: req.user.exp });
-          meAnswers.set(req.user, json);
+        let answer = meAnswers.get(req.user);
+        if (answer === undefined) {
+          const json = Buffer.from(JSON.stringify({ username: req.user.username, role: req.user.role, expires: req.user.exp }));
+          answer = Object.freeze({ body: undefined, json });
+          meAnswers.set(req.user, answer);
         }
-        return { body: undefined, json };
+        return answer;
       },
     },
   ];

@@ -6,7 +6,7 @@ import { crudRoutes } from '../crud';
 import { Type } from '@sinclair/typebox';
 import { PolicyModel, renderPolicy } from '../../config/render/rules';
 import { parseRuleId } from '../../config/validate';
-import type { Handler, Req } from '../http';
+import type { Handler, Reply, Req } from '../http';
 
 const Hits = Type.Object({ packets: Type.Integer({ minimum: 0 }), bytes: Type.Integer({ minimum: 0 }) }, { additionalProperties: false });
 
@@ -47,8 +47,7 @@ export function policyRoutes(ctx: AppContext) {
     response: Type.Array(Type.Composite([PolicyModel, Type.Object({ hits: Type.Optional(Type.Union([Hits, Type.Null()])) })])),
   };
   const cached: Handler = list.handler;
-  list.handler = async (req) => {
-    if (!wantsStats(req)) return cached(req);
+  const withHits = async (): Promise<Reply> => {
     const { doc } = ctx.config.current();
     const counters = await ctx.dataPlane.counters();
     return { body: doc.policies.map((p) => ({
@@ -56,5 +55,7 @@ export function policyRoutes(ctx: AppContext) {
       hits: counters ? counters.get(p.id) ?? { packets: 0, bytes: 0 } : null,
     })) };
   };
+  // not async: the cached answer is given within the request's own call (src/api/server.ts)
+  list.handler = (req) => (wantsStats(req) ? withHits() : cached(req));
   return routes;
 }
