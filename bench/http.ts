@@ -1,5 +1,6 @@
-// HTTP benchmark: `npm run bench:http` (node dist/bench/http.js [--seconds S] [--classbench DIR]);
-// with --redis, both stores side by side instead (bench/cluster.ts).
+// HTTP benchmark: `npm run bench:http` (node dist/bench/http.js [--seconds S] [--classbench DIR]
+// [--only hot|batch]); with --redis, both stores side by side instead (bench/cluster.ts).
+// --only hot: the hot-path comparison alone; --only batch: the batch eval rows alone.
 // Starts the daemon as a child process (exactly as `npm start` runs it) on a data folder
 // seeded with a large committed configuration (ClassBench fw1_10k if present, else the
 // generated realistic one), then drives it from this process over keep-alive connections and
@@ -7,6 +8,9 @@
 // request of the same run; then packets/s of the batch eval endpoint against the same
 // packets evaluated in-process: CompiledConfig.evalBatch (Packet objects in, answer objects
 // out) and the endpoint's own path from body bytes to answer bytes (what HTTP adds on top).
+// The batch endpoint is driven twice: by this process (Node's http client, the answer read
+// into a string) and by wrk (a C client that reads and drops the answer), which leaves the
+// daemon the cores the Node client would take.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -37,13 +41,20 @@ function benchDoc(): { name: string; doc: ConfigDoc } {
   return { name: 'generated', doc: generateConfig(REALISTIC) };
 }
 
+/** One wrk run (one thread, `conns` connections, `extra` options such as a script): its
+ * requests/s and request count; throws on any answer but 200. */
+function wrkRun(url: string, token: string, runSeconds: number, conns: number, extra: string[] = []): { rps: number; requests: number } {
+  const r = spawnSync('wrk', ['-t1', `-c${conns}`, `-d${runSeconds}s`, ...extra, '-H', `Authorization: Bearer ${token}`, url], { encoding: 'utf8' });
+  const m = /Requests\/sec:\s+([\d.]+)/.exec(r.stdout ?? '');
+  const c = /(\d+) requests in/.exec(r.stdout ?? '');
+  if (!m || !c) throw new Error(`wrk gave no rate: ${r.stdout} ${r.stderr}`);
+  if (/Non-2xx/.test(r.stdout)) throw new Error(`wrk saw errors on ${url}: ${r.stdout}`);
+  return { rps: Number(m[1]), requests: Number(c[1]) };
+}
+
 /** wrk's requests/s for one URL, one thread and `conns` connections. */
 function wrkRps(url: string, token: string, runSeconds: number, conns = 32): number {
-  const r = spawnSync('wrk', ['-t1', `-c${conns}`, `-d${runSeconds}s`, '-H', `Authorization: Bearer ${token}`, url], { encoding: 'utf8' });
-  const m = /Requests\/sec:\s+([\d.]+)/.exec(r.stdout ?? '');
-  if (!m) throw new Error(`wrk gave no rate: ${r.stdout} ${r.stderr}`);
-  if (/Non-2xx/.test(r.stdout)) throw new Error(`wrk saw errors on ${url}: ${r.stdout}`);
-  return Number(m[1]);
+  return wrkRun(url, token, runSeconds, conns).rps;
 }
 
 /** CPU seconds a process has used (user + system), from /proc; NaN where there is none. */
@@ -61,6 +72,22 @@ function measured(url: string, pid: number, token: string, runSeconds: number): 
   const c0 = cpuSeconds(pid);
   const rps = wrkRps(url, token, runSeconds);
   return { rps, cpuUs: ((cpuSeconds(pid) - c0) * 1e6) / (rps * runSeconds) };
+}
+
+/** wrk POSTing `body` to `url` (null without wrk). */
+function wrkPost(url: string, token: string, body: string, runSeconds: number, conns: number, dir: string): { rps: number; requests: number } | null {
+  if (spawnSync('wrk', ['--version']).error) return null;
+  const bodyFile = path.join(dir, 'wrk-body.json');
+  const script = path.join(dir, 'wrk-post.lua');
+  fs.writeFileSync(bodyFile, body);
+  fs.writeFileSync(script, [
+    `local f = io.open(${JSON.stringify(bodyFile)}, "rb")`,
+    'wrk.body = f:read("*a")',
+    'f:close()',
+    'wrk.method = "POST"',
+    'wrk.headers["Content-Type"] = "application/json"',
+  ].join('\n'));
+  return wrkRun(url, token, runSeconds, conns, ['-s', script]);
 }
 
 /** Starts bench/raw-uws.js answering `bodies` (path -> body); resolves with its port. */
@@ -137,7 +164,7 @@ async function hotPath(): Promise<void> {
 
 async function main(): Promise<void> {
   if (process.argv.includes('--redis')) return clusterBench(seconds);
-  await hotPath();
+  if (arg('only') !== 'batch') await hotPath();
   if (arg('only') === 'hot') return;
   const { name, doc } = benchDoc();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fwd-bench-'));
@@ -162,15 +189,17 @@ async function main(): Promise<void> {
       { name: 'POST /api/addresses (durable change)', concurrency: 64, next: (i) => ['POST', '/api/addresses', JSON.stringify({ name: `bench-${i}`, ips: [`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}/32`] })] },
       { name: 'POST /api/eval (one packet)', concurrency: 32, next: (i) => ['POST', '/api/eval', one(i)] },
     ];
-    const results: Result[] = [];
-    for (const l of loads) await run(oneTarget(port, token), l, 0.5); // warm-up: JIT and caches, untimed
-    for (const l of loads) results.push(await run(oneTarget(port, token), l, seconds));
-    const base = results[0].rps;
-    console.log(`\nHTTP, daemon in its own process, ${name} committed (${doc.policies.length} policies), ${seconds}s per row, ${os.cpus().length} cores\n`);
-    console.log('| request | concurrency | requests/s | p50 ms | p99 ms | vs baseline |');
-    console.log('|---|---:|---:|---:|---:|---:|');
-    for (const r of results) {
-      console.log(`| ${r.name} | ${r.concurrency} | ${fmt(r.rps)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${(r.rps / base).toFixed(2)} |`);
+    if (arg('only') !== 'batch') {
+      const results: Result[] = [];
+      for (const l of loads) await run(oneTarget(port, token), l, 0.5); // warm-up: JIT and caches, untimed
+      for (const l of loads) results.push(await run(oneTarget(port, token), l, seconds));
+      const base = results[0].rps;
+      console.log(`\nHTTP, daemon in its own process, ${name} committed (${doc.policies.length} policies), ${seconds}s per row, ${os.cpus().length} cores\n`);
+      console.log('| request | concurrency | requests/s | p50 ms | p99 ms | vs baseline |');
+      console.log('|---|---:|---:|---:|---:|---:|');
+      for (const r of results) {
+        console.log(`| ${r.name} | ${r.concurrency} | ${fmt(r.rps)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${(r.rps / base).toFixed(2)} |`);
+      }
     }
 
     // the batch endpoint against the same packets in-process
@@ -185,6 +214,7 @@ async function main(): Promise<void> {
     // what the endpoint does between the body's bytes and the answer's bytes, without HTTP
     const body = Buffer.from(batch);
     const t1 = process.hrtime.bigint();
+    const u1 = process.cpuUsage();
     n = 0;
     while (Number(process.hrtime.bigint() - t1) < seconds * 1e9) {
       const b = scanPacketBatch(body)!;
@@ -193,16 +223,28 @@ async function main(): Promise<void> {
       n += packets.length;
     }
     const fastPath = n / (Number(process.hrtime.bigint() - t1) / 1e9);
-    const rows: Array<[string, number]> = [];
+    const u2 = process.cpuUsage(u1);
+    const fastCpu = n / ((u2.user + u2.system) / 1e6);
+    // rows: label, packets/s (wall clock), packets per CPU second of the daemon
+    const rows: Array<[string, number, number]> = [];
+    const batchLoad = (conc: number): Load => ({ name: 'batch', concurrency: conc, next: () => ['POST', '/api/eval/batch', batch] });
+    await run(oneTarget(port, token), batchLoad(1), 0.5); // warm-up, untimed
     for (const conc of [1, 2, 4]) {
-      const r = await run(oneTarget(port, token), { name: 'batch', concurrency: conc, next: () => ['POST', '/api/eval/batch', batch] }, seconds);
-      rows.push([`POST /api/eval/batch, 10,000 packets, concurrency ${conc}`, r.rps * packets.length]);
+      const c0 = cpuSeconds(proc.pid!);
+      const r = await run(oneTarget(port, token), batchLoad(conc), seconds);
+      const requests = r.rps * seconds;
+      rows.push([`POST /api/eval/batch, 10,000 packets, concurrency ${conc}`, r.rps * packets.length, (requests * packets.length) / (cpuSeconds(proc.pid!) - c0)]);
     }
-    console.log(`\n| batch eval (${name}) | packets/s | vs in-process evalBatch |`);
-    console.log('|---|---:|---:|');
-    console.log(`| in-process CompiledConfig.evalBatch (baseline) | ${fmt(inProcess)} | 1.00 |`);
-    console.log(`| in-process body bytes to answer bytes (scanPacketBatch + evalBatchJson) | ${fmt(fastPath)} | ${(fastPath / inProcess).toFixed(2)} |`);
-    for (const [label, pps] of rows) console.log(`| ${label} | ${fmt(pps)} | ${(pps / inProcess).toFixed(2)} |`);
+    for (const conc of [1, 2, 4]) {
+      const c0 = cpuSeconds(proc.pid!);
+      const w = wrkPost(`http://127.0.0.1:${port}/api/eval/batch`, token, batch, seconds, conc, dir);
+      if (w !== null) rows.push([`POST /api/eval/batch, 10,000 packets, wrk, ${conc} connection${conc > 1 ? 's' : ''}`, w.rps * packets.length, (w.requests * packets.length) / (cpuSeconds(proc.pid!) - c0)]);
+    }
+    console.log(`\n| batch eval (${name}) | packets/s | vs in-process evalBatch | packets per CPU second of the daemon |`);
+    console.log('|---|---:|---:|---:|');
+    console.log(`| in-process CompiledConfig.evalBatch (baseline) | ${fmt(inProcess)} | 1.00 | |`);
+    console.log(`| in-process body bytes to answer bytes (scanPacketBatch + evalBatchJson) | ${fmt(fastPath)} | ${(fastPath / inProcess).toFixed(2)} | ${fmt(fastCpu)} |`);
+    for (const [label, pps, perCpu] of rows) console.log(`| ${label} | ${fmt(pps)} | ${(pps / inProcess).toFixed(2)} | ${fmt(perCpu)} |`);
   } finally {
     proc.kill('SIGTERM');
     closeAgent();

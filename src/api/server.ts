@@ -54,7 +54,8 @@ const STATUS_TEXT: Record<number, string> = {
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 // The constant strings given to uWS on every request, as bytes: uWS reads a string argument by
-// copying it into a new UTF-8 buffer, bytes in place (measured: ~0.5-1 µs a request less)
+// copying it into a new UTF-8 buffer, bytes in place (two bare uWS servers A/B under wrk, same
+// three header reads and two writes: 10.0-10.5 against 10.9-11.9 CPU µs a request)
 const KEY = {
   requestId: Buffer.from('x-request-id'),
   contentLength: Buffer.from('content-length'),

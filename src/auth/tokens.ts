@@ -9,11 +9,15 @@ import type { AuthUser } from '../api/http';
 
 const BEARER = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/;
 const CACHE_MAX = 100_000;
+const RECENT = 4;
 
 export class TokenService {
   private readonly key: KeyObject;
   /** verified tokens by the Authorization header that carries them */
   private readonly cache = new Map<string, AuthUser>();
+  /** the last RECENT headers and their users, as (header, user) pairs: see recentUser */
+  private readonly recent: Array<string | AuthUser | undefined> = new Array(RECENT * 2).fill(undefined);
+  private recentNext = 0;
 
   constructor(secret: string, private readonly ttlSec: number, private readonly store: Store) {
     this.key = createSecretKey(Buffer.from(secret, 'utf8'));
@@ -37,17 +41,39 @@ export class TokenService {
    * revocation and account checks.
    */
   authenticate(header: string): AuthUser | Promise<AuthUser> {
-    // keyed by the whole header: a hit costs one hash of the string uWS gave, nothing sliced
-    const cached = this.cache.get(header);
+    const cached = this.recentUser(header) ?? this.rememberFound(header);
     if (cached) {
       if (cached.exp > Date.now() / 1000) return cached;
       this.cache.delete(header);
+      this.forgetRecent();
       throw new FwError('ERR_SEC_5003', 'token expired');
     }
     if (!header) throw new FwError('ERR_SEC_5001', 'send Authorization: Bearer <token>');
     const m = BEARER.exec(header);
     if (!m) throw new FwError('ERR_SEC_5002', 'expected Authorization: Bearer <token>');
     return this.check(m[1]);
+  }
+
+  /**
+   * The user of a header seen in the last few requests. A token is ~200 characters, and the
+   * string uWS gives is new each request: hashing it for the Map costs more than the rest of
+   * a cached read, comparing it with a few recent headers (equal length, then memcmp) far less.
+   */
+  private recentUser(header: string): AuthUser | undefined {
+    const r = this.recent;
+    for (let i = 0; i < r.length; i += 2) if (r[i] === header) return r[i + 1] as AuthUser;
+    return undefined;
+  }
+
+  /** The cached user of a header not seen lately, now put among the recent ones. */
+  private rememberFound(header: string): AuthUser | undefined {
+    const user = this.cache.get(header);
+    if (user) {
+      this.recent[this.recentNext] = header;
+      this.recent[this.recentNext + 1] = user;
+      this.recentNext = (this.recentNext + 2) % this.recent.length;
+    }
+    return user;
   }
 
   private async check(token: string): Promise<AuthUser> {
@@ -81,15 +107,22 @@ export class TokenService {
   /** Drops a revoked token from the cache (here, or told by another instance). */
   forgetToken(jti: string): void {
     for (const [token, u] of this.cache) if (u.jti === jti) this.cache.delete(token);
+    this.forgetRecent();
+  }
+
+  private forgetRecent(): void {
+    this.recent.fill(undefined);
   }
 
   /** Forgets every verified token: after an outage, revocations may have been missed. */
   forgetAll(): void {
     this.cache.clear();
+    this.forgetRecent();
   }
 
   /** Drops the cached tokens of a deleted account; its tokens then fail the user check. */
   forgetUser(username: string): void {
     for (const [token, u] of this.cache) if (u.username === username) this.cache.delete(token);
+    this.forgetRecent();
   }
 }

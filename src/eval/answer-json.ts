@@ -1,14 +1,17 @@
 // The JSON body of a batch answer written straight into bytes. Every piece of an answer that
 // depends on the configuration (a zone name, an egress interface with its route, a NAT rule,
 // a policy) is serialized once per compiled configuration, by JSON.stringify itself, into one
-// byte arena; a batch is then a copy of 6 to 8 fragments per packet into one Buffer, about
-// 1.6 ms for 10,000 answers (2 MB). What it replaces: up to 4 answer objects per packet,
-// JSON.stringify walking them (about 7 ms) and the UTF-8 encoding of the 2 MB string on its
-// way out (about 2 ms). The bytes equal JSON.stringify({version, results}) of the answer
-// objects eval() builds: the key order below is EvalResult's (tests compare byte for byte).
+// byte arena. A whole answer is assembled from its 6 to 8 fragments once and interned
+// (answer-slots.ts: per policy, while its zones, route and NAT are the same), so a batch is
+// one copy of an answer's bytes per packet into one Buffer. What it replaces: up to 4 answer
+// objects per packet, JSON.stringify walking them (about 7 ms for 10,000) and the UTF-8
+// encoding of the 2 MB string on its way out (about 2 ms). The bytes equal
+// JSON.stringify({version, results}) of the answer objects eval() builds: the key order below
+// is EvalResult's (tests compare byte for byte).
 // Built at the first batch of a configuration: about 20 ms for 20,000 policies.
 import type { ImageMeta } from './image';
 import { ALLOW_POLICY, DENY_DEFAULT, DENY_NO_ROUTE, DENY_POLICY, type BatchAnswers } from './batch';
+import { AnswerSlots } from './answer-slots';
 import type { NatAnswer, RouteAnswer } from './types';
 
 const j = JSON.stringify;
@@ -38,8 +41,11 @@ class Fragments {
   }
 }
 
+/** Interned answers held past this many bytes are dropped at the next batch. */
+const INTERNED_BYTES = 8 << 20;
+
 export class AnswerWriter {
-  private readonly view: DataView; // the fragments' UTF-8 bytes, 3 spare bytes at the end
+  private readonly arena: Uint8Array; // the fragments' UTF-8 bytes
   private readonly start: Int32Array;
   private readonly len: Int32Array;
   // fragment ids; a table indexed by "index + 1" holds the null fragment at 0
@@ -52,6 +58,17 @@ export class AnswerWriter {
   private readonly masqTail: Int32Array; // ,"translatedPort":".."}
   private readonly ifAddr: Int32Array; // "address" of each interface
   private readonly policy: Int32Array; // ,"policy":{...}}
+  // whole answers, interned: slot s's bytes are whole[wStart[s], + wLen[s]), 3 spare bytes
+  private readonly slots: AnswerSlots;
+  private readonly wStart: Int32Array;
+  private readonly wLen: Int32Array;
+  private whole = new Uint8Array(1 << 16);
+  private wholeView = new DataView(this.whole.buffer);
+  private wholeUsed = 0;
+  // per answer of the batch being written: where its bytes are (a slot's bytes can change
+  // within a batch, when two answers of one policy differ in zones, route or NAT)
+  private answerStart = new Int32Array(0);
+  private answerLen = new Int32Array(0);
 
   constructor(meta: ImageMeta, routes: readonly RouteAnswer[], nat: readonly NatAnswer[], polId: Int32Array, polFlags: Int32Array) {
     const f = new Fragments();
@@ -80,11 +97,12 @@ export class AnswerWriter {
       this.policy[p + 1] = f.add(`,"policy":${j({ id: polId[p], action, log: (polFlags[p] & 2) !== 0 })}}`);
     }
     const { arena, start, len } = f.seal();
-    const padded = new Uint8Array(arena.length + 3);
-    padded.set(arena);
-    this.view = new DataView(padded.buffer);
+    this.arena = arena;
     this.start = start;
     this.len = len;
+    this.slots = new AnswerSlots(polId.length);
+    this.wStart = new Int32Array(this.slots.size);
+    this.wLen = new Int32Array(this.slots.size);
   }
 
   /** The fragment ids of answer k, in order, into `ids`; returns how many (6 or 8). */
@@ -110,37 +128,69 @@ export class AnswerWriter {
   /** {"version":V,"results":[answer 0, ..., answer n-1]} as UTF-8 bytes. */
   write(version: number, a: BatchAnswers, n: number): Buffer {
     const head = Buffer.from(`{"version":${j(version)},"results":[`, 'utf8');
-    const ids = new Int32Array(8);
-    const len = this.len;
-    // first pass: the exact size, so the body is one allocation and never copied again
+    if (this.wholeUsed > INTERNED_BYTES) {
+      this.slots.clear();
+      this.wholeUsed = 0;
+    }
+    if (this.answerStart.length < n) {
+      this.answerStart = new Int32Array(n);
+      this.answerLen = new Int32Array(n);
+    }
+    const aStart = this.answerStart, aLen = this.answerLen, wStart = this.wStart, wLen = this.wLen;
+    // first pass: each answer's interned bytes (built on a miss), and the exact size, so the
+    // body is one allocation and never copied again
     let size = head.length + 2 + (n > 0 ? n - 1 : 0);
     for (let k = 0; k < n; k++) {
-      const c = this.fragments(a, k, ids);
-      for (let f = 0; f < c; f++) size += len[ids[f]];
+      const s = this.slots.slot(a, k);
+      if (!this.slots.holds(s, a, k)) this.intern(s, a, k);
+      aStart[k] = wStart[s];
+      aLen[k] = wLen[s];
+      size += wLen[s];
     }
-    // 3 spare bytes: fragments are copied 4 bytes at a time and the last copy may run past
-    // the end (each fragment's overrun is overwritten by the next one)
+    // 3 spare bytes: answers are copied 4 bytes at a time and the last copy may run past the
+    // end (each answer's overrun is overwritten by the next one)
     const out = Buffer.allocUnsafe(size + 3);
     head.copy(out, 0);
     let at = head.length;
-    const src = this.view, start = this.start;
+    const src = this.wholeView;
     const dst = new DataView(out.buffer, out.byteOffset, out.length);
     for (let k = 0; k < n; k++) {
       if (k > 0) out[at++] = 0x2c; // ','
-      const c = this.fragments(a, k, ids);
-      for (let f = 0; f < c; f++) {
-        // 4 bytes at a time through DataViews (unaligned int32 loads and stores that the
-        // optimizer inlines): fragments are 4-100 bytes, where set() or copy() would cost a
-        // view object and a native call each, and a byte loop four times the iterations
-        const id = ids[f];
-        const l = len[id];
-        for (let s = start[id], d = at, e = at + l; d < e; s += 4, d += 4) dst.setInt32(d, src.getInt32(s));
-        at += l;
-      }
+      // 4 bytes at a time through DataViews (unaligned int32 loads and stores that the
+      // optimizer inlines; little-endian, the machine's order: no byte swaps): an answer is
+      // about 200 bytes, where set() or copy() would cost a view object and a native call
+      const l = aLen[k];
+      for (let i = aStart[k], d = at, e = at + l; d < e; i += 4, d += 4) dst.setInt32(d, src.getInt32(i, true), true);
+      at += l;
     }
     out[at++] = 0x5d; // ']'
     out[at++] = 0x7d; // '}'
     if (at !== size) throw new Error(`batch answer size ${at} != ${size}`);
     return out.subarray(0, size);
+  }
+
+  /** Assembles answer k's bytes from its fragments into the interned answers, as slot s's. The
+   * store only grows during a batch: earlier answers of the batch may still copy old bytes. */
+  private intern(s: number, a: BatchAnswers, k: number): void {
+    const ids = new Int32Array(8);
+    const c = this.fragments(a, k, ids);
+    let l = 0;
+    for (let f = 0; f < c; f++) l += this.len[ids[f]];
+    if (this.wholeUsed + l + 3 > this.whole.length) {
+      const grown = new Uint8Array(Math.max(this.whole.length * 2, this.wholeUsed + l + 3));
+      grown.set(this.whole.subarray(0, this.wholeUsed));
+      this.whole = grown;
+      this.wholeView = new DataView(grown.buffer);
+    }
+    let at = this.wholeUsed;
+    this.wStart[s] = at;
+    this.wLen[s] = l;
+    for (let f = 0; f < c; f++) {
+      const from = this.start[ids[f]];
+      this.whole.set(this.arena.subarray(from, from + this.len[ids[f]]), at);
+      at += this.len[ids[f]];
+    }
+    this.wholeUsed = at;
+    this.slots.keep(s, a, k);
   }
 }

@@ -20,6 +20,18 @@ const LBRACE = 123, RBRACE = 125, LBRACKET = 91, RBRACKET = 93;
 const SRC_IP = 0, DST_IP = 1, PROTOCOL = 2, DST_PORT = 3, SRC_PORT = 4, IN_IF = 5, SRC_ZONE = 6, DST_ZONE = 7;
 const FIELDS = ['src-ip', 'dst-ip', 'protocol', 'dst-port', 'src-port', 'in-interface', 'src-zone', 'dst-zone'].map((f) => Buffer.from(f, 'latin1'));
 const PACKETS = Buffer.from('"packets"', 'latin1');
+// Each field name with its closing quote as big-endian int32 words at offsets 0, 4, ... and a
+// last one ending at the quote (overlapping the previous): a key is checked with two to four
+// loads instead of a loop over its bytes.
+const KEY_WORDS: Int32Array[] = FIELDS.map((w) => {
+  const k = Buffer.concat([w, Buffer.from('"', 'latin1')]);
+  const words: number[] = [];
+  for (let o = 0; o + 4 < k.length; o += 4) words.push(k.readInt32BE(o));
+  words.push(k.readInt32BE(k.length - 4));
+  return Int32Array.from(words);
+});
+/** The body being scanned, for 4-byte loads (the scan is synchronous: module scratch). */
+let view: DataView = new DataView(new ArrayBuffer(0));
 const TCP = Buffer.from('tcp', 'latin1'), UDP = Buffer.from('udp', 'latin1'), ICMP = Buffer.from('icmp', 'latin1');
 
 /** `{"src-ip":"::","dst-ip":"::","protocol":0}`: no accepted packet is shorter, so a body of n
@@ -70,9 +82,12 @@ function fieldAt(s: Uint8Array, a: number, n: number): number {
     default:
       return -1;
   }
-  const word = FIELDS[f];
-  const e = a + word.length;
-  return e < n && s[e] === QUOTE && equalBytes(s, a, e, word) ? f : -1;
+  const e = a + FIELDS[f].length; // where the closing quote must be
+  if (e >= n) return -1;
+  const words = KEY_WORDS[f];
+  const last = words.length - 1;
+  for (let k = 0; k < last; k++) if (view.getInt32(a + 4 * k) !== words[k]) return -1;
+  return view.getInt32(e - 3) === words[last] ? f : -1;
 }
 
 /**
@@ -96,6 +111,7 @@ export function scanPacketBatch(body: Buffer): PacketBatch | null {
 function scan(body: Buffer, b: PacketBatch): number {
   const s = body;
   const n = s.length;
+  view = new DataView(body.buffer, body.byteOffset, body.length);
   let p = skipWs(s, 0, n);
   if (p >= n || s[p] !== LBRACE) return -1;
   p = skipWs(s, p + 1, n);

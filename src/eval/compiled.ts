@@ -11,6 +11,7 @@ import { compileImage, type CompileOptions } from './compile';
 import { arrayOf, type CompiledImage, type ImageMeta } from './image';
 import { lpm4, lpm6, type LpmData } from './lpm';
 import { AnswerWriter } from './answer-json';
+import { AnswerObjects } from './answer-objects';
 import { ALLOW_POLICY, BatchAnswers, DENY_DEFAULT, DENY_NO_ROUTE, DENY_POLICY, PacketBatch, scratchAnswers } from './batch';
 import { evalBatch } from './packet';
 import { packetKey } from './sets';
@@ -51,6 +52,7 @@ export class CompiledConfig implements Evaluator {
   private readonly one = new PacketBatch(1); // eval() of one packet runs the batch pipeline
   private readonly oneAnswer = new BatchAnswers(1);
   private writer: AnswerWriter | undefined; // built at the first batchJson
+  private objects: AnswerObjects | undefined; // built at the first eval
 
   private constructor(readonly image: CompiledImage, readonly analysis: Analysis | null) {
     this.meta = image.meta;
@@ -104,7 +106,8 @@ export class CompiledConfig implements Evaluator {
     return evalBatch(this, packets);
   }
 
-  /** One packet: the batch pipeline on a one-slot batch, then the answer objects. */
+  /** One packet: the batch pipeline on a one-slot batch, then the answer: frozen, and shared
+   * with earlier calls that got the same answer (answer-objects.ts). */
   eval(p: Packet): EvalResult {
     const b = this.one;
     b.fam[0] = p.family;
@@ -116,7 +119,8 @@ export class CompiledConfig implements Evaluator {
     b.srcZone[0] = p.srcZone;
     b.dstZone[0] = p.dstZone;
     this.evalSlot(b, 0, this.oneAnswer, 0);
-    return this.result(this.oneAnswer, 0);
+    this.objects ??= new AnswerObjects(this.meta, this.routeAnswers, this.natAnswers, this.polId, this.polFlags);
+    return this.objects.answer(this.oneAnswer, 0);
   }
 
   /**
@@ -151,34 +155,6 @@ export class CompiledConfig implements Evaluator {
    * serialization are one synchronous step) then batchJson. */
   evalBatchJson(version: number, b: PacketBatch): Buffer {
     return this.batchJson(version, this.evalBatchInto(b, scratchAnswers(b.length)));
-  }
-
-  /** The EvalResult of answer slot j: the same objects eval() always returned. */
-  private result(a: BatchAnswers, j: number): EvalResult {
-    const code = a.code[j];
-    const sz = a.srcZone[j];
-    const dz = a.dstZone[j];
-    const route = a.route[j];
-    const n = a.nat[j];
-    const pol = a.policy[j];
-    const zones = this.meta.zones;
-    let nat: NatAnswer | null = null;
-    if (n >= 0) {
-      // literals of one shape, not spreads: the answer objects are the cost of eval()
-      const t = this.natAnswers[n];
-      nat = { id: t.id, type: t.type, translatedIP: a.natIf[j] >= 0 ? this.meta.ifaces[a.natIf[j]].addr : t.translatedIP, translatedPort: t.translatedPort };
-    }
-    const action = code === ALLOW_POLICY ? 'allow' : 'deny';
-    return {
-      action,
-      reason: code === DENY_NO_ROUTE ? 'no-route' : code === DENY_DEFAULT ? 'default-deny' : 'policy',
-      srcZone: sz > 0 ? zones[sz - 1] : null,
-      dstZone: dz > 0 ? zones[dz - 1] : null,
-      egressInterface: route >= 0 ? this.meta.ifaces[this.meta.routes[route].egress].name : null,
-      route: route >= 0 ? { id: this.routeAnswers[route].id, destination: this.routeAnswers[route].destination } : null,
-      nat,
-      policy: pol >= 0 ? { id: this.polId[pol], action, log: (this.polFlags[pol] & 2) !== 0 } : null,
-    };
   }
 
   /**
@@ -297,6 +273,12 @@ function copyWords(from: Int32Array, at: number, to: Int32Array, family: Family)
 }
 
 export function loadWords(bytes: Uint8Array, out: Int32Array, at: number): void {
+  if (bytes.length === 4) {
+    // IPv4, most packets: one word, no loop
+    out[at] = (bytes[0] << 24) | (bytes[1] << 16) | (bytes[2] << 8) | bytes[3];
+    out[at + 1] = out[at + 2] = out[at + 3] = 0;
+    return;
+  }
   for (let i = 0; i < bytes.length; i += 4) out[at + (i >> 2)] = (bytes[i] << 24) | (bytes[i + 1] << 16) | (bytes[i + 2] << 8) | bytes[i + 3];
   for (let i = bytes.length >> 2; i < 4; i++) out[at + i] = 0;
 }

@@ -101,6 +101,8 @@ describe('admin accounts', () => {
     expect(list.body.map((u: { username: string }) => u.username)).toEqual(['admin', 'ops']);
     expect(JSON.stringify(list.body)).not.toContain('scrypt');
     const ops = await new Client(d.url).login('ops', 'ops-password-123');
+    // twice: verified, then found among the recently seen headers (src/auth/tokens.ts)
+    expect((await ops.get('/api/me')).body.username).toBe('ops');
     expect((await ops.get('/api/me')).body.username).toBe('ops');
     expectMessage(await c.put('/api/users/ops', { password: 'new-password-456' }), 'user updated');
     expectError(await new Client(d.url).post('/api/login', { username: 'ops', password: 'ops-password-123' }), 401, 'ERR_SEC_5005');

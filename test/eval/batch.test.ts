@@ -399,6 +399,24 @@ describe('scanPacketBatch = JSON.parse + parsePacketBatch', () => {
       if (t !== '{"packets":[]}') expect(fastPath(b)).toBeNull();
     }
   });
+  test('a key one byte off a field name, at any position of the name or its closing quote: declined, and refused the slow way', () => {
+    const packet = { 'src-ip': '10.0.0.1', 'dst-ip': '10.0.0.2', protocol: 'tcp', 'dst-port': 1, 'src-port': 2, 'in-interface': 'eth0', 'src-zone': 'lan', 'dst-zone': 'wan' };
+    const text = JSON.stringify({ packets: [packet] });
+    expect(fastPath(Buffer.from(text))).not.toBeNull();
+    let tried = 0;
+    for (const field of Object.keys(packet)) {
+      const at = text.indexOf(`"${field}"`) + 1;
+      for (let k = 0; k <= field.length; k++) {
+        // k = field.length changes the closing quote: the key runs on ("src-ipx:...)
+        const body = Buffer.from(text);
+        body[at + k] = k === field.length ? 0x78 : body[at + k] === 0x78 ? 0x79 : 0x78;
+        expect({ key: body.toString('latin1', at - 1, at + field.length + 2), fast: fastPath(body) }).toEqual({ key: body.toString('latin1', at - 1, at + field.length + 2), fast: null });
+        expect(slowPath(body)).toMatchObject({ error: expect.stringMatching(/^ERR_NET_100[14]$/) });
+        tried++;
+      }
+    }
+    expect(tried).toBe(Object.keys(packet).join('').length + 8);
+  });
   test('names: the same string for the same bytes, many distinct names', () => {
     const names = Array.from({ length: 600 }, (_, i) => `n${i % 300}-${'x'.repeat(i % 7)}`);
     const packets = names.map((n, i) => ({ 'src-ip': '10.0.0.1', 'dst-ip': '10.0.0.2', protocol: 'icmp', 'in-interface': n, 'src-zone': i % 2 ? '' : n, 'dst-zone': i % 3 ? null : 'wan' }));
