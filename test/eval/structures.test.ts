@@ -71,7 +71,7 @@ describe('classifier = linear scan on large rule tables', () => {
       fc.assert(
         fc.property(
           specArb({ policies: [300, 1500], nat: [0, 0], addresses: 40, services: 12 }),
-          fc.array(packetArb, { minLength: 1, maxLength: 1500, size: 'max' }),
+          fc.array(packetArb, { minLength: 100, maxLength: 1500, size: 'max' }),
           fc.constantFrom(4, 8, 16),
           (spec, packets, binth) => {
             compared += compareWithLinear(spec, packets, { ...DEFAULT_BUILD_PARAMS, binth }, firstOnly, (d4) => leafForms(d4, forms));
@@ -117,7 +117,7 @@ describe('hash nodes = linear scan', () => {
       fc.assert(
         fc.property(
           specArb({ policies: [200, 900], nat: [0, 0], addresses: 60, services: 12 }),
-          fc.array(packetArb, { minLength: 1, maxLength: 800, size: 'max' }),
+          fc.array(packetArb, { minLength: 200, maxLength: 800, size: 'max' }),
           fc.constantFrom(2, 16),
           fc.boolean(),
           (spec, packets, binth, firstOnly) => {
