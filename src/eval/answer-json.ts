@@ -69,6 +69,7 @@ export class AnswerWriter {
   // within a batch, when two answers of one policy differ in zones, route or NAT)
   private answerStart = new Int32Array(0);
   private answerLen = new Int32Array(0);
+  private readonly ids = new Int32Array(8); // intern()'s fragment ids
 
   constructor(meta: ImageMeta, routes: readonly RouteAnswer[], nat: readonly NatAnswer[], polId: Int32Array, polFlags: Int32Array) {
     const f = new Fragments();
@@ -172,7 +173,7 @@ export class AnswerWriter {
   /** Assembles answer k's bytes from its fragments into the interned answers, as slot s's. The
    * store only grows during a batch: earlier answers of the batch may still copy old bytes. */
   private intern(s: number, a: BatchAnswers, k: number): void {
-    const ids = new Int32Array(8);
+    const ids = this.ids;
     const c = this.fragments(a, k, ids);
     let l = 0;
     for (let f = 0; f < c; f++) l += this.len[ids[f]];

@@ -11,7 +11,7 @@
 // stops as soon as the best match so far precedes everything left: no allocation per lookup.
 import type { Family } from '../config/net';
 import { ANY_ZONE, type FamilyTable } from './rules';
-import { DEFAULT_TREE_PARAMS, HASH_MUL, LEAF_STRIDE, TreeBuilder, type TreeParams } from './tree';
+import { DEFAULT_TREE_PARAMS, LEAF_STRIDE, TreeBuilder, hashSlot, type TreeParams } from './tree';
 
 /** A family's compiled table; all Int32Array, so it packs into one transferable buffer. */
 export interface ClassifierData {
@@ -250,11 +250,7 @@ export class FamilyClassifier {
   private probe(ref: number, h: number): number {
     const nodes = this.nodes;
     const x = (this.q[h & 15] >>> ((h >>> 4) & 31)) & nodes[ref + 1];
-    const hs = nodes[ref + 2], def = nodes[ref + 3], m = -1 >>> hs;
-    for (let s = Math.imul(x, HASH_MUL) >>> hs; ; s = (s + 1) & m) {
-      const o = ref + 4 + 2 * s;
-      if (nodes[o] === x || nodes[o + 1] === def) return nodes[o + 1];
-    }
+    return nodes[ref + 5 + 2 * hashSlot(nodes, ref, x)];
   }
 
   /** Entry o of runs into the pools (the slow form): does it match? */

@@ -1,16 +1,16 @@
 // The counted work of lookups in one built tree, on sample points of its own rules: what
 // TreeBuilder compares to choose between a tree with hash nodes and one without (tree.ts).
-// A regular level counts 1, a hash node 2 plus 1 per extra probe, a leaf entry 1 (up to and
-// including the first that matches), the measure that kept hash nodes off fw1's trees (where
-// they made leaves longer) and on acl1's (where they took 20 levels down to 3).
+// A regular level counts 1, a hash node HASH_COST plus 1 per extra probe, a leaf entry 1 (up
+// to and including the first that matches), the measure that kept hash nodes off fw1's trees
+// (where they made leaves longer) and on acl1's (where they took 20 levels down to 3).
 import { rng } from './prng';
 import type { FamilyTable } from './rules';
-import { HASH_MUL, LEAF_STRIDE } from './tree';
+import { HASH_MUL, LEAF_STRIDE, hashSlot } from './tree';
 
-/** Up to `max` points, one in each of evenly spaced rows of `rows`: q words as in
- * FamilyClassifier (src 0..3, dst 4..7, service 8), 9 per point. */
 const HASH_COST = 3; // its header, the key's words and a probe: three levels' loads
 
+/** Up to `max` points, one in each of evenly spaced rows of `rows`, and a fifth of uniform
+ * points: q words as in FamilyClassifier (src 0..3, dst 4..7, service 8), 9 per point. */
 export function samplePoints(t: FamilyTable, rows: readonly number[], max: number, seed = 1): Int32Array {
   const step = Math.max(1, rows.length / max);
   const n = Math.min(rows.length, max);
@@ -66,15 +66,9 @@ export function treeWork(t: FamilyTable, nodes: Int32Array, leaves: Int32Array, 
         work++;
         continue;
       }
-      const hs = nodes[ref + 2], def = nodes[ref + 3], m = -1 >>> hs;
-      work += HASH_COST;
-      for (let s = Math.imul(x, HASH_MUL) >>> hs; ; s = (s + 1) & m, work++) {
-        const o = ref + 4 + 2 * s;
-        if (nodes[o] === x || nodes[o + 1] === def) {
-          ref = nodes[o + 1];
-          break;
-        }
-      }
+      const hs = nodes[ref + 2], s = hashSlot(nodes, ref, x);
+      work += HASH_COST + ((s - (Math.imul(x, HASH_MUL) >>> hs)) & (-1 >>> hs)); // + extra probes
+      ref = nodes[ref + 5 + 2 * s];
     }
     const o = ~ref;
     for (let k = 0; k < leaves[o]; k++) {

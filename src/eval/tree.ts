@@ -45,6 +45,16 @@ export const HASH_NODE = 1 << 31;
 /** Fibonacci hashing of a hash node's key: Math.imul(key, HASH_MUL) >>> (32 - log2 slots). */
 export const HASH_MUL = 0x9e3779b1 | 0;
 
+/** The slot of hash node `ref` that answers key x: the key's own, or the first empty one
+ * (which holds the default child), probed linearly from the key's hash. The lookup
+ * (classifier.ts) and the counted work (tree-work.ts) both walk it. */
+export function hashSlot(nodes: Int32Array, ref: number, x: number): number {
+  const hs = nodes[ref + 2], def = nodes[ref + 3], m = -1 >>> hs;
+  let s = Math.imul(x, HASH_MUL) >>> hs;
+  while (nodes[ref + 4 + 2 * s] !== x && nodes[ref + 5 + 2 * s] !== def) s = (s + 1) & m;
+  return s;
+}
+
 /** A hash cut must consume this many bits more than the best cut of the node. */
 const HASH_GAIN = 1;
 const LEN_SHARE = 8; // a hash length must be the length of at least 1/8 of the entries (fewer plans)
