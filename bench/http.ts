@@ -70,8 +70,8 @@ function cpuSeconds(pid: number): number {
 /** One wrk run against a server process: its rate and the server's CPU µs per request. */
 function measured(url: string, pid: number, token: string, runSeconds: number): { rps: number; cpuUs: number } {
   const c0 = cpuSeconds(pid);
-  const rps = wrkRps(url, token, runSeconds);
-  return { rps, cpuUs: ((cpuSeconds(pid) - c0) * 1e6) / (rps * runSeconds) };
+  const r = wrkRun(url, token, runSeconds, 32);
+  return { rps: r.rps, cpuUs: ((cpuSeconds(pid) - c0) * 1e6) / r.requests };
 }
 
 /** wrk POSTing `body` to `url` (null without wrk). */
