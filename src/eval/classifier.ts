@@ -20,18 +20,17 @@ export interface ClassifierData {
   pairForest: Int32Array; // dense: (Z + 1)^2 forest ids; sparse: forest of pairKeys[i]
   srcForest: Int32Array; // Z + 1
   dstForest: Int32Array;
-  fStart: Int32Array; // forest f has trees fStart[f] .. fStart[f + 1] - 1
-  tRoot: Int32Array;
-  tMin: Int32Array; // first rule of the tree
-  nodes: Int32Array;
-  leaves: Int32Array;
+  // one array for every forest, node and leaf (tree.ts): a lookup reads one typed array
+  // besides the query. A forest at offset f is [trees, (root, first rule of the tree) * trees];
+  // the forest ids above are such offsets
+  mem: Int32Array;
   addrWords: Int32Array;
   addrMask: Int32Array;
   svcLo: Int32Array;
   svcHi: Int32Array;
 }
 
-export const CLASSIFIER_KEYS = ['hdr', 'pairKeys', 'pairForest', 'srcForest', 'dstForest', 'fStart', 'tRoot', 'tMin', 'nodes', 'leaves', 'addrWords', 'addrMask', 'svcLo', 'svcHi'] as const;
+export const CLASSIFIER_KEYS = ['hdr', 'pairKeys', 'pairForest', 'srcForest', 'dstForest', 'mem', 'addrWords', 'addrMask', 'svcLo', 'svcHi'] as const;
 
 export interface BuildParams extends TreeParams {
   /** an address field is "specific" when all its prefixes are at least this long */
@@ -64,9 +63,7 @@ export function buildClassifier(t: FamilyTable, zones: number, params: BuildPara
   // and generated sets need 1.6-3.3); past it, nodes become (longer) leaves
   const maxEntries = Math.min(params.maxEntries, Math.max(1 << 16, 64 * t.count));
   const tb = new TreeBuilder(t, { ...params, maxEntries }, firstOnly);
-  const fStart = [0];
-  const tRoot: number[] = [];
-  const tMin: number[] = [];
+  const forests: number[][] = []; // per forest, (root, first rule) of each tree
   const keys = [...groups.keys()].sort((x, y) => x - y);
   const forestOf = new Map<number, number>();
   for (const key of keys) {
@@ -78,13 +75,16 @@ export function buildClassifier(t: FamilyTable, zones: number, params: BuildPara
       else subsets[2].push(r);
     }
     const trees = subsets.filter((s) => s.length > 0).sort((x, y) => x[0] - y[0]);
-    for (const s of trees) {
-      tRoot.push(tb.build(s));
-      tMin.push(t.rule[s[0]]);
-    }
-    forestOf.set(key, fStart.length - 1);
-    fStart.push(tRoot.length);
+    forestOf.set(key, forests.length);
+    forests.push(trees.flatMap((s) => [tb.build(s), t.rule[s[0]]]));
   }
+  // the forests after the trees, their ids become offsets
+  const fOff = forests.map((f) => {
+    const at = tb.mem.reserve(1 + f.length);
+    tb.mem.buf[at] = f.length / 2;
+    tb.mem.buf.set(f, at + 1);
+    return at;
+  });
   const srcForest = new Int32Array(Z1).fill(-1);
   const dstForest = new Int32Array(Z1).fill(-1);
   const dense = Z1 * Z1 <= DENSE_LIMIT;
@@ -92,7 +92,8 @@ export function buildClassifier(t: FamilyTable, zones: number, params: BuildPara
   const pairList: number[] = [];
   const pairForest = dense ? new Int32Array(Z1 * Z1).fill(-1) : null;
   let all = -1;
-  for (const [key, f] of forestOf) {
+  for (const [key, id] of forestOf) {
+    const f = fOff[id];
     const a = Math.floor(key / Z1);
     const b = key % Z1;
     if (a > 0 && b > 0) {
@@ -111,11 +112,7 @@ export function buildClassifier(t: FamilyTable, zones: number, params: BuildPara
     pairForest: pairForest ?? Int32Array.from(pairList),
     srcForest,
     dstForest,
-    fStart: Int32Array.from(fStart),
-    tRoot: Int32Array.from(tRoot),
-    tMin: Int32Array.from(tMin),
-    nodes: tb.nodes.done(),
-    leaves: tb.leaves.done(),
+    mem: tb.mem.done(),
     addrWords: t.addrWords,
     addrMask: t.addrMask,
     svcLo: t.svcLo,
@@ -146,11 +143,7 @@ export class FamilyClassifier {
   private readonly pairForest: Int32Array;
   private readonly srcForest: Int32Array;
   private readonly dstForest: Int32Array;
-  private readonly fStart: Int32Array;
-  private readonly tRoot: Int32Array;
-  private readonly tMin: Int32Array;
-  private readonly nodes: Int32Array;
-  private readonly leaves: Int32Array;
+  private readonly mem: Int32Array;
   private readonly aw: Int32Array;
   private readonly am: Int32Array;
   private readonly lo: Int32Array;
@@ -165,11 +158,7 @@ export class FamilyClassifier {
     this.pairForest = d.pairForest;
     this.srcForest = d.srcForest;
     this.dstForest = d.dstForest;
-    this.fStart = d.fStart;
-    this.tRoot = d.tRoot;
-    this.tMin = d.tMin;
-    this.nodes = d.nodes;
-    this.leaves = d.leaves;
+    this.mem = d.mem;
     this.aw = d.addrWords;
     this.am = d.addrMask;
     this.lo = d.svcLo;
@@ -213,49 +202,50 @@ export class FamilyClassifier {
     return -1;
   }
 
+  /** Forest f's first match below best: its trees in order of their first rule, each walked
+   * to a leaf and scanned (IPv4 here in one loop with no call on the common path). */
   private forest(f: number, min: number, best: number): number {
-    for (let t = this.fStart[f], end = this.fStart[f + 1]; t < end; t++) {
-      if (this.tMin[t] >= best) break;
-      best = this.v6 ? this.tree6(this.tRoot[t], min, best) : this.tree4(this.tRoot[t], min, best);
+    const m = this.mem;
+    if (this.v6) {
+      for (let t = f + 1, end = f + 1 + 2 * m[f]; t < end && m[t + 1] < best; t += 2) best = this.tree6(m[t], min, best);
+      return best;
     }
-    return best;
-  }
-
-  private tree4(ref: number, min: number, best: number): number {
-    const q = this.q, nodes = this.nodes;
-    while (ref >= 0) {
-      const h = nodes[ref];
-      ref = h >= 0 ? nodes[ref + 1 + ((q[h & 15] >>> ((h >>> 4) & 31)) & (h >>> 9))] : this.probe(ref, h);
-    }
-    const L = this.leaves;
+    const q = this.q;
     const s = q[0], d = q[4], v = q[8];
-    let o = ~ref;
-    const end = o + 1 + L[o] * LEAF_STRIDE;
-    for (o++; o < end; o += LEAF_STRIDE) {
-      const rule = L[o];
-      if (rule >= 0) {
-        // the values inline (tree.ts): one test of the leaf's own words
-        if (rule >= best) return best;
-        if ((((s ^ L[o + 1]) & L[o + 2]) | ((d ^ L[o + 3]) & L[o + 4])) === 0 && v >= L[o + 5] && v <= L[o + 6] && rule >= min) return rule;
-      } else {
-        if (~rule >= best) return best;
-        if (~rule >= min && this.runs4(o, s, d, v)) return ~rule;
+    trees: for (let t = f + 1, end = f + 1 + 2 * m[f]; t < end && m[t + 1] < best; t += 2) {
+      let ref = m[t];
+      while (ref >= 0) {
+        const h = m[ref];
+        // an IPv4 node reads word 0, 4 or 8: chosen among registers, not loaded from q
+        const x = ((h & 8) !== 0 ? v : (h & 4) !== 0 ? d : s) >>> ((h >>> 4) & 31);
+        if (h >= 0) ref = m[ref + 1 + (x & (h >>> 9))];
+        else ref = m[ref + 5 + 2 * hashSlot(m, ref, x & m[ref + 1])];
+      }
+      const o = ~ref;
+      for (let o1 = o + 1, e = o1 + m[o] * LEAF_STRIDE; o1 < e; o1 += LEAF_STRIDE) {
+        const rule = m[o1];
+        if (rule >= 0) {
+          // the values inline (tree.ts): one test of the leaf's own words
+          if (rule >= best) continue trees;
+          if ((((s ^ m[o1 + 1]) & m[o1 + 2]) | ((d ^ m[o1 + 3]) & m[o1 + 4])) === 0 && v >= m[o1 + 5] && v <= m[o1 + 6] && rule >= min) {
+            best = rule;
+            continue trees;
+          }
+        } else {
+          if (~rule >= best) continue trees;
+          if (~rule >= min && this.runs4(o1, s, d, v)) {
+            best = ~rule;
+            continue trees;
+          }
+        }
       }
     }
     return best;
   }
 
-  /** The child of hash node ref (header h) for q: linear probing, an empty slot holds the
-   * default child (tree.ts), so a hit and a miss end the same way. */
-  private probe(ref: number, h: number): number {
-    const nodes = this.nodes;
-    const x = (this.q[h & 15] >>> ((h >>> 4) & 31)) & nodes[ref + 1];
-    return nodes[ref + 5 + 2 * hashSlot(nodes, ref, x)];
-  }
-
   /** Entry o of runs into the pools (the slow form): does it match? */
   private runs4(o: number, s: number, d: number, v: number): boolean {
-    const L = this.leaves;
+    const L = this.mem;
     return (L[o + 2] === 0 || this.in4(s, L[o + 1], L[o + 2])) && (L[o + 4] === 0 || this.in4(d, L[o + 3], L[o + 4])) && (L[o + 6] === 0 || this.inSvc(v, L[o + 5], L[o + 6]));
   }
 
@@ -274,12 +264,13 @@ export class FamilyClassifier {
   // tree4 and tree6 are the same walk specialized by family on purpose: the IPv4 one tests
   // inline entries, and keeping both loops monomorphic is worth the repeated lines.
   private tree6(ref: number, min: number, best: number): number {
-    const q = this.q, nodes = this.nodes;
+    const q = this.q, m = this.mem;
     while (ref >= 0) {
-      const h = nodes[ref];
-      ref = h >= 0 ? nodes[ref + 1 + ((q[h & 15] >>> ((h >>> 4) & 31)) & (h >>> 9))] : this.probe(ref, h);
+      const h = m[ref];
+      const x = q[h & 15] >>> ((h >>> 4) & 31);
+      ref = h >= 0 ? m[ref + 1 + (x & (h >>> 9))] : m[ref + 5 + 2 * hashSlot(m, ref, x & m[ref + 1])];
     }
-    const L = this.leaves;
+    const L = this.mem;
     const v = q[8];
     let o = ~ref;
     const end = o + 1 + L[o] * LEAF_STRIDE;

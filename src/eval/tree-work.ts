@@ -54,7 +54,7 @@ function matches(t: FamilyTable, r: number, q: Int32Array, at: number): boolean 
 
 /** Total counted work of looking up every point in the tree at `root`. `rowOf` maps a
  * rule index (what leaves hold) to its table row. */
-export function treeWork(t: FamilyTable, nodes: Int32Array, leaves: Int32Array, root: number, points: Int32Array, rowOf: Map<number, number>): number {
+export function treeWork(t: FamilyTable, nodes: Int32Array, root: number, points: Int32Array, rowOf: Map<number, number>): number {
   let work = 0;
   for (let at = 0; at < points.length; at += 9) {
     let ref = root;
@@ -71,9 +71,9 @@ export function treeWork(t: FamilyTable, nodes: Int32Array, leaves: Int32Array, 
       ref = nodes[ref + 5 + 2 * s];
     }
     const o = ~ref;
-    for (let k = 0; k < leaves[o]; k++) {
+    for (let k = 0; k < nodes[o]; k++) {
       work++;
-      const rule = leaves[o + 1 + k * LEAF_STRIDE];
+      const rule = nodes[o + 1 + k * LEAF_STRIDE];
       if (matches(t, rowOf.get(rule < 0 ? ~rule : rule)!, points, at)) break;
     }
   }

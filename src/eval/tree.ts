@@ -49,8 +49,9 @@ export const HASH_MUL = 0x9e3779b1 | 0;
  * (which holds the default child), probed linearly from the key's hash. The lookup
  * (classifier.ts) and the counted work (tree-work.ts) both walk it. */
 export function hashSlot(nodes: Int32Array, ref: number, x: number): number {
-  const hs = nodes[ref + 2], def = nodes[ref + 3], m = -1 >>> hs;
-  let s = Math.imul(x, HASH_MUL) >>> hs;
+  // `| 0`: hs >= 1, so both fit an int32, and the optimizer keeps them out of doubles
+  const hs = nodes[ref + 2], def = nodes[ref + 3], m = (-1 >>> hs) | 0;
+  let s = (Math.imul(x, HASH_MUL) >>> hs) | 0;
   while (nodes[ref + 4 + 2 * s] !== x && nodes[ref + 5 + 2 * s] !== def) s = (s + 1) & m;
   return s;
 }
@@ -109,8 +110,8 @@ interface Dim {
 }
 
 export class TreeBuilder {
-  readonly nodes = new GrowI32();
-  readonly leaves = new GrowI32();
+  /** nodes and leaves, one array (classifier.ts reads one typed array a lookup) */
+  readonly mem = new GrowI32();
   entries = 0;
   private readonly dims: Dim[];
   private diff = new Int32Array(1 << 16);
@@ -136,7 +137,7 @@ export class TreeBuilder {
       { len: t.addrLen, words: t.addrWords, nw: t.nw, qword: 4, width },
       { len: t.pfxLen, words: t.pfxWord, nw: 1, qword: 8, width: 32 },
     ];
-    this.leaves.push(0); // the shared empty leaf at offset 0, ref ~0 = -1
+    this.mem.push(0); // the shared empty leaf at offset 0, ref ~0 = -1
   }
 
   /**
@@ -151,9 +152,9 @@ export class TreeBuilder {
       this.hashMode = this.params.hash;
       return this.grow(rows);
     }
-    const mark = [this.nodes.length, this.leaves.length, this.entries];
+    const mark = [this.mem.length, this.entries];
     const reset = () => {
-      [this.nodes.length, this.leaves.length, this.entries] = mark;
+      [this.mem.length, this.entries] = mark;
       this.hashNodes = 0;
     };
     reset();
@@ -162,7 +163,7 @@ export class TreeBuilder {
     if (this.hashNodes === 0) return hashed; // the same tree as without
     const points = samplePoints(this.t, rows, WORK_POINTS);
     const rowOf = new Map(rows.map((r) => [this.t.rule[r], r]));
-    const work = (root: number) => treeWork(this.t, this.nodes.buf, this.leaves.buf, root, points, rowOf);
+    const work = (root: number) => treeWork(this.t, this.mem.buf, root, points, rowOf);
     const wHashed = work(hashed);
     reset();
     this.hashMode = 0;
@@ -461,10 +462,10 @@ export class TreeBuilder {
     let slots = 2;
     while (slots < 2 * K) slots *= 2;
     const hs = 32 - Math.log2(slots);
-    const at = this.nodes.reserve(4 + 2 * slots);
+    const at = this.mem.reserve(4 + 2 * slots);
     this.hashNodes++;
     const def = child(lists[K], p, false);
-    let b = this.nodes.buf;
+    let b = this.mem.buf;
     b[at] = HASH_NODE | (this.dims[d].qword + (p[d] >> 5)) | ((32 - (p[d] & 31) - bits) << 4);
     b[at + 1] = bits === 32 ? -1 : (1 << bits) - 1;
     b[at + 2] = hs;
@@ -477,7 +478,7 @@ export class TreeBuilder {
 
       if (ref === def) continue; // the default answers it anyway (and marks empty slots)
       const key = keys[c] | 0;
-      b = this.nodes.buf;
+      b = this.mem.buf;
       let s = Math.imul(key, HASH_MUL) >>> hs;
       while (b[at + 5 + 2 * s] !== def) s = (s + 1) & (slots - 1);
       b[at + 4 + 2 * s] = key;
@@ -536,8 +537,8 @@ export class TreeBuilder {
       }
     }
     const dim = this.dims[d];
-    const at = this.nodes.reserve(1 + nc);
-    const buf = () => this.nodes.buf;
+    const at = this.mem.reserve(1 + nc);
+    const buf = () => this.mem.buf;
     buf()[at] = (dim.qword + (p[d] >> 5)) | ((32 - (p[d] & 31) - k) << 4) | ((nc - 1) << 9);
     const q = p.slice();
     q[d] += k;
@@ -557,8 +558,8 @@ export class TreeBuilder {
 
   private leaf(rules: Int32Array, runs: Int32Array, n: number, p: number[]): number {
     const t = this.t;
-    const at = this.leaves.reserve(1 + n * LEAF_STRIDE);
-    const b = this.leaves.buf;
+    const at = this.mem.reserve(1 + n * LEAF_STRIDE);
+    const b = this.mem.buf;
     b[at] = n;
     for (let i = 0; i < n; i++) {
       const o = at + 1 + i * LEAF_STRIDE;

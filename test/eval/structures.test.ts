@@ -26,16 +26,39 @@ function fill(q: Int32Array, ps: PacketSpec): Family {
   return ps.family;
 }
 
+/** Walks every tree of a table from its forest's roots (classifier.ts, tree.ts), each node and
+ * each leaf once: `node` sees a node's offset, `leaf` a leaf's. */
+function walkTrees(d: ClassifierData, node: (at: number) => void, leaf: (at: number) => void): void {
+  const m = d.mem;
+  const seen = new Set<number>();
+  const walk = (ref: number) => {
+    if (seen.has(ref)) return;
+    seen.add(ref);
+    if (ref < 0) return leaf(~ref);
+    node(ref);
+    const h = m[ref];
+    if (h >= 0) {
+      for (let c = 0; c <= h >>> 9; c++) walk(m[ref + 1 + c]);
+      return;
+    }
+    walk(m[ref + 3]);
+    const slots = 2 ** (32 - m[ref + 2]);
+    for (let s = 0; s < slots; s++) walk(m[ref + 5 + 2 * s]);
+  };
+  const forests = [d.hdr[2], ...d.srcForest, ...d.dstForest, ...d.pairForest].filter((f) => f >= 0);
+  for (const f of new Set(forests)) for (let t = 0; t < m[f]; t++) walk(m[f + 1 + 2 * t]);
+}
+
 /** Leaf entries of an IPv4 table by form (tree.ts): values inline (rule >= 0) or runs into the
- * pools (~rule). Leaves are appended one after another, so a walk from the start meets them all. */
+ * pools (~rule). */
 function leafForms(d: ClassifierData, forms: { inline: number; runs: number }): void {
-  const L = d.leaves;
-  for (let at = 0; at < L.length; at += 1 + L[at] * LEAF_STRIDE) {
-    for (let o = at + 1; o < at + 1 + L[at] * LEAF_STRIDE; o += LEAF_STRIDE) {
-      if (L[o] >= 0) forms.inline++;
+  const m = d.mem;
+  walkTrees(d, () => {}, (at) => {
+    for (let o = at + 1; o < at + 1 + m[at] * LEAF_STRIDE; o += LEAF_STRIDE) {
+      if (m[o] >= 0) forms.inline++;
       else forms.runs++;
     }
-  }
+  });
 }
 
 /** Builds both families' classifiers of a random configuration and compares each packet's
@@ -87,24 +110,10 @@ describe('classifier = linear scan on large rule tables', () => {
   }
 });
 
-/** Hash nodes of a table's trees (tree.ts): a header < 0; walks every tree from its root. */
+/** Hash nodes of a table's trees (tree.ts): a header < 0. */
 function hashNodes(d: ClassifierData): number {
-  const seen = new Set<number>();
   let count = 0;
-  const walk = (ref: number) => {
-    if (ref < 0 || seen.has(ref)) return;
-    seen.add(ref);
-    const h = d.nodes[ref];
-    if (h >= 0) {
-      for (let c = 0; c <= h >>> 9; c++) walk(d.nodes[ref + 1 + c]);
-      return;
-    }
-    count++;
-    walk(d.nodes[ref + 3]);
-    const slots = 2 ** (32 - d.nodes[ref + 2]);
-    for (let s = 0; s < slots; s++) walk(d.nodes[ref + 5 + 2 * s]);
-  };
-  for (const root of d.tRoot) walk(root);
+  walkTrees(d, (at) => void (d.mem[at] < 0 && count++), () => {});
   return count;
 }
 
