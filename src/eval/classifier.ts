@@ -11,7 +11,7 @@
 // stops as soon as the best match so far precedes everything left: no allocation per lookup.
 import type { Family } from '../config/net';
 import { ANY_ZONE, type FamilyTable } from './rules';
-import { DEFAULT_TREE_PARAMS, LEAF_STRIDE, TreeBuilder, hashSlot, type TreeParams } from './tree';
+import { DEFAULT_TREE_PARAMS, Layout, TreeBuilder, hashSlot, type TreeParams } from './tree';
 
 /** A family's compiled table; all Int32Array, so it packs into one transferable buffer. */
 export interface ClassifierData {
@@ -222,7 +222,7 @@ export class FamilyClassifier {
         else ref = m[ref + 5 + 2 * hashSlot(m, ref, x & m[ref + 1])];
       }
       const o = ~ref;
-      for (let o1 = o + 1, e = o1 + m[o] * LEAF_STRIDE; o1 < e; o1 += LEAF_STRIDE) {
+      for (let o1 = o + 1, e = o1 + m[o] * Layout.LeafStride; o1 < e; o1 += Layout.LeafStride) {
         const rule = m[o1];
         if (rule >= 0) {
           // the values inline (tree.ts): one test of the leaf's own words
@@ -273,8 +273,8 @@ export class FamilyClassifier {
     const L = this.mem;
     const v = q[8];
     let o = ~ref;
-    const end = o + 1 + L[o] * LEAF_STRIDE;
-    for (o++; o < end; o += LEAF_STRIDE) {
+    const end = o + 1 + L[o] * Layout.LeafStride;
+    for (o++; o < end; o += Layout.LeafStride) {
       const rule = L[o];
       if (rule >= best) return best;
       if (rule < min) continue;

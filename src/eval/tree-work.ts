@@ -5,7 +5,7 @@
 // (where they made leaves longer) and on acl1's (where they took 20 levels down to 3).
 import { rng } from './prng';
 import type { FamilyTable } from './rules';
-import { HASH_MUL, LEAF_STRIDE, hashSlot } from './tree';
+import { Layout, hashSlot } from './tree';
 
 const HASH_COST = 3; // its header, the key's words and a probe: three levels' loads
 
@@ -67,13 +67,13 @@ export function treeWork(t: FamilyTable, nodes: Int32Array, root: number, points
         continue;
       }
       const hs = nodes[ref + 2], s = hashSlot(nodes, ref, x);
-      work += HASH_COST + ((s - (Math.imul(x, HASH_MUL) >>> hs)) & (-1 >>> hs)); // + extra probes
+      work += HASH_COST + ((s - (Math.imul(x, Layout.HashMul) >>> hs)) & (-1 >>> hs)); // + extra probes
       ref = nodes[ref + 5 + 2 * s];
     }
     const o = ~ref;
     for (let k = 0; k < nodes[o]; k++) {
       work++;
-      const rule = nodes[o + 1 + k * LEAF_STRIDE];
+      const rule = nodes[o + 1 + k * Layout.LeafStride];
       if (matches(t, rowOf.get(rule < 0 ? ~rule : rule)!, points, at)) break;
     }
   }

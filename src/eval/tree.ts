@@ -11,10 +11,10 @@
 //           a ref < 0 is ~leafOffset
 //           or a hash node (header < 0): [HASH_NODE | word | shift << 4, mask, 32 - log2 slots,
 //           default child, (key, child) * slots], key = (word >>> shift) & mask, slots
-//           probed linearly from Math.imul(key, HASH_MUL) >>> (32 - log2 slots); an empty slot
+//           probed linearly from Math.imul(key, Layout.HashMul) >>> (32 - log2 slots); an empty slot
 //           holds (0, default). It consumes a field to its long prefixes in one probe (hashCut)
 //           where cuts would take it a few bits a level; build() keeps it by counted work.
-//   leaves: [count, entry * count], rules in priority order, an entry of LEAF_STRIDE words:
+//   leaves: [count, entry * count], rules in priority order, an entry of Layout.LeafStride words:
 //           IPv4, every field one prefix or interval within the leaf (the ClassBench case,
 //           and most rules of real tables): the values inline, so a check reads only the leaf
 //             (rule, srcWord, srcMask, dstWord, dstMask, svcLo, svcHi)
@@ -26,7 +26,16 @@ import type { FamilyTable } from './rules';
 import { SVC_MAX } from './sets';
 import { samplePoints, treeWork } from './tree-work';
 
-export const LEAF_STRIDE = 7;
+/** The lookup's constants, as a const enum: TypeScript writes their values where they are
+ * used, where an exported const would be read from the module's exports object at every use
+ * (on the lookup's hot path; the multiplier, past a small integer, even as a boxed number). */
+export const enum Layout {
+  /** words of a leaf entry */
+  LeafStride = 7,
+  /** Fibonacci hashing of a hash node's key: Math.imul(key, HashMul) >>> (32 - log2 slots);
+   * 0x9e3779b1 as an int32 */
+  HashMul = -1640531535,
+}
 
 export interface TreeParams {
   binth: number; // a node of at most this many rules is a leaf
@@ -42,8 +51,6 @@ export const DEFAULT_TREE_PARAMS: TreeParams = { binth: 16, spfac: 4, maxBits: 8
 
 /** A hash node's header has this bit (the sign): a walk tells the two kinds of node apart by h < 0. */
 export const HASH_NODE = 1 << 31;
-/** Fibonacci hashing of a hash node's key: Math.imul(key, HASH_MUL) >>> (32 - log2 slots). */
-export const HASH_MUL = 0x9e3779b1 | 0;
 
 /** The slot of hash node `ref` that answers key x: the key's own, or the first empty one
  * (which holds the default child), probed linearly from the key's hash. The lookup
@@ -51,7 +58,7 @@ export const HASH_MUL = 0x9e3779b1 | 0;
 export function hashSlot(nodes: Int32Array, ref: number, x: number): number {
   // `| 0`: hs >= 1, so both fit an int32, and the optimizer keeps them out of doubles
   const hs = nodes[ref + 2], def = nodes[ref + 3], m = (-1 >>> hs) | 0;
-  let s = (Math.imul(x, HASH_MUL) >>> hs) | 0;
+  let s = (Math.imul(x, Layout.HashMul) >>> hs) | 0;
   while (nodes[ref + 4 + 2 * s] !== x && nodes[ref + 5 + 2 * s] !== def) s = (s + 1) & m;
   return s;
 }
@@ -479,7 +486,7 @@ export class TreeBuilder {
       if (ref === def) continue; // the default answers it anyway (and marks empty slots)
       const key = keys[c] | 0;
       b = this.mem.buf;
-      let s = Math.imul(key, HASH_MUL) >>> hs;
+      let s = Math.imul(key, Layout.HashMul) >>> hs;
       while (b[at + 5 + 2 * s] !== def) s = (s + 1) & (slots - 1);
       b[at + 4 + 2 * s] = key;
       b[at + 5 + 2 * s] = ref;
@@ -558,11 +565,11 @@ export class TreeBuilder {
 
   private leaf(rules: Int32Array, runs: Int32Array, n: number, p: number[]): number {
     const t = this.t;
-    const at = this.mem.reserve(1 + n * LEAF_STRIDE);
+    const at = this.mem.reserve(1 + n * Layout.LeafStride);
     const b = this.mem.buf;
     b[at] = n;
     for (let i = 0; i < n; i++) {
-      const o = at + 1 + i * LEAF_STRIDE;
+      const o = at + 1 + i * Layout.LeafStride;
       if (t.nw === 1 && this.inline(runs, i, p, b, o)) b[o] = t.rule[rules[i]];
       else this.runsEntry(runs, i, p, b, o, t.rule[rules[i]]);
     }

@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import type { Family } from '../../src/config/net';
 import { buildClassifier, DEFAULT_BUILD_PARAMS, FamilyClassifier, type BuildParams, type ClassifierData } from '../../src/eval/classifier';
-import { LEAF_STRIDE } from '../../src/eval/tree';
+import { Layout } from '../../src/eval/tree';
 import { policySpecs } from '../../src/eval/compile';
 import { LinearClassifier } from '../../src/eval/linear';
 import { buildLpm, lpm4, lpm6, type LpmEntry } from '../../src/eval/lpm';
@@ -54,7 +54,7 @@ function walkTrees(d: ClassifierData, node: (at: number) => void, leaf: (at: num
 function leafForms(d: ClassifierData, forms: { inline: number; runs: number }): void {
   const m = d.mem;
   walkTrees(d, () => {}, (at) => {
-    for (let o = at + 1; o < at + 1 + m[at] * LEAF_STRIDE; o += LEAF_STRIDE) {
+    for (let o = at + 1; o < at + 1 + m[at] * Layout.LeafStride; o += Layout.LeafStride) {
       if (m[o] >= 0) forms.inline++;
       else forms.runs++;
     }
