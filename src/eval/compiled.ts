@@ -1,8 +1,8 @@
 // The compiled matchers of one configuration, rebuilt (as views, no copy) from a
 // CompiledImage: eval.md's pipeline with every step a typed-array lookup. One implementation
-// of the pipeline (evalSlot) answers into typed arrays (BatchAnswers): a batch allocates
-// nothing per packet and is serialized from precomputed JSON fragments (batchJson); eval()
-// runs the same code on a one-slot batch and builds the answer objects.
+// of the pipeline (run) answers into typed arrays (BatchAnswers): a batch allocates nothing
+// per packet and is serialized from precomputed JSON fragments (batchJson); eval() runs the
+// same code on a Packet's words into a one-slot answer and builds the answer objects.
 import { FwError, isFwError } from '../errors';
 import { parseIp, type Family } from '../config/net';
 import type { ConfigDoc } from '../config/types';
@@ -49,7 +49,6 @@ export class CompiledConfig implements Evaluator {
   private readonly w = new Int32Array(12); // src words 0..3, dst 4..7, new dst 8..11
   private readonly f4: PerFamily;
   private readonly f6: PerFamily;
-  private readonly one = new PacketBatch(1); // eval() of one packet runs the batch pipeline
   private readonly oneAnswer = new BatchAnswers(1);
   private writer: AnswerWriter | undefined; // built at the first batchJson
   private objects: AnswerObjects | undefined; // built at the first eval
@@ -106,19 +105,22 @@ export class CompiledConfig implements Evaluator {
     return evalBatch(this, packets);
   }
 
-  /** One packet: the batch pipeline on a one-slot batch, then the answer: frozen, and shared
-   * with earlier calls that got the same answer (answer-objects.ts). */
+  /** One packet: the batch pipeline straight from the Packet's words into a one-slot answer,
+   * then the answer: frozen, and shared with earlier calls that got the same answer
+   * (answer-objects.ts). */
   eval(p: Packet): EvalResult {
-    const b = this.one;
-    b.fam[0] = p.family;
-    loadWords(p.src, b.words, 0);
-    loadWords(p.dst, b.words, 4);
-    b.protocol[0] = p.protocol;
-    b.dstPort[0] = p.dstPort;
-    b.inInterface[0] = p.inInterface;
-    b.srcZone[0] = p.srcZone;
-    b.dstZone[0] = p.dstZone;
-    this.evalSlot(b, 0, this.oneAnswer, 0);
+    const w = this.w;
+    w[0] = p.s0;
+    w[4] = p.d0;
+    if (p.family === 6) {
+      w[1] = p.s1;
+      w[2] = p.s2;
+      w[3] = p.s3;
+      w[5] = p.d1;
+      w[6] = p.d2;
+      w[7] = p.d3;
+    }
+    this.run(p.family, packetKey(p.protocol, p.dstPort), p.inInterface, p.srcZone, p.dstZone, this.oneAnswer, 0);
     this.objects ??= new AnswerObjects(this.meta, this.routeAnswers, this.natAnswers, this.polId, this.polFlags);
     return this.objects.answer(this.oneAnswer, 0);
   }
@@ -157,15 +159,20 @@ export class CompiledConfig implements Evaluator {
     return this.batchJson(version, this.evalBatchInto(b, scratchAnswers(b.length)));
   }
 
-  /**
-   * eval.md's pipeline for packet i of `b`, answer into slot j of `a`: every step a
-   * typed-array lookup, the only state the scratch words `w`. Throws ERR_NET_2003 (unprefixed)
-   * for an unknown interface or zone name, checked in that order.
-   */
+  /** Packet i of `b` through the pipeline (run), answer into slot j of `a`. */
   private evalSlot(b: PacketBatch, i: number, a: BatchAnswers, j: number): void {
-    const inName = b.inInterface[i];
-    const szName = b.srcZone[i];
-    const dzName = b.dstZone[i];
+    const family = b.family(i);
+    copyWords(b.words, i * 8, this.w, family);
+    this.run(family, packetKey(b.protocol[i], b.dstPort[i]), b.inInterface[i], b.srcZone[i], b.dstZone[i], a, j);
+  }
+
+  /**
+   * eval.md's pipeline for one packet, its address words in w[0..7] (IPv4: w[0] and w[4]),
+   * answer into slot j of `a`: every step a typed-array lookup, the only state the scratch
+   * words `w`. Throws ERR_NET_2003 (unprefixed) for an unknown interface or zone name,
+   * checked in that order.
+   */
+  private run(family: Family, key: number, inName: string | null, szName: string | null, dzName: string | null, a: BatchAnswers, j: number): void {
     const inIf = inName === null ? -1 : this.ifIdx.get(inName) ?? -2;
     if (inIf === -2) throw new FwError('ERR_NET_2003', `in-interface: unknown interface or VLAN "${inName}"`);
     const szPin = szName === null ? 0 : this.zoneIdx.get(szName) ?? -1;
@@ -173,10 +180,8 @@ export class CompiledConfig implements Evaluator {
     const dzPin = dzName === null ? 0 : this.zoneIdx.get(dzName) ?? -1;
     if (dzPin < 0) throw new FwError('ERR_NET_2003', `dst-zone: unknown zone "${dzName}"`);
 
-    const family = b.family(i);
     const F = family === 4 ? this.f4 : this.f6;
     const w = this.w;
-    copyWords(b.words, i * 8, w, family);
     const ifaces = this.meta.ifaces;
     const routes = this.meta.routes;
 
@@ -196,7 +201,6 @@ export class CompiledConfig implements Evaluator {
     const egress1 = route1 >= 0 ? routes[route1].egress : -1;
     const dz1 = dzPin > 0 ? dzPin : this.destZone(F, family, egress1, 4);
     // 3. NAT, first match whose out-interface and family conditions hold
-    const key = packetKey(b.protocol[i], b.dstPort[i]);
     let n = -1;
     if (!F.nat.empty) {
       const nq = F.nat.q;

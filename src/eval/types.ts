@@ -7,13 +7,25 @@ export const PROTO_ICMP = 1;
 export const PROTO_TCP = 6;
 export const PROTO_UDP = 17;
 
-/** A parsed, validated packet (parsePacket). Addresses are canonical text plus their bytes. */
+/** A parsed, validated packet (parsePacket, built by packetOf). Addresses are canonical text,
+ * their bytes, and their words. */
 export interface Packet {
   family: Family;
   srcIp: string;
   dstIp: string;
   src: Uint8Array; // 4 or 16 bytes, network order
   dst: Uint8Array;
+  // The addresses as the int32 words the compiled matchers take (network order; IPv4: word 0,
+  // the others 0), held in the object itself: CompiledConfig.eval() reads no byte array (each
+  // one another object to fetch from memory) and converts nothing.
+  s0: number;
+  s1: number;
+  s2: number;
+  s3: number;
+  d0: number;
+  d1: number;
+  d2: number;
+  d3: number;
   protocol: number; // 0-255; tcp 6, udp 17, icmp 1
   dstPort: number; // 0-65535; 0 when the protocol is not tcp/udp and no port was given
   srcPort: number | null;
