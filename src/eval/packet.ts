@@ -96,16 +96,64 @@ function parseInto(json: unknown, b: PacketBatch, i: number, index: number): voi
   b.dstZone[i] = dstZone;
 }
 
-function wordsToBytes(words: Int32Array, at: number, family: Family): Uint8Array {
+/** The bytes of an address given as words (network order; IPv4 one word). */
+function wordBytes(family: Family, w0: number, w1: number, w2: number, w3: number): Uint8Array {
   const out = new Uint8Array(family === 4 ? 4 : 16);
-  for (let k = 0; k < out.length; k += 4) {
-    const w = words[at + (k >> 2)];
-    out[k] = w >>> 24;
-    out[k + 1] = (w >>> 16) & 0xff;
-    out[k + 2] = (w >>> 8) & 0xff;
-    out[k + 3] = w & 0xff;
+  const dv = new DataView(out.buffer);
+  dv.setInt32(0, w0);
+  if (family === 6) {
+    dv.setInt32(4, w1);
+    dv.setInt32(8, w2);
+    dv.setInt32(12, w3);
   }
   return out;
+}
+
+/**
+ * The Packet parsePacket builds: the fields and the address words are data; the address bytes
+ * and text are computed when first read (by the reference evaluator, tests, benchmarks), then
+ * kept. CompiledConfig.eval() reads only the words, so a parsed packet is one object: the two
+ * byte arrays and two strings built up front were most of parsePacket's time and garbage.
+ */
+class WordPacket implements Packet {
+  private srcBytes: Uint8Array | null = null;
+  private dstBytes: Uint8Array | null = null;
+  private srcText: string | null = null;
+  private dstText: string | null = null;
+
+  constructor(
+    readonly family: Family,
+    readonly s0: number,
+    readonly s1: number,
+    readonly s2: number,
+    readonly s3: number,
+    readonly d0: number,
+    readonly d1: number,
+    readonly d2: number,
+    readonly d3: number,
+    readonly protocol: number,
+    readonly dstPort: number,
+    readonly srcPort: number | null,
+    readonly inInterface: string | null,
+    readonly srcZone: string | null,
+    readonly dstZone: string | null,
+  ) {}
+
+  get src(): Uint8Array {
+    return (this.srcBytes ??= wordBytes(this.family, this.s0, this.s1, this.s2, this.s3));
+  }
+
+  get dst(): Uint8Array {
+    return (this.dstBytes ??= wordBytes(this.family, this.d0, this.d1, this.d2, this.d3));
+  }
+
+  get srcIp(): string {
+    return (this.srcText ??= formatIp(this.family, this.src));
+  }
+
+  get dstIp(): string {
+    return (this.dstText ??= formatIp(this.family, this.dst));
+  }
 }
 
 /** The slot parsePacket parses into (parsing is synchronous). */
@@ -136,29 +184,23 @@ export function packetOf(
   srcZone: string | null,
   dstZone: string | null,
 ): Packet {
-  const src = wordsToBytes(words, at, family);
-  const dst = wordsToBytes(words, at + 4, family);
-  return {
+  return new WordPacket(
     family,
-    srcIp: formatIp(family, src),
-    dstIp: formatIp(family, dst),
-    src,
-    dst,
-    s0: words[at],
-    s1: words[at + 1],
-    s2: words[at + 2],
-    s3: words[at + 3],
-    d0: words[at + 4],
-    d1: words[at + 5],
-    d2: words[at + 6],
-    d3: words[at + 7],
+    words[at],
+    words[at + 1],
+    words[at + 2],
+    words[at + 3],
+    words[at + 4],
+    words[at + 5],
+    words[at + 6],
+    words[at + 7],
     protocol,
     dstPort,
     srcPort,
     inInterface,
     srcZone,
     dstZone,
-  };
+  );
 }
 
 /** The packet list of a batch request body {"packets": [...]} (at most MAX_BATCH packets). */
