@@ -28,8 +28,11 @@ function bad(index: number, field: string, text: string): FwError {
   return new FwError('ERR_NET_1004', `${where(index)}${field}: ${text}`);
 }
 
-function ipInto(obj: Record<string, unknown>, index: number, field: string, out: Int32Array, at: number): Family {
-  const v = obj[field];
+// The field checks take the field's value, read by the caller with a constant name: a load
+// from an object of a known shape, where obj[field] with the name a variable was a generic
+// keyed lookup (a third of parsePacket's time).
+
+function ipInto(v: unknown, index: number, field: string, out: Int32Array, at: number): Family {
   if (v === undefined || v === null) throw bad(index, field, 'required');
   if (typeof v !== 'string') throw bad(index, field, 'must be a string');
   const family = parseIpWords(v, out, at);
@@ -38,8 +41,7 @@ function ipInto(obj: Record<string, unknown>, index: number, field: string, out:
 }
 
 /** A port 0-65535, or -1 when not given. */
-function portField(obj: Record<string, unknown>, index: number, field: string, required: boolean): number {
-  const v = obj[field];
+function portField(v: unknown, index: number, field: string, required: boolean): number {
   if (v === undefined || v === null) {
     if (required) throw bad(index, field, 'required for tcp and udp');
     return -1;
@@ -48,8 +50,7 @@ function portField(obj: Record<string, unknown>, index: number, field: string, r
   return v;
 }
 
-function nameField(obj: Record<string, unknown>, index: number, field: string): string | null {
-  const v = obj[field];
+function nameField(v: unknown, index: number, field: string): string | null {
   if (v === undefined || v === null || v === '') return null;
   if (typeof v !== 'string') throw bad(index, field, 'must be a string');
   return v;
@@ -70,8 +71,8 @@ function parseInto(json: unknown, b: PacketBatch, i: number, index: number): voi
   // for-in instead of Object.keys: no key array per packet (objects of one shape share the
   // enumeration cache of their hidden class); hasOwn only runs for a key that is not a field
   for (const key in json) if (!FIELDS.has(key) && hasOwn.call(json, key)) throw bad(index, key.slice(0, 64), 'unknown field');
-  const src = ipInto(json, index, 'src-ip', b.words, i * 8);
-  const dst = ipInto(json, index, 'dst-ip', b.words, i * 8 + 4);
+  const src = ipInto(json['src-ip'], index, 'src-ip', b.words, i * 8);
+  const dst = ipInto(json['dst-ip'], index, 'dst-ip', b.words, i * 8 + 4);
   if (src !== dst) throw new FwError('ERR_NET_1001', `${where(index)}dst-ip: address family differs from src-ip`);
   const p = json.protocol;
   let protocol: number;
@@ -82,11 +83,11 @@ function parseInto(json: unknown, b: PacketBatch, i: number, index: number): voi
   else if (typeof p === 'number' && Number.isInteger(p) && p >= 0 && p <= 255) protocol = p;
   else throw bad(index, 'protocol', 'must be tcp, udp, icmp or an integer 0-255');
   const ported = protocol === PROTO_TCP || protocol === PROTO_UDP;
-  const dstPort = portField(json, index, 'dst-port', ported);
-  const srcPort = portField(json, index, 'src-port', false);
-  const inInterface = nameField(json, index, 'in-interface');
-  const srcZone = nameField(json, index, 'src-zone');
-  const dstZone = nameField(json, index, 'dst-zone');
+  const dstPort = portField(json['dst-port'], index, 'dst-port', ported);
+  const srcPort = portField(json['src-port'], index, 'src-port', false);
+  const inInterface = nameField(json['in-interface'], index, 'in-interface');
+  const srcZone = nameField(json['src-zone'], index, 'src-zone');
+  const dstZone = nameField(json['dst-zone'], index, 'dst-zone');
   b.fam[i] = src;
   b.protocol[i] = protocol;
   b.dstPort[i] = dstPort < 0 ? 0 : dstPort;
