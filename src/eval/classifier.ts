@@ -271,8 +271,9 @@ export class FamilyClassifier {
     return false;
   }
 
-  // tree4 and tree6 are the same walk specialized by family on purpose: the IPv4 one tests
-  // inline entries, and keeping both loops monomorphic is worth the repeated lines.
+  // forest()'s IPv4 walk and tree6 are the same walk specialized by family on purpose: the
+  // IPv4 one picks the node's word among locals and tests inline entries, and keeping both
+  // loops monomorphic is worth the repeated lines.
   private tree6(ref: number, min: number, best: number): number {
     const q = this.q, m = this.mem;
     while (ref >= 0) {
@@ -280,7 +281,7 @@ export class FamilyClassifier {
       const x = q[h & 15] >>> ((h >>> 4) & 31);
       ref = h >= 0 ? m[ref + 1 + (x & (h >>> 9))] : m[ref + 5 + 2 * hashSlot(m, ref, x & m[ref + 1])];
     }
-    const L = this.mem;
+    const L = m;
     const v = q[8];
     let o = ~ref;
     const end = o + 1 + L[o] * Layout.LeafStride;

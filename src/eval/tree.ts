@@ -53,8 +53,9 @@ export const DEFAULT_TREE_PARAMS: TreeParams = { binth: 16, spfac: 4, maxBits: 8
 export const HASH_NODE = 1 << 31;
 
 /** The slot of hash node `ref` that answers key x: the key's own, or the first empty one
- * (which holds the default child), probed linearly from the key's hash. The lookup
- * (classifier.ts) and the counted work (tree-work.ts) both walk it. */
+ * (which holds the default child), probed linearly from the key's hash. The IPv6 lookup
+ * (classifier.ts tree6) and the counted work (tree-work.ts) call it; the IPv4 lookup writes
+ * the same probe out (forest(): V8 did not always inline the call there). */
 export function hashSlot(nodes: Int32Array, ref: number, x: number): number {
   // `| 0`: hs >= 1, so both fit an int32, and the optimizer keeps them out of doubles
   const hs = nodes[ref + 2], def = nodes[ref + 3], m = (-1 >>> hs) | 0;
