@@ -13,7 +13,7 @@ import { parseIpBytes } from '../config/net';
 import { MAX_BATCH, releaseBatch, takeBatch, type PacketBatch } from './batch';
 import { PROTO_ICMP, PROTO_TCP, PROTO_UDP } from './types';
 
-const QUOTE = 34, COMMA = 44, COLON = 58, BACKSLASH = 92;
+const QUOTE = 34, COMMA = 44, DOT = 46, COLON = 58, BACKSLASH = 92;
 const LBRACE = 123, RBRACE = 125, LBRACKET = 91, RBRACKET = 93;
 
 // the packet fields, by position in FIELDS
@@ -41,6 +41,7 @@ const MIN_PACKET_BYTES = 42;
 
 // the value of each field of the packet being read (the scan is synchronous: module scratch)
 const ABSENT = 0, STRING = 1, NUMBER = 2; // null counts as absent, as in parsePacket
+const QUAD = 3; // an address read as a dotted quad during the scan: its word in num
 const kind = new Uint8Array(8);
 const from = new Int32Array(8); // a string's bytes: [from, to)
 const to = new Int32Array(8);
@@ -169,10 +170,16 @@ function scanPacket(s: Buffer, p: number, n: number, b: PacketBatch, i: number):
       p = skipWs(s, p + 1, n);
       if (p >= n) return -1;
       const c = s[p];
-      if (c === QUOTE) {
+      let q: number;
+      if (c === QUOTE && (f === SRC_IP || f === DST_IP) && n - p > QUAD_ROOM && (q = quadAt(s, p + 1)) > 0) {
+        // most addresses: a dotted quad, read in this one pass
+        kind[f] = QUAD;
+        num[f] = quad;
+        p = q + 1;
+      } else if (c === QUOTE) {
         let e = p + 1;
         if (f === SRC_IP || f === DST_IP) {
-          // an address: up to the next quote; parseIpBytes then accepts only address
+          // any other address: up to the next quote; parseIpBytes then accepts only address
           // characters, so an escape or any other byte in it makes it refused (the slow way)
           while (e < n && s[e] !== QUOTE) e++;
         } else {
@@ -192,7 +199,7 @@ function scanPacket(s: Buffer, p: number, n: number, b: PacketBatch, i: number):
         // an unsigned integer; "01", a fraction or an exponent fail the separator check below.
         // More than 6 digits is out of range for every field: the slow path refuses it.
         let v = c - 48;
-        let q = p + 1;
+        q = p + 1;
         if (c !== 48) {
           while (q < n && s[q] >= 48 && s[q] <= 57) {
             if (q - p >= 6) return -1;
@@ -217,9 +224,8 @@ function scanPacket(s: Buffer, p: number, n: number, b: PacketBatch, i: number):
     }
   }
   // parseInto's checks; whatever it would refuse is left to it (-1)
-  if (kind[SRC_IP] !== STRING || kind[DST_IP] !== STRING) return -1;
-  const family = parseIpBytes(s, from[SRC_IP], to[SRC_IP], b.words, i * 8);
-  if (family === 0 || parseIpBytes(s, from[DST_IP], to[DST_IP], b.words, i * 8 + 4) !== family) return -1;
+  const family = address(s, SRC_IP, b.words, i * 8);
+  if (family === 0 || address(s, DST_IP, b.words, i * 8 + 4) !== family) return -1;
   let protocol: number;
   if (kind[PROTOCOL] === NUMBER && num[PROTOCOL] <= 255) protocol = num[PROTOCOL];
   else if (kind[PROTOCOL] !== STRING) return -1;
@@ -240,6 +246,52 @@ function scanPacket(s: Buffer, p: number, n: number, b: PacketBatch, i: number):
   b.srcZone[i] = name(s, SRC_ZONE);
   b.dstZone[i] = name(s, DST_ZONE);
   return p;
+}
+
+/** An address field into out[at..at+3]: its family, or 0 when parsePacket would refuse it. */
+function address(s: Buffer, f: number, out: Int32Array, at: number): number {
+  if (kind[f] === QUAD) {
+    out[at] = num[f];
+    out[at + 1] = out[at + 2] = out[at + 3] = 0;
+    return 4;
+  }
+  return kind[f] === STRING ? parseIpBytes(s, from[f], to[f], out, at) : 0;
+}
+
+/** The bytes a dotted quad and its closing quote can take: quadAt reads no further. */
+const QUAD_ROOM = 16;
+/** quadAt's address, as a signed word (network order). */
+let quad = 0;
+
+/**
+ * A dotted quad at s[p..] ending at a quote, as parseIpBytes takes one (1-3 digits a part,
+ * no leading zero, at most 255): the position of the quote, the word in `quad`; else -1
+ * (anything else, taken or refused, is left to the generic path). Reads at most QUAD_ROOM
+ * bytes: the caller checks they are there.
+ */
+function quadAt(s: Uint8Array, p: number): number {
+  let w = 0;
+  for (let part = 0; part < 4; part++) {
+    let v = s[p++] - 48;
+    if (v < 0 || v > 9) return -1;
+    if (v !== 0) {
+      // a second and a third digit; a leading 0 takes none, so "01" fails the separator check
+      let d = s[p] - 48;
+      if (d >= 0 && d <= 9) {
+        v = v * 10 + d;
+        d = s[++p] - 48;
+        if (d >= 0 && d <= 9) {
+          v = v * 10 + d;
+          p++;
+          if (v > 255) return -1;
+        }
+      }
+    }
+    w = (w << 8) | v;
+    if (s[p++] !== (part < 3 ? DOT : QUOTE)) return -1;
+  }
+  quad = w;
+  return p - 1;
 }
 
 /** A port field: the port, -1 when absent, -2 when parsePacket would refuse it. */

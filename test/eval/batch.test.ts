@@ -417,6 +417,30 @@ describe('scanPacketBatch = JSON.parse + parsePacketBatch', () => {
     }
     expect(tried).toBe(Object.keys(packet).join('').length + 8);
   });
+  test('dotted quads read during the scan: the same words as the parser, near misses left to it, in either field', () => {
+    const quadEdges = fc.constantFrom('255.255.255.255', '0.0.0.0', '256.1.1.1', '1.2.3.256', '260.1.1.1', '300.1.1.1', '999.1.1.1', '1234.1.1.1', '01.2.3.4',
+      '1.2.3.04', '1.2.3.00', '1.2.3', '1.2.3.4.5', '1.2.3.4.', '.1.2.3.4', '1..2.3', '1.2.3.4:80', '::1.2.3.4', '1.2.3.4a');
+    const quadText = fc.string({ unit: fc.constantFrom('0', '1', '2', '5', '6', '9', '.', '.', ':', 'a'), minLength: 1, maxLength: 17 });
+    let taken = 0;
+    fc.assert(
+      fc.property(fc.oneof(quadText, addrArb(4), v4Text, mutate(v4Text), quadEdges), fc.boolean(), fc.boolean(), (text, inDst, v6Other) => {
+        const other = v6Other ? '::1' : '10.0.0.1';
+        const packet = inDst ? { 'src-ip': other, 'dst-ip': text, protocol: 1 } : { 'src-ip': text, 'dst-ip': other, protocol: 1 };
+        const body = Buffer.from(JSON.stringify({ packets: [packet, packet] }));
+        const fast = fastPath(body);
+        const slow = slowPath(body);
+        // what the parser takes, the scanner takes; what it refuses, the scanner declines
+        expect({ text, fast: fast === null ? null : { ok: fast } }).toEqual({ text, fast: 'ok' in slow ? slow : null });
+        if (fast !== null && !v6Other) taken++;
+      }),
+      opts(5_000),
+    );
+    expect(taken).toBeGreaterThan(500);
+    // a body cut anywhere, the address among the last bytes: declined, never read past the end
+    const text = JSON.stringify({ packets: [{ 'src-ip': '1.2.3.4', 'dst-ip': '255.255.255.255', protocol: 1 }] });
+    for (let cut = 0; cut < text.length; cut++) expect(fastPath(Buffer.from(text.slice(0, cut)))).toBeNull();
+    expect(fastPath(Buffer.from(text))).toEqual([{ fam: 4, words: [0x01020304], protocol: 1, dstPort: 0, srcPort: -1, inInterface: null, srcZone: null, dstZone: null }]);
+  });
   test('names: the same string for the same bytes, many distinct names', () => {
     const names = Array.from({ length: 600 }, (_, i) => `n${i % 300}-${'x'.repeat(i % 7)}`);
     const packets = names.map((n, i) => ({ 'src-ip': '10.0.0.1', 'dst-ip': '10.0.0.2', protocol: 'icmp', 'in-interface': n, 'src-zone': i % 2 ? '' : n, 'dst-zone': i % 3 ? null : 'wan' }));
