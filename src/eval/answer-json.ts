@@ -13,6 +13,7 @@ import type { ImageMeta } from './image';
 import { ALLOW_POLICY, DENY_DEFAULT, DENY_NO_ROUTE, DENY_POLICY, type BatchAnswers } from './batch';
 import { AnswerSlots } from './answer-slots';
 import type { NatAnswer, RouteAnswer } from './types';
+import { BytePool } from '../byte-pool';
 
 const j = JSON.stringify;
 
@@ -39,6 +40,17 @@ class Fragments {
     }
     return { arena, start, len };
   }
+}
+
+/** Where answers are written: reused once given back (releaseAnswer), as the batch endpoint
+ * does when uWS has taken the bytes (res.end copies what the socket does not take at once). */
+const answerMemory = new BytePool(4);
+
+/** Gives back the memory of an answer of AnswerWriter.write (CompiledConfig.batchJson) once it
+ * has been sent: the bytes may be overwritten by the next answer. Optional: an answer never
+ * given back is collected as usual. */
+export function releaseAnswer(json: Uint8Array): void {
+  answerMemory.release(json);
 }
 
 /** Interned answers held past this many bytes are dropped at the next batch. */
@@ -150,11 +162,12 @@ export class AnswerWriter {
     }
     // 3 spare bytes: answers are copied 4 bytes at a time and the last copy may run past the
     // end (each answer's overrun is overwritten by the next one)
-    const out = Buffer.allocUnsafe(size + 3);
+    const memory = answerMemory.take(size + 3);
+    const out = Buffer.from(memory, 0, size + 3);
     head.copy(out, 0);
     let at = head.length;
     const src = this.wholeView;
-    const dst = new DataView(out.buffer, out.byteOffset, out.length);
+    const dst = new DataView(memory, 0, size + 3);
     for (let k = 0; k < n; k++) {
       if (k > 0) out[at++] = 0x2c; // ','
       // 4 bytes at a time through DataViews (unaligned int32 loads and stores that the

@@ -6,7 +6,8 @@
 //   random formatting (whitespace, escapes, duplicate keys, numbers as 8e1 or 80.0, non-ASCII):
 //   it either declines (null) or gives the very same batch, and it takes every plain body;
 // - batchJson = JSON.stringify({version, results}) of the eval() answer objects, byte for byte,
-//   on random configurations whose names need escaping;
+//   on random configurations whose names need escaping, each answer written over the memory
+//   of the previous ones;
 // - the batch pool: a reused batch carries nothing over.
 // The whole path against the reference evaluator is in differential.test.ts.
 import fc from 'fast-check';
@@ -16,6 +17,7 @@ import { isFwError } from '../../src/errors';
 import { parseJsonBody } from '../../src/api/http';
 import { BatchAnswers, MAX_BATCH, PacketBatch, releaseBatch, takeBatch } from '../../src/eval/batch';
 import { scanPacketBatch } from '../../src/eval/batch-scan';
+import { releaseAnswer } from '../../src/eval/answer-json';
 import { CompiledConfig } from '../../src/eval/compiled';
 import { parseBatch, parsePacket, parsePacketBatch } from '../../src/eval/packet';
 import { ReferenceEvaluator } from '../../src/eval/reference';
@@ -503,7 +505,11 @@ function jsonBatch(cc: CompiledConfig, version: number, packets: Packet[]): stri
     b.srcZone[i] = p.srcZone;
     b.dstZone[i] = p.dstZone;
   });
-  return cc.batchJson(version, cc.evalBatchInto(b, new BatchAnswers(packets.length + 3))).toString('utf8');
+  const json = cc.batchJson(version, cc.evalBatchInto(b, new BatchAnswers(packets.length + 3)));
+  const text = json.toString('utf8');
+  // given back, as the endpoint does: the next answers are written over this one's bytes
+  releaseAnswer(json);
+  return text;
 }
 
 describe('batchJson = JSON.stringify({version, results})', () => {
