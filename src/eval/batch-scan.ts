@@ -19,6 +19,7 @@ const LBRACE = 123, RBRACE = 125, LBRACKET = 91, RBRACKET = 93;
 // the packet fields, by position in FIELDS
 const SRC_IP = 0, DST_IP = 1, PROTOCOL = 2, DST_PORT = 3, SRC_PORT = 4, IN_IF = 5, SRC_ZONE = 6, DST_ZONE = 7;
 const FIELDS = ['src-ip', 'dst-ip', 'protocol', 'dst-port', 'src-port', 'in-interface', 'src-zone', 'dst-zone'].map((f) => Buffer.from(f, 'latin1'));
+const FIELD_LENGTH = Uint8Array.from(FIELDS, (w) => w.length);
 const PACKETS = Buffer.from('"packets"', 'latin1');
 // Each field name with its closing quote as big-endian int32 words at offsets 0, 4, ... and a
 // last one ending at the quote (overlapping the previous): a key is checked with two to four
@@ -52,7 +53,8 @@ function isWs(c: number): boolean {
 }
 
 function skipWs(s: Uint8Array, p: number, n: number): number {
-  while (p < n && isWs(s[p])) p++;
+  // every byte the scanner expects next is above ' ': one comparison when there is no space
+  while (p < n && s[p] <= 32 && isWs(s[p])) p++;
   return p;
 }
 
@@ -83,7 +85,7 @@ function fieldAt(s: Uint8Array, a: number, n: number): number {
     default:
       return -1;
   }
-  const e = a + FIELDS[f].length; // where the closing quote must be
+  const e = a + FIELD_LENGTH[f]; // where the closing quote must be
   if (e >= n) return -1;
   const words = KEY_WORDS[f];
   const last = words.length - 1;
@@ -164,7 +166,7 @@ function scanPacket(s: Buffer, p: number, n: number, b: PacketBatch, i: number):
       const f = fieldAt(s, p + 1, n);
       if (f < 0 || (seen & (1 << f)) !== 0) return -1;
       seen |= 1 << f;
-      const ke = p + 1 + FIELDS[f].length; // the closing quote (fieldAt checked it)
+      const ke = p + 1 + FIELD_LENGTH[f]; // the closing quote (fieldAt checked it)
       p = skipWs(s, ke + 1, n);
       if (p >= n || s[p] !== COLON) return -1;
       p = skipWs(s, p + 1, n);
@@ -242,9 +244,10 @@ function scanPacket(s: Buffer, p: number, n: number, b: PacketBatch, i: number):
   b.protocol[i] = protocol;
   b.dstPort[i] = dstPort < 0 ? 0 : dstPort;
   b.srcPort[i] = srcPort;
-  b.inInterface[i] = name(s, IN_IF);
-  b.srcZone[i] = name(s, SRC_ZONE);
-  b.dstZone[i] = name(s, DST_ZONE);
+  // names are null in a batch from takeBatch: only those given are written
+  if (kind[IN_IF] === STRING) b.inInterface[i] = name(s, IN_IF);
+  if (kind[SRC_ZONE] === STRING) b.srcZone[i] = name(s, SRC_ZONE);
+  if (kind[DST_ZONE] === STRING) b.dstZone[i] = name(s, DST_ZONE);
   return p;
 }
 
