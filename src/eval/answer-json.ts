@@ -77,6 +77,7 @@ export class AnswerWriter {
   // written after them, and a grown store is a new buffer, the views keep the old one)
   private readonly slots: AnswerSlots;
   private readonly wholeOf: Uint8Array[];
+  private readonly wholeLen: Int32Array; // wholeOf[s].length: the sizes are summed without touching the views
   private whole = new Uint8Array(1 << 16);
   private wholeUsed = 0;
   // per answer of the batch being written: its bytes (a slot's bytes can change within a
@@ -116,6 +117,7 @@ export class AnswerWriter {
     this.len = len;
     this.slots = new AnswerSlots(polId.length);
     this.wholeOf = new Array<Uint8Array>(this.slots.size).fill(NO_BYTES);
+    this.wholeLen = new Int32Array(this.slots.size);
   }
 
   /** The fragment ids of answer k, in order, into `ids`; returns how many (6 or 8). */
@@ -148,7 +150,7 @@ export class AnswerWriter {
       this.wholeUsed = 0;
     }
     if (this.answers.length < n) this.answers = new Array<Uint8Array>(n).fill(NO_BYTES);
-    const answers = this.answers, wholeOf = this.wholeOf;
+    const answers = this.answers, wholeOf = this.wholeOf, wholeLen = this.wholeLen;
     // first pass: each answer's interned bytes (built on a miss), and the exact size, so the
     // body is one buffer and never copied again
     let size = head.length + 2 + (n > 0 ? n - 1 : 0);
@@ -156,7 +158,7 @@ export class AnswerWriter {
       const s = this.slots.slot(a, k);
       if (!this.slots.holds(s, a, k)) this.intern(s, a, k);
       answers[k] = wholeOf[s];
-      size += wholeOf[s].length;
+      size += wholeLen[s];
     }
     const memory = answerMemory.take(size);
     const out = new Uint8Array(memory, 0, size);
@@ -197,6 +199,7 @@ export class AnswerWriter {
     }
     this.wholeUsed = at;
     this.wholeOf[s] = this.whole.subarray(begin, at);
+    this.wholeLen[s] = at - begin;
     this.slots.keep(s, a, k);
   }
 }

@@ -21,16 +21,31 @@ const SRC_IP = 0, DST_IP = 1, PROTOCOL = 2, DST_PORT = 3, SRC_PORT = 4, IN_IF = 
 const FIELDS = ['src-ip', 'dst-ip', 'protocol', 'dst-port', 'src-port', 'in-interface', 'src-zone', 'dst-zone'].map((f) => Buffer.from(f, 'latin1'));
 const FIELD_LENGTH = Uint8Array.from(FIELDS, (w) => w.length);
 const PACKETS = Buffer.from('"packets"', 'latin1');
-// Each field name with its closing quote as big-endian int32 words at offsets 0, 4, ... and a
-// last one ending at the quote (overlapping the previous): a key is checked with two to four
-// loads instead of a loop over its bytes.
-const KEY_WORDS: Int32Array[] = FIELDS.map((w) => {
-  const k = Buffer.concat([w, Buffer.from('"', 'latin1')]);
+/**
+ * A text of 4 bytes or more as big-endian int32 words at offsets 0, 4, ... and a last one
+ * ending with it (overlapping the previous): wordsAt checks the text with a few loads instead
+ * of a loop over its bytes.
+ */
+function textWords(text: string): Int32Array {
+  const k = Buffer.from(text, 'latin1');
   const words: number[] = [];
   for (let o = 0; o + 4 < k.length; o += 4) words.push(k.readInt32BE(o));
   words.push(k.readInt32BE(k.length - 4));
   return Int32Array.from(words);
-});
+}
+
+/** Whether the body holds the text of `words` (textWords) from a to e (exclusive); the caller
+ * checks the bytes are there. */
+function wordsAt(a: number, e: number, words: Int32Array): boolean {
+  const last = words.length - 1;
+  for (let k = 0; k < last; k++) if (view.getInt32(a + 4 * k) !== words[k]) return false;
+  return view.getInt32(e - 4) === words[last];
+}
+
+// each field name with its closing quote
+const KEY_WORDS: Int32Array[] = FIELDS.map((w) => textWords(`${w.toString('latin1')}"`));
+/** The bytes a dotted quad and its closing quote can take: quadAt reads no further. */
+const QUAD_ROOM = 16;
 /** The body being scanned, for 4-byte loads (the scan is synchronous: module scratch). */
 let view: DataView = new DataView(new ArrayBuffer(0));
 const TCP = Buffer.from('tcp', 'latin1'), UDP = Buffer.from('udp', 'latin1'), ICMP = Buffer.from('icmp', 'latin1');
@@ -87,10 +102,7 @@ function fieldAt(s: Uint8Array, a: number, n: number): number {
   }
   const e = a + FIELD_LENGTH[f]; // where the closing quote must be
   if (e >= n) return -1;
-  const words = KEY_WORDS[f];
-  const last = words.length - 1;
-  for (let k = 0; k < last; k++) if (view.getInt32(a + 4 * k) !== words[k]) return -1;
-  return view.getInt32(e - 3) === words[last] ? f : -1;
+  return wordsAt(a, e + 1, KEY_WORDS[f]) ? f : -1;
 }
 
 /**
@@ -134,7 +146,8 @@ function scan(body: Buffer, b: PacketBatch): number {
   else {
     for (;;) {
       if (count === capacity) return -1; // over MAX_BATCH: the slow path says so
-      p = scanPacket(s, p, n, b, count);
+      const e = compactPacket(s, p, n, b, count);
+      p = e >= 0 ? e : scanPacket(s, p, n, b, count);
       if (p < 0) return -1;
       count++;
       p = skipWs(s, p, n);
@@ -150,6 +163,64 @@ function scan(body: Buffer, b: PacketBatch): number {
   if (p >= n || s[p] !== RBRACE) return -1;
   if (skipWs(s, p + 1, n) !== n) return -1;
   return count;
+}
+
+// The usual packet as JSON.stringify writes it, read as a template (literal parts checked as
+// int32 words, no key lookup, no whitespace): {"src-ip":"A","dst-ip":"B","protocol":P,
+// "dst-port":N} with dotted quads A and B, P a number or "tcp", "udp", "icmp".
+const SRC_OPEN = textWords('{"src-ip":"');
+const DST_OPEN = textWords('","dst-ip":"');
+const PROTOCOL_OPEN = textWords('","protocol":');
+const DST_PORT_OPEN = textWords(',"dst-port":');
+const PROTOCOL_NAMES = Int32Array.from(['"tcp', '"udp', '"icm'], (t) => Buffer.from(t, 'latin1').readInt32BE(0));
+const PROTOCOL_CODES = [PROTO_TCP, PROTO_UDP, PROTO_ICMP];
+/** The longest packet of that form (15-character addresses, 6 digits), and the 16 bytes
+ * quadAt may look at: with this many bytes left, the template reads no bound. */
+const COMPACT_ROOM = 11 + 15 + 12 + 15 + 13 + 6 + 12 + 6 + 1 + QUAD_ROOM;
+
+/**
+ * The packet at s[p] when it has the template's form, into slot i (the same slot scanPacket
+ * would write); the position after it, or -1 for any other form or value (scanPacket then
+ * reads the packet from its start, and takes it, declines it or leaves it to the slow path).
+ */
+function compactPacket(s: Buffer, p: number, n: number, b: PacketBatch, i: number): number {
+  if (n - p < COMPACT_ROOM || !wordsAt(p, p + 11, SRC_OPEN)) return -1;
+  let q = quadAt(s, p + 11);
+  if (q < 0 || !wordsAt(q, q + 12, DST_OPEN)) return -1;
+  const src = quad;
+  q = quadAt(s, q + 12);
+  if (q < 0 || !wordsAt(q, q + 13, PROTOCOL_OPEN)) return -1;
+  const dst = quad;
+  q += 13;
+  let protocol = -1;
+  if (s[q] === QUOTE) {
+    // "tcp" and "udp" end after 3 letters, "icmp" after 4
+    const k = PROTOCOL_NAMES.indexOf(view.getInt32(q));
+    if (k < 0) return -1;
+    q += k === 2 ? 5 : 4;
+    if ((k === 2 && s[q - 1] !== 112) || s[q] !== QUOTE) return -1; // the p of icmp
+    protocol = PROTOCOL_CODES[k];
+    q++;
+  } else {
+    if (s[q] < 48 || s[q] > 57) return -1;
+    q = numberAt(s, q, n);
+    if (q < 0 || number > 255) return -1;
+    protocol = number;
+  }
+  if (!wordsAt(q, q + 12, DST_PORT_OPEN)) return -1;
+  q += 12;
+  if (s[q] < 48 || s[q] > 57) return -1;
+  q = numberAt(s, q, n);
+  if (q < 0 || number > 65535 || s[q] !== RBRACE) return -1;
+  const w = b.words, at = i * 8;
+  w[at] = src;
+  w[at + 4] = dst;
+  w[at + 1] = w[at + 2] = w[at + 3] = w[at + 5] = w[at + 6] = w[at + 7] = 0;
+  b.fam[i] = 4;
+  b.protocol[i] = protocol;
+  b.dstPort[i] = number;
+  b.srcPort[i] = -1; // names: null in a batch from takeBatch
+  return q + 1;
 }
 
 /** One packet object at s[p] into slot i; the position after it, or -1 (not handled here). */
@@ -198,20 +269,11 @@ function scanPacket(s: Buffer, p: number, n: number, b: PacketBatch, i: number):
         to[f] = e;
         p = e + 1;
       } else if (c >= 48 && c <= 57) {
-        // an unsigned integer; "01", a fraction or an exponent fail the separator check below.
-        // More than 6 digits is out of range for every field: the slow path refuses it.
-        let v = c - 48;
-        q = p + 1;
-        if (c !== 48) {
-          while (q < n && s[q] >= 48 && s[q] <= 57) {
-            if (q - p >= 6) return -1;
-            v = v * 10 + (s[q] - 48);
-            q++;
-          }
-        }
+        // an unsigned integer; "01", a fraction or an exponent fail the separator check below
+        p = numberAt(s, p, n);
+        if (p < 0) return -1;
         kind[f] = NUMBER;
-        num[f] = v;
-        p = q;
+        num[f] = number;
       } else if (c === 110 && p + 3 < n && s[p + 1] === 117 && s[p + 2] === 108 && s[p + 3] === 108) {
         kind[f] = ABSENT; // null
         p += 4;
@@ -261,8 +323,6 @@ function address(s: Buffer, f: number, out: Int32Array, at: number): number {
   return kind[f] === STRING ? parseIpBytes(s, from[f], to[f], out, at) : 0;
 }
 
-/** The bytes a dotted quad and its closing quote can take: quadAt reads no further. */
-const QUAD_ROOM = 16;
 /** quadAt's address, as a signed word (network order). */
 let quad = 0;
 
@@ -295,6 +355,27 @@ function quadAt(s: Uint8Array, p: number): number {
   }
   quad = w;
   return p - 1;
+}
+
+/** numberAt's value. */
+let number = 0;
+
+/** The unsigned integer whose first digit is s[p]: its end, the value in `number`; -1 for
+ * more than 6 digits (out of range for every field: the slow path refuses it). A leading 0
+ * ends it ("01" is then refused by the caller's separator check, as are a fraction and an
+ * exponent). */
+function numberAt(s: Uint8Array, p: number, n: number): number {
+  let v = s[p] - 48;
+  let q = p + 1;
+  if (v !== 0) {
+    while (q < n && s[q] >= 48 && s[q] <= 57) {
+      if (q - p >= 6) return -1;
+      v = v * 10 + (s[q] - 48);
+      q++;
+    }
+  }
+  number = v;
+  return q;
 }
 
 /** A port field: the port, -1 when absent, -2 when parsePacket would refuse it. */

@@ -443,6 +443,35 @@ describe('scanPacketBatch = JSON.parse + parsePacketBatch', () => {
     for (let cut = 0; cut < text.length; cut++) expect(fastPath(Buffer.from(text.slice(0, cut)))).toBeNull();
     expect(fastPath(Buffer.from(text))).toEqual([{ fam: 4, words: [0x01020304], protocol: 1, dstPort: 0, srcPort: -1, inInterface: null, srcZone: null, dstZone: null }]);
   });
+  test('the usual compact packet, every byte replaced: taken as the parser takes it, or declined', () => {
+    // the form the scanner reads as a template, and its near misses: each byte of the second
+    // packet (the first and third stay plain) replaced by bytes that keep it JSON or nearly
+    const packets = [
+      { 'src-ip': '10.1.2.3', 'dst-ip': '192.168.100.200', protocol: 6, 'dst-port': 443 },
+      { 'src-ip': '255.255.255.255', 'dst-ip': '0.0.0.0', protocol: 17, 'dst-port': 65535 },
+      { 'src-ip': '1.2.3.4', 'dst-ip': '5.6.7.8', protocol: 'icmp', 'dst-port': 0 },
+    ];
+    const replacements = ['"', ',', ':', '}', '{', ' ', '.', '0', '1', '2', '5', '6', '9', 'x', 'p', '\\'].map((c) => c.charCodeAt(0));
+    for (const middle of [packets[1], { ...packets[1], protocol: 'tcp' }, { ...packets[1], protocol: 'udp' }, packets[2]]) {
+      const text = JSON.stringify({ packets: [packets[0], middle, packets[2]] });
+      const from = text.indexOf('},{') + 2;
+      const to = text.indexOf('},{', from) + 1;
+      expect(fastPath(Buffer.from(text))).toEqual((slowPath(Buffer.from(text)) as { ok: unknown }).ok);
+      let taken = 0;
+      for (let at = from; at < to; at++) {
+        for (const c of replacements) {
+          if (text.charCodeAt(at) === c) continue;
+          const body = Buffer.from(text);
+          body[at] = c;
+          const fast = fastPath(body);
+          const slow = slowPath(body);
+          expect({ body: body.toString(), fast: fast === null ? null : { ok: fast } }).toEqual({ body: body.toString(), fast: fast === null ? null : slow });
+          if (fast !== null) taken++;
+        }
+      }
+      expect(taken).toBeGreaterThan(10); // digits replaced by digits, mostly
+    }
+  });
   test('names: the same string for the same bytes, many distinct names', () => {
     const names = Array.from({ length: 600 }, (_, i) => `n${i % 300}-${'x'.repeat(i % 7)}`);
     const packets = names.map((n, i) => ({ 'src-ip': '10.0.0.1', 'dst-ip': '10.0.0.2', protocol: 'icmp', 'in-interface': n, 'src-zone': i % 2 ? '' : n, 'dst-zone': i % 3 ? null : 'wan' }));
