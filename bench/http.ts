@@ -70,6 +70,18 @@ function cpuSeconds(pid: number): number {
   }
 }
 
+/** Resolves once the process has used under 5% of a core for half a second (at most 60 s):
+ * a daemon just started analyses its configuration in worker threads, whose CPU /proc counts. */
+async function idle(pid: number): Promise<void> {
+  const end = Date.now() + 60_000;
+  for (let c0 = cpuSeconds(pid); Date.now() < end; ) {
+    await new Promise((r) => setTimeout(r, 500));
+    const c1 = cpuSeconds(pid);
+    if (c1 - c0 < 0.025) return;
+    c0 = c1;
+  }
+}
+
 /** One wrk run against a server process: its rate and the server's CPU µs per request. */
 function measured(url: string, pid: number, token: string, runSeconds: number): { rps: number; cpuUs: number } {
   const c0 = cpuSeconds(pid);
@@ -203,6 +215,7 @@ async function batchAgainst(doc: ConfigDoc, batch: string, count: number, ours: 
   try {
     const login = await request(other.port, 'POST', '/api/login', '', JSON.stringify({ username: 'admin', password: PASSWORD }));
     const both = [ours, { ...other, token: JSON.parse(login.text).token as string }];
+    await idle(other.proc.pid!);
     const rounds = Number(arg('rounds') ?? '7');
     const once = (d: (typeof both)[0], s: number) => {
       const c0 = cpuSeconds(d.proc.pid!);
@@ -295,6 +308,7 @@ async function main(): Promise<void> {
     // rows: label, packets/s (wall clock), packets per CPU second of the daemon
     const rows: Array<[string, number, number]> = [];
     const batchLoad = (conc: number): Load => ({ name: 'batch', concurrency: conc, next: () => ['POST', '/api/eval/batch', batch] });
+    await idle(proc.pid!);
     await run(oneTarget(port, token), batchLoad(1), 0.5); // warm-up, untimed
     for (const conc of [1, 2, 4]) {
       const c0 = cpuSeconds(proc.pid!);
