@@ -1,9 +1,10 @@
 // Benchmark packets, pre-generated into typed arrays so the timed loop allocates nothing:
 // most are drawn from a random policy's match space (random hosts of its prefixes, often
 // their first or last address; a port of its services, often a range end), the rest uniform.
-import { formatIp, parseCidr, type Family } from '../src/config/net';
+import { parseCidr, type Family } from '../src/config/net';
 import type { ConfigDoc } from '../src/config/types';
 import { loadWords } from '../src/eval/compiled';
+import { packetOf } from '../src/eval/packet';
 import { parsePortEntry } from '../src/eval/sets';
 import type { Packet } from '../src/eval/types';
 
@@ -92,29 +93,8 @@ export function makePackets(doc: ConfigDoc, n: number, r: R, uniform = 0.2): Pac
   return set;
 }
 
-function bytesOf(words: Int32Array, at: number, f: Family): Uint8Array {
-  const out = new Uint8Array(f === 4 ? 4 : 16);
-  for (let i = 0; i < out.length; i++) out[i] = (words[at + (i >> 2)] >>> (24 - 8 * (i & 3))) & 255;
-  return out;
-}
-
 /** Packet i as an eval request: zones pinned when `pin`, else derived by the pipeline. */
 export function toPacket(set: PacketSet, i: number, pin: boolean): Packet {
-  const f = set.fam[i] as Family;
-  const src = bytesOf(set.words, i * 8, f);
-  const dst = bytesOf(set.words, i * 8 + 4, f);
-  const proto = set.key[i] >> 16;
-  return {
-    family: f,
-    srcIp: formatIp(f, src),
-    dstIp: formatIp(f, dst),
-    src,
-    dst,
-    protocol: proto,
-    dstPort: set.key[i] & 0xffff,
-    srcPort: null,
-    inInterface: null,
-    srcZone: pin && set.sz[i] > 0 ? set.zones[set.sz[i] - 1] : null,
-    dstZone: pin && set.dz[i] > 0 ? set.zones[set.dz[i] - 1] : null,
-  };
+  const zone = (z: number) => (pin && z > 0 ? set.zones[z - 1] : null);
+  return packetOf(set.fam[i] as Family, set.words, i * 8, set.key[i] >> 16, set.key[i] & 0xffff, null, null, zone(set.sz[i]), zone(set.dz[i]));
 }

@@ -1,11 +1,15 @@
 // Where a packet's time goes in the whole pipeline (`npm run bench:eval -- --pipeline`): on the
 // same packets, in interleaved rounds (medians, CPU time of this process), the policy
 // classifier alone, CompiledConfig.evalBatchInto (zones, routes, NAT, policy into typed
-// arrays: what the batch endpoint runs before writing JSON) and CompiledConfig.eval (the same
-// plus the answer objects, one packet at a time).
+// arrays: what the batch endpoint runs before writing JSON), CompiledConfig.eval (the same
+// plus the answer objects, one prebuilt Packet at a time: 20,000 Packets, read from memory
+// rather than the cache), and parsePacket + eval from the JSON objects of the packets (what
+// POST /api/eval runs on the body JSON.parse made, HTTP aside).
 import type { ConfigDoc } from '../src/config/types';
 import { BatchAnswers, PacketBatch } from '../src/eval/batch';
-import { CompiledConfig, loadWords } from '../src/eval/compiled';
+import { CompiledConfig } from '../src/eval/compiled';
+import { parsePacket } from '../src/eval/packet';
+import type { Packet } from '../src/eval/types';
 import { rng } from './generate';
 import { makePackets, toPacket, type PacketSet } from './packets';
 import { median } from './stats';
@@ -32,11 +36,10 @@ function rate(pass: () => void, n: number, seconds: number): number {
 
 function batchOf(cfg: CompiledConfig, pk: PacketSet): PacketBatch {
   const b = new PacketBatch(pk.n);
+  b.words.set(pk.words.subarray(0, pk.n * 8));
   for (let i = 0; i < pk.n; i++) {
     const p = toPacket(pk, i, i % 2 === 0);
     b.fam[i] = p.family;
-    loadWords(p.src, b.words, i * 8);
-    loadWords(p.dst, b.words, i * 8 + 4);
     b.protocol[i] = p.protocol;
     b.dstPort[i] = p.dstPort;
     b.srcZone[i] = p.srcZone;
@@ -51,12 +54,22 @@ export interface PipelineRow {
   lookups: number;
   batch: number;
   eval: number;
+  parsed: number;
+}
+
+/** Packet p as the request body of POST /api/eval. */
+function jsonOf(p: Packet): Record<string, unknown> {
+  const j: Record<string, unknown> = { 'src-ip': p.srcIp, 'dst-ip': p.dstIp, protocol: p.protocol, 'dst-port': p.dstPort };
+  if (p.srcZone !== null) j['src-zone'] = p.srcZone;
+  if (p.dstZone !== null) j['dst-zone'] = p.dstZone;
+  return j;
 }
 
 export function pipelineRow(name: string, doc: ConfigDoc, rounds: number, seconds: number): PipelineRow {
   const cfg = CompiledConfig.compile(doc);
   const pk = makePackets(doc, PACKETS, rng(777));
   const packets = Array.from({ length: pk.n }, (_, i) => toPacket(pk, i, i % 2 === 0));
+  const json = packets.map(jsonOf);
   const b = batchOf(cfg, pk);
   const answers = new BatchAnswers(pk.n);
   const c4 = cfg.policyClassifier(4), c6 = cfg.policyClassifier(6);
@@ -73,13 +86,16 @@ export function pipelineRow(name: string, doc: ConfigDoc, rounds: number, second
     eval: () => {
       for (const p of packets) cfg.eval(p);
     },
+    parsed: () => {
+      for (const j of json) cfg.eval(parsePacket(j));
+    },
   };
-  const got: Record<keyof typeof passes, number[]> = { lookups: [], batch: [], eval: [] };
+  const got: Record<keyof typeof passes, number[]> = { lookups: [], batch: [], eval: [], parsed: [] };
   for (const k of Object.keys(passes) as Array<keyof typeof passes>) passes[k](); // warm-up
   for (let r = 0; r < rounds; r++) {
     for (const k of Object.keys(passes) as Array<keyof typeof passes>) got[k].push(rate(passes[k], pk.n, seconds));
   }
-  return { name, lookups: median(got.lookups), batch: median(got.batch), eval: median(got.eval) };
+  return { name, lookups: median(got.lookups), batch: median(got.batch), eval: median(got.eval), parsed: median(got.parsed) };
 }
 
 export function runPipeline(sets: Array<{ name: string; doc: () => ConfigDoc }>, rounds: number, seconds: number): void {
@@ -88,13 +104,13 @@ export function runPipeline(sets: Array<{ name: string; doc: () => ConfigDoc }>,
   console.log('');
   console.log(`## The whole pipeline (${PACKETS.toLocaleString('en-US')} packets, ${rounds} interleaved rounds of ${seconds} s, medians, CPU time)`);
   console.log('');
-  console.log('| rule set | classifier lookups/s | evalBatchInto packets/s | eval() packets/s | ns a packet: classifier / rest of the pipeline / eval(): Packet in, objects out |');
-  console.log('|---|---:|---:|---:|---:|');
+  console.log('| rule set | classifier lookups/s | evalBatchInto packets/s | eval() packets/s | parsePacket + eval() packets/s | ns a packet: classifier / rest of the pipeline / eval(): Packet in, objects out |');
+  console.log('|---|---:|---:|---:|---:|---:|');
   for (const s of sets) {
     const r = pipelineRow(s.name, s.doc(), rounds, seconds);
     const rest = 1e9 / r.batch - 1e9 / r.lookups;
     const objects = 1e9 / r.eval - 1e9 / r.batch;
-    console.log(`| ${r.name} | ${fmt(r.lookups)} | ${fmt(r.batch)} | ${fmt(r.eval)} | ${ns(r.lookups)} / ${rest.toFixed(0)} / ${objects.toFixed(0)} |`);
+    console.log(`| ${r.name} | ${fmt(r.lookups)} | ${fmt(r.batch)} | ${fmt(r.eval)} | ${fmt(r.parsed)} | ${ns(r.lookups)} / ${rest.toFixed(0)} / ${objects.toFixed(0)} |`);
     process.stderr.write(`${s.name}: pipeline done\n`);
   }
 }

@@ -86,3 +86,43 @@ export function lpm6(t: LpmData, q: Int32Array, at: number): number {
   }
   return t.answers[lo];
 }
+
+/**
+ * One table answering combine(x's answer, y's answer) for every address: the union of both
+ * tables' interval starts, neighbours with the same answer merged. The pipeline asks two
+ * tables about the same address (zone networks and connected subnets for the source zone;
+ * routes and zone networks for the destination), so one lookup of their union replaces two.
+ */
+export function lpmUnion(x: LpmData, y: LpmData, family: Family, combine: (ax: number, ay: number) => number): LpmData {
+  const nw = family === 4 ? 1 : 4;
+  const nx = x.answers.length, ny = y.answers.length;
+  const starts: number[] = [];
+  const answers: number[] = [];
+  // i, j: the intervals of x and y holding the current point; both tables start at address 0
+  let i = 0, j = 0;
+  for (;;) {
+    const answer = combine(x.answers[i], y.answers[j]);
+    if (answers.length === 0 || answers[answers.length - 1] !== answer) {
+      // the current point: the later of both intervals' starts
+      const inX = compareStarts(x.starts, i, y.starts, j, nw) >= 0;
+      for (let k = 0; k < nw; k++) starts.push(inX ? x.starts[i * nw + k] : y.starts[j * nw + k]);
+      answers.push(answer);
+    }
+    // the next point: the nearer of both tables' next starts (both when equal)
+    const moreX = i + 1 < nx, moreY = j + 1 < ny;
+    if (!moreX && !moreY) break;
+    const c = !moreY ? -1 : !moreX ? 1 : compareStarts(x.starts, i + 1, y.starts, j + 1, nw);
+    if (c <= 0) i++;
+    if (c >= 0) j++;
+  }
+  return { starts: Int32Array.from(starts), answers: Int32Array.from(answers) };
+}
+
+/** Order of interval a of table sa and interval b of table sb (biased words, nw a start). */
+function compareStarts(sa: Int32Array, a: number, sb: Int32Array, b: number, nw: number): number {
+  for (let k = 0; k < nw; k++) {
+    const d = sa[a * nw + k] - sb[b * nw + k];
+    if (d !== 0) return d;
+  }
+  return 0;
+}

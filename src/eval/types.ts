@@ -7,19 +7,32 @@ export const PROTO_ICMP = 1;
 export const PROTO_TCP = 6;
 export const PROTO_UDP = 17;
 
-/** A parsed, validated packet (parsePacket). Addresses are canonical text plus their bytes. */
+/** A parsed, validated packet (parsePacket, built by packetOf). Addresses are canonical text,
+ * their bytes, and their words. Read-only: parsePacket's packets compute the text and bytes
+ * from the words when first read. */
 export interface Packet {
-  family: Family;
-  srcIp: string;
-  dstIp: string;
-  src: Uint8Array; // 4 or 16 bytes, network order
-  dst: Uint8Array;
-  protocol: number; // 0-255; tcp 6, udp 17, icmp 1
-  dstPort: number; // 0-65535; 0 when the protocol is not tcp/udp and no port was given
-  srcPort: number | null;
-  inInterface: string | null; // null: not given (an empty string counts as not given)
-  srcZone: string | null;
-  dstZone: string | null;
+  readonly family: Family;
+  readonly srcIp: string;
+  readonly dstIp: string;
+  readonly src: Uint8Array; // 4 or 16 bytes, network order
+  readonly dst: Uint8Array;
+  // The addresses as the int32 words the compiled matchers take (network order; IPv4: word 0,
+  // the others 0), held in the object itself: CompiledConfig.eval() reads no byte array (each
+  // one another object to fetch from memory) and converts nothing.
+  readonly s0: number;
+  readonly s1: number;
+  readonly s2: number;
+  readonly s3: number;
+  readonly d0: number;
+  readonly d1: number;
+  readonly d2: number;
+  readonly d3: number;
+  readonly protocol: number; // 0-255; tcp 6, udp 17, icmp 1
+  readonly dstPort: number; // 0-65535; 0 when the protocol is not tcp/udp and no port was given
+  readonly srcPort: number | null;
+  readonly inInterface: string | null; // null: not given (an empty string counts as not given)
+  readonly srcZone: string | null;
+  readonly dstZone: string | null;
 }
 
 export type EvalAction = 'allow' | 'deny';

@@ -549,9 +549,10 @@ describe('batchJson = JSON.stringify({version, results})', () => {
         const doc = renameZones(specDoc(spec), rename);
         const cc = CompiledConfig.compile(doc);
         const members = specMembers(spec);
+        const zone = (z: unknown, keep: string) => (typeof z === 'string' && z !== '' && z !== keep ? rename(z) : z);
         const packets = list
-          .map((ps) => parsePacket(packetJson(ps, spec.zones.length, members)))
-          .map((p) => ({ ...p, srcZone: p.srcZone && p.srcZone !== 'nozone' ? rename(p.srcZone) : p.srcZone, dstZone: p.dstZone && rename(p.dstZone) }))
+          .map((ps) => packetJson(ps, spec.zones.length, members))
+          .map((j) => parsePacket({ ...j, 'src-zone': zone(j['src-zone'], 'nozone'), 'dst-zone': zone(j['dst-zone'], '') }))
           .filter((p) => outcome(() => cc.eval(p)).hasOwnProperty('ok'));
         const results: EvalResult[] = packets.map((p) => cc.eval(p));
         expect(jsonBatch(cc, version, packets)).toBe(JSON.stringify({ version, results }));

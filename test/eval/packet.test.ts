@@ -1,6 +1,9 @@
 // Parsing eval requests: field names, types, ranges, families, and error details that name
 // the field (and the packet's index in a batch).
+import fc from 'fast-check';
+import { formatIp } from '../../src/config/net';
 import { MAX_BATCH, parseBatch, parsePacket } from '../../src/eval/packet';
+import type { Packet } from '../../src/eval/types';
 
 function errorOf(fn: () => unknown): { code: string; details: string } {
   try {
@@ -29,6 +32,24 @@ describe('parsePacket', () => {
   });
   test('IPv6 addresses are canonical', () => {
     expect(parsePacket({ ...ok, 'src-ip': '2001:DB8:0:0::1', 'dst-ip': '::ffff:10.0.0.1' })).toMatchObject({ family: 6, srcIp: '2001:db8::1', dstIp: '::ffff:a00:1' });
+  });
+  test('the address words, bytes and text are the addresses; IPv4 words 1-3 are 0 after an IPv6 packet', () => {
+    const words = (p: Packet) => [p.s0, p.s1, p.s2, p.s3, p.d0, p.d1, p.d2, p.d3];
+    const v6 = parsePacket({ ...ok, 'src-ip': 'fffe:1:2:3:4:5:6:7', 'dst-ip': '8000::ff' });
+    expect(words(v6)).toEqual([0xfffe0001 | 0, 0x20003, 0x40005, 0x60007, 0x80000000 | 0, 0, 0, 0xff]);
+    expect(words(parsePacket({ ...ok, 'src-ip': '255.1.2.3' }))).toEqual([0xff010203 | 0, 0, 0, 0, 0x0a000002, 0, 0, 0]);
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 16, maxLength: 16 }), fc.uint8Array({ minLength: 4, maxLength: 4 }), (a6, a4) => {
+        const p6 = parsePacket({ ...ok, 'src-ip': formatIp(6, a6), 'dst-ip': formatIp(6, a6) });
+        const p4 = parsePacket({ ...ok, 'src-ip': formatIp(4, a4) });
+        const fromBytes = (b: Uint8Array) => Array.from({ length: 4 }, (_, k) => (k * 4 < b.length ? (b[k * 4] << 24) | (b[k * 4 + 1] << 16) | (b[k * 4 + 2] << 8) | b[k * 4 + 3] : 0));
+        expect(words(p6)).toEqual([...fromBytes(a6), ...fromBytes(a6)]);
+        expect(words(p4)).toEqual([...fromBytes(a4), 0x0a000002, 0, 0, 0]);
+        // the bytes and text (computed from the words when first read) are the addresses'
+        expect([Array.from(p6.src), Array.from(p6.dst), Array.from(p4.src)]).toEqual([Array.from(a6), Array.from(a6), Array.from(a4)]);
+        expect([p6.srcIp, p6.dstIp, p4.srcIp, p4.dstIp]).toEqual([formatIp(6, a6), formatIp(6, a6), formatIp(4, a4), '10.0.0.2']);
+      }),
+    );
   });
   test('empty or null optional names count as not given', () => {
     expect(parsePacket({ ...ok, 'src-zone': '', 'in-interface': null })).toMatchObject({ srcZone: null, inInterface: null });

@@ -7,8 +7,8 @@ import { buildClassifier, DEFAULT_BUILD_PARAMS, FamilyClassifier, type BuildPara
 import { LEAF_STRIDE } from '../../src/eval/tree';
 import { policySpecs } from '../../src/eval/compile';
 import { LinearClassifier } from '../../src/eval/linear';
-import { buildLpm, lpm4, lpm6, type LpmEntry } from '../../src/eval/lpm';
-import { buildFamilyTable } from '../../src/eval/rules';
+import { buildLpm, lpm4, lpm6, lpmUnion, type LpmData, type LpmEntry } from '../../src/eval/lpm';
+import { buildFamilyTable, wordsOf } from '../../src/eval/rules';
 import { addrArb, packetArb, specArb, specDoc, type PacketSpec, type RandomSpec } from './helpers';
 import { parseIp } from '../../src/config/net';
 import { loadWords } from '../../src/eval/compiled';
@@ -164,6 +164,42 @@ describe('longest-prefix tables', () => {
         }),
         { numRuns: 200, seed },
       );
+    });
+
+    test(`IPv${family}: the union of two tables answers what both answer, at every interval edge`, () => {
+      const bits = family === 4 ? 32 : 128;
+      const max = (1n << BigInt(bits)) - 1n;
+      const tableArb = fc.array(entryArb(family), { maxLength: 12 }).map((raw) =>
+        raw.map((e): LpmEntry => {
+          const host = BigInt(bits - e.len);
+          return { value: (parseIp(e.addr)!.bytes.reduce((v, b) => (v << 8n) | BigInt(b), 0n) >> host) << host, len: e.len, answer: e.answer % 4 };
+        }),
+      );
+      let edges = 0;
+      fc.assert(
+        fc.property(tableArb, tableArb, fc.boolean(), (ex, ey, few) => {
+          const x = buildLpm(ex, family), y = buildLpm(ey, family);
+          // one combine tells both answers apart, the other maps many pairs to one answer
+          // (neighbours with the same answer must merge, and still answer right)
+          const combine = few ? (a: number, b: number) => (a + b + 2) % 3 : (a: number, b: number) => (a + 1) * 10 + b + 1;
+          const u = lpmUnion(x, y, family, combine);
+          const q = new Int32Array(4);
+          const at = (t: LpmData) => (family === 4 ? lpm4(t, q[0]) : lpm6(t, q, 0));
+          // each prefix's first and last address and their neighbours: every edge of both tables
+          const points = [0n, max, ...[...ex, ...ey].flatMap((e) => {
+            const hi = e.value + (1n << BigInt(bits - e.len)) - 1n;
+            return [e.value - 1n, e.value, hi, hi + 1n];
+          })].filter((v) => v >= 0n && v <= max);
+          for (const v of points) {
+            q.set(wordsOf(v, family === 4 ? 1 : 4));
+            expect(at(u)).toBe(combine(at(x), at(y)));
+            edges++;
+          }
+          for (let i = 1; i < u.answers.length; i++) expect(u.answers[i]).not.toBe(u.answers[i - 1]);
+        }),
+        { numRuns: 200, seed },
+      );
+      expect(edges).toBeGreaterThan(2000);
     });
   }
 });
