@@ -12,7 +12,8 @@
 // into a string) and by wrk (a C client that reads and drops the answer), which leaves the
 // daemon the cores the Node client would take. --against DIST (another build's dist folder,
 // e.g. main's): that build's daemon too, both driven by wrk in alternating rounds (--rounds),
-// their CPU a packet side by side (the measure that holds on a shared machine).
+// their CPU a packet side by side (the measure that holds on a shared machine), at wrk -c1,
+// -c2 and -c4. --against inline: this build with FW_EVAL_THREADS=0 (no batch threads).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -203,37 +204,44 @@ function stageCpu(compiled: CompiledConfig, body: Buffer, seconds: number): Reco
 }
 
 /**
- * This build's daemon against another build's (its dist folder), same committed document,
- * wrk with 2 connections, rounds alternating which goes first: the daemon's CPU µs a packet
- * (user + system from /proc over the requests wrk counted) and packets/s, medians and the
- * ratio per round.
+ * This build's daemon against another daemon, same committed document: another build's (its
+ * dist folder, --against DIST) or this build with FW_EVAL_THREADS=0 (--against inline). wrk
+ * with 1, 2 and 4 connections, rounds alternating which goes first: the daemon's CPU µs a
+ * packet (user + system of all its threads, from /proc, over the requests wrk counted) and
+ * packets/s, medians and the ratio per round.
  */
-async function batchAgainst(doc: ConfigDoc, batch: string, count: number, ours: { proc: ChildProcess; port: number; token: string }, dist: string, dir: string): Promise<void> {
+async function batchAgainst(doc: ConfigDoc, batch: string, count: number, ours: { proc: ChildProcess; port: number; token: string }, against: string, dir: string): Promise<void> {
   const otherDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fwd-bench-against-'));
   await seedStore(new EmbeddedStore({ dir: otherDir }), doc);
-  const other = await startInstance({ FW_DATA_DIR: otherDir }, path.join(dist, 'src/main.js'));
+  const inline = against === 'inline';
+  const label = inline ? 'this build, FW_EVAL_THREADS=0' : path.resolve(against);
+  const main = inline ? undefined : path.join(label, 'src/main.js');
+  const other = await startInstance({ FW_DATA_DIR: otherDir, ...(inline ? { FW_EVAL_THREADS: '0' } : {}) }, main);
   try {
     const login = await request(other.port, 'POST', '/api/login', '', JSON.stringify({ username: 'admin', password: PASSWORD }));
     const both = [ours, { ...other, token: JSON.parse(login.text).token as string }];
     await idle(other.proc.pid!);
     const rounds = Number(arg('rounds') ?? '7');
-    const once = (d: (typeof both)[0], s: number) => {
+    const once = (d: (typeof both)[0], s: number, conns: number) => {
       const c0 = cpuSeconds(d.proc.pid!);
-      const w = wrkPost(`http://127.0.0.1:${d.port}/api/eval/batch`, d.token, batch, s, 2, dir);
+      const w = wrkPost(`http://127.0.0.1:${d.port}/api/eval/batch`, d.token, batch, s, conns, dir);
       if (w === null) throw new Error('--against needs wrk');
       return { pps: w.rps * count, cpuUs: ((cpuSeconds(d.proc.pid!) - c0) * 1e6) / (w.requests * count) };
     };
-    for (const d of both) once(d, 3); // warm-up: JIT, pools
-    const runs: Array<Array<{ pps: number; cpuUs: number }>> = [[], []];
-    for (let r = 0; r < rounds; r++) for (const k of r % 2 === 0 ? [0, 1] : [1, 0]) runs[k].push(once(both[k], seconds));
-    const ratio = runs[0].map((x, i) => runs[1][i].cpuUs / x.cpuUs);
-    console.log(`\nAgainst ${dist}: wrk -c2, ${rounds} rounds of ${seconds}s alternating, load ${os.loadavg()[0].toFixed(1)}\n`);
-    console.log('| daemon | packets/s (median) | CPU µs a packet (median) | per round |');
-    console.log('|---|---:|---:|---|');
-    for (const [k, label] of ['this build', dist].entries()) {
-      console.log(`| ${label} | ${fmt(median(runs[k].map((x) => x.pps)))} | ${median(runs[k].map((x) => x.cpuUs)).toFixed(3)} | ${runs[k].map((x) => x.cpuUs.toFixed(2)).join(' ')} |`);
+    for (const d of both) once(d, 3, 2); // warm-up: JIT, pools, threads
+    for (const conns of [1, 2, 4]) {
+      const runs: Array<Array<{ pps: number; cpuUs: number }>> = [[], []];
+      for (let r = 0; r < rounds; r++) for (const k of r % 2 === 0 ? [0, 1] : [1, 0]) runs[k].push(once(both[k], seconds, conns));
+      const ratio = runs[0].map((x, i) => x.pps / runs[1][i].pps);
+      console.log(`\nAgainst ${label}: wrk -c${conns}, ${rounds} rounds of ${seconds}s alternating, load ${os.loadavg()[0].toFixed(1)}\n`);
+      console.log('| daemon | packets/s (median) | per round | CPU µs a packet (median) | per round |');
+      console.log('|---|---:|---|---:|---|');
+      for (const [k, name] of ['this build', label].entries()) {
+        const pps = runs[k].map((x) => x.pps);
+        console.log(`| ${name} | ${fmt(median(pps))} | ${pps.map((x) => fmt(x)).join(' ')} | ${median(runs[k].map((x) => x.cpuUs)).toFixed(3)} | ${runs[k].map((x) => x.cpuUs.toFixed(2)).join(' ')} |`);
+      }
+      console.log(`\npackets/s, this build / other: median ${median(ratio).toFixed(2)}, rounds ${ratio.map((x) => x.toFixed(2)).join(' ')}`);
     }
-    console.log(`\nCPU a packet, other / this build: median ${median(ratio).toFixed(2)}, rounds ${ratio.map((x) => x.toFixed(2)).join(' ')}`);
   } finally {
     other.proc.kill('SIGTERM');
     await new Promise((r) => other.proc.once('exit', r));
@@ -328,7 +336,7 @@ async function main(): Promise<void> {
     for (const [label, pps, perCpu] of rows) console.log(`| ${label} | ${fmt(pps)} | ${(pps / inProcess).toFixed(2)} | ${fmt(perCpu)} |`);
     console.log(`\nIn-process CPU µs a packet, by step: ${Object.entries(stages).map(([k, v]) => `${k} ${v.toFixed(3)}`).join(', ')}`);
     const against = arg('against');
-    if (against !== undefined) await batchAgainst(doc, batch, packets.length, { proc, port, token }, path.resolve(against), dir);
+    if (against !== undefined) await batchAgainst(doc, batch, packets.length, { proc, port, token }, against, dir);
   } finally {
     proc.kill('SIGTERM');
     closeAgent();

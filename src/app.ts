@@ -25,6 +25,7 @@ import { Metrics } from './api/metrics';
 import { AuditTrail } from './api/audit';
 import { Readiness } from './api/readiness';
 import { DeepAnalysis } from './workers/deep-analysis';
+import { BatchPool } from './workers/batch-pool';
 
 export interface Daemon {
   port: number;
@@ -154,6 +155,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     const ctx: AppContext = {
       settings, store, log, config, dataPlane, startedAt: Date.now(), nodes: null!, analysis: deep,
       audit: new AuditTrail(store), metrics, readiness: new Readiness(),
+      batchPool: settings.evalThreads > 0 ? new BatchPool(settings.evalThreads, log) : undefined,
     };
     registerCoreReadiness(ctx);
     const server = new HttpServer({
@@ -179,6 +181,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
       close: async () => {
         clearInterval(sweep);
         await server.close();
+        await ctx.batchPool?.close(); // after the requests in flight were answered
         await deep.close();
         await parts?.worker?.close();
         await parts?.queue.close();

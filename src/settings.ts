@@ -37,6 +37,8 @@ export interface Settings {
   nodeId: string | undefined;
   /** FW_ADVERTISE: the address other nodes and operators see (default host:port) */
   advertise: string | undefined;
+  /** FW_EVAL_THREADS: worker threads for large POST /api/eval/batch requests; 0: all inline */
+  evalThreads: number;
 }
 
 function onOff(env: NodeJS.ProcessEnv, name: string, def: boolean): boolean {
@@ -83,6 +85,12 @@ function netns(raw: string | undefined): string | null {
   return raw;
 }
 
+/** One batch-eval thread per core but the HTTP thread's, at most 4 (0 on one core). */
+function defaultEvalThreads(): number {
+  const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
+  return Math.max(0, Math.min(4, cores - 1));
+}
+
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const interfaces = (env.FW_INTERFACES ?? '')
     .split(',')
@@ -113,5 +121,6 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     worker: onOff(env, 'FW_WORKER', true),
     nodeId: env.FW_NODE_ID ? name(env, 'FW_NODE_ID', '') : undefined,
     advertise: env.FW_ADVERTISE || undefined,
+    evalThreads: int(env, 'FW_EVAL_THREADS', defaultEvalThreads(), 0, 64),
   };
 }

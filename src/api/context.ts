@@ -10,6 +10,7 @@ import type { Metrics } from './metrics';
 import type { Readiness } from './readiness';
 import type { DeepAnalysisResults } from '../workers/deep-analysis';
 import type { NodeDirectory } from '../cluster/nodes';
+import type { BatchPool } from '../workers/batch-pool';
 
 export interface AppContext {
   settings: Settings;
@@ -26,4 +27,6 @@ export interface AppContext {
   analysis?: DeepAnalysisResults;
   /** The instances serving this firewall (this one alone on the embedded store); set at listen. */
   nodes: NodeDirectory;
+  /** threads for large batch evaluations of the running version (absent: all inline) */
+  batchPool?: BatchPool;
 }

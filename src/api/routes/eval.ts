@@ -11,6 +11,7 @@ import { releaseBatch } from '../../eval/batch';
 import { releaseAnswer } from '../../eval/answer-json';
 import type { CompiledConfig } from '../../eval/compiled';
 import type { AppContext } from '../context';
+import type { BatchDone } from '../../workers/batch-pool';
 import { configQuery } from '../crud';
 import { parseJsonBody, type Req, type RouteDef, type RouteDoc } from '../http';
 
@@ -80,6 +81,25 @@ async function target(ctx: AppContext, req: Req): Promise<{ compiled: CompiledCo
   return { compiled, version: running.meta.version };
 }
 
+/** Batch bodies from this size (about 800 IPv4 packets) are evaluated in a batch thread:
+ * below it, the hand-over (two messages, the copies in and out) is a larger share. */
+const THREAD_MIN_BYTES = 64 * 1024;
+
+/** The answer of a batch of the running version from a batch thread; null: answer it inline
+ * (no pool, a candidate, every thread busy, a failed thread, or a body the thread leaves to the
+ * inline path: its errors and the JSON.parse fallback are worded there). */
+async function inThread(ctx: AppContext, req: Req, raw: Buffer): Promise<BatchDone | null> {
+  if (ctx.batchPool === undefined || configQuery(req) === 'candidate') return null;
+  const running = ctx.config.current();
+  let compiled: CompiledConfig;
+  try {
+    ({ compiled } = await running.compiled);
+  } catch {
+    return null; // the inline path: a bad packet is still a 400 before this error
+  }
+  return (await ctx.batchPool.run(compiled, running.meta.version, raw)) ?? null;
+}
+
 /** Running policies whose kernel counter is still 0 (null: candidate, or no data plane). */
 async function neverHit(ctx: AppContext, req: Req): Promise<number[] | null> {
   if (configQuery(req) === 'candidate') return null;
@@ -100,12 +120,17 @@ export function evalRoutes(ctx: AppContext): RouteDef[] {
       return { body: { version, ...answer } };
     } },
     { method: 'POST', pattern: '/api/eval/batch', maxBody: BATCH_BODY_BYTES, body: 'raw', doc: evalDoc('What the configuration does to up to 10,000 packets', BatchReply, BatchBody), handler: async (req) => {
+      const raw = req.raw ?? null;
+      const threaded = raw !== null && raw.length >= THREAD_MIN_BYTES ? await inThread(ctx, req, raw) : null;
+      if (threaded !== null) {
+        batched.inc(threaded.n);
+        return { body: undefined, json: threaded.json, release: threaded.release };
+      }
       // typed arrays end to end: the body scanned into a PacketBatch (JSON.parse and
       // parsePacketBatch when the scanner leaves it: anything unusual, and every refused
       // packet, whose error they word), all packets before the target so that a bad packet is
       // a 400 whatever the target; answers as indexes; the reply written as bytes from the
       // configuration's precomputed JSON fragments
-      const raw = req.raw ?? null;
       const batch = (raw !== null && scanPacketBatch(raw)) || parsePacketBatch(raw === null ? undefined : parseJsonBody(raw));
       try {
         const { compiled, version } = await target(ctx, req);
