@@ -61,10 +61,11 @@ function wrkRps(url: string, token: string, runSeconds: number, conns = 32): num
   return wrkRun(url, token, runSeconds, conns).rps;
 }
 
-/** CPU seconds a process has used (user + system), from /proc; NaN where there is none. */
-function cpuSeconds(pid: number): number {
+/** CPU seconds a process (or with `thread`, its main thread alone) has used (user + system),
+ * from /proc; NaN where there is none. */
+function cpuSeconds(pid: number, thread = false): number {
   try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    const fields = fs.readFileSync(thread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100; // clock ticks (USER_HZ = 100)
   } catch {
     return NaN;
@@ -223,22 +224,23 @@ async function batchAgainst(doc: ConfigDoc, batch: string, count: number, ours: 
     await idle(other.proc.pid!);
     const rounds = Number(arg('rounds') ?? '7');
     const once = (d: (typeof both)[0], s: number, conns: number) => {
-      const c0 = cpuSeconds(d.proc.pid!);
+      const c0 = cpuSeconds(d.proc.pid!), m0 = cpuSeconds(d.proc.pid!, true);
       const w = wrkPost(`http://127.0.0.1:${d.port}/api/eval/batch`, d.token, batch, s, conns, dir);
       if (w === null) throw new Error('--against needs wrk');
-      return { pps: w.rps * count, cpuUs: ((cpuSeconds(d.proc.pid!) - c0) * 1e6) / (w.requests * count) };
+      const perPacket = (cpu: number) => (cpu * 1e6) / (w.requests * count);
+      return { pps: w.rps * count, cpuUs: perPacket(cpuSeconds(d.proc.pid!) - c0), mainUs: perPacket(cpuSeconds(d.proc.pid!, true) - m0) };
     };
     for (const d of both) once(d, 3, 2); // warm-up: JIT, pools, threads
     for (const conns of [1, 2, 4]) {
-      const runs: Array<Array<{ pps: number; cpuUs: number }>> = [[], []];
+      const runs: Array<Array<{ pps: number; cpuUs: number; mainUs: number }>> = [[], []];
       for (let r = 0; r < rounds; r++) for (const k of r % 2 === 0 ? [0, 1] : [1, 0]) runs[k].push(once(both[k], seconds, conns));
       const ratio = runs[0].map((x, i) => x.pps / runs[1][i].pps);
       console.log(`\nAgainst ${label}: wrk -c${conns}, ${rounds} rounds of ${seconds}s alternating, load ${os.loadavg()[0].toFixed(1)}\n`);
-      console.log('| daemon | packets/s (median) | per round | CPU µs a packet (median) | per round |');
-      console.log('|---|---:|---|---:|---|');
+      console.log('| daemon | packets/s (median) | per round | CPU µs a packet (median) | per round | of it the main thread (median) |');
+      console.log('|---|---:|---|---:|---|---:|');
       for (const [k, name] of ['this build', label].entries()) {
         const pps = runs[k].map((x) => x.pps);
-        console.log(`| ${name} | ${fmt(median(pps))} | ${pps.map((x) => fmt(x)).join(' ')} | ${median(runs[k].map((x) => x.cpuUs)).toFixed(3)} | ${runs[k].map((x) => x.cpuUs.toFixed(2)).join(' ')} |`);
+        console.log(`| ${name} | ${fmt(median(pps))} | ${pps.map((x) => fmt(x)).join(' ')} | ${median(runs[k].map((x) => x.cpuUs)).toFixed(3)} | ${runs[k].map((x) => x.cpuUs.toFixed(2)).join(' ')} | ${median(runs[k].map((x) => x.mainUs)).toFixed(3)} |`);
       }
       console.log(`\npackets/s, this build / other: median ${median(ratio).toFixed(2)}, rounds ${ratio.map((x) => x.toFixed(2)).join(' ')}`);
     }
