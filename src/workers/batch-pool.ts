@@ -77,12 +77,12 @@ export class BatchPool {
       t.worker.postMessage({ t: 'eval', configId: image.id, version, input: t.input, len: body.length } satisfies BatchMessage);
     }).then((r) => {
       if (!r.ok) {
-        this.free(t);
+        t.busy = false;
         return null;
       }
       this.answered++;
       // the output memory is the thread's until it is given the next request: after release
-      return { n: r.n, json: new Uint8Array(r.output, 0, r.len), release: () => this.free(t) };
+      return { n: r.n, json: new Uint8Array(r.output, 0, r.len), release: () => (t.busy = false) };
     });
   }
 
@@ -112,10 +112,6 @@ export class BatchPool {
       t.worker.unref(); // an idle thread does not keep the process alive
       this.threads.push(t);
     }
-  }
-
-  private free(t: Thread): void {
-    t.busy = false;
   }
 
   private settle(t: Thread, r: BatchReply): void {

@@ -3,7 +3,8 @@
 // interfaces, SNAT and DNAT): random batches large enough for the threads answered byte for
 // byte alike, alone and concurrently; errors (unknown names, refused packets, malformed
 // bodies, bodies the scanner leaves to JSON.parse) alike; a version committed between
-// requests answered with that version; the packets counted in the metrics.
+// requests answered with that version; the packets counted in the metrics; a closed pool
+// leaves every batch to the HTTP thread.
 import { expectMessage, ok, startTestDaemon, Client, type TestDaemon } from '../helpers/daemon';
 import { lanWan } from '../helpers/lan-wan';
 
@@ -159,4 +160,13 @@ test('packets answered by the threads are counted', async () => {
   await same(batch(10, 2500));
   expect(await metric()).toBe(before + 2500);
   expect(threaded.daemon.ctx.batchPool!.answered).toBe(answered + 1);
+});
+
+test('a closed pool (the daemon shutting down) answers inline, the same bytes', async () => {
+  const pool = threaded.daemon.ctx.batchPool!;
+  await pool.close();
+  const answered = pool.answered;
+  const text = await same(batch(11, 3000));
+  expect(JSON.parse(text).results).toHaveLength(3000);
+  expect(pool.answered).toBe(answered);
 });
