@@ -58,9 +58,16 @@ export interface TreeParams {
   maxEntries: number; // leaf entries of all trees of a table; past it, nodes become leaves
   // (buildClassifier caps it further at 64 per rule)
   hash: number; // hash cuts: 0 never, 1 when they score better (see node()), 2 whenever possible (tests)
+  // a tree of at most this many rules has leaves of at most SMALL_BINTH: its memory is
+  // nothing, and such trees (rules specific in neither address, a zone pair's few rules) are
+  // where the traffic no specific rule takes ends, scanning a leaf of up to binth rules to a
+  // catch-all (ipc1_10k: a tenth of the lookups scanned 11-13 entries in its tree of 36 rules)
+  smallTree: number;
 }
 
-export const DEFAULT_TREE_PARAMS: TreeParams = { binth: 16, spfac: 4, maxBits: 8, rootBits: 12, maxEntries: 4_000_000, hash: 1 };
+const SMALL_BINTH = 4;
+
+export const DEFAULT_TREE_PARAMS: TreeParams = { binth: 16, spfac: 4, maxBits: 8, rootBits: 12, maxEntries: 4_000_000, hash: 1, smallTree: 64 };
 
 /** A hash node's header has this bit (the sign): a walk tells the two kinds of node apart by h < 0. */
 export const HASH_NODE = 1 << 31;
@@ -138,7 +145,8 @@ export class TreeBuilder {
   private readonly dims: Dim[];
   private diff = new Int32Array(1 << 16);
   private hashMode = 0; // params.hash of the tree being built (build() tries 1, then 0)
-  private hashNodes = 0; // hash nodes of the tree being built
+  private hashNodes = 0;
+  private binth = 16; // of the tree being built (build()) // hash nodes of the tree being built
   private sizes = new Int32Array(1 << 16);
 
   /**
@@ -170,6 +178,7 @@ export class TreeBuilder {
    * value it misses.
    */
   build(rows: readonly number[]): number {
+    this.binth = rows.length <= this.params.smallTree ? Math.min(this.params.binth, SMALL_BINTH) : this.params.binth;
     if (this.params.hash !== 1 || rows.length > HASH_TRY_MAX) {
       this.hashMode = this.params.hash;
       return this.grow(rows);
@@ -284,7 +293,7 @@ export class TreeBuilder {
     }
     if (n === 0) return -1;
     const P = this.params;
-    if (n <= P.binth || this.entries >= P.maxEntries) return this.leaf(rules, runs, n, p);
+    if (n <= this.binth || this.entries >= P.maxEntries) return this.leaf(rules, runs, n, p);
 
     // Choose the cut: per field, the cuts within the space budget, scored by the expected
     // number of rules in the child a rule-weighted packet falls in; fewest bits on near-ties.
