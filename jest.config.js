@@ -2,7 +2,8 @@
 // the same files production runs, including the piscina worker files. The HTTP API suite
 // runs twice: on the embedded store, and on a throwaway redis-server per daemon (the
 // "redis" project); the kill -9 durability test is the embedded store's own.
-const common = { testEnvironment: 'node' };
+// the environment removes each test file's temporary folders (test/helpers/temp-dirs.ts)
+const common = { testEnvironment: '<rootDir>/dist/test/helpers/test-environment.js' };
 module.exports = {
   maxWorkers: 2,
   testTimeout: 60000,

@@ -10,13 +10,16 @@
 // out) and the endpoint's own path from body bytes to answer bytes (what HTTP adds on top).
 // The batch endpoint is driven twice: by this process (Node's http client, the answer read
 // into a string) and by wrk (a C client that reads and drops the answer), which leaves the
-// daemon the cores the Node client would take.
+// daemon the cores the Node client would take. --against DIST (another build's dist folder,
+// e.g. main's): that build's daemon too, both driven by wrk in alternating rounds (--rounds),
+// their CPU a packet side by side (the measure that holds on a shared machine).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ConfigDoc } from '../src/config/types';
-import { releaseBatch } from '../src/eval/batch';
+import { BatchAnswers, releaseBatch } from '../src/eval/batch';
+import { releaseAnswer } from '../src/eval/answer-json';
 import { scanPacketBatch } from '../src/eval/batch-scan';
 import { CompiledConfig } from '../src/eval/compiled';
 import { EmbeddedStore } from '../src/store/embedded';
@@ -64,6 +67,18 @@ function cpuSeconds(pid: number): number {
     return (Number(fields[11]) + Number(fields[12])) / 100; // clock ticks (USER_HZ = 100)
   } catch {
     return NaN;
+  }
+}
+
+/** Resolves once the process has used under 5% of a core for half a second (at most 60 s):
+ * a daemon just started analyses its configuration in worker threads, whose CPU /proc counts. */
+async function idle(pid: number): Promise<void> {
+  const end = Date.now() + 60_000;
+  for (let c0 = cpuSeconds(pid); Date.now() < end; ) {
+    await new Promise((r) => setTimeout(r, 500));
+    const c1 = cpuSeconds(pid);
+    if (c1 - c0 < 0.025) return;
+    c0 = c1;
   }
 }
 
@@ -162,6 +177,70 @@ async function hotPath(): Promise<void> {
   }
 }
 
+/** CPU µs a packet of each step of the endpoint's path in this process (medians of 9). */
+function stageCpu(compiled: CompiledConfig, body: Buffer, seconds: number): Record<string, number> {
+  const b = scanPacketBatch(body)!;
+  const answers = compiled.evalBatchInto(b, new BatchAnswers(b.length));
+  const steps: Record<string, () => void> = {
+    scanPacketBatch: () => releaseBatch(scanPacketBatch(body)!),
+    evalBatchInto: () => compiled.evalBatchInto(b, answers),
+    batchJson: () => releaseAnswer(compiled.batchJson(1, answers)),
+  };
+  const reps = Math.max(1, Math.round((seconds * 20) / 9));
+  const out: Record<string, number> = {};
+  for (const [k, f] of Object.entries(steps)) {
+    const runs: number[] = [];
+    for (let r = 0; r < 9; r++) {
+      const u = process.cpuUsage();
+      for (let i = 0; i < reps; i++) f();
+      const d = process.cpuUsage(u);
+      runs.push((d.user + d.system) / reps / b.length);
+    }
+    out[k] = median(runs);
+  }
+  releaseBatch(b);
+  return out;
+}
+
+/**
+ * This build's daemon against another build's (its dist folder), same committed document,
+ * wrk with 2 connections, rounds alternating which goes first: the daemon's CPU µs a packet
+ * (user + system from /proc over the requests wrk counted) and packets/s, medians and the
+ * ratio per round.
+ */
+async function batchAgainst(doc: ConfigDoc, batch: string, count: number, ours: { proc: ChildProcess; port: number; token: string }, dist: string, dir: string): Promise<void> {
+  const otherDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fwd-bench-against-'));
+  await seedStore(new EmbeddedStore({ dir: otherDir }), doc);
+  const other = await startInstance({ FW_DATA_DIR: otherDir }, path.join(dist, 'src/main.js'));
+  try {
+    const login = await request(other.port, 'POST', '/api/login', '', JSON.stringify({ username: 'admin', password: PASSWORD }));
+    const both = [ours, { ...other, token: JSON.parse(login.text).token as string }];
+    await idle(other.proc.pid!);
+    const rounds = Number(arg('rounds') ?? '7');
+    const once = (d: (typeof both)[0], s: number) => {
+      const c0 = cpuSeconds(d.proc.pid!);
+      const w = wrkPost(`http://127.0.0.1:${d.port}/api/eval/batch`, d.token, batch, s, 2, dir);
+      if (w === null) throw new Error('--against needs wrk');
+      return { pps: w.rps * count, cpuUs: ((cpuSeconds(d.proc.pid!) - c0) * 1e6) / (w.requests * count) };
+    };
+    for (const d of both) once(d, 3); // warm-up: JIT, pools
+    const runs: Array<Array<{ pps: number; cpuUs: number }>> = [[], []];
+    for (let r = 0; r < rounds; r++) for (const k of r % 2 === 0 ? [0, 1] : [1, 0]) runs[k].push(once(both[k], seconds));
+    const ratio = runs[0].map((x, i) => runs[1][i].cpuUs / x.cpuUs);
+    console.log(`\nAgainst ${dist}: wrk -c2, ${rounds} rounds of ${seconds}s alternating, load ${os.loadavg()[0].toFixed(1)}\n`);
+    console.log('| daemon | packets/s (median) | CPU µs a packet (median) | per round |');
+    console.log('|---|---:|---:|---|');
+    for (const [k, label] of ['this build', dist].entries()) {
+      console.log(`| ${label} | ${fmt(median(runs[k].map((x) => x.pps)))} | ${median(runs[k].map((x) => x.cpuUs)).toFixed(3)} | ${runs[k].map((x) => x.cpuUs.toFixed(2)).join(' ')} |`);
+    }
+    console.log(`\nCPU a packet, other / this build: median ${median(ratio).toFixed(2)}, rounds ${ratio.map((x) => x.toFixed(2)).join(' ')}`);
+  } finally {
+    other.proc.kill('SIGTERM');
+    await new Promise((r) => other.proc.once('exit', r));
+    fs.rmSync(otherDir, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
   if (process.argv.includes('--redis')) return clusterBench(seconds);
   if (arg('only') !== 'batch') await hotPath();
@@ -218,16 +297,18 @@ async function main(): Promise<void> {
     n = 0;
     while (Number(process.hrtime.bigint() - t1) < seconds * 1e9) {
       const b = scanPacketBatch(body)!;
-      compiled.evalBatchJson(1, b);
+      releaseAnswer(compiled.evalBatchJson(1, b)); // given back as the endpoint does once sent
       releaseBatch(b);
       n += packets.length;
     }
     const fastPath = n / (Number(process.hrtime.bigint() - t1) / 1e9);
     const u2 = process.cpuUsage(u1);
     const fastCpu = n / ((u2.user + u2.system) / 1e6);
+    const stages = stageCpu(compiled, body, seconds);
     // rows: label, packets/s (wall clock), packets per CPU second of the daemon
     const rows: Array<[string, number, number]> = [];
     const batchLoad = (conc: number): Load => ({ name: 'batch', concurrency: conc, next: () => ['POST', '/api/eval/batch', batch] });
+    await idle(proc.pid!);
     await run(oneTarget(port, token), batchLoad(1), 0.5); // warm-up, untimed
     for (const conc of [1, 2, 4]) {
       const c0 = cpuSeconds(proc.pid!);
@@ -245,6 +326,9 @@ async function main(): Promise<void> {
     console.log(`| in-process CompiledConfig.evalBatch (baseline) | ${fmt(inProcess)} | 1.00 | |`);
     console.log(`| in-process body bytes to answer bytes (scanPacketBatch + evalBatchJson) | ${fmt(fastPath)} | ${(fastPath / inProcess).toFixed(2)} | ${fmt(fastCpu)} |`);
     for (const [label, pps, perCpu] of rows) console.log(`| ${label} | ${fmt(pps)} | ${(pps / inProcess).toFixed(2)} | ${fmt(perCpu)} |`);
+    console.log(`\nIn-process CPU µs a packet, by step: ${Object.entries(stages).map(([k, v]) => `${k} ${v.toFixed(3)}`).join(', ')}`);
+    const against = arg('against');
+    if (against !== undefined) await batchAgainst(doc, batch, packets.length, { proc, port, token }, path.resolve(against), dir);
   } finally {
     proc.kill('SIGTERM');
     closeAgent();

@@ -23,7 +23,8 @@ export interface Req {
   ip: string;
   /** Parsed JSON body; undefined when the request had none (or on a body: 'raw' route). */
   body: unknown;
-  /** The body's bytes on a body: 'raw' route (null when there was none). */
+  /** The body's bytes on a body: 'raw' route (null when there was none); reused memory,
+   * valid until the handler's reply is answered. */
   raw?: Buffer | null;
   /** Set on authenticated routes. */
   user: AuthUser;
@@ -37,6 +38,9 @@ export interface Reply {
   body: unknown;
   json?: string | Uint8Array;
   headers?: Record<string, string>;
+  /** Called once the answer has been handed to uWS (or dropped: the client went away): json's
+   * memory may be reused after (pooled batch answers). */
+  release?: () => void;
 }
 
 export type Handler = (req: Req) => Promise<Reply> | Reply;

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { FwError, isFwError, ERRORS } from '../errors';
 import { NO_PARAMS, Router } from './router';
 import { parseJsonBody, type AuthUser, type Reply, type Req, type RouteDef } from './http';
+import { BytePool } from '../byte-pool';
 
 export interface Authenticator {
   /** Resolves the bearer header to a user or throws FwError ERR_SEC_5001/5002/5003. */
@@ -195,35 +196,38 @@ export class HttpServer {
     this.track(a, () => {
       if (reading) this.untrack(a); // the body will never complete: the handler never runs
     });
-    const chunks: Buffer[] = [];
+    let memory: ArrayBuffer | null = null; // the body so far, pooled
     let size = 0;
     res.onData((chunk, isLast) => {
       if (a.done) return;
-      size += chunk.byteLength;
-      if (size > limit) {
+      if (size + chunk.byteLength > limit) {
         reading = false;
         this.untrack(a);
         this.answerError(a, new FwError('ERR_NET_1010', `body is over ${limit} bytes`));
         return;
       }
-      chunks.push(Buffer.from(chunk.slice(0))); // uWS reuses the chunk's memory
-      // memory grows with what arrives (never with what Content-Length announces: a client
-      // could announce megabytes on many connections and send nothing); one chunk is not copied again
+      memory = appendBody(memory, size, chunk); // a copy: uWS reuses the chunk's memory
+      size += chunk.byteLength;
       if (!isLast) return;
       reading = false;
-      const raw = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+      const raw = Buffer.from(memory, 0, size);
+      // the body's memory goes back to the pool once the reply is answered (req.raw's promise)
+      const finish = () => {
+        this.untrack(a);
+        bodyMemory.release(raw);
+      };
       let out: Reply | Promise<Reply>;
       try {
         out = this.handle(def, req, raw);
       } catch (e) {
         this.answerError(a, e);
-        return this.untrack(a);
+        return finish();
       }
       if (!(out instanceof Promise)) {
         this.answerReply(a, out);
-        return this.untrack(a);
+        return finish();
       }
-      out.then((r) => this.answerReply(a, r), (e: unknown) => this.answerError(a, e)).finally(() => this.untrack(a));
+      out.then((r) => this.answerReply(a, r), (e: unknown) => this.answerError(a, e)).finally(finish);
     });
   }
 
@@ -245,6 +249,7 @@ export class HttpServer {
 
   private answerReply(a: Answering, r: Reply): void {
     this.answer(a, r.status ?? 200, r.json ?? JSON.stringify(r.body), r.headers);
+    r.release?.(); // uWS copied what it did not send at once
   }
 
   private answerError(a: Answering, e: unknown): void {
@@ -307,6 +312,28 @@ export class HttpServer {
     else if (def.body !== 'none' && raw && raw.length > 0) req.body = parseJsonBody(raw);
     return def.handler(req);
   }
+}
+
+/** Request bodies, read into reused memory (one buffer per body being read or handled). */
+const bodyMemory = new BytePool(4);
+
+/**
+ * A body chunk appended to the body read so far (`size` bytes of `memory`, null before the
+ * first chunk): the memory holding both, grown from the pool as chunks arrive, never sized
+ * by what Content-Length announces (a client could announce megabytes on many connections
+ * and send nothing).
+ */
+function appendBody(memory: ArrayBuffer | null, size: number, chunk: ArrayBuffer): ArrayBuffer {
+  let m = memory;
+  if (m === null || m.byteLength < size + chunk.byteLength) {
+    m = bodyMemory.take(Math.max(size + chunk.byteLength, 2 * size));
+    if (memory !== null) {
+      new Uint8Array(m).set(new Uint8Array(memory, 0, size));
+      bodyMemory.release(new Uint8Array(memory));
+    }
+  }
+  new Uint8Array(m, size).set(new Uint8Array(chunk));
+  return m;
 }
 
 function write(res: uWS.HttpResponse, id: string, status: number, json: string | Uint8Array, extra?: Record<string, string>): void {

@@ -13,23 +13,39 @@ import { parseIpBytes } from '../config/net';
 import { MAX_BATCH, releaseBatch, takeBatch, type PacketBatch } from './batch';
 import { PROTO_ICMP, PROTO_TCP, PROTO_UDP } from './types';
 
-const QUOTE = 34, COMMA = 44, COLON = 58, BACKSLASH = 92;
+const QUOTE = 34, COMMA = 44, DOT = 46, COLON = 58, BACKSLASH = 92;
 const LBRACE = 123, RBRACE = 125, LBRACKET = 91, RBRACKET = 93;
 
 // the packet fields, by position in FIELDS
 const SRC_IP = 0, DST_IP = 1, PROTOCOL = 2, DST_PORT = 3, SRC_PORT = 4, IN_IF = 5, SRC_ZONE = 6, DST_ZONE = 7;
 const FIELDS = ['src-ip', 'dst-ip', 'protocol', 'dst-port', 'src-port', 'in-interface', 'src-zone', 'dst-zone'].map((f) => Buffer.from(f, 'latin1'));
+const FIELD_LENGTH = Uint8Array.from(FIELDS, (w) => w.length);
 const PACKETS = Buffer.from('"packets"', 'latin1');
-// Each field name with its closing quote as big-endian int32 words at offsets 0, 4, ... and a
-// last one ending at the quote (overlapping the previous): a key is checked with two to four
-// loads instead of a loop over its bytes.
-const KEY_WORDS: Int32Array[] = FIELDS.map((w) => {
-  const k = Buffer.concat([w, Buffer.from('"', 'latin1')]);
+/**
+ * A text of 4 bytes or more as big-endian int32 words at offsets 0, 4, ... and a last one
+ * ending with it (overlapping the previous): wordsAt checks the text with a few loads instead
+ * of a loop over its bytes.
+ */
+function textWords(text: string): Int32Array {
+  const k = Buffer.from(text, 'latin1');
   const words: number[] = [];
   for (let o = 0; o + 4 < k.length; o += 4) words.push(k.readInt32BE(o));
   words.push(k.readInt32BE(k.length - 4));
   return Int32Array.from(words);
-});
+}
+
+/** Whether the body holds the text of `words` (textWords) from a to e (exclusive); the caller
+ * checks the bytes are there. */
+function wordsAt(a: number, e: number, words: Int32Array): boolean {
+  const last = words.length - 1;
+  for (let k = 0; k < last; k++) if (view.getInt32(a + 4 * k) !== words[k]) return false;
+  return view.getInt32(e - 4) === words[last];
+}
+
+// each field name with its closing quote
+const KEY_WORDS: Int32Array[] = FIELDS.map((w) => textWords(`${w.toString('latin1')}"`));
+/** The bytes a dotted quad and its closing quote can take: quadAt reads no further. */
+const QUAD_ROOM = 16;
 /** The body being scanned, for 4-byte loads (the scan is synchronous: module scratch). */
 let view: DataView = new DataView(new ArrayBuffer(0));
 const TCP = Buffer.from('tcp', 'latin1'), UDP = Buffer.from('udp', 'latin1'), ICMP = Buffer.from('icmp', 'latin1');
@@ -41,6 +57,7 @@ const MIN_PACKET_BYTES = 42;
 
 // the value of each field of the packet being read (the scan is synchronous: module scratch)
 const ABSENT = 0, STRING = 1, NUMBER = 2; // null counts as absent, as in parsePacket
+const QUAD = 3; // an address read as a dotted quad during the scan: its word in num
 const kind = new Uint8Array(8);
 const from = new Int32Array(8); // a string's bytes: [from, to)
 const to = new Int32Array(8);
@@ -51,7 +68,8 @@ function isWs(c: number): boolean {
 }
 
 function skipWs(s: Uint8Array, p: number, n: number): number {
-  while (p < n && isWs(s[p])) p++;
+  // every byte the scanner expects next is above ' ': one comparison when there is no space
+  while (p < n && s[p] <= 32 && isWs(s[p])) p++;
   return p;
 }
 
@@ -82,12 +100,9 @@ function fieldAt(s: Uint8Array, a: number, n: number): number {
     default:
       return -1;
   }
-  const e = a + FIELDS[f].length; // where the closing quote must be
+  const e = a + FIELD_LENGTH[f]; // where the closing quote must be
   if (e >= n) return -1;
-  const words = KEY_WORDS[f];
-  const last = words.length - 1;
-  for (let k = 0; k < last; k++) if (view.getInt32(a + 4 * k) !== words[k]) return -1;
-  return view.getInt32(e - 3) === words[last] ? f : -1;
+  return wordsAt(a, e + 1, KEY_WORDS[f]) ? f : -1;
 }
 
 /**
@@ -131,7 +146,8 @@ function scan(body: Buffer, b: PacketBatch): number {
   else {
     for (;;) {
       if (count === capacity) return -1; // over MAX_BATCH: the slow path says so
-      p = scanPacket(s, p, n, b, count);
+      const e = compactPacket(s, p, n, b, count);
+      p = e >= 0 ? e : scanPacket(s, p, n, b, count);
       if (p < 0) return -1;
       count++;
       p = skipWs(s, p, n);
@@ -149,6 +165,64 @@ function scan(body: Buffer, b: PacketBatch): number {
   return count;
 }
 
+// The usual packet as JSON.stringify writes it, read as a template (literal parts checked as
+// int32 words, no key lookup, no whitespace): {"src-ip":"A","dst-ip":"B","protocol":P,
+// "dst-port":N} with dotted quads A and B, P a number or "tcp", "udp", "icmp".
+const SRC_OPEN = textWords('{"src-ip":"');
+const DST_OPEN = textWords('","dst-ip":"');
+const PROTOCOL_OPEN = textWords('","protocol":');
+const DST_PORT_OPEN = textWords(',"dst-port":');
+const PROTOCOL_NAMES = Int32Array.from(['"tcp', '"udp', '"icm'], (t) => Buffer.from(t, 'latin1').readInt32BE(0));
+const PROTOCOL_CODES = [PROTO_TCP, PROTO_UDP, PROTO_ICMP];
+/** The longest packet of that form (15-character addresses, 6 digits), and the 16 bytes
+ * quadAt may look at: with this many bytes left, the template reads no bound. */
+const COMPACT_ROOM = 11 + 15 + 12 + 15 + 13 + 6 + 12 + 6 + 1 + QUAD_ROOM;
+
+/**
+ * The packet at s[p] when it has the template's form, into slot i (the same slot scanPacket
+ * would write); the position after it, or -1 for any other form or value (scanPacket then
+ * reads the packet from its start, and takes it, declines it or leaves it to the slow path).
+ */
+function compactPacket(s: Buffer, p: number, n: number, b: PacketBatch, i: number): number {
+  if (n - p < COMPACT_ROOM || !wordsAt(p, p + 11, SRC_OPEN)) return -1;
+  let q = quadAt(s, p + 11);
+  if (q < 0 || !wordsAt(q, q + 12, DST_OPEN)) return -1;
+  const src = quad;
+  q = quadAt(s, q + 12);
+  if (q < 0 || !wordsAt(q, q + 13, PROTOCOL_OPEN)) return -1;
+  const dst = quad;
+  q += 13;
+  let protocol = -1;
+  if (s[q] === QUOTE) {
+    // "tcp" and "udp" end after 3 letters, "icmp" after 4
+    const k = PROTOCOL_NAMES.indexOf(view.getInt32(q));
+    if (k < 0) return -1;
+    q += k === 2 ? 5 : 4;
+    if ((k === 2 && s[q - 1] !== 112) || s[q] !== QUOTE) return -1; // the p of icmp
+    protocol = PROTOCOL_CODES[k];
+    q++;
+  } else {
+    if (s[q] < 48 || s[q] > 57) return -1;
+    q = numberAt(s, q, n);
+    if (q < 0 || number > 255) return -1;
+    protocol = number;
+  }
+  if (!wordsAt(q, q + 12, DST_PORT_OPEN)) return -1;
+  q += 12;
+  if (s[q] < 48 || s[q] > 57) return -1;
+  q = numberAt(s, q, n);
+  if (q < 0 || number > 65535 || s[q] !== RBRACE) return -1;
+  const w = b.words, at = i * 8;
+  w[at] = src;
+  w[at + 4] = dst;
+  w[at + 1] = w[at + 2] = w[at + 3] = w[at + 5] = w[at + 6] = w[at + 7] = 0;
+  b.fam[i] = 4;
+  b.protocol[i] = protocol;
+  b.dstPort[i] = number;
+  b.srcPort[i] = -1; // names: null in a batch from takeBatch
+  return q + 1;
+}
+
 /** One packet object at s[p] into slot i; the position after it, or -1 (not handled here). */
 function scanPacket(s: Buffer, p: number, n: number, b: PacketBatch, i: number): number {
   if (p >= n || s[p] !== LBRACE) return -1;
@@ -163,16 +237,22 @@ function scanPacket(s: Buffer, p: number, n: number, b: PacketBatch, i: number):
       const f = fieldAt(s, p + 1, n);
       if (f < 0 || (seen & (1 << f)) !== 0) return -1;
       seen |= 1 << f;
-      const ke = p + 1 + FIELDS[f].length; // the closing quote (fieldAt checked it)
+      const ke = p + 1 + FIELD_LENGTH[f]; // the closing quote (fieldAt checked it)
       p = skipWs(s, ke + 1, n);
       if (p >= n || s[p] !== COLON) return -1;
       p = skipWs(s, p + 1, n);
       if (p >= n) return -1;
       const c = s[p];
-      if (c === QUOTE) {
+      let q: number;
+      if (c === QUOTE && (f === SRC_IP || f === DST_IP) && n - p > QUAD_ROOM && (q = quadAt(s, p + 1)) > 0) {
+        // most addresses: a dotted quad, read in this one pass
+        kind[f] = QUAD;
+        num[f] = quad;
+        p = q + 1;
+      } else if (c === QUOTE) {
         let e = p + 1;
         if (f === SRC_IP || f === DST_IP) {
-          // an address: up to the next quote; parseIpBytes then accepts only address
+          // any other address: up to the next quote; parseIpBytes then accepts only address
           // characters, so an escape or any other byte in it makes it refused (the slow way)
           while (e < n && s[e] !== QUOTE) e++;
         } else {
@@ -189,20 +269,11 @@ function scanPacket(s: Buffer, p: number, n: number, b: PacketBatch, i: number):
         to[f] = e;
         p = e + 1;
       } else if (c >= 48 && c <= 57) {
-        // an unsigned integer; "01", a fraction or an exponent fail the separator check below.
-        // More than 6 digits is out of range for every field: the slow path refuses it.
-        let v = c - 48;
-        let q = p + 1;
-        if (c !== 48) {
-          while (q < n && s[q] >= 48 && s[q] <= 57) {
-            if (q - p >= 6) return -1;
-            v = v * 10 + (s[q] - 48);
-            q++;
-          }
-        }
+        // an unsigned integer; "01", a fraction or an exponent fail the separator check below
+        p = numberAt(s, p, n);
+        if (p < 0) return -1;
         kind[f] = NUMBER;
-        num[f] = v;
-        p = q;
+        num[f] = number;
       } else if (c === 110 && p + 3 < n && s[p + 1] === 117 && s[p + 2] === 108 && s[p + 3] === 108) {
         kind[f] = ABSENT; // null
         p += 4;
@@ -217,9 +288,8 @@ function scanPacket(s: Buffer, p: number, n: number, b: PacketBatch, i: number):
     }
   }
   // parseInto's checks; whatever it would refuse is left to it (-1)
-  if (kind[SRC_IP] !== STRING || kind[DST_IP] !== STRING) return -1;
-  const family = parseIpBytes(s, from[SRC_IP], to[SRC_IP], b.words, i * 8);
-  if (family === 0 || parseIpBytes(s, from[DST_IP], to[DST_IP], b.words, i * 8 + 4) !== family) return -1;
+  const family = address(s, SRC_IP, b.words, i * 8);
+  if (family === 0 || address(s, DST_IP, b.words, i * 8 + 4) !== family) return -1;
   let protocol: number;
   if (kind[PROTOCOL] === NUMBER && num[PROTOCOL] <= 255) protocol = num[PROTOCOL];
   else if (kind[PROTOCOL] !== STRING) return -1;
@@ -236,10 +306,76 @@ function scanPacket(s: Buffer, p: number, n: number, b: PacketBatch, i: number):
   b.protocol[i] = protocol;
   b.dstPort[i] = dstPort < 0 ? 0 : dstPort;
   b.srcPort[i] = srcPort;
-  b.inInterface[i] = name(s, IN_IF);
-  b.srcZone[i] = name(s, SRC_ZONE);
-  b.dstZone[i] = name(s, DST_ZONE);
+  // names are null in a batch from takeBatch: only those given are written
+  if (kind[IN_IF] === STRING) b.inInterface[i] = name(s, IN_IF);
+  if (kind[SRC_ZONE] === STRING) b.srcZone[i] = name(s, SRC_ZONE);
+  if (kind[DST_ZONE] === STRING) b.dstZone[i] = name(s, DST_ZONE);
   return p;
+}
+
+/** An address field into out[at..at+3]: its family, or 0 when parsePacket would refuse it. */
+function address(s: Buffer, f: number, out: Int32Array, at: number): number {
+  if (kind[f] === QUAD) {
+    out[at] = num[f];
+    out[at + 1] = out[at + 2] = out[at + 3] = 0;
+    return 4;
+  }
+  return kind[f] === STRING ? parseIpBytes(s, from[f], to[f], out, at) : 0;
+}
+
+/** quadAt's address, as a signed word (network order). */
+let quad = 0;
+
+/**
+ * A dotted quad at s[p..] ending at a quote, as parseIpBytes takes one (1-3 digits a part,
+ * no leading zero, at most 255): the position of the quote, the word in `quad`; else -1
+ * (anything else, taken or refused, is left to the generic path). Reads at most QUAD_ROOM
+ * bytes: the caller checks they are there.
+ */
+function quadAt(s: Uint8Array, p: number): number {
+  let w = 0;
+  for (let part = 0; part < 4; part++) {
+    let v = s[p++] - 48;
+    if (v < 0 || v > 9) return -1;
+    if (v !== 0) {
+      // a second and a third digit; a leading 0 takes none, so "01" fails the separator check
+      let d = s[p] - 48;
+      if (d >= 0 && d <= 9) {
+        v = v * 10 + d;
+        d = s[++p] - 48;
+        if (d >= 0 && d <= 9) {
+          v = v * 10 + d;
+          p++;
+          if (v > 255) return -1;
+        }
+      }
+    }
+    w = (w << 8) | v;
+    if (s[p++] !== (part < 3 ? DOT : QUOTE)) return -1;
+  }
+  quad = w;
+  return p - 1;
+}
+
+/** numberAt's value. */
+let number = 0;
+
+/** The unsigned integer whose first digit is s[p]: its end, the value in `number`; -1 for
+ * more than 6 digits (out of range for every field: the slow path refuses it). A leading 0
+ * ends it ("01" is then refused by the caller's separator check, as are a fraction and an
+ * exponent). */
+function numberAt(s: Uint8Array, p: number, n: number): number {
+  let v = s[p] - 48;
+  let q = p + 1;
+  if (v !== 0) {
+    while (q < n && s[q] >= 48 && s[q] <= 57) {
+      if (q - p >= 6) return -1;
+      v = v * 10 + (s[q] - 48);
+      q++;
+    }
+  }
+  number = v;
+  return q;
 }
 
 /** A port field: the port, -1 when absent, -2 when parsePacket would refuse it. */

@@ -147,6 +147,30 @@ test('batch errors through the fast path: unknown names with the index, malforme
   expect((await c.post('/api/eval/batch', { packets: [A] })).body.results[0].policy.id).toBe(1);
 });
 
+test('concurrent batches, bodies and answers in reused memory: each answer is its own body\'s', async () => {
+  const base = [A, B, C, D, E];
+  const singles: string[] = [];
+  for (const p of base) {
+    const { version, ...rest } = (await c.post('/api/eval', p)).body;
+    expect(version).toBe(1);
+    singles.push(JSON.stringify(rest));
+  }
+  // sizes from one packet to 6,000 (bodies of several chunks, answers larger than what the
+  // socket takes at once), each a different sequence, all in flight together with small
+  // requests and refused batches that take and give back the same memory
+  const sizes = [1, 6000, 40, 2500, 6000, 300, 4000, 7, 6000, 1200];
+  const seqs = sizes.map((n, k) => Array.from({ length: n }, (_, i) => (i * (k + 1) + (i >> 3) + k) % base.length));
+  const batches = seqs.map((seq) => c.raw('POST', '/api/eval/batch', JSON.stringify({ packets: seq.map((i) => base[i]) })));
+  const others = sizes.map((n, k) => (k % 2 === 0 ? c.post('/api/eval', base[k % base.length]) : c.raw('POST', '/api/eval/batch', JSON.stringify({ packets: [A, { ...A, 'dst-port': n + 70000 }] }))));
+  const [answers, rest] = await Promise.all([Promise.all(batches), Promise.all(others)]);
+  answers.forEach((r, k) => {
+    expect(r.status).toBe(200);
+    const want = `{"version":1,"results":[${seqs[k].map((i) => singles[i]).join(',')}]}`;
+    expect({ k, same: r.text === want, length: r.text.length }).toEqual({ k, same: true, length: want.length });
+  });
+  rest.forEach((r, k) => expect(r.status).toBe(k % 2 === 0 ? 200 : 400));
+});
+
 test('a full batch of 10,000 packets is answered', async () => {
   const r = await c.post('/api/eval/batch', { packets: new Array(10000).fill(B) });
   expect(r.status).toBe(200);

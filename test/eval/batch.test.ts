@@ -6,7 +6,8 @@
 //   random formatting (whitespace, escapes, duplicate keys, numbers as 8e1 or 80.0, non-ASCII):
 //   it either declines (null) or gives the very same batch, and it takes every plain body;
 // - batchJson = JSON.stringify({version, results}) of the eval() answer objects, byte for byte,
-//   on random configurations whose names need escaping;
+//   on random configurations whose names need escaping, each answer written over the memory
+//   of the previous ones;
 // - the batch pool: a reused batch carries nothing over.
 // The whole path against the reference evaluator is in differential.test.ts.
 import fc from 'fast-check';
@@ -16,6 +17,7 @@ import { isFwError } from '../../src/errors';
 import { parseJsonBody } from '../../src/api/http';
 import { BatchAnswers, MAX_BATCH, PacketBatch, releaseBatch, takeBatch } from '../../src/eval/batch';
 import { scanPacketBatch } from '../../src/eval/batch-scan';
+import { releaseAnswer } from '../../src/eval/answer-json';
 import { CompiledConfig } from '../../src/eval/compiled';
 import { parseBatch, parsePacket, parsePacketBatch } from '../../src/eval/packet';
 import { ReferenceEvaluator } from '../../src/eval/reference';
@@ -417,6 +419,59 @@ describe('scanPacketBatch = JSON.parse + parsePacketBatch', () => {
     }
     expect(tried).toBe(Object.keys(packet).join('').length + 8);
   });
+  test('dotted quads read during the scan: the same words as the parser, near misses left to it, in either field', () => {
+    const quadEdges = fc.constantFrom('255.255.255.255', '0.0.0.0', '256.1.1.1', '1.2.3.256', '260.1.1.1', '300.1.1.1', '999.1.1.1', '1234.1.1.1', '01.2.3.4',
+      '1.2.3.04', '1.2.3.00', '1.2.3', '1.2.3.4.5', '1.2.3.4.', '.1.2.3.4', '1..2.3', '1.2.3.4:80', '::1.2.3.4', '1.2.3.4a');
+    const quadText = fc.string({ unit: fc.constantFrom('0', '1', '2', '5', '6', '9', '.', '.', ':', 'a'), minLength: 1, maxLength: 17 });
+    let taken = 0;
+    fc.assert(
+      fc.property(fc.oneof(quadText, addrArb(4), v4Text, mutate(v4Text), quadEdges), fc.boolean(), fc.boolean(), (text, inDst, v6Other) => {
+        const other = v6Other ? '::1' : '10.0.0.1';
+        const packet = inDst ? { 'src-ip': other, 'dst-ip': text, protocol: 1 } : { 'src-ip': text, 'dst-ip': other, protocol: 1 };
+        const body = Buffer.from(JSON.stringify({ packets: [packet, packet] }));
+        const fast = fastPath(body);
+        const slow = slowPath(body);
+        // what the parser takes, the scanner takes; what it refuses, the scanner declines
+        expect({ text, fast: fast === null ? null : { ok: fast } }).toEqual({ text, fast: 'ok' in slow ? slow : null });
+        if (fast !== null && !v6Other) taken++;
+      }),
+      opts(5_000),
+    );
+    expect(taken).toBeGreaterThan(500);
+    // a body cut anywhere, the address among the last bytes: declined, never read past the end
+    const text = JSON.stringify({ packets: [{ 'src-ip': '1.2.3.4', 'dst-ip': '255.255.255.255', protocol: 1 }] });
+    for (let cut = 0; cut < text.length; cut++) expect(fastPath(Buffer.from(text.slice(0, cut)))).toBeNull();
+    expect(fastPath(Buffer.from(text))).toEqual([{ fam: 4, words: [0x01020304], protocol: 1, dstPort: 0, srcPort: -1, inInterface: null, srcZone: null, dstZone: null }]);
+  });
+  test('the usual compact packet, every byte replaced: taken as the parser takes it, or declined', () => {
+    // the form the scanner reads as a template, and its near misses: each byte of the second
+    // packet (the first and third stay plain) replaced by bytes that keep it JSON or nearly
+    const packets = [
+      { 'src-ip': '10.1.2.3', 'dst-ip': '192.168.100.200', protocol: 6, 'dst-port': 443 },
+      { 'src-ip': '255.255.255.255', 'dst-ip': '0.0.0.0', protocol: 17, 'dst-port': 65535 },
+      { 'src-ip': '1.2.3.4', 'dst-ip': '5.6.7.8', protocol: 'icmp', 'dst-port': 0 },
+    ];
+    const replacements = ['"', ',', ':', '}', '{', ' ', '.', '0', '1', '2', '5', '6', '9', 'x', 'p', '\\'].map((c) => c.charCodeAt(0));
+    for (const middle of [packets[1], { ...packets[1], protocol: 'tcp' }, { ...packets[1], protocol: 'udp' }, packets[2]]) {
+      const text = JSON.stringify({ packets: [packets[0], middle, packets[2]] });
+      const from = text.indexOf('},{') + 2;
+      const to = text.indexOf('},{', from) + 1;
+      expect(fastPath(Buffer.from(text))).toEqual((slowPath(Buffer.from(text)) as { ok: unknown }).ok);
+      let taken = 0;
+      for (let at = from; at < to; at++) {
+        for (const c of replacements) {
+          if (text.charCodeAt(at) === c) continue;
+          const body = Buffer.from(text);
+          body[at] = c;
+          const fast = fastPath(body);
+          const slow = slowPath(body);
+          expect({ body: body.toString(), fast: fast === null ? null : { ok: fast } }).toEqual({ body: body.toString(), fast: fast === null ? null : slow });
+          if (fast !== null) taken++;
+        }
+      }
+      expect(taken).toBeGreaterThan(10); // digits replaced by digits, mostly
+    }
+  });
   test('names: the same string for the same bytes, many distinct names', () => {
     const names = Array.from({ length: 600 }, (_, i) => `n${i % 300}-${'x'.repeat(i % 7)}`);
     const packets = names.map((n, i) => ({ 'src-ip': '10.0.0.1', 'dst-ip': '10.0.0.2', protocol: 'icmp', 'in-interface': n, 'src-zone': i % 2 ? '' : n, 'dst-zone': i % 3 ? null : 'wan' }));
@@ -479,7 +534,11 @@ function jsonBatch(cc: CompiledConfig, version: number, packets: Packet[]): stri
     b.srcZone[i] = p.srcZone;
     b.dstZone[i] = p.dstZone;
   });
-  return cc.batchJson(version, cc.evalBatchInto(b, new BatchAnswers(packets.length + 3))).toString('utf8');
+  const json = cc.batchJson(version, cc.evalBatchInto(b, new BatchAnswers(packets.length + 3)));
+  const text = json.toString('utf8');
+  // given back, as the endpoint does: the next answers are written over this one's bytes
+  releaseAnswer(json);
+  return text;
 }
 
 describe('batchJson = JSON.stringify({version, results})', () => {

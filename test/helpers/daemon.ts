@@ -1,15 +1,15 @@
 // Starts the real daemon in this process on a free port with a throwaway data folder, and a
 // small HTTP client for the tests. useDaemon() gives a test file one daemon and a logged-in
 // admin client for all its tests.
-import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import pino from 'pino';
 import { startDaemon, type Daemon } from '../../src/app';
 import { loadSettings, type Settings } from '../../src/settings';
 import { checkerFor } from './openapi';
 import { redisDir, startRedis, type TestRedis } from './redis';
+import { tempDir } from './temp-dirs';
+
+export { tempDir };
 
 /** The store the API suite runs on: FW_TEST_STORE=redis runs it on a throwaway redis-server. */
 export const TEST_STORE = process.env.FW_TEST_STORE === 'redis' ? 'redis' : 'embedded';
@@ -25,10 +25,6 @@ export interface TestDaemon {
   /** The throwaway redis-server of this daemon (FW_TEST_STORE=redis), stopped by close(). */
   redis: TestRedis | null;
   close(): Promise<void>;
-}
-
-export function tempDir(prefix = 'fwd-test-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
 export async function startTestDaemon(env: Record<string, string> = {}, dir = tempDir(), logger = pino({ level: 'silent' })): Promise<TestDaemon> {

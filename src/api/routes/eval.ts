@@ -8,6 +8,7 @@ import { configQueryDoc } from '../schemas';
 import { parsePacket, parsePacketBatch } from '../../eval/packet';
 import { scanPacketBatch } from '../../eval/batch-scan';
 import { releaseBatch } from '../../eval/batch';
+import { releaseAnswer } from '../../eval/answer-json';
 import type { CompiledConfig } from '../../eval/compiled';
 import type { AppContext } from '../context';
 import { configQuery } from '../crud';
@@ -110,7 +111,7 @@ export function evalRoutes(ctx: AppContext): RouteDef[] {
         const { compiled, version } = await target(ctx, req);
         const json = compiled.evalBatchJson(version, batch);
         batched.inc(batch.length);
-        return { body: undefined, json };
+        return { body: undefined, json, release: () => releaseAnswer(json) };
       } finally {
         releaseBatch(batch);
       }
