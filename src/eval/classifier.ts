@@ -232,19 +232,21 @@ export class FamilyClassifier {
         }
       }
       const o = ~ref;
-      for (let o1 = o + 1, e = o1 + m[o] * Layout.LeafStride; o1 < e; o1 += Layout.LeafStride) {
-        const rule = m[o1];
-        if (rule >= 0) {
-          // the values inline (tree.ts): one test of the leaf's own words
+      for (let o1 = o + 1, e = o1 + m[o] * Layout.LeafStride4; o1 < e; o1 += Layout.LeafStride4) {
+        const w = m[o1];
+        if (w >= 0) {
+          // the values inline (tree.ts): one test of the leaf's own words; a prefix holds when
+          // the words share at least its length of leading bits (both differences >= 0)
+          const rule = w >>> Layout.RuleShift;
           if (rule >= best) continue trees;
-          if ((((s ^ m[o1 + 1]) & m[o1 + 2]) | ((d ^ m[o1 + 3]) & m[o1 + 4])) === 0 && v >= m[o1 + 5] && v <= m[o1 + 6] && rule >= min) {
+          if (((Math.clz32(s ^ m[o1 + 1]) - ((w >>> 6) & 63)) | (Math.clz32(d ^ m[o1 + 2]) - (w & 63))) >= 0 && v >= m[o1 + 3] && v <= m[o1 + 4] && rule >= min) {
             best = rule;
             continue trees;
           }
         } else {
-          if (~rule >= best) continue trees;
-          if (~rule >= min && this.runs4(o1, s, d, v)) {
-            best = ~rule;
+          if (~w >= best) continue trees;
+          if (~w >= min && this.runs4(m[o1 + 1], s, d, v)) {
+            best = ~w;
             continue trees;
           }
         }
@@ -253,10 +255,10 @@ export class FamilyClassifier {
     return best;
   }
 
-  /** Entry o of runs into the pools (the slow form): does it match? */
-  private runs4(o: number, s: number, d: number, v: number): boolean {
+  /** The runs into the pools at `rec` (an entry of the slow form): do they match? */
+  private runs4(rec: number, s: number, d: number, v: number): boolean {
     const L = this.mem;
-    return (L[o + 2] === 0 || this.in4(s, L[o + 1], L[o + 2])) && (L[o + 4] === 0 || this.in4(d, L[o + 3], L[o + 4])) && (L[o + 6] === 0 || this.inSvc(v, L[o + 5], L[o + 6]));
+    return (L[rec + 1] === 0 || this.in4(s, L[rec], L[rec + 1])) && (L[rec + 3] === 0 || this.in4(d, L[rec + 2], L[rec + 3])) && (L[rec + 5] === 0 || this.inSvc(v, L[rec + 4], L[rec + 5]));
   }
 
   private in4(x: number, off: number, cnt: number): boolean {
@@ -284,8 +286,8 @@ export class FamilyClassifier {
     const L = m;
     const v = q[8];
     let o = ~ref;
-    const end = o + 1 + L[o] * Layout.LeafStride;
-    for (o++; o < end; o += Layout.LeafStride) {
+    const end = o + 1 + L[o] * Layout.LeafStride6;
+    for (o++; o < end; o += Layout.LeafStride6) {
       const rule = L[o];
       if (rule >= best) return best;
       if (rule < min) continue;

@@ -71,10 +71,12 @@ export function treeWork(t: FamilyTable, nodes: Int32Array, root: number, points
       ref = nodes[ref + 5 + 2 * s];
     }
     const o = ~ref;
+    const stride = t.nw === 1 ? Layout.LeafStride4 : Layout.LeafStride6;
     for (let k = 0; k < nodes[o]; k++) {
       work++;
-      const rule = nodes[o + 1 + k * Layout.LeafStride];
-      if (matches(t, rowOf.get(rule < 0 ? ~rule : rule)!, points, at)) break;
+      const w = nodes[o + 1 + k * stride];
+      const rule = w < 0 ? ~w : t.nw === 1 ? w >>> Layout.RuleShift : w;
+      if (matches(t, rowOf.get(rule)!, points, at)) break;
     }
   }
   return work;

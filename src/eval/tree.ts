@@ -14,14 +14,19 @@
 //           probed linearly from Math.imul(key, Layout.HashMul) >>> (32 - log2 slots); an empty slot
 //           holds (0, default). It consumes a field to its long prefixes in one probe (hashCut)
 //           where cuts would take it a few bits a level; build() keeps it by counted work.
-//   leaves: [count, entry * count], rules in priority order, an entry of Layout.LeafStride words:
-//           IPv4, every field one prefix or interval within the leaf (the ClassBench case,
-//           and most rules of real tables): the values inline, so a check reads only the leaf
-//             (rule, srcWord, srcMask, dstWord, dstMask, svcLo, svcHi)
-//           (a field the rule covers in the leaf: mask 0, or the whole key range); otherwise
-//           runs into the shared pools
-//             (~rule, srcOff, srcCnt, dstOff, dstCnt, svcOff, svcCnt)   cnt 0: covered
-//           (IPv6 entries are always runs, with the rule as is)
+//   leaves: [count, entry * count], rules in priority order.
+//           IPv4 entries of Layout.LeafStride4 words. When every field is one prefix or
+//           interval within the leaf (the ClassBench case, and most rules of real tables) the
+//           values inline, so a check reads only the leaf:
+//             (rule << RuleShift | srcLen << 6 | dstLen, srcWord, dstWord, svcLo, svcHi)
+//           a prefix holds when the packet's word shares at least its length of leading bits
+//           with the entry's (Math.clz32 of the xor: no mask words, 5 words instead of 7, so
+//           more of a 10k table's leaves stay in the cache); a field the rule covers in the
+//           leaf: length 0, or the whole key range. Otherwise runs into the shared pools,
+//             (~rule, rec, 0, 0, 0), rec: (srcOff, srcCnt, dstOff, dstCnt, svcOff, svcCnt) in
+//           the same array after the leaf, cnt 0: covered
+//           IPv6 entries are always runs, with the rule as is, of Layout.LeafStride6 words:
+//             (rule, srcOff, srcCnt, dstOff, dstCnt, svcOff, svcCnt)
 import type { FamilyTable } from './rules';
 import { SVC_MAX } from './sets';
 import { samplePoints, treeWork } from './tree-work';
@@ -30,12 +35,20 @@ import { samplePoints, treeWork } from './tree-work';
  * used, where an exported const would be read from the module's exports object at every use
  * (on the lookup's hot path; the multiplier, past a small integer, even as a boxed number). */
 export const enum Layout {
-  /** words of a leaf entry */
-  LeafStride = 7,
+  /** words of an IPv4 leaf entry */
+  LeafStride4 = 5,
+  /** words of an IPv6 leaf entry */
+  LeafStride6 = 7,
+  /** an inline IPv4 entry's first word: rule << RuleShift | srcLen << 6 | dstLen */
+  RuleShift = 12,
   /** Fibonacci hashing of a hash node's key: Math.imul(key, HashMul) >>> (32 - log2 slots);
    * 0x9e3779b1 as an int32 */
   HashMul = -1640531535,
 }
+
+/** Rules of at least this index have IPv4 entries of the runs form (their index does not fit
+ * the inline entry's first word beside the two lengths, and that word stays >= 0). */
+export const INLINE_RULES = 2 ** (31 - Layout.RuleShift);
 
 export interface TreeParams {
   binth: number; // a node of at most this many rules is a leaf
@@ -45,9 +58,16 @@ export interface TreeParams {
   maxEntries: number; // leaf entries of all trees of a table; past it, nodes become leaves
   // (buildClassifier caps it further at 64 per rule)
   hash: number; // hash cuts: 0 never, 1 when they score better (see node()), 2 whenever possible (tests)
+  // a tree of at most this many rules has leaves of at most SMALL_BINTH: its memory is
+  // nothing, and such trees (rules specific in neither address, a zone pair's few rules) are
+  // where the traffic no specific rule takes ends, scanning a leaf of up to binth rules to a
+  // catch-all (ipc1_10k: a tenth of the lookups scanned 11-13 entries in its tree of 36 rules)
+  smallTree: number;
 }
 
-export const DEFAULT_TREE_PARAMS: TreeParams = { binth: 16, spfac: 4, maxBits: 8, rootBits: 12, maxEntries: 4_000_000, hash: 1 };
+const SMALL_BINTH = 4;
+
+export const DEFAULT_TREE_PARAMS: TreeParams = { binth: 16, spfac: 4, maxBits: 8, rootBits: 12, maxEntries: 4_000_000, hash: 1, smallTree: 64 };
 
 /** A hash node's header has this bit (the sign): a walk tells the two kinds of node apart by h < 0. */
 export const HASH_NODE = 1 << 31;
@@ -125,7 +145,8 @@ export class TreeBuilder {
   private readonly dims: Dim[];
   private diff = new Int32Array(1 << 16);
   private hashMode = 0; // params.hash of the tree being built (build() tries 1, then 0)
-  private hashNodes = 0; // hash nodes of the tree being built
+  private hashNodes = 0;
+  private binth = 16; // of the tree being built (build()) // hash nodes of the tree being built
   private sizes = new Int32Array(1 << 16);
 
   /**
@@ -157,6 +178,7 @@ export class TreeBuilder {
    * value it misses.
    */
   build(rows: readonly number[]): number {
+    this.binth = rows.length <= this.params.smallTree ? Math.min(this.params.binth, SMALL_BINTH) : this.params.binth;
     if (this.params.hash !== 1 || rows.length > HASH_TRY_MAX) {
       this.hashMode = this.params.hash;
       return this.grow(rows);
@@ -271,7 +293,7 @@ export class TreeBuilder {
     }
     if (n === 0) return -1;
     const P = this.params;
-    if (n <= P.binth || this.entries >= P.maxEntries) return this.leaf(rules, runs, n, p);
+    if (n <= this.binth || this.entries >= P.maxEntries) return this.leaf(rules, runs, n, p);
 
     // Choose the cut: per field, the cuts within the space budget, scored by the expected
     // number of rules in the child a rule-weighted packet falls in; fewest bits on near-ties.
@@ -567,54 +589,67 @@ export class TreeBuilder {
 
   private leaf(rules: Int32Array, runs: Int32Array, n: number, p: number[]): number {
     const t = this.t;
-    const at = this.mem.reserve(1 + n * Layout.LeafStride);
-    const b = this.mem.buf;
-    b[at] = n;
+    const v4 = t.nw === 1;
+    const stride = v4 ? Layout.LeafStride4 : Layout.LeafStride6;
+    const at = this.mem.reserve(1 + n * stride);
+    this.mem.buf[at] = n;
     for (let i = 0; i < n; i++) {
-      const o = at + 1 + i * Layout.LeafStride;
-      if (t.nw === 1 && this.inline(runs, i, p, b, o)) b[o] = t.rule[rules[i]];
-      else this.runsEntry(runs, i, p, b, o, t.rule[rules[i]]);
+      const o = at + 1 + i * stride;
+      const rule = t.rule[rules[i]];
+      if (!v4) this.runsInto(runs, i, p, this.mem.buf, o, rule, 1);
+      else if (rule >= INLINE_RULES || !this.inline(runs, i, p, this.mem.buf, o, rule)) {
+        const rec = this.mem.reserve(6); // may move buf
+        const b = this.mem.buf;
+        b.fill(0, o, o + Layout.LeafStride4);
+        b[o] = ~rule;
+        b[o + 1] = rec;
+        this.runsInto(runs, i, p, b, rec, rule, 0);
+      }
     }
     this.entries += n;
     return ~at;
   }
 
   /** An IPv4 entry with its values inline, when every field is one prefix or interval here. */
-  private inline(runs: Int32Array, i: number, p: number[], b: Int32Array, o: number): boolean {
+  private inline(runs: Int32Array, i: number, p: number[], b: Int32Array, o: number, rule: number): boolean {
     const t = this.t;
     for (let d = 0; d < 3; d++) {
       const s = runs[i * 6 + 2 * d], e = runs[i * 6 + 2 * d + 1];
       if (this.covered(runs, i, d, p[d])) continue;
       if (d < 2 ? e - s !== 1 : t.pfxIv[s] !== t.pfxIv[e - 1]) return false;
     }
+    let lens = 0;
     for (let d = 0; d < 2; d++) {
       const s = runs[i * 6 + 2 * d];
       const cov = this.covered(runs, i, d, p[d]);
-      b[o + 1 + 2 * d] = cov ? 0 : t.addrWords[s];
-      b[o + 2 + 2 * d] = cov ? 0 : t.addrMask[s];
+      b[o + 1 + d] = cov ? 0 : t.addrWords[s];
+      lens = (lens << 6) | (cov ? 0 : t.addrLen[s]);
     }
+    b[o] = (rule << Layout.RuleShift) | lens;
     const iv = t.pfxIv[runs[i * 6 + 4]];
     const cov = this.covered(runs, i, 2, p[2]);
-    b[o + 5] = cov ? 0 : t.svcLo[iv];
-    b[o + 6] = cov ? SVC_MAX : t.svcHi[iv];
+    b[o + 3] = cov ? 0 : t.svcLo[iv];
+    b[o + 4] = cov ? SVC_MAX : t.svcHi[iv];
     return true;
   }
 
-  /** An entry of runs into the pools (the rule complemented: it marks the form). */
-  private runsEntry(runs: Int32Array, i: number, p: number[], b: Int32Array, o: number, rule: number): void {
+  /** Rule i's runs into the pools at b[o + skip .. o + skip + 5] (cnt 0: covered), and with
+   * skip 1 the rule before them (an IPv6 entry). */
+  private runsInto(runs: Int32Array, i: number, p: number[], b: Int32Array, o: number, rule: number, skip: 0 | 1): void {
     const t = this.t;
-    b[o] = this.t.nw === 1 ? ~rule : rule;
+    if (skip === 1) b[o] = rule;
+    const w = o + skip;
     for (let d = 0; d < 3; d++) {
       const s = runs[i * 6 + 2 * d], e = runs[i * 6 + 2 * d + 1];
       if (this.covered(runs, i, d, p[d])) {
-        b[o + 1 + 2 * d] = 0;
-        b[o + 2 + 2 * d] = 0;
+        b[w + 2 * d] = 0;
+        b[w + 1 + 2 * d] = 0;
       } else if (d < 2) {
-        b[o + 1 + 2 * d] = s;
-        b[o + 2 + 2 * d] = e - s;
+        b[w + 2 * d] = s;
+        b[w + 1 + 2 * d] = e - s;
       } else {
-        b[o + 5] = t.pfxIv[s];
-        b[o + 6] = t.pfxIv[e - 1] - t.pfxIv[s] + 1;
+        b[w + 4] = t.pfxIv[s];
+        b[w + 5] = t.pfxIv[e - 1] - t.pfxIv[s] + 1;
       }
     }
   }

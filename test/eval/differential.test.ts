@@ -38,6 +38,7 @@ const paramsArb: fc.Arbitrary<BuildParams> = fc.record({
   smallV4: fc.constantFrom(0, 16, 33),
   smallV6: fc.constantFrom(0, 48, 129),
   hash: fc.constantFrom(0, 1, 2),
+  smallTree: fc.constantFrom(0, 64, 1 << 30),
 });
 
 let packets = 0;

@@ -54,7 +54,7 @@ function walkTrees(d: ClassifierData, node: (at: number) => void, leaf: (at: num
 function leafForms(d: ClassifierData, forms: { inline: number; runs: number }): void {
   const m = d.mem;
   walkTrees(d, () => {}, (at) => {
-    for (let o = at + 1; o < at + 1 + m[at] * Layout.LeafStride; o += Layout.LeafStride) {
+    for (let o = at + 1; o < at + 1 + m[at] * Layout.LeafStride4; o += Layout.LeafStride4) {
       if (m[o] >= 0) forms.inline++;
       else forms.runs++;
     }
