@@ -7,6 +7,7 @@
 // leaves every batch to the HTTP thread.
 import { expectMessage, ok, startTestDaemon, Client, type TestDaemon } from '../helpers/daemon';
 import { lanWan } from '../helpers/lan-wan';
+import { loadSettings } from '../../src/settings';
 
 let threaded: TestDaemon;
 let inline: TestDaemon;
@@ -169,4 +170,11 @@ test('a closed pool (the daemon shutting down) answers inline, the same bytes', 
   const text = await same(batch(11, 3000));
   expect(JSON.parse(text).results).toHaveLength(3000);
   expect(pool.answered).toBe(answered);
+});
+
+test('FW_EVAL_THREADS: 0 starts no pool; a value out of range is refused at start', () => {
+  expect(inline.daemon.ctx.batchPool).toBeUndefined();
+  expect(threaded.settings.evalThreads).toBe(2);
+  expect(() => loadSettings({ FW_EVAL_THREADS: '-1' })).toThrow(/FW_EVAL_THREADS must be an integer from 0 to 64/);
+  expect(loadSettings({}).evalThreads).toBeLessThanOrEqual(4);
 });
