@@ -283,17 +283,16 @@ export class FamilyClassifier {
       const x = q[h & 15] >>> ((h >>> 4) & 31);
       ref = h >= 0 ? m[ref + 1 + (x & (h >>> 9))] : m[ref + 5 + 2 * hashSlot(m, ref, x & m[ref + 1])];
     }
-    const L = m;
     const v = q[8];
     let o = ~ref;
-    const end = o + 1 + L[o] * Layout.LeafStride6;
+    const end = o + 1 + m[o] * Layout.LeafStride6;
     for (o++; o < end; o += Layout.LeafStride6) {
-      const rule = L[o];
+      const rule = m[o];
       if (rule >= best) return best;
       if (rule < min) continue;
-      if (L[o + 2] !== 0 && !this.in6(L[o + 1], L[o + 2], 0)) continue;
-      if (L[o + 4] !== 0 && !this.in6(L[o + 3], L[o + 4], 4)) continue;
-      if (L[o + 6] !== 0 && !this.inSvc(v, L[o + 5], L[o + 6])) continue;
+      if (m[o + 2] !== 0 && !this.in6(m[o + 1], m[o + 2], 0)) continue;
+      if (m[o + 4] !== 0 && !this.in6(m[o + 3], m[o + 4], 4)) continue;
+      if (m[o + 6] !== 0 && !this.inSvc(v, m[o + 5], m[o + 6])) continue;
       return rule;
     }
     return best;

@@ -145,8 +145,8 @@ export class TreeBuilder {
   private readonly dims: Dim[];
   private diff = new Int32Array(1 << 16);
   private hashMode = 0; // params.hash of the tree being built (build() tries 1, then 0)
-  private hashNodes = 0;
-  private binth = 16; // of the tree being built (build()) // hash nodes of the tree being built
+  private hashNodes = 0; // hash nodes of the tree being built
+  private binth = 16; // leaf size of the tree being built (build(): smaller for small trees)
   private sizes = new Int32Array(1 << 16);
 
   /**
