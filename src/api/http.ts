@@ -2,6 +2,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { Logger } from 'pino';
 import { FwError } from '../errors';
+import type { Permission } from '../auth/roles';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH' | 'HEAD' | 'OPTIONS';
 
@@ -54,6 +55,9 @@ export interface RouteOptions {
   body?: 'none' | 'json' | 'raw';
   /** A larger body limit for this route (bytes), e.g. eval batches. */
   maxBody?: number;
+  /** What the caller's role must hold (src/auth/roles.ts); checked by the server before the
+   * handler runs, listed in the OpenAPI document. */
+  permission?: Permission;
 }
 
 /** A query parameter of a route, as the OpenAPI document shows it. */
