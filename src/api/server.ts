@@ -9,6 +9,7 @@ import { FwError, isFwError, ERRORS } from '../errors';
 import { NO_PARAMS, Router } from './router';
 import { parseJsonBody, type AuthUser, type Reply, type Req, type RouteDef } from './http';
 import { BytePool } from '../byte-pool';
+import type { ConsoleSite, SiteFile } from './console-site';
 
 export interface Authenticator {
   /** Resolves the bearer header to a user or throws FwError ERR_SEC_5001/5002/5003. */
@@ -29,6 +30,8 @@ export interface ServerOptions {
   routes: RouteDef[];
   auth: Authenticator;
   requests?: RequestObserver;
+  /** The operator's console, answered for GETs no API route matches. */
+  site?: ConsoleSite;
 }
 
 const KNOWN_METHODS = new Set(['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS']);
@@ -63,6 +66,8 @@ const KEY = {
   transferEncoding: Buffer.from('transfer-encoding'),
   authorization: Buffer.from('authorization'),
   ifNoneMatch: Buffer.from('if-none-match'),
+  accept: Buffer.from('accept'),
+  acceptEncoding: Buffer.from('accept-encoding'),
 };
 const OUT = { contentType: Buffer.from('Content-Type'), json: Buffer.from('application/json'), requestId: Buffer.from('X-Request-Id') };
 /** The query of a request without one (handlers only read it). */
@@ -151,7 +156,11 @@ export class HttpServer {
       if (match.kind !== 'route') {
         const a: Answering = { res, id, method, path, started, def: null, done: false, aborted: false };
         if (hasBody) res.onData(() => undefined); // drain; the answer does not depend on it
-        if (match.kind === 'not-found') return this.answerError(a, new FwError('ERR_NET_1011', `${method} ${path}`));
+        if (match.kind === 'not-found') {
+          const file = bodiless ? this.opts.site?.lookup(path, uReq.getHeader(KEY.accept)) : undefined;
+          if (file) return this.answerFile(a, file, method === 'HEAD', uReq.getHeader(KEY.acceptEncoding));
+          return this.answerError(a, new FwError('ERR_NET_1011', `${method} ${path}`));
+        }
         return this.answerError(a, new FwError('ERR_NET_1009', `${method} is not allowed on ${path}`, undefined, { Allow: match.allow.join(', ') }));
       }
       def = match.def;
@@ -250,6 +259,23 @@ export class HttpServer {
   private answerReply(a: Answering, r: Reply): void {
     this.answer(a, r.status ?? 200, r.json ?? JSON.stringify(r.body), r.headers);
     r.release?.(); // uWS copied what it did not send at once
+  }
+
+  /** A console file from memory: its gzip copy when the client takes gzip. */
+  private answerFile(a: Answering, file: SiteFile, head: boolean, acceptEncoding: string): void {
+    a.done = true;
+    const zipped = file.gzip !== null && /\bgzip\b/.test(acceptEncoding);
+    const res = a.res;
+    for (const k in file.headers) res.writeHeader(headerName(k), file.headers[k]);
+    if (zipped) res.writeHeader(headerName('Content-Encoding'), 'gzip');
+    res.writeHeader(OUT.requestId, a.id);
+    const body = zipped ? file.gzip! : file.body;
+    // a HEAD tells the length of what a GET would send, and sends nothing
+    if (head) {
+      res.writeHeader(headerName('Content-Length'), String(body.length));
+      res.endWithoutBody();
+    } else res.end(body);
+    this.count(null, a.method, 200, (performance.now() - a.started) / 1000);
   }
 
   private answerError(a: Answering, e: unknown): void {

@@ -52,7 +52,7 @@ export function replacedAt<T>(rules: readonly T[], i: number, rule: T): T[] {
 export const POSITIONS = ['top', 'bottom', 'before', 'after'] as const;
 export type Position = (typeof POSITIONS)[number];
 
-const MoveBody = Type.Object(
+export const MoveBody = Type.Object(
   { position: Type.String(), reference_id: Type.Optional(Type.Integer()) },
   { additionalProperties: false },
 );

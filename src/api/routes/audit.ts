@@ -18,7 +18,7 @@ const AuditEntryModel = Type.Object({
   requestId: Type.String({ description: 'the X-Request-Id of the request; "" for the daemon\'s own (session expiry)' }),
   payload: Type.Optional(Type.Unknown({ description: 'the request body of a change' })),
 }, { additionalProperties: false });
-const AuditPage = Type.Object({
+export const AuditPage = Type.Object({
   entries: Type.Array(AuditEntryModel),
   next: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'pass as ?before= for the next page; null on the last page' }),
 }, { additionalProperties: false });

@@ -11,8 +11,8 @@ import { MessageReply } from '../schemas';
 
 const LoginBody = Type.Object({ username: Type.String(), password: Type.String() }, { additionalProperties: false });
 const loginShape = shapeChecker(LoginBody);
-const TokenReply = Type.Object({ token: Type.String(), expires_in: Type.Integer({ description: 'seconds' }) }, { additionalProperties: false });
-const MeReply = Type.Object(
+export const TokenReply = Type.Object({ token: Type.String(), expires_in: Type.Integer({ description: 'seconds' }) }, { additionalProperties: false });
+export const MeReply = Type.Object(
   { username: Type.String(), role: Type.Literal('admin'), expires: Type.Integer({ description: 'unix seconds' }) },
   { additionalProperties: false },
 );

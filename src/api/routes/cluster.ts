@@ -4,7 +4,7 @@ import type { AppContext } from '../context';
 import type { RouteDef } from '../http';
 import { DataPlaneStatusModel, IsoTime } from '../schemas';
 
-const NodeModel = Type.Object({
+export const NodeModel = Type.Object({
   id: Type.String(),
   address: Type.String(),
   version: Type.Integer({ minimum: 0, description: 'the running version this node serves' }),

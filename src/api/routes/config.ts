@@ -13,7 +13,7 @@ const commitShape = shapeChecker(CommitBody);
 const rollbackShape = shapeChecker(RollbackBody);
 
 const DiffItems = Type.Array(Type.Object({ kind: Type.String(), key: Type.String() }, { additionalProperties: false }));
-const DiffReply = Type.Object({
+export const DiffReply = Type.Object({
   base_version: Type.Integer({ minimum: 0 }),
   added: DiffItems,
   changed: DiffItems,
@@ -27,9 +27,9 @@ const versionFields = {
   description: Type.String(),
   summary: Type.String(),
 };
-const VersionModel = Type.Object(versionFields, { additionalProperties: false });
+export const VersionModel = Type.Object(versionFields, { additionalProperties: false });
 const TableRows = Type.Array(Type.Object({}, { additionalProperties: true }));
-const VersionWithConfig = Type.Object({
+export const VersionWithConfig = Type.Object({
   ...versionFields,
   config: Type.Object({
     addresses: TableRows, services: TableRows, zones: TableRows, interfaces: TableRows, vlans: TableRows,

@@ -18,7 +18,7 @@ import { parseJsonBody, type Req, type RouteDef, type RouteDoc } from '../http';
 // The packet is checked by parsePacket (a hand-written scanner, faster than a schema check on
 // the batch path); this schema says the same for the OpenAPI document.
 const Port = Type.Integer({ minimum: 0, maximum: 65535 });
-const PacketBody = Type.Object({
+export const PacketBody = Type.Object({
   'src-ip': Type.String(),
   'dst-ip': Type.String({ description: 'of the family of src-ip' }),
   protocol: Type.Union([oneOf(['tcp', 'udp', 'icmp'] as const), Type.Integer({ minimum: 0, maximum: 255 })]),
@@ -43,10 +43,10 @@ const EvalAnswer = Type.Object({
   policy: Nullable(Type.Object({ id: Type.Integer(), action: oneOf(['allow', 'deny'] as const), log: Type.Boolean() }, { additionalProperties: false })),
 }, { additionalProperties: false });
 const Version = Type.Integer({ minimum: 0, description: 'the running version answered for (with ?config=candidate: the one the candidate is based on)' });
-const EvalReply = Type.Composite([Type.Object({ version: Version }), EvalAnswer], { additionalProperties: false });
+export const EvalReply = Type.Composite([Type.Object({ version: Version }), EvalAnswer], { additionalProperties: false });
 const BatchReply = Type.Object({ version: Version, results: Type.Array(EvalAnswer) }, { additionalProperties: false });
 const Covered = Type.Array(Type.Object({ id: Type.Integer(), coveredBy: Type.Array(Type.Integer()) }, { additionalProperties: false }));
-const AnalysisReply = Type.Object({
+export const AnalysisReply = Type.Object({
   version: Version,
   pass: oneOf(['quick', 'deep'] as const),
   complete: Type.Boolean(),

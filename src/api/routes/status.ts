@@ -5,7 +5,7 @@ import { Type } from '@sinclair/typebox';
 import type { RouteDef } from '../http';
 import { DataPlaneStatusModel, IsoTime, SessionModel } from '../schemas';
 
-const StatusReply = Type.Object({
+export const StatusReply = Type.Object({
   version: Type.Integer({ minimum: 0 }),
   lastCommit: Type.Object(
     { version: Type.Integer({ minimum: 0 }), time: IsoTime, author: Type.String(), description: Type.String() },

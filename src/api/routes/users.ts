@@ -13,7 +13,7 @@ const CreateBody = Type.Object({ username: Type.String(), password: Type.String(
 const UpdateBody = Type.Object({ username: Type.Optional(Type.String()), password: Type.String() }, { additionalProperties: false });
 const createShape = shapeChecker(CreateBody);
 const updateShape = shapeChecker(UpdateBody);
-const UserModel = Type.Object({ username: Type.String(), created_at: IsoTime }, { additionalProperties: false });
+export const UserModel = Type.Object({ username: Type.String(), created_at: IsoTime }, { additionalProperties: false });
 
 function checkPassword(password: string): string {
   if (password.length < MIN_PASSWORD || password.length > 1024) {

@@ -7,7 +7,7 @@ import { removeUnused } from '../refs';
 import { checkCidrList, checkName, checkSameKey, existing, shapeChecker } from '../validate';
 
 const Ips = Type.Array(Type.String());
-const bodies = {
+export const bodies = {
   create: Type.Object({ name: Type.String(), ips: Ips }, { additionalProperties: false }),
   update: Type.Object({ name: Type.Optional(Type.String()), ips: Type.Optional(Ips) }, { additionalProperties: false }),
 };

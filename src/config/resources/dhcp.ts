@@ -22,7 +22,7 @@ const fields = {
   dns: Type.Optional(Type.Array(Type.String())),
   lease_time: Type.Optional(Type.Integer()),
 };
-const bodies = {
+export const bodies = {
   create: Type.Object({ interface: Type.String(), start_ip: Type.String(), end_ip: Type.String(), ...fields }, { additionalProperties: false }),
   update: Type.Object(
     { interface: Type.Optional(Type.String()), start_ip: Type.Optional(Type.String()), end_ip: Type.Optional(Type.String()), ...fields },

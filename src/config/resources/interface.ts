@@ -26,7 +26,7 @@ export function checkZoneRef(doc: ConfigDoc, field: string, value: string): stri
   return checkRef(field, value, (z) => doc.zones.has(z), 'zone');
 }
 
-const bodies = {
+export const bodies = {
   update: Type.Object(
     {
       name: Type.Optional(Type.String()),

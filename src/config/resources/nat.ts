@@ -22,7 +22,7 @@ const fields = {
   'translated-port': Type.Optional(Type.String()),
   'out-interface': Type.Optional(Type.String()),
 };
-const bodies = {
+export const bodies = {
   create: Type.Object({ ...fields, type: Type.String() }, { additionalProperties: false }),
   update: Type.Object({ ...fields, id: Type.Optional(Type.Integer()), type: Type.Optional(Type.String()) }, { additionalProperties: false }),
 };

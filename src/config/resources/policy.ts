@@ -18,7 +18,7 @@ const fields = {
   services: Type.Optional(Type.Array(Type.String())),
   log: Type.Optional(Type.Boolean()),
 };
-const bodies = {
+export const bodies = {
   create: Type.Object({ ...fields, action: Type.String() }, { additionalProperties: false }),
   update: Type.Object({ ...fields, id: Type.Optional(Type.Integer()), action: Type.Optional(Type.String()) }, { additionalProperties: false }),
 };

@@ -15,7 +15,7 @@ const fields = {
   interface: Type.Optional(Type.String()),
   metric: Type.Optional(Type.Integer()),
 };
-const bodies = {
+export const bodies = {
   create: Type.Object({ ...fields, destination: Type.String() }, { additionalProperties: false }),
   update: Type.Object({ ...fields, id: Type.Optional(Type.Integer()), destination: Type.Optional(Type.String()) }, { additionalProperties: false }),
 };

@@ -21,7 +21,7 @@ const PROTOCOLS: readonly Protocol[] = ['tcp', 'udp'];
 const MAX_PORT_ENTRIES = 1024;
 
 const Ports = Type.Array(Type.Union([Type.Integer(), Type.String()]));
-const bodies = {
+export const bodies = {
   create: Type.Object({ name: Type.String(), protocol: Type.String(), ports: Ports }, { additionalProperties: false }),
   update: Type.Object(
     { name: Type.Optional(Type.String()), protocol: Type.Optional(Type.String()), ports: Type.Optional(Ports) },

@@ -15,7 +15,7 @@ const fields = {
   state: Type.Optional(Type.String()),
   management: Type.Optional(Type.Array(Type.String())),
 };
-const bodies = {
+export const bodies = {
   create: Type.Object({ name: Type.String(), id: Type.Integer(), parent: Type.String(), ...fields }, { additionalProperties: false }),
   update: Type.Object(
     { name: Type.Optional(Type.String()), id: Type.Optional(Type.Integer()), parent: Type.Optional(Type.String()), ...fields },

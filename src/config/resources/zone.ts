@@ -24,7 +24,7 @@ const fields = {
   interfaces: Type.Optional(Type.Array(Type.String())),
   networks: Type.Optional(Type.Array(Type.String())),
 };
-const bodies = {
+export const bodies = {
   create: Type.Object({ name: Type.String(), type: Type.String(), ...fields }, { additionalProperties: false }),
   update: Type.Object({ name: Type.Optional(Type.String()), type: Type.Optional(Type.String()), ...fields }, { additionalProperties: false }),
 };

@@ -1,0 +1,95 @@
+// The create/edit form of any resource: one labelled field per API field, the API's error
+// details shown at the field they name (ERR_* details start with `field "name"`).
+import { useState } from 'preact/hooks';
+import { api, ApiError, asList } from './api';
+import { bodyOf, type FormValues, type RefKind, type ResourceDef } from './resources';
+import type { ResourceKey, ResourceModels } from './types';
+import { Checkbox, describeError, ErrorBox, Field, useLoad } from './ui';
+import { ensureSession, refreshStatus, say, view } from './state';
+
+interface Props<K extends ResourceKey> {
+  def: ResourceDef<K>;
+  editing: ResourceModels[K] | null;
+  onDone: (changed: boolean) => void;
+}
+
+const REF_PATHS: Record<RefKind, string> = { zones: '/api/zones', addresses: '/api/addresses', services: '/api/services', interfaces: '/api/interfaces' };
+
+/** Names to suggest for reference fields (a datalist per kind). */
+function useRefNames(kinds: RefKind[]): Partial<Record<RefKind, string[]>> {
+  const loaded = useLoad(async () => {
+    const out: Partial<Record<RefKind, string[]>> = {};
+    const q = view.value === 'candidate' ? '?config=candidate' : '';
+    await Promise.all(kinds.map(async (k) => {
+      out[k] = asList(await api<{ name: string }[] | Record<string, { name: string }>>('GET', REF_PATHS[k] + q)).map((x) => x.name);
+    }));
+    return out;
+  }, [kinds.join(), view.value]);
+  return loaded.data ?? {};
+}
+
+/** A new object's form: each choice on its first option. */
+function defaults<K extends ResourceKey>(def: ResourceDef<K>): FormValues {
+  const out: FormValues = {};
+  for (const f of def.fields) if (f.options) out[f.key] = f.options[0];
+  return out;
+}
+
+export function ResourceForm<K extends ResourceKey>({ def, editing, onDone }: Props<K>) {
+  const [values, setValues] = useState<FormValues>(() => (editing ? def.formOf(editing) : defaults(def)));
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [general, setGeneral] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const refs = useRefNames([...new Set(def.fields.map((f) => f.ref).filter((r): r is RefKind => !!r))]);
+  const title = editing ? `Edit ${def.noun} ${def.idOf(editing)}` : `New ${def.noun}`;
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setErrors({});
+    setGeneral(null);
+    try {
+      await ensureSession();
+      const body = bodyOf(def.fields, values, !editing);
+      if (editing) await api('PUT', `${def.path}/${encodeURIComponent(def.idOf(editing))}`, body);
+      else await api('POST', def.path, body);
+      say(editing ? `${def.noun} ${def.idOf(editing)} updated in the candidate` : `${def.noun} created in the candidate`);
+      void refreshStatus();
+      onDone(true);
+    } catch (err) {
+      const field = err instanceof ApiError ? err.field : null;
+      const known = field !== null && def.fields.some((f) => f.key === field);
+      if (known) setErrors({ [field]: describeError(err) });
+      else setGeneral(describeError(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form class="card form" aria-label={title} onSubmit={submit}>
+      <h2>{title}</h2>
+      <ErrorBox text={general} />
+      <div class="fields">
+        {def.fields.map((f) => {
+          if (f.kind === 'bool') {
+            return <Checkbox key={f.key} label={f.label} checked={values[f.key] === true} onChange={(v) => setValues({ ...values, [f.key]: v })} />;
+          }
+          const list = f.ref ? `dl-${def.key}-${f.key}` : undefined;
+          return (
+            <div key={f.key}>
+              <Field label={f.label} value={String(values[f.key] ?? '')}
+                onInput={(v) => setValues({ ...values, [f.key]: v })} error={errors[f.key]} hint={f.hint}
+                options={f.options} required={f.required && !editing} list={list} readOnly={!!editing && f.fixed} />
+              {list && <datalist id={list}>{(refs[f.ref!] ?? []).map((n) => <option key={n} value={n} />)}</datalist>}
+            </div>
+          );
+        })}
+      </div>
+      <div class="buttons">
+        <button type="submit" class="primary" disabled={busy}>{editing ? 'Save' : 'Create'}</button>
+        <button type="button" onClick={() => onDone(false)}>Cancel</button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,72 @@
+// A resource that is a set of named objects (addresses, zones, ...): a sortable, filterable
+// table and its form; running or candidate view.
+import { useState } from 'preact/hooks';
+import { api, asList } from './api';
+import { ResourceForm } from './form';
+import type { ResourceDef } from './resources';
+import { allowed, ensureSession, refreshStatus, traced, view } from './state';
+import { FilterBox, useSortFilter } from './table';
+import type { ResourceKey, ResourceModels } from './types';
+import { attempt, ErrorBox, Page, SortHeader, useLoad } from './ui';
+import { ViewSwitch } from './view-switch';
+
+export function ResourcePage<K extends ResourceKey>({ def }: { def: ResourceDef<K> }) {
+  const which = view.value;
+  const loaded = useLoad(async () => asList(await api<ResourceModels[K][] | Record<string, ResourceModels[K]>>('GET', `${def.path}${which === 'candidate' ? '?config=candidate' : ''}`)), [def.key, which]);
+  const t = useSortFilter(loaded.data, def.columns);
+  const [editing, setEditing] = useState<ResourceModels[K] | 'new' | null>(null);
+  const mayChange = allowed('configure');
+  const tracedRoute = def.key === 'routes' ? traced.value.route : null;
+
+  const remove = (m: ResourceModels[K]) => {
+    const id = def.idOf(m);
+    if (!confirm(`Delete ${def.noun} ${id} from the candidate?`)) return;
+    void attempt(async () => {
+      await ensureSession();
+      await api('DELETE', `${def.path}/${encodeURIComponent(id)}`);
+      await refreshStatus();
+      loaded.reload();
+    }, `${def.noun} ${id} deleted from the candidate`);
+  };
+
+  return (
+    <Page title={def.title} actions={<>
+      <ViewSwitch />
+      {mayChange && def.create && <button type="button" class="primary" onClick={() => setEditing('new')}>New {def.noun}</button>}
+    </>}>
+      {editing && (
+        <ResourceForm key={editing === 'new' ? 'new' : def.idOf(editing)} def={def} editing={editing === 'new' ? null : editing}
+          onDone={(changed) => { setEditing(null); if (changed) loaded.reload(); }} />
+      )}
+      <ErrorBox text={loaded.error} />
+      <div class="toolbar"><FilterBox value={t.filter} onInput={t.setFilter} /><span class="count">{t.shown.length} of {loaded.data?.length ?? 0}</span></div>
+      <table class="grid">
+        <caption class="sr-only">{def.title} ({which})</caption>
+        <thead>
+          <tr>
+            {def.columns.map((c, i) => <SortHeader key={c.label} label={c.label} active={t.sort.col === i} dir={t.sort.dir} onSort={() => t.toggle(i)} />)}
+            {mayChange && <th scope="col">Actions</th>}
+          </tr>
+        </thead>
+        <tbody>
+          {t.shown.map(({ m, cells }) => {
+            const id = def.idOf(m);
+            const hit = tracedRoute !== null && String(tracedRoute) === id;
+            return (
+              <tr key={id} class={hit ? 'traced' : undefined} aria-current={hit ? 'true' : undefined}>
+                {cells.map((c, i) => (i === 0 ? <th scope="row" key={i}>{c}</th> : <td key={i}>{c}</td>))}
+                {mayChange && (
+                  <td class="row-actions">
+                    <button type="button" onClick={() => setEditing(m)} aria-label={`Edit ${def.noun} ${id}`}>Edit</button>
+                    {def.remove && <button type="button" class="danger" onClick={() => remove(m)} aria-label={`Delete ${def.noun} ${id}`}>Delete</button>}
+                  </td>
+                )}
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      {loaded.data && loaded.data.length === 0 && <p class="empty">No {def.title.toLowerCase()} in the {which} configuration.</p>}
+    </Page>
+  );
+}

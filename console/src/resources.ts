@@ -1,0 +1,267 @@
+// Every configuration resource as the console shows it: its table's columns and its form's
+// fields. The fields are keyed by the API's own update body (ResourceBodies), so a renamed
+// or removed field is a type error here.
+import type { ResourceBodies, ResourceKey, ResourceModels } from './types';
+import { anyIfEmpty, cidr } from './format';
+
+export type FieldKind = 'text' | 'number' | 'list' | 'ports' | 'bool';
+/** Where a field's suggestions come from (names of existing objects). */
+export type RefKind = 'zones' | 'addresses' | 'services' | 'interfaces';
+
+export interface FieldSpec<B> {
+  key: keyof B & string;
+  label: string;
+  kind?: FieldKind;
+  options?: readonly string[];
+  ref?: RefKind;
+  required?: boolean;
+  hint?: string;
+  /** the object's key: set at creation, not edited */
+  fixed?: boolean;
+}
+
+export interface Column<M> {
+  label: string;
+  text: (m: M) => string;
+}
+
+export type FormValues = Record<string, string | boolean>;
+
+export interface ResourceDef<K extends ResourceKey> {
+  key: K;
+  title: string;
+  noun: string;
+  path: string;
+  idOf: (m: ResourceModels[K]) => string;
+  columns: Column<ResourceModels[K]>[];
+  fields: FieldSpec<ResourceBodies[K]['update']>[];
+  formOf: (m: ResourceModels[K]) => FormValues;
+  create: boolean;
+  remove: boolean;
+  /** evaluated in order: reorderable, analysed (policies, NAT) */
+  ordered?: boolean;
+}
+
+const MANAGEMENT = 'ping, ssh, https, http';
+const names = (xs: { name: string }[]) => xs.map((x) => x.name).join(', ');
+const join = (xs: readonly (string | number)[]) => xs.join(', ');
+
+const addresses: ResourceDef<'addresses'> = {
+  key: 'addresses', title: 'Addresses', noun: 'address', path: '/api/addresses', create: true, remove: true,
+  idOf: (m) => m.name,
+  columns: [
+    { label: 'Name', text: (m) => m.name },
+    { label: 'Networks', text: (m) => join(m.ips.map((n) => cidr(n.ip, n.mask))) },
+  ],
+  fields: [
+    { key: 'name', label: 'Name', required: true, fixed: true },
+    { key: 'ips', label: 'Networks', kind: 'list', required: true, hint: 'IPs or CIDRs, separated by commas' },
+  ],
+  formOf: (m) => ({ name: m.name, ips: join(m.ips.map((n) => cidr(n.ip, n.mask))) }),
+};
+
+const services: ResourceDef<'services'> = {
+  key: 'services', title: 'Services', noun: 'service', path: '/api/services', create: true, remove: true,
+  idOf: (m) => m.name,
+  columns: [
+    { label: 'Name', text: (m) => m.name },
+    { label: 'Protocol', text: (m) => m.protocol },
+    { label: 'Ports', text: (m) => join(m.ports) },
+  ],
+  fields: [
+    { key: 'name', label: 'Name', required: true, fixed: true },
+    { key: 'protocol', label: 'Protocol', options: ['tcp', 'udp'], required: true },
+    { key: 'ports', label: 'Ports', kind: 'ports', required: true, hint: 'ports or ranges (8000-8080), separated by commas' },
+  ],
+  formOf: (m) => ({ name: m.name, protocol: m.protocol, ports: join(m.ports) }),
+};
+
+const zones: ResourceDef<'zones'> = {
+  key: 'zones', title: 'Zones', noun: 'zone', path: '/api/zones', create: true, remove: true,
+  idOf: (m) => m.name,
+  columns: [
+    { label: 'Name', text: (m) => m.name },
+    { label: 'Type', text: (m) => m.type },
+    { label: 'Interfaces', text: (m) => join(m.interfaces) },
+    { label: 'Networks', text: (m) => join(m.networks) },
+    { label: 'Color', text: (m) => m.color },
+  ],
+  fields: [
+    { key: 'name', label: 'Name', required: true, fixed: true },
+    { key: 'type', label: 'Type', options: ['l3', 'l2'], required: true },
+    { key: 'interfaces', label: 'Interfaces', kind: 'list', ref: 'interfaces', hint: 'interfaces or VLANs, separated by commas' },
+    { key: 'networks', label: 'Networks', kind: 'list', hint: 'CIDRs, separated by commas' },
+    { key: 'color', label: 'Color' },
+  ],
+  formOf: (m) => ({ name: m.name, type: m.type, interfaces: join(m.interfaces), networks: join(m.networks), color: m.color }),
+};
+
+const interfaces: ResourceDef<'interfaces'> = {
+  key: 'interfaces', title: 'Interfaces', noun: 'interface', path: '/api/interfaces', create: false, remove: false,
+  idOf: (m) => m.name,
+  columns: [
+    { label: 'Name', text: (m) => m.name },
+    { label: 'Address', text: (m) => m.ip },
+    { label: 'Zone', text: (m) => m.zone },
+    { label: 'State', text: (m) => m.state },
+    { label: 'Management', text: (m) => join(m.management) },
+  ],
+  fields: [
+    { key: 'name', label: 'Name', fixed: true },
+    { key: 'ip', label: 'Address', hint: 'CIDR, e.g. 10.0.0.1/24' },
+    { key: 'zone', label: 'Zone', ref: 'zones' },
+    { key: 'state', label: 'State', options: ['up', 'down'] },
+    { key: 'management', label: 'Management', kind: 'list', hint: MANAGEMENT },
+  ],
+  formOf: (m) => ({ name: m.name, ip: m.ip, zone: m.zone, state: m.state, management: join(m.management) }),
+};
+
+const vlans: ResourceDef<'vlans'> = {
+  key: 'vlans', title: 'VLANs', noun: 'VLAN', path: '/api/vlans', create: true, remove: true,
+  idOf: (m) => m.name,
+  columns: [
+    { label: 'Name', text: (m) => m.name },
+    { label: 'VLAN id', text: (m) => String(m.id) },
+    { label: 'Parent', text: (m) => m.parent },
+    { label: 'Address', text: (m) => m.ip },
+    { label: 'Zone', text: (m) => m.zone },
+    { label: 'State', text: (m) => m.state },
+  ],
+  fields: [
+    { key: 'name', label: 'Name', required: true, fixed: true },
+    { key: 'id', label: 'VLAN id', kind: 'number', required: true },
+    { key: 'parent', label: 'Parent', ref: 'interfaces', required: true },
+    { key: 'ip', label: 'Address' },
+    { key: 'zone', label: 'Zone', ref: 'zones' },
+    { key: 'state', label: 'State', options: ['up', 'down'] },
+    { key: 'management', label: 'Management', kind: 'list', hint: MANAGEMENT },
+  ],
+  formOf: (m) => ({ name: m.name, id: String(m.id), parent: m.parent, ip: m.ip, zone: m.zone, state: m.state, management: join(m.management) }),
+};
+
+const dhcp: ResourceDef<'dhcp'> = {
+  key: 'dhcp', title: 'DHCP pools', noun: 'DHCP pool', path: '/api/dhcp', create: true, remove: true,
+  idOf: (m) => m.interface,
+  columns: [
+    { label: 'Interface', text: (m) => m.interface },
+    { label: 'First address', text: (m) => m.startIP },
+    { label: 'Last address', text: (m) => m.endIP },
+    { label: 'Gateway', text: (m) => m.gateway },
+    { label: 'DNS', text: (m) => join(m.dns) },
+    { label: 'Lease (min)', text: (m) => String(m.leaseTimeMin) },
+  ],
+  fields: [
+    { key: 'interface', label: 'Interface', ref: 'interfaces', required: true, fixed: true },
+    { key: 'start_ip', label: 'First address', required: true },
+    { key: 'end_ip', label: 'Last address', required: true },
+    { key: 'gateway', label: 'Gateway' },
+    { key: 'dns', label: 'DNS servers', kind: 'list' },
+    { key: 'lease_time', label: 'Lease time (minutes)', kind: 'number' },
+  ],
+  formOf: (m) => ({ interface: m.interface, start_ip: m.startIP, end_ip: m.endIP, gateway: m.gateway, dns: join(m.dns), lease_time: String(m.leaseTimeMin) }),
+};
+
+const routes: ResourceDef<'routes'> = {
+  key: 'routes', title: 'Routes', noun: 'route', path: '/api/routes', create: true, remove: true,
+  idOf: (m) => String(m.id),
+  columns: [
+    { label: 'Id', text: (m) => String(m.id) },
+    { label: 'Destination', text: (m) => m.destination },
+    { label: 'Gateway', text: (m) => m.gateway },
+    { label: 'Interface', text: (m) => m.interface },
+    { label: 'Metric', text: (m) => String(m.metric) },
+    { label: 'Description', text: (m) => m.description },
+  ],
+  fields: [
+    { key: 'destination', label: 'Destination', required: true, hint: 'CIDR' },
+    { key: 'gateway', label: 'Gateway' },
+    { key: 'interface', label: 'Interface', ref: 'interfaces' },
+    { key: 'metric', label: 'Metric', kind: 'number' },
+    { key: 'description', label: 'Description' },
+  ],
+  formOf: (m) => ({ destination: m.destination, gateway: m.gateway, interface: m.interface, metric: String(m.metric), description: m.description }),
+};
+
+const policies: ResourceDef<'policies'> = {
+  key: 'policies', title: 'Policies', noun: 'policy', path: '/api/policies', create: true, remove: true, ordered: true,
+  idOf: (m) => String(m.id),
+  columns: [
+    { label: 'Action', text: (m) => m.action },
+    { label: 'Source zone', text: (m) => anyIfEmpty(m.srcZone?.name) },
+    { label: 'Source', text: (m) => anyIfEmpty(m.srcAddr?.name) },
+    { label: 'Destination zone', text: (m) => anyIfEmpty(m.dstZone?.name) },
+    { label: 'Destination', text: (m) => anyIfEmpty(m.dstAddr?.name) },
+    { label: 'Services', text: (m) => anyIfEmpty(names(m.services)) },
+    { label: 'Log', text: (m) => (m.log ? 'yes' : '') },
+  ],
+  fields: [
+    { key: 'action', label: 'Action', options: ['allow', 'deny'], required: true },
+    { key: 'src-zone', label: 'Source zone', ref: 'zones', hint: 'empty: any' },
+    { key: 'src-addr', label: 'Source address', ref: 'addresses', hint: 'empty: any' },
+    { key: 'dst-zone', label: 'Destination zone', ref: 'zones', hint: 'empty: any' },
+    { key: 'dst-addr', label: 'Destination address', ref: 'addresses', hint: 'empty: any' },
+    { key: 'services', label: 'Services', kind: 'list', ref: 'services', hint: 'names separated by commas; empty: any' },
+    { key: 'log', label: 'Log', kind: 'bool' },
+  ],
+  formOf: (m) => ({
+    action: m.action, 'src-zone': m.srcZone?.name ?? '', 'src-addr': m.srcAddr?.name ?? '', 'dst-zone': m.dstZone?.name ?? '',
+    'dst-addr': m.dstAddr?.name ?? '', services: names(m.services), log: m.log,
+  }),
+};
+
+const nat: ResourceDef<'nat'> = {
+  key: 'nat', title: 'NAT', noun: 'NAT rule', path: '/api/nat', create: true, remove: true, ordered: true,
+  idOf: (m) => String(m.id),
+  columns: [
+    { label: 'Type', text: (m) => m.type },
+    { label: 'Source zone', text: (m) => anyIfEmpty(m.srcZone?.name) },
+    { label: 'Destination zone', text: (m) => anyIfEmpty(m.dstZone?.name) },
+    { label: 'Source', text: (m) => anyIfEmpty(m.srcAddress) },
+    { label: 'Destination', text: (m) => anyIfEmpty(m.dstAddress) },
+    { label: 'Service', text: (m) => anyIfEmpty(m.service) },
+    { label: 'Translated to', text: (m) => [m.translatedIP, m.translatedPort].filter(Boolean).join(':') },
+    { label: 'Out interface', text: (m) => m.outInterface },
+    { label: 'Description', text: (m) => m.description },
+  ],
+  fields: [
+    { key: 'type', label: 'Type', options: ['snat', 'dnat-ip', 'dnat-port'], required: true },
+    { key: 'src-zone', label: 'Source zone', ref: 'zones' },
+    { key: 'dst-zone', label: 'Destination zone', ref: 'zones' },
+    { key: 'src-addr', label: 'Source address', ref: 'addresses' },
+    { key: 'dst-addr', label: 'Destination address', ref: 'addresses' },
+    { key: 'service', label: 'Service', ref: 'services' },
+    { key: 'translated-ip', label: 'Translated IP' },
+    { key: 'translated-port', label: 'Translated port' },
+    { key: 'out-interface', label: 'Out interface', ref: 'interfaces' },
+    { key: 'description', label: 'Description' },
+  ],
+  formOf: (m) => ({
+    type: m.type, 'src-zone': m.srcZone?.name ?? '', 'dst-zone': m.dstZone?.name ?? '', 'src-addr': m.srcAddress, 'dst-addr': m.dstAddress,
+    service: m.service, 'translated-ip': m.translatedIP, 'translated-port': m.translatedPort, 'out-interface': m.outInterface, description: m.description,
+  }),
+};
+
+export const RESOURCE_DEFS = { policies, nat, addresses, services, zones, interfaces, vlans, dhcp, routes } as const;
+
+/** The request body of a form: typed values, empty optional fields left out of a create. */
+export function bodyOf<B>(fields: FieldSpec<B>[], values: FormValues, creating: boolean): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const f of fields) {
+    const v = values[f.key];
+    if (f.kind === 'bool') {
+      body[f.key] = v === true;
+      continue;
+    }
+    const text = typeof v === 'string' ? v.trim() : '';
+    if (text === '' && (creating || f.kind === 'number')) continue;
+    if (f.kind === 'number') body[f.key] = /^-?\d+$/.test(text) ? Number(text) : text;
+    else if (f.kind === 'list') body[f.key] = splitList(text);
+    else if (f.kind === 'ports') body[f.key] = splitList(text).map((p) => (/^\d+$/.test(p) ? Number(p) : p));
+    else body[f.key] = text;
+  }
+  return body;
+}
+
+function splitList(text: string): string[] {
+  return text.split(/[\s,]+/).filter(Boolean);
+}

@@ -1,0 +1,97 @@
+// What every page shares: the route, the running/candidate choice, the live status of the
+// daemon (version and session lock), and the rules a packet trace matched.
+import { computed, signal } from '@preact/signals';
+import { api, login } from './api';
+import type { Permission, Status } from './types';
+import { can } from '../../src/auth/roles';
+
+/** The page's path and query ("/policies?filter=shadowed"). */
+export const route = signal(location.pathname + location.search);
+
+export function navigate(href: string): void {
+  if (href === route.value) return;
+  history.pushState(null, '', href);
+  route.value = href;
+  window.scrollTo(0, 0);
+}
+window.addEventListener('popstate', () => {
+  route.value = location.pathname + location.search;
+});
+
+/** Whether the logged-in role holds `permission` (src/auth/roles.ts, the API's own table). */
+export function allowed(permission: Permission): boolean {
+  const l = login.value;
+  return l !== null && can(l.role, permission);
+}
+
+/** Which configuration the resource pages show. */
+export const view = signal<'running' | 'candidate'>('running');
+
+/** GET /api/status, refreshed by the live loop. */
+export const status = signal<Status | null>(null);
+
+/** Changes whenever the running version or the session changes, here or elsewhere: pages
+ * reload their data when it does. */
+export const revision = computed(() => {
+  const s = status.value;
+  if (!s) return '';
+  return `${s.version}/${s.session?.owner ?? ''}/${s.session?.started_at ?? ''}/${s.session?.changes ?? 0}`;
+});
+
+/** The rules the last packet trace matched: highlighted in their tables. */
+export const traced = signal<{ policy: number | null; nat: number | null; route: number | null }>({ policy: null, nat: null, route: null });
+
+/** A message for the whole page (a 403, a commit's result); polite live region. */
+export const notice = signal<{ text: string; kind: 'ok' | 'error' } | null>(null);
+
+export function say(text: string, kind: 'ok' | 'error' = 'ok'): void {
+  notice.value = { text, kind };
+}
+
+/** Reads the status now (after one's own change) rather than at the next poll. */
+export async function refreshStatus(): Promise<void> {
+  if (!login.value) return;
+  try {
+    status.value = await api<Status>('GET', '/api/status');
+  } catch {
+    // the live loop tries again; a 401 has already ended the login
+  }
+}
+
+/** The candidate view needs a session of one's own; back to running when it ends. */
+export const ownSession = computed(() => {
+  const s = status.value?.session;
+  return !!s && s.active && s.owner === login.value?.username;
+});
+
+const POLL_MS = 2000;
+let timer: ReturnType<typeof setInterval> | null = null;
+
+/** Polls the status while logged in: a commit or a lock taken elsewhere shows within 2 s. */
+export function startLive(): void {
+  if (timer) return;
+  void refreshStatus();
+  timer = setInterval(() => void refreshStatus(), POLL_MS);
+}
+
+export function stopLive(): void {
+  if (timer) clearInterval(timer);
+  timer = null;
+  status.value = null;
+}
+
+/**
+ * A change needs the caller's session: one is begun when the caller holds none (as on a
+ * firewall whose first edit takes the configuration lock); another user's session is the
+ * API's 409, shown as it is.
+ */
+export async function ensureSession(): Promise<void> {
+  if (ownSession.value) return;
+  await api('POST', '/api/config/begin');
+  await refreshStatus();
+}
+
+// the candidate is what one edits: shown while one's own session lasts, the running version after
+ownSession.subscribe((own) => {
+  view.value = own ? 'candidate' : 'running';
+});

@@ -1,0 +1,256 @@
+// The console in a real browser (Debian's Chromium through playwright-core), used as a person
+// would: by labels, roles and names. One daemon and one browser for the file; the tests run
+// in order and build on each other (log in, build a configuration, reorder, commit, trace,
+// roll back, see another client's commit arrive), each page checked with axe-core.
+import type { BrowserContext, Page } from 'playwright-core';
+import { ADMIN, ADMIN_PASSWORD, Client, ok, useDaemon } from '../helpers/daemon';
+import { axeViolations, launchBrowser, screenshot, watchProblems } from '../helpers/browser';
+
+const d = useDaemon();
+let browser: BrowserContext | undefined;
+let page: Page;
+let problems: string[] = [];
+const WAIT = { timeout: 15_000 };
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  page = await browser.newPage();
+  problems = watchProblems(page);
+  page.on('dialog', (dialog) => void dialog.accept());
+  // the interfaces the zones and routes use, set up over the API
+  await d.client.begin();
+  await ok(d.client.put('/api/interfaces/eth0', { ip: '203.0.113.1/24' }));
+  await ok(d.client.put('/api/interfaces/eth1', { ip: '10.0.0.1/24' }));
+  await d.client.commit();
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+afterEach(() => {
+  // no page of the console breaks its Content-Security-Policy or throws
+  expect(problems).toEqual([]);
+});
+
+async function expectAccessible(name: string): Promise<void> {
+  await screenshot(page, name);
+  expect({ page: name, violations: await axeViolations(page) }).toEqual({ page: name, violations: [] });
+}
+
+async function open(link: string): Promise<void> {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link, exact: true }).click();
+  await page.getByRole('heading', { level: 1 }).first().waitFor(WAIT);
+}
+
+async function fill(form: string, values: Record<string, string>): Promise<void> {
+  const f = page.getByRole('form', { name: form });
+  for (const [label, value] of Object.entries(values)) {
+    const control = f.getByLabel(label, { exact: true });
+    if ((await control.evaluate((e) => e.tagName)) === 'SELECT') await control.selectOption(value);
+    else await control.fill(value);
+  }
+}
+
+/** The ids of the candidate's policies, in evaluation order. */
+async function policyOrder(): Promise<number[]> {
+  const r = await ok(d.client.get('/api/policies?config=candidate'));
+  return (r.body as { id: number }[]).map((p) => p.id);
+}
+
+/** Waits until `read` gives `expected` (what the page shows after an action); its last value. */
+async function until<T>(read: () => Promise<T>, expected: T): Promise<T> {
+  const end = Date.now() + WAIT.timeout;
+  let last = await read();
+  while (JSON.stringify(last) !== JSON.stringify(expected) && Date.now() < end) {
+    await new Promise((r) => setTimeout(r, 100));
+    last = await read();
+  }
+  return last;
+}
+
+/** The aria-label of the focused element. */
+const focused = () => page.evaluate(() => (globalThis as unknown as { document: { activeElement: { getAttribute(n: string): string | null } | null } }).document.activeElement?.getAttribute('aria-label') ?? null);
+
+/** The ids of the policy rows the page shows, top to bottom. */
+async function shownOrder(): Promise<number[]> {
+  return (await page.locator('table.rules tbody tr[data-id]').evaluateAll((rows) => rows.map((r) => Number(r.getAttribute('data-id')))));
+}
+
+describe('the operator console', () => {
+  test('logging in shows the user, the role and the expiry', async () => {
+    await page.goto(d.url + '/');
+    await page.getByLabel('Username').waitFor(WAIT);
+    await expectAccessible('login');
+    await page.getByLabel('Username').fill(ADMIN);
+    await page.getByLabel('Password').fill('wrong password 123');
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByRole('alert').filter({ hasText: 'ERR_SEC_5005' }).waitFor(WAIT);
+    await page.getByLabel('Password').fill(ADMIN_PASSWORD);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    const who = page.getByTestId('who');
+    await who.waitFor(WAIT);
+    expect(await who.innerText()).toMatch(/admin\s+admin\s+login expires in \d+ (h|min)/);
+    await page.getByTestId('running-version').waitFor(WAIT);
+    expect(await page.getByTestId('running-version').innerText()).toBe('1');
+    // the token is in sessionStorage, not in a cookie or localStorage
+    expect(await browser!.cookies()).toEqual([]);
+    expect(await page.evaluate('localStorage.length')).toBe(0);
+    expect(await page.evaluate('sessionStorage.length')).toBe(1);
+    await expectAccessible('overview');
+  });
+
+  test('a zone, addresses and a service are created through the forms; the API\'s error shows at its field', async () => {
+    await open('Zones');
+    await page.getByRole('button', { name: 'New zone' }).click();
+    await fill('New zone', { Name: 'lan', Type: 'l3', Interfaces: 'eth1' });
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('row', { name: /lan l3 eth1/ }).waitFor(WAIT);
+    await page.getByRole('button', { name: 'New zone' }).click();
+    await fill('New zone', { Name: 'wan', Type: 'l3', Interfaces: 'eth0' });
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('row', { name: /wan l3 eth0/ }).waitFor(WAIT);
+    // the first change began the session: the header shows the lock
+    expect(await page.getByTestId('live').innerText()).toContain('locked by admin');
+    await expectAccessible('zones');
+
+    await open('Addresses');
+    await page.getByRole('button', { name: 'New address' }).click();
+    await fill('New address', { Name: 'web', Networks: '10.0.0.300' });
+    await page.getByRole('button', { name: 'Create' }).click();
+    const networks = page.getByRole('form', { name: 'New address' }).getByLabel('Networks', { exact: true });
+    await page.locator('.field-error').waitFor(WAIT);
+    // the error is the field's: announced, tied to the input, naming the bad value
+    expect(await networks.getAttribute('aria-invalid')).toBe('true');
+    const described = (await networks.getAttribute('aria-describedby'))!.split(' ')[0];
+    expect(await page.locator(`[id="${described}"]`).innerText()).toMatch(/ERR_NET_1001.*"10\.0\.0\.300" is not an IPv4 or IPv6 network/);
+    await expectAccessible('address-error');
+    await networks.fill('10.0.0.10/32');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('row', { name: /web 10\.0\.0\.10\/32/ }).waitFor(WAIT);
+    await page.getByRole('button', { name: 'New address' }).click();
+    await fill('New address', { Name: 'clients', Networks: '10.0.0.0/24' });
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('row', { name: /clients 10\.0\.0\.0\/24/ }).waitFor(WAIT);
+
+    await open('Services');
+    await page.getByRole('button', { name: 'New service' }).click();
+    await fill('New service', { Name: 'https', Protocol: 'tcp', Ports: '443, 8443' });
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('row', { name: /https tcp 443, 8443/ }).waitFor(WAIT);
+  });
+
+  test('policies are created through the form and shown in evaluation order with analysis badges', async () => {
+    await open('Policies');
+    const create = async (values: Record<string, string>) => {
+      await page.getByRole('button', { name: 'New policy' }).click();
+      await fill('New policy', values);
+      await page.getByRole('button', { name: 'Create' }).click();
+      await page.getByRole('form', { name: 'New policy' }).waitFor({ state: 'detached', ...WAIT });
+    };
+    await create({ Action: 'allow', 'Source zone': 'wan', 'Destination zone': 'lan', 'Destination address': 'web', Services: 'https' });
+    await create({ Action: 'deny', 'Source zone': 'wan', 'Destination zone': 'lan' });
+    await create({ Action: 'allow', 'Source zone': 'wan', 'Destination zone': 'lan', 'Destination address': 'clients', Services: 'https' });
+    await page.locator('table.rules tbody tr[data-id="3"]').waitFor(WAIT);
+    expect(await shownOrder()).toEqual([1, 2, 3]);
+    // policy 3 is shadowed by the deny of 2 (the candidate's analysis)
+    await page.locator('tr[data-id="3"] .badge-shadowed').filter({ hasText: 'shadowed by 2' }).waitFor(WAIT);
+    expect(await page.getByRole('table').first().evaluate((t) => t.tagName)).toBe('TABLE');
+    await expectAccessible('policies');
+  });
+
+  test('policies are reordered by drag and drop and by keyboard (the move API)', async () => {
+    // drag policy 3 onto the upper half of policy 2: before it
+    const handle = page.getByRole('button', { name: 'Move policy 3' });
+    const target = page.locator('tr[data-id="2"]');
+    const box = (await target.boundingBox())!;
+    await handle.dragTo(target, { targetPosition: { x: 40, y: 4 } });
+    expect(box.height).toBeGreaterThan(8);
+    expect(await until(shownOrder, [1, 3, 2])).toEqual([1, 3, 2]);
+    expect(await policyOrder()).toEqual([1, 3, 2]);
+    // the shadow is gone once 3 is above the deny
+    await page.locator('tr[data-id="3"] .badge-shadowed').waitFor({ state: 'detached', ...WAIT });
+
+    // keyboard: policy 1 down one place, then back to the top with Home
+    await page.getByRole('button', { name: 'Move policy 1' }).focus();
+    await page.keyboard.press('ArrowDown');
+    expect(await until(shownOrder, [3, 1, 2])).toEqual([3, 1, 2]);
+    expect(await policyOrder()).toEqual([3, 1, 2]);
+    // the focus stays on the moved rule's handle
+    expect(await until(focused, 'Move policy 1')).toBe('Move policy 1');
+    await page.keyboard.press('Home');
+    expect(await until(shownOrder, [1, 3, 2])).toEqual([1, 3, 2]);
+    expect(await policyOrder()).toEqual([1, 3, 2]);
+  });
+
+  test('the session page shows the diff; the commit makes version 2', async () => {
+    await open('Session');
+    const diff = page.getByRole('table', { name: /Changes against version 1/ });
+    await diff.waitFor(WAIT);
+    const text = await diff.innerText();
+    for (const line of [/Added\s+zone\s+lan/, /Added\s+address\s+web/, /Added\s+service\s+https/, /Added\s+policy\s+3/]) expect(text).toMatch(line);
+    await page.getByRole('button', { name: 'Validate' }).click();
+    await page.getByText(/validation passed/).first().waitFor(WAIT);
+    await expectAccessible('session');
+    await page.getByLabel('Description').fill('web server reachable from the internet');
+    await page.getByRole('button', { name: 'Commit' }).click();
+    await page.getByText('Committed version 2').waitFor(WAIT);
+    await page.getByTestId('live').filter({ hasText: 'version 2 · unlocked' }).waitFor(WAIT);
+    const versions = (await ok(d.client.get('/api/config/versions'))).body as { version: number; description: string }[];
+    expect(versions.find((v) => v.version === 2)?.description).toBe('web server reachable from the internet');
+  });
+
+  test('a traced packet shows its verdict and highlights the matching policy and route', async () => {
+    await open('Packet tracer');
+    await fill('Packet', { 'Source IP': '198.51.100.7', 'Destination IP': '10.0.0.10', Protocol: 'tcp', 'Destination port': '443', 'In interface': 'eth0' });
+    await page.getByRole('button', { name: 'Trace' }).click();
+    await page.getByRole('heading', { name: 'Verdict: allow' }).waitFor(WAIT);
+    await expectAccessible('tracer');
+    await page.getByRole('link', { name: /policy 1 \(allow\)/ }).click();
+    const row = page.locator('table.rules tr.traced');
+    await row.waitFor(WAIT);
+    expect(await row.getAttribute('data-id')).toBe('1');
+    expect(await row.getAttribute('aria-current')).toBe('true');
+    await screenshot(page, 'policies-traced');
+  });
+
+  test('versions are compared and rolled back', async () => {
+    await open('Versions');
+    await page.getByRole('row', { name: /^2 admin/ }).waitFor(WAIT);
+    await fill('Compare versions', { 'From version': '1', 'To version': '2' });
+    await page.getByRole('button', { name: 'Compare' }).click();
+    await page.getByRole('heading', { name: 'Version 1 → 2' }).waitFor(WAIT);
+    expect(await page.getByRole('row', { name: 'added policies 3' }).count()).toBe(1);
+    await expectAccessible('versions');
+    await page.getByRole('button', { name: 'Roll back to version 1' }).click();
+    // the version is in the candidate: the session page shows what the rollback removes
+    await page.getByRole('heading', { name: 'Session', level: 1 }).waitFor(WAIT);
+    const diff = page.getByRole('table', { name: /Changes against version 2/ });
+    await diff.waitFor(WAIT);
+    expect(await diff.innerText()).toMatch(/Deleted\s+policy\s+1/);
+    await page.getByLabel('Description').fill('back to version 1');
+    await page.getByRole('button', { name: 'Commit' }).click();
+    await page.getByText('Committed version 3').waitFor(WAIT);
+    expect((await ok(d.client.get('/api/policies'))).body).toEqual([]);
+  });
+
+  test('a commit made by another client appears without a reload', async () => {
+    await open('Addresses');
+    const other = await new Client(d.url).login();
+    await other.begin();
+    // the lock taken elsewhere shows
+    await page.getByTestId('live').filter({ hasText: 'locked by admin' }).waitFor(WAIT);
+    await ok(other.post('/api/addresses', { name: 'from-elsewhere', ips: ['192.0.2.0/24'] }));
+    await other.commit();
+    await page.getByTestId('live').filter({ hasText: 'version 4 · unlocked' }).waitFor(WAIT);
+    await page.getByRole('row', { name: /from-elsewhere 192\.0\.2\.0\/24/ }).waitFor(WAIT);
+  });
+
+  test('logging out ends the login and forgets the token', async () => {
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.getByRole('button', { name: 'Log in' }).waitFor(WAIT);
+    expect(await page.evaluate('sessionStorage.length')).toBe(0);
+    await page.reload();
+    await page.getByRole('button', { name: 'Log in' }).waitFor(WAIT);
+  });
+});

@@ -1,0 +1,63 @@
+// Debian's Chromium driven by playwright-core (no browser download): headless, sandbox off
+// (tests run as root), no network of its own, a fresh profile in a temporary folder removed
+// with the test file's others. closeBrowser runs in afterAll, also after a failure.
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { tempDir } from './temp-dirs';
+
+export const CHROMIUM = process.env.FW_CHROMIUM ?? '/usr/bin/chromium';
+
+export const CHROMIUM_ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+
+export async function launchBrowser(viewport = { width: 1400, height: 900 }): Promise<BrowserContext> {
+  return chromium.launchPersistentContext(tempDir(), {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport,
+  });
+}
+
+/** Messages the page logged about Content-Security-Policy violations and script errors. */
+export function watchProblems(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' && /Content Security Policy|Refused to/i.test(m.text())) problems.push(m.text());
+  });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  return problems;
+}
+
+const AXE_SOURCE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+/**
+ * axe-core's serious and critical violations on the page as it is now. The engine is given
+ * to the page through the DevTools protocol (page.evaluate), which the page's strict CSP does
+ * not govern: the page itself is tested with its policy on.
+ */
+export async function axeViolations(page: Page): Promise<AxeViolation[]> {
+  const has = await page.evaluate('typeof window.axe');
+  if (has === 'undefined') await page.evaluate(AXE_SOURCE);
+  const result = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({
+    id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map((n) => ({ target: n.target })) })))`)) as AxeViolation[];
+  return result.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+/** Screenshots of the main pages into docs/console/, only when FW_CONSOLE_SCREENSHOTS=1. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  if (process.env.FW_CONSOLE_SCREENSHOTS !== '1') return;
+  const dir = path.resolve(__dirname, '..', '..', '..', 'docs', 'console');
+  fs.mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: path.join(dir, `${name}.png`) });
+}
