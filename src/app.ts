@@ -43,7 +43,7 @@ export interface DaemonOptions {
 async function ensureAdmin(store: Store, settings: Settings, announce: (line: string) => void): Promise<void> {
   if ((await store.listUsers()).length > 0) return;
   const password = settings.adminPassword ?? randomPassword();
-  await store.putUser({ username: settings.adminUser, hash: await hashPassword(password), createdAt: Date.now() });
+  await store.putUser({ username: settings.adminUser, hash: await hashPassword(password), createdAt: Date.now(), role: 'admin' });
   if (!settings.adminPassword) announce(`initial admin account "${settings.adminUser}" with password: ${password}`);
 }
 
@@ -109,7 +109,7 @@ function wireCluster(settings: Settings, store: RedisStore, config: ConfigServic
   store.onEvent((e) => {
     if (e.type === 'version') config.refreshRunning().catch((err: unknown) => log.warn({ err: String(err) }, 'could not load the new running version'));
     else if (e.type === 'revoked') tokens?.forgetToken(e.jti);
-    else if (e.type === 'user-deleted') tokens?.forgetUser(e.username);
+    else if (e.type === 'user-deleted' || e.type === 'user-changed') tokens?.forgetUser(e.username);
   });
   store.onReconnect(() => {
     log.info('Redis is reachable again');
@@ -161,6 +161,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     const server = new HttpServer({
       host: settings.host, port: settings.port, maxBodyBytes: settings.maxBodyBytes, logger: log,
       routes: allRoutes(ctx, tokens, limiter), auth: tokens, requests: metrics.requests,
+      onForbidden: (def, req) => ctx.audit.forbidden(req, def.method, def.pattern),
     });
     metrics.inFlight = () => server.requestsInFlight;
     await Promise.all([cluster?.queue.ready(), cluster?.worker?.ready()]);
@@ -181,6 +182,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
       close: async () => {
         clearInterval(sweep);
         await server.close();
+        await tokens.close(); // the last uses of API tokens written
         await ctx.batchPool?.close(); // after the requests in flight were answered
         await deep.close();
         await parts?.worker?.close();
