@@ -17,6 +17,7 @@ import { TokenService } from './auth/tokens';
 import { LoginLimiter } from './auth/login-limiter';
 import { hashPassword, randomPassword } from './auth/passwords';
 import { HttpServer } from './api/server';
+import { loadTls } from './api/tls';
 import type { AppContext } from './api/context';
 import { allRoutes } from './api/routes';
 import { createCompiler, type CommitCompiler } from './workers/commit-compiler';
@@ -125,6 +126,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
   const log = opts.logger ?? pino({ level: settings.logLevel, base: { pid: process.pid } }, dest!);
   const flushLog = () => dest?.flushSync();
   let sessionInfo = async () => ({ active: false, changes: 0 }); // the session gauges, once the service is made
+  const tls = loadTls(settings, log); // before the store opens: a wrong file stops the start at once
   const metrics = new Metrics(() => sessionInfo());
   const store = metrics.timedStore(openStore(settings, log, (err: unknown) => {
     log.fatal({ err }, 'store write failed; exiting');
@@ -161,7 +163,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     const server = new HttpServer({
       host: settings.host, port: settings.port, maxBodyBytes: settings.maxBodyBytes, logger: log,
       routes: allRoutes(ctx, tokens, limiter), auth: tokens, requests: metrics.requests,
-      onForbidden: (def, req) => ctx.audit.forbidden(req, def.method, def.pattern),
+      onForbidden: (def, req) => ctx.audit.forbidden(req, def.method, def.pattern), tls,
     });
     metrics.inFlight = () => server.requestsInFlight;
     await Promise.all([cluster?.queue.ready(), cluster?.worker?.ready()]);
@@ -171,7 +173,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     if (cluster) config.useCluster(cluster.queue, (v) => nodes.waitForVersion(v));
     const sweep = setInterval(() => config.expireIdle().catch((e) => log.debug({ err: String(e) }, 'session sweep failed')), 1000);
     sweep.unref();
-    log.info({ port, host: settings.host, store: store.kind, node: nodes.id, dataDir: redis ? undefined : settings.dataDir }, 'listening');
+    log.info({ port, host: settings.host, tls: tls !== undefined, store: store.kind, node: nodes.id, dataDir: redis ? undefined : settings.dataDir }, 'listening');
     flushLog(); // supervisors and tests wait for this line
     const activeCompiler = compiler;
     const activeDataPlane = dataPlane;

@@ -43,6 +43,7 @@ export interface TlsFiles {
   cert_file_name: string;
   key_file_name: string;
   passphrase?: string;
+  ssl_ciphers?: string;
 }
 
 const KNOWN_METHODS = new Set(['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS']);
@@ -103,7 +104,8 @@ export class HttpServer {
 
   async listen(): Promise<number> {
     // TLS 1.2 is uSockets' floor (it sets the context's minimum protocol version itself; a
-    // TLS 1.1 client is refused: test/api/tls.test.ts), TLS 1.3 negotiated when offered
+    // TLS 1.1 client is refused: test/api/tls.test.ts), TLS 1.3 negotiated when offered;
+    // the TLS 1.2 suites are tls.ts's TLS12_CIPHERS
     const app = this.opts.tls ? uWS.SSLApp(this.opts.tls) : uWS.App();
     // one uWS handler per method: the method is known without asking uWS for it
     app.get('/*', (res, req) => this.onRequest(res, req, 'GET'));
