@@ -10,8 +10,10 @@ export interface Login {
   token: string;
   username: string;
   role: Role;
-  /** unix seconds */
-  expires: number;
+  /** unix seconds; null: an API token without expiry */
+  expires: number | null;
+  /** the API token's name when logged in with one */
+  tokenName?: string;
 }
 
 /** Who is logged in; null: the login page. */
@@ -53,12 +55,12 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   return json as T;
 }
 
-/** The token's owner as the API tells it; a missing role (a daemon without roles) is admin. */
+/** The token's owner, role and expiry as the API tells them. */
 async function whoAmI(token: string): Promise<Login> {
   const res = await fetch('/api/me', { headers: { Authorization: `Bearer ${token}` } });
   if (!res.ok) throw new ApiError(res.status, (await res.json()) as ApiErrorBody);
-  const me = (await res.json()) as Me & { role?: Role };
-  return { token, username: me.username, role: me.role ?? 'admin', expires: me.expires };
+  const me = (await res.json()) as Me;
+  return { token, username: me.username, role: me.role, expires: me.expires, tokenName: me.token };
 }
 
 export async function logIn(username: string, password: string): Promise<void> {

@@ -13,10 +13,11 @@ import { allowed, notice, route, startLive, status, stopLive } from './state';
 import { TracerPage } from './tracer';
 import { Link } from './ui';
 import { UsersPage } from './users';
+import { TokensPage } from './tokens';
 import { VersionsPage } from './versions';
-import type { Permission } from './types';
+import type { PermissionNeed } from '../../src/auth/roles';
 
-interface NavItem { href: string; label: string; permission?: Permission }
+interface NavItem { href: string; label: string; permission?: PermissionNeed }
 const NAV: NavItem[] = [
   { href: '/', label: 'Overview' },
   { href: '/policies', label: 'Policies' },
@@ -32,7 +33,8 @@ const NAV: NavItem[] = [
   { href: '/versions', label: 'Versions' },
   { href: '/trace', label: 'Packet tracer' },
   { href: '/audit', label: 'Audit', permission: 'audit' },
-  { href: '/users', label: 'Users', permission: 'users' },
+  { href: '/users', label: 'Users', permission: ['users', 'audit'] },
+  { href: '/tokens', label: 'API tokens', permission: ['tokens', 'audit'] },
 ];
 
 function pageOf(path: string) {
@@ -48,7 +50,8 @@ function pageOf(path: string) {
     case '/versions': return <VersionsPage />;
     case '/trace': return <TracerPage />;
     case '/audit': return allowed('audit') ? <AuditPage /> : <NotAllowed />;
-    case '/users': return allowed('users') ? <UsersPage /> : <NotAllowed />;
+    case '/users': return allowed(['users', 'audit']) ? <UsersPage /> : <NotAllowed />;
+    case '/tokens': return allowed(['tokens', 'audit']) ? <TokensPage /> : <NotAllowed />;
     default: return <section class="page"><h1>Not found</h1><p>No page at {path}.</p></section>;
   }
 }
@@ -58,13 +61,13 @@ function NotAllowed() {
 }
 
 /** Seconds until the token expires, ticking; at 0 the login ends. */
-function useExpiry(expires: number): number {
+function useExpiry(expires: number | null): number | null {
   const [now, setNow] = useState(() => Date.now() / 1000);
   useEffect(() => {
     const t = setInterval(() => setNow(Date.now() / 1000), 1000);
     return () => clearInterval(t);
   }, []);
-  const left = Math.max(0, Math.round(expires - now));
+  const left = expires === null ? null : Math.max(0, Math.round(expires - now));
   useEffect(() => {
     if (left === 0) endLogin('Your login expired. Please log in again.');
   }, [left === 0]);
@@ -96,7 +99,8 @@ function Frame() {
         <span class="live" role="status" aria-live="polite" data-testid="live">version {s?.version ?? '…'} · {lock}</span>
         <span class="who" data-testid="who">
           <span>{me.username}</span> <span class={`role role-${me.role}`}>{me.role}</span>{' '}
-          <span title={new Date(me.expires * 1000).toISOString()}>login expires in {remaining(left)}</span>
+          {me.tokenName && <span>token {me.tokenName} </span>}
+          {left === null || me.expires === null ? <span>no expiry</span> : <span title={new Date(me.expires * 1000).toISOString()}>login expires in {remaining(left)}</span>}
         </span>
         <button type="button" onClick={() => void logOut()}>Log out</button>
       </header>

@@ -2,8 +2,8 @@
 // daemon (version and session lock), and the rules a packet trace matched.
 import { computed, signal } from '@preact/signals';
 import { api, login } from './api';
-import type { Permission, Status } from './types';
-import { can } from '../../src/auth/roles';
+import type { Status } from './types';
+import { allows, type PermissionNeed } from '../../src/auth/roles';
 
 /** The page's path and query ("/policies?filter=shadowed"). */
 export const route = signal(location.pathname + location.search);
@@ -18,10 +18,11 @@ window.addEventListener('popstate', () => {
   route.value = location.pathname + location.search;
 });
 
-/** Whether the logged-in role holds `permission` (src/auth/roles.ts, the API's own table). */
-export function allowed(permission: Permission): boolean {
+/** Whether the logged-in role meets `need` (src/auth/roles.ts, the table the API enforces):
+ * the console offers only what the role may do. */
+export function allowed(need: PermissionNeed): boolean {
   const l = login.value;
-  return l !== null && can(l.role, permission);
+  return l !== null && allows(l.role, need);
 }
 
 /** Which configuration the resource pages show. */

@@ -12,6 +12,7 @@ import type { StatusReply } from '../../src/api/routes/status';
 import type { AuditPage } from '../../src/api/routes/audit';
 import type { UserModel } from '../../src/api/routes/users';
 import type { NodeModel } from '../../src/api/routes/cluster';
+import type { Created, TokenModel } from '../../src/api/routes/tokens';
 import type { MoveBody } from '../../src/config/moves';
 import type { bodies as addressBodies } from '../../src/config/resources/address';
 import type { bodies as serviceBodies } from '../../src/config/resources/service';
@@ -39,6 +40,8 @@ export type AuditEntries = Static<typeof AuditPage>;
 export type User = Static<typeof UserModel>;
 export type ClusterNode = Static<typeof NodeModel>;
 export type Move = Static<typeof MoveBody>;
+export type ApiToken = Static<typeof TokenModel>;
+export type CreatedToken = Static<typeof Created>;
 
 type Bodies<B> = {
   create: B extends { create: infer C extends TSchema } ? Static<C> : never;

@@ -14,7 +14,8 @@ const WAIT = { timeout: 15_000 };
 
 beforeAll(async () => {
   browser = await launchBrowser();
-  page = await browser.newPage();
+  // the profile's first tab is the admin's; the role tests open their own
+  page = browser.pages()[0] ?? (await browser.newPage());
   problems = watchProblems(page);
   page.on('dialog', (dialog) => void dialog.accept());
   // the interfaces the zones and routes use, set up over the API
@@ -244,6 +245,88 @@ describe('the operator console', () => {
     await other.commit();
     await page.getByTestId('live').filter({ hasText: 'version 4 · unlocked' }).waitFor(WAIT);
     await page.getByRole('row', { name: /from-elsewhere 192\.0\.2\.0\/24/ }).waitFor(WAIT);
+  });
+
+  test('each role is offered only what it may do; a 403 that still happens is shown plainly', async () => {
+    for (const [username, role] of [['olga', 'operator'], ['anna', 'auditor'], ['victor', 'viewer']]) {
+      await ok(d.client.post('/api/users', { username, password: `${username}-password-123`, role }));
+    }
+    const nav = async (p: Page) => (await p.getByRole('navigation', { name: 'Main' }).getByRole('link').allInnerTexts()).map((t) => t.trim());
+    const as = async (username: string): Promise<Page> => {
+      const p = await browser!.newPage();
+      problems.push(...watchProblems(p));
+      p.on('dialog', (dialog) => void dialog.accept());
+      await p.goto(d.url + '/policies');
+      await p.getByLabel('Username').fill(username);
+      await p.getByLabel('Password').fill(`${username}-password-123`);
+      await p.getByRole('button', { name: 'Log in' }).click();
+      await p.getByRole('heading', { name: 'Policies', level: 1 }).waitFor(WAIT);
+      await p.locator('table.rules').waitFor(WAIT);
+      return p;
+    };
+    const common = ['Overview', 'Policies', 'NAT', 'Addresses', 'Services', 'Zones', 'Interfaces', 'VLANs', 'DHCP', 'Routes', 'Session', 'Versions', 'Packet tracer'];
+
+    const viewer = await as('victor');
+    expect(await viewer.getByTestId('who').innerText()).toMatch(/victor\s+viewer/);
+    expect(await nav(viewer)).toEqual(common);
+    expect(await viewer.getByRole('button', { name: 'New policy' }).count()).toBe(0);
+    expect(await viewer.getByRole('button', { name: /^Move policy/ }).count()).toBe(0);
+    expect(await viewer.getByRole('button', { name: /^(Edit|Delete) policy/ }).count()).toBe(0);
+    await viewer.getByRole('link', { name: 'Session', exact: true }).click();
+    await viewer.getByRole('heading', { name: 'Lock' }).waitFor(WAIT);
+    expect(await viewer.getByRole('button', { name: 'Begin session' }).count()).toBe(0);
+    await viewer.getByRole('link', { name: 'Versions', exact: true }).click();
+    await viewer.getByRole('row', { name: /^1 admin/ }).waitFor(WAIT);
+    expect(await viewer.getByRole('button', { name: /^Roll back/ }).count()).toBe(0);
+    await viewer.goto(d.url + '/audit');
+    await viewer.getByRole('heading', { name: 'Not allowed' }).waitFor(WAIT);
+    await viewer.close();
+
+    const auditor = await as('anna');
+    expect(await nav(auditor)).toEqual([...common, 'Audit', 'Users', 'API tokens']);
+    expect(await auditor.getByRole('button', { name: 'New policy' }).count()).toBe(0);
+    await auditor.getByRole('link', { name: 'Audit', exact: true }).click();
+    await auditor.getByRole('row', { name: /config\.commit/ }).first().waitFor(WAIT);
+    await auditor.getByLabel('Action', { exact: true }).fill('config.rollback');
+    await auditor.getByRole('button', { name: 'Apply filters' }).click();
+    await auditor.getByRole('row', { name: /config\.rollback\s+version 1 loaded/ }).waitFor(WAIT);
+    expect(await auditor.getByRole('row', { name: /config\.commit/ }).count()).toBe(0);
+    page = auditor;
+    await expectAccessible('audit');
+    await auditor.getByRole('link', { name: 'Users', exact: true }).click();
+    await auditor.getByRole('row', { name: /olga\s+operator/ }).waitFor(WAIT);
+    expect(await auditor.getByRole('button', { name: 'Create user' }).count()).toBe(0);
+    await auditor.close();
+
+    const operator = await as('olga');
+    expect(await nav(operator)).toEqual([...common, 'API tokens']);
+    expect(await operator.getByRole('button', { name: 'New policy' }).count()).toBe(1);
+    // demoted while logged in: the button is still there, the API refuses, the page says why
+    await ok(d.client.put('/api/users/olga', { role: 'viewer' }));
+    await operator.getByRole('button', { name: 'New policy' }).click();
+    await operator.getByRole('button', { name: 'Create' }).click();
+    await operator.getByText(/Not allowed for your role \(403\)/).waitFor(WAIT);
+    await operator.close();
+  });
+
+  test('an admin manages users and API tokens', async () => {
+    page = browser!.pages()[0];
+    await open('Users');
+    await page.getByRole('row', { name: /victor\s+viewer/ }).waitFor(WAIT);
+    await page.getByLabel('Role of victor').selectOption('operator');
+    await until(async () => (await ok(d.client.get('/api/users'))).body.find((u: { username: string }) => u.username === 'victor')?.role, 'operator');
+    await expectAccessible('users');
+    await open('API tokens');
+    await page.getByLabel('Token name').fill('ci');
+    await page.getByLabel('Token role').selectOption('operator');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    await page.getByRole('heading', { name: 'Token ci (operator)' }).waitFor(WAIT);
+    const secret = await page.locator('.secret').innerText();
+    const me = await fetch(d.url + '/api/me', { headers: { Authorization: `Bearer ${secret}` } });
+    expect(((await me.json()) as { role: string; token: string })).toMatchObject({ username: ADMIN, role: 'operator', token: 'ci' });
+    await page.getByRole('button', { name: 'Revoke token admin/ci' }).click();
+    await page.getByText('Token admin/ci revoked').waitFor(WAIT);
+    expect((await fetch(d.url + '/api/me', { headers: { Authorization: `Bearer ${secret}` } })).status).toBe(401);
   });
 
   test('logging out ends the login and forgets the token', async () => {
