@@ -1,0 +1,109 @@
+// Console benchmark: `npm run bench:console` (node dist/bench/console.js [--policies N]).
+// Starts the daemon (as npm start runs it) on a store seeded with the generated realistic
+// configuration (20,000 policies), logs in through the console in headless Chromium (Debian's,
+// driven by playwright-core) and opens the policy page. Measured in the page itself:
+// - first view: from the moment the policy data has arrived (the last responseEnd of the
+//   page's /api/policies and /api/analysis requests, Resource Timing) to the first frame
+//   showing the rules (the console's own User Timing mark fwd:policies-shown, set in the
+//   requestAnimationFrame after the render);
+// - the same from the click on "Policies" (data transfer and parse included);
+// - scrolling: the whole table scrolled in 120 steps, one a frame; the frame intervals'
+//   median and 95th percentile, and the rows in the DOM (the window, not 20,000);
+// - the console's script and style, gzipped as the daemon sends them.
+// Each figure is the median of --runs page loads; the load average is printed beside them.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { chromium } from 'playwright-core';
+import { EmbeddedStore } from '../src/store/embedded';
+import { generateConfig, REALISTIC } from './generate';
+import { PASSWORD, seedStore, startInstance } from './http-load';
+import { CHROMIUM, CHROMIUM_ARGS } from '../test/helpers/browser';
+
+function arg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
+
+interface Run { afterData: number; fromClick: number; framesMedian: number; framesP95: number; domRows: number; bytes: number }
+
+async function main(): Promise<void> {
+  const policies = arg('--policies', REALISTIC.policies);
+  const runs = arg('--runs', 5);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fwd-bench-console-'));
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'fwd-bench-chromium-'));
+  await seedStore(new EmbeddedStore({ dir }), generateConfig({ ...REALISTIC, policies }));
+  const daemon = await startInstance({ FW_DATA_DIR: dir });
+  const url = `http://127.0.0.1:${daemon.port}`;
+  const browser = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1400, height: 900 },
+  });
+  try {
+    const index = await (await fetch(url + '/', { headers: { Accept: 'text/html' } })).text();
+    let gz = 0;
+    let raw = 0;
+    for (const m of index.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)) {
+      const bytes = Buffer.from(await (await fetch(url + m[1])).arrayBuffer());
+      raw += bytes.length;
+      gz += gzipSync(bytes, { level: 9 }).length;
+    }
+    const page = browser.pages()[0] ?? (await browser.newPage());
+    await page.goto(url + '/');
+    await page.getByLabel('Username').fill('admin');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByTestId('running-version').waitFor({ timeout: 60_000 });
+    const results: Run[] = [];
+    for (let i = 0; i < runs; i++) {
+      await page.getByRole('link', { name: 'Overview', exact: true }).click();
+      await page.evaluate("performance.clearMarks(); performance.clearResourceTimings(); performance.mark('fwd:click')");
+      await page.getByRole('link', { name: 'Policies', exact: true }).click();
+      await page.waitForFunction(() => (globalThis as unknown as { performance: { getEntriesByName(n: string): unknown[] } }).performance.getEntriesByName('fwd:policies-shown').length > 0, undefined, { timeout: 120_000 });
+      // in-page code as text: the bench is compiled without the DOM library
+      const t = (await page.evaluate(`(() => {
+        const shown = performance.getEntriesByName('fwd:policies-shown')[0].startTime;
+        const click = performance.getEntriesByName('fwd:click')[0].startTime;
+        const data = performance.getEntriesByType('resource')
+          .filter((e) => /\\/api\\/(policies|analysis)/.test(e.name)).map((e) => e.responseEnd);
+        return { afterData: shown - Math.max(...data), fromClick: shown - click, bytes: data.length };
+      })()`)) as { afterData: number; fromClick: number; bytes: number };
+      const frames = (await page.evaluate(`(async () => {
+        const el = document.querySelector('.scroller');
+        const times = [];
+        const steps = 120;
+        let last = performance.now();
+        for (let s = 1; s <= steps; s++) {
+          el.scrollTop = (el.scrollHeight - el.clientHeight) * (s / steps);
+          await new Promise((r) => requestAnimationFrame(r));
+          const now = performance.now();
+          times.push(now - last);
+          last = now;
+        }
+        return { times, rows: document.querySelectorAll('table.rules tbody tr[data-id]').length };
+      })()`)) as { times: number[]; rows: number };
+      results.push({ ...t, framesMedian: median(frames.times), framesP95: pct(frames.times, 0.95), domRows: frames.rows });
+    }
+    const rows = (await page.locator('.count').innerText()).trim();
+    const load = os.loadavg().map((x) => x.toFixed(2)).join(' ');
+    console.log(`console bench: ${rows}; ${runs} page loads; load average ${load}; ${os.cpus().length} cores, ${os.cpus()[0].model}`);
+    console.log(`first view after the data arrived: median ${median(results.map((r) => r.afterData)).toFixed(0)} ms (runs: ${results.map((r) => r.afterData.toFixed(0)).join(', ')})`);
+    console.log(`first view from the click (requests, transfer, parse, render): median ${median(results.map((r) => r.fromClick)).toFixed(0)} ms`);
+    console.log(`scrolling the whole table in 120 frames: frame interval median ${median(results.map((r) => r.framesMedian)).toFixed(1)} ms, p95 ${median(results.map((r) => r.framesP95)).toFixed(1)} ms; rows in the DOM: ${results[0].domRows}`);
+    console.log(`script + style: ${(raw / 1024).toFixed(1)} KB, gzipped ${(gz / 1024).toFixed(1)} KB`);
+  } finally {
+    await browser.close();
+    daemon.proc.kill('SIGTERM');
+    await new Promise((r) => daemon.proc.once('exit', r));
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.rmSync(profile, { recursive: true, force: true });
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
