@@ -7,8 +7,9 @@
 //   showing the rules (the console's own User Timing mark fwd:policies-shown, set in the
 //   requestAnimationFrame after the render);
 // - the same from the click on "Policies" (data transfer and parse included);
-// - scrolling: the whole table scrolled in 120 steps, one a frame; the frame intervals'
-//   median and 95th percentile, and the rows in the DOM (the window, not 20,000);
+// - scrolling: the whole table scrolled in 120 steps, one a frame (scrollbar speed), then 3
+//   rows a frame (a mouse wheel); the frame intervals' median and 95th percentile, beside the
+//   same page's frames without scrolling (this machine's baseline now); the rows in the DOM;
 // - the console's script and style, gzipped as the daemon sends them.
 // Each figure is the median of --runs page loads; the load average is printed beside them.
 import fs from 'node:fs';
@@ -29,7 +30,10 @@ function arg(name: string, fallback: number): number {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 
-interface Run { afterData: number; fromClick: number; framesMedian: number; framesP95: number; domRows: number; bytes: number }
+interface Run {
+  afterData: number; fromClick: number; bytes: number;
+  framesMedian: number; framesP95: number; idleMedian: number; idleP95: number; wheelMedian: number; wheelP95: number; domRows: number;
+}
 
 async function main(): Promise<void> {
   const policies = arg('--policies', REALISTIC.policies);
@@ -69,10 +73,20 @@ async function main(): Promise<void> {
         const click = performance.getEntriesByName('fwd:click')[0].startTime;
         const data = performance.getEntriesByType('resource')
           .filter((e) => /\\/api\\/(policies|analysis)/.test(e.name)).map((e) => e.responseEnd);
-        return { afterData: shown - Math.max(...data), fromClick: shown - click, bytes: data.length };
+        const policies = performance.getEntriesByType('resource').find((e) => /\\/api\\/policies/.test(e.name));
+        return { afterData: shown - Math.max(...data), fromClick: shown - click, bytes: policies ? policies.decodedBodySize : 0 };
       })()`)) as { afterData: number; fromClick: number; bytes: number };
+      // the baseline of this machine now: 120 frames of the same page without scrolling
       const frames = (await page.evaluate(`(async () => {
         const el = document.querySelector('.scroller');
+        const idle = [];
+        let t0 = performance.now();
+        for (let s = 0; s < 120; s++) {
+          await new Promise((r) => requestAnimationFrame(r));
+          const now = performance.now();
+          idle.push(now - t0);
+          t0 = now;
+        }
         const times = [];
         const steps = 120;
         let last = performance.now();
@@ -83,16 +97,34 @@ async function main(): Promise<void> {
           times.push(now - last);
           last = now;
         }
-        return { times, rows: document.querySelectorAll('table.rules tbody tr[data-id]').length };
-      })()`)) as { times: number[]; rows: number };
-      results.push({ ...t, framesMedian: median(frames.times), framesP95: pct(frames.times, 0.95), domRows: frames.rows });
+        // as a mouse wheel scrolls: 3 rows a frame
+        el.scrollTop = 0;
+        await new Promise((r) => requestAnimationFrame(r));
+        const wheel = [];
+        last = performance.now();
+        for (let s = 1; s <= steps; s++) {
+          el.scrollTop = s * 3 * 36;
+          await new Promise((r) => requestAnimationFrame(r));
+          const now = performance.now();
+          wheel.push(now - last);
+          last = now;
+        }
+        return { idle, times, wheel, rows: document.querySelectorAll('table.rules tbody tr[data-id]').length };
+      })()`)) as { idle: number[]; times: number[]; wheel: number[]; rows: number };
+      results.push({
+        ...t, framesMedian: median(frames.times), framesP95: pct(frames.times, 0.95), domRows: frames.rows,
+        idleMedian: median(frames.idle), idleP95: pct(frames.idle, 0.95),
+        wheelMedian: median(frames.wheel), wheelP95: pct(frames.wheel, 0.95),
+      });
     }
     const rows = (await page.locator('.count').innerText()).trim();
     const load = os.loadavg().map((x) => x.toFixed(2)).join(' ');
     console.log(`console bench: ${rows}; ${runs} page loads; load average ${load}; ${os.cpus().length} cores, ${os.cpus()[0].model}`);
     console.log(`first view after the data arrived: median ${median(results.map((r) => r.afterData)).toFixed(0)} ms (runs: ${results.map((r) => r.afterData.toFixed(0)).join(', ')})`);
-    console.log(`first view from the click (requests, transfer, parse, render): median ${median(results.map((r) => r.fromClick)).toFixed(0)} ms`);
+    console.log(`first view from the click (requests, transfer, parse, render): median ${median(results.map((r) => r.fromClick)).toFixed(0)} ms; /api/policies?stats=true body ${(results[0].bytes / 1e6).toFixed(1)} MB`);
     console.log(`scrolling the whole table in 120 frames: frame interval median ${median(results.map((r) => r.framesMedian)).toFixed(1)} ms, p95 ${median(results.map((r) => r.framesP95)).toFixed(1)} ms; rows in the DOM: ${results[0].domRows}`);
+    console.log(`scrolling 3 rows a frame (a mouse wheel) for 120 frames: frame interval median ${median(results.map((r) => r.wheelMedian)).toFixed(1)} ms, p95 ${median(results.map((r) => r.wheelP95)).toFixed(1)} ms`);
+    console.log(`baseline, the same page not scrolling: frame interval median ${median(results.map((r) => r.idleMedian)).toFixed(1)} ms, p95 ${median(results.map((r) => r.idleP95)).toFixed(1)} ms`);
     console.log(`script + style: ${(raw / 1024).toFixed(1)} KB, gzipped ${(gz / 1024).toFixed(1)} KB`);
   } finally {
     await browser.close();

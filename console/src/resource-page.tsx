@@ -49,8 +49,9 @@ export function ResourcePage<K extends ResourceKey>({ def }: { def: ResourceDef<
           </tr>
         </thead>
         <tbody>
-          {t.shown.map(({ m, cells }) => {
+          {t.shown.map((m) => {
             const id = def.idOf(m);
+            const cells = def.columns.map((c) => c.text(m));
             const hit = tracedRoute !== null && String(tracedRoute) === id;
             return (
               <tr key={id} class={hit ? 'traced' : undefined} aria-current={hit ? 'true' : undefined}>

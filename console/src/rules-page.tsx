@@ -71,13 +71,14 @@ export function RulesPage({ kind }: { kind: Kind }) {
   const loaded = useLoad(() => loadRules(kind, which), [kind, which]);
   const badges = useMemo(() => badgesOf(kind, loaded.data?.analysis ?? null), [loaded.data]);
   const columns = def.columns as { label: string; text: (m: Rule) => string }[];
-  const t = useSortFilter(loaded.data?.rules ?? null, columns, (m) => `#${m.id} ` + (badges.get(m.id) ?? []).map((b) => b.text).join(' '));
+  const badgeText = useMemo(() => (m: Rule) => `#${m.id} ` + (badges.get(m.id) ?? []).map((b) => b.text).join(' '), [badges]);
+  const t = useSortFilter(loaded.data?.rules ?? null, columns, badgeText);
   const initialShow = new URLSearchParams(route.value.split('?')[1] ?? '').get('show');
   const [show, setShow] = useState<(typeof SHOW)[number]>(SHOW.includes(initialShow as never) ? (initialShow as (typeof SHOW)[number]) : 'all');
   const [editing, setEditing] = useState<Rule | 'new' | null>(null);
   const [announce, setAnnounce] = useState('');
   const mayChange = allowed('configure');
-  const rows = useMemo(() => (show === 'all' ? t.shown : t.shown.filter((r) => badges.get(r.m.id)?.some((b) => b.kind === show))), [t.shown, show, badges]);
+  const rows = useMemo(() => (show === 'all' ? t.shown : t.shown.filter((r) => badges.get(r.id)?.some((b) => b.kind === show))), [t.shown, show, badges]);
   const inOrder = t.sort.col < 0;
   const tracedId = kind === 'policies' ? traced.value.policy : traced.value.nat;
   const focusAfter = useRef<number | null>(null);
@@ -136,8 +137,8 @@ export function RulesPage({ kind }: { kind: Kind }) {
 
 interface VirtualProps {
   kind: Kind;
-  rows: { m: Rule; cells: string[] }[];
-  columns: { label: string }[];
+  rows: Rule[];
+  columns: { label: string; text: (m: Rule) => string }[];
   hits: Map<number, Hits>;
   badges: Map<number, Badge[]>;
   sortCol: number;
@@ -155,7 +156,8 @@ interface VirtualProps {
 function VirtualRules(p: VirtualProps) {
   const def = RESOURCE_DEFS[p.kind];
   const scroller = useRef<HTMLDivElement>(null);
-  const [top, setTop] = useState(0);
+  // the first row in view: the table re-renders when the window moves by a row, not per pixel
+  const [topRow, setTopRow] = useState(0);
   const [height, setHeight] = useState(600);
   const [dragging, setDragging] = useState<number | null>(null);
   const [dropAt, setDropAt] = useState<{ id: number; where: 'before' | 'after' } | null>(null);
@@ -172,7 +174,7 @@ function VirtualRules(p: VirtualProps) {
   // a traced rule is scrolled into the window
   useEffect(() => {
     if (p.tracedId === null) return;
-    const i = p.rows.findIndex((r) => r.m.id === p.tracedId);
+    const i = p.rows.findIndex((r) => r.id === p.tracedId);
     if (i >= 0 && scroller.current) scroller.current.scrollTop = Math.max(0, i * ROW_HEIGHT - 2 * ROW_HEIGHT);
   }, [p.tracedId, p.rows.length > 0]);
 
@@ -180,7 +182,7 @@ function VirtualRules(p: VirtualProps) {
   useEffect(() => {
     const id = p.focusAfter.current;
     if (id === null) return;
-    const i = p.rows.findIndex((r) => r.m.id === id);
+    const i = p.rows.findIndex((r) => r.id === id);
     if (i < 0) return;
     const el = scroller.current!;
     if (i * ROW_HEIGHT < el.scrollTop || (i + 1) * ROW_HEIGHT > el.scrollTop + el.clientHeight - ROW_HEIGHT) el.scrollTop = Math.max(0, (i - 3) * ROW_HEIGHT);
@@ -190,8 +192,8 @@ function VirtualRules(p: VirtualProps) {
     });
   }, [p.rows]);
 
-  const first = Math.max(0, Math.floor(top / ROW_HEIGHT) - OVERSCAN);
-  const last = Math.min(p.rows.length, Math.ceil((top + height) / ROW_HEIGHT) + OVERSCAN);
+  const first = Math.max(0, topRow - OVERSCAN);
+  const last = Math.min(p.rows.length, topRow + Math.ceil(height / ROW_HEIGHT) + 1 + OVERSCAN);
   const visible = p.rows.slice(first, last);
   const total = p.columns.length + 5 + (p.mayChange ? 1 : 0);
 
@@ -200,8 +202,8 @@ function VirtualRules(p: VirtualProps) {
     const noun = def.noun;
     let body: Move | null = null;
     let to = index;
-    if (e.key === 'ArrowUp' && index > 0) { body = { position: 'before', reference_id: rows[index - 1].m.id }; to = index - 1; }
-    else if (e.key === 'ArrowDown' && index < rows.length - 1) { body = { position: 'after', reference_id: rows[index + 1].m.id }; to = index + 1; }
+    if (e.key === 'ArrowUp' && index > 0) { body = { position: 'before', reference_id: rows[index - 1].id }; to = index - 1; }
+    else if (e.key === 'ArrowDown' && index < rows.length - 1) { body = { position: 'after', reference_id: rows[index + 1].id }; to = index + 1; }
     else if (e.key === 'Home' && index > 0) { body = { position: 'top' }; to = 0; }
     else if (e.key === 'End' && index < rows.length - 1) { body = { position: 'bottom' }; to = rows.length - 1; }
     if (!body) return;
@@ -229,7 +231,7 @@ function VirtualRules(p: VirtualProps) {
   };
 
   return (
-    <div class="scroller" ref={scroller} onScroll={(e) => setTop((e.currentTarget as HTMLDivElement).scrollTop)}
+    <div class="scroller" ref={scroller} onScroll={(e) => setTopRow(Math.floor((e.currentTarget as HTMLDivElement).scrollTop / ROW_HEIGHT))}
       tabIndex={0} role="region" aria-label={`${def.title} table`}>
       <table class="grid rules" aria-rowcount={p.rows.length + 1}>
         <caption class="sr-only">{def.title} in evaluation order</caption>
@@ -246,14 +248,17 @@ function VirtualRules(p: VirtualProps) {
         </thead>
         <tbody>
           {first > 0 && <tr class="spacer" aria-hidden="true" style={{ height: `${first * ROW_HEIGHT}px` }}><td colSpan={total} /></tr>}
-          {visible.map(({ m, cells }, j) => {
+          {visible.map((m, j) => {
             const index = first + j;
+            const cells = p.columns.map((c) => c.text(m));
             const b = p.badges.get(m.id) ?? [];
             const h = p.hits.get(m.id);
             const isTraced = p.tracedId === m.id;
             const cls = [isTraced ? 'traced' : '', dragging === m.id ? 'dragging' : '', dropAt?.id === m.id ? `drop-${dropAt.where}` : ''].filter(Boolean).join(' ');
             return (
-              <tr key={m.id} data-id={m.id} class={cls || undefined} aria-rowindex={index + 2} aria-current={isTraced ? 'true' : undefined}
+              // keyed by its place in the window: scrolling patches the rows' text in place
+              // instead of building new rows (a whole new window each frame at scrollbar speed)
+              <tr key={j} data-id={m.id} class={cls || undefined} aria-rowindex={index + 2} aria-current={isTraced ? 'true' : undefined}
                 onDragOver={(e) => onDragOver(e, m.id)} onDrop={(e) => onDrop(e, m.id)}>
                 {p.reorder && (
                   <td class="handle-col">

@@ -1,4 +1,6 @@
 // Filter and sort of any table: one text filter over every column's text, one sort column.
+// Nothing is computed per row until a filter or a sort asks for it: the first view of 20,000
+// rules renders the visible rows' cells only.
 import { useMemo, useState } from 'preact/hooks';
 import type { Column } from './resources';
 import { Field } from './ui';
@@ -8,24 +10,33 @@ export interface Sorting {
   dir: 1 | -1;
 }
 
-export function useSortFilter<M>(rows: M[] | null, columns: Column<M>[], extra?: (m: M) => string) {
+export function useSortFilter<M extends object>(rows: M[] | null, columns: Column<M>[], extra?: (m: M) => string) {
   const [filter, setFilter] = useState('');
   const [sort, setSort] = useState<Sorting>({ col: -1, dir: 1 });
-  // each row's text once per data: filtering 20,000 rules is a substring test per row
-  const texts = useMemo(() => (rows ?? []).map((m) => {
-    const cells = columns.map((c) => c.text(m));
-    return { m, cells, all: (cells.join(' ') + ' ' + (extra ? extra(m) : '')).toLowerCase() };
-  }), [rows]);
+  // each row's searchable text, made the first time a filter needs it, kept for the data
+  const texts = useMemo(() => new WeakMap<M, string>(), [rows]);
+  const textOf = (m: M): string => {
+    let t = texts.get(m);
+    if (t === undefined) {
+      t = (columns.map((c) => c.text(m)).join(' ') + ' ' + (extra ? extra(m) : '')).toLowerCase();
+      texts.set(m, t);
+    }
+    return t;
+  };
   const shown = useMemo(() => {
+    const all = rows ?? [];
     const needle = filter.trim().toLowerCase();
-    let out = needle ? texts.filter((t) => t.all.includes(needle)) : texts.slice();
+    if (!needle && sort.col < 0) return all;
+    let out = needle ? all.filter((m) => textOf(m).includes(needle)) : all.slice();
     if (sort.col >= 0) {
-      const c = sort.col;
+      const col = columns[sort.col];
       const cmp = new Intl.Collator(undefined, { numeric: true }).compare;
-      out = out.sort((a, b) => sort.dir * cmp(a.cells[c], b.cells[c]));
+      const keyed = out.map((m) => ({ m, k: col.text(m) }));
+      keyed.sort((a, b) => sort.dir * cmp(a.k, b.k));
+      out = keyed.map((x) => x.m);
     }
     return out;
-  }, [texts, filter, sort]);
+  }, [rows, filter, sort, extra]);
   const toggle = (col: number) => setSort(sort.col === col ? { col, dir: sort.dir === 1 ? -1 : 1 } : { col, dir: 1 });
   return { filter, setFilter, sort, setSort, toggle, shown };
 }

@@ -13,12 +13,14 @@ export const CHROMIUM_ARGS = [
   '--disable-background-networking', '--disable-component-update', '--disable-sync',
 ];
 
-export async function launchBrowser(viewport = { width: 1400, height: 900 }): Promise<BrowserContext> {
+/** `ignoreHTTPSErrors`: for a daemon on a test certificate of its own. */
+export async function launchBrowser(options: { ignoreHTTPSErrors?: boolean } = {}): Promise<BrowserContext> {
   return chromium.launchPersistentContext(tempDir(), {
     executablePath: CHROMIUM,
     headless: true,
     args: CHROMIUM_ARGS,
-    viewport,
+    viewport: { width: 1400, height: 900 },
+    ignoreHTTPSErrors: options.ignoreHTTPSErrors ?? false,
   });
 }
 
