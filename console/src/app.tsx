@@ -9,13 +9,14 @@ import { ResourcePage } from './resource-page';
 import { RESOURCE_DEFS } from './resources';
 import { RulesPage } from './rules-page';
 import { SessionPage } from './session';
-import { allowed, notice, route, startLive, status, stopLive } from './state';
+import { allowed, notice, route, startLive, status, stopLive, streaming } from './state';
 import { TracerPage } from './tracer';
 import { Link } from './ui';
 import { UsersPage } from './users';
 import { TokensPage } from './tokens';
 import { VersionsPage } from './versions';
 import type { PermissionNeed } from '../../src/auth/roles';
+import type { Session } from './types';
 
 interface NavItem { href: string; label: string; permission?: PermissionNeed }
 const NAV: NavItem[] = [
@@ -86,6 +87,7 @@ function Frame() {
   const path = route.value.split('?')[0];
   const s = status.value;
   const lock = s?.session?.active ? `locked by ${s.session.owner} (${s.session.changes} changes)` : 'unlocked';
+  const pending = (s?.session as Session | null | undefined)?.pending_confirm;
   useEffect(() => {
     startLive();
     return stopLive;
@@ -96,7 +98,7 @@ function Frame() {
       <a class="skip" href="#main">Skip to content</a>
       <header class="top">
         <span class="brand">fwd</span>
-        <span class="live" role="status" aria-live="polite" data-testid="live">version {s?.version ?? '…'} · {lock}</span>
+        <span class="live" role="status" aria-live="polite" data-testid="live">version {s?.version ?? '…'} · {lock}{pending ? ` · version ${pending.version} awaits confirmation` : ''}{streaming.value ? '' : ' · polling'}</span>
         <span class="who" data-testid="who">
           <span>{me.username}</span> <span class={`role role-${me.role}`}>{me.role}</span>{' '}
           {me.tokenName && <span>token {me.tokenName} </span>}

@@ -1,18 +1,24 @@
 // The configuration session: begin, the pending diff, validate, commit with a description,
 // discard (another user's session only with the force permission).
-import { useState } from 'preact/hooks';
-import { api, login } from './api';
+import { useEffect, useState } from 'preact/hooks';
+import { api, ApiError, login } from './api';
 import { allowed, ownSession, refreshStatus, say, status } from './state';
-import type { Diff } from './types';
+import type { Diff, PendingConfirm, Session } from './types';
 import { when } from './format';
-import { attempt, ErrorBox, Field, Page, useLoad } from './ui';
+import { attempt, Checkbox, describeError, ErrorBox, Field, Page, useLoad } from './ui';
 
 export function SessionPage() {
-  const s = status.value?.session ?? null;
+  const s = (status.value?.session ?? null) as Session | null;
   const own = ownSession.value;
   const mayConfigure = allowed('configure');
   const mayForce = allowed('force');
   const [description, setDescription] = useState('');
+  const [confirmed, setConfirmed] = useState(false);
+  const [minutes, setMinutes] = useState('10');
+  const [commitError, setCommitError] = useState<Record<string, string>>({});
+  // the API offers commit confirmed when its session carries pending_confirm (null or set)
+  const offersConfirm = s !== null && 'pending_confirm' in s;
+  const pending = s?.pending_confirm ?? null;
   const [validation, setValidation] = useState<string | null>(null);
   const diff = useLoad(() => (own ? api<Diff>('GET', '/api/config/diff') : Promise.resolve(null)), [own]);
   const other = s?.active && s.owner !== login.value?.username;
@@ -25,11 +31,19 @@ export function SessionPage() {
 
   const commit = async (e: Event) => {
     e.preventDefault();
-    const ok = await act(async () => {
-      const r = await api<{ message: string; version: string; warnings?: string }>('POST', '/api/config/commit', { description });
-      say(`Committed version ${r.version}${r.warnings ? ` (warnings: ${r.warnings})` : ''}`);
-    }, '');
-    if (ok) setDescription('');
+    setCommitError({});
+    const body: Record<string, unknown> = { description };
+    if (confirmed) body.confirm_timeout = /^\d+$/.test(minutes.trim()) ? Number(minutes.trim()) * 60 : minutes;
+    try {
+      const r = await api<{ message: string; version: string; warnings?: string; confirm_by?: string }>('POST', '/api/config/commit', body);
+      say(`Committed version ${r.version}${r.confirm_by ? `: confirm it by ${when(r.confirm_by)} or it is rolled back` : ''}${r.warnings ? ` (warnings: ${r.warnings})` : ''}`);
+      setDescription('');
+      await refreshStatus();
+      diff.reload();
+    } catch (err) {
+      const field = err instanceof ApiError ? err.field : null;
+      setCommitError({ [field === 'description' ? 'description' : field === 'confirm_timeout' ? 'minutes' : '']: describeError(err) });
+    }
   };
 
   const validate = () => act(async () => {
@@ -41,6 +55,7 @@ export function SessionPage() {
   const empty = d && d.added.length + d.changed.length + d.deleted.length + d.reordered.length === 0;
   return (
     <Page title="Session">
+      {pending && <PendingConfirmation pending={pending} mayConfirm={mayConfigure} onConfirm={() => act(() => api('POST', '/api/config/confirm'), `Version ${pending.version} confirmed`)} />}
       <section class="card" aria-labelledby="lock-h">
         <h2 id="lock-h">Lock</h2>
         {!s?.active && <p>No session: the configuration is not locked.</p>}
@@ -70,13 +85,39 @@ export function SessionPage() {
           </section>
           <form class="card" aria-labelledby="commit-h" onSubmit={commit}>
             <h2 id="commit-h">Commit</h2>
-            <Field label="Description" value={description} onInput={setDescription} hint="what this change is for (at most 1024 characters)" />
+            <ErrorBox text={commitError[''] ?? null} />
+            <Field label="Description" value={description} onInput={setDescription} error={commitError.description} hint="what this change is for (at most 1024 characters)" />
+            {offersConfirm && <Checkbox label="Commit confirmed (rolled back unless confirmed in time)" checked={confirmed} onChange={setConfirmed} />}
+            {offersConfirm && confirmed && <Field label="Confirm within (minutes)" value={minutes} onInput={setMinutes} error={commitError.minutes} />}
             <div class="buttons"><button type="submit" class="primary">Commit</button></div>
           </form>
         </>
       )}
     </Page>
   );
+}
+
+/** A commit confirmed waiting: its countdown, and Confirm for the roles that may commit. */
+export function PendingConfirmation(p: { pending: PendingConfirm; mayConfirm: boolean; onConfirm: () => void }) {
+  const left = useCountdown(p.pending.deadline);
+  return (
+    <section class="card pending" aria-labelledby="pending-h">
+      <h2 id="pending-h">Version {p.pending.version} waits for confirmation</h2>
+      <p>Committed by {p.pending.author}. Unless confirmed by {when(p.pending.deadline)} the daemon restores version {p.pending.version - 1}.</p>
+      <p class="countdown" role="timer" aria-live="off">{left > 0 ? `${Math.floor(left / 60)}:${String(left % 60).padStart(2, '0')} left` : 'deadline passed: rolling back'}</p>
+      {p.mayConfirm && <button type="button" class="primary" onClick={p.onConfirm}>Confirm</button>}
+    </section>
+  );
+}
+
+/** Whole seconds until `iso`, ticking. */
+function useCountdown(iso: string): number {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(t);
+  }, []);
+  return Math.max(0, Math.round((Date.parse(iso) - now) / 1000));
 }
 
 export function DiffView({ diff }: { diff: Diff }) {

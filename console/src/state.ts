@@ -2,7 +2,7 @@
 // daemon (version and session lock), and the rules a packet trace matched.
 import { computed, signal } from '@preact/signals';
 import { api, login } from './api';
-import type { Status } from './types';
+import type { Session, Status } from './types';
 import { allows, type PermissionNeed } from '../../src/auth/roles';
 
 /** The page's path and query ("/policies?filter=shadowed"). */
@@ -36,7 +36,8 @@ export const status = signal<Status | null>(null);
 export const revision = computed(() => {
   const s = status.value;
   if (!s) return '';
-  return `${s.version}/${s.session?.owner ?? ''}/${s.session?.started_at ?? ''}/${s.session?.changes ?? 0}`;
+  const pending = (s.session as Session | null)?.pending_confirm;
+  return `${s.version}/${s.session?.owner ?? ''}/${s.session?.started_at ?? ''}/${s.session?.changes ?? 0}/${pending?.version ?? ''}`;
 });
 
 /** The rules the last packet trace matched: highlighted in their tables. */
@@ -65,19 +66,60 @@ export const ownSession = computed(() => {
   return !!s && s.active && s.owner === login.value?.username;
 });
 
+/** Polling while no events stream is open; with one, a slow poll keeps the change count. */
 const POLL_MS = 2000;
-let timer: ReturnType<typeof setInterval> | null = null;
+const POLL_WITH_STREAM_MS = 15000;
+/** The events the stream sends (GET /api/events): each one re-reads the status. */
+const EVENT_TYPES = ['commit', 'rollback', 'confirm', 'session', 'node', 'resync'];
 
-/** Polls the status while logged in: a commit or a lock taken elsewhere shows within 2 s. */
+/** Whether the events stream is open (else the console polls). */
+export const streaming = signal(false);
+
+let timer: ReturnType<typeof setInterval> | null = null;
+let stream: EventSource | null = null;
+
+function poll(ms: number): void {
+  if (timer) clearInterval(timer);
+  timer = setInterval(() => void refreshStatus(), ms);
+}
+
+/**
+ * Live updates while logged in: the events stream (GET /api/events; EventSource cannot send
+ * a header, so the token goes as ?access_token=, which that route alone accepts) where the
+ * daemon has one, each event re-reading the status; polling every 2 s where it has not (a
+ * daemon without the stream answers 404 and EventSource gives up) or while the stream
+ * reconnects. A commit or a lock change made elsewhere shows without a reload either way.
+ */
 export function startLive(): void {
   if (timer) return;
   void refreshStatus();
-  timer = setInterval(() => void refreshStatus(), POLL_MS);
+  poll(POLL_MS);
+  const token = login.value?.token;
+  if (!token || typeof EventSource === 'undefined') return;
+  stream = new EventSource(`/api/events?access_token=${encodeURIComponent(token)}`);
+  stream.onopen = () => {
+    streaming.value = true;
+    poll(POLL_WITH_STREAM_MS);
+    void refreshStatus(); // what happened while it was closed
+  };
+  stream.onerror = () => {
+    streaming.value = false;
+    poll(POLL_MS);
+    if (stream?.readyState === EventSource.CLOSED) {
+      stream = null;
+      // the token may have ended: the next status read tells (a 401 ends the login)
+      void refreshStatus();
+    }
+  };
+  for (const type of EVENT_TYPES) stream.addEventListener(type, () => void refreshStatus());
 }
 
 export function stopLive(): void {
   if (timer) clearInterval(timer);
   timer = null;
+  stream?.close();
+  stream = null;
+  streaming.value = false;
   status.value = null;
 }
 
