@@ -4,7 +4,7 @@ import { useState } from 'preact/hooks';
 import { api, ApiError, asList } from './api';
 import { bodyOf, type FormValues, type RefKind, type ResourceDef } from './resources';
 import type { ResourceKey, ResourceModels } from './types';
-import { Checkbox, describeError, ErrorBox, Field, useLoad } from './ui';
+import { attempt, Checkbox, describeError, ErrorBox, Field, useLoad } from './ui';
 import { ensureSession, refreshStatus, say, view } from './state';
 
 interface Props<K extends ResourceKey> {
@@ -26,6 +26,17 @@ function useRefNames(kinds: RefKind[]): Partial<Record<RefKind, string[]>> {
     return out;
   }, [kinds.join(), view.value]);
   return loaded.data ?? {};
+}
+
+/** Deletes an object from the candidate after the user confirms (a session begun if needed). */
+export function removeObject<K extends ResourceKey>(def: ResourceDef<K>, id: string, done: () => void): void {
+  if (!confirm(`Delete ${def.noun} ${id} from the candidate?`)) return;
+  void attempt(async () => {
+    await ensureSession();
+    await api('DELETE', `${def.path}/${encodeURIComponent(id)}`);
+    await refreshStatus();
+    done();
+  }, `${def.noun} ${id} deleted from the candidate`);
 }
 
 /** A new object's form: each choice on its first option. */

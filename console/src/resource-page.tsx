@@ -2,12 +2,12 @@
 // table and its form; running or candidate view.
 import { useState } from 'preact/hooks';
 import { api, asList } from './api';
-import { ResourceForm } from './form';
+import { removeObject, ResourceForm } from './form';
 import type { ResourceDef } from './resources';
-import { allowed, ensureSession, refreshStatus, traced, view } from './state';
+import { allowed, traced, view } from './state';
 import { FilterBox, useSortFilter } from './table';
 import type { ResourceKey, ResourceModels } from './types';
-import { attempt, ErrorBox, Page, SortHeader, useLoad } from './ui';
+import { ErrorBox, Page, SortHeader, useLoad } from './ui';
 import { ViewSwitch } from './view-switch';
 
 export function ResourcePage<K extends ResourceKey>({ def }: { def: ResourceDef<K> }) {
@@ -18,16 +18,7 @@ export function ResourcePage<K extends ResourceKey>({ def }: { def: ResourceDef<
   const mayChange = allowed('configure');
   const tracedRoute = def.key === 'routes' ? traced.value.route : null;
 
-  const remove = (m: ResourceModels[K]) => {
-    const id = def.idOf(m);
-    if (!confirm(`Delete ${def.noun} ${id} from the candidate?`)) return;
-    void attempt(async () => {
-      await ensureSession();
-      await api('DELETE', `${def.path}/${encodeURIComponent(id)}`);
-      await refreshStatus();
-      loaded.reload();
-    }, `${def.noun} ${id} deleted from the candidate`);
-  };
+  const remove = (m: ResourceModels[K]) => removeObject(def, def.idOf(m), loaded.reload);
 
   return (
     <Page title={def.title} actions={<>

@@ -3,7 +3,7 @@
 // API), and only the visible rows in the DOM, so that 20,000 rules scroll smoothly.
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api } from './api';
-import { ResourceForm } from './form';
+import { removeObject, ResourceForm } from './form';
 import { RESOURCE_DEFS } from './resources';
 import { allowed, ensureSession, refreshStatus, route, traced, view } from './state';
 import { FilterBox, useSortFilter } from './table';
@@ -99,15 +99,7 @@ export function RulesPage({ kind }: { kind: Kind }) {
     loaded.reload();
   };
 
-  const remove = (id: number) => {
-    if (!confirm(`Delete ${def.noun} ${id} from the candidate?`)) return;
-    void attempt(async () => {
-      await ensureSession();
-      await api('DELETE', `${def.path}/${id}`);
-      await refreshStatus();
-      loaded.reload();
-    }, `${def.noun} ${id} deleted from the candidate`);
-  };
+  const remove = (id: number) => removeObject(def as never, String(id), loaded.reload);
 
   return (
     <Page title={def.title} actions={<>
