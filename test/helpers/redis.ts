@@ -33,6 +33,22 @@ export function freePort(): Promise<number> {
   });
 }
 
+/**
+ * A free loopback port below the ephemeral range (32768 and up on Linux): a port the kernel
+ * never gives an outgoing connection, so a server killed on it can listen on it again at once.
+ */
+export async function fixedPort(): Promise<number> {
+  for (;;) {
+    const port = 20000 + Math.floor(Math.random() * 12000);
+    const free = await new Promise<boolean>((resolve) => {
+      const srv = net.createServer();
+      srv.on('error', () => resolve(false));
+      srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+}
+
 function launch(port: number, dir: string): Promise<ChildProcess> {
   const proc = spawn('redis-server', [
     '--port', String(port), '--bind', '127.0.0.1', '--dir', dir,
