@@ -146,5 +146,5 @@ export async function startNginx(instances: string[]): Promise<TestProxy> {
   const port = await freePort();
   fs.writeFileSync(path.join(dir, 'fwd.conf'), nginxConfig(instances, port, dir));
   fs.writeFileSync(path.join(dir, 'nginx.conf'), nginxMain(dir));
-  return launch('nginx', ['-e', 'stderr', '-p', `${dir}/`, '-c', path.join(dir, 'nginx.conf')], port, path.join(dir, 'fwd-access.log'));
+  return launch('nginx', ['-e', 'stderr', '-p', `${dir}/`, '-c', path.join(dir, 'nginx.conf')], port, path.join(dir, 'access.log'));
 }
