@@ -3,13 +3,12 @@
 // rewritten (listen address, instance addresses, log folder) and, for haproxy, maxconn
 // lowered when the open-file limit cannot hold it. Every proxy runs in the foreground as a
 // child of the test process, in a folder of its own, and dies with it.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { freePort } from './redis';
 import { tempDir } from './temp-dirs';
-import { killWithThisProcess } from './watchdog';
+import { ownChild, waitForPort } from './watchdog';
 
 const DEPLOY = path.resolve(__dirname, '../../../deploy');
 
@@ -21,11 +20,6 @@ export interface TestProxy {
   accessLog(): string;
   stop(): Promise<void>;
 }
-
-const running = new Set<ChildProcess>();
-process.on('exit', () => {
-  for (const p of running) p.kill('SIGKILL');
-});
 
 /** `text` with `pattern` replaced; throws when it does not occur (the shipped file changed). */
 function rewrite(text: string, pattern: RegExp, by: string | ((...m: string[]) => string)): string {
@@ -73,39 +67,10 @@ function nginxMain(dir: string): string {
     + `events { worker_connections 512; }\nhttp {\n${temp}\n  include ${dir}/fwd.conf;\n}\n`;
 }
 
-function waitForPort(port: number, proc: ChildProcess, out: () => string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const deadline = setTimeout(() => fail(new Error(`nothing listens on ${port}: ${out()}`)), 10_000);
-    const poll = setInterval(() => {
-      const s = net.connect(port, '127.0.0.1', () => {
-        s.end();
-        settle();
-        resolve();
-      });
-      s.on('error', () => s.destroy());
-    }, 20);
-    const onExit = (code: number | null) => fail(new Error(`exited with ${code}: ${out()}`));
-    proc.once('exit', onExit);
-    function settle() {
-      clearInterval(poll);
-      clearTimeout(deadline);
-      proc.off('exit', onExit);
-    }
-    function fail(e: Error) {
-      settle();
-      reject(e);
-    }
-  });
-}
-
 async function launch(cmd: string, args: string[], port: number, accessLog: string | null): Promise<TestProxy> {
   const proc = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  running.add(proc);
-  killWithThisProcess(proc);
-  const exited = new Promise<void>((resolve) => proc.on('exit', () => {
-    running.delete(proc);
-    resolve();
-  }));
+  ownChild(proc);
+  const exited = new Promise<void>((resolve) => proc.on('exit', () => resolve()));
   let out = '';
   proc.stdout!.on('data', (b) => { out += b.toString(); });
   proc.stderr!.on('data', (b) => { out += b.toString(); });
