@@ -1,6 +1,7 @@
 // The shipped load balancer set-ups, for real: haproxy (deploy/haproxy.cfg) and nginx
 // (deploy/nginx.conf) in front of two instances on one throwaway Redis. A whole session goes
-// through the proxy; X-Request-Id is passed through (or made by the proxy); an instance killed
+// through the proxy; X-Request-Id is passed through (or made by the proxy), X-Forwarded-For
+// names the client; an instance killed
 // is left out and requests keep succeeding; the instance restarted comes back into rotation;
 // HTTP/1.0 clients are answered. haproxy also takes a not-ready instance out and puts it back
 // (its health check is GET /readyz), and keeps serving from the live instances while Redis is
@@ -99,7 +100,8 @@ describe.each(PROXIES)('%s from deploy/', (name, start) => {
 
   beforeAll(async () => {
     // a short commit sync: a commit made while an instance is dead waits for it that long
-    cluster = await startCluster(2, { FW_COMMIT_SYNC_TIMEOUT: '2' }, true);
+    // the proxy is on 127.0.0.1: its X-Forwarded-For is believed (FW_TRUSTED_PROXIES)
+    cluster = await startCluster(2, { FW_COMMIT_SYNC_TIMEOUT: '2', FW_TRUSTED_PROXIES: '127.0.0.1' }, true);
     try {
       token = cluster.clients[0].token;
       proxy = await start(cluster.nodes.map((n) => new URL(n.url).host));
@@ -150,6 +152,16 @@ describe.each(PROXIES)('%s from deploy/', (name, start) => {
       expect(await eventually(async () => (proxy!.output() + proxy!.accessLog()).includes(rid), 5000)).toBe(true);
     }
     await c.post('/api/config/discard');
+  });
+
+  test('X-Forwarded-For as the proxy sends it names the client in the audit trail', async () => {
+    // the test client is on 127.0.0.1 too, a trusted address: what it writes stands for a
+    // proxy further out, and the proxy adds its own hop (haproxy a line, nginx to the line)
+    const c = await new Client(proxy!.url).login();
+    const r = await c.raw('POST', '/api/login', JSON.stringify({ username: 'nobody', password: 'not-the-password' }), { 'X-Forwarded-For': '198.51.100.9' });
+    expect(r.status).toBe(401);
+    const audit = await c.get('/api/audit?action=auth.login-failed&limit=1');
+    expect(audit.body.entries[0]).toEqual(expect.objectContaining({ requestId: r.headers.get('x-request-id'), details: 'from 198.51.100.9' }));
   });
 
   test('an HTTP/1.0 client (ApacheBench) gets an answer at once, never a hang', async () => {
@@ -224,10 +236,12 @@ describe.each(PROXIES)('%s from deploy/', (name, start) => {
       } finally {
         await cluster.redis.restart();
       }
-      // Redis back: both instances ready and in rotation again
+      // Redis back: both instances ready and in rotation again, in the backend of ready ones
+      const logAfter = proxy!.output().length;
       expect(await eventually(async () => {
         const nodes = await servedBy(proxy!, 6);
-        return nodes !== null && nodes.includes(node(0)) && nodes.includes(node(1));
+        const log = proxy!.output().slice(logAfter);
+        return nodes !== null && nodes.includes(node(0)) && nodes.includes(node(1)) && log.includes(' fwd/api1 ') && log.includes(' fwd/api2 ');
       }, 20_000)).toBe(true);
       // (logins may need a moment more: each Redis connection of an instance reconnects on its own)
       const c = new Client(proxy!.url);
