@@ -63,7 +63,8 @@ export function nginxConfig(instances: string[], port: number, dir: string): str
 /** The main configuration around the shipped http-level file, as nginx.conf of a distribution has it. */
 function nginxMain(dir: string): string {
   const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((k) => `  ${k}_temp_path ${dir}/${k}_temp;`).join('\n');
-  return `daemon off;\nmaster_process on;\nworker_processes 1;\npid ${dir}/nginx.pid;\nerror_log stderr warn;\n`
+  // one process (no workers): killing it, even with SIGKILL, leaves nothing behind
+  return `daemon off;\nmaster_process off;\npid ${dir}/nginx.pid;\nerror_log stderr warn;\n`
     + `events { worker_connections 512; }\nhttp {\n${temp}\n  include ${dir}/fwd.conf;\n}\n`;
 }
 
@@ -106,8 +107,6 @@ export async function startHaproxy(instances: string[]): Promise<TestProxy> {
 /** nginx with deploy/nginx.conf in front of `instances`, its prefix, temp folders and pid in a folder of its own. */
 export async function startNginx(instances: string[]): Promise<TestProxy> {
   const dir = tempDir('fwd-nginx-');
-  // nginx's workers run as www-data when the tests run as root: they must reach the temp folders
-  fs.chmodSync(dir, 0o755);
   const port = await freePort();
   fs.writeFileSync(path.join(dir, 'fwd.conf'), nginxConfig(instances, port, dir));
   fs.writeFileSync(path.join(dir, 'nginx.conf'), nginxMain(dir));
