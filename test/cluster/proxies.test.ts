@@ -4,8 +4,8 @@
 // names the client; an instance killed
 // is left out and requests keep succeeding; the instance restarted comes back into rotation;
 // HTTP/1.0 clients are answered. haproxy also takes a not-ready instance out and puts it back
-// (its health check is GET /readyz), and keeps serving from the live instances while Redis is
-// down; nginx keeps the daemon's body limits.
+// (its health check is GET /readyz); both keep serving from the live instances while Redis
+// is down; nginx keeps the daemon's body limits.
 import net from 'node:net';
 import Redis from 'ioredis';
 import { ADMIN_PASSWORD, Client, expectMessage } from '../helpers/daemon';
@@ -211,47 +211,50 @@ describe.each(PROXIES)('%s from deploy/', (name, start) => {
     for (let i = 0; i < 4; i++) expect((await c.get('/api/zones/lank')).status).toBe(200);
   });
 
-  if (name === 'haproxy') {
-    test('Redis down: no instance is ready, and the live ones still answer what they can from memory', async () => {
-      // each instance has verified the token (it answers it from memory while Redis is down)
-      for (const n of cluster.nodes) expect((await tryFetch(`${n.url}/api/status`, authorized())).status).toBe(200);
-      const logBefore = proxy!.output().length;
-      await cluster.redis.stop();
-      try {
-        // every answer through haproxy is the daemon's, never haproxy's own 503, until haproxy
-        // has moved to the backend of live instances
-        expect(await eventually(async () => {
-          const r = await tryFetch(`${proxy!.url}/api/status`, authorized());
-          expect(r.status).toBe(200);
-          return r.body.store_reachable === false && proxy!.output().slice(logBefore).includes(' fwd_alive/api');
-        }, 15_000)).toBe(true);
-        for (const n of cluster.nodes) expect((await tryFetch(`${n.url}/readyz`)).status).toBe(503);
-        for (let i = 0; i < 4; i++) {
-          const r = await tryFetch(`${proxy!.url}/api/status`, authorized());
-          expect({ status: r.status, reachable: r.body.store_reachable }).toEqual({ status: 200, reachable: false });
-        }
-        // what needs the store: the daemon's 503 ERR_SYS_4002
-        const login = await tryFetch(`${proxy!.url}/api/login`, { method: 'POST', body: JSON.stringify({ username: 'admin', password: 'wrong-password-1' }) });
-        expect({ status: login.status, code: login.body.code }).toEqual({ status: 503, code: 'ERR_SYS_4002' });
-      } finally {
-        await cluster.redis.restart();
-      }
-      // Redis back: both instances ready and in rotation again, in the backend of ready ones
-      const logAfter = proxy!.output().length;
+  test('Redis down: no instance is ready, and the live ones still answer what they can from memory', async () => {
+    // each instance has verified the token (it answers it from memory while Redis is down)
+    for (const n of cluster.nodes) expect((await tryFetch(`${n.url}/api/status`, authorized())).status).toBe(200);
+    const logBefore = proxy!.output().length;
+    // haproxy takes every instance out of `fwd` (not ready) and moves to `fwd_alive`; nginx,
+    // with passive health only, never took them out
+    const movedOn = () => name === 'nginx' || proxy!.output().slice(logBefore).includes(' fwd_alive/api');
+    await cluster.redis.stop();
+    try {
+      // every answer through the proxy is the daemon's, never the proxy's own 503
       expect(await eventually(async () => {
-        const nodes = await servedBy(proxy!, 6);
-        const log = proxy!.output().slice(logAfter);
-        return nodes !== null && nodes.includes(node(0)) && nodes.includes(node(1)) && log.includes(' fwd/api1 ') && log.includes(' fwd/api2 ');
-      }, 20_000)).toBe(true);
-      // (logins may need a moment more: each Redis connection of an instance reconnects on its own)
-      const c = new Client(proxy!.url);
-      expect(await eventually(async () => (await tryFetch(`${proxy!.url}/api/login`, { method: 'POST', body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }) })).status === 200, 10_000)).toBe(true);
-      await c.login();
-      expect((await c.get('/api/config/versions')).status).toBe(200);
-    });
+        const r = await tryFetch(`${proxy!.url}/api/status`, authorized());
+        expect(r.status).toBe(200);
+        return r.body.store_reachable === false && movedOn();
+      }, 15_000)).toBe(true);
+      for (const n of cluster.nodes) expect((await tryFetch(`${n.url}/readyz`)).status).toBe(503);
+      for (let i = 0; i < 4; i++) {
+        const r = await tryFetch(`${proxy!.url}/api/status`, authorized());
+        expect({ status: r.status, reachable: r.body.store_reachable }).toEqual({ status: 200, reachable: false });
+      }
+      // what needs the store: the daemon's 503 ERR_SYS_4002
+      const login = await tryFetch(`${proxy!.url}/api/login`, { method: 'POST', body: JSON.stringify({ username: 'admin', password: 'wrong-password-1' }) });
+      expect({ status: login.status, code: login.body.code }).toEqual({ status: 503, code: 'ERR_SYS_4002' });
+    } finally {
+      await cluster.redis.restart();
+    }
+    // Redis back: both instances in rotation again (haproxy: in the backend of ready ones)
+    const logAfter = proxy!.output().length;
+    const backInFwd = () => name === 'nginx' || (proxy!.output().slice(logAfter).includes(' fwd/api1 ') && proxy!.output().slice(logAfter).includes(' fwd/api2 '));
+    expect(await eventually(async () => {
+      const nodes = await servedBy(proxy!, 6);
+      return nodes !== null && nodes.includes(node(0)) && nodes.includes(node(1)) && backInFwd();
+    }, 20_000)).toBe(true);
+    // (logins may need a moment more: each Redis connection of an instance reconnects on its own)
+    const c = new Client(proxy!.url);
+    expect(await eventually(async () => (await tryFetch(`${proxy!.url}/api/login`, { method: 'POST', body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }) })).status === 200, 10_000)).toBe(true);
+    await c.login();
+    expect((await c.get('/api/config/versions')).status).toBe(200);
+  });
 
+  if (name === 'haproxy') {
     test('an instance that is up but not ready (its Redis connection refused) is taken out, and put back', async () => {
-      // instance 1 again, now connecting (last: a user made with ACL SETUSER does not outlive a Redis restart) to Redis as a user of its own that the test can shut out
+      // instance 1 again, now connecting to Redis as a user of its own that the test can shut
+      // out (this test is last: a user made with ACL SETUSER does not outlive a Redis restart)
       const admin = new Redis(cluster.redis.url);
       try {
         await admin.call('ACL', 'SETUSER', 'node1', 'on', '>node1-password', '~*', '&*', '+@all');
