@@ -12,6 +12,8 @@ import { forbidden, type AuthUser } from '../auth/user';
 import { allows } from '../auth/roles';
 import { BytePool } from '../byte-pool';
 import type { ConsoleSite, SiteFile } from './console-site';
+import type { Cidr } from '../config/net';
+import { clientAddress } from './client-address';
 
 export interface Authenticator {
   /** Resolves the bearer header to a user or throws FwError ERR_SEC_5001/5002/5003. */
@@ -37,6 +39,8 @@ export interface ServerOptions {
   /** Told of each request refused for its role (403), after the refusal is decided: the
    * audit trail records it (rate-limited there). Must not throw. */
   onForbidden?: (def: RouteDef, req: Req) => void;
+  /** proxies whose X-Forwarded-For names the client (FW_TRUSTED_PROXIES); none: the header is ignored */
+  trustedProxies?: readonly Cidr[];
   /** TLS: the daemon answers HTTPS only (src/api/tls.ts checked the files at start-up). */
   tls?: TlsFiles;
 }
@@ -199,7 +203,7 @@ export class HttpServer {
     const req: Req = {
       id, method, path, params, query: query ? new URLSearchParams(query) : NO_QUERY, headers,
       // the client's address is text made from bytes: only the routes without a token use it
-      ip: def.auth === false || def.anonymous ? Buffer.from(res.getRemoteAddressAsText()).toString() : '',
+      ip: def.auth === false || def.anonymous ? this.clientOf(res, uReq) : '',
       body: undefined, user: undefined as unknown as AuthUser, log: this.opts.logger,
     };
 
@@ -256,6 +260,20 @@ export class HttpServer {
       }
       out.then((r) => this.answerReply(a, r), (e: unknown) => this.answerError(a, e)).finally(finish);
     });
+  }
+
+  /** The client's address (src/api/client-address.ts): the peer's, or the one a trusted proxy names. */
+  private clientOf(res: uWS.HttpResponse, uReq: uWS.HttpRequest): string {
+    const peer = Buffer.from(res.getRemoteAddressAsText()).toString();
+    const proxies = this.opts.trustedProxies;
+    if (!proxies?.length) return peer;
+    // every X-Forwarded-For line, in order (haproxy adds a line of its own after the
+    // client's, nginx appends to the client's line): getHeader would answer the first only
+    const lines: string[] = [];
+    uReq.forEach((key, value) => {
+      if (key === 'x-forwarded-for') lines.push(value);
+    });
+    return clientAddress(peer, lines.join(','), proxies);
   }
 
   /** A request answered later: counted in flight (close waits for it), and its abort noted. */
