@@ -235,12 +235,16 @@ describe('the operator console', () => {
     expect((await ok(d.client.get('/api/policies'))).body).toEqual([]);
   });
 
-  test('a commit made by another client appears without a reload', async () => {
-    await open('Addresses');
-    const other = await new Client(d.url).login();
+  test('a lock and a commit made by another client appear without a reload; an admin may force', async () => {
+    await ok(d.client.post('/api/users', { username: 'bob', password: 'bob-password-123', role: 'operator' }));
+    await open('Session');
+    const other = await new Client(d.url).login('bob', 'bob-password-123');
     await other.begin();
-    // the lock taken elsewhere shows
-    await page.getByTestId('live').filter({ hasText: 'locked by admin' }).waitFor(WAIT);
+    // the lock taken elsewhere shows, with the force discard an admin may use
+    await page.getByTestId('live').filter({ hasText: 'locked by bob' }).waitFor(WAIT);
+    await page.getByRole('button', { name: 'Force discard' }).waitFor(WAIT);
+    expect(await page.getByRole('button', { name: 'Begin session' }).count()).toBe(0);
+    await open('Addresses');
     await ok(other.post('/api/addresses', { name: 'from-elsewhere', ips: ['192.0.2.0/24'] }));
     await other.commit();
     await page.getByTestId('live').filter({ hasText: 'version 4 · unlocked' }).waitFor(WAIT);
@@ -248,7 +252,7 @@ describe('the operator console', () => {
   });
 
   test('each role is offered only what it may do; a 403 that still happens is shown plainly', async () => {
-    for (const [username, role] of [['olga', 'operator'], ['anna', 'auditor'], ['victor', 'viewer']]) {
+    for (const [username, role] of [['olga', 'operator'], ['anna', 'auditor'], ['victor', 'viewer']] as const) {
       await ok(d.client.post('/api/users', { username, password: `${username}-password-123`, role }));
     }
     const nav = async (p: Page) => (await p.getByRole('navigation', { name: 'Main' }).getByRole('link').allInnerTexts()).map((t) => t.trim());
@@ -290,7 +294,7 @@ describe('the operator console', () => {
     await auditor.getByLabel('Action', { exact: true }).fill('config.rollback');
     await auditor.getByRole('button', { name: 'Apply filters' }).click();
     await auditor.getByRole('row', { name: /config\.rollback\s+version 1 loaded/ }).waitFor(WAIT);
-    expect(await auditor.getByRole('row', { name: /config\.commit/ }).count()).toBe(0);
+    expect(await until(() => auditor.getByRole('row', { name: /config\.commit/ }).count(), 0)).toBe(0);
     page = auditor;
     await expectAccessible('audit');
     await auditor.getByRole('link', { name: 'Users', exact: true }).click();
