@@ -62,7 +62,8 @@ export function tokenRoutes(ctx: AppContext, tokens: TokenService): RouteDef[] {
           throw new FwError('ERR_SEC_5008', `a token's role cannot exceed yours: asked ${role}; your role: ${req.user.role}`);
         }
         const lifetime = b.expires_in === undefined ? null : checkRange('expires_in', b.expires_in, 60, MAX_LIFETIME_SEC);
-        let expiresAt = lifetime === null ? null : Date.now() + lifetime * 1000;
+        // whole seconds, as JWTs and /api/me give expiry
+        let expiresAt = lifetime === null ? null : (Math.floor(Date.now() / 1000) + lifetime) * 1000;
         if (req.user.apiToken && Number.isFinite(req.user.exp)) expiresAt = Math.min(expiresAt ?? Infinity, req.user.exp * 1000);
         const { token, record } = mintApiToken(req.user.username, name, role, expiresAt);
         if (!(await ctx.store.addApiToken(record))) throw new FwError('ERR_NET_2006', `you already have a token named "${name}"`);
