@@ -2,6 +2,8 @@
 // API token: 403 ERR_SEC_5008 exactly where the role is not among the operation's x-roles,
 // never elsewhere. A route added without a permission has no x-roles and fails here; the
 // x-roles come from the one roles table, so the document, the router and this test agree.
+import fs from 'node:fs';
+import path from 'node:path';
 import { ROLES, rolesFor, type Role } from '../../src/auth/roles';
 import { Client, ok, useDaemon, type Res } from '../helpers/daemon';
 import { roleClients, type RoleClients } from '../helpers/roles';
@@ -88,3 +90,14 @@ for (const kind of ['jwt', 'api'] as const) {
     expect(refused).toBeGreaterThan(50); // the matrix did refuse: viewers wrote nothing
   });
 }
+
+test('the role table of docs/operations.md is the document\'s x-roles, row for row', () => {
+  const text = fs.readFileSync(path.resolve(__dirname, '../../../docs/operations.md'), 'utf8');
+  const rows = new Map<string, string[]>();
+  for (const m of text.matchAll(/^\| (GET|POST|PUT|DELETE|PATCH) (\S+) \| (.+) \|$/gm)) rows.set(`${m[1]} ${m[2]}`, m[3].split(' | '));
+  for (const op of operations()) {
+    const key = `${op.method} ${op.path}`;
+    const expected = ROLES.map((r) => (!op.roles ? 'public' : op.roles.includes(r) ? 'yes' : '—'));
+    expect({ key, cells: rows.get(key) }).toEqual({ key, cells: expected });
+  }
+});
