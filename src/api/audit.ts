@@ -20,10 +20,11 @@ export class AuditTrail {
 
   constructor(private readonly store: Store) {}
 
-  /** Records `action` by the request's user (or `actor`, e.g. the name a failed login tried). */
-  record(req: Pick<Req, 'id' | 'user'>, action: string, details: string, payload?: unknown, actor?: Actor): Promise<void> {
+  /** Records `action` by the request's user (or `actor`, e.g. the name a failed login tried:
+   * a bare name records no role). */
+  record(req: Pick<Req, 'id' | 'user'>, action: string, details: string, payload?: unknown, actor?: Actor | string): Promise<void> {
     const u = req.user;
-    const who = actor ?? { username: u.username, role: u.role };
+    const who = typeof actor === 'string' ? { username: actor } : actor ?? { username: u.username, role: u.role };
     const token = actor ? undefined : u.apiToken?.name;
     return this.store.audit({ at: Date.now(), user: who.username, role: who.role, token, action, details, reqId: req.id, payload });
   }
