@@ -35,6 +35,13 @@ test('a new account is a viewer unless a role is given; GET /api/users lists rol
   expectError(await admin.put('/api/users/plain', {}), 400, 'ERR_NET_1004');
 });
 
+test('a failed login names the account tried, with no role (an empty name too: the fuzzer found it)', async () => {
+  expectError(await new Client(d.url).post('/api/login', { username: '', password: 'whatever' }), 401, 'ERR_SEC_5005');
+  const failed = (await auditOf('auth.login-failed'))[0];
+  expect(failed).toMatchObject({ user: '' });
+  expect(failed.role).toBeUndefined();
+});
+
 test('an operator cannot make an admin: not an account, not a role change, not a token above its role', async () => {
   const op = await account('op1', 'operator');
   const r = expectError(await op.post('/api/users', { username: 'evil', password: PASSWORD, role: 'admin' }), 403, 'ERR_SEC_5008');
@@ -185,5 +192,9 @@ test('every audit entry names its actor: user, role, and token; refusals are rec
   const refused = (await auditOf('auth.forbidden')).filter((e) => e.user === 'auditee' && e.token === 'robot');
   expect(refused.length).toBeGreaterThanOrEqual(1);
   expect(refused.length).toBeLessThanOrEqual(Math.ceil(seconds) + 1);
-  expect(refused[0]).toMatchObject({ details: 'GET /api/audit', role: 'operator' });
+  expect(refused[0]).toMatchObject({ details: 'GET /api/audit: needs role admin or auditor; your role: operator (API token "robot")', role: 'operator' });
+  // a refusal decided in a handler is recorded the same way
+  expectError(await api.post('/api/tokens', { name: 'up', role: 'admin' }), 403, 'ERR_SEC_5008');
+  const up = (await auditOf('auth.forbidden')).find((e) => e.token === 'robot' && e.details.startsWith('POST /api/tokens'));
+  expect(up.details).toBe('POST /api/tokens: a token\'s role cannot exceed yours: asked admin; your role: operator');
 });
