@@ -4,12 +4,11 @@
 // sent a request. Certificates are made with openssl in the test's folder.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { ADMIN, ADMIN_PASSWORD, startTestDaemon, tempDir, type TestDaemon } from '../helpers/daemon';
 import { eventually } from '../helpers/cluster';
 import { freePort } from '../helpers/redis';
-import { killWithThisProcess } from '../helpers/watchdog';
+import { ownChild, waitForPort } from '../helpers/watchdog';
 import { httpsJson, issueCert, makeCert, type TestCert } from '../helpers/tls';
 
 const dir = tempDir('fwd-haproxy-tls-');
@@ -33,13 +32,6 @@ function config(instances: string[], listen: number): string {
   return cfg;
 }
 
-function listening(p: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = net.connect(p, '127.0.0.1', () => { s.destroy(); resolve(true); });
-    s.on('error', () => resolve(false));
-  });
-}
-
 beforeAll(async () => {
   const ca = makeCert(dir, 'fwd-ca', undefined, 'DNS:fwd-ca');
   const instance = issueCert(dir, 'fwd', ca, 'DNS:fwd-api');
@@ -53,10 +45,10 @@ beforeAll(async () => {
   const cfgFile = path.join(dir, 'haproxy.cfg');
   fs.writeFileSync(cfgFile, config(daemons.map((d) => `127.0.0.1:${d.daemon.port}`), port));
   haproxy = spawn('haproxy', ['-db', '-f', cfgFile], { stdio: ['ignore', 'pipe', 'pipe'] });
-  killWithThisProcess(haproxy);
+  ownChild(haproxy);
   haproxy.stdout!.on('data', (b: Buffer) => { log += b.toString(); });
   haproxy.stderr!.on('data', (b: Buffer) => { log += b.toString(); });
-  if (!(await eventually(() => listening(port), 10_000))) throw new Error(`haproxy did not start: ${log}`);
+  await waitForPort(port, haproxy, () => log);
 });
 
 afterAll(async () => {
