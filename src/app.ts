@@ -165,7 +165,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     const server = new HttpServer({
       host: settings.host, port: settings.port, maxBodyBytes: settings.maxBodyBytes, logger: log,
       routes: allRoutes(ctx, tokens, limiter), auth: tokens, requests: metrics.requests,
-      onForbidden: (def, req) => ctx.audit.forbidden(req, def.method, def.pattern), tls,
+      onForbidden: (def, req, refusal) => ctx.audit.forbidden(req, def.method, def.pattern, refusal.details), tls,
       site: new ConsoleSite(defaultConsoleDir()),
       trustedProxies: parseAddressList(settings.trustedProxies, 'FW_TRUSTED_PROXIES'),
     });

@@ -20,27 +20,29 @@ export class AuditTrail {
 
   constructor(private readonly store: Store) {}
 
-  /** Records `action` by the request's user (or `actor`, e.g. the name a failed login tried). */
-  record(req: Pick<Req, 'id' | 'user'>, action: string, details: string, payload?: unknown, actor?: Actor): Promise<void> {
+  /** Records `action` by the request's user (or `actor`, e.g. the name a failed login tried:
+   * a bare name records no role). */
+  record(req: Pick<Req, 'id' | 'user'>, action: string, details: string, payload?: unknown, actor?: Actor | string): Promise<void> {
     const u = req.user;
-    const who = actor ?? { username: u.username, role: u.role };
-    const token = actor ? undefined : u.apiToken?.name;
+    const who = typeof actor === 'string' ? { username: actor } : actor ?? { username: u.username, role: u.role };
+    const token = actor === undefined ? u.apiToken?.name : undefined;
     return this.store.audit({ at: Date.now(), user: who.username, role: who.role, token, action, details, reqId: req.id, payload });
   }
 
   /**
-   * Records a request refused for its role (403), at most once a second per actor and route:
-   * a script looping on a forbidden call cannot flood the trail. Never throws (the refusal is
-   * answered whatever happens here); a failed write is logged.
+   * Records a request refused for its role (403: `reason` is its details), at most once a
+   * second per actor and route: a script looping on a forbidden call cannot flood the trail.
+   * Undefined when this one is not recorded; else resolves once written, never rejects (the
+   * refusal is answered whatever happens here; a failed write is logged).
    */
-  forbidden(req: Req, method: string, route: string): void {
+  forbidden(req: Req, method: string, route: string, reason: string): Promise<void> | undefined {
     const now = Date.now();
     const key = `${req.user.username}\0${req.user.apiToken?.name ?? ''}\0${method} ${route}`;
     const last = this.refusals.get(key);
-    if (last !== undefined && now - last < 1000) return;
+    if (last !== undefined && now - last < 1000) return undefined;
     if (this.refusals.size >= REFUSALS_MAX) this.refusals.clear();
     this.refusals.set(key, now);
-    this.record(req, 'auth.forbidden', `${method} ${route}`).catch((err: unknown) => {
+    return this.record(req, 'auth.forbidden', `${method} ${route}: ${reason}`).catch((err: unknown) => {
       req.log.warn({ reqId: req.id, err: String(err) }, 'the refusal could not be audited');
     });
   }

@@ -36,13 +36,15 @@ export interface ServerOptions {
   requests?: RequestObserver;
   /** The operator's console, answered for GETs no API route matches. */
   site?: ConsoleSite;
-  /** Told of each request refused for its role (403), after the refusal is decided: the
-   * audit trail records it (rate-limited there). Must not throw. */
-  onForbidden?: (def: RouteDef, req: Req) => void;
-  /** proxies whose X-Forwarded-For names the client (FW_TRUSTED_PROXIES); none: the header is ignored */
-  trustedProxies?: readonly Cidr[];
+  /** Told of each request refused for its role (403, by the route's permission or by its
+   * handler), before the refusal is answered: the audit trail records it (rate-limited there).
+   * A promise it gives is awaited (so the trail has the entry once the 403 is seen); it must
+   * not throw or reject. */
+  onForbidden?: (def: RouteDef, req: Req, refusal: FwError) => Promise<void> | undefined;
   /** TLS: the daemon answers HTTPS only (src/api/tls.ts checked the files at start-up). */
   tls?: TlsFiles;
+  /** proxies whose X-Forwarded-For names the client (FW_TRUSTED_PROXIES); none: the header is ignored */
+  trustedProxies?: readonly Cidr[];
 }
 
 /** PEM files as uWS's SSLApp takes them. */
@@ -202,7 +204,8 @@ export class HttpServer {
     };
     const req: Req = {
       id, method, path, params, query: query ? new URLSearchParams(query) : NO_QUERY, headers,
-      // the client's address is text made from bytes: only the routes without a token use it
+      // the client's address is text made from bytes: only the routes without a token (or
+      // that may go without one: /metrics) use it
       ip: def.auth === false || def.anonymous ? this.clientOf(res, uReq) : '',
       body: undefined, user: undefined as unknown as AuthUser, log: this.opts.logger,
     };
@@ -354,8 +357,26 @@ export class HttpServer {
     obs.observe(s, seconds);
   }
 
-  /** Authenticates, authorizes, parses the body and runs the handler; synchronous as far as they are. */
+  /** Authenticates, authorizes, parses the body and runs the handler; synchronous as far as
+   * they are. A refusal for the caller's role (403), wherever decided, is told to onForbidden. */
   private handle(def: RouteDef, req: Req, raw: Buffer | null): Reply | Promise<Reply> {
+    try {
+      const out = this.authorizeAndRun(def, req, raw);
+      return out instanceof Promise ? out.catch((e: unknown) => this.refused(def, req, e)) : out;
+    } catch (e) {
+      return this.refused(def, req, e);
+    }
+  }
+
+  /** Rethrows `e`, once onForbidden has recorded it when it is a 403 of an authenticated user. */
+  private refused(def: RouteDef, req: Req, e: unknown): never | Promise<never> {
+    if (!isFwError(e) || e.status !== 403 || !req.user || !this.opts.onForbidden) throw e;
+    const recorded = this.opts.onForbidden(def, req, e);
+    if (!recorded) throw e;
+    return recorded.then(() => { throw e; });
+  }
+
+  private authorizeAndRun(def: RouteDef, req: Req, raw: Buffer | null): Reply | Promise<Reply> {
     if (def.auth !== false && !def.anonymous?.(req)) {
       const user = this.opts.auth.authenticate(req.headers.authorization);
       if (user instanceof Promise) return user.then((u) => this.authorized(def, req, u, raw));
@@ -370,10 +391,7 @@ export class HttpServer {
    */
   private authorized(def: RouteDef & { auth?: true }, req: Req, user: AuthUser, raw: Buffer | null): Reply | Promise<Reply> {
     req.user = user;
-    if (!allows(user.role, def.permission)) {
-      this.opts.onForbidden?.(def, req);
-      throw forbidden(def.permission, user);
-    }
+    if (!allows(user.role, def.permission)) throw forbidden(def.permission, user);
     return this.run(def, req, raw);
   }
 

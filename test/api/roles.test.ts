@@ -2,8 +2,10 @@
 // API token: 403 ERR_SEC_5008 exactly where the role is not among the operation's x-roles,
 // never elsewhere. A route added without a permission has no x-roles and fails here; the
 // x-roles come from the one roles table, so the document, the router and this test agree.
+import fs from 'node:fs';
+import path from 'node:path';
 import { ROLES, rolesFor, type Role } from '../../src/auth/roles';
-import { Client, ok, useDaemon, type Res } from '../helpers/daemon';
+import { Client, ok, useDaemon } from '../helpers/daemon';
 import { roleClients, type RoleClients } from '../helpers/roles';
 
 const d = useDaemon();
@@ -44,6 +46,22 @@ async function caller(role: Role, kind: keyof RoleClients, op: Op): Promise<Clie
   return c;
 }
 
+/**
+ * One call of the matrix: the status, and the body of a refusal. An answer that is not a
+ * refusal is not read to its end (a stream, such as server-sent events, never ends): its
+ * status is all the matrix needs, and the other API tests check those answers' bodies.
+ */
+async function call(c: Client, op: Op): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const headers: Record<string, string> = { Authorization: `Bearer ${c.token}` };
+  if (op.body) headers['Content-Type'] = 'application/json';
+  const r = await fetch(d.url + concrete(op.path), { method: op.method, headers, body: op.body ? '{}' : undefined });
+  if (r.status !== 403) {
+    await r.body?.cancel();
+    return { status: r.status, body: null };
+  }
+  return { status: r.status, body: await r.json() };
+}
+
 test('every operation but the public ones names its roles (x-roles, and in its description), from the roles table', () => {
   const ops = operations();
   expect(ops.length).toBeGreaterThan(60);
@@ -73,10 +91,10 @@ for (const kind of ['jwt', 'api'] as const) {
       if (!op.roles) continue;
       for (const role of ROLES) {
         const c = await caller(role, kind, op);
-        const r: Res = await c.raw(op.method, concrete(op.path), op.body ? '{}' : undefined);
+        const r = await call(c, op);
         const allowed = op.roles.includes(role);
         if (allowed ? r.status === 403 : r.status !== 403 || r.body.code !== 'ERR_SEC_5008') {
-          wrong.push(`${role} ${op.method} ${op.path}: ${r.status} ${r.text.slice(0, 160)}`);
+          wrong.push(`${role} ${op.method} ${op.path}: ${r.status} ${JSON.stringify(r.body).slice(0, 160)}`);
         }
         if (!allowed) {
           refused++;
@@ -88,3 +106,14 @@ for (const kind of ['jwt', 'api'] as const) {
     expect(refused).toBeGreaterThan(50); // the matrix did refuse: viewers wrote nothing
   });
 }
+
+test('the role table of docs/operations.md is the document\'s x-roles, row for row', () => {
+  const text = fs.readFileSync(path.resolve(__dirname, '../../../docs/operations.md'), 'utf8');
+  const rows = new Map<string, string[]>();
+  for (const m of text.matchAll(/^\| (GET|POST|PUT|DELETE|PATCH) (\S+) \| (.+) \|$/gm)) rows.set(`${m[1]} ${m[2]}`, m[3].split(' | '));
+  for (const op of operations()) {
+    const key = `${op.method} ${op.path}`;
+    const expected = ROLES.map((r) => (!op.roles ? 'public' : op.roles.includes(r) ? 'yes' : '—'));
+    expect({ key, cells: rows.get(key) }).toEqual({ key, cells: expected });
+  }
+});

@@ -11,15 +11,29 @@ export interface TestCert {
   pem: string; // the certificate's text: the client's CA
 }
 
-/** A self-signed certificate for 127.0.0.1 and localhost; `passphrase` encrypts the key. */
-export function makeCert(dir: string, name: string, passphrase?: string): TestCert {
+const EC_KEY = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'];
+
+/** A self-signed certificate (for 127.0.0.1 and localhost unless `san` says otherwise);
+ * `passphrase` encrypts the key. */
+export function makeCert(dir: string, name: string, passphrase?: string, san = 'DNS:localhost,IP:127.0.0.1'): TestCert {
   const cert = path.join(dir, `${name}.crt`);
   const key = path.join(dir, `${name}.key`);
   const enc = passphrase ? ['-passout', `pass:${passphrase}`] : ['-noenc'];
   execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', ...enc, '-keyout', key, '-out', cert,
-    '-days', '2', '-subj', `/CN=${name}`, '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1',
+    'req', '-x509', ...EC_KEY, ...enc, '-keyout', key, '-out', cert, '-days', '2', '-subj', `/CN=${name}`, '-addext', `subjectAltName=${san}`,
   ], { stdio: 'ignore' });
+  return { cert, key, pem: fs.readFileSync(cert, 'utf8') };
+}
+
+/** A certificate named by `san`, issued by the CA `ca` (a makeCert). */
+export function issueCert(dir: string, name: string, ca: TestCert, san: string): TestCert {
+  const cert = path.join(dir, `${name}.crt`);
+  const key = path.join(dir, `${name}.key`);
+  const csr = path.join(dir, `${name}.csr`);
+  const ext = path.join(dir, `${name}.ext`);
+  fs.writeFileSync(ext, `subjectAltName=${san}\n`);
+  execFileSync('openssl', ['req', ...EC_KEY, '-noenc', '-keyout', key, '-out', csr, '-subj', `/CN=${name}`], { stdio: 'ignore' });
+  execFileSync('openssl', ['x509', '-req', '-in', csr, '-CA', ca.cert, '-CAkey', ca.key, '-days', '2', '-out', cert, '-extfile', ext], { stdio: 'ignore' });
   return { cert, key, pem: fs.readFileSync(cert, 'utf8') };
 }
 

@@ -70,3 +70,20 @@ test('more recent tokens than slots: each still resolves to its own user', async
     for (let i = 0; i < headers.length; i++) expect((t.authenticate(headers[(i * 3) % headers.length]) as AuthUser).username).toBe(names[(i * 3) % headers.length]);
   }
 });
+
+test('a verification that read the account before a forget is answered but not cached (a role change racing it)', async () => {
+  let release: () => void = () => undefined;
+  const gate = new Promise<void>((r) => { release = r; });
+  const store = {
+    isRevoked: async () => false,
+    getUser: async (name: string) => { await gate; return { username: name, role: 'admin' }; },
+  } as unknown as Store;
+  const t = new TokenService('unit-test-secret-of-some-length', 60, store);
+  const header = `Bearer ${t.issue({ username: 'ops', role: 'admin' }).token}`;
+  const first = t.authenticate(header) as Promise<AuthUser>;
+  t.forgetUser('ops'); // e.g. told of a demotion while the account was being read
+  release();
+  expect((await first).role).toBe('admin');
+  expect(t.authenticate(header)).toBeInstanceOf(Promise); // verified again, not from the cache
+  await t.close();
+});

@@ -51,7 +51,7 @@ export function authRoutes(ctx: AppContext, tokens: TokenService, limiter: Login
           await limiter.recordFailure(req.ip, b.username);
           ctx.metrics.loginFailures.inc();
           req.log.warn({ reqId: req.id, username: b.username, ip: req.ip }, 'login failed');
-          await ctx.audit.record(req, 'auth.login-failed', `from ${req.ip}`, undefined, { username: b.username });
+          await ctx.audit.record(req, 'auth.login-failed', `from ${req.ip}`, undefined, b.username);
           throw new FwError('ERR_SEC_5005', 'unknown user or wrong password');
         }
         await limiter.recordSuccess(b.username);

