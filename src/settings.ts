@@ -39,6 +39,10 @@ export interface Settings {
   advertise: string | undefined;
   /** FW_EVAL_THREADS: worker threads for large POST /api/eval/batch requests; 0: all inline */
   evalThreads: number;
+  /** FW_EVENTS_HEARTBEAT (seconds): the comment line written to idle GET /api/events streams */
+  eventsHeartbeatMs: number;
+  /** FW_EVENTS_KEEP: recent events kept for clients that resume with Last-Event-ID */
+  eventsKeep: number;
 }
 
 function onOff(env: NodeJS.ProcessEnv, name: string, def: boolean): boolean {
@@ -122,5 +126,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     nodeId: env.FW_NODE_ID ? name(env, 'FW_NODE_ID', '') : undefined,
     advertise: env.FW_ADVERTISE || undefined,
     evalThreads: int(env, 'FW_EVAL_THREADS', defaultEvalThreads(), 0, 64),
+    eventsHeartbeatMs: int(env, 'FW_EVENTS_HEARTBEAT', 15, 1, 3600) * 1000,
+    eventsKeep: int(env, 'FW_EVENTS_KEEP', 1000, 10, 100_000),
   };
 }

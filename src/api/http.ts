@@ -19,7 +19,12 @@ export interface Req {
   path: string;
   params: Record<string, string>;
   query: URLSearchParams;
-  headers: { authorization: string; ifNoneMatch: string };
+  headers: {
+    authorization: string;
+    ifNoneMatch: string;
+    /** the headers a route lists in `requestHeaders`, by their lower-case names ("" when absent) */
+    more?: Record<string, string>;
+  };
   /** The client's address on routes without a token (login, metrics); "" on the others. */
   ip: string;
   /** Parsed JSON body; undefined when the request had none (or on a body: 'raw' route). */
@@ -42,6 +47,25 @@ export interface Reply {
   /** Called once the answer has been handed to uWS (or dropped: the client went away): json's
    * memory may be reused after (pooled batch answers). */
   release?: () => void;
+  /**
+   * A streamed answer (Server-Sent Events): the server writes the status and `headers` (which
+   * name the Content-Type), then hands the open stream to this function; `body` is unused.
+   */
+  stream?: (out: StreamSink) => void;
+}
+
+/**
+ * An answer written over time. Writes never block: text the client is not reading yet is
+ * queued, and a client that falls too far behind is disconnected (it may resume).
+ */
+export interface StreamSink {
+  /** Sends text (or queues it behind earlier text); false once the stream is closed. */
+  write(text: string): boolean;
+  /** Ends the answer. */
+  end(): void;
+  /** Called once when the stream ends: the client went away, end(), or the server stops. */
+  onClose(listener: () => void): void;
+  readonly closed: boolean;
 }
 
 export type Handler = (req: Req) => Promise<Reply> | Reply;
@@ -58,6 +82,13 @@ export interface RouteOptions {
   /** What the caller's role must hold (src/auth/roles.ts); checked by the server before the
    * handler runs, listed in the OpenAPI document. */
   permission?: Permission;
+  /** Request headers (lower-case names) the handler reads, in req.headers.more. */
+  requestHeaders?: readonly string[];
+  /**
+   * The token may come as the query parameter access_token when no Authorization header is
+   * sent: only GET /api/events, for browsers' EventSource, which cannot send headers.
+   */
+  queryToken?: boolean;
 }
 
 /** A query parameter of a route, as the OpenAPI document shows it. */

@@ -165,5 +165,6 @@ const TAG_TEXT: Record<string, string> = {
   eval: 'What the configuration does to packets',
   audit: 'The audit trail',
   cluster: 'The instances of a cluster',
+  events: 'Server-Sent Events of commits, confirmations, sessions and nodes',
   operations: 'Health, readiness, metrics and this document',
 };

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { FwError, isFwError, ERRORS } from '../errors';
 import { NO_PARAMS, Router } from './router';
 import { parseJsonBody, type AuthUser, type Reply, type Req, type RouteDef } from './http';
+import { ResponseStream } from './stream';
 import { BytePool } from '../byte-pool';
 
 export interface Authenticator {
@@ -44,6 +45,7 @@ interface Answering {
   done: boolean; // answered
   aborted: boolean; // the client went away
   tracked?: boolean; // counted in flight
+  stream?: ResponseStream; // a streamed answer being written
 }
 
 const STATUS_TEXT: Record<number, string> = {
@@ -76,6 +78,8 @@ export class HttpServer {
   private inFlight = 0;
   private idCounter = 0;
   private drainWaiters: Array<() => void> = [];
+  /** streamed answers still open: ended when the server closes */
+  private readonly streams = new Set<ResponseStream>();
   /** metric series by route (null: no route matched) and status, looked up once each */
   private readonly series = new Map<RouteDef | null, Map<number, unknown>>();
   port = 0;
@@ -119,6 +123,7 @@ export class HttpServer {
   async close(timeoutMs = 10_000): Promise<void> {
     if (this.listenSocket) uWS.us_listen_socket_close(this.listenSocket);
     this.listenSocket = null;
+    for (const s of [...this.streams]) s.end(); // event streams never finish by themselves
     if (this.inFlight > 0) {
       await Promise.race([
         new Promise<void>((r) => this.drainWaiters.push(r)),
@@ -165,10 +170,14 @@ export class HttpServer {
     // the query only where the route reads one (its document lists it)
     const query = def.doc.query ? uReq.getQuery() : '';
     // If-None-Match only where an ETag is answered
-    const headers = {
+    const headers: Req['headers'] = {
       authorization: uReq.getHeader(KEY.authorization),
       ifNoneMatch: def.doc.etag ? uReq.getHeader(KEY.ifNoneMatch) : '',
     };
+    if (def.requestHeaders) {
+      headers.more = {};
+      for (const h of def.requestHeaders) headers.more[h] = uReq.getHeader(h);
+    }
     const req: Req = {
       id, method, path, params, query: query ? new URLSearchParams(query) : NO_QUERY, headers,
       // the client's address is text made from bytes: only the routes without a token use it
@@ -237,6 +246,7 @@ export class HttpServer {
     a.tracked = true;
     a.res.onAborted(() => {
       a.aborted = true;
+      a.stream?.aborted();
       onAbort();
     });
   }
@@ -248,8 +258,33 @@ export class HttpServer {
   }
 
   private answerReply(a: Answering, r: Reply): void {
+    if (r.stream) return this.answerStream(a, r);
     this.answer(a, r.status ?? 200, r.json ?? JSON.stringify(r.body), r.headers);
     r.release?.(); // uWS copied what it did not send at once
+  }
+
+  /**
+   * Starts a streamed answer: status and headers now, then the route's writer. Counted and
+   * logged like any answer when it starts; not in flight (close() ends it instead of waiting).
+   */
+  private answerStream(a: Answering, r: Reply): void {
+    if (a.aborted || a.done) return;
+    a.done = true;
+    // inside uWS's request call (not tracked) the abort handler can still be attached now
+    if (!a.tracked) a.res.onAborted(() => { a.aborted = true; a.stream?.aborted(); });
+    const stream = new ResponseStream(a.res, () => this.streams.delete(stream));
+    a.stream = stream;
+    this.streams.add(stream);
+    a.res.cork(() => {
+      a.res.writeStatus(STATUS_TEXT[r.status ?? 200] ?? String(r.status));
+      a.res.writeHeader(OUT.requestId, a.id);
+      for (const k in r.headers) a.res.writeHeader(headerName(k), r.headers[k]);
+      r.stream!(stream);
+    });
+    const ms = performance.now() - a.started;
+    this.count(a.def, a.method, r.status ?? 200, ms / 1000);
+    this.opts.logger.info({ reqId: a.id, method: a.method, path: a.path, status: r.status ?? 200 }, 'stream opened');
+    stream.onClose(() => this.opts.logger.info({ reqId: a.id, path: a.path, seconds: Math.round((performance.now() - a.started) / 1000) }, 'stream closed'));
   }
 
   private answerError(a: Answering, e: unknown): void {
@@ -295,7 +330,7 @@ export class HttpServer {
   /** Authenticates, parses the body and runs the handler; synchronous as far as they are. */
   private handle(def: RouteDef, req: Req, raw: Buffer | null): Reply | Promise<Reply> {
     if (def.auth !== false) {
-      const user = this.opts.auth.authenticate(req.headers.authorization);
+      const user = this.opts.auth.authenticate(this.bearerOf(def, req));
       if (user instanceof Promise) {
         return user.then((u) => {
           req.user = u;
@@ -305,6 +340,13 @@ export class HttpServer {
       req.user = user;
     }
     return this.run(def, req, raw);
+  }
+
+  /** The Authorization header, or on a queryToken route without one, ?access_token= as if it were. */
+  private bearerOf(def: RouteDef, req: Req): string {
+    if (!def.queryToken || req.headers.authorization !== '') return req.headers.authorization;
+    const t = req.query.get('access_token');
+    return t ? `Bearer ${t}` : '';
   }
 
   private run(def: RouteDef, req: Req, raw: Buffer | null): Reply | Promise<Reply> {

@@ -14,6 +14,8 @@ export class MetaState {
   readonly users = new Map<string, UserRecord>();
   /** jti -> expiry in unix ms */
   readonly revoked = new Map<string, number>();
+  /** the last commit confirmed that was confirmed (0: none) */
+  confirmed: number;
 
   private waiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
   private loop: Promise<void> | null = null;
@@ -27,6 +29,7 @@ export class MetaState {
     this.running = meta.running;
     this.lastEndedSession = meta.lastEndedSession;
     this.secret = meta.secret;
+    this.confirmed = typeof meta.confirmed === 'number' ? meta.confirmed : 0;
     for (const u of meta.users) this.users.set(u.username, { ...u });
     const now = Date.now();
     for (const [jti, exp] of Object.entries(meta.revoked)) {
@@ -66,6 +69,7 @@ export class MetaState {
       secret: this.secret,
       users: this.sortedUsers(),
       revoked,
+      confirmed: this.confirmed,
     };
   }
 

@@ -17,6 +17,11 @@ export interface VersionMeta {
   time: number; // unix ms
   description: string;
   summary: string; // change summary, e.g. "2 added, 1 changed, 0 deleted"
+  /**
+   * A commit confirmed: the time (unix ms) by which POST /api/config/confirm (or a later
+   * commit) must keep this version, else the daemon restores the version before it.
+   */
+  confirmBy?: number;
 }
 
 export interface VersionRecord extends VersionMeta {
@@ -158,6 +163,20 @@ export interface Store {
    * A crash at any moment leaves either the old state or the new one.
    */
   commit(sessionId: string, journalLength: number, version: VersionRecord): Promise<void>;
+
+  /** The last version recorded as confirmed (confirmVersion); 0 when none ever was. */
+  confirmedVersion(): Promise<number>;
+  /**
+   * Records that the commit confirmed of `version` is confirmed, durably. False (nothing
+   * recorded) when its automatic revert has been claimed (claimRevert) and may be under way.
+   */
+  confirmVersion(version: number): Promise<boolean>;
+  /**
+   * Claims the automatic revert of the unconfirmed `version` for `leaseMs`, in every process
+   * that shares the store. False when it was confirmed, or another live claim holds it (an
+   * instance that dies mid-revert lets its claim lapse, and another takes it over).
+   */
+  claimRevert(version: number, leaseMs: number): Promise<boolean>;
 
   /** Records an event durably before resolving; it gets the next id. */
   audit(event: AuditEvent): Promise<void>;

@@ -33,7 +33,9 @@ import type { FailureLog } from '../../auth/login-limiter';
 export type StoreEvent =
   | { type: 'version'; version: number }
   | { type: 'revoked'; jti: string }
-  | { type: 'user-deleted'; username: string };
+  | { type: 'user-deleted'; username: string }
+  /** an entry of GET /api/events (src/events), with its cluster-wide id */
+  | { type: 'event'; event: { id: number } & Record<string, unknown> };
 
 export interface RedisStoreOptions {
   url: string;
@@ -47,10 +49,13 @@ export interface RedisStoreOptions {
   auditMax?: number;
 }
 
-type ScriptName = 'fwInit' | 'fwBegin' | 'fwHead' | 'fwAppend' | 'fwEnd' | 'fwClaim' | 'fwRelease' | 'fwCommit' | 'fwDeleteUser' | 'fwRevoke' | 'fwRecordFailure' | 'fwAudit';
+type ScriptName = 'fwConfirm' | 'fwClaimRevert' | 'fwEvent' | 'fwInit' | 'fwBegin' | 'fwHead' | 'fwAppend' | 'fwEnd' | 'fwClaim' | 'fwRelease' | 'fwCommit' | 'fwDeleteUser' | 'fwRevoke' | 'fwRecordFailure' | 'fwAudit';
 type Scripted = Redis & Record<ScriptName, (...args: (string | number)[]) => Promise<unknown>>;
 
 const SCRIPTS: Record<ScriptName, { keys: number; lua: string }> = {
+  fwConfirm: { keys: 2, lua: lua.CONFIRM },
+  fwClaimRevert: { keys: 2, lua: lua.CLAIM_REVERT },
+  fwEvent: { keys: 2, lua: lua.EVENT },
   fwInit: { keys: 3, lua: lua.INIT },
   fwBegin: { keys: 3, lua: lua.BEGIN },
   fwHead: { keys: 2, lua: lua.HEAD },
@@ -85,6 +90,10 @@ export function keysOf(clusterName: string) {
     nodes: `${p}nodes`,
     failures: (key: string) => `${p}login-failures:${key}`,
     channel: `${p}events`,
+    confirmed: `${p}confirmed`,
+    revertClaim: `${p}revert-claim`,
+    eventSeq: `${p}event-seq`,
+    eventLog: `${p}event-log`,
   };
 }
 
@@ -322,6 +331,40 @@ export class RedisStore implements Store {
       sessionId, journalLength, n, JSON.stringify(version), JSON.stringify(metaOf(version)), k.channel, JSON.stringify(event), `${sessionId}:${journalLength}`,
     ))) as string;
     if (r !== 'ok') throw new StoreConflict(`cannot commit session ${sessionId} as version ${n}: ${r}`, conflictReason(r));
+  }
+
+  // ---- commit confirmed ----
+
+  async confirmedVersion(): Promise<number> {
+    return Number((await this.call(() => this.redis.get(this.keys.confirmed))) ?? 0);
+  }
+
+  async confirmVersion(version: number): Promise<boolean> {
+    return (await this.call(() => this.redis.fwConfirm(this.keys.confirmed, this.keys.revertClaim, version))) === 'ok';
+  }
+
+  async claimRevert(version: number, leaseMs: number): Promise<boolean> {
+    return (await this.call(() => this.redis.fwClaimRevert(this.keys.confirmed, this.keys.revertClaim, version, leaseMs))) === 'ok';
+  }
+
+  // ---- the events of GET /api/events ----
+
+  /** Numbers the event (one counter for the cluster), keeps it in a trimmed stream and publishes it. */
+  async publishEvent(body: Record<string, unknown>, keep: number): Promise<number> {
+    const k = this.keys;
+    return Number(await this.call(() => this.redis.fwEvent(k.eventSeq, k.eventLog, JSON.stringify(body), keep, k.channel)));
+  }
+
+  /** The kept events after `afterId`, oldest first (at most `count`), and the last id given out. */
+  async eventsAfter(afterId: number, count: number): Promise<{ events: Array<{ id: number } & Record<string, unknown>>; lastId: number }> {
+    const k = this.keys;
+    const [page, last] = await this.call(async () => {
+      const r = await this.redis.multi().xrange(k.eventLog, `(${afterId}-0`, '+', 'COUNT', count).get(k.eventSeq).exec();
+      if (!r) throw new Error('transaction aborted');
+      for (const [err] of r) if (err) throw err;
+      return [r[0][1] as Array<[string, string[]]>, Number(r[1][1] ?? 0)];
+    });
+    return { events: page.map(([, fields]) => JSON.parse(fields[1]) as { id: number } & Record<string, unknown>), lastId: last };
   }
 
   async audit(event: AuditEvent): Promise<void> {
