@@ -7,14 +7,13 @@ import type { AppContext } from '../context';
 import { message, type Req, type RouteDef, type RouteDoc } from '../http';
 import { IsoTime, MessageReply, SessionModel } from '../schemas';
 
+
 /** A commit confirmed waits at most a day (Junos: 65,535 minutes; a day is plenty for a pipeline). */
 const MAX_CONFIRM_TIMEOUT = 86_400;
-
 const CommitBody = Type.Object({
   description: Type.Optional(Type.String({ description: 'at most 1024 characters' })),
   confirm_timeout: Type.Optional(Type.Integer({
-    minimum: 1, maximum: MAX_CONFIRM_TIMEOUT,
-    description: 'commit confirmed: seconds until the daemon restores the previous version unless POST /api/config/confirm (or another commit) comes first',
+    description: `commit confirmed: seconds (1 to ${MAX_CONFIRM_TIMEOUT}) until the daemon restores the previous version unless POST /api/config/confirm (or another commit) comes first`,
   })),
 }, { additionalProperties: false });
 const RollbackBody = Type.Object({ version: Type.Integer() }, { additionalProperties: false });
