@@ -1,5 +1,5 @@
 // /api/config/*: the configuration session, commit, history and rollback.
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { FwError } from '../../errors';
 import { checkRange, shapeChecker } from '../../config/validate';
 import { serializeDoc } from '../../config/document';
@@ -28,6 +28,8 @@ const DiffReply = Type.Object({
   deleted: DiffItems,
   reordered: Type.Array(Type.String()),
 }, { additionalProperties: false });
+/** GET /api/config/diff's answer (also the answer of a declarative load; fwctl plan and apply show it). */
+export type DiffReplyModel = Static<typeof DiffReply>;
 const versionFields = {
   version: Type.Integer({ minimum: 0 }),
   author: Type.String(),
