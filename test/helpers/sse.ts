@@ -3,6 +3,7 @@
 import { FormatRegistry } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { FwEventSchema, ResyncEvent } from '../../src/events/types';
+import { SseParser, type SseMessage as RawMessage } from '../../src/cli/sse-parser';
 
 if (!FormatRegistry.Has('date-time')) FormatRegistry.Set('date-time', (v) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(v));
 
@@ -33,11 +34,13 @@ export async function openEvents(url: string, path = '/api/events', headers: Rec
   const comments: string[] = [];
   const taken = new Set<SseMessage>();
   let wake: () => void = () => undefined;
+  let failure: Error | null = null;
   const stream: SseStream = {
     status: r.status, headers: r.headers, error: null, messages, comments,
     async next(match, what = 'an event', timeoutMs = 20_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
+        if (failure) throw failure;
         const m = messages.find((x) => !taken.has(x) && match(x));
         if (m) {
           taken.add(m);
@@ -64,20 +67,23 @@ export async function openEvents(url: string, path = '/api/events', headers: Rec
   }
   const reader = r.body!.getReader();
   const decoder = new TextDecoder();
-  let buf = '';
+  const parser = new SseParser((m) => {
+    try {
+      messages.push(checked(m));
+    } catch (e) {
+      failure = e as Error; // reported by the next next()
+    }
+    wake();
+  }, (text) => {
+    comments.push(text);
+    wake();
+  });
   void (async () => {
     try {
       for (;;) {
         const { value, done } = await reader.read();
         if (done) return;
-        buf += decoder.decode(value, { stream: true });
-        let cut: number;
-        while ((cut = buf.indexOf('\n\n')) >= 0) {
-          const block = buf.slice(0, cut);
-          buf = buf.slice(cut + 2);
-          parseBlock(block, messages, comments);
-          wake();
-        }
+        parser.push(decoder.decode(value, { stream: true }));
       }
     } catch {
       // aborted by close()
@@ -86,21 +92,11 @@ export async function openEvents(url: string, path = '/api/events', headers: Rec
   return stream;
 }
 
-function parseBlock(block: string, messages: SseMessage[], comments: string[]): void {
-  let id: string | null = null;
-  let event = 'message';
-  const data: string[] = [];
-  for (const line of block.split('\n')) {
-    if (line.startsWith(':')) comments.push(line.slice(1).trim());
-    else if (line.startsWith('id: ')) id = line.slice(4);
-    else if (line.startsWith('event: ')) event = line.slice(7);
-    else if (line.startsWith('data: ')) data.push(line.slice(6));
-  }
-  if (!data.length) return;
-  const parsed = JSON.parse(data.join('\n'));
-  // every event on the wire is one the published schema describes
-  const schema = event === 'resync' ? ResyncEvent : FwEventSchema;
-  if (!Value.Check(schema, parsed)) throw new Error(`event does not match its schema: ${data.join('\n')}`);
-  if (parsed.type !== event || String(parsed.id) !== id) throw new Error(`event line and data disagree: ${block}`);
-  messages.push({ id, event, data: parsed });
+/** The message with its data parsed, checked against the published schema and its own id and event lines. */
+function checked(m: RawMessage): SseMessage {
+  const parsed = JSON.parse(m.data);
+  const schema = m.event === 'resync' ? ResyncEvent : FwEventSchema;
+  if (!Value.Check(schema, parsed)) throw new Error(`event does not match its schema: ${m.data}`);
+  if (parsed.type !== m.event || String(parsed.id) !== m.id) throw new Error(`event line and data disagree: ${JSON.stringify(m)}`);
+  return { id: m.id, event: m.event, data: parsed };
 }
