@@ -130,3 +130,18 @@ export const AUDIT = `
 local id = redis.call('INCR', KEYS[2])
 redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], id .. '-1', 'e', ARGV[1])
 return id`;
+
+/**
+ * KEYS idempotency key; ARGV claimJson leaseMs. What the key holds, or nil after claiming it
+ * (the claim lapses after leaseMs unless an answer replaces it).
+ */
+export const IDEM_CLAIM = `
+local v = redis.call('GET', KEYS[1])
+if v then return v end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return false`;
+
+/** KEYS idempotency key; ARGV claimJson. Drops the claim if it is still that one (no answer). */
+export const IDEM_RELEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 0`;
