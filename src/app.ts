@@ -18,6 +18,7 @@ import { TokenService } from './auth/tokens';
 import { LoginLimiter } from './auth/login-limiter';
 import { hashPassword, randomPassword } from './auth/passwords';
 import { HttpServer } from './api/server';
+import { Idempotency } from './api/idempotency';
 import type { AppContext } from './api/context';
 import { allRoutes } from './api/routes';
 import { createCompiler, type CommitCompiler } from './workers/commit-compiler';
@@ -176,6 +177,8 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     const server = new HttpServer({
       host: settings.host, port: settings.port, maxBodyBytes: settings.maxBodyBytes, logger: log,
       routes: allRoutes(ctx, tokens, limiter), auth: tokens, requests: metrics.requests,
+      // a claim outlives the longest request (a commit), so a live first request is never run twice
+      idempotency: new Idempotency(store, { ttlMs: settings.idempotencyTtlMs, leaseMs: 2 * settings.commitTimeoutMs + 10_000 }),
     });
     metrics.inFlight = () => server.requestsInFlight;
     await Promise.all([cluster?.queue.ready(), cluster?.worker?.ready()]);

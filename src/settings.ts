@@ -43,6 +43,10 @@ export interface Settings {
   eventsHeartbeatMs: number;
   /** FW_EVENTS_KEEP: recent events kept for clients that resume with Last-Event-ID */
   eventsKeep: number;
+  /** FW_IDEMPOTENCY_TTL: how long the answer of a request with an Idempotency-Key is kept */
+  idempotencyTtlMs: number;
+  /** FW_MAX_LOAD_BODY: the body limit of a whole-configuration load and of a batch */
+  maxLoadBodyBytes: number;
 }
 
 function onOff(env: NodeJS.ProcessEnv, name: string, def: boolean): boolean {
@@ -128,5 +132,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     evalThreads: int(env, 'FW_EVAL_THREADS', defaultEvalThreads(), 0, 64),
     eventsHeartbeatMs: int(env, 'FW_EVENTS_HEARTBEAT', 15, 1, 3600) * 1000,
     eventsKeep: int(env, 'FW_EVENTS_KEEP', 1000, 10, 100_000),
+    idempotencyTtlMs: int(env, 'FW_IDEMPOTENCY_TTL', 86400, 1, 30 * 86400) * 1000,
+    maxLoadBodyBytes: int(env, 'FW_MAX_LOAD_BODY', 64 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
   };
 }

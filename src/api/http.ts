@@ -3,6 +3,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { Logger } from 'pino';
 import { FwError } from '../errors';
 import type { Permission } from '../auth/roles';
+import type { ObjectChange } from '../config/changes';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH' | 'HEAD' | 'OPTIONS';
 
@@ -19,9 +20,12 @@ export interface Req {
   path: string;
   params: Record<string, string>;
   query: URLSearchParams;
+  /** accept and contentType are read only on routes whose document says `yaml` ("" elsewhere) */
   headers: {
     authorization: string;
     ifNoneMatch: string;
+    accept: string;
+    contentType: string;
     /** the headers a route lists in `requestHeaders`, by their lower-case names ("" when absent) */
     more?: Record<string, string>;
   };
@@ -118,8 +122,19 @@ export interface RouteDoc {
   errors?: number[];
   /** reads of the running version: ETag on the answer, 304 on If-None-Match */
   etag?: boolean;
+  /** the answer (GET) or the body (PUT) may also be application/yaml (export and load) */
+  yaml?: boolean;
   /** answers other than 200 with a body of their own (not the error body): /readyz's 503 */
   otherAnswers?: Record<number, { description: string; schema: TSchema }>;
+}
+
+/**
+ * A route that changes one object of the candidate: the change a request makes, and its
+ * success message. POST /api/config/batch runs the same changes with the same checks.
+ */
+export interface ObjectChangeRoute {
+  build(params: Record<string, string>, body: unknown): ObjectChange;
+  message: string;
 }
 
 export interface RouteDef extends RouteOptions {
@@ -127,6 +142,7 @@ export interface RouteDef extends RouteOptions {
   pattern: string; // "/api/addresses/:name"
   handler: Handler;
   doc: RouteDoc;
+  change?: ObjectChangeRoute;
 }
 
 /** A success answer of a changing operation: a JSON object of string values. */

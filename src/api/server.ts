@@ -10,6 +10,7 @@ import { NO_PARAMS, Router } from './router';
 import { parseJsonBody, type AuthUser, type Reply, type Req, type RouteDef } from './http';
 import { ResponseStream } from './stream';
 import { BytePool } from '../byte-pool';
+import { fingerprint, type Idempotency } from './idempotency';
 
 export interface Authenticator {
   /** Resolves the bearer header to a user or throws FwError ERR_SEC_5001/5002/5003. */
@@ -30,9 +31,18 @@ export interface ServerOptions {
   routes: RouteDef[];
   auth: Authenticator;
   requests?: RequestObserver;
+  /** Idempotency-Key handling of changing requests (absent: the header is ignored) */
+  idempotency?: Idempotency;
 }
 
 const KNOWN_METHODS = new Set(['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS']);
+
+/** What an Idempotency-Key request adds to its fingerprint: the path with its query, the media type. */
+interface IdemRequest {
+  key: string;
+  target: string;
+  contentType: string;
+}
 
 /** One request being answered. */
 interface Answering {
@@ -50,7 +60,7 @@ interface Answering {
 
 const STATUS_TEXT: Record<number, string> = {
   200: '200 OK', 304: '304 Not Modified', 400: '400 Bad Request', 401: '401 Unauthorized', 404: '404 Not Found',
-  405: '405 Method Not Allowed', 409: '409 Conflict', 413: '413 Payload Too Large',
+  405: '405 Method Not Allowed', 409: '409 Conflict', 413: '413 Payload Too Large', 422: '422 Unprocessable Content',
   429: '429 Too Many Requests', 500: '500 Internal Server Error', 503: '503 Service Unavailable',
   504: '504 Gateway Timeout',
 };
@@ -65,6 +75,9 @@ const KEY = {
   transferEncoding: Buffer.from('transfer-encoding'),
   authorization: Buffer.from('authorization'),
   ifNoneMatch: Buffer.from('if-none-match'),
+  accept: Buffer.from('accept'),
+  contentType: Buffer.from('content-type'),
+  idempotencyKey: Buffer.from('idempotency-key'),
 };
 const OUT = { contentType: Buffer.from('Content-Type'), json: Buffer.from('application/json'), requestId: Buffer.from('X-Request-Id') };
 /** The query of a request without one (handlers only read it). */
@@ -173,11 +186,16 @@ export class HttpServer {
     const headers: Req['headers'] = {
       authorization: uReq.getHeader(KEY.authorization),
       ifNoneMatch: def.doc.etag ? uReq.getHeader(KEY.ifNoneMatch) : '',
+      accept: def.doc.yaml ? uReq.getHeader(KEY.accept) : '',
+      contentType: def.doc.yaml ? uReq.getHeader(KEY.contentType) : '',
     };
     if (def.requestHeaders) {
       headers.more = {};
       for (const h of def.requestHeaders) headers.more[h] = uReq.getHeader(h);
     }
+    // a changing request with an Idempotency-Key: what identifies the request besides its body
+    const idemKey = bodiless || !this.opts.idempotency ? '' : uReq.getHeader(KEY.idempotencyKey);
+    const idem: IdemRequest | null = idemKey === '' ? null : { key: idemKey, target: `${path}?${uReq.getQuery() ?? ''}`, contentType: uReq.getHeader(KEY.contentType) };
     const req: Req = {
       id, method, path, params, query: query ? new URLSearchParams(query) : NO_QUERY, headers,
       // the client's address is text made from bytes: only the routes without a token use it
@@ -190,7 +208,7 @@ export class HttpServer {
       // running version) is answered within this call, with no promise and nothing to track
       let out: Reply | Promise<Reply>;
       try {
-        out = this.handle(def, req, null);
+        out = this.handle(def, req, null, idem);
       } catch (e) {
         return this.answerError(a, e);
       }
@@ -227,7 +245,7 @@ export class HttpServer {
       };
       let out: Reply | Promise<Reply>;
       try {
-        out = this.handle(def, req, raw);
+        out = this.handle(def, req, raw, idem);
       } catch (e) {
         this.answerError(a, e);
         return finish();
@@ -328,16 +346,17 @@ export class HttpServer {
   }
 
   /** Authenticates, parses the body and runs the handler; synchronous as far as they are. */
-  private handle(def: RouteDef, req: Req, raw: Buffer | null): Reply | Promise<Reply> {
+  private handle(def: RouteDef, req: Req, raw: Buffer | null, idem: IdemRequest | null): Reply | Promise<Reply> {
     if (def.auth !== false) {
       const user = this.opts.auth.authenticate(this.bearerOf(def, req));
       if (user instanceof Promise) {
         return user.then((u) => {
           req.user = u;
-          return this.run(def, req, raw);
+          return this.runOnce(def, req, raw, idem);
         });
       }
       req.user = user;
+      return this.runOnce(def, req, raw, idem);
     }
     return this.run(def, req, raw);
   }
@@ -347,6 +366,13 @@ export class HttpServer {
     if (!def.queryToken || req.headers.authorization !== '') return req.headers.authorization;
     const t = req.query.get('access_token');
     return t ? `Bearer ${t}` : '';
+  }
+
+  /** Runs an authenticated request, once per Idempotency-Key when it has one. */
+  private runOnce(def: RouteDef, req: Req, raw: Buffer | null, idem: IdemRequest | null): Reply | Promise<Reply> {
+    if (!idem || !this.opts.idempotency) return this.run(def, req, raw);
+    const print = fingerprint(req.method, idem.target, idem.contentType, raw);
+    return this.opts.idempotency.run(req, idem.key, print, () => this.run(def, req, raw));
   }
 
   private run(def: RouteDef, req: Req, raw: Buffer | null): Reply | Promise<Reply> {

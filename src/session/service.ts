@@ -462,10 +462,10 @@ export class ConfigService<C = unknown> {
   }
 
   /** The candidate of the active session (any admin may read it). */
-  async candidate(): Promise<{ doc: ConfigDoc; seq: number; sessionId: string }> {
-    await this.liveSession();
-    if (!this.cand) throw new FwError('ERR_SYS_3001', 'no active configuration session');
-    return this.cand;
+  async candidate(): Promise<{ doc: ConfigDoc; seq: number; sessionId: string; baseVersion: number }> {
+    const s = await this.liveSession();
+    if (!s || !this.cand) throw new FwError('ERR_SYS_3001', 'no active configuration session');
+    return { ...this.cand, baseVersion: s.baseVersion };
   }
 
   /** The candidate compiled in the worker pool; rebuilt only when the journal has grown. */

@@ -9,6 +9,7 @@ import type { SerializedDoc } from '../config/document';
 import { FwError, isFwError } from '../errors';
 import { acquireDirLock, type DirLock } from './dir-lock';
 import { MetaState } from './meta-state';
+import { IdempotencyLog } from './idempotency-log';
 import { DIR_MODE, FILE_MODE, GroupAppender, atomicWriteFile, cutPartialLastLine, durableUnlink, ensureDurableFile, errCode, fsyncDir } from './files';
 import {
   dropUncommittedVersions,
@@ -31,7 +32,9 @@ import {
   type AuditEntry,
   type AuditEvent,
   type AuditQuery,
+  type IdempotencyRecord,
   type JournalEntry,
+  type StoredAnswer,
   type SessionRecord,
   type SessionHead,
   type SessionState,
@@ -99,6 +102,7 @@ export class EmbeddedStore implements Store {
   private auditLog!: GroupAppender;
   /** Every audit entry, oldest first (entry i has id i + 1): read at open, appended after each durable write. */
   private auditEntries: AuditEntry[] = [];
+  private idempotency!: IdempotencyLog;
 
   constructor(opts: EmbeddedStoreOptions) {
     this.paths = layout(opts.dir);
@@ -168,6 +172,8 @@ export class EmbeddedStore implements Store {
     this.auditEntries = await loadAudit(p.audit, this.log);
     this.history = GroupAppender.open(p.history, (e) => this.fail(e));
     this.auditLog = GroupAppender.open(p.audit, (e) => this.fail(e));
+    this.idempotency = new IdempotencyLog(p.idempotency, (e) => this.fail(e));
+    await this.idempotency.open();
     this.log.info({ dir: p.dir, running: meta.running, session: s !== null }, 'embedded store open');
   }
 
@@ -196,6 +202,7 @@ export class EmbeddedStore implements Store {
     await this.session?.log.close().catch(() => undefined);
     await this.history.close().catch(() => undefined);
     await this.auditLog.close().catch(() => undefined);
+    await this.idempotency.close().catch(() => undefined);
     this.lock?.release();
     this.state = 'closed';
   }
@@ -510,5 +517,26 @@ export class EmbeddedStore implements Store {
 
   async ping(): Promise<void> {
     this.check();
+  }
+
+  // ---- idempotency keys ----
+
+  async claimIdempotencyKey(scope: string, fingerprint: string, leaseMs: number): Promise<IdempotencyRecord | null> {
+    this.check();
+    return this.idempotency.claim(scope, fingerprint, leaseMs);
+  }
+
+  async saveIdempotentAnswer(scope: string, fingerprint: string, answer: StoredAnswer, ttlMs: number): Promise<void> {
+    this.check();
+    try {
+      await this.idempotency.save(scope, fingerprint, answer, ttlMs);
+    } catch (e) {
+      throw this.fail(e);
+    }
+  }
+
+  async releaseIdempotencyKey(scope: string, fingerprint: string): Promise<void> {
+    this.check();
+    this.idempotency.release(scope, fingerprint);
   }
 }

@@ -28,6 +28,8 @@ export interface Paths {
   history: string;
   session: string;
   audit: string;
+  /** saved answers of requests made with an Idempotency-Key */
+  idempotency: string;
   version(n: number): string;
 }
 
@@ -40,6 +42,7 @@ export function layout(dir: string): Paths {
     history: path.join(dir, 'history.log'),
     session: path.join(dir, 'session.log'),
     audit: path.join(dir, 'audit.log'),
+    idempotency: path.join(dir, 'idempotency.log'),
     version: (n) => path.join(versions, `${n}.json`),
   };
 }

@@ -70,6 +70,22 @@ export interface AuditQuery {
   action?: string;
 }
 
+/** The answer of a request made with an Idempotency-Key, as it is replayed. */
+export interface StoredAnswer {
+  status: number;
+  body: string;
+  headers: Record<string, string>;
+}
+
+/**
+ * What the store holds for one Idempotency-Key of one user: the fingerprint of the request
+ * that used it first, and its answer once it has one (null while that request runs).
+ */
+export interface IdempotencyRecord {
+  fingerprint: string;
+  answer: StoredAnswer | null;
+}
+
 export interface SessionState {
   session: SessionRecord;
   journal: JournalEntry[];
@@ -182,6 +198,17 @@ export interface Store {
   audit(event: AuditEvent): Promise<void>;
   /** The recorded events that match `query`, newest (highest id) first. */
   listAudit(query: AuditQuery): Promise<AuditEntry[]>;
+
+  /**
+   * Claims the idempotency key `scope` (user and key) for a request with `fingerprint`: null
+   * when this call claimed it (the claim lapses after `leaseMs` unless an answer is saved),
+   * else what the key already holds (nothing changed). Atomic across every instance.
+   */
+  claimIdempotencyKey(scope: string, fingerprint: string, leaseMs: number): Promise<IdempotencyRecord | null>;
+  /** Stores the answer of the claim's request, kept `ttlMs`. */
+  saveIdempotentAnswer(scope: string, fingerprint: string, answer: StoredAnswer, ttlMs: number): Promise<void>;
+  /** Drops a claim without an answer (the request failed in a way a retry may fix). */
+  releaseIdempotencyKey(scope: string, fingerprint: string): Promise<void>;
 
   /** Resolves when the store can serve calls; rejects (FwError ERR_SYS_4002) when it cannot. Cheap: /readyz calls it. */
   ping(): Promise<void>;

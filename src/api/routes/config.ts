@@ -21,7 +21,7 @@ const commitShape = shapeChecker(CommitBody);
 const rollbackShape = shapeChecker(RollbackBody);
 
 const DiffItems = Type.Array(Type.Object({ kind: Type.String(), key: Type.String() }, { additionalProperties: false }));
-const DiffReply = Type.Object({
+export const DiffReply = Type.Object({
   base_version: Type.Integer({ minimum: 0 }),
   added: DiffItems,
   changed: DiffItems,

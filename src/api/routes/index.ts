@@ -8,6 +8,7 @@ import type { LoginLimiter } from '../../auth/login-limiter';
 import { authRoutes } from './auth';
 import { userRoutes } from './users';
 import { configRoutes } from './config';
+import { automationRoutes } from './automation';
 import { statusRoutes } from './status';
 import { addressRoutes } from './addresses';
 import { evalRoutes } from './eval';
@@ -42,6 +43,7 @@ export function allRoutes(ctx: AppContext, tokens: TokenService, limiter: LoginL
     ...authRoutes(ctx, tokens, limiter),
     ...userRoutes(ctx, tokens),
     ...configRoutes(ctx),
+    ...automationRoutes(ctx, () => routes),
     ...statusRoutes(ctx),
     ...addressRoutes(ctx),
     ...evalRoutes(ctx),

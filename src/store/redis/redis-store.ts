@@ -14,7 +14,9 @@ import {
   type AuditEvent,
   type AuditQuery,
   type ConflictReason,
+  type IdempotencyRecord,
   type JournalEntry,
+  type StoredAnswer,
   type SessionHead,
   type SessionRecord,
   type SessionState,
@@ -49,7 +51,8 @@ export interface RedisStoreOptions {
   auditMax?: number;
 }
 
-type ScriptName = 'fwConfirm' | 'fwClaimRevert' | 'fwEvent' | 'fwInit' | 'fwBegin' | 'fwHead' | 'fwAppend' | 'fwEnd' | 'fwClaim' | 'fwRelease' | 'fwCommit' | 'fwDeleteUser' | 'fwRevoke' | 'fwRecordFailure' | 'fwAudit';
+type ScriptName = 'fwInit' | 'fwBegin' | 'fwHead' | 'fwAppend' | 'fwEnd' | 'fwClaim' | 'fwRelease' | 'fwCommit' | 'fwDeleteUser' | 'fwRevoke' | 'fwRecordFailure' | 'fwAudit'
+  | 'fwIdemClaim' | 'fwIdemRelease' | 'fwConfirm' | 'fwClaimRevert' | 'fwEvent';
 type Scripted = Redis & Record<ScriptName, (...args: (string | number)[]) => Promise<unknown>>;
 
 const SCRIPTS: Record<ScriptName, { keys: number; lua: string }> = {
@@ -68,6 +71,8 @@ const SCRIPTS: Record<ScriptName, { keys: number; lua: string }> = {
   fwRevoke: { keys: 1, lua: lua.REVOKE },
   fwRecordFailure: { keys: 2, lua: lua.RECORD_FAILURE },
   fwAudit: { keys: 2, lua: lua.AUDIT },
+  fwIdemClaim: { keys: 1, lua: lua.IDEM_CLAIM },
+  fwIdemRelease: { keys: 1, lua: lua.IDEM_RELEASE },
 };
 
 /** The key names of one firewall. */
@@ -89,6 +94,7 @@ export function keysOf(clusterName: string) {
     auditSeq: `${p}audit-seq`,
     nodes: `${p}nodes`,
     failures: (key: string) => `${p}login-failures:${key}`,
+    idempotency: (scope: string) => `${p}idempotency:${scope}`,
     channel: `${p}events`,
     confirmed: `${p}confirmed`,
     revertClaim: `${p}revert-claim`,
@@ -392,6 +398,24 @@ export class RedisStore implements Store {
 
   async ping(): Promise<void> {
     await this.call(() => this.redis.ping());
+  }
+
+  // ---- idempotency keys ----
+
+  async claimIdempotencyKey(scope: string, fingerprint: string, leaseMs: number): Promise<IdempotencyRecord | null> {
+    const claim: IdempotencyRecord = { fingerprint, answer: null };
+    const held = (await this.call(() => this.redis.fwIdemClaim(this.keys.idempotency(scope), JSON.stringify(claim), leaseMs))) as string | null;
+    return held ? (JSON.parse(held) as IdempotencyRecord) : null;
+  }
+
+  async saveIdempotentAnswer(scope: string, fingerprint: string, answer: StoredAnswer, ttlMs: number): Promise<void> {
+    const rec: IdempotencyRecord = { fingerprint, answer };
+    await this.call(() => this.redis.set(this.keys.idempotency(scope), JSON.stringify(rec), 'PX', ttlMs));
+  }
+
+  async releaseIdempotencyKey(scope: string, fingerprint: string): Promise<void> {
+    const claim: IdempotencyRecord = { fingerprint, answer: null };
+    await this.call(() => this.redis.fwIdemRelease(this.keys.idempotency(scope), JSON.stringify(claim)));
   }
 
   // ---- login failures, counted across the cluster ----

@@ -155,3 +155,17 @@ local text = '{"id":' .. id .. ',' .. string.sub(ARGV[1], 2)
 redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[2], id .. '-0', 'e', text)
 redis.call('PUBLISH', ARGV[3], '{"type":"event","event":' .. text .. '}')
 return id`;
+/**
+ * KEYS idempotency key; ARGV claimJson leaseMs. What the key holds, or nil after claiming it
+ * (the claim lapses after leaseMs unless an answer replaces it).
+ */
+export const IDEM_CLAIM = `
+local v = redis.call('GET', KEYS[1])
+if v then return v end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return false`;
+
+/** KEYS idempotency key; ARGV claimJson. Drops the claim if it is still that one (no answer). */
+export const IDEM_RELEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 0`;
