@@ -203,7 +203,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
       ctx,
       close: async () => {
         clearInterval(sweep);
-        await events.record({ type: 'node', state: 'left', node: nodes.id }).catch(() => undefined);
+        await events.recordAndDeliver({ type: 'node', state: 'left', node: nodes.id }, 1000).catch(() => undefined);
         await server.close(); // ends the event streams
         events.close();
         await ctx.batchPool?.close(); // after the requests in flight were answered

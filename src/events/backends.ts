@@ -14,11 +14,12 @@ export class LocalEvents implements EventBackend {
 
   constructor(private readonly keep: number) {}
 
-  async record(event: Omit<FwEvent, 'id'>): Promise<void> {
+  async record(event: Omit<FwEvent, 'id'>): Promise<number> {
     const e = { id: ++this.lastId, ...event } as FwEvent;
     this.ring.push(e);
     if (this.ring.length > this.keep) this.ring.shift();
     this.deliver(e);
+    return e.id;
   }
 
   async after(afterId: number, count: number): Promise<{ events: FwEvent[]; lastId: number }> {
@@ -34,8 +35,8 @@ export class LocalEvents implements EventBackend {
 export class RedisEvents implements EventBackend {
   constructor(private readonly store: RedisStore, private readonly keep: number) {}
 
-  async record(event: Omit<FwEvent, 'id'>): Promise<void> {
-    await this.store.publishEvent(event, this.keep);
+  record(event: Omit<FwEvent, 'id'>): Promise<number> {
+    return this.store.publishEvent(event, this.keep);
   }
 
   async after(afterId: number, count: number): Promise<{ events: FwEvent[]; lastId: number }> {

@@ -46,9 +46,29 @@ export class EventHub {
     this.record(input).catch((e: unknown) => this.opts.log.warn({ err: String(e), event: input.type }, 'event not recorded'));
   };
 
-  /** Records an event and resolves once the store holds it. */
-  record(input: EventInput): Promise<void> {
+  /** Records an event and resolves to its id once the store holds it. */
+  record(input: EventInput): Promise<number> {
     return this.backend.record({ ...input, at: new Date().toISOString(), origin: this.origin } as Omit<FwEvent, 'id'>);
+  }
+
+  /**
+   * Records an event and waits (at most `ms`) until this instance's streams were given it: on
+   * Redis it comes back through pub/sub. A stopping daemon's last word.
+   */
+  async recordAndDeliver(input: EventInput, ms: number): Promise<void> {
+    let seen = 0;
+    let wake: () => void = () => undefined;
+    const stop = this.subscribe((e) => {
+      seen = Math.max(seen, e.id);
+      wake();
+    });
+    try {
+      const id = await this.record(input);
+      const deadline = Date.now() + ms;
+      while (seen < id && Date.now() < deadline) await new Promise<void>((r) => { wake = r; setTimeout(r, 20); });
+    } finally {
+      stop();
+    }
   }
 
   /** Calls `listener` with every event from now on; answers the function that stops it. */

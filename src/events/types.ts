@@ -76,8 +76,8 @@ export type EventInput = Distribute<FwEvent>;
 
 /** Where events are recorded and numbered: one process (embedded store) or the cluster (Redis). */
 export interface EventBackend {
-  /** Numbers and keeps the event; it reaches every subscriber through `deliver` (here or on every instance). */
-  record(event: Omit<FwEvent, 'id'>): Promise<void>;
+  /** Numbers and keeps the event (resolves to its id); it reaches every subscriber through `deliver` (here or on every instance). */
+  record(event: Omit<FwEvent, 'id'>): Promise<number>;
   /** The kept events after `afterId` (at most `count`, oldest first) and the newest id given out. */
   after(afterId: number, count: number): Promise<{ events: FwEvent[]; lastId: number }>;
   /** Called with every event recorded anywhere, in id order. */

@@ -116,7 +116,7 @@ test('bad input: Last-Event-ID not a number 400 ERR_NET_1004, an unknown type 40
   expectError(await d.client.post('/api/events'), 405, 'ERR_NET_1009');
 });
 
-test('a session that expires is streamed as expired, by the system', async () => {
+test('a session that expires is streamed as expired; a daemon that stops reports node left and ends its streams', async () => {
   let other: TestDaemon | undefined;
   try {
     other = await startTestDaemon({ FW_SESSION_TIMEOUT: '1' });
@@ -126,6 +126,11 @@ test('a session that expires is streamed as expired, by the system', async () =>
     await c.begin();
     const e = await s.next((m) => m.event === 'session' && m.data.state === 'expired', 'session expired');
     expect(e.data).toEqual(expect.objectContaining({ owner: 'admin', user: 'admin' }));
+    // a daemon that stops ends its streams (after telling them it leaves) instead of waiting for them
+    await other.close();
+    other = undefined;
+    await s.ended;
+    expect(s.messages[s.messages.length - 1].data).toEqual(expect.objectContaining({ type: 'node', state: 'left' }));
   } finally {
     for (const s of streams.splice(0)) s.close();
     await other?.close();

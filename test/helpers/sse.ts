@@ -20,6 +20,8 @@ export interface SseStream {
   error: any; // eslint-disable-line @typescript-eslint/no-explicit-any
   messages: SseMessage[];
   comments: string[];
+  /** Resolves when the server ends the stream (not after close()). */
+  ended: Promise<void>;
   /** Waits for the first message (from the start) matching `match`, not yet taken by next(). */
   next(match: (m: SseMessage) => boolean, what?: string, timeoutMs?: number): Promise<SseMessage>;
   /** Waits until a comment line matching `re` has arrived. */
@@ -35,8 +37,10 @@ export async function openEvents(url: string, path = '/api/events', headers: Rec
   const taken = new Set<SseMessage>();
   let wake: () => void = () => undefined;
   let failure: Error | null = null;
+  let markEnded: () => void = () => undefined;
+  const ended = new Promise<void>((res) => { markEnded = res; });
   const stream: SseStream = {
-    status: r.status, headers: r.headers, error: null, messages, comments,
+    status: r.status, headers: r.headers, error: null, messages, comments, ended,
     async next(match, what = 'an event', timeoutMs = 20_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
@@ -82,7 +86,7 @@ export async function openEvents(url: string, path = '/api/events', headers: Rec
     try {
       for (;;) {
         const { value, done } = await reader.read();
-        if (done) return;
+        if (done) return markEnded();
         parser.push(decoder.decode(value, { stream: true }));
       }
     } catch {
