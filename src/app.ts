@@ -158,6 +158,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     hub = eventHub(settings, redis, log);
     config.events = hub.emit;
     const events = hub;
+    metrics.eventSubscribers = () => events.subscriberCount;
     sessionInfo = () => config.info();
     await config.init();
     await enforceRunning(config, dataPlane, log);

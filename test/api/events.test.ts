@@ -102,9 +102,13 @@ test('an id older than the kept events, or unknown, gets one resync event with t
   expect((await future.next((m) => m.event === 'resync', 'resync')).data.reason).toMatch(/unknown/);
 });
 
-test('an idle stream gets heartbeat comments (FW_EVENTS_HEARTBEAT)', async () => {
+test('an idle stream gets heartbeat comments (FW_EVENTS_HEARTBEAT); /metrics counts the open streams', async () => {
   const s = await open();
   await s.comment(/^heartbeat$/);
+  const r = await fetch(`${d.url}/metrics`, { headers: auth() });
+  const n = Number(/^fwd_event_subscribers (\d+)$/m.exec(await r.text())?.[1]);
+  expect(n).toBe(d.daemon.daemon.ctx.events.subscriberCount);
+  expect(n).toBeGreaterThanOrEqual(1);
 });
 
 test('bad input: Last-Event-ID not a number 400 ERR_NET_1004, an unknown type 400 ERR_NET_1005, POST 405', async () => {
