@@ -120,6 +120,23 @@ test('bad input: Last-Event-ID not a number 400 ERR_NET_1004, an unknown type 40
   expectError(await d.client.post('/api/events'), 405, 'ERR_NET_1009');
 });
 
+test('a stream ends when the token it was opened with expires', async () => {
+  let other: TestDaemon | undefined;
+  try {
+    other = await startTestDaemon({ FW_TOKEN_TTL: '2' });
+    const c = await new Client(other.url).login();
+    const s = await openEvents(other.url, '/api/events', { Authorization: `Bearer ${c.token}` });
+    streams.push(s);
+    expect(s.status).toBe(200);
+    await s.ended;
+    const again = await openEvents(other.url, '/api/events', { Authorization: `Bearer ${c.token}` });
+    expect({ status: again.status, code: again.error?.code }).toEqual({ status: 401, code: 'ERR_SEC_5003' });
+  } finally {
+    for (const s of streams.splice(0)) s.close();
+    await other?.close();
+  }
+});
+
 test('a session that expires is streamed as expired; a daemon that stops reports node left and ends its streams', async () => {
   let other: TestDaemon | undefined;
   try {

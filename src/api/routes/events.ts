@@ -4,7 +4,7 @@
 import { Type } from '@sinclair/typebox';
 import { FwError } from '../../errors';
 import type { AppContext } from '../context';
-import type { Req, RouteDef } from '../http';
+import type { Req, RouteDef, StreamSink } from '../http';
 import { EVENT_TYPES, type EventType } from '../../events/types';
 
 const EVENT_ID = /^(0|[1-9]\d{0,15})$/;
@@ -27,6 +27,15 @@ function typeFilter(req: Req): Set<EventType> | null {
   return new Set(types as EventType[]);
 }
 
+/** Ends the stream when the token it was opened with expires (the client logs in again and resumes). */
+function endAtExpiry(out: StreamSink, expSeconds: number): void {
+  const ms = expSeconds * 1000 - Date.now();
+  if (!(ms < 2 ** 31 - 1)) return; // beyond setTimeout's range: no expiry to watch
+  const timer = setTimeout(() => out.end(), Math.max(0, ms));
+  timer.unref();
+  out.onClose(() => clearTimeout(timer));
+}
+
 export function eventRoutes(ctx: AppContext): RouteDef[] {
   return [{
     method: 'GET', pattern: '/api/events', body: 'none', permission: 'read', requestHeaders: ['last-event-id'], queryToken: true,
@@ -47,7 +56,10 @@ export function eventRoutes(ctx: AppContext): RouteDef[] {
       return {
         body: undefined,
         headers: { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' },
-        stream: (out) => ctx.events.open(out, last, types),
+        stream: (out) => {
+          ctx.events.open(out, last, types);
+          endAtExpiry(out, req.user.exp);
+        },
       };
     },
   }];
