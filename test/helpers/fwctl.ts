@@ -23,6 +23,7 @@ export function fwctl(args: string[], env: Record<string, string>, input = ''): 
   let stderr = '';
   proc.stdout.on('data', (b: Buffer) => { stdout += b.toString(); });
   proc.stderr.on('data', (b: Buffer) => { stderr += b.toString(); });
+  proc.stdin.on('error', () => undefined); // a command that exits at once (a usage error) closes its input first
   proc.stdin.end(input);
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => proc.kill('SIGKILL'), 60_000);
