@@ -106,6 +106,7 @@ export function crudRoutes(ctx: AppContext, spec: CrudSpec): RouteDef[] {
       method: 'GET',
       pattern: spec.path,
       body: 'none',
+      permission: 'read',
       doc: read(`List ${tag}`, spec.listModel, spec.listQuery),
       handler: (req) => {
         const variant = spec.listVariant ? spec.listVariant(req.query) : '';
@@ -119,6 +120,7 @@ export function crudRoutes(ctx: AppContext, spec: CrudSpec): RouteDef[] {
       method: 'GET',
       pattern: item,
       body: 'none',
+      permission: 'read',
       doc: read(`Read one ${spec.noun}`, spec.model),
       handler: async (req) => {
         const key = req.params[spec.param];
@@ -141,6 +143,7 @@ export function crudRoutes(ctx: AppContext, spec: CrudSpec): RouteDef[] {
     method,
     pattern,
     ...(body ? {} : { body: 'none' as const }),
+    permission: 'configure',
     doc: change(summary, body),
     change: { build, message: msg },
     handler: async (req) => {

@@ -5,7 +5,7 @@
 // the next one, so the file never goes backwards and concurrent callers cost one write.
 import { atomicWriteFile } from './files';
 import type { MetaFile } from './recovery';
-import type { UserRecord } from './types';
+import { ADMIN_ROLE, userOf, type ApiTokenRecord, type UserRecord } from './types';
 
 export class MetaState {
   running: number;
@@ -16,6 +16,8 @@ export class MetaState {
   readonly revoked = new Map<string, number>();
   /** the last commit confirmed that was confirmed (0: none) */
   confirmed: number;
+  /** API tokens by hash */
+  readonly apiTokens = new Map<string, ApiTokenRecord>();
 
   private waiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
   private loop: Promise<void> | null = null;
@@ -30,11 +32,25 @@ export class MetaState {
     this.lastEndedSession = meta.lastEndedSession;
     this.secret = meta.secret;
     this.confirmed = typeof meta.confirmed === 'number' ? meta.confirmed : 0;
-    for (const u of meta.users) this.users.set(u.username, { ...u });
+    for (const u of meta.users) this.users.set(u.username, userOf(u)); // a file from before roles: admins
+    for (const t of meta.apiTokens ?? []) this.apiTokens.set(t.hash, { ...t });
     const now = Date.now();
     for (const [jti, exp] of Object.entries(meta.revoked)) {
       if (typeof exp === 'number' && exp >= now) this.revoked.set(jti, exp);
     }
+  }
+
+  /** Whether `username` is the only account of ADMIN_ROLE. */
+  isLastAdmin(username: string): boolean {
+    if (this.users.get(username)?.role !== ADMIN_ROLE) return false;
+    for (const u of this.users.values()) if (u.username !== username && u.role === ADMIN_ROLE) return false;
+    return true;
+  }
+
+  /** An owner's token of that name. */
+  apiTokenNamed(owner: string, name: string): ApiTokenRecord | undefined {
+    for (const t of this.apiTokens.values()) if (t.owner === owner && t.name === name) return t;
+    return undefined;
   }
 
   sortedUsers(): UserRecord[] {
@@ -70,6 +86,7 @@ export class MetaState {
       users: this.sortedUsers(),
       revoked,
       confirmed: this.confirmed,
+      apiTokens: [...this.apiTokens.values()],
     };
   }
 
