@@ -86,7 +86,7 @@ test('a file the daemon refuses: exit 1 with every problem, and no session left 
 });
 
 test('a session held by another user: exit 4, and that session is untouched', async () => {
-  await ok(d.client.post('/api/users', { username: 'other', password: 'other-password-123' }));
+  await ok(d.client.post('/api/users', { username: 'other', password: 'other-password-123', role: 'operator' }));
   const other = await new Client(d.url).login('other', 'other-password-123');
   await other.begin();
   const r = await fwctl(['plan', '-f', file('running.json')], env());
