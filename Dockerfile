@@ -8,13 +8,16 @@ COPY tsconfig.json ./
 COPY src ./src
 COPY test ./test
 COPY bench ./bench
-RUN npx tsc -p tsconfig.json && npm prune --omit=dev
+COPY console ./console
+# the daemon, then the console's type check and bundle (dist/console, served by the daemon)
+RUN npx tsc -p tsconfig.json && npx tsc -p console/tsconfig.json && node console/build.mjs && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production FW_HOST=0.0.0.0 FW_PORT=8080
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist/src ./dist/src
+COPY --from=build /app/dist/console ./dist/console
 COPY package.json ./
 USER node
 EXPOSE 8080

@@ -2,6 +2,7 @@
 // cluster mode (REDIS_URL) also the commit queue, its worker, pub/sub and the node registry.
 // main.ts runs it from the environment; tests start it in-process on a free port.
 import { randomBytes } from 'node:crypto';
+import os from 'node:os';
 import pino, { type Logger } from 'pino';
 import type { Settings } from './settings';
 import type { Store } from './store/types';
@@ -18,6 +19,7 @@ import { LoginLimiter } from './auth/login-limiter';
 import { hashPassword, randomPassword } from './auth/passwords';
 import { HttpServer } from './api/server';
 import { ConsoleSite, defaultConsoleDir } from './api/console-site';
+import { Idempotency } from './api/idempotency';
 import { loadTls } from './api/tls';
 import type { AppContext } from './api/context';
 import { allRoutes } from './api/routes';
@@ -29,6 +31,9 @@ import { Readiness } from './api/readiness';
 import { parseAddressList } from './api/client-address';
 import { DeepAnalysis } from './workers/deep-analysis';
 import { BatchPool } from './workers/batch-pool';
+import { EventHub } from './events/hub';
+import { LocalEvents, RedisEvents } from './events/backends';
+import { CommitConfirmation } from './session/confirm';
 
 export interface Daemon {
   port: number;
@@ -65,6 +70,12 @@ async function enforceRunning<C>(config: ConfigService<C>, dataPlane: DataPlane,
       .catch((e: unknown) => log.error({ err: e, version: state.meta.version }, 'data plane: the running version was not applied'));
   });
   await last;
+}
+
+/** The event hub of GET /api/events: ids from Redis in a cluster, from this process on the embedded store. */
+function eventHub(settings: Settings, redis: RedisStore | null, log: Logger): EventHub {
+  const backend = redis ? new RedisEvents(redis, settings.eventsKeep) : new LocalEvents(settings.eventsKeep);
+  return new EventHub(backend, { heartbeatMs: settings.eventsHeartbeatMs, log });
 }
 
 /** What /readyz needs of every daemon: the store answers, and the running version is compiled. */
@@ -140,12 +151,18 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
   let dataPlane: DataPlane | null = null;
   let cluster: ClusterParts | null = null;
   let analysis: DeepAnalysis | null = null;
+  let hub: EventHub | null = null;
   try {
     await ensureAdmin(store, settings, opts.announce ?? ((l) => process.stdout.write(`${l}\n`)));
     const secret = settings.jwtSecret ?? (await store.getOrCreateSecret(() => randomBytes(48).toString('base64')));
     compiler = metrics.timedCompiler(createCompiler());
     dataPlane = createDataPlane(settings.dataPlane, settings.netns, settings.dataDir, log);
     const config = new ConfigService(store, settings, log, compiler, commitChecks, dataPlane);
+    const redis = store instanceof RedisStore ? store : null;
+    hub = eventHub(settings, redis, log);
+    config.events = hub.emit;
+    const events = hub;
+    metrics.eventSubscribers = () => events.subscriberCount;
     sessionInfo = () => config.info();
     await config.init();
     await enforceRunning(config, dataPlane, log);
@@ -153,18 +170,20 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     const deep = analysis;
     config.onRunningChange((state) => deep.watch(state));
     const tokens = new TokenService(secret, settings.tokenTtlSec, store);
-    const redis = store instanceof RedisStore ? store : null;
     const limiter = new LoginLimiter(settings.loginMaxFailures, settings.loginWindowSec, redis ? new RedisFailureLog(redis) : undefined);
     if (redis) cluster = wireCluster(settings, redis, config, tokens, log);
     const ctx: AppContext = {
       settings, store, log, config, dataPlane, startedAt: Date.now(), nodes: null!, analysis: deep,
       audit: new AuditTrail(store), metrics, readiness: new Readiness(),
       batchPool: settings.evalThreads > 0 ? new BatchPool(settings.evalThreads, log) : undefined,
+      events, confirmation: new CommitConfirmation(config as ConfigService<unknown>, store, events.emit, log, settings.commitTimeoutMs * 2),
     };
     registerCoreReadiness(ctx);
     const server = new HttpServer({
       host: settings.host, port: settings.port, maxBodyBytes: settings.maxBodyBytes, logger: log,
       routes: allRoutes(ctx, tokens, limiter), auth: tokens, requests: metrics.requests,
+      // a claim outlives the longest request (a commit), so a live first request is never run twice
+      idempotency: new Idempotency(store, { ttlMs: settings.idempotencyTtlMs, leaseMs: 2 * settings.commitTimeoutMs + 10_000 }),
       onForbidden: (def, req, refusal) => ctx.audit.forbidden(req, def.method, def.pattern, refusal.details), tls,
       site: new ConsoleSite(defaultConsoleDir()),
       trustedProxies: parseAddressList(settings.trustedProxies, 'FW_TRUSTED_PROXIES'),
@@ -172,10 +191,15 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     metrics.inFlight = () => server.requestsInFlight;
     await Promise.all([cluster?.queue.ready(), cluster?.worker?.ready()]);
     const port = await server.listen();
-    const nodes = await startNode(settings, port, redis, config, dataPlane, log);
+    const nodes = await startNode(settings, port, redis, config, dataPlane, events, log);
     ctx.nodes = nodes;
     if (cluster) config.useCluster(cluster.queue, (v) => nodes.waitForVersion(v));
-    const sweep = setInterval(() => config.expireIdle().catch((e) => log.debug({ err: String(e) }, 'session sweep failed')), 1000);
+    // a commit confirmed whose deadline passed while no instance ran is reverted now
+    await ctx.confirmation.check().catch((e: unknown) => log.warn({ err: String(e) }, 'commit confirmed check failed'));
+    const sweep = setInterval(() => {
+      config.expireIdle().catch((e) => log.debug({ err: String(e) }, 'session sweep failed'));
+      ctx.confirmation.check().catch((e) => log.debug({ err: String(e) }, 'commit confirmed check failed'));
+    }, 1000);
     sweep.unref();
     log.info({ port, host: settings.host, tls: tls !== undefined, store: store.kind, node: nodes.id, dataDir: redis ? undefined : settings.dataDir }, 'listening');
     flushLog(); // supervisors and tests wait for this line
@@ -187,7 +211,9 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
       ctx,
       close: async () => {
         clearInterval(sweep);
-        await server.close();
+        await events.recordAndDeliver({ type: 'node', state: 'left', node: nodes.id }, 1000).catch(() => undefined);
+        await server.close(); // ends the event streams
+        events.close();
         await tokens.close(); // the last uses of API tokens written
         await ctx.batchPool?.close(); // after the requests in flight were answered
         await deep.close();
@@ -202,6 +228,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
       },
     };
   } catch (e) {
+    hub?.close();
     await analysis?.close().catch(() => undefined);
     await cluster?.worker?.close().catch(() => undefined);
     await cluster?.queue.close().catch(() => undefined);
@@ -213,12 +240,22 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
 }
 
 /** Registers this instance: in the Redis cluster with a heartbeat, or as the one local node. */
-async function startNode(settings: Settings, port: number, redis: RedisStore | null, config: ConfigService<CompiledConfig>, dataPlane: DataPlane, log: Logger): Promise<NodeDirectory> {
+async function startNode(settings: Settings, port: number, redis: RedisStore | null, config: ConfigService<CompiledConfig>, dataPlane: DataPlane, events: EventHub, log: Logger): Promise<NodeDirectory> {
   const id = settings.nodeId ?? defaultNodeId(port);
   const address = settings.advertise ?? `${settings.host}:${port}`;
+  events.origin = id;
   const state = () => ({ version: config.current().meta.version, dataplane: dataPlane.status() });
+  events.emit({ type: 'node', state: 'joined', node: id, address, version: config.current().meta.version });
+  let served = config.current().meta.version;
+  config.onRunningChange((s) => {
+    if (s.meta.version === served) return;
+    served = s.meta.version;
+    events.emit({ type: 'node', state: 'version', node: id, version: served });
+  });
   if (!redis) return new LocalNode(id, address, state);
   const node = new ClusterNode(redis, { id, address, heartbeatMs: 1000, syncTimeoutMs: settings.commitSyncTimeoutMs }, state, log);
+  // an instance that died says nothing: the first instance to see its heartbeat lapse does
+  node.onPeerLost = (peer) => events.emit({ type: 'node', state: 'left', node: peer.id, address: peer.address });
   // a swap is reported at once, not at the next heartbeat: commits wait for it
   config.onRunningChange(() => { node.beat().catch(() => undefined); });
   // each heartbeat also catches up with a version whose message was missed
@@ -237,12 +274,17 @@ export async function startWorker(settings: Settings, logger?: Logger): Promise<
   const compiler = createCompiler();
   try {
     const config = new ConfigService(store, settings, log, compiler, commitChecks);
+    // a worker makes commits: it reports their events too
+    const events = eventHub(settings, store, log);
+    events.origin = `worker-${os.hostname()}-${process.pid}`;
+    config.events = events.emit;
     await config.init();
     const parts = wireCluster({ ...settings, worker: true }, store, config, null, log);
     await Promise.all([parts.queue.ready(), parts.worker!.ready()]);
     log.info({ cluster: settings.clusterName }, 'commit worker ready');
     return {
       close: async () => {
+        events.close();
         await parts.worker!.close();
         await parts.queue.close();
         await compiler.close();

@@ -41,6 +41,14 @@ export interface Settings {
   advertise: string | undefined;
   /** FW_EVAL_THREADS: worker threads for large POST /api/eval/batch requests; 0: all inline */
   evalThreads: number;
+  /** FW_EVENTS_HEARTBEAT (seconds): the comment line written to idle GET /api/events streams */
+  eventsHeartbeatMs: number;
+  /** FW_EVENTS_KEEP: recent events kept for clients that resume with Last-Event-ID */
+  eventsKeep: number;
+  /** FW_IDEMPOTENCY_TTL: how long the answer of a request with an Idempotency-Key is kept */
+  idempotencyTtlMs: number;
+  /** FW_MAX_LOAD_BODY: the body limit of a whole-configuration load and of a batch */
+  maxLoadBodyBytes: number;
   /** FW_TLS_CERT, FW_TLS_KEY: PEM files; with both the API is HTTPS only (src/api/tls.ts) */
   tlsCert: string | undefined;
   tlsKey: string | undefined;
@@ -130,6 +138,10 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     nodeId: env.FW_NODE_ID ? name(env, 'FW_NODE_ID', '') : undefined,
     advertise: env.FW_ADVERTISE || undefined,
     evalThreads: int(env, 'FW_EVAL_THREADS', defaultEvalThreads(), 0, 64),
+    eventsHeartbeatMs: int(env, 'FW_EVENTS_HEARTBEAT', 15, 1, 3600) * 1000,
+    eventsKeep: int(env, 'FW_EVENTS_KEEP', 1000, 10, 100_000),
+    idempotencyTtlMs: int(env, 'FW_IDEMPOTENCY_TTL', 86400, 1, 30 * 86400) * 1000,
+    maxLoadBodyBytes: int(env, 'FW_MAX_LOAD_BODY', 64 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     tlsCert: env.FW_TLS_CERT ? path.resolve(env.FW_TLS_CERT) : undefined,
     tlsKey: env.FW_TLS_KEY ? path.resolve(env.FW_TLS_KEY) : undefined,
     tlsKeyPassphrase: env.FW_TLS_KEY_PASSPHRASE || undefined,

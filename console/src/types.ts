@@ -26,18 +26,9 @@ import type { bodies as natBodies } from '../../src/config/resources/nat';
 import type { Role, Permission } from '../../src/auth/roles';
 
 export type { AddressModel, DhcpModel, InterfaceModel, ServiceModel, VlanModel, ZoneModel, NatModel, PolicyModel, RouteModel, Role, Permission };
-/**
- * A commit confirmed waiting for POST /api/config/confirm. The events branch adds it to
- * SessionModel as `pending_confirm`; until that branch is merged here the console reads it
- * when present (the API offers commit confirmed exactly when the session carries the field).
- * Once merged, Static<typeof SessionModel> carries it and this mirror must agree with it.
- */
-export interface PendingConfirm {
-  version: number;
-  author: string;
-  deadline: string;
-}
-export type Session = Static<typeof SessionModel> & { pending_confirm?: PendingConfirm | null };
+export type Session = Static<typeof SessionModel>;
+/** A commit confirmed waiting for POST /api/config/confirm (the session's pending_confirm). */
+export type PendingConfirm = NonNullable<Session['pending_confirm']>;
 export type Me = Static<typeof MeReply>;
 export type Token = Static<typeof TokenReply>;
 export type Diff = Static<typeof DiffReply>;

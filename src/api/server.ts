@@ -8,10 +8,12 @@ import { randomBytes } from 'node:crypto';
 import { FwError, isFwError, ERRORS } from '../errors';
 import { NO_PARAMS, Router } from './router';
 import { parseJsonBody, type Reply, type Req, type RouteDef } from './http';
+import { ResponseStream } from './stream';
 import { forbidden, type AuthUser } from '../auth/user';
 import { allows } from '../auth/roles';
 import { BytePool } from '../byte-pool';
 import type { ConsoleSite, SiteFile } from './console-site';
+import { fingerprint, type Idempotency } from './idempotency';
 import type { Cidr } from '../config/net';
 import { clientAddress } from './client-address';
 
@@ -36,6 +38,8 @@ export interface ServerOptions {
   requests?: RequestObserver;
   /** The operator's console, answered for GETs no API route matches. */
   site?: ConsoleSite;
+  /** Idempotency-Key handling of changing requests (absent: the header is ignored) */
+  idempotency?: Idempotency;
   /** Told of each request refused for its role (403, by the route's permission or by its
    * handler), before the refusal is answered: the audit trail records it (rate-limited there).
    * A promise it gives is awaited (so the trail has the entry once the 403 is seen); it must
@@ -57,6 +61,13 @@ export interface TlsFiles {
 
 const KNOWN_METHODS = new Set(['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS']);
 
+/** What an Idempotency-Key request adds to its fingerprint: the path with its query, the media type. */
+interface IdemRequest {
+  key: string;
+  target: string;
+  contentType: string;
+}
+
 /** One request being answered. */
 interface Answering {
   res: uWS.HttpResponse;
@@ -68,11 +79,12 @@ interface Answering {
   done: boolean; // answered
   aborted: boolean; // the client went away
   tracked?: boolean; // counted in flight
+  stream?: ResponseStream; // a streamed answer being written
 }
 
 const STATUS_TEXT: Record<number, string> = {
   200: '200 OK', 304: '304 Not Modified', 400: '400 Bad Request', 401: '401 Unauthorized', 403: '403 Forbidden', 404: '404 Not Found',
-  405: '405 Method Not Allowed', 409: '409 Conflict', 413: '413 Payload Too Large',
+  405: '405 Method Not Allowed', 409: '409 Conflict', 413: '413 Payload Too Large', 422: '422 Unprocessable Content',
   429: '429 Too Many Requests', 500: '500 Internal Server Error', 503: '503 Service Unavailable',
   504: '504 Gateway Timeout',
 };
@@ -89,6 +101,8 @@ const KEY = {
   ifNoneMatch: Buffer.from('if-none-match'),
   accept: Buffer.from('accept'),
   acceptEncoding: Buffer.from('accept-encoding'),
+  contentType: Buffer.from('content-type'),
+  idempotencyKey: Buffer.from('idempotency-key'),
 };
 const OUT = { contentType: Buffer.from('Content-Type'), json: Buffer.from('application/json'), requestId: Buffer.from('X-Request-Id') };
 /** The query of a request without one (handlers only read it). */
@@ -102,6 +116,8 @@ export class HttpServer {
   private inFlight = 0;
   private idCounter = 0;
   private drainWaiters: Array<() => void> = [];
+  /** streamed answers still open: ended when the server closes */
+  private readonly streams = new Set<ResponseStream>();
   /** metric series by route (null: no route matched) and status, looked up once each */
   private readonly series = new Map<RouteDef | null, Map<number, unknown>>();
   port = 0;
@@ -148,6 +164,7 @@ export class HttpServer {
   async close(timeoutMs = 10_000): Promise<void> {
     if (this.listenSocket) uWS.us_listen_socket_close(this.listenSocket);
     this.listenSocket = null;
+    for (const s of [...this.streams]) s.end(); // event streams never finish by themselves
     if (this.inFlight > 0) {
       await Promise.race([
         new Promise<void>((r) => this.drainWaiters.push(r)),
@@ -198,10 +215,19 @@ export class HttpServer {
     // the query only where the route reads one (its document lists it)
     const query = def.doc.query ? uReq.getQuery() : '';
     // If-None-Match only where an ETag is answered
-    const headers = {
+    const headers: Req['headers'] = {
       authorization: uReq.getHeader(KEY.authorization),
       ifNoneMatch: def.doc.etag ? uReq.getHeader(KEY.ifNoneMatch) : '',
+      accept: def.doc.yaml ? uReq.getHeader(KEY.accept) : '',
+      contentType: def.doc.yaml ? uReq.getHeader(KEY.contentType) : '',
     };
+    if (def.requestHeaders) {
+      headers.more = {};
+      for (const h of def.requestHeaders) headers.more[h] = uReq.getHeader(h);
+    }
+    // a changing request with an Idempotency-Key: what identifies the request besides its body
+    const idemKey = bodiless || !this.opts.idempotency ? '' : uReq.getHeader(KEY.idempotencyKey);
+    const idem: IdemRequest | null = idemKey === '' ? null : { key: idemKey, target: `${path}?${uReq.getQuery() ?? ''}`, contentType: uReq.getHeader(KEY.contentType) };
     const req: Req = {
       id, method, path, params, query: query ? new URLSearchParams(query) : NO_QUERY, headers,
       // the client's address is text made from bytes: only the routes without a token (or
@@ -215,7 +241,7 @@ export class HttpServer {
       // running version) is answered within this call, with no promise and nothing to track
       let out: Reply | Promise<Reply>;
       try {
-        out = this.handle(def, req, null);
+        out = this.handle(def, req, null, idem);
       } catch (e) {
         return this.answerError(a, e);
       }
@@ -252,7 +278,7 @@ export class HttpServer {
       };
       let out: Reply | Promise<Reply>;
       try {
-        out = this.handle(def, req, raw);
+        out = this.handle(def, req, raw, idem);
       } catch (e) {
         this.answerError(a, e);
         return finish();
@@ -285,6 +311,7 @@ export class HttpServer {
     a.tracked = true;
     a.res.onAborted(() => {
       a.aborted = true;
+      a.stream?.aborted();
       onAbort();
     });
   }
@@ -296,6 +323,7 @@ export class HttpServer {
   }
 
   private answerReply(a: Answering, r: Reply): void {
+    if (r.stream) return this.answerStream(a, r);
     this.answer(a, r.status ?? 200, r.json ?? JSON.stringify(r.body), r.headers);
     r.release?.(); // uWS copied what it did not send at once
   }
@@ -315,6 +343,30 @@ export class HttpServer {
       res.endWithoutBody();
     } else res.end(body);
     this.count(null, a.method, 200, (performance.now() - a.started) / 1000);
+  }
+
+  /**
+   * Starts a streamed answer: status and headers now, then the route's writer. Counted and
+   * logged like any answer when it starts; not in flight (close() ends it instead of waiting).
+   */
+  private answerStream(a: Answering, r: Reply): void {
+    if (a.aborted || a.done) return;
+    a.done = true;
+    // inside uWS's request call (not tracked) the abort handler can still be attached now
+    if (!a.tracked) a.res.onAborted(() => { a.aborted = true; a.stream?.aborted(); });
+    const stream = new ResponseStream(a.res, () => this.streams.delete(stream));
+    a.stream = stream;
+    this.streams.add(stream);
+    a.res.cork(() => {
+      a.res.writeStatus(STATUS_TEXT[r.status ?? 200] ?? String(r.status));
+      a.res.writeHeader(OUT.requestId, a.id);
+      for (const k in r.headers) a.res.writeHeader(headerName(k), r.headers[k]);
+      r.stream!(stream);
+    });
+    const ms = performance.now() - a.started;
+    this.count(a.def, a.method, r.status ?? 200, ms / 1000);
+    this.opts.logger.info({ reqId: a.id, method: a.method, path: a.path, status: r.status ?? 200 }, 'stream opened');
+    stream.onClose(() => this.opts.logger.info({ reqId: a.id, path: a.path, seconds: Math.round((performance.now() - a.started) / 1000) }, 'stream closed'));
   }
 
   private answerError(a: Answering, e: unknown): void {
@@ -359,9 +411,9 @@ export class HttpServer {
 
   /** Authenticates, authorizes, parses the body and runs the handler; synchronous as far as
    * they are. A refusal for the caller's role (403), wherever decided, is told to onForbidden. */
-  private handle(def: RouteDef, req: Req, raw: Buffer | null): Reply | Promise<Reply> {
+  private handle(def: RouteDef, req: Req, raw: Buffer | null, idem: IdemRequest | null): Reply | Promise<Reply> {
     try {
-      const out = this.authorizeAndRun(def, req, raw);
+      const out = this.authorizeAndRun(def, req, raw, idem);
       return out instanceof Promise ? out.catch((e: unknown) => this.refused(def, req, e)) : out;
     } catch (e) {
       return this.refused(def, req, e);
@@ -376,11 +428,11 @@ export class HttpServer {
     return recorded.then(() => { throw e; });
   }
 
-  private authorizeAndRun(def: RouteDef, req: Req, raw: Buffer | null): Reply | Promise<Reply> {
+  private authorizeAndRun(def: RouteDef, req: Req, raw: Buffer | null, idem: IdemRequest | null): Reply | Promise<Reply> {
     if (def.auth !== false && !def.anonymous?.(req)) {
-      const user = this.opts.auth.authenticate(req.headers.authorization);
-      if (user instanceof Promise) return user.then((u) => this.authorized(def, req, u, raw));
-      return this.authorized(def, req, user, raw);
+      const user = this.opts.auth.authenticate(this.bearerOf(def, req));
+      if (user instanceof Promise) return user.then((u) => this.authorized(def, req, u, raw, idem));
+      return this.authorized(def, req, user, raw, idem);
     }
     return this.run(def, req, raw);
   }
@@ -389,10 +441,24 @@ export class HttpServer {
    * The one place a route's permission is enforced: before the body is parsed or the handler
    * runs, so a refused request learns nothing of the route beyond that it exists.
    */
-  private authorized(def: RouteDef & { auth?: true }, req: Req, user: AuthUser, raw: Buffer | null): Reply | Promise<Reply> {
+  private authorized(def: RouteDef & { auth?: true }, req: Req, user: AuthUser, raw: Buffer | null, idem: IdemRequest | null): Reply | Promise<Reply> {
     req.user = user;
     if (!allows(user.role, def.permission)) throw forbidden(def.permission, user);
-    return this.run(def, req, raw);
+    return this.runOnce(def, req, raw, idem);
+  }
+
+  /** The Authorization header, or on a queryToken route without one, ?access_token= as if it were. */
+  private bearerOf(def: RouteDef, req: Req): string {
+    if (def.auth === false || !def.queryToken || req.headers.authorization !== '') return req.headers.authorization;
+    const t = req.query.get('access_token');
+    return t ? `Bearer ${t}` : '';
+  }
+
+  /** Runs an authenticated request, once per Idempotency-Key when it has one. */
+  private runOnce(def: RouteDef, req: Req, raw: Buffer | null, idem: IdemRequest | null): Reply | Promise<Reply> {
+    if (!idem || !this.opts.idempotency) return this.run(def, req, raw);
+    const print = fingerprint(req.method, idem.target, idem.contentType, raw);
+    return this.opts.idempotency.run(req, idem.key, print, () => this.run(def, req, raw));
   }
 
   private run(def: RouteDef, req: Req, raw: Buffer | null): Reply | Promise<Reply> {

@@ -20,6 +20,7 @@ import { RunningState } from './running';
 import { NoDataPlane, type DataPlane } from '../dataplane/types';
 import { Gate } from './gate';
 import { withUndo } from '../config/undo';
+import type { EventEmitterFn } from '../events/types';
 
 /** Compiles a document (in worker threads) and returns its analysis warnings. */
 export interface Compiler<C> {
@@ -31,13 +32,24 @@ export interface SessionOptions {
   commitTimeoutMs: number;
 }
 
+/** A commit confirmed waiting for POST /api/config/confirm. */
+export interface PendingConfirm {
+  version: number;
+  author: string;
+  deadline: string; // ISO time
+}
+
 export interface SessionInfo {
   active: boolean;
   owner: string | null;
   started_at: string | null;
   expires_at: string | null;
   changes: number;
+  pending_confirm: PendingConfirm | null;
 }
+
+/** The user the daemon's own actions are recorded as (an automatic revert, a session expiry). */
+export const SYSTEM_USER = 'system';
 
 interface Candidate {
   sessionId: string;
@@ -53,11 +65,15 @@ export interface CommitJob {
   journalLength: number;
   user: string;
   description: string;
+  /** a commit confirmed: seconds from the swap until the daemon reverts it unless confirmed */
+  confirmTimeoutSec?: number;
 }
 
 export interface CommitResult {
   version: number;
   warnings: string[];
+  /** a commit confirmed: its deadline (unix ms) */
+  confirmBy?: number;
 }
 
 /** Runs a commit job: in this process (embedded store) or on a queue worker (cluster). */
@@ -100,6 +116,8 @@ export class ConfigService<C = unknown> {
   private candCompiled: { key: string; result: Promise<{ compiled: C; warnings: string[] }> } | null = null;
   private readonly versionDocs = new Map<number, ConfigDoc>();
   private readonly runningListeners: Array<(state: RunningState<C>) => void> = [];
+  /** where session, commit and confirmation events are reported (GET /api/events) */
+  events: EventEmitterFn = () => undefined;
 
   constructor(
     private readonly store: Store,
@@ -241,6 +259,7 @@ export class ConfigService<C = unknown> {
     }
     if (ended) {
       this.log.info({ owner: s.owner, by, reason }, 'session ended');
+      this.events({ type: 'session', state: reason === 'expired' ? 'expired' : 'discarded', owner: s.owner, user: by });
       // the instance that ended it records it (the others find it gone)
       if (reason === 'expired') {
         await this.store.audit({ at: Date.now(), user: s.owner, action: 'session.expire', details: `idle over ${this.opts.sessionTimeoutSec} s`, reqId: '' });
@@ -260,14 +279,60 @@ export class ConfigService<C = unknown> {
 
   async info(): Promise<SessionInfo> {
     const s = await this.liveSession();
-    if (!s || !this.cand) return { active: false, owner: null, started_at: null, expires_at: null, changes: 0 };
+    const pending_confirm = await this.pendingConfirm();
+    if (!s || !this.cand) return { active: false, owner: null, started_at: null, expires_at: null, changes: 0, pending_confirm };
     return {
       active: true,
       owner: s.owner,
       started_at: new Date(s.startedAt).toISOString(),
       expires_at: new Date(s.lastChangeAt + this.opts.sessionTimeoutSec * 1000).toISOString(),
       changes: this.cand.seq,
+      pending_confirm,
     };
+  }
+
+  /**
+   * The commit confirmed waiting for confirmation: the running version if it was committed
+   * with a confirm_timeout and is not confirmed yet (a later commit replaces it as running,
+   * and so confirms it).
+   */
+  async pendingConfirm(): Promise<PendingConfirm | null> {
+    const meta = this.running.meta;
+    if (meta.confirmBy === undefined) return null;
+    if ((await this.store.confirmedVersion()) >= meta.version) return null;
+    return { version: meta.version, author: meta.author, deadline: new Date(meta.confirmBy).toISOString() };
+  }
+
+  /**
+   * Restores the version before the unconfirmed `version` as a new version, with the same
+   * pipeline as any commit (checks, data plane, atomic swap): in a session of the system's
+   * own, after ending any session that is open (it was begun on the version withdrawn).
+   * The caller holds the store's revert claim. Resolves to the new version, or null when
+   * `version` is no longer running (a commit came first: it confirmed it).
+   */
+  async revertUnconfirmed(version: number, description: string): Promise<number | null> {
+    await this.refreshRunning();
+    if (this.running.meta.version !== version) return null;
+    const restore = version - 1;
+    for (let attempt = 0; ; attempt++) {
+      const s = await this.liveSession();
+      // a user's session (409 while a commit holds it: the revert is tried again later), or a
+      // revert's own that died half-way (start over)
+      if (s) await this.endSession(s, 'discarded', SYSTEM_USER);
+      try {
+        await this.begin(SYSTEM_USER);
+        break;
+      } catch (e) {
+        if (!(isFwError(e) && e.code === 'ERR_SYS_3002') || attempt >= 3) throw e;
+        // someone began a session in between: end it too
+      }
+    }
+    await this.refreshRunning();
+    if (this.running.meta.version !== version) return null;
+    await this.rollback(SYSTEM_USER, restore);
+    const { s, cand } = await this.ownedSession(SYSTEM_USER);
+    const r = await this.commitJob({ sessionId: s.id, journalLength: cand.seq, user: SYSTEM_USER, description });
+    return r.version;
   }
 
   async begin(user: string): Promise<void> {
@@ -292,6 +357,7 @@ export class ConfigService<C = unknown> {
         this.cand = { sessionId: rec.id, seq: 0, doc: cloneDoc(base.doc), dirty: false };
       });
       this.log.info({ owner: user }, 'session started');
+      this.events({ type: 'session', state: 'begun', owner: user, user });
       return;
     }
   }
@@ -382,6 +448,7 @@ export class ConfigService<C = unknown> {
     await this.ownedSession(user);
     const versionDoc = await this.versionDoc(version);
     await this.change(user, { op: 'rollback', version }, { versionDoc });
+    this.events({ type: 'rollback', version, user });
   }
 
   /** Ends the session (another admin's only with `force`); resolves to the owner it had. */
@@ -400,10 +467,10 @@ export class ConfigService<C = unknown> {
   }
 
   /** The candidate of the active session (any admin may read it). */
-  async candidate(): Promise<{ doc: ConfigDoc; seq: number; sessionId: string }> {
-    await this.liveSession();
-    if (!this.cand) throw new FwError('ERR_SYS_3001', 'no active configuration session');
-    return this.cand;
+  async candidate(): Promise<{ doc: ConfigDoc; seq: number; sessionId: string; baseVersion: number }> {
+    const s = await this.liveSession();
+    if (!s || !this.cand) throw new FwError('ERR_SYS_3001', 'no active configuration session');
+    return { ...this.cand, baseVersion: s.baseVersion };
   }
 
   /** The candidate compiled in the worker pool; rebuilt only when the journal has grown. */
@@ -437,12 +504,14 @@ export class ConfigService<C = unknown> {
    * waits until every live instance serves the new version; `unconfirmed` names those that
    * did not within the bound.
    */
-  async commit(user: string, description: string): Promise<CommitResult & { unconfirmed: string[] }> {
+  async commit(user: string, description: string, confirmTimeoutSec?: number): Promise<CommitResult & { unconfirmed: string[] }> {
     this.checkNotCommitting();
     this.commitRequests++; // from here to the answer, this process's changes and discards get 409
     try {
       const { s, cand } = await this.ownedSession(user);
-      const result = await this.runner.run({ sessionId: s.id, journalLength: cand.seq, user, description });
+      const job: CommitJob = { sessionId: s.id, journalLength: cand.seq, user, description };
+      if (confirmTimeoutSec !== undefined) job.confirmTimeoutSec = confirmTimeoutSec;
+      const result = await this.runner.run(job);
       await this.refreshRunning();
       const unconfirmed = await this.versionSync(result.version);
       return { ...result, unconfirmed };
@@ -491,6 +560,8 @@ export class ConfigService<C = unknown> {
       description: job.description,
       summary: diffSummary(diffDocs(base.doc, cand.doc)),
     };
+    // the deadline counts from the swap, not from the request (a slow compile does not eat it)
+    if (job.confirmTimeoutSec !== undefined) meta.confirmBy = Date.now() + job.confirmTimeoutSec * 1000;
     // the kernel holds the new version before it is durable; a refused apply has restored
     // the previous version's state and throws, so running stays what it was
     await this.dataPlane.apply(cand.doc, meta.version);
@@ -502,6 +573,7 @@ export class ConfigService<C = unknown> {
       });
       throw e;
     }
+    this.reportCommit(job, meta); // before the swap's own events (node version)
     // the candidate document becomes the immutable running version
     this.versionDocs.set(meta.version, cand.doc);
     if (this.running.meta.version < meta.version) this.setRunning(new RunningState(meta, cand.doc, Promise.resolve({ compiled, warnings })));
@@ -510,7 +582,32 @@ export class ConfigService<C = unknown> {
       this.cand = null;
     }
     this.log.info({ version: meta.version, author: job.user, summary: meta.summary }, 'commit');
-    return { version: meta.version, warnings };
+    await this.confirmedByCommit(job, meta, base.meta);
+    return meta.confirmBy === undefined ? { version: meta.version, warnings } : { version: meta.version, warnings, confirmBy: meta.confirmBy };
+  }
+
+  /**
+   * The events of a commit, from the instance that made it (in a cluster, the worker: they
+   * are reported even if the instance that took the request is gone).
+   */
+  private reportCommit(job: CommitJob, meta: VersionMeta): void {
+    const deadline = meta.confirmBy === undefined ? undefined : new Date(meta.confirmBy).toISOString();
+    this.events({ type: 'commit', version: meta.version, author: job.user, description: job.description, summary: meta.summary, ...(deadline ? { confirm_by: deadline } : {}) });
+    this.events({ type: 'session', state: 'committed', owner: job.user, user: job.user });
+    if (deadline) this.events({ type: 'confirm', state: 'pending', version: meta.version, user: job.user, deadline });
+  }
+
+  /** A commit on top of an unconfirmed commit confirms it (as Junos does): recorded and audited. */
+  private async confirmedByCommit(job: CommitJob, meta: VersionMeta, base: VersionMeta): Promise<void> {
+    if (base.confirmBy === undefined || job.user === SYSTEM_USER) return;
+    try {
+      if ((await this.store.confirmedVersion()) >= base.version) return;
+      await this.store.confirmVersion(base.version);
+      await this.store.audit({ at: Date.now(), user: job.user, action: 'config.confirm', details: `version ${base.version}, by the commit of version ${meta.version}`, reqId: '' });
+      this.events({ type: 'confirm', state: 'confirmed', version: base.version, user: job.user });
+    } catch (e) {
+      this.log.warn({ err: String(e), version: base.version }, 'could not record the confirmation by commit');
+    }
   }
 
   /** The commit checks, then the data plane's own (names, `nft -c`): 400 ERR_SYS_3003. */

@@ -9,6 +9,7 @@ import type { SerializedDoc } from '../config/document';
 import { FwError, isFwError } from '../errors';
 import { acquireDirLock, type DirLock } from './dir-lock';
 import { MetaState } from './meta-state';
+import { IdempotencyLog } from './idempotency-log';
 import { DIR_MODE, FILE_MODE, GroupAppender, atomicWriteFile, cutPartialLastLine, durableUnlink, ensureDurableFile, errCode, fsyncDir } from './files';
 import {
   dropUncommittedVersions,
@@ -36,7 +37,9 @@ import {
   type AuditEntry,
   type AuditEvent,
   type AuditQuery,
+  type IdempotencyRecord,
   type JournalEntry,
+  type StoredAnswer,
   type SessionRecord,
   type SessionHead,
   type SessionState,
@@ -89,6 +92,8 @@ export class EmbeddedStore implements Store {
   /** What meta.json holds, or is being written to hold. Users and revocations are read here. */
   private meta!: MetaState;
   private secretWrite: Promise<string> | null = null;
+  /** the automatic revert of an unconfirmed commit in progress (claimRevert) */
+  private revertClaim: { version: number; until: number } | null = null;
 
   /** The running version as readers see it: switched once a commit is durable. */
   private running!: VersionMeta;
@@ -102,6 +107,7 @@ export class EmbeddedStore implements Store {
   private auditLog!: GroupAppender;
   /** Every audit entry, oldest first (entry i has id i + 1): read at open, appended after each durable write. */
   private auditEntries: AuditEntry[] = [];
+  private idempotency!: IdempotencyLog;
 
   constructor(opts: EmbeddedStoreOptions) {
     this.paths = layout(opts.dir);
@@ -171,6 +177,8 @@ export class EmbeddedStore implements Store {
     this.auditEntries = await loadAudit(p.audit, this.log);
     this.history = GroupAppender.open(p.history, (e) => this.fail(e));
     this.auditLog = GroupAppender.open(p.audit, (e) => this.fail(e));
+    this.idempotency = new IdempotencyLog(p.idempotency, (e) => this.fail(e));
+    await this.idempotency.open();
     this.log.info({ dir: p.dir, running: meta.running, session: s !== null }, 'embedded store open');
   }
 
@@ -199,6 +207,7 @@ export class EmbeddedStore implements Store {
     await this.session?.log.close().catch(() => undefined);
     await this.history.close().catch(() => undefined);
     await this.auditLog.close().catch(() => undefined);
+    await this.idempotency.close().catch(() => undefined);
     this.lock?.release();
     this.state = 'closed';
   }
@@ -325,6 +334,33 @@ export class EmbeddedStore implements Store {
   async isRevoked(jti: string): Promise<boolean> {
     this.check();
     return this.meta.revoked.has(jti);
+  }
+
+  // ---- commit confirmed ----
+
+  async confirmedVersion(): Promise<number> {
+    this.check();
+    return this.meta.confirmed;
+  }
+
+  async confirmVersion(version: number): Promise<boolean> {
+    this.check();
+    const r = this.revertClaim;
+    if (r && r.version === version && r.until > Date.now()) return false;
+    this.meta.confirmed = Math.max(this.meta.confirmed, version);
+    await this.meta.persist();
+    return true;
+  }
+
+  /** One process holds the data folder: the claim lives in memory (a restart may revert again). */
+  async claimRevert(version: number, leaseMs: number): Promise<boolean> {
+    this.check();
+    const now = Date.now();
+    if (this.meta.confirmed >= version) return false;
+    const r = this.revertClaim;
+    if (r && r.version === version && r.until > now) return false;
+    this.revertClaim = { version, until: now + leaseMs };
+    return true;
   }
 
   // ---- versions ----
@@ -531,5 +567,26 @@ export class EmbeddedStore implements Store {
 
   async ping(): Promise<void> {
     this.check();
+  }
+
+  // ---- idempotency keys ----
+
+  async claimIdempotencyKey(scope: string, fingerprint: string, leaseMs: number): Promise<IdempotencyRecord | null> {
+    this.check();
+    return this.idempotency.claim(scope, fingerprint, leaseMs);
+  }
+
+  async saveIdempotentAnswer(scope: string, fingerprint: string, answer: StoredAnswer, ttlMs: number): Promise<void> {
+    this.check();
+    try {
+      await this.idempotency.save(scope, fingerprint, answer, ttlMs);
+    } catch (e) {
+      throw this.fail(e);
+    }
+  }
+
+  async releaseIdempotencyKey(scope: string, fingerprint: string): Promise<void> {
+    this.check();
+    this.idempotency.release(scope, fingerprint);
   }
 }

@@ -44,6 +44,11 @@ export interface VersionMeta {
   time: number; // unix ms
   description: string;
   summary: string; // change summary, e.g. "2 added, 1 changed, 0 deleted"
+  /**
+   * A commit confirmed: the time (unix ms) by which POST /api/config/confirm (or a later
+   * commit) must keep this version, else the daemon restores the version before it.
+   */
+  confirmBy?: number;
 }
 
 export interface VersionRecord extends VersionMeta {
@@ -95,6 +100,22 @@ export interface AuditQuery {
   user?: string;
   /** only this action, or the actions under it: "session" matches "session.begin" */
   action?: string;
+}
+
+/** The answer of a request made with an Idempotency-Key, as it is replayed. */
+export interface StoredAnswer {
+  status: number;
+  body: string;
+  headers: Record<string, string>;
+}
+
+/**
+ * What the store holds for one Idempotency-Key of one user: the fingerprint of the request
+ * that used it first, and its answer once it has one (null while that request runs).
+ */
+export interface IdempotencyRecord {
+  fingerprint: string;
+  answer: StoredAnswer | null;
 }
 
 export interface SessionState {
@@ -215,10 +236,35 @@ export interface Store {
    */
   commit(sessionId: string, journalLength: number, version: VersionRecord): Promise<void>;
 
+  /** The last version recorded as confirmed (confirmVersion); 0 when none ever was. */
+  confirmedVersion(): Promise<number>;
+  /**
+   * Records that the commit confirmed of `version` is confirmed, durably. False (nothing
+   * recorded) when its automatic revert has been claimed (claimRevert) and may be under way.
+   */
+  confirmVersion(version: number): Promise<boolean>;
+  /**
+   * Claims the automatic revert of the unconfirmed `version` for `leaseMs`, in every process
+   * that shares the store. False when it was confirmed, or another live claim holds it (an
+   * instance that dies mid-revert lets its claim lapse, and another takes it over).
+   */
+  claimRevert(version: number, leaseMs: number): Promise<boolean>;
+
   /** Records an event durably before resolving; it gets the next id. */
   audit(event: AuditEvent): Promise<void>;
   /** The recorded events that match `query`, newest (highest id) first. */
   listAudit(query: AuditQuery): Promise<AuditEntry[]>;
+
+  /**
+   * Claims the idempotency key `scope` (user and key) for a request with `fingerprint`: null
+   * when this call claimed it (the claim lapses after `leaseMs` unless an answer is saved),
+   * else what the key already holds (nothing changed). Atomic across every instance.
+   */
+  claimIdempotencyKey(scope: string, fingerprint: string, leaseMs: number): Promise<IdempotencyRecord | null>;
+  /** Stores the answer of the claim's request, kept `ttlMs`. */
+  saveIdempotentAnswer(scope: string, fingerprint: string, answer: StoredAnswer, ttlMs: number): Promise<void>;
+  /** Drops a claim without an answer (the request failed in a way a retry may fix). */
+  releaseIdempotencyKey(scope: string, fingerprint: string): Promise<void>;
 
   /** Resolves when the store can serve calls; rejects (FwError ERR_SYS_4002) when it cannot. Cheap: /readyz calls it. */
   ping(): Promise<void>;

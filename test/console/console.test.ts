@@ -235,7 +235,30 @@ describe('the operator console', () => {
     expect((await ok(d.client.get('/api/policies'))).body).toEqual([]);
   });
 
+  test('a commit confirmed counts down and is confirmed', async () => {
+    await open('Addresses');
+    await page.getByRole('button', { name: 'New address' }).click();
+    await fill('New address', { Name: 'lab', Networks: '198.18.0.0/15' });
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('row', { name: /lab 198\.18\.0\.0\/15/ }).waitFor(WAIT);
+    await open('Session');
+    await page.getByLabel('Description').fill('lab network, confirm after testing');
+    await page.getByLabel('Commit confirmed (rolled back unless confirmed in time)').check();
+    await page.getByLabel('Confirm within (minutes)').fill('5');
+    await page.getByRole('button', { name: 'Commit' }).click();
+    await page.getByRole('heading', { name: 'Version 4 waits for confirmation' }).waitFor(WAIT);
+    expect(await page.getByRole('timer').innerText()).toMatch(/^[45]:\d\d left$/);
+    expect((await ok(d.client.get('/api/config/session'))).body.pending_confirm).toMatchObject({ version: 4, author: ADMIN });
+    await expectAccessible('commit-confirmed');
+    await page.getByRole('button', { name: 'Confirm', exact: true }).click();
+    await page.getByText('Version 4 confirmed').waitFor(WAIT);
+    await page.getByRole('heading', { name: 'Version 4 waits for confirmation' }).waitFor({ state: 'detached', ...WAIT });
+    expect((await ok(d.client.get('/api/config/session'))).body.pending_confirm).toBeNull();
+  });
+
   test('a lock and a commit made by another client appear without a reload; an admin may force', async () => {
+    // the events stream is open: the header does not say it is polling
+    expect(await page.getByTestId('live').innerText()).not.toContain('polling');
     await ok(d.client.post('/api/users', { username: 'bob', password: 'bob-password-123', role: 'operator' }));
     await open('Session');
     const other = await new Client(d.url).login('bob', 'bob-password-123');
@@ -247,7 +270,7 @@ describe('the operator console', () => {
     await open('Addresses');
     await ok(other.post('/api/addresses', { name: 'from-elsewhere', ips: ['192.0.2.0/24'] }));
     await other.commit();
-    await page.getByTestId('live').filter({ hasText: 'version 4 · unlocked' }).waitFor(WAIT);
+    await page.getByTestId('live').filter({ hasText: 'version 5 · unlocked' }).waitFor(WAIT);
     await page.getByRole('row', { name: /from-elsewhere 192\.0\.2\.0\/24/ }).waitFor(WAIT);
   });
 

@@ -9,6 +9,7 @@ import { authRoutes } from './auth';
 import { userRoutes } from './users';
 import { tokenRoutes } from './tokens';
 import { configRoutes } from './config';
+import { automationRoutes } from './automation';
 import { statusRoutes } from './status';
 import { addressRoutes } from './addresses';
 import { evalRoutes } from './eval';
@@ -24,6 +25,7 @@ import { dataPlaneRoutes } from './dataplane';
 import { auditRoutes } from './audit';
 import { operationsRoutes } from './operations';
 import { clusterRoutes } from './cluster';
+import { eventRoutes } from './events';
 
 /** The daemon's version (package.json, found above this file in src/ or dist/src/), shown in the OpenAPI document. */
 function packageVersion(): string {
@@ -43,6 +45,7 @@ export function allRoutes(ctx: AppContext, tokens: TokenService, limiter: LoginL
     ...userRoutes(ctx, tokens),
     ...tokenRoutes(ctx, tokens),
     ...configRoutes(ctx),
+    ...automationRoutes(ctx, () => routes),
     ...statusRoutes(ctx),
     ...addressRoutes(ctx),
     ...evalRoutes(ctx),
@@ -56,6 +59,7 @@ export function allRoutes(ctx: AppContext, tokens: TokenService, limiter: LoginL
     ...natRoutes(ctx),
     ...dataPlaneRoutes(ctx),
     ...clusterRoutes(ctx),
+    ...eventRoutes(ctx),
   ];
   return routes;
 }

@@ -18,7 +18,9 @@ import {
   type AuditEvent,
   type AuditQuery,
   type ConflictReason,
+  type IdempotencyRecord,
   type JournalEntry,
+  type StoredAnswer,
   type SessionHead,
   type SessionRecord,
   type SessionState,
@@ -38,7 +40,9 @@ export type StoreEvent =
   | { type: 'version'; version: number }
   | { type: 'revoked'; jti: string }
   | { type: 'user-deleted'; username: string }
-  | { type: 'user-changed'; username: string };
+  | { type: 'user-changed'; username: string }
+  /** an entry of GET /api/events (src/events), with its cluster-wide id */
+  | { type: 'event'; event: { id: number } & Record<string, unknown> };
 
 export interface RedisStoreOptions {
   url: string;
@@ -52,10 +56,14 @@ export interface RedisStoreOptions {
   auditMax?: number;
 }
 
-type ScriptName = 'fwInit' | 'fwBegin' | 'fwHead' | 'fwAppend' | 'fwEnd' | 'fwClaim' | 'fwRelease' | 'fwCommit' | 'fwPutUser' | 'fwDeleteUser' | 'fwAddApiToken' | 'fwDeleteApiToken' | 'fwTouchApiTokens' | 'fwRevoke' | 'fwRecordFailure' | 'fwAudit';
+type ScriptName = 'fwInit' | 'fwBegin' | 'fwHead' | 'fwAppend' | 'fwEnd' | 'fwClaim' | 'fwRelease' | 'fwCommit' | 'fwPutUser' | 'fwDeleteUser' | 'fwAddApiToken' | 'fwDeleteApiToken' | 'fwTouchApiTokens' | 'fwRevoke' | 'fwRecordFailure' | 'fwAudit'
+  | 'fwIdemClaim' | 'fwIdemRelease' | 'fwConfirm' | 'fwClaimRevert' | 'fwEvent';
 type Scripted = Redis & Record<ScriptName, (...args: (string | number)[]) => Promise<unknown>>;
 
 const SCRIPTS: Record<ScriptName, { keys: number; lua: string }> = {
+  fwConfirm: { keys: 2, lua: lua.CONFIRM },
+  fwClaimRevert: { keys: 2, lua: lua.CLAIM_REVERT },
+  fwEvent: { keys: 2, lua: lua.EVENT },
   fwInit: { keys: 3, lua: lua.INIT },
   fwBegin: { keys: 3, lua: lua.BEGIN },
   fwHead: { keys: 2, lua: lua.HEAD },
@@ -72,6 +80,8 @@ const SCRIPTS: Record<ScriptName, { keys: number; lua: string }> = {
   fwRevoke: { keys: 1, lua: lua.REVOKE },
   fwRecordFailure: { keys: 2, lua: lua.RECORD_FAILURE },
   fwAudit: { keys: 2, lua: lua.AUDIT },
+  fwIdemClaim: { keys: 1, lua: lua.IDEM_CLAIM },
+  fwIdemRelease: { keys: 1, lua: lua.IDEM_RELEASE },
 };
 
 /** The key names of one firewall. */
@@ -97,7 +107,12 @@ export function keysOf(clusterName: string) {
     auditSeq: `${p}audit-seq`,
     nodes: `${p}nodes`,
     failures: (key: string) => `${p}login-failures:${key}`,
+    idempotency: (scope: string) => `${p}idempotency:${scope}`,
     channel: `${p}events`,
+    confirmed: `${p}confirmed`,
+    revertClaim: `${p}revert-claim`,
+    eventSeq: `${p}event-seq`,
+    eventLog: `${p}event-log`,
   };
 }
 
@@ -378,6 +393,40 @@ export class RedisStore implements Store {
     if (r !== 'ok') throw new StoreConflict(`cannot commit session ${sessionId} as version ${n}: ${r}`, conflictReason(r));
   }
 
+  // ---- commit confirmed ----
+
+  async confirmedVersion(): Promise<number> {
+    return Number((await this.call(() => this.redis.get(this.keys.confirmed))) ?? 0);
+  }
+
+  async confirmVersion(version: number): Promise<boolean> {
+    return (await this.call(() => this.redis.fwConfirm(this.keys.confirmed, this.keys.revertClaim, version))) === 'ok';
+  }
+
+  async claimRevert(version: number, leaseMs: number): Promise<boolean> {
+    return (await this.call(() => this.redis.fwClaimRevert(this.keys.confirmed, this.keys.revertClaim, version, leaseMs))) === 'ok';
+  }
+
+  // ---- the events of GET /api/events ----
+
+  /** Numbers the event (one counter for the cluster), keeps it in a trimmed stream and publishes it. */
+  async publishEvent(body: Record<string, unknown>, keep: number): Promise<number> {
+    const k = this.keys;
+    return Number(await this.call(() => this.redis.fwEvent(k.eventSeq, k.eventLog, JSON.stringify(body), keep, k.channel)));
+  }
+
+  /** The kept events after `afterId`, oldest first (at most `count`), and the last id given out. */
+  async eventsAfter(afterId: number, count: number): Promise<{ events: Array<{ id: number } & Record<string, unknown>>; lastId: number }> {
+    const k = this.keys;
+    const [page, last] = await this.call(async () => {
+      const r = await this.redis.multi().xrange(k.eventLog, `(${afterId}-0`, '+', 'COUNT', count).get(k.eventSeq).exec();
+      if (!r) throw new Error('transaction aborted');
+      for (const [err] of r) if (err) throw err;
+      return [r[0][1] as Array<[string, string[]]>, Number(r[1][1] ?? 0)];
+    });
+    return { events: page.map(([, fields]) => JSON.parse(fields[1]) as { id: number } & Record<string, unknown>), lastId: last };
+  }
+
   async audit(event: AuditEvent): Promise<void> {
     const entry = auditRecordOf(event);
     await this.call(() => this.redis.fwAudit(this.keys.audit, this.keys.auditSeq, JSON.stringify(entry), this.auditMax));
@@ -402,6 +451,24 @@ export class RedisStore implements Store {
 
   async ping(): Promise<void> {
     await this.call(() => this.redis.ping());
+  }
+
+  // ---- idempotency keys ----
+
+  async claimIdempotencyKey(scope: string, fingerprint: string, leaseMs: number): Promise<IdempotencyRecord | null> {
+    const claim: IdempotencyRecord = { fingerprint, answer: null };
+    const held = (await this.call(() => this.redis.fwIdemClaim(this.keys.idempotency(scope), JSON.stringify(claim), leaseMs))) as string | null;
+    return held ? (JSON.parse(held) as IdempotencyRecord) : null;
+  }
+
+  async saveIdempotentAnswer(scope: string, fingerprint: string, answer: StoredAnswer, ttlMs: number): Promise<void> {
+    const rec: IdempotencyRecord = { fingerprint, answer };
+    await this.call(() => this.redis.set(this.keys.idempotency(scope), JSON.stringify(rec), 'PX', ttlMs));
+  }
+
+  async releaseIdempotencyKey(scope: string, fingerprint: string): Promise<void> {
+    const claim: IdempotencyRecord = { fingerprint, answer: null };
+    await this.call(() => this.redis.fwIdemRelease(this.keys.idempotency(scope), JSON.stringify(claim)));
   }
 
   // ---- login failures, counted across the cluster ----

@@ -199,3 +199,42 @@ export const AUDIT = `
 local id = redis.call('INCR', KEYS[2])
 redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], id .. '-1', 'e', ARGV[1])
 return id`;
+
+/** KEYS confirmed, revertClaim; ARGV version. 'reverting' while the version's revert is claimed. */
+export const CONFIRM = `
+if redis.call('GET', KEYS[2]) == ARGV[1] then return 'reverting' end
+local c = tonumber(redis.call('GET', KEYS[1]) or '0')
+if c < tonumber(ARGV[1]) then redis.call('SET', KEYS[1], ARGV[1]) end
+return 'ok'`;
+
+/** KEYS confirmed, revertClaim; ARGV version leaseMs. 'confirmed', 'busy' (another claim) or 'ok'. */
+export const CLAIM_REVERT = `
+if tonumber(redis.call('GET', KEYS[1]) or '0') >= tonumber(ARGV[1]) then return 'confirmed' end
+if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return 'ok' end
+return 'busy'`;
+
+/**
+ * KEYS seq, stream; ARGV eventJsonWithoutId maxLen channel. The next event id, the event kept
+ * in the stream under "<id>-0" (trimmed to maxLen: events are few, exact trimming is cheap) and published to every instance;
+ * one script, so ids are published in order.
+ */
+export const EVENT = `
+local id = redis.call('INCR', KEYS[1])
+local text = '{"id":' .. id .. ',' .. string.sub(ARGV[1], 2)
+redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[2], id .. '-0', 'e', text)
+redis.call('PUBLISH', ARGV[3], '{"type":"event","event":' .. text .. '}')
+return id`;
+/**
+ * KEYS idempotency key; ARGV claimJson leaseMs. What the key holds, or nil after claiming it
+ * (the claim lapses after leaseMs unless an answer replaces it).
+ */
+export const IDEM_CLAIM = `
+local v = redis.call('GET', KEYS[1])
+if v then return v end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return false`;
+
+/** KEYS idempotency key; ARGV claimJson. Drops the claim if it is still that one (no answer). */
+export const IDEM_RELEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 0`;
