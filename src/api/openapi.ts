@@ -19,7 +19,7 @@ const STATUS_TEXT: Record<number, string> = {
   304: 'not modified: the client holds this version\'s answer (If-None-Match)',
   400: 'bad request', 401: 'missing, malformed, expired or revoked token', 404: 'not found',
   405: 'method not allowed', 409: 'conflict with the session or existing objects', 413: 'body too large',
-  429: 'too many failed logins', 500: 'internal error', 503: 'store or compile queue unavailable',
+  429: 'too many failed logins', 500: 'internal error', 503: 'store or compile queue unavailable, or a write not confirmed by enough replicas',
   504: 'compile did not finish in time',
 };
 

@@ -136,6 +136,13 @@ export interface Store {
    */
   appendChange(sessionId: string, entry: JournalEntry): Promise<void>;
   /**
+   * Appends consecutive changes (seq `entries[0].seq` on) in one step, all or none, each
+   * checked as appendChange checks it alone: a shared store's group append. Throws
+   * StoreConflict when refused (nothing appended); any other error leaves it unknown whether
+   * they were appended (ERR_SYS_4006: they were, but not confirmed by enough replicas).
+   */
+  appendChanges?(sessionId: string, entries: JournalEntry[]): Promise<void>;
+  /**
    * Ends the session (discard or expiry). False when that session is not the active one or a
    * commit has claimed it.
    */

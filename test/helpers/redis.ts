@@ -13,8 +13,10 @@ export interface TestRedis {
   dir: string;
   /** Stops it gracefully (SHUTDOWN: the append-only file is complete). */
   stop(): Promise<void>;
-  /** Starts it again on the same port and data folder (after stop). */
-  restart(): Promise<void>;
+  /** Starts it again on the same port and data folder (after stop), with other extra arguments if given. */
+  restart(extra?: string[]): Promise<void>;
+  /** Kills it with SIGKILL (a lost host: nothing flushed, no goodbye). */
+  kill(): Promise<void>;
 }
 
 const running = new Set<ChildProcess>();
@@ -33,18 +35,25 @@ export function freePort(): Promise<number> {
   });
 }
 
-function launch(port: number, dir: string): Promise<ChildProcess> {
+/** `extra`: more redis-server arguments (e.g. --replicaof). */
+function launch(port: number, dir: string, extra: string[] = []): Promise<ChildProcess> {
   const proc = spawn('redis-server', [
     '--port', String(port), '--bind', '127.0.0.1', '--dir', dir,
     '--appendonly', 'yes', '--appendfsync', 'always', '--save', '',
     '--daemonize', 'no', '--protected-mode', 'yes', '--loglevel', 'warning',
+    ...extra,
   ], { stdio: ['ignore', 'pipe', 'pipe'] });
+  return whenListening(proc, port, 'redis-server');
+}
+
+/** Resolves with `proc` once `port` accepts connections; rejects if it exits first. */
+export function whenListening(proc: ChildProcess, port: number, what: string): Promise<ChildProcess> {
   running.add(proc);
   killWithThisProcess(proc);
   proc.on('exit', () => running.delete(proc));
   return new Promise((resolve, reject) => {
     let out = '';
-    const deadline = setTimeout(() => reject(new Error(`redis-server on ${port} did not start: ${out}`)), 10_000);
+    const deadline = setTimeout(() => reject(new Error(`${what} on ${port} did not start: ${out}`)), 10_000);
     const poll = setInterval(() => {
       const s = net.connect(port, '127.0.0.1', () => {
         s.end();
@@ -59,20 +68,20 @@ function launch(port: number, dir: string): Promise<ChildProcess> {
     proc.on('exit', (code) => {
       clearInterval(poll);
       clearTimeout(deadline);
-      reject(new Error(`redis-server exited with ${code}: ${out}`));
+      reject(new Error(`${what} exited with ${code}: ${out}`));
     });
   });
 }
 
-function exited(proc: ChildProcess): Promise<void> {
+export function exited(proc: ChildProcess): Promise<void> {
   if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => proc.once('exit', () => resolve()));
 }
 
-export async function startRedis(dir: string): Promise<TestRedis> {
+export async function startRedis(dir: string, extra: string[] = []): Promise<TestRedis> {
   fs.mkdirSync(dir, { recursive: true });
   const port = await freePort();
-  let proc = await launch(port, dir);
+  let proc = await launch(port, dir, extra);
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
@@ -81,8 +90,12 @@ export async function startRedis(dir: string): Promise<TestRedis> {
       proc.kill('SIGTERM'); // redis-server shuts down cleanly on SIGTERM
       await exited(proc);
     },
-    async restart() {
-      proc = await launch(port, dir);
+    async restart(again = extra) {
+      proc = await launch(port, dir, again);
+    },
+    async kill() {
+      proc.kill('SIGKILL');
+      await exited(proc);
     },
   };
 }

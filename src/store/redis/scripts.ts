@@ -29,18 +29,21 @@ export const HEAD = `
 return {redis.call('HGETALL', KEYS[1]), redis.call('LLEN', KEYS[2])}`;
 
 /**
- * KEYS session, journal, claim; ARGV sessionId seq entryJson at leaseMs. Appends only at
- * the expected length, never under a commit's claim, and renews the session's idle lease.
+ * KEYS session, journal, claim; ARGV sessionId seq at leaseMs entryJson... Appends the
+ * entries (consecutive, the first at `seq`) only at the expected length, never under a
+ * commit's claim, and renews the session's idle lease. One group append: each entry checked
+ * as if appended alone comes to the same checks (the next entry's expected length is the
+ * previous one's plus one), so the group is all or nothing.
  */
 export const APPEND = `
 if redis.call('HGET', KEYS[1], 'id') ~= ARGV[1] then return 'session' end
 if redis.call('EXISTS', KEYS[3]) == 1 then return 'committing' end
 local n = redis.call('LLEN', KEYS[2])
 if n ~= tonumber(ARGV[2]) then return 'length:' .. n end
-redis.call('RPUSH', KEYS[2], ARGV[3])
-redis.call('HSET', KEYS[1], 'lastChangeAt', ARGV[4])
-redis.call('PEXPIRE', KEYS[1], ARGV[5])
-redis.call('PEXPIRE', KEYS[2], ARGV[5])
+redis.call('RPUSH', KEYS[2], unpack(ARGV, 5))
+redis.call('HSET', KEYS[1], 'lastChangeAt', ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
 return 'ok'`;
 
 /**
