@@ -223,6 +223,9 @@ export class RedisStore implements Store {
   // ---- users, secret, revocations ----
 
   async getOrCreateSecret(generate: () => string): Promise<string> {
+    // read first: a restart while no replica is up must not wait for one
+    const existing = await this.call(() => this.redis.get(this.keys.secret));
+    if (existing) return existing;
     await this.durable((r) => r.set(this.keys.secret, generate(), 'NX'));
     return (await this.call(() => this.redis.get(this.keys.secret)))!;
   }
