@@ -29,6 +29,7 @@ export class GroupAppend {
   private waiting: Pending[] = [];
   /** sent, no answer yet, in order */
   private inFlight: Pending[] = [];
+  private scheduled = false;
 
   constructor(
     private readonly appendMany: AppendMany,
@@ -41,6 +42,20 @@ export class GroupAppend {
   append(sessionId: string, entry: JournalEntry, undo: () => void): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.waiting.push({ sessionId, entry, undo, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  /**
+   * Sends at the end of this turn of the event loop, not at once: the changes retried together
+   * after a refused group (or arriving together) then go as one group, not as one alone
+   * followed by the rest.
+   */
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
       this.send();
     });
   }
@@ -78,6 +93,6 @@ export class GroupAppend {
       this.onUncertain();
       for (const p of [...group, ...this.waiting.splice(0)]) p.reject(error);
     }
-    this.send();
+    this.schedule();
   }
 }

@@ -196,17 +196,19 @@ export class ConfigService<C = unknown> {
   }
 
   private async syncFromStore(): Promise<void> {
-    const head = await this.store.sessionHead();
+    const c = this.cand;
+    // a shared store reads the head and the entries this candidate lacks in one round trip
+    const since = this.store.sessionSince && c && !c.dirty ? await this.store.sessionSince(c.seq) : undefined;
+    const head = since === undefined ? await this.store.sessionHead() : since?.head ?? null;
     if (!head) {
       this.session = null;
       this.cand = null;
       return;
     }
     this.session = { ...head.session };
-    const c = this.cand;
     if (c && !c.dirty && c.sessionId === head.session.id && c.seq === head.length) return;
     if (c && !c.dirty && c.sessionId === head.session.id && c.seq < head.length) {
-      const entries = await this.store.journalSince(c.sessionId, c.seq);
+      const entries = since?.entries ?? await this.store.journalSince(c.sessionId, c.seq);
       if (entries && (await this.applyEntries(c, entries))) return;
     }
     await this.rebuild(head);

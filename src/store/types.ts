@@ -121,6 +121,11 @@ export interface Store {
   getSession(): Promise<SessionState | null>;
   /** The active session and its journal length, or null: one cheap read. */
   sessionHead(): Promise<SessionHead | null>;
+  /**
+   * The head and the journal entries from `from` on, read together (one round trip on a
+   * shared store); the entries belong to the session of the head.
+   */
+  sessionSince?(from: number): Promise<{ head: SessionHead; entries: JournalEntry[] } | null>;
   /** The journal entries of `sessionId` from index `from` on; null unless it is active. */
   journalSince(sessionId: string, from: number): Promise<JournalEntry[] | null>;
   /**

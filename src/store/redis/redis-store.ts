@@ -310,6 +310,13 @@ export class RedisStore implements Store {
     return session && { session, length };
   }
 
+  async sessionSince(from: number): Promise<{ head: SessionHead; entries: JournalEntry[] } | null> {
+    const k = this.keys;
+    const [flat, length, lines] = (await this.call(() => this.redis.fwHead(k.session, k.journal, from))) as [string[], number, string[]];
+    const session = sessionOf(flat);
+    return session && { head: { session, length }, entries: lines.map((t) => JSON.parse(t) as JournalEntry) };
+  }
+
   async journalSince(sessionId: string, from: number): Promise<JournalEntry[] | null> {
     const k = this.keys;
     const [id, entries] = await this.call(async () => {

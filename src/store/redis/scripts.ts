@@ -24,9 +24,14 @@ redis.call('HSET', KEYS[1], 'id', ARGV[1], 'owner', ARGV[2], 'startedAt', ARGV[3
 redis.call('PEXPIRE', KEYS[1], ARGV[6])
 return 0`;
 
-/** KEYS session, journal: the session record and its journal length. */
+/**
+ * KEYS session, journal; ARGV [from]: the session record, its journal length, and with
+ * `from` the journal entries from there on (a catch-up in one round trip).
+ */
 export const HEAD = `
-return {redis.call('HGETALL', KEYS[1]), redis.call('LLEN', KEYS[2])}`;
+local entries = {}
+if ARGV[1] then entries = redis.call('LRANGE', KEYS[2], ARGV[1], -1) end
+return {redis.call('HGETALL', KEYS[1]), redis.call('LLEN', KEYS[2]), entries}`;
 
 /**
  * KEYS session, journal, claim; ARGV sessionId seq at leaseMs entryJson... Appends the
