@@ -62,7 +62,7 @@ class Writers {
 async function everywhere(path: string, names: string[]): Promise<void> {
   for (const c of clients) {
     const r = await c.get(path);
-    expect(r.status).toBe(200);
+    expect({ url: c.url, status: r.status, text: r.status === 200 ? '' : r.text }).toEqual({ url: c.url, status: 200, text: '' });
     const have = new Set(Object.keys(r.body));
     expect(names.filter((n) => !have.has(n))).toEqual([]);
   }
@@ -104,6 +104,7 @@ test('sentinel failovers: nothing acknowledged is lost, writes come back by them
   await everywhere('/api/addresses?config=candidate', writers.acked);
   const acked = [...writers.acked];
   const commit = await clients[1].post('/api/config/commit', { description: 'after the failover' });
+  expect(commit.status === 200 ? '' : commit.text).toBe('');
   expectMessage(commit, 'commit successful');
   const version = Number(commit.body.version);
   await everywhere('/api/addresses', acked);

@@ -19,8 +19,8 @@ test('sentinels: the list, the master name, one replica required by default', ()
   expect(s.redis!.sentinels).toEqual([{ host: '10.0.0.1', port: 26379 }, { host: '::1', port: 26380 }, { host: 'sentinel-3', port: 26381 }]);
   expect(s.redisMinReplicas).toBe(1);
   const o = patientOptions(s.redis!);
-  expect({ sentinels: o.sentinels, name: o.name, password: o.password, host: o.host, maxRetriesPerRequest: o.maxRetriesPerRequest, failoverDetector: o.failoverDetector })
-    .toEqual({ sentinels: s.redis!.sentinels, name: 'fwd', password: 'pw', host: undefined, maxRetriesPerRequest: null, failoverDetector: true });
+  expect({ sentinels: o.sentinels, name: o.name, password: o.password, host: o.host, maxRetriesPerRequest: o.maxRetriesPerRequest })
+    .toEqual({ sentinels: s.redis!.sentinels, name: 'fwd', password: 'pw', host: undefined, maxRetriesPerRequest: null });
   expect(loadSettings({ REDIS_SENTINELS: '10.0.0.1:26379', REDIS_SENTINEL_MASTER: 'fwd', FW_REDIS_MIN_REPLICAS: '2' }).redisMinReplicas).toBe(2);
   expect(loadSettings({ REDIS_SENTINELS: '10.0.0.1:26379', REDIS_SENTINEL_MASTER: 'fwd', FW_REDIS_MIN_REPLICAS: '0' }).redisMinReplicas).toBe(0);
 });

@@ -65,9 +65,11 @@ function targetOptions(target: RedisTarget): RedisOptions {
       sentinelTLS: tls,
       sentinelRetryStrategy: reconnectDelay,
       sentinelCommandTimeout: COMMAND_TIMEOUT_MS,
-      // +switch-master from the sentinels moves the connection at once, even when the old
-      // primary is still reachable (a partition)
-      failoverDetector: true,
+      // no failoverDetector: it drops the connection at every sentinel's +switch-master, that
+      // is several times after a failover the connection has already followed (503s seconds
+      // after writes work again). A connection follows by its own reconnect (the primary is
+      // gone) or by READONLY (the primary was demoted); meanwhile, in a partition, writes to
+      // the isolated old primary are never confirmed by a replica (ERR_SYS_4006).
     };
   }
   return { ...auth, host: u?.hostname || '127.0.0.1', port: Number(u?.port || 6379) };
