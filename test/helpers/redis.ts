@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { killWithThisProcess } from './watchdog';
+import { ownChild, waitForPort } from './watchdog';
 
 export interface TestRedis {
   url: string;
@@ -19,11 +19,6 @@ export interface TestRedis {
   kill(): Promise<void>;
 }
 
-const running = new Set<ChildProcess>();
-process.on('exit', () => {
-  for (const p of running) p.kill('SIGKILL');
-});
-
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
@@ -33,6 +28,22 @@ export function freePort(): Promise<number> {
       srv.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * A free loopback port below the ephemeral range (32768 and up on Linux): a port the kernel
+ * never gives an outgoing connection, so a server killed on it can listen on it again at once.
+ */
+export async function fixedPort(): Promise<number> {
+  for (;;) {
+    const port = 20000 + Math.floor(Math.random() * 12000);
+    const free = await new Promise<boolean>((resolve) => {
+      const srv = net.createServer();
+      srv.on('error', () => resolve(false));
+      srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
 }
 
 /** `extra`: more redis-server arguments (e.g. --replicaof). */
@@ -46,31 +57,18 @@ function launch(port: number, dir: string, extra: string[] = []): Promise<ChildP
   return whenListening(proc, port, 'redis-server');
 }
 
-/** Resolves with `proc` once `port` accepts connections; rejects if it exits first. */
-export function whenListening(proc: ChildProcess, port: number, what: string): Promise<ChildProcess> {
-  running.add(proc);
-  killWithThisProcess(proc);
-  proc.on('exit', () => running.delete(proc));
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const deadline = setTimeout(() => reject(new Error(`${what} on ${port} did not start: ${out}`)), 10_000);
-    const poll = setInterval(() => {
-      const s = net.connect(port, '127.0.0.1', () => {
-        s.end();
-        clearInterval(poll);
-        clearTimeout(deadline);
-        resolve(proc);
-      });
-      s.on('error', () => s.destroy());
-    }, 20);
-    proc.stdout!.on('data', (b) => { out += b.toString(); });
-    proc.stderr!.on('data', (b) => { out += b.toString(); });
-    proc.on('exit', (code) => {
-      clearInterval(poll);
-      clearTimeout(deadline);
-      reject(new Error(`${what} exited with ${code}: ${out}`));
-    });
-  });
+/** Resolves with `proc` (owned: killed with this process) once `port` accepts connections. */
+export async function whenListening(proc: ChildProcess, port: number, what: string): Promise<ChildProcess> {
+  ownChild(proc);
+  let out = '';
+  proc.stdout!.on('data', (b) => { out += b.toString(); });
+  proc.stderr!.on('data', (b) => { out += b.toString(); });
+  try {
+    await waitForPort(port, proc, () => out);
+  } catch (e) {
+    throw new Error(`${what} on ${port} did not start: ${(e as Error).message}`);
+  }
+  return proc;
 }
 
 export function exited(proc: ChildProcess): Promise<void> {
@@ -80,7 +78,7 @@ export function exited(proc: ChildProcess): Promise<void> {
 
 export async function startRedis(dir: string, extra: string[] = []): Promise<TestRedis> {
   fs.mkdirSync(dir, { recursive: true });
-  const port = await freePort();
+  const port = await fixedPort(); // restart() may listen on it again right after a kill
   let proc = await launch(port, dir, extra);
   return {
     url: `redis://127.0.0.1:${port}`,
