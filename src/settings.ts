@@ -46,6 +46,11 @@ export interface Settings {
   advertise: string | undefined;
   /** FW_EVAL_THREADS: worker threads for large POST /api/eval/batch requests; 0: all inline */
   evalThreads: number;
+  /** FW_TLS_CERT, FW_TLS_KEY: PEM files; with both the API is HTTPS only (src/api/tls.ts) */
+  tlsCert: string | undefined;
+  tlsKey: string | undefined;
+  /** FW_TLS_KEY_PASSPHRASE: the passphrase of an encrypted FW_TLS_KEY */
+  tlsKeyPassphrase: string | undefined;
 }
 
 function onOff(env: NodeJS.ProcessEnv, name: string, def: boolean): boolean {
@@ -167,5 +172,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     nodeId: env.FW_NODE_ID ? name(env, 'FW_NODE_ID', '') : undefined,
     advertise: env.FW_ADVERTISE || undefined,
     evalThreads: int(env, 'FW_EVAL_THREADS', defaultEvalThreads(), 0, 64),
+    tlsCert: env.FW_TLS_CERT ? path.resolve(env.FW_TLS_CERT) : undefined,
+    tlsKey: env.FW_TLS_KEY ? path.resolve(env.FW_TLS_KEY) : undefined,
+    tlsKeyPassphrase: env.FW_TLS_KEY_PASSPHRASE || undefined,
   };
 }

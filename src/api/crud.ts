@@ -106,6 +106,7 @@ export function crudRoutes(ctx: AppContext, spec: CrudSpec): RouteDef[] {
       method: 'GET',
       pattern: spec.path,
       body: 'none',
+      permission: 'read',
       doc: read(`List ${tag}`, spec.listModel, spec.listQuery),
       handler: (req) => {
         const variant = spec.listVariant ? spec.listVariant(req.query) : '';
@@ -119,6 +120,7 @@ export function crudRoutes(ctx: AppContext, spec: CrudSpec): RouteDef[] {
       method: 'GET',
       pattern: item,
       body: 'none',
+      permission: 'read',
       doc: read(`Read one ${spec.noun}`, spec.model),
       handler: async (req) => {
         const key = req.params[spec.param];
@@ -136,6 +138,7 @@ export function crudRoutes(ctx: AppContext, spec: CrudSpec): RouteDef[] {
     routes.push({
       method: 'POST',
       pattern: spec.path,
+      permission: 'configure',
       doc: change(`Create a ${spec.noun} in the candidate`, bodies.create),
       handler: async (req) => {
         const r = await ctx.config.change(user(req), { op: 'create', kind: spec.kind, body: req.body });
@@ -150,6 +153,7 @@ export function crudRoutes(ctx: AppContext, spec: CrudSpec): RouteDef[] {
     routes.push({
       method: 'PUT',
       pattern: item,
+      permission: 'configure',
       doc: change(`Update a ${spec.noun} in the candidate`, bodies.update),
       handler: async (req) => {
         spec.checkKey?.(req.params[spec.param]);
@@ -164,6 +168,7 @@ export function crudRoutes(ctx: AppContext, spec: CrudSpec): RouteDef[] {
       method: 'DELETE',
       pattern: item,
       body: 'none',
+      permission: 'configure',
       doc: change(`Delete a ${spec.noun} from the candidate`),
       handler: async (req) => {
         spec.checkKey?.(req.params[spec.param]);
@@ -177,6 +182,7 @@ export function crudRoutes(ctx: AppContext, spec: CrudSpec): RouteDef[] {
     routes.push({
       method: 'POST',
       pattern: `${item}/move`,
+      permission: 'configure',
       doc: change(`Move a ${spec.noun} in the candidate's order`, bodies.move),
       handler: async (req) => {
         spec.checkKey?.(req.params[spec.param]);
