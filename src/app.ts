@@ -9,6 +9,7 @@ import type { Store } from './store/types';
 import { EmbeddedStore } from './store/embedded';
 import { RedisFailureLog, RedisStore } from './store/redis/redis-store';
 import { CommitQueue, CommitWorker } from './workers/commit-queue';
+import { describeTarget } from './store/redis/connection';
 import { ClusterNode, LocalNode, defaultNodeId, type NodeDirectory } from './cluster/nodes';
 import type { CompiledConfig } from './eval/compiled';
 import { emptyDoc, serializeDoc } from './config/document';
@@ -93,12 +94,12 @@ function registerCoreReadiness(ctx: AppContext): void {
  */
 function redisStore(settings: Settings): RedisStore {
   const leaseMs = settings.sessionTimeoutSec * 1000 + 5000;
-  return new RedisStore({ url: settings.redisUrl!, clusterName: settings.clusterName, sessionLeaseMs: leaseMs });
+  return new RedisStore({ target: settings.redis!, minReplicas: settings.redisMinReplicas, clusterName: settings.clusterName, sessionLeaseMs: leaseMs });
 }
 
-/** The store the settings ask for: Redis with REDIS_URL, else the embedded files. */
+/** The store the settings ask for: Redis with REDIS_URL or REDIS_SENTINELS, else the embedded files. */
 function openStore(settings: Settings, log: Logger, onFatal: (err: unknown) => void): Store {
-  if (settings.redisUrl) {
+  if (settings.redis) {
     return redisStore(settings);
   }
   return new EmbeddedStore({
@@ -117,7 +118,7 @@ interface ClusterParts {
 }
 
 function wireCluster(settings: Settings, store: RedisStore, config: ConfigService<CompiledConfig>, tokens: TokenService | null, log: Logger): ClusterParts {
-  const queueSettings = { redisUrl: settings.redisUrl!, clusterName: settings.clusterName, commitTimeoutMs: settings.commitTimeoutMs };
+  const queueSettings = { redis: settings.redis!, clusterName: settings.clusterName, commitTimeoutMs: settings.commitTimeoutMs };
   const queue = new CommitQueue(queueSettings, log);
   const worker = settings.worker ? new CommitWorker(queueSettings, store, config as ConfigService<unknown>, log) : null;
   store.onEvent((e) => {
@@ -127,6 +128,8 @@ function wireCluster(settings: Settings, store: RedisStore, config: ConfigServic
   });
   store.onReconnect(() => {
     log.info('Redis is reachable again');
+    // after a failover the new primary may lack the last unconfirmed writes
+    config.storeChanged();
     tokens?.forgetAll(); // revocations published during the outage were missed
     config.refreshRunning().catch(() => undefined);
   });
@@ -201,7 +204,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
       ctx.confirmation.check().catch((e) => log.debug({ err: String(e) }, 'commit confirmed check failed'));
     }, 1000);
     sweep.unref();
-    log.info({ port, host: settings.host, tls: tls !== undefined, store: store.kind, node: nodes.id, dataDir: redis ? undefined : settings.dataDir }, 'listening');
+    log.info({ port, host: settings.host, tls: tls !== undefined, store: store.kind, node: nodes.id, dataDir: redis ? undefined : settings.dataDir, redis: settings.redis ? describeTarget(settings.redis) : undefined }, 'listening');
     flushLog(); // supervisors and tests wait for this line
     const activeCompiler = compiler;
     const activeDataPlane = dataPlane;
@@ -267,7 +270,7 @@ async function startNode(settings: Settings, port: number, redis: RedisStore | n
  * A commit worker with no HTTP front (`npm run worker`): runs the cluster's commit jobs.
  */
 export async function startWorker(settings: Settings, logger?: Logger): Promise<{ close(): Promise<void> }> {
-  if (!settings.redisUrl) throw new Error('a worker needs REDIS_URL');
+  if (!settings.redis) throw new Error('a worker needs REDIS_URL or REDIS_SENTINELS');
   const log = logger ?? pino({ level: settings.logLevel, base: { pid: process.pid, role: 'worker' } });
   const store = redisStore(settings);
   await store.open(() => serializeDoc(emptyDoc(settings.interfaces)));

@@ -21,6 +21,7 @@ import { NoDataPlane, type DataPlane } from '../dataplane/types';
 import { Gate } from './gate';
 import { withUndo } from '../config/undo';
 import type { EventEmitterFn } from '../events/types';
+import { GroupAppend } from './group-append';
 
 /** Compiles a document (in worker threads) and returns its analysis warnings. */
 export interface Compiler<C> {
@@ -118,6 +119,10 @@ export class ConfigService<C = unknown> {
   private readonly runningListeners: Array<(state: RunningState<C>) => void> = [];
   /** where session, commit and confirmation events are reported (GET /api/events) */
   events: EventEmitterFn = () => undefined;
+  /** a shared store's group append (null: the embedded store, which groups its own fsyncs) */
+  private readonly appends: GroupAppend | null;
+  /** a sync that waits for the gate: callers arriving meanwhile share it */
+  private queuedSync: { started: boolean; done: Promise<void> } | null = null;
 
   constructor(
     private readonly store: Store,
@@ -127,7 +132,21 @@ export class ConfigService<C = unknown> {
     private readonly commitChecks: (doc: ConfigDoc) => string[],
     /** enforces each committed version before it becomes running (none: FW_DATAPLANE=none) */
     private readonly dataPlane: DataPlane = new NoDataPlane(),
-  ) {}
+  ) {
+    const many = store.kind === 'embedded' ? undefined : store.appendChanges;
+    this.appends = many
+      ? new GroupAppend(many.bind(store), () => this.storeChanged(), (e) => conflictReason(e) !== null)
+      : null;
+  }
+
+  /**
+   * The store may no longer hold what the cached candidate holds (an append whose outcome is
+   * unknown; a failover to a replica that had not received the last writes): the candidate
+   * is rebuilt from the store before its next use.
+   */
+  storeChanged(): void {
+    if (this.cand) this.cand.dirty = true;
+  }
 
   /** Loads the running version and rebuilds an active session's candidate from its journal. */
   async init(): Promise<void> {
@@ -178,23 +197,36 @@ export class ConfigService<C = unknown> {
     this.log.info({ version: meta.version, author: meta.author }, 'loaded a running version committed elsewhere');
   }
 
-  /** Brings the session and the cached candidate up to date with the store (exclusive). */
+  /**
+   * Brings the session and the cached candidate up to date with the store (exclusive: after
+   * the appends in flight). Callers that arrive while one waits for the gate share it, since
+   * it reads the store after they arrived: a burst of refused changes costs one sync.
+   */
   private synced(): Promise<void> {
-    return this.gate.runExclusive(() => this.syncFromStore());
+    if (this.queuedSync && !this.queuedSync.started) return this.queuedSync.done;
+    const slot = { started: false, done: Promise.resolve() };
+    slot.done = this.gate.runExclusive(() => {
+      slot.started = true;
+      return this.syncFromStore();
+    });
+    if (!slot.started) this.queuedSync = slot;
+    return slot.done;
   }
 
   private async syncFromStore(): Promise<void> {
-    const head = await this.store.sessionHead();
+    const c = this.cand;
+    // a shared store reads the head and the entries this candidate lacks in one round trip
+    const since = this.store.sessionSince && c && !c.dirty ? await this.store.sessionSince(c.seq) : undefined;
+    const head = since === undefined ? await this.store.sessionHead() : since?.head ?? null;
     if (!head) {
       this.session = null;
       this.cand = null;
       return;
     }
     this.session = { ...head.session };
-    const c = this.cand;
     if (c && !c.dirty && c.sessionId === head.session.id && c.seq === head.length) return;
     if (c && !c.dirty && c.sessionId === head.session.id && c.seq < head.length) {
-      const entries = await this.store.journalSince(c.sessionId, c.seq);
+      const entries = since?.entries ?? await this.store.journalSince(c.sessionId, c.seq);
       if (entries && (await this.applyEntries(c, entries))) return;
     }
     await this.rebuild(head);
@@ -389,8 +421,9 @@ export class ConfigService<C = unknown> {
    * Applies one change to the candidate and appends it durably before resolving. The cached
    * candidate is trusted first (one round trip: the append); a refused append or a refusal
    * that an unseen journal entry may explain brings the candidate up to date and tries again.
-   * On the embedded store appends pipeline (group commit) and are never refused; on a shared
-   * store each instance appends one change at a time, so a refused one can simply be undone.
+   * Many changes are in flight at once: on the embedded store appends pipeline (group commit)
+   * and are never refused; on a shared store they are group-appended (group-append.ts), and a
+   * refused group is undone, with everything applied on top of it, before it is tried again.
    */
   async change(user: string, change: Change, ctx: ApplyContext = {}): Promise<ChangeResult> {
     const shared = this.store.kind !== 'embedded';
@@ -401,9 +434,7 @@ export class ConfigService<C = unknown> {
         fresh = true;
       }
       const attemptFresh = fresh;
-      const outcome = shared
-        ? await this.gate.runExclusive(() => this.tryChange(user, change, ctx, attemptFresh, true))
-        : await this.gate.runShared(() => this.tryChange(user, change, ctx, true, false));
+      const outcome = await this.gate.runShared(() => this.tryChange(user, change, ctx, shared ? attemptFresh : true, shared));
       if (outcome !== 'retry') return outcome;
       await this.synced();
       fresh = true;
@@ -426,19 +457,24 @@ export class ConfigService<C = unknown> {
     const entry: JournalEntry = { seq: cand.seq++, at: Date.now(), user, change };
     s.lastChangeAt = entry.at;
     try {
-      await this.store.appendChange(s.id, entry);
+      if (this.appends) {
+        await this.appends.append(s.id, entry, () => {
+          applied.undo(); // back to what the store has; called newest first by the group append
+          cand.seq = entry.seq;
+        });
+      } else {
+        await this.store.appendChange(s.id, entry);
+      }
       return applied.result;
     } catch (e) {
-      if (undoable) {
-        applied.undo(); // back to what the store has (or had: a lost answer is caught up from the journal)
-        cand.seq--;
-      } else {
-        cand.dirty = true; // later appends may be in flight on top of it: rebuild before the next change
-      }
+      // the group append has undone a refused change; elsewhere later appends may be in
+      // flight on top of it: rebuild before the next change
+      if (!this.appends) cand.dirty = true;
       const reason = conflictReason(e);
       // another instance appended first, or began another session: bring it up to date and retry
       if (reason === 'length' || reason === 'session') return 'retry';
       if (reason === 'committing') conflictAsSessionError(e);
+      if (isFwError(e) && e.code === 'ERR_SYS_4006') throw e; // made, kept, but not confirmed
       this.log.error({ err: e }, 'journal append failed');
       throw isFwError(e) ? e : new FwError('ERR_SYS_4002', 'the change was not recorded');
     }
@@ -565,13 +601,20 @@ export class ConfigService<C = unknown> {
     // the kernel holds the new version before it is durable; a refused apply has restored
     // the previous version's state and throws, so running stays what it was
     await this.dataPlane.apply(cand.doc, meta.version);
+    let unconfirmed: FwError | null = null;
     try {
       await this.store.commit(s.id, cand.seq, { ...meta, doc: serializeDoc(cand.doc) }).catch(conflictAsSessionError);
     } catch (e) {
-      await this.dataPlane.apply(base.doc, base.meta.version).catch((e2: unknown) => {
-        this.log.error({ err: e2 }, 'data plane: restoring the running version failed');
-      });
-      throw e;
+      // committed on the primary but not confirmed by enough replicas: it is the running
+      // version now (the same request again finds it done); the answer says unconfirmed
+      if (isFwError(e) && e.code === 'ERR_SYS_4006') {
+        unconfirmed = e;
+      } else {
+        await this.dataPlane.apply(base.doc, base.meta.version).catch((e2: unknown) => {
+          this.log.error({ err: e2 }, 'data plane: restoring the running version failed');
+        });
+        throw e;
+      }
     }
     this.reportCommit(job, meta); // before the swap's own events (node version)
     // the candidate document becomes the immutable running version
@@ -581,8 +624,9 @@ export class ConfigService<C = unknown> {
       this.session = null;
       this.cand = null;
     }
-    this.log.info({ version: meta.version, author: job.user, summary: meta.summary }, 'commit');
+    this.log.info({ version: meta.version, author: job.user, summary: meta.summary, unconfirmed: unconfirmed !== null }, 'commit');
     await this.confirmedByCommit(job, meta, base.meta);
+    if (unconfirmed) throw unconfirmed;
     return meta.confirmBy === undefined ? { version: meta.version, warnings } : { version: meta.version, warnings, confirmBy: meta.confirmBy };
   }
 

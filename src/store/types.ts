@@ -198,6 +198,11 @@ export interface Store {
   getSession(): Promise<SessionState | null>;
   /** The active session and its journal length, or null: one cheap read. */
   sessionHead(): Promise<SessionHead | null>;
+  /**
+   * The head and the journal entries from `from` on, read together (one round trip on a
+   * shared store); the entries belong to the session of the head.
+   */
+  sessionSince?(from: number): Promise<{ head: SessionHead; entries: JournalEntry[] } | null>;
   /** The journal entries of `sessionId` from index `from` on; null unless it is active. */
   journalSince(sessionId: string, from: number): Promise<JournalEntry[] | null>;
   /**
@@ -212,6 +217,13 @@ export interface Store {
    * session's lastChangeAt to entry.at.
    */
   appendChange(sessionId: string, entry: JournalEntry): Promise<void>;
+  /**
+   * Appends consecutive changes (seq `entries[0].seq` on) in one step, all or none, each
+   * checked as appendChange checks it alone: a shared store's group append. Throws
+   * StoreConflict when refused (nothing appended); any other error leaves it unknown whether
+   * they were appended (ERR_SYS_4006: they were, but not confirmed by enough replicas).
+   */
+  appendChanges?(sessionId: string, entries: JournalEntry[]): Promise<void>;
   /**
    * Ends the session (discard or expiry). False when that session is not the active one or a
    * commit has claimed it.

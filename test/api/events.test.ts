@@ -120,40 +120,45 @@ test('bad input: Last-Event-ID not a number 400 ERR_NET_1004, an unknown type 40
   expectError(await d.client.post('/api/events'), 405, 'ERR_NET_1009');
 });
 
-test('a stream ends when the token it was opened with expires', async () => {
+/**
+ * Runs `fn` against a daemon of its own (settings the shared one must not have), logged in,
+ * with a stream open; `stop` closes that daemon early. Everything is closed afterwards.
+ */
+async function withOwnDaemon(env: Record<string, string>, fn: (c: Client, s: SseStream, stop: () => Promise<void>) => Promise<void>): Promise<void> {
   let other: TestDaemon | undefined;
   try {
-    other = await startTestDaemon({ FW_TOKEN_TTL: '2' });
+    other = await startTestDaemon(env);
     const c = await new Client(other.url).login();
     const s = await openEvents(other.url, '/api/events', { Authorization: `Bearer ${c.token}` });
     streams.push(s);
     expect(s.status).toBe(200);
-    await s.ended;
-    const again = await openEvents(other.url, '/api/events', { Authorization: `Bearer ${c.token}` });
-    expect({ status: again.status, code: again.error?.code }).toEqual({ status: 401, code: 'ERR_SEC_5003' });
+    await fn(c, s, async () => {
+      const t = other;
+      other = undefined;
+      await t?.close();
+    });
   } finally {
     for (const s of streams.splice(0)) s.close();
     await other?.close();
   }
+}
+
+test('a stream ends when the token it was opened with expires', async () => {
+  await withOwnDaemon({ FW_TOKEN_TTL: '2' }, async (c, s) => {
+    await s.ended;
+    const again = await openEvents(c.url, '/api/events', { Authorization: `Bearer ${c.token}` });
+    expect({ status: again.status, code: again.error?.code }).toEqual({ status: 401, code: 'ERR_SEC_5003' });
+  });
 });
 
 test('a session that expires is streamed as expired; a daemon that stops reports node left and ends its streams', async () => {
-  let other: TestDaemon | undefined;
-  try {
-    other = await startTestDaemon({ FW_SESSION_TIMEOUT: '1' });
-    const c = await new Client(other.url).login();
-    const s = await openEvents(other.url, '/api/events', { Authorization: `Bearer ${c.token}` });
-    streams.push(s);
+  await withOwnDaemon({ FW_SESSION_TIMEOUT: '1' }, async (c, s, stop) => {
     await c.begin();
     const e = await s.next((m) => m.event === 'session' && m.data.state === 'expired', 'session expired');
     expect(e.data).toEqual(expect.objectContaining({ owner: 'admin', user: 'admin' }));
     // a daemon that stops ends its streams (after telling them it leaves) instead of waiting for them
-    await other.close();
-    other = undefined;
+    await stop();
     await s.ended;
     expect(s.messages[s.messages.length - 1].data).toEqual(expect.objectContaining({ type: 'node', state: 'left' }));
-  } finally {
-    for (const s of streams.splice(0)) s.close();
-    await other?.close();
-  }
+  });
 });
