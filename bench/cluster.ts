@@ -3,7 +3,9 @@
 // instance, Redis with one instance and Redis with three instances behind a round robin (the
 // load balancer's part is played by this process). Per row: authenticated reads/s, durable
 // changes/s, and commits (begin, one change, commit: each on another instance) with their
-// latency. Ratios are against the embedded store of the same run.
+// latency. Ratios are against the embedded store of the same run. Then the automation rows
+// (bench/automation.ts): export, load in one request and commit of the whole configuration,
+// and a batch of 10,000 creations. `--only automation`: those rows alone.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,6 +14,7 @@ import { EmbeddedStore } from '../src/store/embedded';
 import { RedisStore } from '../src/store/redis/redis-store';
 import { startRedis, type TestRedis } from '../test/helpers/redis';
 import { generateConfig, REALISTIC } from './generate';
+import { automationRow, automationTable, type AutomationRow } from './automation';
 import { closeAgent, fmt, login, request, run, seedStore, startInstance, type Instance, type Target } from './http-load';
 
 interface Scenario {
@@ -34,7 +37,10 @@ interface Row {
   commitsPerSec: number;
   commitP50: number;
   commitMax: number;
+  automation: AutomationRow;
 }
+
+const automationOnly = process.argv.includes('--only') && process.argv[process.argv.indexOf('--only') + 1] === 'automation';
 
 function roundRobin(instances: Instance[], tokens: string[]): Target {
   return { port: (i) => instances[i % instances.length].port, token: (i) => tokens[i % tokens.length] };
@@ -45,7 +51,7 @@ async function ok(p: Promise<{ status: number; text: string }>, what: string): P
   if (r.status !== 200) throw new Error(`${what}: ${r.status} ${r.text.slice(0, 300)}`);
 }
 
-async function measure(s: Scenario, doc: ConfigDoc, seconds: number, commits: number): Promise<Row> {
+async function measure(s: Scenario, doc: ConfigDoc, seconds: number, commits: number): Promise<Row | { s: Scenario; automation: AutomationRow }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fwd-bench-cluster-'));
   let redis: TestRedis | null = null;
   const instances: Instance[] = [];
@@ -62,6 +68,7 @@ async function measure(s: Scenario, doc: ConfigDoc, seconds: number, commits: nu
     }
     for (let i = 0; i < s.instances; i++) instances.push(await startInstance({ ...env, FW_NODE_ID: `bench${i}` }));
     const tokens = await Promise.all(instances.map((x) => login(x.port)));
+    if (automationOnly) return { s, automation: await automationRow(instances, tokens) };
     const all = roundRobin(instances, tokens);
     const ids = doc.policies.map((p) => p.id);
     const loads = {
@@ -90,7 +97,8 @@ async function measure(s: Scenario, doc: ConfigDoc, seconds: number, commits: nu
     }
     const commitsPerSec = commits / ((Date.now() - t0) / 1000);
     latencies.sort((a, b) => a - b);
-    return { s, me, reads, changes, commitsPerSec, commitP50: latencies[Math.floor(latencies.length / 2)], commitMax: latencies[latencies.length - 1] };
+    const automation = await automationRow(instances, tokens);
+    return { s, automation, me, reads, changes, commitsPerSec, commitP50: latencies[Math.floor(latencies.length / 2)], commitMax: latencies[latencies.length - 1] };
   } finally {
     for (const x of instances) x.proc.kill('SIGTERM');
     await Promise.all(instances.map((x) => new Promise((r) => (x.proc.exitCode !== null ? r(null) : x.proc.once('exit', r)))));
@@ -102,9 +110,15 @@ async function measure(s: Scenario, doc: ConfigDoc, seconds: number, commits: nu
 export async function clusterBench(seconds: number): Promise<void> {
   const doc = generateConfig(REALISTIC);
   const commits = Number(process.argv[process.argv.indexOf('--commits') + 1]) || 5;
-  const rows: Row[] = [];
-  for (const s of SCENARIOS) rows.push(await measure(s, doc, seconds, commits));
+  const measured = [];
+  for (const s of SCENARIOS) measured.push(await measure(s, doc, seconds, commits));
   closeAgent();
+  const load = `load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`;
+  automationTable(measured.map((r) => ({ label: r.s.label, instances: r.s.instances, a: r.automation })), doc.policies.length);
+  console.log(`
+${load}`);
+  if (automationOnly) return;
+  const rows = measured as Row[];
   const base = rows[0];
   console.log(`\nStores side by side: ${doc.policies.length} policies committed, ${seconds}s per load, ${commits} commits per row, ${os.cpus().length} cores (load generator, Redis and instances share them)\n`);
   console.log('| store | instances | GET /api/me/s | GET /api/policies/{id}/s | changes/s | commits/s | commit p50 ms | commit max ms | reads vs embedded | changes vs embedded |');
