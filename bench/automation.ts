@@ -45,8 +45,16 @@ function loadable(exported: string): string {
   return JSON.stringify(x);
 }
 
+/** Waits until every instance is ready (its running version compiled): not measured. */
+async function allReady(instances: Instance[]): Promise<void> {
+  for (const x of instances) {
+    while ((await request(x.port, 'GET', '/readyz', '')).status !== 200) await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
 /** Export, load (replace) and commit of the whole configuration, then one batch of creations. */
 export async function automationRow(instances: Instance[], tokens: string[]): Promise<AutomationRow> {
+  await allReady(instances);
   const at = (k: number) => ({ port: instances[k % instances.length].port, token: tokens[k % tokens.length] });
   const req = (k: number, method: string, p: string, body?: string) => request(at(k).port, method, p, at(k).token, body);
   const exported = await timed('export', () => req(1, 'GET', '/api/config/export'));
@@ -54,6 +62,7 @@ export async function automationRow(instances: Instance[], tokens: string[]): Pr
   await timed('begin', () => req(0, 'POST', '/api/config/begin'));
   const load = await timed('load', () => req(1, 'PUT', '/api/config/candidate', doc));
   const commit = await timed('commit', () => req(2, 'POST', '/api/config/commit', JSON.stringify({ description: 'bench load' })));
+  await allReady(instances);
   await timed('begin', () => req(0, 'POST', '/api/config/begin'));
   const operations = Array.from({ length: BATCH_SIZE }, (_, i) => ({
     method: 'POST', path: '/api/addresses', body: { name: `batch-${i}`, ips: [`10.${200 + (i >> 16)}.${(i >> 8) & 255}.${i & 255}/32`] },
