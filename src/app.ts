@@ -25,6 +25,7 @@ import { createDataPlane, type DataPlane } from './dataplane';
 import { Metrics } from './api/metrics';
 import { AuditTrail } from './api/audit';
 import { Readiness } from './api/readiness';
+import { parseAddressList } from './api/client-address';
 import { DeepAnalysis } from './workers/deep-analysis';
 import { BatchPool } from './workers/batch-pool';
 
@@ -164,6 +165,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
       routes: allRoutes(ctx, tokens, limiter), auth: tokens, requests: metrics.requests,
       // a claim outlives the longest request (a commit), so a live first request is never run twice
       idempotency: new Idempotency(store, { ttlMs: settings.idempotencyTtlMs, leaseMs: 2 * settings.commitTimeoutMs + 10_000 }),
+      trustedProxies: parseAddressList(settings.trustedProxies, 'FW_TRUSTED_PROXIES'),
     });
     metrics.inFlight = () => server.requestsInFlight;
     await Promise.all([cluster?.queue.ready(), cluster?.worker?.ready()]);
