@@ -18,6 +18,7 @@ import { LoginLimiter } from './auth/login-limiter';
 import { hashPassword, randomPassword } from './auth/passwords';
 import { HttpServer } from './api/server';
 import { Idempotency } from './api/idempotency';
+import { loadTls } from './api/tls';
 import type { AppContext } from './api/context';
 import { allRoutes } from './api/routes';
 import { createCompiler, type CommitCompiler } from './workers/commit-compiler';
@@ -45,7 +46,7 @@ export interface DaemonOptions {
 async function ensureAdmin(store: Store, settings: Settings, announce: (line: string) => void): Promise<void> {
   if ((await store.listUsers()).length > 0) return;
   const password = settings.adminPassword ?? randomPassword();
-  await store.putUser({ username: settings.adminUser, hash: await hashPassword(password), createdAt: Date.now() });
+  await store.putUser({ username: settings.adminUser, hash: await hashPassword(password), createdAt: Date.now(), role: 'admin' });
   if (!settings.adminPassword) announce(`initial admin account "${settings.adminUser}" with password: ${password}`);
 }
 
@@ -111,7 +112,7 @@ function wireCluster(settings: Settings, store: RedisStore, config: ConfigServic
   store.onEvent((e) => {
     if (e.type === 'version') config.refreshRunning().catch((err: unknown) => log.warn({ err: String(err) }, 'could not load the new running version'));
     else if (e.type === 'revoked') tokens?.forgetToken(e.jti);
-    else if (e.type === 'user-deleted') tokens?.forgetUser(e.username);
+    else if (e.type === 'user-deleted' || e.type === 'user-changed') tokens?.forgetUser(e.username);
   });
   store.onReconnect(() => {
     log.info('Redis is reachable again');
@@ -127,6 +128,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
   const log = opts.logger ?? pino({ level: settings.logLevel, base: { pid: process.pid } }, dest!);
   const flushLog = () => dest?.flushSync();
   let sessionInfo = async () => ({ active: false, changes: 0 }); // the session gauges, once the service is made
+  const tls = loadTls(settings, log); // before the store opens: a wrong file stops the start at once
   const metrics = new Metrics(() => sessionInfo());
   const store = metrics.timedStore(openStore(settings, log, (err: unknown) => {
     log.fatal({ err }, 'store write failed; exiting');
@@ -165,6 +167,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
       routes: allRoutes(ctx, tokens, limiter), auth: tokens, requests: metrics.requests,
       // a claim outlives the longest request (a commit), so a live first request is never run twice
       idempotency: new Idempotency(store, { ttlMs: settings.idempotencyTtlMs, leaseMs: 2 * settings.commitTimeoutMs + 10_000 }),
+      onForbidden: (def, req, refusal) => ctx.audit.forbidden(req, def.method, def.pattern, refusal.details), tls,
       trustedProxies: parseAddressList(settings.trustedProxies, 'FW_TRUSTED_PROXIES'),
     });
     metrics.inFlight = () => server.requestsInFlight;
@@ -175,7 +178,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     if (cluster) config.useCluster(cluster.queue, (v) => nodes.waitForVersion(v));
     const sweep = setInterval(() => config.expireIdle().catch((e) => log.debug({ err: String(e) }, 'session sweep failed')), 1000);
     sweep.unref();
-    log.info({ port, host: settings.host, store: store.kind, node: nodes.id, dataDir: redis ? undefined : settings.dataDir }, 'listening');
+    log.info({ port, host: settings.host, tls: tls !== undefined, store: store.kind, node: nodes.id, dataDir: redis ? undefined : settings.dataDir }, 'listening');
     flushLog(); // supervisors and tests wait for this line
     const activeCompiler = compiler;
     const activeDataPlane = dataPlane;
@@ -186,6 +189,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
       close: async () => {
         clearInterval(sweep);
         await server.close();
+        await tokens.close(); // the last uses of API tokens written
         await ctx.batchPool?.close(); // after the requests in flight were answered
         await deep.close();
         await parts?.worker?.close();

@@ -29,6 +29,7 @@ export const ERRORS = {
   ERR_SEC_5005: { status: 401, message: 'invalid credentials' },
   ERR_SEC_5006: { status: 500, message: 'token generation failed' },
   ERR_SEC_5007: { status: 429, message: 'too many failed logins' },
+  ERR_SEC_5008: { status: 403, message: 'forbidden' },
   ERR_SYS_3001: { status: 409, message: 'no active configuration session' },
   ERR_SYS_3002: { status: 409, message: 'configuration session held by another admin' },
   ERR_SYS_3003: { status: 400, message: 'commit validation failed' },

@@ -45,6 +45,11 @@ export interface Settings {
   idempotencyTtlMs: number;
   /** FW_MAX_LOAD_BODY: the body limit of a whole-configuration load and of a batch */
   maxLoadBodyBytes: number;
+  /** FW_TLS_CERT, FW_TLS_KEY: PEM files; with both the API is HTTPS only (src/api/tls.ts) */
+  tlsCert: string | undefined;
+  tlsKey: string | undefined;
+  /** FW_TLS_KEY_PASSPHRASE: the passphrase of an encrypted FW_TLS_KEY */
+  tlsKeyPassphrase: string | undefined;
 }
 
 function onOff(env: NodeJS.ProcessEnv, name: string, def: boolean): boolean {
@@ -131,5 +136,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     evalThreads: int(env, 'FW_EVAL_THREADS', defaultEvalThreads(), 0, 64),
     idempotencyTtlMs: int(env, 'FW_IDEMPOTENCY_TTL', 86400, 1, 30 * 86400) * 1000,
     maxLoadBodyBytes: int(env, 'FW_MAX_LOAD_BODY', 64 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    tlsCert: env.FW_TLS_CERT ? path.resolve(env.FW_TLS_CERT) : undefined,
+    tlsKey: env.FW_TLS_KEY ? path.resolve(env.FW_TLS_KEY) : undefined,
+    tlsKeyPassphrase: env.FW_TLS_KEY_PASSPHRASE || undefined,
   };
 }

@@ -106,6 +106,7 @@ export function crudRoutes(ctx: AppContext, spec: CrudSpec): RouteDef[] {
       method: 'GET',
       pattern: spec.path,
       body: 'none',
+      permission: 'read',
       doc: read(`List ${tag}`, spec.listModel, spec.listQuery),
       handler: (req) => {
         const variant = spec.listVariant ? spec.listVariant(req.query) : '';
@@ -119,6 +120,7 @@ export function crudRoutes(ctx: AppContext, spec: CrudSpec): RouteDef[] {
       method: 'GET',
       pattern: item,
       body: 'none',
+      permission: 'read',
       doc: read(`Read one ${spec.noun}`, spec.model),
       handler: async (req) => {
         const key = req.params[spec.param];
@@ -140,6 +142,7 @@ export function crudRoutes(ctx: AppContext, spec: CrudSpec): RouteDef[] {
   const changing = (method: 'POST' | 'PUT' | 'DELETE', pattern: string, summary: string, msg: string, build: ObjectChangeRoute['build'], body?: TSchema): RouteDef => ({
     method,
     pattern,
+    permission: 'configure',
     ...(body ? {} : { body: 'none' as const }),
     doc: change(summary, body),
     change: { build, message: msg },

@@ -2,17 +2,14 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { Logger } from 'pino';
 import { FwError } from '../errors';
-import type { Permission } from '../auth/roles';
+import type { PermissionNeed } from '../auth/roles';
 import type { ObjectChange } from '../config/changes';
+import type { AuthUser } from '../auth/user';
+
+// where authentication meets the API: the user type lives in src/auth (floors one-way)
+export type { AuthUser };
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH' | 'HEAD' | 'OPTIONS';
-
-export interface AuthUser {
-  username: string;
-  role: 'admin';
-  jti: string;
-  exp: number; // unix seconds
-}
 
 export interface Req {
   id: string; // request id (X-Request-Id)
@@ -22,14 +19,15 @@ export interface Req {
   query: URLSearchParams;
   /** accept and contentType are read only on routes whose document says `yaml` ("" elsewhere) */
   headers: { authorization: string; ifNoneMatch: string; accept: string; contentType: string };
-  /** The client's address on routes without a token (login, metrics); "" on the others. */
+  /** The client's address on routes without a token (login) or that may go without one
+   * (metrics); "" on the others. */
   ip: string;
   /** Parsed JSON body; undefined when the request had none (or on a body: 'raw' route). */
   body: unknown;
   /** The body's bytes on a body: 'raw' route (null when there was none); reused memory,
    * valid until the handler's reply is answered. */
   raw?: Buffer | null;
-  /** Set on authenticated routes. */
+  /** Set on authenticated routes (not on an anonymous request to a route that allows one). */
   user: AuthUser;
   log: Logger;
 }
@@ -48,19 +46,34 @@ export interface Reply {
 
 export type Handler = (req: Req) => Promise<Reply> | Reply;
 
-export interface RouteOptions {
-  /** Default true: a valid bearer token is required. */
-  auth?: boolean;
+interface CommonOptions {
   /** 'none': any body is ignored; 'json': a JSON body is parsed when present; 'raw': the
    * handler gets the bytes (req.raw) and parses them itself (parseJsonBody is the 'json'
    * parse). Default 'json'. */
   body?: 'none' | 'json' | 'raw';
   /** A larger body limit for this route (bytes), e.g. eval batches. */
   maxBody?: number;
-  /** What the caller's role must hold (src/auth/roles.ts); checked by the server before the
-   * handler runs, listed in the OpenAPI document. */
-  permission?: Permission;
 }
+
+/** A route anyone may call: no token is read, no role checked (login, health, the document). */
+interface PublicOptions extends CommonOptions {
+  auth: false;
+  permission?: undefined;
+}
+
+/** A route that needs a bearer token (JWT or API token) of a role holding `permission`. */
+interface ProtectedOptions extends CommonOptions {
+  auth?: true;
+  /** What the caller's role must hold (src/auth/roles.ts); checked by the server after
+   * authentication and before the body is parsed or the handler runs (403 ERR_SEC_5008),
+   * listed in the OpenAPI document (x-roles). */
+  permission: PermissionNeed;
+  /** Requests this accepts are answered without a token (req.user unset): /metrics from a
+   * FW_METRICS address. It sees req.ip. */
+  anonymous?: (req: Req) => boolean;
+}
+
+export type RouteOptions = PublicOptions | ProtectedOptions;
 
 /** A query parameter of a route, as the OpenAPI document shows it. */
 export interface QueryDoc {
@@ -104,13 +117,13 @@ export interface ObjectChangeRoute {
   message: string;
 }
 
-export interface RouteDef extends RouteOptions {
+export type RouteDef = RouteOptions & {
   method: Method;
   pattern: string; // "/api/addresses/:name"
   handler: Handler;
   doc: RouteDoc;
   change?: ObjectChangeRoute;
-}
+};
 
 /** A success answer of a changing operation: a JSON object of string values. */
 export function message(text: string, extra: Record<string, string> = {}): Reply {

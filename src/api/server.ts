@@ -7,7 +7,9 @@ import type { Logger } from 'pino';
 import { randomBytes } from 'node:crypto';
 import { FwError, isFwError, ERRORS } from '../errors';
 import { NO_PARAMS, Router } from './router';
-import { parseJsonBody, type AuthUser, type Reply, type Req, type RouteDef } from './http';
+import { parseJsonBody, type Reply, type Req, type RouteDef } from './http';
+import { forbidden, type AuthUser } from '../auth/user';
+import { allows } from '../auth/roles';
 import { BytePool } from '../byte-pool';
 import { fingerprint, type Idempotency } from './idempotency';
 import type { Cidr } from '../config/net';
@@ -34,8 +36,23 @@ export interface ServerOptions {
   requests?: RequestObserver;
   /** Idempotency-Key handling of changing requests (absent: the header is ignored) */
   idempotency?: Idempotency;
+  /** Told of each request refused for its role (403, by the route's permission or by its
+   * handler), before the refusal is answered: the audit trail records it (rate-limited there).
+   * A promise it gives is awaited (so the trail has the entry once the 403 is seen); it must
+   * not throw or reject. */
+  onForbidden?: (def: RouteDef, req: Req, refusal: FwError) => Promise<void> | undefined;
+  /** TLS: the daemon answers HTTPS only (src/api/tls.ts checked the files at start-up). */
+  tls?: TlsFiles;
   /** proxies whose X-Forwarded-For names the client (FW_TRUSTED_PROXIES); none: the header is ignored */
   trustedProxies?: readonly Cidr[];
+}
+
+/** PEM files as uWS's SSLApp takes them. */
+export interface TlsFiles {
+  cert_file_name: string;
+  key_file_name: string;
+  passphrase?: string;
+  ssl_ciphers?: string;
 }
 
 const KNOWN_METHODS = new Set(['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS']);
@@ -61,7 +78,7 @@ interface Answering {
 }
 
 const STATUS_TEXT: Record<number, string> = {
-  200: '200 OK', 304: '304 Not Modified', 400: '400 Bad Request', 401: '401 Unauthorized', 404: '404 Not Found',
+  200: '200 OK', 304: '304 Not Modified', 400: '400 Bad Request', 401: '401 Unauthorized', 403: '403 Forbidden', 404: '404 Not Found',
   405: '405 Method Not Allowed', 409: '409 Conflict', 413: '413 Payload Too Large', 422: '422 Unprocessable Content',
   429: '429 Too Many Requests', 500: '500 Internal Server Error', 503: '503 Service Unavailable',
   504: '504 Gateway Timeout',
@@ -105,7 +122,10 @@ export class HttpServer {
   }
 
   async listen(): Promise<number> {
-    const app = uWS.App();
+    // TLS 1.2 is uSockets' floor (it sets the context's minimum protocol version itself; a
+    // TLS 1.1 client is refused: test/api/tls.test.ts), TLS 1.3 negotiated when offered;
+    // the TLS 1.2 suites are tls.ts's TLS12_CIPHERS
+    const app = this.opts.tls ? uWS.SSLApp(this.opts.tls) : uWS.App();
     // one uWS handler per method: the method is known without asking uWS for it
     app.get('/*', (res, req) => this.onRequest(res, req, 'GET'));
     app.post('/*', (res, req) => this.onRequest(res, req, 'POST'));
@@ -193,8 +213,9 @@ export class HttpServer {
     const idem: IdemRequest | null = idemKey === '' ? null : { key: idemKey, target: `${path}?${uReq.getQuery() ?? ''}`, contentType: uReq.getHeader(KEY.contentType) };
     const req: Req = {
       id, method, path, params, query: query ? new URLSearchParams(query) : NO_QUERY, headers,
-      // the client's address is text made from bytes: only the routes without a token use it
-      ip: def.auth === false ? this.clientOf(res, uReq) : '',
+      // the client's address is text made from bytes: only the routes without a token (or
+      // that may go without one: /metrics) use it
+      ip: def.auth === false || def.anonymous ? this.clientOf(res, uReq) : '',
       body: undefined, user: undefined as unknown as AuthUser, log: this.opts.logger,
     };
 
@@ -328,20 +349,42 @@ export class HttpServer {
     obs.observe(s, seconds);
   }
 
-  /** Authenticates, parses the body and runs the handler; synchronous as far as they are. */
+  /** Authenticates, authorizes, parses the body and runs the handler; synchronous as far as
+   * they are. A refusal for the caller's role (403), wherever decided, is told to onForbidden. */
   private handle(def: RouteDef, req: Req, raw: Buffer | null, idem: IdemRequest | null): Reply | Promise<Reply> {
-    if (def.auth !== false) {
+    try {
+      const out = this.authorizeAndRun(def, req, raw, idem);
+      return out instanceof Promise ? out.catch((e: unknown) => this.refused(def, req, e)) : out;
+    } catch (e) {
+      return this.refused(def, req, e);
+    }
+  }
+
+  /** Rethrows `e`, once onForbidden has recorded it when it is a 403 of an authenticated user. */
+  private refused(def: RouteDef, req: Req, e: unknown): never | Promise<never> {
+    if (!isFwError(e) || e.status !== 403 || !req.user || !this.opts.onForbidden) throw e;
+    const recorded = this.opts.onForbidden(def, req, e);
+    if (!recorded) throw e;
+    return recorded.then(() => { throw e; });
+  }
+
+  private authorizeAndRun(def: RouteDef, req: Req, raw: Buffer | null, idem: IdemRequest | null): Reply | Promise<Reply> {
+    if (def.auth !== false && !def.anonymous?.(req)) {
       const user = this.opts.auth.authenticate(req.headers.authorization);
-      if (user instanceof Promise) {
-        return user.then((u) => {
-          req.user = u;
-          return this.runOnce(def, req, raw, idem);
-        });
-      }
-      req.user = user;
-      return this.runOnce(def, req, raw, idem);
+      if (user instanceof Promise) return user.then((u) => this.authorized(def, req, u, raw, idem));
+      return this.authorized(def, req, user, raw, idem);
     }
     return this.run(def, req, raw);
+  }
+
+  /**
+   * The one place a route's permission is enforced: before the body is parsed or the handler
+   * runs, so a refused request learns nothing of the route beyond that it exists.
+   */
+  private authorized(def: RouteDef & { auth?: true }, req: Req, user: AuthUser, raw: Buffer | null, idem: IdemRequest | null): Reply | Promise<Reply> {
+    req.user = user;
+    if (!allows(user.role, def.permission)) throw forbidden(def.permission, user);
+    return this.runOnce(def, req, raw, idem);
   }
 
   /** Runs an authenticated request, once per Idempotency-Key when it has one. */

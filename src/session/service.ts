@@ -395,10 +395,15 @@ export class ConfigService<C = unknown> {
   }
 
   /** Ends the session (another admin's only with `force`); resolves to the owner it had. */
-  async discard(user: string, force: boolean): Promise<string> {
+  /**
+   * Ends the session: the caller's own, or (force) another user's once `mayForce` has not
+   * thrown (the API checks the caller's role there, knowing whose session it is).
+   */
+  async discard(user: string, force: boolean, mayForce: (owner: string) => void = () => undefined): Promise<string> {
     const s = await this.liveSession();
     if (!s) throw new FwError('ERR_SYS_3001', 'no session to discard');
     if (s.owner !== user && !force) throw new FwError('ERR_SYS_3002', `owner: ${s.owner}`);
+    if (s.owner !== user) mayForce(s.owner);
     this.checkNotCommitting();
     await this.endSession(s, force && s.owner !== user ? 'force-discarded' : 'discarded', user);
     return s.owner; // the caller audits it with its request id

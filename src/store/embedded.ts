@@ -29,6 +29,11 @@ import {
 import {
   StoreConflict,
   auditMatches,
+  auditRecordOf,
+  sortApiTokens,
+  userOf,
+  ADMIN_ROLE,
+  type ApiTokenRecord,
   type AuditEntry,
   type AuditEvent,
   type AuditQuery,
@@ -253,20 +258,66 @@ export class EmbeddedStore implements Store {
     return u && { ...u };
   }
 
-  async putUser(user: UserRecord): Promise<void> {
+  async putUser(user: UserRecord): Promise<boolean> {
     this.check();
-    this.meta.users.set(user.username, { username: user.username, hash: user.hash, createdAt: user.createdAt });
+    if (user.role !== ADMIN_ROLE && this.meta.isLastAdmin(user.username)) return false;
+    this.meta.users.set(user.username, userOf(user));
     await this.meta.persist();
+    return true;
   }
 
-  /** False (nothing changed) for the last user; true when deleted or when there is no such user. */
   async deleteUser(username: string): Promise<boolean> {
     this.check();
     if (!this.meta.users.has(username)) return true;
-    if (this.meta.users.size <= 1) return false;
+    if (this.meta.isLastAdmin(username)) return false;
     this.meta.users.delete(username);
+    for (const t of [...this.meta.apiTokens.values()]) if (t.owner === username) this.meta.apiTokens.delete(t.hash);
     await this.meta.persist();
     return true;
+  }
+
+  // ---- API tokens (meta.json) ----
+
+  async addApiToken(token: ApiTokenRecord): Promise<boolean> {
+    this.check();
+    if (this.meta.apiTokenNamed(token.owner, token.name)) return false;
+    this.meta.apiTokens.set(token.hash, { ...token });
+    await this.meta.persist();
+    return true;
+  }
+
+  async getApiToken(hash: string): Promise<ApiTokenRecord | undefined> {
+    this.check();
+    const t = this.meta.apiTokens.get(hash);
+    return t && { ...t };
+  }
+
+  async listApiTokens(owner?: string): Promise<ApiTokenRecord[]> {
+    this.check();
+    const all = [...this.meta.apiTokens.values()].filter((t) => owner === undefined || t.owner === owner);
+    return sortApiTokens(all.map((t) => ({ ...t })));
+  }
+
+  async deleteApiToken(owner: string, name: string): Promise<ApiTokenRecord | undefined> {
+    this.check();
+    const t = this.meta.apiTokenNamed(owner, name);
+    if (!t) return undefined;
+    this.meta.apiTokens.delete(t.hash);
+    await this.meta.persist();
+    return { ...t };
+  }
+
+  async touchApiTokens(used: ReadonlyMap<string, number>): Promise<void> {
+    this.check();
+    let changed = false;
+    for (const [hash, at] of used) {
+      const t = this.meta.apiTokens.get(hash);
+      if (t && (t.lastUsedAt ?? 0) < at) {
+        t.lastUsedAt = at;
+        changed = true;
+      }
+    }
+    if (changed) await this.meta.persist();
   }
 
   /** `expiresAt` in unix ms (unix seconds are recognised and scaled). */
@@ -464,8 +515,7 @@ export class EmbeddedStore implements Store {
 
   async audit(event: AuditEvent): Promise<void> {
     this.check();
-    const entry: AuditEvent = { at: event.at, user: event.user, action: event.action, details: event.details, reqId: event.reqId ?? '' };
-    if (event.payload !== undefined) entry.payload = event.payload;
+    const entry = auditRecordOf(event);
     const line = JSON.stringify(entry) + '\n';
     try {
       await this.auditLog.append(line);

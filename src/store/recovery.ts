@@ -4,7 +4,7 @@
 // the commit point (see docs/store.md).
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import type { AuditEntry, JournalEntry, SessionRecord, UserRecord, VersionMeta, VersionRecord } from './types';
+import { auditRecordOf, type ApiTokenRecord, type AuditEntry, type JournalEntry, type SessionRecord, type UserRecord, type VersionMeta, type VersionRecord } from './types';
 import {
   CorruptFileError,
   TMP_SUFFIX,
@@ -57,6 +57,8 @@ export interface MetaFile {
   users: UserRecord[];
   /** jti -> expiry (unix ms); expired entries are pruned at each write. */
   revoked: Record<string, number>;
+  /** absent in files written before API tokens existed */
+  apiTokens?: ApiTokenRecord[];
 }
 
 export function newMeta(): MetaFile {
@@ -92,7 +94,8 @@ export async function loadMeta(file: string): Promise<MetaFile | undefined> {
     (m.lastEndedSession === null || isStr(m.lastEndedSession)) &&
     (m.secret === null || isStr(m.secret)) &&
     Array.isArray(m.users) &&
-    m.users.every((u) => isStr(u?.username) && isStr(u.hash) && typeof u.createdAt === 'number') &&
+    m.users.every((u) => isStr(u?.username) && isStr(u.hash) && typeof u.createdAt === 'number' && (u.role === undefined || isStr(u.role))) &&
+    (m.apiTokens === undefined || (Array.isArray(m.apiTokens) && m.apiTokens.every((t) => isStr(t?.hash) && isStr(t.name) && isStr(t.owner) && isStr(t.role)))) &&
     typeof m.revoked === 'object' &&
     m.revoked !== null;
   if (!ok) throw refuse(file, 'unexpected content');
@@ -191,9 +194,11 @@ export async function loadAudit(file: string, log: Logger): Promise<AuditEntry[]
       log.warn({ file }, 'skipped an audit line that is not an event');
       continue;
     }
-    const entry: AuditEntry = { id: out.length + 1, at: e.at, user: e.user, action: e.action, details: String(e.details ?? ''), reqId: String(e.reqId ?? '') };
-    if (e.payload !== undefined) entry.payload = e.payload;
-    out.push(entry);
+    const event = auditRecordOf({
+      at: e.at, user: e.user, action: e.action, details: String(e.details ?? ''), reqId: String(e.reqId ?? ''),
+      role: typeof e.role === 'string' ? e.role : undefined, token: typeof e.token === 'string' ? e.token : undefined, payload: e.payload,
+    });
+    out.push({ ...event, id: out.length + 1 });
   }
   return out;
 }

@@ -105,7 +105,7 @@ async function state(): Promise<string> {
 beforeAll(async () => {
   doc = (await (await fetch(`${d.url}/api/openapi.json`)).json()) as Json;
   // the fuzzer works as its own admin so that deleting "admin" does not lock it out
-  await ok(d.client.post('/api/users', { username: 'fuzzer', password: 'fuzzer-password-123' }));
+  await ok(d.client.post('/api/users', { username: 'fuzzer', password: 'fuzzer-password-123', role: 'admin' }));
   fuzzer.url = d.url;
   await fuzzer.login('fuzzer', 'fuzzer-password-123');
   await ok(fuzzer.post('/api/config/begin'));

@@ -8,8 +8,8 @@ let bob: Client;
 
 beforeAll(async () => {
   const admin = d.client;
-  await admin.post('/api/users', { username: 'alice', password: 'alice-password-1' });
-  await admin.post('/api/users', { username: 'bob', password: 'bob-password-12' });
+  await admin.post('/api/users', { username: 'alice', password: 'alice-password-1', role: 'admin' });
+  await admin.post('/api/users', { username: 'bob', password: 'bob-password-12', role: 'admin' });
   alice = await new Client(d.url).login('alice', 'alice-password-1');
   bob = await new Client(d.url).login('bob', 'bob-password-12');
 });

@@ -4,6 +4,8 @@ import { FwError } from '../../errors';
 import { checkRange, shapeChecker } from '../../config/validate';
 import { serializeDoc } from '../../config/document';
 import type { AppContext } from '../context';
+import { can } from '../../auth/roles';
+import { forbidden } from '../../auth/user';
 import { message, type Req, type RouteDef, type RouteDoc } from '../http';
 import { IsoTime, MessageReply, SessionModel } from '../schemas';
 
@@ -38,7 +40,7 @@ const VersionWithConfig = Type.Object({
   }, { additionalProperties: false, description: 'the stored form of the configuration' }),
 }, { additionalProperties: false });
 const forceQuery = {
-  force: { schema: Type.Union([Type.Literal('true'), Type.Literal('false')]), description: 'true: discard another admin\'s session' },
+  force: { schema: Type.Union([Type.Literal('true'), Type.Literal('false')]), description: 'true: discard another user\'s session (role admin: the force permission)' },
 };
 const doc = (summary: string, response: TSchema = MessageReply, more: Partial<RouteDoc> = {}): RouteDoc =>
   ({ tag: 'config', summary, response, errors: [409], ...more });
@@ -56,12 +58,12 @@ export function configRoutes(ctx: AppContext): RouteDef[] {
   const cfg = ctx.config;
   const user = (req: Req) => req.user.username;
   return [
-    { method: 'POST', pattern: '/api/config/begin', body: 'none', doc: doc('Begin the configuration session'), handler: async (req) => {
+    { method: 'POST', pattern: '/api/config/begin', body: 'none', permission: 'configure', doc: doc('Begin the configuration session'), handler: async (req) => {
       await cfg.begin(user(req));
       await ctx.audit.record(req, 'session.begin', '');
       return message('config session started');
     } },
-    { method: 'POST', pattern: '/api/config/commit', doc: doc('Commit the candidate: a new running version', MessageReply, { body: CommitBody, bodyOptional: true, errors: [409, 504] }), handler: async (req) => {
+    { method: 'POST', pattern: '/api/config/commit', permission: 'configure', doc: doc('Commit the candidate: a new running version', MessageReply, { body: CommitBody, bodyOptional: true, errors: [409, 504] }), handler: async (req) => {
       const b = req.body === undefined ? {} : commitShape(req.body);
       const description = b.description ?? '';
       if (description.length > 1024) throw new FwError('ERR_NET_1004', 'field "description": at most 1024 characters');
@@ -74,28 +76,32 @@ export function configRoutes(ctx: AppContext): RouteDef[] {
       const unconfirmed: Record<string, string> = r.unconfirmed.length ? { unconfirmed_nodes: r.unconfirmed.join(',') } : {};
       return message('commit successful', { version: String(r.version), ...warningsField(r.warnings), ...unconfirmed });
     } },
-    { method: 'POST', pattern: '/api/config/discard', body: 'none', doc: doc('Discard the session and its candidate', MessageReply, { query: forceQuery }), handler: async (req) => {
+    { method: 'POST', pattern: '/api/config/discard', body: 'none', permission: 'configure', doc: doc('Discard the session and its candidate', MessageReply, { query: forceQuery }), handler: async (req) => {
       const force = req.query.get('force');
       if (force !== null && force !== 'true' && force !== 'false') {
         throw new FwError('ERR_NET_1005', `query "force": "${force}" is not one of true, false`);
       }
-      const owner = await cfg.discard(user(req), force === 'true');
+      // breaking another user's session takes the force permission: known only once the
+      // session's owner is, so checked here rather than by the route's declaration
+      const owner = await cfg.discard(user(req), force === 'true', () => {
+        if (!can(req.user.role, 'force')) throw forbidden('force', req.user, 'discarding another user\'s session');
+      });
       if (owner === user(req)) await ctx.audit.record(req, 'session.discard', '');
       else await ctx.audit.record(req, 'session.force-discard', `owner: ${owner}`);
       return message('config session discarded');
     } },
-    { method: 'GET', pattern: '/api/config/session', body: 'none', doc: doc('The session, if any', SessionModel, { errors: [] }), handler: async () => ({ body: await cfg.info() }) },
-    { method: 'GET', pattern: '/api/config/diff', body: 'none', doc: doc('What the candidate changes', DiffReply), handler: async () => ({ body: await cfg.diff() }) },
-    { method: 'POST', pattern: '/api/config/validate', body: 'none', doc: doc('Run the commit checks on the candidate', MessageReply, { errors: [400, 409, 504] }), handler: async () => {
+    { method: 'GET', pattern: '/api/config/session', body: 'none', permission: 'read', doc: doc('The session, if any', SessionModel, { errors: [] }), handler: async () => ({ body: await cfg.info() }) },
+    { method: 'GET', pattern: '/api/config/diff', body: 'none', permission: 'read', doc: doc('What the candidate changes', DiffReply), handler: async () => ({ body: await cfg.diff() }) },
+    { method: 'POST', pattern: '/api/config/validate', body: 'none', permission: 'configure', doc: doc('Run the commit checks on the candidate', MessageReply, { errors: [400, 409, 504] }), handler: async () => {
       const r = await cfg.validate();
       return message('validation passed', warningsField(r.warnings));
     } },
-    { method: 'GET', pattern: '/api/config/versions', body: 'none', doc: doc('The committed versions', Type.Array(VersionModel), { errors: [] }), handler: async () => ({
+    { method: 'GET', pattern: '/api/config/versions', body: 'none', permission: 'read', doc: doc('The committed versions', Type.Array(VersionModel), { errors: [] }), handler: async () => ({
       body: (await ctx.store.listVersions()).map((v) => ({
         version: v.version, author: v.author, time: new Date(v.time).toISOString(), description: v.description, summary: v.summary,
       })),
     }) },
-    { method: 'GET', pattern: '/api/config/versions/:n', body: 'none', doc: doc('One committed version with its configuration', VersionWithConfig, { errors: [] }), handler: async (req) => {
+    { method: 'GET', pattern: '/api/config/versions/:n', body: 'none', permission: 'read', doc: doc('One committed version with its configuration', VersionWithConfig, { errors: [] }), handler: async (req) => {
       const n = parseVersion(req.params.n);
       const rec = await ctx.store.getVersion(n);
       if (!rec) throw new FwError('ERR_NET_1003', `version ${n} not found`);
@@ -105,7 +111,7 @@ export function configRoutes(ctx: AppContext): RouteDef[] {
         description: rec.description, summary: rec.summary, config: serializeDoc(doc),
       } };
     } },
-    { method: 'POST', pattern: '/api/config/rollback', doc: doc('Load a committed version into the candidate', MessageReply, { body: RollbackBody, errors: [404, 409] }), handler: async (req) => {
+    { method: 'POST', pattern: '/api/config/rollback', permission: 'configure', doc: doc('Load a committed version into the candidate', MessageReply, { body: RollbackBody, errors: [404, 409] }), handler: async (req) => {
       const b = rollbackShape(req.body);
       const version = checkRange('version', b.version, 0, Number.MAX_SAFE_INTEGER);
       await cfg.rollback(user(req), version);

@@ -112,14 +112,14 @@ export function evalRoutes(ctx: AppContext): RouteDef[] {
   const single = ctx.metrics.evalPackets.labels('eval');
   const batched = ctx.metrics.evalPackets.labels('batch');
   return [
-    { method: 'POST', pattern: '/api/eval', doc: evalDoc('What the configuration does to one packet', EvalReply, PacketBody), handler: async (req) => {
+    { method: 'POST', pattern: '/api/eval', permission: 'read', doc: evalDoc('What the configuration does to one packet', EvalReply, PacketBody), handler: async (req) => {
       const packet = parsePacket(req.body);
       const { compiled, version } = await target(ctx, req);
       const answer = compiled.eval(packet);
       single.inc();
       return { body: { version, ...answer } };
     } },
-    { method: 'POST', pattern: '/api/eval/batch', maxBody: BATCH_BODY_BYTES, body: 'raw', doc: evalDoc('What the configuration does to up to 10,000 packets', BatchReply, BatchBody), handler: async (req) => {
+    { method: 'POST', pattern: '/api/eval/batch', permission: 'read', maxBody: BATCH_BODY_BYTES, body: 'raw', doc: evalDoc('What the configuration does to up to 10,000 packets', BatchReply, BatchBody), handler: async (req) => {
       const raw = req.raw ?? null;
       const threaded = raw !== null && raw.length >= THREAD_MIN_BYTES ? await inThread(ctx, req, raw) : null;
       if (threaded !== null) {
@@ -141,7 +141,7 @@ export function evalRoutes(ctx: AppContext): RouteDef[] {
         releaseBatch(batch);
       }
     } },
-    { method: 'GET', pattern: '/api/analysis', body: 'none', doc: evalDoc('Shadowed and redundant policies, unused objects', AnalysisReply), handler: async (req) => {
+    { method: 'GET', pattern: '/api/analysis', body: 'none', permission: 'read', doc: evalDoc('Shadowed and redundant policies, unused objects', AnalysisReply), handler: async (req) => {
       const { compiled, version } = await target(ctx, req);
       if (!compiled.analysis) throw new FwError('ERR_SYS_4001', 'the analysis was not computed');
       // the running version's deep result once it is there; the commit's quick one until then

@@ -7,6 +7,7 @@ import type { TokenService } from '../../auth/tokens';
 import type { LoginLimiter } from '../../auth/login-limiter';
 import { authRoutes } from './auth';
 import { userRoutes } from './users';
+import { tokenRoutes } from './tokens';
 import { configRoutes } from './config';
 import { automationRoutes } from './automation';
 import { statusRoutes } from './status';
@@ -37,10 +38,11 @@ const VERSION = packageVersion();
 
 export function allRoutes(ctx: AppContext, tokens: TokenService, limiter: LoginLimiter): RouteDef[] {
   const routes: RouteDef[] = [
-    ...operationsRoutes(ctx, tokens, () => routes, VERSION),
+    ...operationsRoutes(ctx, () => routes, VERSION),
     ...auditRoutes(ctx),
     ...authRoutes(ctx, tokens, limiter),
     ...userRoutes(ctx, tokens),
+    ...tokenRoutes(ctx, tokens),
     ...configRoutes(ctx),
     ...automationRoutes(ctx, () => routes),
     ...statusRoutes(ctx),

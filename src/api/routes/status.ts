@@ -21,7 +21,7 @@ const StatusReply = Type.Object({
 
 export function statusRoutes(ctx: AppContext): RouteDef[] {
   return [
-    { method: 'GET', pattern: '/api/status', body: 'none', doc: { tag: 'status', summary: 'The running version and the session', response: StatusReply }, handler: async () => {
+    { method: 'GET', pattern: '/api/status', body: 'none', permission: 'read', doc: { tag: 'status', summary: 'The running version and the session', response: StatusReply }, handler: async () => {
       const running = ctx.config.current().meta;
       return { body: {
         version: running.version,

@@ -10,6 +10,10 @@ import type { SerializedDoc } from '../../config/document';
 import {
   StoreConflict,
   auditMatches,
+  auditRecordOf,
+  sortApiTokens,
+  userOf,
+  type ApiTokenRecord,
   type AuditEntry,
   type AuditEvent,
   type AuditQuery,
@@ -35,7 +39,8 @@ import type { FailureLog } from '../../auth/login-limiter';
 export type StoreEvent =
   | { type: 'version'; version: number }
   | { type: 'revoked'; jti: string }
-  | { type: 'user-deleted'; username: string };
+  | { type: 'user-deleted'; username: string }
+  | { type: 'user-changed'; username: string };
 
 export interface RedisStoreOptions {
   url: string;
@@ -49,7 +54,7 @@ export interface RedisStoreOptions {
   auditMax?: number;
 }
 
-type ScriptName = 'fwInit' | 'fwBegin' | 'fwHead' | 'fwAppend' | 'fwEnd' | 'fwClaim' | 'fwRelease' | 'fwCommit' | 'fwDeleteUser' | 'fwRevoke' | 'fwRecordFailure' | 'fwAudit'
+type ScriptName = 'fwInit' | 'fwBegin' | 'fwHead' | 'fwAppend' | 'fwEnd' | 'fwClaim' | 'fwRelease' | 'fwCommit' | 'fwPutUser' | 'fwDeleteUser' | 'fwAddApiToken' | 'fwDeleteApiToken' | 'fwTouchApiTokens' | 'fwRevoke' | 'fwRecordFailure' | 'fwAudit'
   | 'fwIdemClaim' | 'fwIdemRelease';
 type Scripted = Redis & Record<ScriptName, (...args: (string | number)[]) => Promise<unknown>>;
 
@@ -62,7 +67,11 @@ const SCRIPTS: Record<ScriptName, { keys: number; lua: string }> = {
   fwClaim: { keys: 3, lua: lua.CLAIM },
   fwRelease: { keys: 1, lua: lua.RELEASE },
   fwCommit: { keys: 7, lua: lua.COMMIT },
-  fwDeleteUser: { keys: 1, lua: lua.DELETE_USER },
+  fwPutUser: { keys: 1, lua: lua.PUT_USER },
+  fwDeleteUser: { keys: 4, lua: lua.DELETE_USER },
+  fwAddApiToken: { keys: 2, lua: lua.ADD_API_TOKEN },
+  fwDeleteApiToken: { keys: 3, lua: lua.DELETE_API_TOKEN },
+  fwTouchApiTokens: { keys: 2, lua: lua.TOUCH_API_TOKENS },
   fwRevoke: { keys: 1, lua: lua.REVOKE },
   fwRecordFailure: { keys: 2, lua: lua.RECORD_FAILURE },
   fwAudit: { keys: 2, lua: lua.AUDIT },
@@ -77,6 +86,10 @@ export function keysOf(clusterName: string) {
     prefix: p,
     secret: `${p}secret`,
     users: `${p}users`,
+    /** API tokens: hash -> record; owner/name -> hash; hash -> last use (unix ms) */
+    apiTokens: `${p}api-tokens`,
+    apiTokenNames: `${p}api-token-names`,
+    apiTokenUsed: `${p}api-token-used`,
     revoked: (jti: string) => `${p}revoked:${jti}`,
     running: `${p}running`,
     history: `${p}history`,
@@ -105,6 +118,12 @@ function sessionOf(flat: string[]): SessionRecord | null {
   return {
     id: h.id, owner: h.owner, startedAt: Number(h.startedAt), lastChangeAt: Number(h.lastChangeAt), baseVersion: Number(h.baseVersion),
   };
+}
+
+/** A stored token with its last use (kept apart: a use is a small write of its own). */
+function withLastUse(json: string, used: string | null | undefined): ApiTokenRecord {
+  const t = JSON.parse(json) as ApiTokenRecord;
+  return { ...t, lastUsedAt: used ? Number(used) : null };
 }
 
 export class RedisStore implements Store {
@@ -199,23 +218,58 @@ export class RedisStore implements Store {
 
   async listUsers(): Promise<UserRecord[]> {
     const all = await this.call(() => this.redis.hvals(this.keys.users));
-    return all.map((t) => JSON.parse(t) as UserRecord).sort((a, b) => a.username.localeCompare(b.username));
+    return all.map((t) => userOf(JSON.parse(t) as UserRecord)).sort((a, b) => a.username.localeCompare(b.username));
   }
 
   async getUser(username: string): Promise<UserRecord | undefined> {
     const t = await this.call(() => this.redis.hget(this.keys.users, username));
-    return t ? (JSON.parse(t) as UserRecord) : undefined;
+    return t ? userOf(JSON.parse(t) as UserRecord) : undefined;
   }
 
-  async putUser(user: UserRecord): Promise<void> {
-    const rec: UserRecord = { username: user.username, hash: user.hash, createdAt: user.createdAt };
-    await this.call(() => this.redis.hset(this.keys.users, user.username, JSON.stringify(rec)));
+  async putUser(user: UserRecord): Promise<boolean> {
+    const rec = userOf(user);
+    const event: StoreEvent = { type: 'user-changed', username: user.username };
+    const r = await this.call(() => this.redis.fwPutUser(this.keys.users, user.username, JSON.stringify(rec), rec.role, this.keys.channel, JSON.stringify(event)));
+    return r === 1;
   }
 
   async deleteUser(username: string): Promise<boolean> {
+    const k = this.keys;
     const event: StoreEvent = { type: 'user-deleted', username };
-    const r = await this.call(() => this.redis.fwDeleteUser(this.keys.users, username, this.keys.channel, JSON.stringify(event)));
+    const r = await this.call(() => this.redis.fwDeleteUser(k.users, k.apiTokens, k.apiTokenNames, k.apiTokenUsed, username, k.channel, JSON.stringify(event)));
     return r === 1;
+  }
+
+  // ---- API tokens ----
+
+  async addApiToken(token: ApiTokenRecord): Promise<boolean> {
+    const k = this.keys;
+    const rec: ApiTokenRecord = { ...token, lastUsedAt: null }; // last use lives in apiTokenUsed
+    const r = await this.call(() => this.redis.fwAddApiToken(k.apiTokens, k.apiTokenNames, token.hash, `${token.owner}/${token.name}`, JSON.stringify(rec)));
+    return r === 1;
+  }
+
+  async getApiToken(hash: string): Promise<ApiTokenRecord | undefined> {
+    const [json, used] = await this.call(() => Promise.all([this.redis.hget(this.keys.apiTokens, hash), this.redis.hget(this.keys.apiTokenUsed, hash)]));
+    return json ? withLastUse(json, used) : undefined;
+  }
+
+  async listApiTokens(owner?: string): Promise<ApiTokenRecord[]> {
+    const [all, used] = await this.call(() => Promise.all([this.redis.hgetall(this.keys.apiTokens), this.redis.hgetall(this.keys.apiTokenUsed)]));
+    const tokens = Object.entries(all).map(([hash, json]) => withLastUse(json, used[hash]));
+    return sortApiTokens(tokens.filter((t) => owner === undefined || t.owner === owner));
+  }
+
+  async deleteApiToken(owner: string, name: string): Promise<ApiTokenRecord | undefined> {
+    const k = this.keys;
+    const json = await this.call(() => this.redis.fwDeleteApiToken(k.apiTokens, k.apiTokenNames, k.apiTokenUsed, `${owner}/${name}`, k.channel));
+    return typeof json === 'string' ? withLastUse(json, null) : undefined;
+  }
+
+  async touchApiTokens(used: ReadonlyMap<string, number>): Promise<void> {
+    if (used.size === 0) return;
+    const args = [...used].flatMap(([hash, at]) => [hash, at]);
+    await this.call(() => this.redis.fwTouchApiTokens(this.keys.apiTokens, this.keys.apiTokenUsed, ...args));
   }
 
   /** `expiresAt` in unix ms (unix seconds are recognised and scaled); the key expires with the token. */
@@ -331,8 +385,7 @@ export class RedisStore implements Store {
   }
 
   async audit(event: AuditEvent): Promise<void> {
-    const entry: AuditEvent = { at: event.at, user: event.user, action: event.action, details: event.details, reqId: event.reqId ?? '' };
-    if (event.payload !== undefined) entry.payload = event.payload;
+    const entry = auditRecordOf(event);
     await this.call(() => this.redis.fwAudit(this.keys.audit, this.keys.auditSeq, JSON.stringify(entry), this.auditMax));
   }
 

@@ -98,13 +98,82 @@ redis.call('SET', KEYS[7], ARGV[8] .. '=' .. ARGV[3])
 redis.call('PUBLISH', ARGV[6], ARGV[7])
 return 'ok'`;
 
-/** KEYS users; ARGV username channel eventJson. 0 for the last user (nothing changed). */
-export const DELETE_USER = `
+/**
+ * lastAdmin(users, name): whether that user is the only admin. A user stored without a role
+ * (before roles existed) is an admin, as userOf reads it.
+ */
+const LAST_ADMIN = `
+local function isAdmin(json)
+  local role = cjson.decode(json).role
+  return role == nil or role == 'admin'
+end
+local function lastAdmin(users, name)
+  local own = redis.call('HGET', users, name)
+  if not own or not isAdmin(own) then return false end
+  local all = redis.call('HGETALL', users)
+  for i = 1, #all, 2 do
+    if all[i] ~= name and isAdmin(all[i + 1]) then return false end
+  end
+  return true
+end
+`;
+
+/** KEYS users; ARGV username userJson role channel eventJson. 0 when it would demote the last admin. */
+export const PUT_USER = `${LAST_ADMIN}
+if ARGV[3] ~= 'admin' and lastAdmin(KEYS[1], ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('PUBLISH', ARGV[4], ARGV[5])
+return 1`;
+
+/**
+ * KEYS users, apiTokens, apiTokenNames, apiTokenUsed; ARGV username channel eventJson. The user
+ * and its API tokens; 0 for the last admin (nothing changed).
+ */
+export const DELETE_USER = `${LAST_ADMIN}
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 1 end
-if redis.call('HLEN', KEYS[1]) <= 1 then return 0 end
+if lastAdmin(KEYS[1], ARGV[1]) then return 0 end
 redis.call('HDEL', KEYS[1], ARGV[1])
+local tokens = redis.call('HGETALL', KEYS[2])
+for i = 1, #tokens, 2 do
+  local t = cjson.decode(tokens[i + 1])
+  if t.owner == ARGV[1] then
+    redis.call('HDEL', KEYS[2], tokens[i])
+    redis.call('HDEL', KEYS[3], t.owner .. '/' .. t.name)
+    redis.call('HDEL', KEYS[4], tokens[i])
+  end
+end
 redis.call('PUBLISH', ARGV[2], ARGV[3])
 return 1`;
+
+/** KEYS apiTokens, apiTokenNames; ARGV hash owner/name tokenJson. 0 when the name is taken. */
+export const ADD_API_TOKEN = `
+if redis.call('HSETNX', KEYS[2], ARGV[2], ARGV[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+return 1`;
+
+/**
+ * KEYS apiTokens, apiTokenNames, apiTokenUsed; ARGV owner/name channel. The deleted token's
+ * JSON (false: none); its revocation published to every instance.
+ */
+export const DELETE_API_TOKEN = `
+local hash = redis.call('HGET', KEYS[2], ARGV[1])
+if not hash then return false end
+local json = redis.call('HGET', KEYS[1], hash)
+redis.call('HDEL', KEYS[1], hash)
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('HDEL', KEYS[3], hash)
+redis.call('PUBLISH', ARGV[2], cjson.encode({ type = 'revoked', jti = hash }))
+return json`;
+
+/** KEYS apiTokens, apiTokenUsed; ARGV hash1 ms1 hash2 ms2 ...: later times of tokens that still exist. */
+export const TOUCH_API_TOKENS = `
+for i = 1, #ARGV, 2 do
+  if redis.call('HEXISTS', KEYS[1], ARGV[i]) == 1 then
+    local old = tonumber(redis.call('HGET', KEYS[2], ARGV[i]) or '0')
+    if old < tonumber(ARGV[i + 1]) then redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
+  end
+end
+return 0`;
 
 /** KEYS revokedKey; ARGV ttlMs channel eventJson. */
 export const REVOKE = `
