@@ -30,7 +30,7 @@ import { generateConfig, REALISTIC, rng } from './generate';
 import { makePackets, toPacket } from './packets';
 import { clusterBench } from './cluster';
 import { PASSWORD, closeAgent, fmt, oneTarget, request, run, seedStore, startInstance, type Load, type Result } from './http-load';
-import { median } from './stats';
+import { cpuSeconds, median } from './stats';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -60,17 +60,6 @@ function wrkRun(url: string, token: string, runSeconds: number, conns: number, e
 /** wrk's requests/s for one URL, one thread and `conns` connections. */
 function wrkRps(url: string, token: string, runSeconds: number, conns = 32): number {
   return wrkRun(url, token, runSeconds, conns).rps;
-}
-
-/** CPU seconds a process (or with `thread`, its main thread alone) has used (user + system),
- * from /proc; NaN where there is none. */
-function cpuSeconds(pid: number, thread = false): number {
-  try {
-    const fields = fs.readFileSync(thread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100; // clock ticks (USER_HZ = 100)
-  } catch {
-    return NaN;
-  }
 }
 
 /** Resolves once the process has used under 5% of a core for half a second (at most 60 s):

@@ -33,10 +33,12 @@ export const ERRORS = {
   ERR_SYS_3001: { status: 409, message: 'no active configuration session' },
   ERR_SYS_3002: { status: 409, message: 'configuration session held by another admin' },
   ERR_SYS_3003: { status: 400, message: 'commit validation failed' },
+  ERR_SYS_3004: { status: 409, message: 'no commit is waiting for confirmation' },
   ERR_SYS_4001: { status: 500, message: 'internal error' },
   ERR_SYS_4002: { status: 503, message: 'store unavailable' },
   ERR_SYS_4004: { status: 504, message: 'commit did not finish in time' },
   ERR_SYS_4005: { status: 500, message: 'the data plane could not apply the configuration' },
+  ERR_SYS_4006: { status: 503, message: 'write not confirmed by enough replicas' },
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -142,8 +142,8 @@ export function crudRoutes(ctx: AppContext, spec: CrudSpec): RouteDef[] {
   const changing = (method: 'POST' | 'PUT' | 'DELETE', pattern: string, summary: string, msg: string, build: ObjectChangeRoute['build'], body?: TSchema): RouteDef => ({
     method,
     pattern,
-    permission: 'configure',
     ...(body ? {} : { body: 'none' as const }),
+    permission: 'configure',
     doc: change(summary, body),
     change: { build, message: msg },
     handler: async (req) => {

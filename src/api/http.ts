@@ -3,8 +3,8 @@ import type { TSchema } from '@sinclair/typebox';
 import type { Logger } from 'pino';
 import { FwError } from '../errors';
 import type { PermissionNeed } from '../auth/roles';
-import type { ObjectChange } from '../config/changes';
 import type { AuthUser } from '../auth/user';
+import type { ObjectChange } from '../config/changes';
 
 // where authentication meets the API: the user type lives in src/auth (floors one-way)
 export type { AuthUser };
@@ -18,7 +18,14 @@ export interface Req {
   params: Record<string, string>;
   query: URLSearchParams;
   /** accept and contentType are read only on routes whose document says `yaml` ("" elsewhere) */
-  headers: { authorization: string; ifNoneMatch: string; accept: string; contentType: string };
+  headers: {
+    authorization: string;
+    ifNoneMatch: string;
+    accept: string;
+    contentType: string;
+    /** the headers a route lists in `requestHeaders`, by their lower-case names ("" when absent) */
+    more?: Record<string, string>;
+  };
   /** The client's address on routes without a token (login) or that may go without one
    * (metrics); "" on the others. */
   ip: string;
@@ -42,6 +49,25 @@ export interface Reply {
   /** Called once the answer has been handed to uWS (or dropped: the client went away): json's
    * memory may be reused after (pooled batch answers). */
   release?: () => void;
+  /**
+   * A streamed answer (Server-Sent Events): the server writes the status and `headers` (which
+   * name the Content-Type), then hands the open stream to this function; `body` is unused.
+   */
+  stream?: (out: StreamSink) => void;
+}
+
+/**
+ * An answer written over time. Writes never block: text the client is not reading yet is
+ * queued, and a client that falls too far behind is disconnected (it may resume).
+ */
+export interface StreamSink {
+  /** Sends text (or queues it behind earlier text); false once the stream is closed. */
+  write(text: string): boolean;
+  /** Ends the answer. */
+  end(): void;
+  /** Called once when the stream ends: the client went away, end(), or the server stops. */
+  onClose(listener: () => void): void;
+  readonly closed: boolean;
 }
 
 export type Handler = (req: Req) => Promise<Reply> | Reply;
@@ -53,6 +79,8 @@ interface CommonOptions {
   body?: 'none' | 'json' | 'raw';
   /** A larger body limit for this route (bytes), e.g. eval batches. */
   maxBody?: number;
+  /** Request headers (lower-case names) the handler reads, in req.headers.more. */
+  requestHeaders?: readonly string[];
 }
 
 /** A route anyone may call: no token is read, no role checked (login, health, the document). */
@@ -71,6 +99,11 @@ interface ProtectedOptions extends CommonOptions {
   /** Requests this accepts are answered without a token (req.user unset): /metrics from a
    * FW_METRICS address. It sees req.ip. */
   anonymous?: (req: Req) => boolean;
+  /**
+   * The token may come as the query parameter access_token when no Authorization header is
+   * sent: only GET /api/events, for browsers' EventSource, which cannot send headers.
+   */
+  queryToken?: boolean;
 }
 
 export type RouteOptions = PublicOptions | ProtectedOptions;

@@ -22,7 +22,7 @@ const STATUS_TEXT: Record<number, string> = {
   403: 'the role of the token does not hold the permission the operation needs (details name the roles that do and the caller\'s)', 404: 'not found',
   405: 'method not allowed', 409: 'conflict with the session or existing objects', 413: 'body too large',
   422: 'the Idempotency-Key was used with another request',
-  429: 'too many failed logins', 500: 'internal error', 503: 'store or compile queue unavailable',
+  429: 'too many failed logins', 500: 'internal error', 503: 'store or compile queue unavailable, or a write not confirmed by enough replicas',
   504: 'compile did not finish in time',
 };
 
@@ -204,5 +204,6 @@ const TAG_TEXT: Record<string, string> = {
   eval: 'What the configuration does to packets',
   audit: 'The audit trail',
   cluster: 'The instances of a cluster',
+  events: 'Server-Sent Events of commits, confirmations, sessions and nodes',
   operations: 'Health, readiness, metrics and this document',
 };

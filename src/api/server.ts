@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { FwError, isFwError, ERRORS } from '../errors';
 import { NO_PARAMS, Router } from './router';
 import { parseJsonBody, type Reply, type Req, type RouteDef } from './http';
+import { ResponseStream } from './stream';
 import { forbidden, type AuthUser } from '../auth/user';
 import { allows } from '../auth/roles';
 import { BytePool } from '../byte-pool';
@@ -75,6 +76,7 @@ interface Answering {
   done: boolean; // answered
   aborted: boolean; // the client went away
   tracked?: boolean; // counted in flight
+  stream?: ResponseStream; // a streamed answer being written
 }
 
 const STATUS_TEXT: Record<number, string> = {
@@ -110,6 +112,8 @@ export class HttpServer {
   private inFlight = 0;
   private idCounter = 0;
   private drainWaiters: Array<() => void> = [];
+  /** streamed answers still open: ended when the server closes */
+  private readonly streams = new Set<ResponseStream>();
   /** metric series by route (null: no route matched) and status, looked up once each */
   private readonly series = new Map<RouteDef | null, Map<number, unknown>>();
   port = 0;
@@ -156,6 +160,7 @@ export class HttpServer {
   async close(timeoutMs = 10_000): Promise<void> {
     if (this.listenSocket) uWS.us_listen_socket_close(this.listenSocket);
     this.listenSocket = null;
+    for (const s of [...this.streams]) s.end(); // event streams never finish by themselves
     if (this.inFlight > 0) {
       await Promise.race([
         new Promise<void>((r) => this.drainWaiters.push(r)),
@@ -202,12 +207,16 @@ export class HttpServer {
     // the query only where the route reads one (its document lists it)
     const query = def.doc.query ? uReq.getQuery() : '';
     // If-None-Match only where an ETag is answered
-    const headers = {
+    const headers: Req['headers'] = {
       authorization: uReq.getHeader(KEY.authorization),
       ifNoneMatch: def.doc.etag ? uReq.getHeader(KEY.ifNoneMatch) : '',
       accept: def.doc.yaml ? uReq.getHeader(KEY.accept) : '',
       contentType: def.doc.yaml ? uReq.getHeader(KEY.contentType) : '',
     };
+    if (def.requestHeaders) {
+      headers.more = {};
+      for (const h of def.requestHeaders) headers.more[h] = uReq.getHeader(h);
+    }
     // a changing request with an Idempotency-Key: what identifies the request besides its body
     const idemKey = bodiless || !this.opts.idempotency ? '' : uReq.getHeader(KEY.idempotencyKey);
     const idem: IdemRequest | null = idemKey === '' ? null : { key: idemKey, target: `${path}?${uReq.getQuery() ?? ''}`, contentType: uReq.getHeader(KEY.contentType) };
@@ -294,6 +303,7 @@ export class HttpServer {
     a.tracked = true;
     a.res.onAborted(() => {
       a.aborted = true;
+      a.stream?.aborted();
       onAbort();
     });
   }
@@ -305,8 +315,33 @@ export class HttpServer {
   }
 
   private answerReply(a: Answering, r: Reply): void {
+    if (r.stream) return this.answerStream(a, r);
     this.answer(a, r.status ?? 200, r.json ?? JSON.stringify(r.body), r.headers);
     r.release?.(); // uWS copied what it did not send at once
+  }
+
+  /**
+   * Starts a streamed answer: status and headers now, then the route's writer. Counted and
+   * logged like any answer when it starts; not in flight (close() ends it instead of waiting).
+   */
+  private answerStream(a: Answering, r: Reply): void {
+    if (a.aborted || a.done) return;
+    a.done = true;
+    // inside uWS's request call (not tracked) the abort handler can still be attached now
+    if (!a.tracked) a.res.onAborted(() => { a.aborted = true; a.stream?.aborted(); });
+    const stream = new ResponseStream(a.res, () => this.streams.delete(stream));
+    a.stream = stream;
+    this.streams.add(stream);
+    a.res.cork(() => {
+      a.res.writeStatus(STATUS_TEXT[r.status ?? 200] ?? String(r.status));
+      a.res.writeHeader(OUT.requestId, a.id);
+      for (const k in r.headers) a.res.writeHeader(headerName(k), r.headers[k]);
+      r.stream!(stream);
+    });
+    const ms = performance.now() - a.started;
+    this.count(a.def, a.method, r.status ?? 200, ms / 1000);
+    this.opts.logger.info({ reqId: a.id, method: a.method, path: a.path, status: r.status ?? 200 }, 'stream opened');
+    stream.onClose(() => this.opts.logger.info({ reqId: a.id, path: a.path, seconds: Math.round((performance.now() - a.started) / 1000) }, 'stream closed'));
   }
 
   private answerError(a: Answering, e: unknown): void {
@@ -370,7 +405,7 @@ export class HttpServer {
 
   private authorizeAndRun(def: RouteDef, req: Req, raw: Buffer | null, idem: IdemRequest | null): Reply | Promise<Reply> {
     if (def.auth !== false && !def.anonymous?.(req)) {
-      const user = this.opts.auth.authenticate(req.headers.authorization);
+      const user = this.opts.auth.authenticate(this.bearerOf(def, req));
       if (user instanceof Promise) return user.then((u) => this.authorized(def, req, u, raw, idem));
       return this.authorized(def, req, user, raw, idem);
     }
@@ -385,6 +420,13 @@ export class HttpServer {
     req.user = user;
     if (!allows(user.role, def.permission)) throw forbidden(def.permission, user);
     return this.runOnce(def, req, raw, idem);
+  }
+
+  /** The Authorization header, or on a queryToken route without one, ?access_token= as if it were. */
+  private bearerOf(def: RouteDef, req: Req): string {
+    if (def.auth === false || !def.queryToken || req.headers.authorization !== '') return req.headers.authorization;
+    const t = req.query.get('access_token');
+    return t ? `Bearer ${t}` : '';
   }
 
   /** Runs an authenticated request, once per Idempotency-Key when it has one. */

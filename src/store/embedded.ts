@@ -92,6 +92,8 @@ export class EmbeddedStore implements Store {
   /** What meta.json holds, or is being written to hold. Users and revocations are read here. */
   private meta!: MetaState;
   private secretWrite: Promise<string> | null = null;
+  /** the automatic revert of an unconfirmed commit in progress (claimRevert) */
+  private revertClaim: { version: number; until: number } | null = null;
 
   /** The running version as readers see it: switched once a commit is durable. */
   private running!: VersionMeta;
@@ -332,6 +334,33 @@ export class EmbeddedStore implements Store {
   async isRevoked(jti: string): Promise<boolean> {
     this.check();
     return this.meta.revoked.has(jti);
+  }
+
+  // ---- commit confirmed ----
+
+  async confirmedVersion(): Promise<number> {
+    this.check();
+    return this.meta.confirmed;
+  }
+
+  async confirmVersion(version: number): Promise<boolean> {
+    this.check();
+    const r = this.revertClaim;
+    if (r && r.version === version && r.until > Date.now()) return false;
+    this.meta.confirmed = Math.max(this.meta.confirmed, version);
+    await this.meta.persist();
+    return true;
+  }
+
+  /** One process holds the data folder: the claim lives in memory (a restart may revert again). */
+  async claimRevert(version: number, leaseMs: number): Promise<boolean> {
+    this.check();
+    const now = Date.now();
+    if (this.meta.confirmed >= version) return false;
+    const r = this.revertClaim;
+    if (r && r.version === version && r.until > now) return false;
+    this.revertClaim = { version, until: now + leaseMs };
+    return true;
   }
 
   // ---- versions ----

@@ -14,6 +14,8 @@ export class MetaState {
   readonly users = new Map<string, UserRecord>();
   /** jti -> expiry in unix ms */
   readonly revoked = new Map<string, number>();
+  /** the last commit confirmed that was confirmed (0: none) */
+  confirmed: number;
   /** API tokens by hash */
   readonly apiTokens = new Map<string, ApiTokenRecord>();
 
@@ -29,6 +31,7 @@ export class MetaState {
     this.running = meta.running;
     this.lastEndedSession = meta.lastEndedSession;
     this.secret = meta.secret;
+    this.confirmed = typeof meta.confirmed === 'number' ? meta.confirmed : 0;
     for (const u of meta.users) this.users.set(u.username, userOf(u)); // a file from before roles: admins
     for (const t of meta.apiTokens ?? []) this.apiTokens.set(t.hash, { ...t });
     const now = Date.now();
@@ -82,6 +85,7 @@ export class MetaState {
       secret: this.secret,
       users: this.sortedUsers(),
       revoked,
+      confirmed: this.confirmed,
       apiTokens: [...this.apiTokens.values()],
     };
   }

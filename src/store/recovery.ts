@@ -57,6 +57,8 @@ export interface MetaFile {
   users: UserRecord[];
   /** jti -> expiry (unix ms); expired entries are pruned at each write. */
   revoked: Record<string, number>;
+  /** The last commit confirmed that was confirmed (absent in files of older daemons: 0). */
+  confirmed?: number;
   /** absent in files written before API tokens existed */
   apiTokens?: ApiTokenRecord[];
 }
@@ -135,7 +137,9 @@ export async function dropUncommittedVersions(p: Paths, running: number): Promis
 }
 
 export function metaOf(r: VersionMeta): VersionMeta {
-  return { version: r.version, author: r.author, time: r.time, description: r.description, summary: r.summary };
+  const meta: VersionMeta = { version: r.version, author: r.author, time: r.time, description: r.description, summary: r.summary };
+  if (r.confirmBy !== undefined) meta.confirmBy = r.confirmBy;
+  return meta;
 }
 
 async function readVersionMeta(p: Paths, n: number): Promise<VersionMeta> {

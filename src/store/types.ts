@@ -44,6 +44,11 @@ export interface VersionMeta {
   time: number; // unix ms
   description: string;
   summary: string; // change summary, e.g. "2 added, 1 changed, 0 deleted"
+  /**
+   * A commit confirmed: the time (unix ms) by which POST /api/config/confirm (or a later
+   * commit) must keep this version, else the daemon restores the version before it.
+   */
+  confirmBy?: number;
 }
 
 export interface VersionRecord extends VersionMeta {
@@ -193,6 +198,11 @@ export interface Store {
   getSession(): Promise<SessionState | null>;
   /** The active session and its journal length, or null: one cheap read. */
   sessionHead(): Promise<SessionHead | null>;
+  /**
+   * The head and the journal entries from `from` on, read together (one round trip on a
+   * shared store); the entries belong to the session of the head.
+   */
+  sessionSince?(from: number): Promise<{ head: SessionHead; entries: JournalEntry[] } | null>;
   /** The journal entries of `sessionId` from index `from` on; null unless it is active. */
   journalSince(sessionId: string, from: number): Promise<JournalEntry[] | null>;
   /**
@@ -207,6 +217,13 @@ export interface Store {
    * session's lastChangeAt to entry.at.
    */
   appendChange(sessionId: string, entry: JournalEntry): Promise<void>;
+  /**
+   * Appends consecutive changes (seq `entries[0].seq` on) in one step, all or none, each
+   * checked as appendChange checks it alone: a shared store's group append. Throws
+   * StoreConflict when refused (nothing appended); any other error leaves it unknown whether
+   * they were appended (ERR_SYS_4006: they were, but not confirmed by enough replicas).
+   */
+  appendChanges?(sessionId: string, entries: JournalEntry[]): Promise<void>;
   /**
    * Ends the session (discard or expiry). False when that session is not the active one or a
    * commit has claimed it.
@@ -230,6 +247,20 @@ export interface Store {
    * A crash at any moment leaves either the old state or the new one.
    */
   commit(sessionId: string, journalLength: number, version: VersionRecord): Promise<void>;
+
+  /** The last version recorded as confirmed (confirmVersion); 0 when none ever was. */
+  confirmedVersion(): Promise<number>;
+  /**
+   * Records that the commit confirmed of `version` is confirmed, durably. False (nothing
+   * recorded) when its automatic revert has been claimed (claimRevert) and may be under way.
+   */
+  confirmVersion(version: number): Promise<boolean>;
+  /**
+   * Claims the automatic revert of the unconfirmed `version` for `leaseMs`, in every process
+   * that shares the store. False when it was confirmed, or another live claim holds it (an
+   * instance that dies mid-revert lets its claim lapse, and another takes it over).
+   */
+  claimRevert(version: number, leaseMs: number): Promise<boolean>;
 
   /** Records an event durably before resolving; it gets the next id. */
   audit(event: AuditEvent): Promise<void>;

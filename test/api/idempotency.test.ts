@@ -9,7 +9,7 @@ const c = d.client;
 let bob: Client;
 
 beforeAll(async () => {
-  await ok(c.post('/api/users', { username: 'bob', password: 'bob-password-12', role: 'admin' }));
+  await ok(c.post('/api/users', { username: 'bob', password: 'bob-password-12', role: 'operator' }));
   bob = await new Client(d.url).login('bob', 'bob-password-12');
 });
 

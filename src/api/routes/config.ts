@@ -1,5 +1,5 @@
 // /api/config/*: the configuration session, commit, history and rollback.
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { FwError } from '../../errors';
 import { checkRange, shapeChecker } from '../../config/validate';
 import { serializeDoc } from '../../config/document';
@@ -9,7 +9,15 @@ import { forbidden } from '../../auth/user';
 import { message, type Req, type RouteDef, type RouteDoc } from '../http';
 import { IsoTime, MessageReply, SessionModel } from '../schemas';
 
-const CommitBody = Type.Object({ description: Type.Optional(Type.String({ description: 'at most 1024 characters' })) }, { additionalProperties: false });
+
+/** A commit confirmed waits at most a day (Junos: 65,535 minutes; a day is plenty for a pipeline). */
+const MAX_CONFIRM_TIMEOUT = 86_400;
+const CommitBody = Type.Object({
+  description: Type.Optional(Type.String({ description: 'at most 1024 characters' })),
+  confirm_timeout: Type.Optional(Type.Integer({
+    description: `commit confirmed: seconds (1 to ${MAX_CONFIRM_TIMEOUT}) until the daemon restores the previous version unless POST /api/config/confirm (or another commit) comes first`,
+  })),
+}, { additionalProperties: false });
 const RollbackBody = Type.Object({ version: Type.Integer() }, { additionalProperties: false });
 const commitShape = shapeChecker(CommitBody);
 const rollbackShape = shapeChecker(RollbackBody);
@@ -22,6 +30,8 @@ export const DiffReply = Type.Object({
   deleted: DiffItems,
   reordered: Type.Array(Type.String()),
 }, { additionalProperties: false });
+/** GET /api/config/diff's answer (also the answer of a declarative load; fwctl plan and apply show it). */
+export type DiffReplyModel = Static<typeof DiffReply>;
 const versionFields = {
   version: Type.Integer({ minimum: 0 }),
   author: Type.String(),
@@ -56,6 +66,12 @@ function parseVersion(text: string): number {
 
 export function configRoutes(ctx: AppContext): RouteDef[] {
   const cfg = ctx.config;
+  /** The deadline of a commit confirmed just made (a job retried in a cluster answers without it: read it back). */
+  const confirmByField = async (version: number, confirmBy: number | undefined): Promise<{ confirm_by?: string }> => {
+    if (confirmBy !== undefined) return { confirm_by: new Date(confirmBy).toISOString() };
+    const p = await cfg.pendingConfirm();
+    return p?.version === version ? { confirm_by: p.deadline } : {};
+  };
   const user = (req: Req) => req.user.username;
   return [
     { method: 'POST', pattern: '/api/config/begin', body: 'none', permission: 'configure', doc: doc('Begin the configuration session'), handler: async (req) => {
@@ -67,14 +83,21 @@ export function configRoutes(ctx: AppContext): RouteDef[] {
       const b = req.body === undefined ? {} : commitShape(req.body);
       const description = b.description ?? '';
       if (description.length > 1024) throw new FwError('ERR_NET_1004', 'field "description": at most 1024 characters');
+      const confirmTimeout = b.confirm_timeout === undefined ? undefined : checkRange('confirm_timeout', b.confirm_timeout, 1, MAX_CONFIRM_TIMEOUT);
       const end = ctx.metrics.commitSeconds.startTimer();
-      const r = await cfg.commit(user(req), description).then(
+      const r = await cfg.commit(user(req), description, confirmTimeout).then(
         (ok) => { ctx.metrics.commits.inc({ result: 'ok' }); return ok; },
         (e: unknown) => { ctx.metrics.commits.inc({ result: 'failed' }); throw e; },
       ).finally(end);
-      await ctx.audit.record(req, 'config.commit', `version ${r.version}`, { description });
+      const confirmBy = confirmTimeout === undefined ? {} : await confirmByField(r.version, r.confirmBy);
+      await ctx.audit.record(req, 'config.commit', `version ${r.version}${confirmBy.confirm_by ? `, to be confirmed by ${confirmBy.confirm_by}` : ''}`, confirmTimeout === undefined ? { description } : { description, confirm_timeout: confirmTimeout });
       const unconfirmed: Record<string, string> = r.unconfirmed.length ? { unconfirmed_nodes: r.unconfirmed.join(',') } : {};
-      return message('commit successful', { version: String(r.version), ...warningsField(r.warnings), ...unconfirmed });
+      return message('commit successful', { version: String(r.version), ...confirmBy, ...warningsField(r.warnings), ...unconfirmed });
+    } },
+    { method: 'POST', pattern: '/api/config/confirm', body: 'none', permission: 'configure', doc: doc('Confirm the pending commit confirmed: keep it running', MessageReply, { errors: [409] }), handler: async (req) => {
+      const version = await ctx.confirmation.confirm(user(req));
+      await ctx.audit.record(req, 'config.confirm', `version ${version}`);
+      return message('commit confirmed', { version: String(version) });
     } },
     { method: 'POST', pattern: '/api/config/discard', body: 'none', permission: 'configure', doc: doc('Discard the session and its candidate', MessageReply, { query: forceQuery }), handler: async (req) => {
       const force = req.query.get('force');

@@ -1,7 +1,7 @@
 // POST /api/eval, POST /api/eval/batch, GET /api/analysis: what the committed (or, with
 // ?config=candidate, the candidate) configuration does to packets. The matchers are built in
 // the worker pool; this thread only looks packets up.
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { FwError } from '../../errors';
 import { oneOf } from '../../config/render/objects';
 import { configQueryDoc } from '../schemas';
@@ -44,6 +44,9 @@ const EvalAnswer = Type.Object({
 }, { additionalProperties: false });
 const Version = Type.Integer({ minimum: 0, description: 'the running version answered for (with ?config=candidate: the one the candidate is based on)' });
 const EvalReply = Type.Composite([Type.Object({ version: Version }), EvalAnswer], { additionalProperties: false });
+/** What fwctl trace sends and reads (the CLI imports these types). */
+export type PacketRequest = Static<typeof PacketBody>;
+export type EvalReplyModel = Static<typeof EvalReply>;
 const BatchReply = Type.Object({ version: Version, results: Type.Array(EvalAnswer) }, { additionalProperties: false });
 const Covered = Type.Array(Type.Object({ id: Type.Integer(), coveredBy: Type.Array(Type.Integer()) }, { additionalProperties: false }));
 const AnalysisReply = Type.Object({

@@ -25,6 +25,7 @@ import { dataPlaneRoutes } from './dataplane';
 import { auditRoutes } from './audit';
 import { operationsRoutes } from './operations';
 import { clusterRoutes } from './cluster';
+import { eventRoutes } from './events';
 
 /** The daemon's version (package.json, found above this file in src/ or dist/src/), shown in the OpenAPI document. */
 function packageVersion(): string {
@@ -58,6 +59,7 @@ export function allRoutes(ctx: AppContext, tokens: TokenService, limiter: LoginL
     ...natRoutes(ctx),
     ...dataPlaneRoutes(ctx),
     ...clusterRoutes(ctx),
+    ...eventRoutes(ctx),
   ];
   return routes;
 }

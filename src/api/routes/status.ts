@@ -1,7 +1,7 @@
 // GET /api/status: what is running, who changed it last, the session, and whether the store
 // answers. During a store outage it still answers from memory (session: null).
 import type { AppContext } from '../context';
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { RouteDef } from '../http';
 import { DataPlaneStatusModel, IsoTime, SessionModel } from '../schemas';
 
@@ -18,6 +18,9 @@ const StatusReply = Type.Object({
   node: Type.String({ description: 'this instance\'s id' }),
   uptime: Type.Integer({ minimum: 0, description: 'seconds' }),
 }, { additionalProperties: false });
+
+/** GET /api/status's answer (fwctl status reads it). */
+export type StatusReplyModel = Static<typeof StatusReply>;
 
 export function statusRoutes(ctx: AppContext): RouteDef[] {
   return [

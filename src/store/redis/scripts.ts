@@ -24,23 +24,31 @@ redis.call('HSET', KEYS[1], 'id', ARGV[1], 'owner', ARGV[2], 'startedAt', ARGV[3
 redis.call('PEXPIRE', KEYS[1], ARGV[6])
 return 0`;
 
-/** KEYS session, journal: the session record and its journal length. */
+/**
+ * KEYS session, journal; ARGV [from]: the session record, its journal length, and with
+ * `from` the journal entries from there on (a catch-up in one round trip).
+ */
 export const HEAD = `
-return {redis.call('HGETALL', KEYS[1]), redis.call('LLEN', KEYS[2])}`;
+local entries = {}
+if ARGV[1] then entries = redis.call('LRANGE', KEYS[2], ARGV[1], -1) end
+return {redis.call('HGETALL', KEYS[1]), redis.call('LLEN', KEYS[2]), entries}`;
 
 /**
- * KEYS session, journal, claim; ARGV sessionId seq entryJson at leaseMs. Appends only at
- * the expected length, never under a commit's claim, and renews the session's idle lease.
+ * KEYS session, journal, claim; ARGV sessionId seq at leaseMs entryJson... Appends the
+ * entries (consecutive, the first at `seq`) only at the expected length, never under a
+ * commit's claim, and renews the session's idle lease. One group append: each entry checked
+ * as if appended alone comes to the same checks (the next entry's expected length is the
+ * previous one's plus one), so the group is all or nothing.
  */
 export const APPEND = `
 if redis.call('HGET', KEYS[1], 'id') ~= ARGV[1] then return 'session' end
 if redis.call('EXISTS', KEYS[3]) == 1 then return 'committing' end
 local n = redis.call('LLEN', KEYS[2])
 if n ~= tonumber(ARGV[2]) then return 'length:' .. n end
-redis.call('RPUSH', KEYS[2], ARGV[3])
-redis.call('HSET', KEYS[1], 'lastChangeAt', ARGV[4])
-redis.call('PEXPIRE', KEYS[1], ARGV[5])
-redis.call('PEXPIRE', KEYS[2], ARGV[5])
+redis.call('RPUSH', KEYS[2], unpack(ARGV, 5))
+redis.call('HSET', KEYS[1], 'lastChangeAt', ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
 return 'ok'`;
 
 /**
@@ -200,6 +208,30 @@ local id = redis.call('INCR', KEYS[2])
 redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], id .. '-1', 'e', ARGV[1])
 return id`;
 
+/** KEYS confirmed, revertClaim; ARGV version. 'reverting' while the version's revert is claimed. */
+export const CONFIRM = `
+if redis.call('GET', KEYS[2]) == ARGV[1] then return 'reverting' end
+local c = tonumber(redis.call('GET', KEYS[1]) or '0')
+if c < tonumber(ARGV[1]) then redis.call('SET', KEYS[1], ARGV[1]) end
+return 'ok'`;
+
+/** KEYS confirmed, revertClaim; ARGV version leaseMs. 'confirmed', 'busy' (another claim) or 'ok'. */
+export const CLAIM_REVERT = `
+if tonumber(redis.call('GET', KEYS[1]) or '0') >= tonumber(ARGV[1]) then return 'confirmed' end
+if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return 'ok' end
+return 'busy'`;
+
+/**
+ * KEYS seq, stream; ARGV eventJsonWithoutId maxLen channel. The next event id, the event kept
+ * in the stream under "<id>-0" (trimmed to maxLen: events are few, exact trimming is cheap) and published to every instance;
+ * one script, so ids are published in order.
+ */
+export const EVENT = `
+local id = redis.call('INCR', KEYS[1])
+local text = '{"id":' .. id .. ',' .. string.sub(ARGV[1], 2)
+redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[2], id .. '-0', 'e', text)
+redis.call('PUBLISH', ARGV[3], '{"type":"event","event":' .. text .. '}')
+return id`;
 /**
  * KEYS idempotency key; ARGV claimJson leaseMs. What the key holds, or nil after claiming it
  * (the claim lapses after leaseMs unless an answer replaces it).
