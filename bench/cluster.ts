@@ -6,6 +6,9 @@
 // latency. Ratios are against the embedded store of the same run. --against DIST: the Redis
 // rows again with another build's daemon (e.g. main's dist, before a change), in the same run.
 // A last row adds a replica and FW_REDIS_MIN_REPLICAS=1 (every write waits for the replica).
+// Then the automation rows (bench/automation.ts): export, load in one request and commit of
+// the whole configuration, and a batch of 10,000 creations. `--only automation`: those rows
+// alone, on the embedded store and Redis with 1 and 3 instances.
 import fs from 'node:fs';
 import Redis from 'ioredis';
 import os from 'node:os';
@@ -15,6 +18,7 @@ import { EmbeddedStore } from '../src/store/embedded';
 import { RedisStore } from '../src/store/redis/redis-store';
 import { startRedis, type TestRedis } from '../test/helpers/redis';
 import { generateConfig, REALISTIC } from './generate';
+import { automationRow, automationTable, type AutomationRow } from './automation';
 import { closeAgent, fmt, login, request, run, seedStore, startInstance, type Instance, type Target } from './http-load';
 
 interface Scenario {
@@ -47,7 +51,10 @@ interface Row {
   commitsPerSec: number;
   commitP50: number;
   commitMax: number;
+  automation: AutomationRow;
 }
+
+const automationOnly = process.argv.includes('--only') && process.argv[process.argv.indexOf('--only') + 1] === 'automation';
 
 function roundRobin(instances: Instance[], tokens: string[]): Target {
   return { port: (i) => instances[i % instances.length].port, token: (i) => tokens[i % tokens.length] };
@@ -68,7 +75,7 @@ async function ok(p: Promise<{ status: number; text: string }>, what: string): P
   if (r.status !== 200) throw new Error(`${what}: ${r.status} ${r.text.slice(0, 300)}`);
 }
 
-async function measure(s: Scenario, doc: ConfigDoc, seconds: number, commits: number): Promise<Row> {
+async function measure(s: Scenario, doc: ConfigDoc, seconds: number, commits: number): Promise<Row | { s: Scenario; automation: AutomationRow }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fwd-bench-cluster-'));
   let redis: TestRedis | null = null;
   let replica: TestRedis | null = null;
@@ -91,6 +98,7 @@ async function measure(s: Scenario, doc: ConfigDoc, seconds: number, commits: nu
     }
     for (let i = 0; i < s.instances; i++) instances.push(await startInstance({ ...env, FW_NODE_ID: `bench${i}` }, s.main));
     const tokens = await Promise.all(instances.map((x) => login(x.port)));
+    if (automationOnly) return { s, automation: await automationRow(instances, tokens) };
     const all = roundRobin(instances, tokens);
     const ids = doc.policies.map((p) => p.id);
     const loads = {
@@ -119,7 +127,8 @@ async function measure(s: Scenario, doc: ConfigDoc, seconds: number, commits: nu
     }
     const commitsPerSec = commits / ((Date.now() - t0) / 1000);
     latencies.sort((a, b) => a - b);
-    return { s, me, reads, changes, commitsPerSec, commitP50: latencies[Math.floor(latencies.length / 2)], commitMax: latencies[latencies.length - 1] };
+    const automation = await automationRow(instances, tokens);
+    return { s, automation, me, reads, changes, commitsPerSec, commitP50: latencies[Math.floor(latencies.length / 2)], commitMax: latencies[latencies.length - 1] };
   } finally {
     for (const x of instances) x.proc.kill('SIGTERM');
     await Promise.all(instances.map((x) => new Promise((r) => (x.proc.exitCode !== null ? r(null) : x.proc.once('exit', r)))));
@@ -135,16 +144,33 @@ export async function clusterBench(seconds: number): Promise<void> {
   const commits = Number(process.argv[process.argv.indexOf('--commits') + 1]) || 5;
   const againstAt = process.argv.indexOf('--against');
   const list = scenarios(againstAt > 0 ? process.argv[againstAt + 1] : undefined);
+  if (automationOnly) return automationBench(list.filter((s) => !s.main && !s.replica), doc);
   console.log(`\nStores side by side: ${doc.policies.length} policies committed, ${seconds}s per load, ${commits} commits per row, ${os.cpus().length} cores (load generator, Redis and instances share them), load average at the start ${load0}\n`);
   console.log('| store | instances | GET /api/me/s | GET /api/policies/{id}/s | changes/s | commits/s | commit p50 ms | commit max ms | reads vs embedded | changes vs embedded |');
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   let base: Row | null = null;
+  const automation: Array<{ label: string; instances: number; a: AutomationRow }> = [];
   for (const s of list) {
     // each row as soon as it is measured: a failure later keeps what was measured
-    const r = await measure(s, doc, seconds, commits);
+    const r = (await measure(s, doc, seconds, commits)) as Row;
+    automation.push({ label: r.s.label, instances: r.s.instances, a: r.automation });
     base ??= r;
     console.log(`| ${r.s.label} | ${r.s.instances} | ${fmt(r.me)} | ${fmt(r.reads)} | ${fmt(r.changes)} | ${r.commitsPerSec.toFixed(2)} | ${fmt(r.commitP50)} | ${fmt(r.commitMax)} | ${(r.reads / base.reads).toFixed(2)} | ${(r.changes / base.changes).toFixed(2)} |`);
   }
   closeAgent();
+  automationTable(automation, doc.policies.length);
   console.log(`\nload average at the end: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+}
+
+/** The automation rows alone (`--only automation`). */
+async function automationBench(list: Scenario[], doc: ConfigDoc): Promise<void> {
+  const load0 = os.loadavg().map((x) => x.toFixed(2)).join(' ');
+  const rows: Array<{ label: string; instances: number; a: AutomationRow }> = [];
+  for (const s of list) {
+    const r = await measure(s, doc, 0, 0);
+    rows.push({ label: r.s.label, instances: r.s.instances, a: r.automation });
+  }
+  closeAgent();
+  automationTable(rows, doc.policies.length);
+  console.log(`\nload average at the start ${load0}, at the end ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 }

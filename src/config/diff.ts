@@ -41,8 +41,10 @@ export function diffDocs(running: ConfigDoc, candidate: ConfigDoc): ConfigDiff {
     const old = new Map(before[kind].map((e) => [e.key, e.value]));
     const neu = new Map(after[kind].map((e) => [e.key, e.value]));
     for (const [key, value] of neu) {
-      if (!old.has(key)) out.added.push({ kind, key });
-      else if (JSON.stringify(old.get(key)) !== JSON.stringify(value)) out.changed.push({ kind, key });
+      const was = old.get(key);
+      if (was === undefined) out.added.push({ kind, key });
+      // a candidate shares the objects it did not change with its base (session/service.ts)
+      else if (was !== value && JSON.stringify(was) !== JSON.stringify(value)) out.changed.push({ kind, key });
     }
     for (const key of old.keys()) if (!neu.has(key)) out.deleted.push({ kind, key });
   }

@@ -192,6 +192,20 @@ describe.each(PROXIES)('%s from deploy/', (name, start) => {
       expect({ status: huge.status, body: huge.body }).toEqual({ status: 413, body: { code: 'ERR_NET_1010', message: 'payload too large', details: 'body is over 8388608 bytes' } });
       expect(huge.requestId).toMatch(/^[0-9a-f]{32}$/);
     });
+
+    test('a whole-configuration load over 8 MiB passes nginx to the daemon (FW_MAX_LOAD_BODY)', async () => {
+      const c = await new Client(proxy!.url).login();
+      await c.begin();
+      try {
+        // 10 MiB: a small document with one large unknown field
+        const doc = JSON.stringify({ policies: [{ action: 'deny' }], nat: [], padding: 'x'.repeat(10 * 1024 * 1024) });
+        const load = await tryFetch(`${proxy!.url}/api/config/candidate?mode=merge`, { method: 'PUT', body: doc, headers: { Authorization: `Bearer ${c.token}` } });
+        // the daemon read it whole and answered the one problem: the unknown field
+        expect({ status: load.status, code: load.body.code, details: load.body.details }).toEqual({ status: 400, code: 'ERR_NET_1004', details: 'unknown field "padding"' });
+      } finally {
+        await c.post('/api/config/discard?force=true');
+      }
+    });
   }
 
   test('an instance killed: requests keep succeeding through the proxy, a session too', async () => {
