@@ -9,6 +9,7 @@ import type { SerializedDoc } from '../config/document';
 import { FwError, isFwError } from '../errors';
 import { acquireDirLock, type DirLock } from './dir-lock';
 import { MetaState } from './meta-state';
+import { Lru } from '../lru';
 import { DIR_MODE, FILE_MODE, GroupAppender, atomicWriteFile, cutPartialLastLine, durableUnlink, ensureDurableFile, errCode, fsyncDir } from './files';
 import {
   dropUncommittedVersions,
@@ -75,7 +76,6 @@ export class EmbeddedStore implements Store {
   readonly kind = 'embedded' as const;
   private readonly paths: Paths;
   private readonly log: Logger;
-  private readonly cacheSize: number;
   private readonly onFailure: (err: Error) => void;
   private state: 'new' | 'opening' | 'open' | 'closing' | 'closed' = 'new';
   private failure: FwError | null = null;
@@ -88,7 +88,8 @@ export class EmbeddedStore implements Store {
   /** The running version as readers see it: switched once a commit is durable. */
   private running!: VersionMeta;
   private metas: VersionMeta[] = [];
-  private readonly versionCache = new Map<number, Promise<string>>();
+  /** Version file texts, least recently used out first; the running version's always stays. */
+  private readonly versionCache: Lru<number, Promise<string>>;
 
   private session: ActiveSession | null = null;
   /** Session file operations (begin, end, commit), strictly in call order. */
@@ -101,7 +102,7 @@ export class EmbeddedStore implements Store {
   constructor(opts: EmbeddedStoreOptions) {
     this.paths = layout(opts.dir);
     this.log = opts.logger ?? silent;
-    this.cacheSize = opts.versionCacheSize ?? 8;
+    this.versionCache = new Lru(opts.versionCacheSize ?? 8, (n) => n === this.running?.version);
     this.onFailure = opts.onFailure ?? (() => undefined);
   }
 
@@ -298,25 +299,15 @@ export class EmbeddedStore implements Store {
   /** The JSON of a version file, from a small LRU cache (the running version always stays). */
   private versionText(n: number): Promise<string> {
     let text = this.versionCache.get(n);
-    if (text) {
-      this.versionCache.delete(n);
-    } else {
+    if (!text) {
       text = fsp.readFile(this.paths.version(n), 'utf8');
       text.catch(() => this.versionCache.delete(n));
       text = text.catch((e: unknown) => {
         throw new FwError('ERR_SYS_4002', `version ${n} cannot be read: ${e instanceof Error ? e.message : String(e)}`);
       });
+      this.versionCache.set(n, text);
     }
-    this.versionCache.set(n, text);
-    this.evictVersions();
     return text;
-  }
-
-  private evictVersions(): void {
-    for (const n of this.versionCache.keys()) {
-      if (this.versionCache.size <= this.cacheSize + 1) break;
-      if (n !== this.running?.version) this.versionCache.delete(n);
-    }
   }
 
   // ---- the session and its journal ----
@@ -442,8 +433,7 @@ export class EmbeddedStore implements Store {
         await this.meta.persist(); // the commit point: the rename of meta.json
         this.running = meta;
         this.metas.push(meta);
-        this.versionCache.set(n, Promise.resolve(text));
-        this.evictVersions();
+        this.versionCache.set(n, Promise.resolve(text)); // evicts the previous running version's text when it is not recent
         this.session = null;
         // not needed for correctness: open() removes a log whose session the commit ended
         await fsp.unlink(this.paths.session).catch((e: unknown) => {
