@@ -79,7 +79,10 @@ function registerCoreReadiness(ctx: AppContext): void {
  */
 function redisStore(settings: Settings): RedisStore {
   const leaseMs = settings.sessionTimeoutSec * 1000 + 5000;
-  return new RedisStore({ url: settings.redisUrl!, clusterName: settings.clusterName, sessionLeaseMs: leaseMs });
+  return new RedisStore({
+    url: settings.redisUrl!, clusterName: settings.clusterName, sessionLeaseMs: leaseMs,
+    versionsKeep: settings.versionsKeep, auditKeep: settings.auditKeep,
+  });
 }
 
 /** The store the settings ask for: Redis with REDIS_URL, else the embedded files. */
@@ -90,6 +93,8 @@ function openStore(settings: Settings, log: Logger, onFatal: (err: unknown) => v
   return new EmbeddedStore({
     dir: settings.dataDir,
     logger: log,
+    versionsKeep: settings.versionsKeep,
+    auditKeep: settings.auditKeep,
     // a failed disk write leaves memory ahead of the disk: stop, and let the supervisor
     // restart us on what is durable (crash-only, like after kill -9)
     onFailure: onFatal,

@@ -39,6 +39,10 @@ export interface Settings {
   advertise: string | undefined;
   /** FW_EVAL_THREADS: worker threads for large POST /api/eval/batch requests; 0: all inline */
   evalThreads: number;
+  /** FW_VERSIONS_KEEP: committed versions kept (the newest, the running one always among them); 0: all */
+  versionsKeep: number;
+  /** FW_AUDIT_KEEP: audit entries kept (the newest); 0: all */
+  auditKeep: number;
 }
 
 function onOff(env: NodeJS.ProcessEnv, name: string, def: boolean): boolean {
@@ -122,5 +126,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     nodeId: env.FW_NODE_ID ? name(env, 'FW_NODE_ID', '') : undefined,
     advertise: env.FW_ADVERTISE || undefined,
     evalThreads: int(env, 'FW_EVAL_THREADS', defaultEvalThreads(), 0, 64),
+    versionsKeep: int(env, 'FW_VERSIONS_KEEP', 100, 0, 1_000_000),
+    auditKeep: int(env, 'FW_AUDIT_KEEP', 100_000, 0, 100_000_000),
   };
 }
