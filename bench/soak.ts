@@ -19,6 +19,7 @@ import { RedisStore } from '../src/store/redis/redis-store';
 import { startRedis, type TestRedis } from '../test/helpers/redis';
 import { soakAddressIp, soakAddressName, soakConfig } from './generate';
 import { closeAgent, fmt, login, request, seedStore, startInstance } from './http-load';
+import { HeapProbe } from './heap-probe';
 import { median } from './stats';
 
 function arg(name: string, def: string): string {
@@ -42,47 +43,6 @@ const opts = {
   env: Object.fromEntries(arg('env', '').split(',').filter(Boolean).map((kv) => kv.split('=', 2) as [string, string])),
 };
 if (opts.store !== 'embedded' && opts.store !== 'redis') throw new Error('--store must be embedded or redis');
-
-/** What the daemon logs after a SIGUSR2 collection (src/main.ts). */
-interface HeapLine {
-  heapUsed: number;
-  rss: number;
-  arrayBuffers: number;
-}
-
-/** Reads the daemon's log lines; heapAfterGc() signals it and resolves with its next report. */
-class DaemonLog {
-  private buf = '';
-  private waiting: ((h: HeapLine) => void) | null = null;
-
-  constructor(private readonly proc: ChildProcess) {
-    proc.stdout!.on('data', (b: Buffer) => this.take(b.toString()));
-  }
-
-  private take(text: string): void {
-    this.buf += text;
-    let nl: number;
-    while ((nl = this.buf.indexOf('\n')) >= 0) {
-      const line = this.buf.slice(0, nl);
-      this.buf = this.buf.slice(nl + 1);
-      if (!line.includes('"heap after gc"')) continue;
-      const w = this.waiting;
-      this.waiting = null;
-      w?.(JSON.parse(line) as HeapLine);
-    }
-  }
-
-  heapAfterGc(): Promise<HeapLine> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('the daemon did not report its heap (started without --expose-gc?)')), 60_000);
-      this.waiting = (h) => {
-        clearTimeout(timer);
-        resolve(h);
-      };
-      this.proc.kill('SIGUSR2');
-    });
-  }
-}
 
 /** Bytes of the files under `dir` (what `du --apparent-size` counts). */
 function folderBytes(dir: string): number {
@@ -126,7 +86,7 @@ async function main(): Promise<void> {
     }
     const daemon = await startInstance(env, opts.main, ['--expose-gc']);
     proc = daemon.proc;
-    const log = new DaemonLog(proc);
+    const heap = new HeapProbe(proc);
     const token = await login(daemon.port);
     const storage = async () => (redisClient ? redisUsedMemory(redisClient) : folderBytes(dataDir));
     const versions = async () => {
@@ -140,7 +100,7 @@ async function main(): Promise<void> {
     console.log(`| commits | RSS MB | heap after GC MB | array buffers MB | ${redisClient ? 'Redis used_memory MB' : 'data folder MB'} | versions listed | commit p50 ms | commit max ms | load |`);
     console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
     const row = async (done: number, lat: number[]) => {
-      const h = await log.heapAfterGc();
+      const h = await heap.afterGc();
       const cells = [fmt(done), mb(h.rss), mb(h.heapUsed), mb(h.arrayBuffers), mb(await storage()), fmt(await versions()),
         lat.length ? fmt(median(lat)) : '-', lat.length ? fmt(Math.max(...lat)) : '-', os.loadavg()[0].toFixed(2)];
       console.log(`| ${cells.join(' | ')} |`);
