@@ -5,6 +5,7 @@ import type { ChildProcess } from 'node:child_process';
 
 export interface HeapAfterGc {
   heapUsed: number;
+  heapTotal: number;
   rss: number;
   external: number;
   arrayBuffers: number;

@@ -4,7 +4,8 @@
 // zones, one service, policies between the zones), starts the daemon as a child process with
 // --expose-gc (exactly as `npm start` runs it otherwise), then commits again and again: begin,
 // PUT one address, commit. Every --every commits it has the daemon collect its garbage
-// (SIGUSR2, src/main.ts) and prints one row: RSS, V8 heap used after the GC, array buffers,
+// (SIGUSR2, src/main.ts) and prints one row: RSS, V8 heap used after the GC and the heap's
+// committed total (the main thread's), array buffers,
 // the data folder's size (embedded) or Redis used_memory, the versions listed, and the commit
 // latency of the commits since the previous row, so that a leak shows as a slope.
 // --store redis runs a throwaway redis-server of its own (never the machine's 6379).
@@ -97,11 +98,11 @@ async function main(): Promise<void> {
     console.log(`Soak: ${opts.store} store, ${fmt(opts.addresses)} addresses, ${fmt(opts.policies)} policies, ${fmt(opts.commits)} commits of one changed address`);
     console.log(`Machine: ${os.cpus().length} x ${os.cpus()[0]?.model ?? '?'}, node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
     console.log(`Daemon: ${opts.main}${Object.keys(opts.env).length ? ` with ${JSON.stringify(opts.env)}` : ''}\n`);
-    console.log(`| commits | RSS MB | heap after GC MB | array buffers MB | ${redisClient ? 'Redis used_memory MB' : 'data folder MB'} | versions listed | commit p50 ms | commit max ms | load |`);
-    console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+    console.log(`| commits | RSS MB | heap after GC MB | heap total MB | array buffers MB | ${redisClient ? 'Redis used_memory MB' : 'data folder MB'} | versions listed | commit p50 ms | commit max ms | load |`);
+    console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
     const row = async (done: number, lat: number[]) => {
       const h = await heap.afterGc();
-      const cells = [fmt(done), mb(h.rss), mb(h.heapUsed), mb(h.arrayBuffers), mb(await storage()), fmt(await versions()),
+      const cells = [fmt(done), mb(h.rss), mb(h.heapUsed), mb(h.heapTotal), mb(h.arrayBuffers), mb(await storage()), fmt(await versions()),
         lat.length ? fmt(median(lat)) : '-', lat.length ? fmt(Math.max(...lat)) : '-', os.loadavg()[0].toFixed(2)];
       console.log(`| ${cells.join(' | ')} |`);
     };

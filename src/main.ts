@@ -15,7 +15,7 @@ function gcOnSignal(daemon: Daemon): void {
   process.on('SIGUSR2', () => {
     gc();
     const m = process.memoryUsage();
-    daemon.ctx.log.info({ heapUsed: m.heapUsed, rss: m.rss, external: m.external, arrayBuffers: m.arrayBuffers }, 'heap after gc');
+    daemon.ctx.log.info({ heapUsed: m.heapUsed, heapTotal: m.heapTotal, rss: m.rss, external: m.external, arrayBuffers: m.arrayBuffers }, 'heap after gc');
     daemon.ctx.log.flush();
   });
 }
