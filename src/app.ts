@@ -24,6 +24,7 @@ import { createDataPlane, type DataPlane } from './dataplane';
 import { Metrics } from './api/metrics';
 import { AuditTrail } from './api/audit';
 import { Readiness } from './api/readiness';
+import { parseAddressList } from './api/client-address';
 import { DeepAnalysis } from './workers/deep-analysis';
 import { BatchPool } from './workers/batch-pool';
 
@@ -166,6 +167,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     const server = new HttpServer({
       host: settings.host, port: settings.port, maxBodyBytes: settings.maxBodyBytes, logger: log,
       routes: allRoutes(ctx, tokens, limiter), auth: tokens, requests: metrics.requests,
+      trustedProxies: parseAddressList(settings.trustedProxies, 'FW_TRUSTED_PROXIES'),
     });
     metrics.inFlight = () => server.requestsInFlight;
     await Promise.all([cluster?.queue.ready(), cluster?.worker?.ready()]);

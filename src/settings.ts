@@ -25,6 +25,8 @@ export interface Settings {
   netns: string | null;
   /** FW_METRICS: client addresses or networks that may scrape /metrics without a token ("" : none) */
   metricsAllow: string;
+  /** FW_TRUSTED_PROXIES: proxies whose X-Forwarded-For names the client ("": none, the header is ignored) */
+  trustedProxies: string;
   /** FW_ANALYSIS_TIMEOUT: wall-clock cap of the deep analysis after a commit; 0: no deep pass */
   analysisTimeoutMs: number;
   /** FW_CLUSTER_NAME: the firewall's name in Redis (keys fw:{name}:...) */
@@ -119,6 +121,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     dataPlane: dataPlaneMode(env.FW_DATAPLANE),
     netns: netns(env.FW_NETNS),
     metricsAllow: env.FW_METRICS ?? '',
+    trustedProxies: env.FW_TRUSTED_PROXIES ?? '',
     analysisTimeoutMs: int(env, 'FW_ANALYSIS_TIMEOUT', 60, 0, 86400) * 1000,
     clusterName: name(env, 'FW_CLUSTER_NAME', 'default'),
     commitSyncTimeoutMs: int(env, 'FW_COMMIT_SYNC_TIMEOUT', 5, 0, 600) * 1000,

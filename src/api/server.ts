@@ -9,6 +9,8 @@ import { FwError, isFwError, ERRORS } from '../errors';
 import { NO_PARAMS, Router } from './router';
 import { parseJsonBody, type AuthUser, type Reply, type Req, type RouteDef } from './http';
 import { BytePool } from '../byte-pool';
+import type { Cidr } from '../config/net';
+import { clientAddress } from './client-address';
 
 export interface Authenticator {
   /** Resolves the bearer header to a user or throws FwError ERR_SEC_5001/5002/5003. */
@@ -29,6 +31,8 @@ export interface ServerOptions {
   routes: RouteDef[];
   auth: Authenticator;
   requests?: RequestObserver;
+  /** proxies whose X-Forwarded-For names the client (FW_TRUSTED_PROXIES); none: the header is ignored */
+  trustedProxies?: readonly Cidr[];
 }
 
 const KNOWN_METHODS = new Set(['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS']);
@@ -172,7 +176,7 @@ export class HttpServer {
     const req: Req = {
       id, method, path, params, query: query ? new URLSearchParams(query) : NO_QUERY, headers,
       // the client's address is text made from bytes: only the routes without a token use it
-      ip: def.auth === false ? Buffer.from(res.getRemoteAddressAsText()).toString() : '',
+      ip: def.auth === false ? this.clientOf(res, uReq) : '',
       body: undefined, user: undefined as unknown as AuthUser, log: this.opts.logger,
     };
 
@@ -229,6 +233,20 @@ export class HttpServer {
       }
       out.then((r) => this.answerReply(a, r), (e: unknown) => this.answerError(a, e)).finally(finish);
     });
+  }
+
+  /** The client's address (src/api/client-address.ts): the peer's, or the one a trusted proxy names. */
+  private clientOf(res: uWS.HttpResponse, uReq: uWS.HttpRequest): string {
+    const peer = Buffer.from(res.getRemoteAddressAsText()).toString();
+    const proxies = this.opts.trustedProxies;
+    if (!proxies?.length) return peer;
+    // every X-Forwarded-For line, in order (haproxy adds a line of its own after the
+    // client's, nginx appends to the client's line): getHeader would answer the first only
+    const lines: string[] = [];
+    uReq.forEach((key, value) => {
+      if (key === 'x-forwarded-for') lines.push(value);
+    });
+    return clientAddress(peer, lines.join(','), proxies);
   }
 
   /** A request answered later: counted in flight (close waits for it), and its abort noted. */

@@ -2,7 +2,7 @@
 // in production) sharing it, plus optional stand-alone commit workers.
 import Redis from 'ioredis';
 import { Client, tempDir } from './daemon';
-import { startRedis, type TestRedis } from './redis';
+import { fixedPort, startRedis, type TestRedis } from './redis';
 import { WORKER_MAIN, kill9, startChild, type Child } from './process';
 
 export interface TestCluster {
@@ -10,27 +10,34 @@ export interface TestCluster {
   name: string;
   nodes: Child[];
   clients: Client[];
-  /** Starts instance `i` again (after a kill) with the same node id; logs its client in. */
-  restart(i: number): Promise<void>;
+  /** Starts instance `i` again (after a kill) with the same node id and `env` added; logs its client in. */
+  restart(i: number, env?: Record<string, string>): Promise<void>;
   startWorker(): Promise<Child>;
   /** A plain Redis connection, to look at the keys (never to change them). */
   peek(): Redis;
   close(): Promise<void>;
 }
 
-export async function startCluster(count: number, env: Record<string, string> = {}): Promise<TestCluster> {
+/**
+ * `count` instances on a new redis-server, with `env` added. With `fixedPorts` each instance
+ * keeps its port across restarts (one below the ephemeral range: see fixedPort), as an
+ * instance behind a load balancer does; else each start takes any free port.
+ */
+export async function startCluster(count: number, env: Record<string, string> = {}, fixedPorts = false): Promise<TestCluster> {
   const dir = tempDir('fwd-cluster-');
   const redis = await startRedis(dir);
   const name = `t${process.pid}${Math.random().toString(36).slice(2, 8)}`;
   const base = { REDIS_URL: redis.url, FW_CLUSTER_NAME: name, FW_DATA_DIR: dir, ...env };
-  const envOf = (i: number) => ({ ...base, FW_NODE_ID: `node${i}` });
+  const ports: string[] = [];
+  if (fixedPorts) for (let i = 0; i < count; i++) ports.push(String(await fixedPort()));
+  const envOf = (i: number) => ({ ...base, FW_NODE_ID: `node${i}`, ...(fixedPorts ? { FW_PORT: ports[i] } : {}) });
   const workers: Child[] = [];
   const nodes: Child[] = [];
   let peeker: Redis | null = null;
   const cluster: TestCluster = {
     redis, name, nodes, clients: [],
-    async restart(i) {
-      nodes[i] = await startChild(envOf(i));
+    async restart(i, env = {}) {
+      nodes[i] = await startChild({ ...envOf(i), ...env });
       cluster.clients[i] = await new Client(nodes[i].url).login();
     },
     async startWorker() {

@@ -3,7 +3,7 @@
 // test process exits is killed, also after a failed test.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { killWithThisProcess } from './watchdog';
+import { ownChild } from './watchdog';
 import { ADMIN_PASSWORD } from './daemon';
 
 export const MAIN = path.resolve(__dirname, '../../src/main.js');
@@ -16,11 +16,6 @@ export interface Child {
   /** standard output so far */
   stdout(): string;
 }
-
-const children = new Set<ChildProcess>();
-process.on('exit', () => {
-  for (const p of children) p.kill('SIGKILL');
-});
 
 /**
  * Starts `script` with a minimal environment plus `env` (and node's own options `nodeArgs`,
@@ -39,12 +34,8 @@ export function startChild(env: Record<string, string>, script = MAIN, ready = /
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  children.add(proc);
-  killWithThisProcess(proc);
-  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => {
-    children.delete(proc);
-    resolve(code);
-  }));
+  ownChild(proc);
+  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
     let out = '';
     let err = '';

@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { killWithThisProcess } from './watchdog';
+import { ownChild, waitForPort } from './watchdog';
 
 export interface TestRedis {
   url: string;
@@ -16,11 +16,6 @@ export interface TestRedis {
   /** Starts it again on the same port and data folder (after stop). */
   restart(): Promise<void>;
 }
-
-const running = new Set<ChildProcess>();
-process.on('exit', () => {
-  for (const p of running) p.kill('SIGKILL');
-});
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -33,35 +28,38 @@ export function freePort(): Promise<number> {
   });
 }
 
-function launch(port: number, dir: string): Promise<ChildProcess> {
+/**
+ * A free loopback port below the ephemeral range (32768 and up on Linux): a port the kernel
+ * never gives an outgoing connection, so a server killed on it can listen on it again at once.
+ */
+export async function fixedPort(): Promise<number> {
+  for (;;) {
+    const port = 20000 + Math.floor(Math.random() * 12000);
+    const free = await new Promise<boolean>((resolve) => {
+      const srv = net.createServer();
+      srv.on('error', () => resolve(false));
+      srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+}
+
+async function launch(port: number, dir: string): Promise<ChildProcess> {
   const proc = spawn('redis-server', [
     '--port', String(port), '--bind', '127.0.0.1', '--dir', dir,
     '--appendonly', 'yes', '--appendfsync', 'always', '--save', '',
     '--daemonize', 'no', '--protected-mode', 'yes', '--loglevel', 'warning',
   ], { stdio: ['ignore', 'pipe', 'pipe'] });
-  running.add(proc);
-  killWithThisProcess(proc);
-  proc.on('exit', () => running.delete(proc));
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const deadline = setTimeout(() => reject(new Error(`redis-server on ${port} did not start: ${out}`)), 10_000);
-    const poll = setInterval(() => {
-      const s = net.connect(port, '127.0.0.1', () => {
-        s.end();
-        clearInterval(poll);
-        clearTimeout(deadline);
-        resolve(proc);
-      });
-      s.on('error', () => s.destroy());
-    }, 20);
-    proc.stdout!.on('data', (b) => { out += b.toString(); });
-    proc.stderr!.on('data', (b) => { out += b.toString(); });
-    proc.on('exit', (code) => {
-      clearInterval(poll);
-      clearTimeout(deadline);
-      reject(new Error(`redis-server exited with ${code}: ${out}`));
-    });
-  });
+  ownChild(proc);
+  let out = '';
+  proc.stdout!.on('data', (b) => { out += b.toString(); });
+  proc.stderr!.on('data', (b) => { out += b.toString(); });
+  try {
+    await waitForPort(port, proc, () => out);
+  } catch (e) {
+    throw new Error(`redis-server on ${port} did not start: ${(e as Error).message}`);
+  }
+  return proc;
 }
 
 function exited(proc: ChildProcess): Promise<void> {

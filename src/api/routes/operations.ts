@@ -2,7 +2,8 @@
 // can serve: store reachable, running version compiled, and every other registered check),
 // GET /metrics (Prometheus) and GET /api/openapi.json (this API's OpenAPI 3.1 document).
 import { Type } from '@sinclair/typebox';
-import { cidrContainsIp, parseCidr, parseIp, type Cidr } from '../../config/net';
+import { cidrContainsIp } from '../../config/net';
+import { clientIp, parseAddressList } from '../client-address';
 import type { TokenService } from '../../auth/tokens';
 import type { AppContext } from '../context';
 import type { Req, RouteDef } from '../http';
@@ -15,26 +16,8 @@ const ReadyReply = Type.Object({
 }, { additionalProperties: false });
 const OpenApiReply = Type.Object({ openapi: Type.String() }, { additionalProperties: true, description: 'this document' });
 
-/** The client addresses FW_METRICS lets scrape without a token; an address "a.b.c.d" is a /32. */
-export function parseAllowList(text: string): Cidr[] {
-  return text.split(',').map((s) => s.trim()).filter(Boolean).map((entry) => {
-    const c = parseCidr(entry.includes('/') ? entry : `${entry}/${entry.includes(':') ? 128 : 32}`);
-    if (!c) throw new Error(`FW_METRICS: "${entry}" is not an address or a network`);
-    return c;
-  });
-}
-
-/** The client's address as parsed: uWS writes IPv4 clients of a dual-stack socket as ::ffff:a.b.c.d. */
-function clientIp(text: string) {
-  const ip = parseIp(text);
-  if (ip && ip.family === 6 && ip.bytes.slice(0, 12).every((b, i) => b === (i < 10 ? 0 : 255))) {
-    return parseIp(Array.from(ip.bytes.slice(12)).join('.'));
-  }
-  return ip;
-}
-
 export function operationsRoutes(ctx: AppContext, tokens: TokenService, routes: () => readonly RouteDef[], version: string): RouteDef[] {
-  const allow = parseAllowList(ctx.settings.metricsAllow);
+  const allow = parseAddressList(ctx.settings.metricsAllow, 'FW_METRICS');
   let openApiJson: string | undefined; // the route table is fixed once the server runs
   /** A scrape needs an allowed client address (FW_METRICS) or an admin's bearer token. */
   const checkScraper = async (req: Req) => {
