@@ -4,10 +4,10 @@
 // zones, one service, policies between the zones), starts the daemon as a child process with
 // --expose-gc (exactly as `npm start` runs it otherwise), then commits again and again: begin,
 // PUT one address, commit. Every --every commits it has the daemon collect its garbage
-// (SIGUSR2, src/main.ts) and prints one row: RSS, V8 heap used after the GC and the heap's
-// committed total (the main thread's), array buffers,
-// the data folder's size (embedded) or Redis used_memory, the versions listed, and the commit
-// latency of the commits since the previous row, so that a leak shows as a slope.
+// (SIGUSR2, src/main.ts) and prints one row: RSS, the main thread's V8 heap used after the GC
+// and its committed total, array buffers, the data folder's size (embedded) or Redis
+// used_memory, the versions listed, and the commit latency of the commits since the previous
+// row, so that a leak shows as a slope.
 // --store redis runs a throwaway redis-server of its own (never the machine's 6379).
 // --main: another build's daemon (e.g. main's dist, to see the old slope).
 import fs from 'node:fs';
