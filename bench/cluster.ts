@@ -3,8 +3,11 @@
 // instance, Redis with one instance and Redis with three instances behind a round robin (the
 // load balancer's part is played by this process). Per row: authenticated reads/s, durable
 // changes/s, and commits (begin, one change, commit: each on another instance) with their
-// latency. Ratios are against the embedded store of the same run.
+// latency. Ratios are against the embedded store of the same run. --against DIST: the Redis
+// rows again with another build's daemon (e.g. main's dist, before a change), in the same run.
+// A last row adds a replica and FW_REDIS_MIN_REPLICAS=1 (every write waits for the replica).
 import fs from 'node:fs';
+import Redis from 'ioredis';
 import os from 'node:os';
 import path from 'node:path';
 import type { ConfigDoc } from '../src/config/types';
@@ -18,13 +21,23 @@ interface Scenario {
   label: string;
   redis: boolean;
   instances: number;
+  /** another build's dist/src/main.js */
+  main?: string;
+  /** a replica, and FW_REDIS_MIN_REPLICAS=1 */
+  replica?: boolean;
 }
 
-const SCENARIOS: Scenario[] = [
-  { label: 'embedded', redis: false, instances: 1 },
-  { label: 'redis', redis: true, instances: 1 },
-  { label: 'redis', redis: true, instances: 3 },
-];
+function scenarios(against: string | undefined): Scenario[] {
+  const other = against ? path.resolve(against, 'src/main.js') : undefined;
+  return [
+    { label: 'embedded', redis: false, instances: 1 },
+    ...(other ? [{ label: 'redis (before)', redis: true, instances: 1, main: other }, { label: 'redis (before)', redis: true, instances: 3, main: other }] : []),
+    { label: 'redis', redis: true, instances: 1 },
+    { label: 'redis', redis: true, instances: 3 },
+    { label: 'redis + replica, WAIT 1', redis: true, instances: 1, replica: true },
+    { label: 'redis + replica, WAIT 1', redis: true, instances: 3, replica: true },
+  ];
+}
 
 interface Row {
   s: Scenario;
@@ -40,6 +53,16 @@ function roundRobin(instances: Instance[], tokens: string[]): Target {
   return { port: (i) => instances[i % instances.length].port, token: (i) => tokens[i % tokens.length] };
 }
 
+/** Waits until the replica on `port` has finished its first sync with the primary. */
+async function inSync(port: number): Promise<void> {
+  const r = new Redis({ port, host: '127.0.0.1' });
+  try {
+    while (!/master_link_status:up/.test(await r.info('replication'))) await new Promise((res) => setTimeout(res, 50));
+  } finally {
+    r.disconnect();
+  }
+}
+
 async function ok(p: Promise<{ status: number; text: string }>, what: string): Promise<void> {
   const r = await p;
   if (r.status !== 200) throw new Error(`${what}: ${r.status} ${r.text.slice(0, 300)}`);
@@ -48,6 +71,7 @@ async function ok(p: Promise<{ status: number; text: string }>, what: string): P
 async function measure(s: Scenario, doc: ConfigDoc, seconds: number, commits: number): Promise<Row> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fwd-bench-cluster-'));
   let redis: TestRedis | null = null;
+  let replica: TestRedis | null = null;
   const instances: Instance[] = [];
   try {
     // no deep analysis: a pass over 20,000 policies per instance after every version would
@@ -56,11 +80,16 @@ async function measure(s: Scenario, doc: ConfigDoc, seconds: number, commits: nu
     if (s.redis) {
       redis = await startRedis(path.join(dir, 'redis'));
       env.REDIS_URL = redis.url;
+      if (s.replica) {
+        replica = await startRedis(path.join(dir, 'replica'), ['--replicaof', '127.0.0.1', String(redis.port)]);
+        await inSync(replica.port);
+        env.FW_REDIS_MIN_REPLICAS = '1';
+      }
       await seedStore(new RedisStore({ url: redis.url, clusterName: 'default', sessionLeaseMs: 900_000 }), doc);
     } else {
       await seedStore(new EmbeddedStore({ dir }), doc);
     }
-    for (let i = 0; i < s.instances; i++) instances.push(await startInstance({ ...env, FW_NODE_ID: `bench${i}` }));
+    for (let i = 0; i < s.instances; i++) instances.push(await startInstance({ ...env, FW_NODE_ID: `bench${i}` }, s.main));
     const tokens = await Promise.all(instances.map((x) => login(x.port)));
     const all = roundRobin(instances, tokens);
     const ids = doc.policies.map((p) => p.id);
@@ -94,22 +123,28 @@ async function measure(s: Scenario, doc: ConfigDoc, seconds: number, commits: nu
   } finally {
     for (const x of instances) x.proc.kill('SIGTERM');
     await Promise.all(instances.map((x) => new Promise((r) => (x.proc.exitCode !== null ? r(null) : x.proc.once('exit', r)))));
+    await replica?.stop();
     await redis?.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
 export async function clusterBench(seconds: number): Promise<void> {
+  const load0 = os.loadavg().map((x) => x.toFixed(2)).join(' ');
   const doc = generateConfig(REALISTIC);
   const commits = Number(process.argv[process.argv.indexOf('--commits') + 1]) || 5;
-  const rows: Row[] = [];
-  for (const s of SCENARIOS) rows.push(await measure(s, doc, seconds, commits));
-  closeAgent();
-  const base = rows[0];
-  console.log(`\nStores side by side: ${doc.policies.length} policies committed, ${seconds}s per load, ${commits} commits per row, ${os.cpus().length} cores (load generator, Redis and instances share them)\n`);
+  const againstAt = process.argv.indexOf('--against');
+  const list = scenarios(againstAt > 0 ? process.argv[againstAt + 1] : undefined);
+  console.log(`\nStores side by side: ${doc.policies.length} policies committed, ${seconds}s per load, ${commits} commits per row, ${os.cpus().length} cores (load generator, Redis and instances share them), load average at the start ${load0}\n`);
   console.log('| store | instances | GET /api/me/s | GET /api/policies/{id}/s | changes/s | commits/s | commit p50 ms | commit max ms | reads vs embedded | changes vs embedded |');
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
-  for (const r of rows) {
+  let base: Row | null = null;
+  for (const s of list) {
+    // each row as soon as it is measured: a failure later keeps what was measured
+    const r = await measure(s, doc, seconds, commits);
+    base ??= r;
     console.log(`| ${r.s.label} | ${r.s.instances} | ${fmt(r.me)} | ${fmt(r.reads)} | ${fmt(r.changes)} | ${r.commitsPerSec.toFixed(2)} | ${fmt(r.commitP50)} | ${fmt(r.commitMax)} | ${(r.reads / base.reads).toFixed(2)} | ${(r.changes / base.changes).toFixed(2)} |`);
   }
+  closeAgent();
+  console.log(`\nload average at the end: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 }

@@ -16,6 +16,7 @@
 // -c2 and -c4. --against inline: this build with FW_EVAL_THREADS=0 (no batch threads).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import type { ConfigDoc } from '../src/config/types';
@@ -29,7 +30,7 @@ import { generateConfig, REALISTIC, rng } from './generate';
 import { makePackets, toPacket } from './packets';
 import { clusterBench } from './cluster';
 import { PASSWORD, closeAgent, fmt, oneTarget, request, run, seedStore, startInstance, type Load, type Result } from './http-load';
-import { median } from './stats';
+import { cpuSeconds, median } from './stats';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -59,17 +60,6 @@ function wrkRun(url: string, token: string, runSeconds: number, conns: number, e
 /** wrk's requests/s for one URL, one thread and `conns` connections. */
 function wrkRps(url: string, token: string, runSeconds: number, conns = 32): number {
   return wrkRun(url, token, runSeconds, conns).rps;
-}
-
-/** CPU seconds a process (or with `thread`, its main thread alone) has used (user + system),
- * from /proc; NaN where there is none. */
-function cpuSeconds(pid: number, thread = false): number {
-  try {
-    const fields = fs.readFileSync(thread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100; // clock ticks (USER_HZ = 100)
-  } catch {
-    return NaN;
-  }
 }
 
 /** Resolves once the process has used under 5% of a core for half a second (at most 60 s):
@@ -107,15 +97,122 @@ function wrkPost(url: string, token: string, body: string, runSeconds: number, c
   return wrkRun(url, token, runSeconds, conns, ['-s', script]);
 }
 
-/** Starts bench/raw-uws.js answering `bodies` (path -> body); resolves with its port. */
-function startRaw(bodies: Record<string, string>, dir: string): Promise<{ proc: ChildProcess; port: number }> {
+/** Starts bench/raw-uws.js answering `bodies` (path -> body), over TLS with `tls`; resolves with its port. */
+function startRaw(bodies: Record<string, string>, dir: string, tls?: { cert: string; key: string }): Promise<{ proc: ChildProcess; port: number }> {
   const file = path.join(dir, 'raw-bodies.json');
   fs.writeFileSync(file, JSON.stringify(bodies));
-  const proc = spawn(process.execPath, [path.resolve(__dirname, 'raw-uws.js'), file], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const args = [path.resolve(__dirname, 'raw-uws.js'), file, ...(tls ? [tls.cert, tls.key] : [])];
+  const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     proc.stdout!.once('data', (b: Buffer) => resolve({ proc, port: (JSON.parse(b.toString()) as { port: number }).port }));
     proc.on('exit', (code) => reject(new Error(`raw uWS server exited ${code}`)));
   });
+}
+
+/** One row of the hot-path table: a request to the daemon with a credential, and the path the
+ * raw server answers the same bytes on. */
+interface HotRow {
+  label: string;
+  path: string;
+  token: string;
+  rawPath: string;
+  body: string;
+}
+
+/** A server under test: its URL base and process. */
+interface Target {
+  base: string; // "http://127.0.0.1:port"
+  pid: number;
+}
+
+/** The rows' requests against the raw server and the daemon, alternating, `rounds` rounds. */
+function compareRows(rows: HotRow[], raw: Target, ours: Target, rounds: number, runSeconds: number): void {
+  console.log('| request | body bytes | raw uWS req/s (median) | fwd req/s (median) | fwd / raw req/s (median of rounds) | per round | raw CPU µs/req | fwd CPU µs/req | raw / fwd CPU (median of rounds) |');
+  console.log('|---|---:|---:|---:|---:|---|---:|---:|---:|');
+  for (const row of rows) {
+    const rawUrl = raw.base + row.rawPath;
+    const ourUrl = ours.base + row.path;
+    wrkRps(rawUrl, row.token, 1); // warm-up, untimed
+    wrkRps(ourUrl, row.token, 1);
+    const rawRuns: Array<{ rps: number; cpuUs: number }> = [];
+    const ourRuns: Array<{ rps: number; cpuUs: number }> = [];
+    for (let i = 0; i < rounds; i++) {
+      // alternate which goes first: a machine that gets busier or quieter favours neither
+      const runRaw = () => rawRuns.push(measured(rawUrl, raw.pid, row.token, runSeconds));
+      const runOurs = () => ourRuns.push(measured(ourUrl, ours.pid, row.token, runSeconds));
+      if (i % 2 === 0) { runRaw(); runOurs(); } else { runOurs(); runRaw(); }
+    }
+    const ratios = ourRuns.map((o, i) => o.rps / rawRuns[i].rps);
+    const cpuRatios = ourRuns.map((o, i) => rawRuns[i].cpuUs / o.cpuUs);
+    const rawCpu = median(rawRuns.map((r) => r.cpuUs));
+    const ourCpu = median(ourRuns.map((r) => r.cpuUs));
+    console.log(`| ${row.label} | ${Buffer.byteLength(row.body)} | ${fmt(median(rawRuns.map((r) => r.rps)))} | ${fmt(median(ourRuns.map((r) => r.rps)))} | ${median(ratios).toFixed(2)} | ${ratios.map((r) => r.toFixed(2)).join(' ')} | ${rawCpu.toFixed(2)} | ${ourCpu.toFixed(2)} | ${median(cpuRatios).toFixed(2)} |`);
+  }
+}
+
+/** GET /api/me with a JWT and with an API token, and GET /api/policies, answered by `daemon`
+ * (`get` reads it over its scheme); the raw server's paths for the same bytes. */
+async function hotRows(get: (p: string, token: string) => Promise<{ status: number; text: string }>, jwt: string, apiToken: string, withPolicies: boolean): Promise<HotRow[]> {
+  const wanted = [
+    { label: 'GET /api/me (JWT)', path: '/api/me', token: jwt, rawPath: '/api/me' },
+    { label: 'GET /api/me (API token)', path: '/api/me', token: apiToken, rawPath: '/api/me-token' },
+    ...(withPolicies ? [{ label: 'GET /api/policies (JWT)', path: '/api/policies', token: jwt, rawPath: '/api/policies' }] : []),
+  ];
+  const rows: HotRow[] = [];
+  for (const w of wanted) {
+    const r = await get(w.path, w.token);
+    if (r.status !== 200) throw new Error(`${w.label}: ${r.status} ${r.text}`);
+    rows.push({ ...w, body: r.text });
+  }
+  return rows;
+}
+
+/** An HTTPS request to a daemon on this machine (its self-signed certificate accepted). */
+function httpsRequest(port: number, method: string, p: string, token: string, body?: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = { Authorization: `Bearer ${token}` };
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    const req = https.request({ host: '127.0.0.1', port, method, path: p, headers, rejectUnauthorized: false }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => { text += c.toString(); });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+type Requester = (port: number, method: string, p: string, token: string, body?: string) => Promise<{ status: number; text: string }>;
+
+/** Logs in as admin on a daemon and makes an admin API token: the two credentials of the rows. */
+async function credentials(port: number, send: Requester): Promise<{ jwt: string; apiToken: string }> {
+  const login = await send(port, 'POST', '/api/login', '', JSON.stringify({ username: 'admin', password: PASSWORD }));
+  const jwt = JSON.parse(login.text).token as string;
+  const made = await send(port, 'POST', '/api/tokens', jwt, JSON.stringify({ name: 'bench', role: 'admin' }));
+  if (made.status !== 200) throw new Error(`POST /api/tokens: ${made.status} ${made.text}`);
+  return { jwt, apiToken: JSON.parse(made.text).token as string };
+}
+
+/** One side of the hot-path comparison: a seeded daemon (over TLS with `tls`) and the raw
+ * server answering its bytes; prints the table. */
+async function hotSide(doc: ConfigDoc, dir: string, rounds: number, runSeconds: number, tls?: { cert: string; key: string }): Promise<void> {
+  const data = path.join(dir, tls ? 'data-tls' : 'data');
+  await seedStore(new EmbeddedStore({ dir: data }), doc);
+  const daemon = await startInstance({ FW_DATA_DIR: data, ...(tls ? { FW_TLS_CERT: tls.cert, FW_TLS_KEY: tls.key } : {}) });
+  let raw: { proc: ChildProcess; port: number } | undefined;
+  try {
+    const send: Requester = tls ? httpsRequest : request;
+    const { jwt, apiToken } = await credentials(daemon.port, send);
+    const rows = await hotRows((p, t) => send(daemon.port, 'GET', p, t), jwt, apiToken, !tls);
+    raw = await startRaw(Object.fromEntries(rows.map((r) => [r.rawPath, r.body])), dir, tls);
+    const scheme = tls ? 'https' : 'http';
+    await idle(daemon.proc.pid!);
+    compareRows(rows, { base: `${scheme}://127.0.0.1:${raw.port}`, pid: raw.proc.pid! }, { base: `${scheme}://127.0.0.1:${daemon.port}`, pid: daemon.proc.pid! }, rounds, runSeconds);
+  } finally {
+    raw?.proc.kill('SIGTERM');
+    daemon.proc.kill('SIGTERM');
+    await new Promise((r) => daemon.proc.once('exit', r));
+  }
 }
 
 /**
@@ -123,7 +220,9 @@ function startRaw(bodies: Record<string, string>, dir: string): Promise<{ proc: 
  * both driven by wrk in the same run, alternating, several rounds: the ratio per round and
  * its median. The daemon runs as in production (info logs, metrics) on a small committed
  * configuration (10 policies), so /api/policies is a cached read, as on any real firewall
- * between commits.
+ * between commits. Then the same over TLS (FW_TLS_CERT) against a bare uWS SSLApp with the
+ * same certificate and cipher list: keep-alive connections, so the handshakes are in the
+ * warm-up and the rows measure encrypted requests.
  */
 async function hotPath(): Promise<void> {
   if (spawnSync('wrk', ['--version']).error) {
@@ -134,49 +233,28 @@ async function hotPath(): Promise<void> {
   const runSeconds = Number(arg('hot-seconds') ?? '3');
   const doc = generateConfig({ zones: 4, addresses: 20, services: 10, policies: 10, nat: 2, seed: 7 });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fwd-bench-hot-'));
-  await seedStore(new EmbeddedStore({ dir }), doc);
-  const daemon = await startInstance({ FW_DATA_DIR: dir });
-  let raw: { proc: ChildProcess; port: number } | undefined;
   try {
-    const login = await request(daemon.port, 'POST', '/api/login', '', JSON.stringify({ username: 'admin', password: PASSWORD }));
-    const token = JSON.parse(login.text).token as string;
-    const paths = ['/api/me', '/api/policies'];
-    const bodies: Record<string, string> = {};
-    for (const p of paths) {
-      const r = await request(daemon.port, 'GET', p, token);
-      if (r.status !== 200) throw new Error(`${p}: ${r.status} ${r.text}`);
-      bodies[p] = r.text;
-    }
-    raw = await startRaw(bodies, dir);
-    console.log(`\nHot path: fwd (own process, info logs) vs a bare uWebSockets.js server answering the same bytes; wrk -t1 -c32, ${runSeconds}s a run, ${rounds} rounds alternating, ${os.cpus().length} cores`);
+    console.log(`\nHot path: fwd (own process, info logs) vs a bare uWebSockets.js server answering the same bytes; wrk -t1 -c32, ${runSeconds}s a run, ${rounds} rounds alternating, ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
     console.log('CPU µs a request: the server process\'s user + system time over the requests wrk counted (kernel networking included); its ratio is the less noisy one on a shared machine\n');
-    console.log('| request | body bytes | raw uWS req/s (median) | fwd req/s (median) | fwd / raw req/s (median of rounds) | per round | raw CPU µs/req | fwd CPU µs/req | raw / fwd CPU (median of rounds) |');
-    console.log('|---|---:|---:|---:|---:|---|---:|---:|---:|');
-    for (const p of paths) {
-      const rawUrl = `http://127.0.0.1:${raw.port}${p}`;
-      const ourUrl = `http://127.0.0.1:${daemon.port}${p}`;
-      wrkRps(rawUrl, token, 1); // warm-up, untimed
-      wrkRps(ourUrl, token, 1);
-      const rawRuns: Array<{ rps: number; cpuUs: number }> = [];
-      const ourRuns: Array<{ rps: number; cpuUs: number }> = [];
-      for (let i = 0; i < rounds; i++) {
-        // alternate which goes first: a machine that gets busier or quieter favours neither
-        const runRaw = () => rawRuns.push(measured(rawUrl, raw!.proc.pid!, token, runSeconds));
-        const runOurs = () => ourRuns.push(measured(ourUrl, daemon.proc.pid!, token, runSeconds));
-        if (i % 2 === 0) { runRaw(); runOurs(); } else { runOurs(); runRaw(); }
-      }
-      const ratios = ourRuns.map((o, i) => o.rps / rawRuns[i].rps);
-      const cpuRatios = ourRuns.map((o, i) => rawRuns[i].cpuUs / o.cpuUs);
-      const rawCpu = median(rawRuns.map((r) => r.cpuUs));
-      const ourCpu = median(ourRuns.map((r) => r.cpuUs));
-      console.log(`| GET ${p} | ${Buffer.byteLength(bodies[p])} | ${fmt(median(rawRuns.map((r) => r.rps)))} | ${fmt(median(ourRuns.map((r) => r.rps)))} | ${median(ratios).toFixed(2)} | ${ratios.map((r) => r.toFixed(2)).join(' ')} | ${rawCpu.toFixed(2)} | ${ourCpu.toFixed(2)} | ${median(cpuRatios).toFixed(2)} |`);
+    await hotSide(doc, dir, rounds, runSeconds);
+    const cert = selfSignedCert(dir);
+    if (!cert) {
+      console.log('\nopenssl is not installed: the TLS rows are skipped');
+      return;
     }
+    console.log(`\nOver TLS (FW_TLS_CERT, ECDSA P-256, TLS 1.3) vs a bare uWS SSLApp, same options; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
+    await hotSide(doc, dir, rounds, runSeconds, cert);
   } finally {
-    raw?.proc.kill('SIGTERM');
-    daemon.proc.kill('SIGTERM');
-    await new Promise((r) => daemon.proc.once('exit', r));
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** A self-signed ECDSA certificate for 127.0.0.1 in `dir` (null without openssl). */
+function selfSignedCert(dir: string): { cert: string; key: string } | null {
+  const cert = path.join(dir, 'bench.crt');
+  const key = path.join(dir, 'bench.key');
+  const r = spawnSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-noenc', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1'], { stdio: 'ignore' });
+  return r.status === 0 ? { cert, key } : null;
 }
 
 /** CPU µs a packet of each step of the endpoint's path in this process (medians of 9). */

@@ -2,12 +2,14 @@
 // cluster mode (REDIS_URL) also the commit queue, its worker, pub/sub and the node registry.
 // main.ts runs it from the environment; tests start it in-process on a free port.
 import { randomBytes } from 'node:crypto';
+import os from 'node:os';
 import pino, { type Logger } from 'pino';
 import type { Settings } from './settings';
 import type { Store } from './store/types';
 import { EmbeddedStore } from './store/embedded';
 import { RedisFailureLog, RedisStore } from './store/redis/redis-store';
 import { CommitQueue, CommitWorker } from './workers/commit-queue';
+import { describeTarget } from './store/redis/connection';
 import { ClusterNode, LocalNode, defaultNodeId, type NodeDirectory } from './cluster/nodes';
 import type { CompiledConfig } from './eval/compiled';
 import { emptyDoc, serializeDoc } from './config/document';
@@ -17,6 +19,8 @@ import { TokenService } from './auth/tokens';
 import { LoginLimiter } from './auth/login-limiter';
 import { hashPassword, randomPassword } from './auth/passwords';
 import { HttpServer } from './api/server';
+import { Idempotency } from './api/idempotency';
+import { loadTls } from './api/tls';
 import type { AppContext } from './api/context';
 import { allRoutes } from './api/routes';
 import { createCompiler, type CommitCompiler } from './workers/commit-compiler';
@@ -27,6 +31,9 @@ import { Readiness } from './api/readiness';
 import { parseAddressList } from './api/client-address';
 import { DeepAnalysis } from './workers/deep-analysis';
 import { BatchPool } from './workers/batch-pool';
+import { EventHub } from './events/hub';
+import { LocalEvents, RedisEvents } from './events/backends';
+import { CommitConfirmation } from './session/confirm';
 
 export interface Daemon {
   port: number;
@@ -44,7 +51,7 @@ export interface DaemonOptions {
 async function ensureAdmin(store: Store, settings: Settings, announce: (line: string) => void): Promise<void> {
   if ((await store.listUsers()).length > 0) return;
   const password = settings.adminPassword ?? randomPassword();
-  await store.putUser({ username: settings.adminUser, hash: await hashPassword(password), createdAt: Date.now() });
+  await store.putUser({ username: settings.adminUser, hash: await hashPassword(password), createdAt: Date.now(), role: 'admin' });
   if (!settings.adminPassword) announce(`initial admin account "${settings.adminUser}" with password: ${password}`);
 }
 
@@ -65,6 +72,12 @@ async function enforceRunning<C>(config: ConfigService<C>, dataPlane: DataPlane,
   await last;
 }
 
+/** The event hub of GET /api/events: ids from Redis in a cluster, from this process on the embedded store. */
+function eventHub(settings: Settings, redis: RedisStore | null, log: Logger): EventHub {
+  const backend = redis ? new RedisEvents(redis, settings.eventsKeep) : new LocalEvents(settings.eventsKeep);
+  return new EventHub(backend, { heartbeatMs: settings.eventsHeartbeatMs, log });
+}
+
 /** What /readyz needs of every daemon: the store answers, and the running version is compiled. */
 function registerCoreReadiness(ctx: AppContext): void {
   ctx.readiness.register('store', () => ctx.store.ping());
@@ -81,14 +94,14 @@ function registerCoreReadiness(ctx: AppContext): void {
 function redisStore(settings: Settings): RedisStore {
   const leaseMs = settings.sessionTimeoutSec * 1000 + 5000;
   return new RedisStore({
-    url: settings.redisUrl!, clusterName: settings.clusterName, sessionLeaseMs: leaseMs,
+    target: settings.redis!, minReplicas: settings.redisMinReplicas, clusterName: settings.clusterName, sessionLeaseMs: leaseMs,
     versionsKeep: settings.versionsKeep, auditKeep: settings.auditKeep,
   });
 }
 
-/** The store the settings ask for: Redis with REDIS_URL, else the embedded files. */
+/** The store the settings ask for: Redis with REDIS_URL or REDIS_SENTINELS, else the embedded files. */
 function openStore(settings: Settings, log: Logger, onFatal: (err: unknown) => void): Store {
-  if (settings.redisUrl) {
+  if (settings.redis) {
     return redisStore(settings);
   }
   return new EmbeddedStore({
@@ -109,16 +122,18 @@ interface ClusterParts {
 }
 
 function wireCluster(settings: Settings, store: RedisStore, config: ConfigService<CompiledConfig>, tokens: TokenService | null, log: Logger): ClusterParts {
-  const queueSettings = { redisUrl: settings.redisUrl!, clusterName: settings.clusterName, commitTimeoutMs: settings.commitTimeoutMs };
+  const queueSettings = { redis: settings.redis!, clusterName: settings.clusterName, commitTimeoutMs: settings.commitTimeoutMs };
   const queue = new CommitQueue(queueSettings, log);
   const worker = settings.worker ? new CommitWorker(queueSettings, store, config as ConfigService<unknown>, log) : null;
   store.onEvent((e) => {
     if (e.type === 'version') config.refreshRunning().catch((err: unknown) => log.warn({ err: String(err) }, 'could not load the new running version'));
     else if (e.type === 'revoked') tokens?.forgetToken(e.jti);
-    else if (e.type === 'user-deleted') tokens?.forgetUser(e.username);
+    else if (e.type === 'user-deleted' || e.type === 'user-changed') tokens?.forgetUser(e.username);
   });
   store.onReconnect(() => {
     log.info('Redis is reachable again');
+    // after a failover the new primary may lack the last unconfirmed writes
+    config.storeChanged();
     tokens?.forgetAll(); // revocations published during the outage were missed
     config.refreshRunning().catch(() => undefined);
   });
@@ -131,6 +146,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
   const log = opts.logger ?? pino({ level: settings.logLevel, base: { pid: process.pid } }, dest!);
   const flushLog = () => dest?.flushSync();
   let sessionInfo = async () => ({ active: false, changes: 0 }); // the session gauges, once the service is made
+  const tls = loadTls(settings, log); // before the store opens: a wrong file stops the start at once
   const metrics = new Metrics(() => sessionInfo());
   const store = metrics.timedStore(openStore(settings, log, (err: unknown) => {
     log.fatal({ err }, 'store write failed; exiting');
@@ -142,12 +158,18 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
   let dataPlane: DataPlane | null = null;
   let cluster: ClusterParts | null = null;
   let analysis: DeepAnalysis | null = null;
+  let hub: EventHub | null = null;
   try {
     await ensureAdmin(store, settings, opts.announce ?? ((l) => process.stdout.write(`${l}\n`)));
     const secret = settings.jwtSecret ?? (await store.getOrCreateSecret(() => randomBytes(48).toString('base64')));
     compiler = metrics.timedCompiler(createCompiler());
     dataPlane = createDataPlane(settings.dataPlane, settings.netns, settings.dataDir, log);
     const config = new ConfigService(store, settings, log, compiler, commitChecks, dataPlane);
+    const redis = store instanceof RedisStore ? store : null;
+    hub = eventHub(settings, redis, log);
+    config.events = hub.emit;
+    const events = hub;
+    metrics.eventSubscribers = () => events.subscriberCount;
     sessionInfo = () => config.info();
     await config.init();
     await enforceRunning(config, dataPlane, log);
@@ -155,29 +177,37 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     const deep = analysis;
     config.onRunningChange((state) => deep.watch(state));
     const tokens = new TokenService(secret, settings.tokenTtlSec, store);
-    const redis = store instanceof RedisStore ? store : null;
     const limiter = new LoginLimiter(settings.loginMaxFailures, settings.loginWindowSec, redis ? new RedisFailureLog(redis) : undefined);
     if (redis) cluster = wireCluster(settings, redis, config, tokens, log);
     const ctx: AppContext = {
       settings, store, log, config, dataPlane, startedAt: Date.now(), nodes: null!, analysis: deep,
       audit: new AuditTrail(store), metrics, readiness: new Readiness(),
       batchPool: settings.evalThreads > 0 ? new BatchPool(settings.evalThreads, log) : undefined,
+      events, confirmation: new CommitConfirmation(config as ConfigService<unknown>, store, events.emit, log, settings.commitTimeoutMs * 2),
     };
     registerCoreReadiness(ctx);
     const server = new HttpServer({
       host: settings.host, port: settings.port, maxBodyBytes: settings.maxBodyBytes, logger: log,
       routes: allRoutes(ctx, tokens, limiter), auth: tokens, requests: metrics.requests,
+      // a claim outlives the longest request (a commit), so a live first request is never run twice
+      idempotency: new Idempotency(store, { ttlMs: settings.idempotencyTtlMs, leaseMs: 2 * settings.commitTimeoutMs + 10_000 }),
+      onForbidden: (def, req, refusal) => ctx.audit.forbidden(req, def.method, def.pattern, refusal.details), tls,
       trustedProxies: parseAddressList(settings.trustedProxies, 'FW_TRUSTED_PROXIES'),
     });
     metrics.inFlight = () => server.requestsInFlight;
     await Promise.all([cluster?.queue.ready(), cluster?.worker?.ready()]);
     const port = await server.listen();
-    const nodes = await startNode(settings, port, redis, config, dataPlane, log);
+    const nodes = await startNode(settings, port, redis, config, dataPlane, events, log);
     ctx.nodes = nodes;
     if (cluster) config.useCluster(cluster.queue, (v) => nodes.waitForVersion(v));
-    const sweep = setInterval(() => config.expireIdle().catch((e) => log.debug({ err: String(e) }, 'session sweep failed')), 1000);
+    // a commit confirmed whose deadline passed while no instance ran is reverted now
+    await ctx.confirmation.check().catch((e: unknown) => log.warn({ err: String(e) }, 'commit confirmed check failed'));
+    const sweep = setInterval(() => {
+      config.expireIdle().catch((e) => log.debug({ err: String(e) }, 'session sweep failed'));
+      ctx.confirmation.check().catch((e) => log.debug({ err: String(e) }, 'commit confirmed check failed'));
+    }, 1000);
     sweep.unref();
-    log.info({ port, host: settings.host, store: store.kind, node: nodes.id, dataDir: redis ? undefined : settings.dataDir }, 'listening');
+    log.info({ port, host: settings.host, tls: tls !== undefined, store: store.kind, node: nodes.id, dataDir: redis ? undefined : settings.dataDir, redis: settings.redis ? describeTarget(settings.redis) : undefined }, 'listening');
     flushLog(); // supervisors and tests wait for this line
     const activeCompiler = compiler;
     const activeDataPlane = dataPlane;
@@ -187,7 +217,10 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
       ctx,
       close: async () => {
         clearInterval(sweep);
-        await server.close();
+        await events.recordAndDeliver({ type: 'node', state: 'left', node: nodes.id }, 1000).catch(() => undefined);
+        await server.close(); // ends the event streams
+        events.close();
+        await tokens.close(); // the last uses of API tokens written
         await ctx.batchPool?.close(); // after the requests in flight were answered
         await deep.close();
         await parts?.worker?.close();
@@ -201,6 +234,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
       },
     };
   } catch (e) {
+    hub?.close();
     await analysis?.close().catch(() => undefined);
     await cluster?.worker?.close().catch(() => undefined);
     await cluster?.queue.close().catch(() => undefined);
@@ -212,12 +246,22 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
 }
 
 /** Registers this instance: in the Redis cluster with a heartbeat, or as the one local node. */
-async function startNode(settings: Settings, port: number, redis: RedisStore | null, config: ConfigService<CompiledConfig>, dataPlane: DataPlane, log: Logger): Promise<NodeDirectory> {
+async function startNode(settings: Settings, port: number, redis: RedisStore | null, config: ConfigService<CompiledConfig>, dataPlane: DataPlane, events: EventHub, log: Logger): Promise<NodeDirectory> {
   const id = settings.nodeId ?? defaultNodeId(port);
   const address = settings.advertise ?? `${settings.host}:${port}`;
+  events.origin = id;
   const state = () => ({ version: config.current().meta.version, dataplane: dataPlane.status() });
+  events.emit({ type: 'node', state: 'joined', node: id, address, version: config.current().meta.version });
+  let served = config.current().meta.version;
+  config.onRunningChange((s) => {
+    if (s.meta.version === served) return;
+    served = s.meta.version;
+    events.emit({ type: 'node', state: 'version', node: id, version: served });
+  });
   if (!redis) return new LocalNode(id, address, state);
   const node = new ClusterNode(redis, { id, address, heartbeatMs: 1000, syncTimeoutMs: settings.commitSyncTimeoutMs }, state, log);
+  // an instance that died says nothing: the first instance to see its heartbeat lapse does
+  node.onPeerLost = (peer) => events.emit({ type: 'node', state: 'left', node: peer.id, address: peer.address });
   // a swap is reported at once, not at the next heartbeat: commits wait for it
   config.onRunningChange(() => { node.beat().catch(() => undefined); });
   // each heartbeat also catches up with a version whose message was missed
@@ -229,19 +273,24 @@ async function startNode(settings: Settings, port: number, redis: RedisStore | n
  * A commit worker with no HTTP front (`npm run worker`): runs the cluster's commit jobs.
  */
 export async function startWorker(settings: Settings, logger?: Logger): Promise<{ close(): Promise<void> }> {
-  if (!settings.redisUrl) throw new Error('a worker needs REDIS_URL');
+  if (!settings.redis) throw new Error('a worker needs REDIS_URL or REDIS_SENTINELS');
   const log = logger ?? pino({ level: settings.logLevel, base: { pid: process.pid, role: 'worker' } });
   const store = redisStore(settings);
   await store.open(() => serializeDoc(emptyDoc(settings.interfaces)));
   const compiler = createCompiler();
   try {
     const config = new ConfigService(store, settings, log, compiler, commitChecks);
+    // a worker makes commits: it reports their events too
+    const events = eventHub(settings, store, log);
+    events.origin = `worker-${os.hostname()}-${process.pid}`;
+    config.events = events.emit;
     await config.init();
     const parts = wireCluster({ ...settings, worker: true }, store, config, null, log);
     await Promise.all([parts.queue.ready(), parts.worker!.ready()]);
     log.info({ cluster: settings.clusterName }, 'commit worker ready');
     return {
       close: async () => {
+        events.close();
         await parts.worker!.close();
         await parts.queue.close();
         await compiler.close();

@@ -14,6 +14,8 @@ export const ERRORS = {
   ERR_NET_1009: { status: 405, message: 'method not allowed' },
   ERR_NET_1010: { status: 413, message: 'payload too large' },
   ERR_NET_1011: { status: 404, message: 'no such endpoint' },
+  ERR_NET_1012: { status: 422, message: 'idempotency key reused with another request' },
+  ERR_NET_1013: { status: 409, message: 'a request with this idempotency key is still running' },
   ERR_NET_2003: { status: 400, message: 'reference to an unknown entity' },
   ERR_NET_2005: { status: 400, message: 'VLAN parent interface unknown' },
   ERR_NET_2006: { status: 409, message: 'already exists' },
@@ -27,13 +29,16 @@ export const ERRORS = {
   ERR_SEC_5005: { status: 401, message: 'invalid credentials' },
   ERR_SEC_5006: { status: 500, message: 'token generation failed' },
   ERR_SEC_5007: { status: 429, message: 'too many failed logins' },
+  ERR_SEC_5008: { status: 403, message: 'forbidden' },
   ERR_SYS_3001: { status: 409, message: 'no active configuration session' },
   ERR_SYS_3002: { status: 409, message: 'configuration session held by another admin' },
   ERR_SYS_3003: { status: 400, message: 'commit validation failed' },
+  ERR_SYS_3004: { status: 409, message: 'no commit is waiting for confirmation' },
   ERR_SYS_4001: { status: 500, message: 'internal error' },
   ERR_SYS_4002: { status: 503, message: 'store unavailable' },
   ERR_SYS_4004: { status: 504, message: 'commit did not finish in time' },
   ERR_SYS_4005: { status: 500, message: 'the data plane could not apply the configuration' },
+  ERR_SYS_4006: { status: 503, message: 'write not confirmed by enough replicas' },
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

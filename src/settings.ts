@@ -2,6 +2,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { isNetnsName } from './dataplane/names';
+import type { RedisTarget } from './store/redis/connection';
 
 export interface Settings {
   host: string;
@@ -16,6 +17,10 @@ export interface Settings {
   logLevel: string;
   maxBodyBytes: number;
   redisUrl: string | undefined;
+  /** REDIS_URL or REDIS_SENTINELS (+ REDIS_SENTINEL_MASTER, REDIS_PASSWORD): cluster mode; null: the embedded store */
+  redis: RedisTarget | null;
+  /** FW_REDIS_MIN_REPLICAS: replicas that must hold a write before it is acknowledged (WAIT) */
+  redisMinReplicas: number;
   loginMaxFailures: number;
   loginWindowSec: number;
   commitTimeoutMs: number;
@@ -41,6 +46,19 @@ export interface Settings {
   advertise: string | undefined;
   /** FW_EVAL_THREADS: worker threads for large POST /api/eval/batch requests; 0: all inline */
   evalThreads: number;
+  /** FW_EVENTS_HEARTBEAT (seconds): the comment line written to idle GET /api/events streams */
+  eventsHeartbeatMs: number;
+  /** FW_EVENTS_KEEP: recent events kept for clients that resume with Last-Event-ID */
+  eventsKeep: number;
+  /** FW_IDEMPOTENCY_TTL: how long the answer of a request with an Idempotency-Key is kept */
+  idempotencyTtlMs: number;
+  /** FW_MAX_LOAD_BODY: the body limit of a whole-configuration load and of a batch */
+  maxLoadBodyBytes: number;
+  /** FW_TLS_CERT, FW_TLS_KEY: PEM files; with both the API is HTTPS only (src/api/tls.ts) */
+  tlsCert: string | undefined;
+  tlsKey: string | undefined;
+  /** FW_TLS_KEY_PASSPHRASE: the passphrase of an encrypted FW_TLS_KEY */
+  tlsKeyPassphrase: string | undefined;
   /** FW_VERSIONS_KEEP: committed versions kept (the newest, the running one always among them); 0: all */
   versionsKeep: number;
   /** FW_AUDIT_KEEP: audit entries kept (the newest); 0: all */
@@ -91,10 +109,54 @@ function netns(raw: string | undefined): string | null {
   return raw;
 }
 
+/** REDIS_SENTINELS: `host:port,host:port` (an IPv6 host in brackets: `[::1]:26379`). */
+function sentinels(raw: string): Array<{ host: string; port: number }> {
+  return raw.split(',').map((s) => s.trim()).filter(Boolean).map((item) => {
+    const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s]+)):(\d{1,5})$/.exec(item);
+    const port = m ? Number(m[3]) : 0;
+    if (!m || port < 1 || port > 65535) throw new Error(`REDIS_SENTINELS: "${item}" is not host:port`);
+    return { host: m[1] ?? m[2], port };
+  });
+}
+
+/** Where Redis is (REDIS_URL, or the sentinels); null without either: the embedded store. */
+function redisTarget(env: NodeJS.ProcessEnv): RedisTarget | null {
+  const url = env.REDIS_URL || undefined;
+  if (url !== undefined) {
+    let u: URL;
+    try {
+      u = new URL(url);
+    } catch {
+      throw new Error('REDIS_URL must be redis://[user:password@]host:port[/db] or rediss://...');
+    }
+    if (u.protocol !== 'redis:' && u.protocol !== 'rediss:') throw new Error(`REDIS_URL must start with redis:// or rediss://, got "${u.protocol}//"`);
+  }
+  const list = sentinels(env.REDIS_SENTINELS ?? '');
+  if (!list.length && url === undefined) return null;
+  const target: RedisTarget = { url, password: env.REDIS_PASSWORD || undefined, sentinelPassword: env.REDIS_SENTINEL_PASSWORD || undefined };
+  if (list.length) {
+    const master = env.REDIS_SENTINEL_MASTER || '';
+    if (!/^[A-Za-z0-9_.-]{1,64}$/.test(master)) throw new Error('REDIS_SENTINELS needs REDIS_SENTINEL_MASTER: the name the sentinels monitor the primary by');
+    target.sentinels = list;
+    target.sentinelMaster = master;
+  }
+  return target;
+}
+
 /** One batch-eval thread per core but the HTTP thread's, at most 4 (0 on one core). */
 function defaultEvalThreads(): number {
   const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
   return Math.max(0, Math.min(4, cores - 1));
+}
+
+/**
+ * FW_VERSIONS_KEEP: 0 (all) or at least 2: the version before the running one must stay, a
+ * commit confirmed that is not confirmed in time is reverted to it (src/session/confirm.ts).
+ */
+function versionsKeep(env: NodeJS.ProcessEnv): number {
+  const n = int(env, 'FW_VERSIONS_KEEP', 100, 0, 1_000_000);
+  if (n === 1) throw new Error('FW_VERSIONS_KEEP must be 0 (keep all) or at least 2 (a commit confirmed reverts to the version before it), got "1"');
+  return n;
 }
 
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
@@ -115,6 +177,9 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     logLevel: env.FW_LOG_LEVEL || 'info',
     maxBodyBytes: int(env, 'FW_MAX_BODY', 1024 * 1024, 1024, 64 * 1024 * 1024),
     redisUrl: env.REDIS_URL || undefined,
+    redis: redisTarget(env),
+    // with sentinels a write is acknowledged once a replica holds it (a failover keeps it)
+    redisMinReplicas: int(env, 'FW_REDIS_MIN_REPLICAS', env.REDIS_SENTINELS ? 1 : 0, 0, 16),
     loginMaxFailures: int(env, 'FW_LOGIN_MAX_FAILURES', 5, 1, 1000),
     loginWindowSec: int(env, 'FW_LOGIN_WINDOW', 60, 1, 86400),
     commitTimeoutMs: int(env, 'FW_COMMIT_TIMEOUT', 60, 1, 3600) * 1000,
@@ -129,7 +194,14 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     nodeId: env.FW_NODE_ID ? name(env, 'FW_NODE_ID', '') : undefined,
     advertise: env.FW_ADVERTISE || undefined,
     evalThreads: int(env, 'FW_EVAL_THREADS', defaultEvalThreads(), 0, 64),
-    versionsKeep: int(env, 'FW_VERSIONS_KEEP', 100, 0, 1_000_000),
+    eventsHeartbeatMs: int(env, 'FW_EVENTS_HEARTBEAT', 15, 1, 3600) * 1000,
+    eventsKeep: int(env, 'FW_EVENTS_KEEP', 1000, 10, 100_000),
+    idempotencyTtlMs: int(env, 'FW_IDEMPOTENCY_TTL', 86400, 1, 30 * 86400) * 1000,
+    maxLoadBodyBytes: int(env, 'FW_MAX_LOAD_BODY', 64 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    tlsCert: env.FW_TLS_CERT ? path.resolve(env.FW_TLS_CERT) : undefined,
+    tlsKey: env.FW_TLS_KEY ? path.resolve(env.FW_TLS_KEY) : undefined,
+    tlsKeyPassphrase: env.FW_TLS_KEY_PASSPHRASE || undefined,
+    versionsKeep: versionsKeep(env),
     auditKeep: int(env, 'FW_AUDIT_KEEP', 100_000, 0, 100_000_000),
   };
 }

@@ -1,13 +1,49 @@
-// The audit trail as routes write it: who did what, with the request's id (the same id is in
-// the request's log line and its X-Request-Id answer header) and the change's payload.
+// The audit trail as routes write it: who did what (the account, the API token when one was
+// used, and the role the request had), with the request's id (the same id is in the request's
+// log line and its X-Request-Id answer header) and the change's payload.
+import type { Role } from '../auth/roles';
 import type { Store } from '../store/types';
 import type { Req } from './http';
 
+/** Who an entry names when it is not the request's user (a login, a failed one). */
+export interface Actor {
+  username: string;
+  role?: Role;
+}
+
+/** Refusals remembered for the rate limit; past this many keys the memory starts over. */
+const REFUSALS_MAX = 10_000;
+
 export class AuditTrail {
+  /** when each (actor, route) last had a refusal recorded: unix ms */
+  private readonly refusals = new Map<string, number>();
+
   constructor(private readonly store: Store) {}
 
-  /** Records `action` by the request's user (or `user`, e.g. the name a failed login tried). */
-  record(req: Pick<Req, 'id' | 'user'>, action: string, details: string, payload?: unknown, user = req.user.username): Promise<void> {
-    return this.store.audit({ at: Date.now(), user, action, details, reqId: req.id, payload });
+  /** Records `action` by the request's user (or `actor`, e.g. the name a failed login tried:
+   * a bare name records no role). */
+  record(req: Pick<Req, 'id' | 'user'>, action: string, details: string, payload?: unknown, actor?: Actor | string): Promise<void> {
+    const u = req.user;
+    const who = typeof actor === 'string' ? { username: actor } : actor ?? { username: u.username, role: u.role };
+    const token = actor === undefined ? u.apiToken?.name : undefined;
+    return this.store.audit({ at: Date.now(), user: who.username, role: who.role, token, action, details, reqId: req.id, payload });
+  }
+
+  /**
+   * Records a request refused for its role (403: `reason` is its details), at most once a
+   * second per actor and route: a script looping on a forbidden call cannot flood the trail.
+   * Undefined when this one is not recorded; else resolves once written, never rejects (the
+   * refusal is answered whatever happens here; a failed write is logged).
+   */
+  forbidden(req: Req, method: string, route: string, reason: string): Promise<void> | undefined {
+    const now = Date.now();
+    const key = `${req.user.username}\0${req.user.apiToken?.name ?? ''}\0${method} ${route}`;
+    const last = this.refusals.get(key);
+    if (last !== undefined && now - last < 1000) return undefined;
+    if (this.refusals.size >= REFUSALS_MAX) this.refusals.clear();
+    this.refusals.set(key, now);
+    return this.record(req, 'auth.forbidden', `${method} ${route}: ${reason}`).catch((err: unknown) => {
+      req.log.warn({ reqId: req.id, err: String(err) }, 'the refusal could not be audited');
+    });
   }
 }

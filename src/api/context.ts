@@ -11,6 +11,8 @@ import type { Readiness } from './readiness';
 import type { DeepAnalysisResults } from '../workers/deep-analysis';
 import type { NodeDirectory } from '../cluster/nodes';
 import type { BatchPool } from '../workers/batch-pool';
+import type { EventHub } from '../events/hub';
+import type { CommitConfirmation } from '../session/confirm';
 
 export interface AppContext {
   settings: Settings;
@@ -29,4 +31,8 @@ export interface AppContext {
   nodes: NodeDirectory;
   /** threads for large batch evaluations of the running version (absent: all inline) */
   batchPool?: BatchPool;
+  /** GET /api/events: every service reports its events here */
+  events: EventHub;
+  /** commit confirmed: POST /api/config/confirm and the automatic revert */
+  confirmation: CommitConfirmation;
 }

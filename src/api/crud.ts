@@ -7,7 +7,7 @@ import { RESOURCES } from '../config/resources';
 import type { ConfigDoc } from '../config/types';
 import { FwError } from '../errors';
 import type { AppContext } from './context';
-import { message, type QueryDoc, type Reply, type Req, type RouteDef } from './http';
+import { message, type ObjectChangeRoute, type QueryDoc, type Reply, type Req, type RouteDef } from './http';
 import { configQueryDoc, MessageReply } from './schemas';
 
 export interface CrudSpec {
@@ -106,6 +106,7 @@ export function crudRoutes(ctx: AppContext, spec: CrudSpec): RouteDef[] {
       method: 'GET',
       pattern: spec.path,
       body: 'none',
+      permission: 'read',
       doc: read(`List ${tag}`, spec.listModel, spec.listQuery),
       handler: (req) => {
         const variant = spec.listVariant ? spec.listVariant(req.query) : '';
@@ -119,6 +120,7 @@ export function crudRoutes(ctx: AppContext, spec: CrudSpec): RouteDef[] {
       method: 'GET',
       pattern: item,
       body: 'none',
+      permission: 'read',
       doc: read(`Read one ${spec.noun}`, spec.model),
       handler: async (req) => {
         const key = req.params[spec.param];
@@ -132,59 +134,38 @@ export function crudRoutes(ctx: AppContext, spec: CrudSpec): RouteDef[] {
     },
   ];
   const { create, update, remove, move } = spec.messages;
+  const key = (params: Record<string, string>) => {
+    spec.checkKey?.(params[spec.param]);
+    return params[spec.param];
+  };
+  /** A changing route: its change (what a batch runs too), applied, audited and answered. */
+  const changing = (method: 'POST' | 'PUT' | 'DELETE', pattern: string, summary: string, msg: string, build: ObjectChangeRoute['build'], body?: TSchema): RouteDef => ({
+    method,
+    pattern,
+    ...(body ? {} : { body: 'none' as const }),
+    permission: 'configure',
+    doc: change(summary, body),
+    change: { build, message: msg },
+    handler: async (req) => {
+      const c = build(req.params, req.body);
+      const r = await ctx.config.change(user(req), c);
+      // the object's key: the path's, the id handed out, or the name the (accepted) body gave
+      const objectKey = 'key' in c ? c.key : r.id !== undefined ? String(r.id) : String((req.body as Record<string, unknown>)[spec.param]);
+      await audited(req, c.op, objectKey, 'body' in c ? c.body : undefined);
+      return message(msg, r.id !== undefined ? { id: String(r.id) } : {});
+    },
+  });
   if (create) {
-    routes.push({
-      method: 'POST',
-      pattern: spec.path,
-      doc: change(`Create a ${spec.noun} in the candidate`, bodies.create),
-      handler: async (req) => {
-        const r = await ctx.config.change(user(req), { op: 'create', kind: spec.kind, body: req.body });
-        // the new object's key: the id handed out, or the name the (accepted) body gave
-        const key = r.id !== undefined ? String(r.id) : String((req.body as Record<string, unknown>)[spec.param]);
-        await audited(req, 'create', key, req.body);
-        return message(create, r.id !== undefined ? { id: String(r.id) } : {});
-      },
-    });
+    routes.push(changing('POST', spec.path, `Create a ${spec.noun} in the candidate`, create, (_p, body) => ({ op: 'create', kind: spec.kind, body }), bodies.create));
   }
   if (update) {
-    routes.push({
-      method: 'PUT',
-      pattern: item,
-      doc: change(`Update a ${spec.noun} in the candidate`, bodies.update),
-      handler: async (req) => {
-        spec.checkKey?.(req.params[spec.param]);
-        await ctx.config.change(user(req), { op: 'update', kind: spec.kind, key: req.params[spec.param], body: req.body });
-        await audited(req, 'update', req.params[spec.param], req.body);
-        return message(update);
-      },
-    });
+    routes.push(changing('PUT', item, `Update a ${spec.noun} in the candidate`, update, (p, body) => ({ op: 'update', kind: spec.kind, key: key(p), body }), bodies.update));
   }
   if (remove) {
-    routes.push({
-      method: 'DELETE',
-      pattern: item,
-      body: 'none',
-      doc: change(`Delete a ${spec.noun} from the candidate`),
-      handler: async (req) => {
-        spec.checkKey?.(req.params[spec.param]);
-        await ctx.config.change(user(req), { op: 'delete', kind: spec.kind, key: req.params[spec.param] });
-        await audited(req, 'delete', req.params[spec.param], undefined);
-        return message(remove);
-      },
-    });
+    routes.push(changing('DELETE', item, `Delete a ${spec.noun} from the candidate`, remove, (p) => ({ op: 'delete', kind: spec.kind, key: key(p) })));
   }
   if (move) {
-    routes.push({
-      method: 'POST',
-      pattern: `${item}/move`,
-      doc: change(`Move a ${spec.noun} in the candidate's order`, bodies.move),
-      handler: async (req) => {
-        spec.checkKey?.(req.params[spec.param]);
-        await ctx.config.change(user(req), { op: 'move', kind: spec.kind, key: req.params[spec.param], body: req.body });
-        await audited(req, 'move', req.params[spec.param], req.body);
-        return message(move);
-      },
-    });
+    routes.push(changing('POST', `${item}/move`, `Move a ${spec.noun} in the candidate's order`, move, (p, body) => ({ op: 'move', kind: spec.kind, key: key(p), body }), bodies.move));
   }
   return routes;
 }

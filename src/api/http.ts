@@ -2,16 +2,14 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { Logger } from 'pino';
 import { FwError } from '../errors';
-import type { Permission } from '../auth/roles';
+import type { PermissionNeed } from '../auth/roles';
+import type { AuthUser } from '../auth/user';
+import type { ObjectChange } from '../config/changes';
+
+// where authentication meets the API: the user type lives in src/auth (floors one-way)
+export type { AuthUser };
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH' | 'HEAD' | 'OPTIONS';
-
-export interface AuthUser {
-  username: string;
-  role: 'admin';
-  jti: string;
-  exp: number; // unix seconds
-}
 
 export interface Req {
   id: string; // request id (X-Request-Id)
@@ -19,15 +17,24 @@ export interface Req {
   path: string;
   params: Record<string, string>;
   query: URLSearchParams;
-  headers: { authorization: string; ifNoneMatch: string };
-  /** The client's address on routes without a token (login, metrics); "" on the others. */
+  /** accept and contentType are read only on routes whose document says `yaml` ("" elsewhere) */
+  headers: {
+    authorization: string;
+    ifNoneMatch: string;
+    accept: string;
+    contentType: string;
+    /** the headers a route lists in `requestHeaders`, by their lower-case names ("" when absent) */
+    more?: Record<string, string>;
+  };
+  /** The client's address on routes without a token (login) or that may go without one
+   * (metrics); "" on the others. */
   ip: string;
   /** Parsed JSON body; undefined when the request had none (or on a body: 'raw' route). */
   body: unknown;
   /** The body's bytes on a body: 'raw' route (null when there was none); reused memory,
    * valid until the handler's reply is answered. */
   raw?: Buffer | null;
-  /** Set on authenticated routes. */
+  /** Set on authenticated routes (not on an anonymous request to a route that allows one). */
   user: AuthUser;
   log: Logger;
 }
@@ -42,23 +49,64 @@ export interface Reply {
   /** Called once the answer has been handed to uWS (or dropped: the client went away): json's
    * memory may be reused after (pooled batch answers). */
   release?: () => void;
+  /**
+   * A streamed answer (Server-Sent Events): the server writes the status and `headers` (which
+   * name the Content-Type), then hands the open stream to this function; `body` is unused.
+   */
+  stream?: (out: StreamSink) => void;
+}
+
+/**
+ * An answer written over time. Writes never block: text the client is not reading yet is
+ * queued, and a client that falls too far behind is disconnected (it may resume).
+ */
+export interface StreamSink {
+  /** Sends text (or queues it behind earlier text); false once the stream is closed. */
+  write(text: string): boolean;
+  /** Ends the answer. */
+  end(): void;
+  /** Called once when the stream ends: the client went away, end(), or the server stops. */
+  onClose(listener: () => void): void;
+  readonly closed: boolean;
 }
 
 export type Handler = (req: Req) => Promise<Reply> | Reply;
 
-export interface RouteOptions {
-  /** Default true: a valid bearer token is required. */
-  auth?: boolean;
+interface CommonOptions {
   /** 'none': any body is ignored; 'json': a JSON body is parsed when present; 'raw': the
    * handler gets the bytes (req.raw) and parses them itself (parseJsonBody is the 'json'
    * parse). Default 'json'. */
   body?: 'none' | 'json' | 'raw';
   /** A larger body limit for this route (bytes), e.g. eval batches. */
   maxBody?: number;
-  /** What the caller's role must hold (src/auth/roles.ts); checked by the server before the
-   * handler runs, listed in the OpenAPI document. */
-  permission?: Permission;
+  /** Request headers (lower-case names) the handler reads, in req.headers.more. */
+  requestHeaders?: readonly string[];
 }
+
+/** A route anyone may call: no token is read, no role checked (login, health, the document). */
+interface PublicOptions extends CommonOptions {
+  auth: false;
+  permission?: undefined;
+}
+
+/** A route that needs a bearer token (JWT or API token) of a role holding `permission`. */
+interface ProtectedOptions extends CommonOptions {
+  auth?: true;
+  /** What the caller's role must hold (src/auth/roles.ts); checked by the server after
+   * authentication and before the body is parsed or the handler runs (403 ERR_SEC_5008),
+   * listed in the OpenAPI document (x-roles). */
+  permission: PermissionNeed;
+  /** Requests this accepts are answered without a token (req.user unset): /metrics from a
+   * FW_METRICS address. It sees req.ip. */
+  anonymous?: (req: Req) => boolean;
+  /**
+   * The token may come as the query parameter access_token when no Authorization header is
+   * sent: only GET /api/events, for browsers' EventSource, which cannot send headers.
+   */
+  queryToken?: boolean;
+}
+
+export type RouteOptions = PublicOptions | ProtectedOptions;
 
 /** A query parameter of a route, as the OpenAPI document shows it. */
 export interface QueryDoc {
@@ -87,16 +135,28 @@ export interface RouteDoc {
   errors?: number[];
   /** reads of the running version: ETag on the answer, 304 on If-None-Match */
   etag?: boolean;
+  /** the answer (GET) or the body (PUT) may also be application/yaml (export and load) */
+  yaml?: boolean;
   /** answers other than 200 with a body of their own (not the error body): /readyz's 503 */
   otherAnswers?: Record<number, { description: string; schema: TSchema }>;
 }
 
-export interface RouteDef extends RouteOptions {
+/**
+ * A route that changes one object of the candidate: the change a request makes, and its
+ * success message. POST /api/config/batch runs the same changes with the same checks.
+ */
+export interface ObjectChangeRoute {
+  build(params: Record<string, string>, body: unknown): ObjectChange;
+  message: string;
+}
+
+export type RouteDef = RouteOptions & {
   method: Method;
   pattern: string; // "/api/addresses/:name"
   handler: Handler;
   doc: RouteDoc;
-}
+  change?: ObjectChangeRoute;
+};
 
 /** A success answer of a changing operation: a JSON object of string values. */
 export function message(text: string, extra: Record<string, string> = {}): Reply {

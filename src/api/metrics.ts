@@ -85,6 +85,8 @@ export class Metrics {
   readonly evalPackets: Counter<'endpoint'>;
   /** the requests being served now (set by the app once the server exists) */
   inFlight: () => number = () => 0;
+  /** the open GET /api/events streams (set by the app once the hub exists) */
+  eventSubscribers: () => number = () => 0;
 
   constructor(session: SessionGauge) {
     const registers = [this.registry];
@@ -102,6 +104,10 @@ export class Metrics {
     new Gauge({
       name: 'fwd_http_requests_in_flight', help: 'Requests received and not yet answered (this scrape included)', registers,
       collect() { this.set(metrics.inFlight()); },
+    });
+    new Gauge({
+      name: 'fwd_event_subscribers', help: 'Open GET /api/events streams on this instance', registers,
+      collect() { this.set(metrics.eventSubscribers()); },
     });
     new Gauge({
       name: 'fwd_session_active', help: '1 while a configuration session is open', registers,

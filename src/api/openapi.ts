@@ -10,6 +10,7 @@
 // ERR_NET_1011 or 405 ERR_NET_1009 (with Allow), the body of components.schemas.Error.
 import type { TSchema } from '@sinclair/typebox';
 import type { RouteDef } from './http';
+import { rolesFor } from '../auth/roles';
 import { codesOf, errorBody, errorStatuses } from './schemas';
 import { ERRORS, type ErrorCode } from '../errors';
 
@@ -17,9 +18,11 @@ type Json = Record<string, unknown>;
 
 const STATUS_TEXT: Record<number, string> = {
   304: 'not modified: the client holds this version\'s answer (If-None-Match)',
-  400: 'bad request', 401: 'missing, malformed, expired or revoked token', 404: 'not found',
+  400: 'bad request', 401: 'missing, malformed, expired or revoked token',
+  403: 'the role of the token does not hold the permission the operation needs (details name the roles that do and the caller\'s)', 404: 'not found',
   405: 'method not allowed', 409: 'conflict with the session or existing objects', 413: 'body too large',
-  429: 'too many failed logins', 500: 'internal error', 503: 'store or compile queue unavailable',
+  422: 'the Idempotency-Key was used with another request',
+  429: 'too many failed logins', 500: 'internal error', 503: 'store or compile queue unavailable, or a write not confirmed by enough replicas',
   504: 'compile did not finish in time',
 };
 
@@ -47,7 +50,17 @@ export function errorStatusesOf(def: RouteDef): number[] {
   const out = new Set<number>(def.doc.errors ?? []);
   const params = pathParams(def.pattern);
   const hasBody = def.doc.body !== undefined;
-  if (def.auth !== false) out.add(401);
+  if (def.auth !== false) {
+    out.add(401);
+    out.add(403);
+  }
+  // an Idempotency-Key on a changing request: a malformed key, reused with another request,
+  // or its first request still running
+  if (def.auth !== false && CHANGING.has(def.method)) {
+    out.add(400);
+    out.add(409);
+    out.add(422);
+  }
   if (hasBody || params.length || Object.keys(def.doc.query ?? {}).length) out.add(400);
   if (params.length) out.add(404);
   if (hasBody) out.add(413);
@@ -56,13 +69,23 @@ export function errorStatusesOf(def: RouteDef): number[] {
   return [...out].sort((a, b) => a - b);
 }
 
+const CHANGING = new Set(['POST', 'PUT', 'DELETE']);
+
+/** A body's media types: the route's own, and application/yaml too where the route speaks it. */
+function mediaTypes(type: string, yaml: boolean | undefined, schema: TSchema): Json {
+  const out: Json = { [type]: { schema: plain(schema) } };
+  if (yaml) out['application/yaml'] = { schema: plain(schema) };
+  return out;
+}
+
 function operation(def: RouteDef): Json {
   const d = def.doc;
   const requestId = { $ref: '#/components/headers/RequestId' };
+  const idempotent = def.auth !== false && CHANGING.has(def.method);
   const ok: Json = {
     description: 'success',
     headers: d.etag ? { 'X-Request-Id': requestId, ETag: { $ref: '#/components/headers/ETag' } } : { 'X-Request-Id': requestId },
-    content: { [d.contentType ?? 'application/json']: { schema: plain(d.response) } },
+    content: mediaTypes(d.contentType ?? 'application/json', d.yaml && def.method === 'GET', d.response),
   };
   const responses: Json = { 200: ok };
   if (d.etag) responses[304] = { $ref: '#/components/responses/NotModified' };
@@ -73,6 +96,13 @@ function operation(def: RouteDef): Json {
   const parameters: Json[] = pathParams(def.pattern).map((name) => ({
     name, in: 'path', required: true, schema: { type: 'string' }, description: `the object's ${name}`,
   }));
+  if (idempotent) {
+    (ok.headers as Json)['Idempotent-Replayed'] = { schema: { type: 'string', enum: ['true'] }, description: 'the stored answer of an earlier request with this Idempotency-Key' };
+    parameters.push({
+      name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 257 },
+      description: `runs the request once per user and key; a retry gets the first answer (kept FW_IDEMPOTENCY_TTL)`,
+    });
+  }
   for (const [name, q] of Object.entries(d.query ?? {})) {
     parameters.push({ name, in: 'query', required: false, schema: plain(q.schema), description: q.description });
   }
@@ -82,12 +112,20 @@ function operation(def: RouteDef): Json {
     tags: [d.tag],
     responses,
   };
+  if (def.auth !== false) {
+    // who may call it, from the one roles table (src/auth/roles.ts)
+    const roles = rolesFor(def.permission);
+    op.description = `Roles: ${roles.join(', ')}.${def.anonymous ? ' Without a token: from the client addresses FW_METRICS allows.' : ''}`;
+    op['x-roles'] = roles;
+  }
   if (parameters.length) op.parameters = parameters;
   if (d.body) {
-    op.requestBody = { required: !d.bodyOptional, content: { 'application/json': { schema: plain(d.body) } } };
+    op.requestBody = { required: !d.bodyOptional, content: mediaTypes('application/json', d.yaml, d.body) };
   }
-  // a route without a token says so; the others inherit the document's bearer requirement
+  // a route without a token says so (one that may go without: either); the others inherit
+  // the document's bearer requirement
   if (def.auth === false) op.security = [];
+  else if (def.anonymous) op.security = [{}, { bearer: [] }];
   return op;
 }
 
@@ -136,7 +174,7 @@ export function openApiDocument(routes: readonly RouteDef[], version: string): J
     paths,
     components: {
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'the token of POST /api/login' },
+        bearer: { type: 'http', scheme: 'bearer', description: 'the JWT of POST /api/login, or an API token of POST /api/tokens ("fwd_...")' },
       },
       headers: {
         RequestId: { description: 'the request\'s id: the X-Request-Id sent, else a generated one; also in the logs and the audit trail', schema: { type: 'string' } },
@@ -150,7 +188,8 @@ export function openApiDocument(routes: readonly RouteDef[], version: string): J
 
 const TAG_TEXT: Record<string, string> = {
   auth: 'Log in and out',
-  users: 'Administrator accounts',
+  users: 'Accounts and their roles',
+  tokens: 'API tokens for automation',
   config: 'The configuration session, commit, versions and rollback',
   status: 'What is running',
   addresses: 'Address objects',
@@ -165,5 +204,6 @@ const TAG_TEXT: Record<string, string> = {
   eval: 'What the configuration does to packets',
   audit: 'The audit trail',
   cluster: 'The instances of a cluster',
+  events: 'Server-Sent Events of commits, confirmations, sessions and nodes',
   operations: 'Health, readiness, metrics and this document',
 };

@@ -52,6 +52,11 @@ export const SessionModel = Type.Object({
   started_at: Type.Union([IsoTime, Type.Null()]),
   expires_at: Type.Union([IsoTime, Type.Null()]),
   changes: Type.Integer({ minimum: 0 }),
+  pending_confirm: Type.Union([Type.Object({
+    version: Type.Integer({ minimum: 1 }),
+    author: Type.String(),
+    deadline: Type.String({ format: 'date-time', description: 'unless confirmed by then, the daemon restores version - 1' }),
+  }, { additionalProperties: false }), Type.Null()], { description: 'a commit confirmed waiting for POST /api/config/confirm (independent of the session)' }),
 }, { additionalProperties: false });
 
 /** What a data plane holds: GET /api/status and each node of GET /api/cluster/nodes. */

@@ -7,8 +7,12 @@ import type { Logger } from 'pino';
 import { randomBytes } from 'node:crypto';
 import { FwError, isFwError, ERRORS } from '../errors';
 import { NO_PARAMS, Router } from './router';
-import { parseJsonBody, type AuthUser, type Reply, type Req, type RouteDef } from './http';
+import { parseJsonBody, type Reply, type Req, type RouteDef } from './http';
+import { ResponseStream } from './stream';
+import { forbidden, type AuthUser } from '../auth/user';
+import { allows } from '../auth/roles';
 import { BytePool } from '../byte-pool';
+import { fingerprint, type Idempotency } from './idempotency';
 import type { Cidr } from '../config/net';
 import { clientAddress } from './client-address';
 
@@ -31,11 +35,35 @@ export interface ServerOptions {
   routes: RouteDef[];
   auth: Authenticator;
   requests?: RequestObserver;
+  /** Idempotency-Key handling of changing requests (absent: the header is ignored) */
+  idempotency?: Idempotency;
+  /** Told of each request refused for its role (403, by the route's permission or by its
+   * handler), before the refusal is answered: the audit trail records it (rate-limited there).
+   * A promise it gives is awaited (so the trail has the entry once the 403 is seen); it must
+   * not throw or reject. */
+  onForbidden?: (def: RouteDef, req: Req, refusal: FwError) => Promise<void> | undefined;
+  /** TLS: the daemon answers HTTPS only (src/api/tls.ts checked the files at start-up). */
+  tls?: TlsFiles;
   /** proxies whose X-Forwarded-For names the client (FW_TRUSTED_PROXIES); none: the header is ignored */
   trustedProxies?: readonly Cidr[];
 }
 
+/** PEM files as uWS's SSLApp takes them. */
+export interface TlsFiles {
+  cert_file_name: string;
+  key_file_name: string;
+  passphrase?: string;
+  ssl_ciphers?: string;
+}
+
 const KNOWN_METHODS = new Set(['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS']);
+
+/** What an Idempotency-Key request adds to its fingerprint: the path with its query, the media type. */
+interface IdemRequest {
+  key: string;
+  target: string;
+  contentType: string;
+}
 
 /** One request being answered. */
 interface Answering {
@@ -48,11 +76,12 @@ interface Answering {
   done: boolean; // answered
   aborted: boolean; // the client went away
   tracked?: boolean; // counted in flight
+  stream?: ResponseStream; // a streamed answer being written
 }
 
 const STATUS_TEXT: Record<number, string> = {
-  200: '200 OK', 304: '304 Not Modified', 400: '400 Bad Request', 401: '401 Unauthorized', 404: '404 Not Found',
-  405: '405 Method Not Allowed', 409: '409 Conflict', 413: '413 Payload Too Large',
+  200: '200 OK', 304: '304 Not Modified', 400: '400 Bad Request', 401: '401 Unauthorized', 403: '403 Forbidden', 404: '404 Not Found',
+  405: '405 Method Not Allowed', 409: '409 Conflict', 413: '413 Payload Too Large', 422: '422 Unprocessable Content',
   429: '429 Too Many Requests', 500: '500 Internal Server Error', 503: '503 Service Unavailable',
   504: '504 Gateway Timeout',
 };
@@ -67,6 +96,9 @@ const KEY = {
   transferEncoding: Buffer.from('transfer-encoding'),
   authorization: Buffer.from('authorization'),
   ifNoneMatch: Buffer.from('if-none-match'),
+  accept: Buffer.from('accept'),
+  contentType: Buffer.from('content-type'),
+  idempotencyKey: Buffer.from('idempotency-key'),
 };
 const OUT = { contentType: Buffer.from('Content-Type'), json: Buffer.from('application/json'), requestId: Buffer.from('X-Request-Id') };
 /** The query of a request without one (handlers only read it). */
@@ -80,6 +112,8 @@ export class HttpServer {
   private inFlight = 0;
   private idCounter = 0;
   private drainWaiters: Array<() => void> = [];
+  /** streamed answers still open: ended when the server closes */
+  private readonly streams = new Set<ResponseStream>();
   /** metric series by route (null: no route matched) and status, looked up once each */
   private readonly series = new Map<RouteDef | null, Map<number, unknown>>();
   port = 0;
@@ -92,7 +126,10 @@ export class HttpServer {
   }
 
   async listen(): Promise<number> {
-    const app = uWS.App();
+    // TLS 1.2 is uSockets' floor (it sets the context's minimum protocol version itself; a
+    // TLS 1.1 client is refused: test/api/tls.test.ts), TLS 1.3 negotiated when offered;
+    // the TLS 1.2 suites are tls.ts's TLS12_CIPHERS
+    const app = this.opts.tls ? uWS.SSLApp(this.opts.tls) : uWS.App();
     // one uWS handler per method: the method is known without asking uWS for it
     app.get('/*', (res, req) => this.onRequest(res, req, 'GET'));
     app.post('/*', (res, req) => this.onRequest(res, req, 'POST'));
@@ -123,6 +160,7 @@ export class HttpServer {
   async close(timeoutMs = 10_000): Promise<void> {
     if (this.listenSocket) uWS.us_listen_socket_close(this.listenSocket);
     this.listenSocket = null;
+    for (const s of [...this.streams]) s.end(); // event streams never finish by themselves
     if (this.inFlight > 0) {
       await Promise.race([
         new Promise<void>((r) => this.drainWaiters.push(r)),
@@ -169,14 +207,24 @@ export class HttpServer {
     // the query only where the route reads one (its document lists it)
     const query = def.doc.query ? uReq.getQuery() : '';
     // If-None-Match only where an ETag is answered
-    const headers = {
+    const headers: Req['headers'] = {
       authorization: uReq.getHeader(KEY.authorization),
       ifNoneMatch: def.doc.etag ? uReq.getHeader(KEY.ifNoneMatch) : '',
+      accept: def.doc.yaml ? uReq.getHeader(KEY.accept) : '',
+      contentType: def.doc.yaml ? uReq.getHeader(KEY.contentType) : '',
     };
+    if (def.requestHeaders) {
+      headers.more = {};
+      for (const h of def.requestHeaders) headers.more[h] = uReq.getHeader(h);
+    }
+    // a changing request with an Idempotency-Key: what identifies the request besides its body
+    const idemKey = bodiless || !this.opts.idempotency ? '' : uReq.getHeader(KEY.idempotencyKey);
+    const idem: IdemRequest | null = idemKey === '' ? null : { key: idemKey, target: `${path}?${uReq.getQuery() ?? ''}`, contentType: uReq.getHeader(KEY.contentType) };
     const req: Req = {
       id, method, path, params, query: query ? new URLSearchParams(query) : NO_QUERY, headers,
-      // the client's address is text made from bytes: only the routes without a token use it
-      ip: def.auth === false ? this.clientOf(res, uReq) : '',
+      // the client's address is text made from bytes: only the routes without a token (or
+      // that may go without one: /metrics) use it
+      ip: def.auth === false || def.anonymous ? this.clientOf(res, uReq) : '',
       body: undefined, user: undefined as unknown as AuthUser, log: this.opts.logger,
     };
 
@@ -185,7 +233,7 @@ export class HttpServer {
       // running version) is answered within this call, with no promise and nothing to track
       let out: Reply | Promise<Reply>;
       try {
-        out = this.handle(def, req, null);
+        out = this.handle(def, req, null, idem);
       } catch (e) {
         return this.answerError(a, e);
       }
@@ -222,7 +270,7 @@ export class HttpServer {
       };
       let out: Reply | Promise<Reply>;
       try {
-        out = this.handle(def, req, raw);
+        out = this.handle(def, req, raw, idem);
       } catch (e) {
         this.answerError(a, e);
         return finish();
@@ -255,6 +303,7 @@ export class HttpServer {
     a.tracked = true;
     a.res.onAborted(() => {
       a.aborted = true;
+      a.stream?.aborted();
       onAbort();
     });
   }
@@ -266,8 +315,33 @@ export class HttpServer {
   }
 
   private answerReply(a: Answering, r: Reply): void {
+    if (r.stream) return this.answerStream(a, r);
     this.answer(a, r.status ?? 200, r.json ?? JSON.stringify(r.body), r.headers);
     r.release?.(); // uWS copied what it did not send at once
+  }
+
+  /**
+   * Starts a streamed answer: status and headers now, then the route's writer. Counted and
+   * logged like any answer when it starts; not in flight (close() ends it instead of waiting).
+   */
+  private answerStream(a: Answering, r: Reply): void {
+    if (a.aborted || a.done) return;
+    a.done = true;
+    // inside uWS's request call (not tracked) the abort handler can still be attached now
+    if (!a.tracked) a.res.onAborted(() => { a.aborted = true; a.stream?.aborted(); });
+    const stream = new ResponseStream(a.res, () => this.streams.delete(stream));
+    a.stream = stream;
+    this.streams.add(stream);
+    a.res.cork(() => {
+      a.res.writeStatus(STATUS_TEXT[r.status ?? 200] ?? String(r.status));
+      a.res.writeHeader(OUT.requestId, a.id);
+      for (const k in r.headers) a.res.writeHeader(headerName(k), r.headers[k]);
+      r.stream!(stream);
+    });
+    const ms = performance.now() - a.started;
+    this.count(a.def, a.method, r.status ?? 200, ms / 1000);
+    this.opts.logger.info({ reqId: a.id, method: a.method, path: a.path, status: r.status ?? 200 }, 'stream opened');
+    stream.onClose(() => this.opts.logger.info({ reqId: a.id, path: a.path, seconds: Math.round((performance.now() - a.started) / 1000) }, 'stream closed'));
   }
 
   private answerError(a: Answering, e: unknown): void {
@@ -310,19 +384,56 @@ export class HttpServer {
     obs.observe(s, seconds);
   }
 
-  /** Authenticates, parses the body and runs the handler; synchronous as far as they are. */
-  private handle(def: RouteDef, req: Req, raw: Buffer | null): Reply | Promise<Reply> {
-    if (def.auth !== false) {
-      const user = this.opts.auth.authenticate(req.headers.authorization);
-      if (user instanceof Promise) {
-        return user.then((u) => {
-          req.user = u;
-          return this.run(def, req, raw);
-        });
-      }
-      req.user = user;
+  /** Authenticates, authorizes, parses the body and runs the handler; synchronous as far as
+   * they are. A refusal for the caller's role (403), wherever decided, is told to onForbidden. */
+  private handle(def: RouteDef, req: Req, raw: Buffer | null, idem: IdemRequest | null): Reply | Promise<Reply> {
+    try {
+      const out = this.authorizeAndRun(def, req, raw, idem);
+      return out instanceof Promise ? out.catch((e: unknown) => this.refused(def, req, e)) : out;
+    } catch (e) {
+      return this.refused(def, req, e);
+    }
+  }
+
+  /** Rethrows `e`, once onForbidden has recorded it when it is a 403 of an authenticated user. */
+  private refused(def: RouteDef, req: Req, e: unknown): never | Promise<never> {
+    if (!isFwError(e) || e.status !== 403 || !req.user || !this.opts.onForbidden) throw e;
+    const recorded = this.opts.onForbidden(def, req, e);
+    if (!recorded) throw e;
+    return recorded.then(() => { throw e; });
+  }
+
+  private authorizeAndRun(def: RouteDef, req: Req, raw: Buffer | null, idem: IdemRequest | null): Reply | Promise<Reply> {
+    if (def.auth !== false && !def.anonymous?.(req)) {
+      const user = this.opts.auth.authenticate(this.bearerOf(def, req));
+      if (user instanceof Promise) return user.then((u) => this.authorized(def, req, u, raw, idem));
+      return this.authorized(def, req, user, raw, idem);
     }
     return this.run(def, req, raw);
+  }
+
+  /**
+   * The one place a route's permission is enforced: before the body is parsed or the handler
+   * runs, so a refused request learns nothing of the route beyond that it exists.
+   */
+  private authorized(def: RouteDef & { auth?: true }, req: Req, user: AuthUser, raw: Buffer | null, idem: IdemRequest | null): Reply | Promise<Reply> {
+    req.user = user;
+    if (!allows(user.role, def.permission)) throw forbidden(def.permission, user);
+    return this.runOnce(def, req, raw, idem);
+  }
+
+  /** The Authorization header, or on a queryToken route without one, ?access_token= as if it were. */
+  private bearerOf(def: RouteDef, req: Req): string {
+    if (def.auth === false || !def.queryToken || req.headers.authorization !== '') return req.headers.authorization;
+    const t = req.query.get('access_token');
+    return t ? `Bearer ${t}` : '';
+  }
+
+  /** Runs an authenticated request, once per Idempotency-Key when it has one. */
+  private runOnce(def: RouteDef, req: Req, raw: Buffer | null, idem: IdemRequest | null): Reply | Promise<Reply> {
+    if (!idem || !this.opts.idempotency) return this.run(def, req, raw);
+    const print = fingerprint(req.method, idem.target, idem.contentType, raw);
+    return this.opts.idempotency.run(req, idem.key, print, () => this.run(def, req, raw));
   }
 
   private run(def: RouteDef, req: Req, raw: Buffer | null): Reply | Promise<Reply> {

@@ -7,17 +7,21 @@ export const ROLES = ['admin', 'operator', 'auditor', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
 
 /**
- * What a route needs. Each route names exactly one.
+ * What a route needs. Each route names exactly one (or, for a read several roles share for
+ * different reasons, a list of which any one suffices: GET /api/tokens).
  * - read: configuration (running and candidate), diff, versions, status, nodes, analysis,
  *   packet eval (changes nothing), one's own identity and logout
  * - configure: begin, changes, validate, commit, discard of one's own session, rollback
  * - force: break another user's session
- * - audit: the audit trail and metrics
+ * - audit: the audit trail, metrics, the list of accounts and of every user's API tokens
  * - tokens: one's own API tokens
  * - users: accounts and every user's tokens
  */
 export const PERMISSIONS = ['read', 'configure', 'force', 'audit', 'tokens', 'users'] as const;
 export type Permission = (typeof PERMISSIONS)[number];
+
+/** What a route declares: one permission, or several of which any one lets the caller in. */
+export type PermissionNeed = Permission | readonly Permission[];
 
 export const GRANTS: Readonly<Record<Role, readonly Permission[]>> = Object.freeze({
   admin: PERMISSIONS,
@@ -31,11 +35,36 @@ export function can(role: Role, permission: Permission): boolean {
   return GRANTS[role].includes(permission);
 }
 
+/** Whether `role` meets a route's need (any one of a list). */
+export function allows(role: Role, need: PermissionNeed): boolean {
+  return typeof need === 'string' ? can(role, need) : need.some((p) => can(role, p));
+}
+
 /** The roles that hold `permission`, strongest first (the OpenAPI document's x-roles). */
 export function rolesWith(permission: Permission): Role[] {
   return ROLES.filter((r) => can(r, permission));
 }
 
+/** The roles that meet a route's need, strongest first. */
+export function rolesFor(need: PermissionNeed): Role[] {
+  return ROLES.filter((r) => allows(r, need));
+}
+
 export function isRole(value: unknown): value is Role {
   return typeof value === 'string' && (ROLES as readonly string[]).includes(value);
+}
+
+/** Whether everything `lower` may do, `upper` may do too (a token's role against its owner's). */
+export function within(lower: Role, upper: Role): boolean {
+  return GRANTS[lower].every((p) => can(upper, p));
+}
+
+/**
+ * The strongest role that may do nothing beyond either of two: what an API token may do when
+ * its owner's role has changed since it was made (operator and auditor meet at viewer).
+ */
+export function weakerOf(a: Role, b: Role): Role {
+  if (within(a, b)) return a;
+  if (within(b, a)) return b;
+  return ROLES.find((r) => within(r, a) && within(r, b))!; // viewer at worst: read is everyone's
 }

@@ -1,11 +1,15 @@
-// Bearer tokens: HS256 JWTs with sub, role, jti, iat, exp. The secret is a KeyObject (a
-// string secret costs ~30x more per verify with jsonwebtoken 9), and verified tokens are
-// cached until they expire, are revoked, or their user is deleted.
+// Bearer tokens: HS256 JWTs of a login (sub, role, jti, iat, exp) and API tokens ("fwd_...",
+// src/auth/api-tokens.ts). The JWT secret is a KeyObject (a string secret costs ~30x more per
+// verify with jsonwebtoken 9), and verified tokens of both kinds are cached until they expire,
+// are revoked, or their user is changed or deleted: on the hot path an API token costs what a
+// JWT costs, a comparison with a recent header.
 import { createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { FwError } from '../errors';
 import type { Store } from '../store/types';
-import type { AuthUser } from '../api/http';
+import type { Role } from './roles';
+import type { AuthUser } from './user';
+import { ApiTokenUses, apiTokenUser, isApiToken, roleOf } from './api-tokens';
 
 const BEARER = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/;
 const CACHE_MAX = 100_000;
@@ -18,14 +22,24 @@ export class TokenService {
   /** the last RECENT headers and their users, as (header, user) pairs: see recentUser */
   private readonly recent: Array<string | AuthUser | undefined> = new Array(RECENT * 2).fill(undefined);
   private recentNext = 0;
+  /**
+   * Counts the forgets: a verification that read the store before a forget (a role change, a
+   * revocation told by another instance) and finishes after it does not cache its stale user.
+   */
+  private epoch = 0;
+  /** the last uses of API tokens, written in batches */
+  readonly uses: ApiTokenUses;
 
   constructor(secret: string, private readonly ttlSec: number, private readonly store: Store) {
     this.key = createSecretKey(Buffer.from(secret, 'utf8'));
+    this.uses = new ApiTokenUses(store);
   }
 
-  issue(username: string): { token: string; expires_in: number } {
+  /** A login's JWT. Its role claim says what the account had at login; requests get the
+   * account's role at the time (a role change applies to tokens already issued). */
+  issue(user: { username: string; role: Role }): { token: string; expires_in: number } {
     try {
-      const token = jwt.sign({ sub: username, role: 'admin', jti: randomUUID() }, this.key, {
+      const token = jwt.sign({ sub: user.username, role: user.role, jti: randomUUID() }, this.key, {
         algorithm: 'HS256',
         expiresIn: this.ttlSec,
       });
@@ -37,13 +51,17 @@ export class TokenService {
 
   /**
    * The user of a bearer header: at once for a token verified before (the cache holds only
-   * tokens that passed the format check, so a hit needs no other), else after the signature,
-   * revocation and account checks.
+   * tokens that passed the format check, so a hit needs no other), else after the signature
+   * (JWT) or the stored hash (API token), revocation and account checks.
    */
   authenticate(header: string): AuthUser | Promise<AuthUser> {
     const cached = this.recentUser(header) ?? this.rememberFound(header);
     if (cached) {
-      if (cached.exp > Date.now() / 1000) return cached;
+      const now = Date.now();
+      if (cached.exp > now / 1000) {
+        if (cached.apiToken !== undefined) cached.apiToken.at = now; // batched: ApiTokenUses
+        return cached;
+      }
       this.cache.delete(header);
       this.forgetRecent();
       throw new FwError('ERR_SEC_5003', 'token expired');
@@ -77,15 +95,25 @@ export class TokenService {
   }
 
   private async check(token: string): Promise<AuthUser> {
-    const user = this.verify(token);
-    if (await this.store.isRevoked(user.jti)) throw new FwError('ERR_SEC_5003', 'token revoked');
-    if (!(await this.store.getUser(user.username))) throw new FwError('ERR_SEC_5003', 'account no longer exists');
+    const epoch = this.epoch;
+    const user = isApiToken(token) ? await apiTokenUser(this.store, this.uses, token) : await this.jwtUser(token);
+    if (user.apiToken) user.apiToken.at = Date.now();
+    if (epoch !== this.epoch) return user; // answered, not cached: something was forgotten meanwhile
     if (this.cache.size >= CACHE_MAX) this.cache.clear();
     this.cache.set(`Bearer ${token}`, user); // the header a valid token arrives in (BEARER)
     return user;
   }
 
-  private verify(token: string): AuthUser {
+  /** A login's user: a valid signature, not revoked, the account still there (with its role now). */
+  private async jwtUser(token: string): Promise<AuthUser> {
+    const claims = this.verify(token);
+    if (await this.store.isRevoked(claims.jti)) throw new FwError('ERR_SEC_5003', 'token revoked');
+    const account = await this.store.getUser(claims.sub);
+    if (!account) throw new FwError('ERR_SEC_5003', 'account no longer exists');
+    return { username: claims.sub, role: roleOf(account), jti: claims.jti, exp: claims.exp };
+  }
+
+  private verify(token: string): { sub: string; jti: string; exp: number } {
     let claims: jwt.JwtPayload;
     try {
       claims = jwt.verify(token, this.key, { algorithms: ['HS256'] }) as jwt.JwtPayload;
@@ -96,17 +124,22 @@ export class TokenService {
     if (typeof claims.sub !== 'string' || typeof claims.jti !== 'string' || typeof claims.exp !== 'number') {
       throw new FwError('ERR_SEC_5003', 'token claims are incomplete');
     }
-    return { username: claims.sub, role: 'admin', jti: claims.jti, exp: claims.exp };
+    return { sub: claims.sub, jti: claims.jti, exp: claims.exp };
   }
 
+  /** Revokes the token of a request: a login's JWT until it expires, an API token for good. */
   async revoke(user: AuthUser): Promise<void> {
-    await this.store.revokeToken(user.jti, user.exp * 1000);
+    if (user.apiToken) await this.store.deleteApiToken(user.username, user.apiToken.name);
+    else await this.store.revokeToken(user.jti, user.exp * 1000);
     this.forgetToken(user.jti);
   }
 
-  /** Drops a revoked token from the cache (here, or told by another instance). */
+  /** Drops a revoked token from the cache (here, or told by another instance): a JWT's jti
+   * or an API token's hash. */
   forgetToken(jti: string): void {
+    this.epoch++;
     for (const [token, u] of this.cache) if (u.jti === jti) this.cache.delete(token);
+    this.uses.forget(jti);
     this.forgetRecent();
   }
 
@@ -116,13 +149,20 @@ export class TokenService {
 
   /** Forgets every verified token: after an outage, revocations may have been missed. */
   forgetAll(): void {
+    this.epoch++;
     this.cache.clear();
     this.forgetRecent();
   }
 
-  /** Drops the cached tokens of a deleted account; its tokens then fail the user check. */
+  /** Drops the cached tokens of a changed or deleted account: its next request is verified
+   * again, with its role now (or refused: no account). */
   forgetUser(username: string): void {
+    this.epoch++;
     for (const [token, u] of this.cache) if (u.username === username) this.cache.delete(token);
     this.forgetRecent();
+  }
+
+  async close(): Promise<void> {
+    await this.uses.close();
   }
 }

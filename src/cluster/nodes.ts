@@ -78,6 +78,10 @@ export class ClusterNode implements NodeDirectory {
   readonly id: string;
   private readonly startedAt = Date.now();
   private timer: NodeJS.Timeout | null = null;
+  /** Told once per instance whose heartbeat lapsed, by one instance of the cluster. */
+  onPeerLost: (peer: { id: string; address: string }) => void = () => undefined;
+  /** the peers seen live at the last heartbeat: id -> start time of that life */
+  private livePeers = new Map<string, number>();
 
   constructor(
     private readonly store: RedisStore,
@@ -94,6 +98,7 @@ export class ClusterNode implements NodeDirectory {
     this.timer = setInterval(() => {
       onBeat()
         .then(() => this.beat())
+        .then(() => this.watchPeers())
         .catch((e: unknown) => this.log.debug({ err: String(e) }, 'heartbeat skipped: store unreachable'));
     }, this.opts.heartbeatMs);
     this.timer.unref();
@@ -103,6 +108,26 @@ export class ClusterNode implements NodeDirectory {
   async beat(): Promise<void> {
     const reg: Registration = { id: this.id, address: this.opts.address, ...this.state(), heartbeat: Date.now(), startedAt: this.startedAt };
     await this.store.redis.hset(this.store.keys.nodes, this.id, JSON.stringify(reg));
+  }
+
+  /**
+   * Notices peers whose heartbeat lapsed since the last look; the first instance to claim a
+   * lost life (key per id and start time) reports it, so the cluster reports it once.
+   */
+  private async watchPeers(): Promise<void> {
+    const now = Date.now();
+    const seen = new Map<string, number>();
+    for (const r of await this.registrations()) {
+      if (r.id === this.id) continue;
+      if (this.isLive(r, now)) {
+        seen.set(r.id, r.startedAt);
+        continue;
+      }
+      if (this.livePeers.get(r.id) !== r.startedAt) continue;
+      const key = `${this.store.keys.prefix}node-lost:${r.id}:${r.startedAt}`;
+      if (await this.store.redis.set(key, this.id, 'PX', FORGET_MS, 'NX')) this.onPeerLost({ id: r.id, address: r.address });
+    }
+    this.livePeers = seen;
   }
 
   private async registrations(): Promise<Registration[]> {

@@ -5,8 +5,9 @@
 import type { ConfigDoc } from './types';
 import { RESOURCES } from './resources';
 import type { ChangeResult } from './resource';
-import { FwError } from '../errors';
-import { cloneDoc } from './document';
+import { FwError, isFwError } from '../errors';
+import { cloneDoc, workingCopy } from './document';
+import { loadDocument, type LoadMode } from './load';
 
 export type ResourceKind =
   | 'address'
@@ -19,12 +20,20 @@ export type ResourceKind =
   | 'policy'
   | 'nat';
 
-export type Change =
+/** A change of one object: what a single create, update, delete or move request asks. */
+export type ObjectChange =
   | { op: 'create'; kind: ResourceKind; body: unknown }
   | { op: 'update'; kind: ResourceKind; key: string; body: unknown }
   | { op: 'delete'; kind: ResourceKind; key: string }
-  | { op: 'move'; kind: ResourceKind; key: string; body: unknown }
-  | { op: 'rollback'; version: number };
+  | { op: 'move'; kind: ResourceKind; key: string; body: unknown };
+
+export type Change =
+  | ObjectChange
+  | { op: 'rollback'; version: number }
+  /** a whole configuration document (PUT /api/config/candidate, load.ts) */
+  | { op: 'load'; mode: LoadMode; config: unknown }
+  /** object changes applied in order, all or none (POST /api/config/batch) */
+  | { op: 'batch'; changes: ObjectChange[] };
 
 export interface ApplyContext {
   /** For a rollback: the document of the version it loads. */
@@ -32,7 +41,20 @@ export interface ApplyContext {
 }
 
 export function applyChange(doc: ConfigDoc, change: Change, ctx: ApplyContext = {}): ChangeResult {
-  if (change.op === 'rollback') return applyRollback(doc, ctx);
+  switch (change.op) {
+    case 'rollback':
+      return applyRollback(doc, ctx);
+    case 'load':
+      loadDocument(doc, change.config, change.mode);
+      return {};
+    case 'batch':
+      return applyBatch(doc, change.changes);
+    default:
+      return applyObjectChange(doc, change);
+  }
+}
+
+function applyObjectChange(doc: ConfigDoc, change: ObjectChange): ChangeResult {
   const ops = RESOURCES[change.kind];
   switch (change.op) {
     case 'create':
@@ -49,6 +71,25 @@ export function applyChange(doc: ConfigDoc, change: Change, ctx: ApplyContext = 
       break;
   }
   throw new FwError('ERR_NET_1009', `${change.op} is not supported on ${change.kind}`);
+}
+
+/**
+ * Applies each change to a working copy, in order; the first refusal is answered as that
+ * change's own error with details starting `operations[i]: `, and `doc` stays as it was.
+ */
+function applyBatch(doc: ConfigDoc, changes: ObjectChange[]): ChangeResult {
+  const work = workingCopy(doc);
+  const results: ChangeResult[] = [];
+  changes.forEach((change, i) => {
+    try {
+      results.push(applyObjectChange(work, change));
+    } catch (e) {
+      if (!isFwError(e)) throw e;
+      throw new FwError(e.code, `operations[${i}]: ${e.details || e.message}`, e.message, e.headers);
+    }
+  });
+  Object.assign(doc, work);
+  return { results };
 }
 
 /**

@@ -75,3 +75,23 @@ export function parseDoc(s: SerializedDoc): ConfigDoc {
 export function cloneDoc(doc: ConfigDoc): ConfigDoc {
   return parseDoc(structuredClone(serializeDoc(doc)));
 }
+
+/**
+ * A working copy for a change of many steps (a load, a batch): its tables are new, so steps
+ * applied to it leave `doc` as it was until the copy's fields are assigned back; its objects
+ * are shared, since changes replace objects and never edit them.
+ */
+export function workingCopy(doc: ConfigDoc): ConfigDoc {
+  return {
+    addresses: new Map(doc.addresses),
+    services: new Map(doc.services),
+    zones: new Map(doc.zones),
+    interfaces: new Map(doc.interfaces),
+    vlans: new Map(doc.vlans),
+    dhcp: new Map(doc.dhcp),
+    routes: doc.routes,
+    policies: doc.policies,
+    nat: doc.nat,
+    counters: { ...doc.counters },
+  };
+}

@@ -5,7 +5,7 @@
 import { Type, type TObject } from '@sinclair/typebox';
 import { FwError } from '../errors';
 import type { ConfigDoc, Counters } from './types';
-import type { ResourceOps } from './resource';
+import type { ResourceOps, RuleTable } from './resource';
 import { checkEnum, checkSameKey, notFound, parseRuleId, shapeChecker } from './validate';
 
 /**
@@ -116,10 +116,13 @@ export function orderedRuleOps<K extends OrderedTableKey, B extends { id?: numbe
   const set = (doc: ConfigDoc, rules: RuleOf<K>[]): void => {
     (doc as Record<K, RuleOf<K>[]>)[t.table] = rules;
   };
+  const build = (doc: ConfigDoc, body: unknown, old?: RuleOf<K>): RuleOf<K> =>
+    (old ? t.merge(doc, old, t.updateShape(body)) : t.merge(doc, t.defaults, t.createShape(body)));
   return {
     bodies: { ...t.bodies, move: MoveBody },
+    rules: { table: t.table, counter: t.counter, build: build as RuleTable['build'] },
     create(doc: ConfigDoc, body: unknown) {
-      const rule = t.merge(doc, t.defaults, t.createShape(body));
+      const rule = build(doc, body);
       const id = nextId(doc, t.counter);
       set(doc, [...get(doc), { ...rule, id }]);
       return { id };

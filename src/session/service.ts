@@ -20,6 +20,8 @@ import { RunningState } from './running';
 import { NoDataPlane, type DataPlane } from '../dataplane/types';
 import { Gate } from './gate';
 import { withUndo } from '../config/undo';
+import type { EventEmitterFn } from '../events/types';
+import { GroupAppend } from './group-append';
 import { Lru } from '../lru';
 
 /**
@@ -39,13 +41,24 @@ export interface SessionOptions {
   commitTimeoutMs: number;
 }
 
+/** A commit confirmed waiting for POST /api/config/confirm. */
+export interface PendingConfirm {
+  version: number;
+  author: string;
+  deadline: string; // ISO time
+}
+
 export interface SessionInfo {
   active: boolean;
   owner: string | null;
   started_at: string | null;
   expires_at: string | null;
   changes: number;
+  pending_confirm: PendingConfirm | null;
 }
+
+/** The user the daemon's own actions are recorded as (an automatic revert, a session expiry). */
+export const SYSTEM_USER = 'system';
 
 interface Candidate {
   sessionId: string;
@@ -61,11 +74,15 @@ export interface CommitJob {
   journalLength: number;
   user: string;
   description: string;
+  /** a commit confirmed: seconds from the swap until the daemon reverts it unless confirmed */
+  confirmTimeoutSec?: number;
 }
 
 export interface CommitResult {
   version: number;
   warnings: string[];
+  /** a commit confirmed: its deadline (unix ms) */
+  confirmBy?: number;
 }
 
 /** Runs a commit job: in this process (embedded store) or on a queue worker (cluster). */
@@ -108,6 +125,12 @@ export class ConfigService<C = unknown> {
   private candCompiled: { key: string; result: Promise<{ compiled: C; warnings: string[] }> } | null = null;
   private readonly versionDocs = new Lru<number, ConfigDoc>(VERSION_DOCS_CACHED);
   private readonly runningListeners: Array<(state: RunningState<C>) => void> = [];
+  /** where session, commit and confirmation events are reported (GET /api/events) */
+  events: EventEmitterFn = () => undefined;
+  /** a shared store's group append (null: the embedded store, which groups its own fsyncs) */
+  private readonly appends: GroupAppend | null;
+  /** a sync that waits for the gate: callers arriving meanwhile share it */
+  private queuedSync: { started: boolean; done: Promise<void> } | null = null;
 
   constructor(
     private readonly store: Store,
@@ -117,7 +140,21 @@ export class ConfigService<C = unknown> {
     private readonly commitChecks: (doc: ConfigDoc) => string[],
     /** enforces each committed version before it becomes running (none: FW_DATAPLANE=none) */
     private readonly dataPlane: DataPlane = new NoDataPlane(),
-  ) {}
+  ) {
+    const many = store.kind === 'embedded' ? undefined : store.appendChanges;
+    this.appends = many
+      ? new GroupAppend(many.bind(store), () => this.storeChanged(), (e) => conflictReason(e) !== null)
+      : null;
+  }
+
+  /**
+   * The store may no longer hold what the cached candidate holds (an append whose outcome is
+   * unknown; a failover to a replica that had not received the last writes): the candidate
+   * is rebuilt from the store before its next use.
+   */
+  storeChanged(): void {
+    if (this.cand) this.cand.dirty = true;
+  }
 
   /** Loads the running version and rebuilds an active session's candidate from its journal. */
   async init(): Promise<void> {
@@ -168,23 +205,36 @@ export class ConfigService<C = unknown> {
     this.log.info({ version: meta.version, author: meta.author }, 'loaded a running version committed elsewhere');
   }
 
-  /** Brings the session and the cached candidate up to date with the store (exclusive). */
+  /**
+   * Brings the session and the cached candidate up to date with the store (exclusive: after
+   * the appends in flight). Callers that arrive while one waits for the gate share it, since
+   * it reads the store after they arrived: a burst of refused changes costs one sync.
+   */
   private synced(): Promise<void> {
-    return this.gate.runExclusive(() => this.syncFromStore());
+    if (this.queuedSync && !this.queuedSync.started) return this.queuedSync.done;
+    const slot = { started: false, done: Promise.resolve() };
+    slot.done = this.gate.runExclusive(() => {
+      slot.started = true;
+      return this.syncFromStore();
+    });
+    if (!slot.started) this.queuedSync = slot;
+    return slot.done;
   }
 
   private async syncFromStore(): Promise<void> {
-    const head = await this.store.sessionHead();
+    const c = this.cand;
+    // a shared store reads the head and the entries this candidate lacks in one round trip
+    const since = this.store.sessionSince && c && !c.dirty ? await this.store.sessionSince(c.seq) : undefined;
+    const head = since === undefined ? await this.store.sessionHead() : since?.head ?? null;
     if (!head) {
       this.session = null;
       this.cand = null;
       return;
     }
     this.session = { ...head.session };
-    const c = this.cand;
     if (c && !c.dirty && c.sessionId === head.session.id && c.seq === head.length) return;
     if (c && !c.dirty && c.sessionId === head.session.id && c.seq < head.length) {
-      const entries = await this.store.journalSince(c.sessionId, c.seq);
+      const entries = since?.entries ?? await this.store.journalSince(c.sessionId, c.seq);
       if (entries && (await this.applyEntries(c, entries))) return;
     }
     await this.rebuild(head);
@@ -249,6 +299,7 @@ export class ConfigService<C = unknown> {
     }
     if (ended) {
       this.log.info({ owner: s.owner, by, reason }, 'session ended');
+      this.events({ type: 'session', state: reason === 'expired' ? 'expired' : 'discarded', owner: s.owner, user: by });
       // the instance that ended it records it (the others find it gone)
       if (reason === 'expired') {
         await this.store.audit({ at: Date.now(), user: s.owner, action: 'session.expire', details: `idle over ${this.opts.sessionTimeoutSec} s`, reqId: '' });
@@ -268,14 +319,60 @@ export class ConfigService<C = unknown> {
 
   async info(): Promise<SessionInfo> {
     const s = await this.liveSession();
-    if (!s || !this.cand) return { active: false, owner: null, started_at: null, expires_at: null, changes: 0 };
+    const pending_confirm = await this.pendingConfirm();
+    if (!s || !this.cand) return { active: false, owner: null, started_at: null, expires_at: null, changes: 0, pending_confirm };
     return {
       active: true,
       owner: s.owner,
       started_at: new Date(s.startedAt).toISOString(),
       expires_at: new Date(s.lastChangeAt + this.opts.sessionTimeoutSec * 1000).toISOString(),
       changes: this.cand.seq,
+      pending_confirm,
     };
+  }
+
+  /**
+   * The commit confirmed waiting for confirmation: the running version if it was committed
+   * with a confirm_timeout and is not confirmed yet (a later commit replaces it as running,
+   * and so confirms it).
+   */
+  async pendingConfirm(): Promise<PendingConfirm | null> {
+    const meta = this.running.meta;
+    if (meta.confirmBy === undefined) return null;
+    if ((await this.store.confirmedVersion()) >= meta.version) return null;
+    return { version: meta.version, author: meta.author, deadline: new Date(meta.confirmBy).toISOString() };
+  }
+
+  /**
+   * Restores the version before the unconfirmed `version` as a new version, with the same
+   * pipeline as any commit (checks, data plane, atomic swap): in a session of the system's
+   * own, after ending any session that is open (it was begun on the version withdrawn).
+   * The caller holds the store's revert claim. Resolves to the new version, or null when
+   * `version` is no longer running (a commit came first: it confirmed it).
+   */
+  async revertUnconfirmed(version: number, description: string): Promise<number | null> {
+    await this.refreshRunning();
+    if (this.running.meta.version !== version) return null;
+    const restore = version - 1;
+    for (let attempt = 0; ; attempt++) {
+      const s = await this.liveSession();
+      // a user's session (409 while a commit holds it: the revert is tried again later), or a
+      // revert's own that died half-way (start over)
+      if (s) await this.endSession(s, 'discarded', SYSTEM_USER);
+      try {
+        await this.begin(SYSTEM_USER);
+        break;
+      } catch (e) {
+        if (!(isFwError(e) && e.code === 'ERR_SYS_3002') || attempt >= 3) throw e;
+        // someone began a session in between: end it too
+      }
+    }
+    await this.refreshRunning();
+    if (this.running.meta.version !== version) return null;
+    await this.rollback(SYSTEM_USER, restore);
+    const { s, cand } = await this.ownedSession(SYSTEM_USER);
+    const r = await this.commitJob({ sessionId: s.id, journalLength: cand.seq, user: SYSTEM_USER, description });
+    return r.version;
   }
 
   async begin(user: string): Promise<void> {
@@ -300,6 +397,7 @@ export class ConfigService<C = unknown> {
         this.cand = { sessionId: rec.id, seq: 0, doc: cloneDoc(base.doc), dirty: false };
       });
       this.log.info({ owner: user }, 'session started');
+      this.events({ type: 'session', state: 'begun', owner: user, user });
       return;
     }
   }
@@ -331,8 +429,9 @@ export class ConfigService<C = unknown> {
    * Applies one change to the candidate and appends it durably before resolving. The cached
    * candidate is trusted first (one round trip: the append); a refused append or a refusal
    * that an unseen journal entry may explain brings the candidate up to date and tries again.
-   * On the embedded store appends pipeline (group commit) and are never refused; on a shared
-   * store each instance appends one change at a time, so a refused one can simply be undone.
+   * Many changes are in flight at once: on the embedded store appends pipeline (group commit)
+   * and are never refused; on a shared store they are group-appended (group-append.ts), and a
+   * refused group is undone, with everything applied on top of it, before it is tried again.
    */
   async change(user: string, change: Change, ctx: ApplyContext = {}): Promise<ChangeResult> {
     const shared = this.store.kind !== 'embedded';
@@ -343,9 +442,7 @@ export class ConfigService<C = unknown> {
         fresh = true;
       }
       const attemptFresh = fresh;
-      const outcome = shared
-        ? await this.gate.runExclusive(() => this.tryChange(user, change, ctx, attemptFresh, true))
-        : await this.gate.runShared(() => this.tryChange(user, change, ctx, true, false));
+      const outcome = await this.gate.runShared(() => this.tryChange(user, change, ctx, shared ? attemptFresh : true, shared));
       if (outcome !== 'retry') return outcome;
       await this.synced();
       fresh = true;
@@ -368,19 +465,24 @@ export class ConfigService<C = unknown> {
     const entry: JournalEntry = { seq: cand.seq++, at: Date.now(), user, change };
     s.lastChangeAt = entry.at;
     try {
-      await this.store.appendChange(s.id, entry);
+      if (this.appends) {
+        await this.appends.append(s.id, entry, () => {
+          applied.undo(); // back to what the store has; called newest first by the group append
+          cand.seq = entry.seq;
+        });
+      } else {
+        await this.store.appendChange(s.id, entry);
+      }
       return applied.result;
     } catch (e) {
-      if (undoable) {
-        applied.undo(); // back to what the store has (or had: a lost answer is caught up from the journal)
-        cand.seq--;
-      } else {
-        cand.dirty = true; // later appends may be in flight on top of it: rebuild before the next change
-      }
+      // the group append has undone a refused change; elsewhere later appends may be in
+      // flight on top of it: rebuild before the next change
+      if (!this.appends) cand.dirty = true;
       const reason = conflictReason(e);
       // another instance appended first, or began another session: bring it up to date and retry
       if (reason === 'length' || reason === 'session') return 'retry';
       if (reason === 'committing') conflictAsSessionError(e);
+      if (isFwError(e) && e.code === 'ERR_SYS_4006') throw e; // made, kept, but not confirmed
       this.log.error({ err: e }, 'journal append failed');
       throw isFwError(e) ? e : new FwError('ERR_SYS_4002', 'the change was not recorded');
     }
@@ -390,23 +492,29 @@ export class ConfigService<C = unknown> {
     await this.ownedSession(user);
     const versionDoc = await this.versionDoc(version);
     await this.change(user, { op: 'rollback', version }, { versionDoc });
+    this.events({ type: 'rollback', version, user });
   }
 
   /** Ends the session (another admin's only with `force`); resolves to the owner it had. */
-  async discard(user: string, force: boolean): Promise<string> {
+  /**
+   * Ends the session: the caller's own, or (force) another user's once `mayForce` has not
+   * thrown (the API checks the caller's role there, knowing whose session it is).
+   */
+  async discard(user: string, force: boolean, mayForce: (owner: string) => void = () => undefined): Promise<string> {
     const s = await this.liveSession();
     if (!s) throw new FwError('ERR_SYS_3001', 'no session to discard');
     if (s.owner !== user && !force) throw new FwError('ERR_SYS_3002', `owner: ${s.owner}`);
+    if (s.owner !== user) mayForce(s.owner);
     this.checkNotCommitting();
     await this.endSession(s, force && s.owner !== user ? 'force-discarded' : 'discarded', user);
     return s.owner; // the caller audits it with its request id
   }
 
   /** The candidate of the active session (any admin may read it). */
-  async candidate(): Promise<{ doc: ConfigDoc; seq: number; sessionId: string }> {
-    await this.liveSession();
-    if (!this.cand) throw new FwError('ERR_SYS_3001', 'no active configuration session');
-    return this.cand;
+  async candidate(): Promise<{ doc: ConfigDoc; seq: number; sessionId: string; baseVersion: number }> {
+    const s = await this.liveSession();
+    if (!s || !this.cand) throw new FwError('ERR_SYS_3001', 'no active configuration session');
+    return { ...this.cand, baseVersion: s.baseVersion };
   }
 
   /** The candidate compiled in the worker pool; rebuilt only when the journal has grown. */
@@ -440,12 +548,14 @@ export class ConfigService<C = unknown> {
    * waits until every live instance serves the new version; `unconfirmed` names those that
    * did not within the bound.
    */
-  async commit(user: string, description: string): Promise<CommitResult & { unconfirmed: string[] }> {
+  async commit(user: string, description: string, confirmTimeoutSec?: number): Promise<CommitResult & { unconfirmed: string[] }> {
     this.checkNotCommitting();
     this.commitRequests++; // from here to the answer, this process's changes and discards get 409
     try {
       const { s, cand } = await this.ownedSession(user);
-      const result = await this.runner.run({ sessionId: s.id, journalLength: cand.seq, user, description });
+      const job: CommitJob = { sessionId: s.id, journalLength: cand.seq, user, description };
+      if (confirmTimeoutSec !== undefined) job.confirmTimeoutSec = confirmTimeoutSec;
+      const result = await this.runner.run(job);
       await this.refreshRunning();
       const unconfirmed = await this.versionSync(result.version);
       return { ...result, unconfirmed };
@@ -494,25 +604,61 @@ export class ConfigService<C = unknown> {
       description: job.description,
       summary: diffSummary(diffDocs(base.doc, cand.doc)),
     };
+    // the deadline counts from the swap, not from the request (a slow compile does not eat it)
+    if (job.confirmTimeoutSec !== undefined) meta.confirmBy = Date.now() + job.confirmTimeoutSec * 1000;
     // the kernel holds the new version before it is durable; a refused apply has restored
     // the previous version's state and throws, so running stays what it was
     await this.dataPlane.apply(cand.doc, meta.version);
+    let unconfirmed: FwError | null = null;
     try {
       await this.store.commit(s.id, cand.seq, { ...meta, doc: serializeDoc(cand.doc) }).catch(conflictAsSessionError);
     } catch (e) {
-      await this.dataPlane.apply(base.doc, base.meta.version).catch((e2: unknown) => {
-        this.log.error({ err: e2 }, 'data plane: restoring the running version failed');
-      });
-      throw e;
+      // committed on the primary but not confirmed by enough replicas: it is the running
+      // version now (the same request again finds it done); the answer says unconfirmed
+      if (isFwError(e) && e.code === 'ERR_SYS_4006') {
+        unconfirmed = e;
+      } else {
+        await this.dataPlane.apply(base.doc, base.meta.version).catch((e2: unknown) => {
+          this.log.error({ err: e2 }, 'data plane: restoring the running version failed');
+        });
+        throw e;
+      }
     }
+    this.reportCommit(job, meta); // before the swap's own events (node version)
     // the candidate document becomes the immutable running version (versionDoc() serves it from there)
     if (this.running.meta.version < meta.version) this.setRunning(new RunningState(meta, cand.doc, Promise.resolve({ compiled, warnings })));
     if (this.session?.id === s.id) {
       this.session = null;
       this.cand = null;
     }
-    this.log.info({ version: meta.version, author: job.user, summary: meta.summary }, 'commit');
-    return { version: meta.version, warnings };
+    this.log.info({ version: meta.version, author: job.user, summary: meta.summary, unconfirmed: unconfirmed !== null }, 'commit');
+    await this.confirmedByCommit(job, meta, base.meta);
+    if (unconfirmed) throw unconfirmed;
+    return meta.confirmBy === undefined ? { version: meta.version, warnings } : { version: meta.version, warnings, confirmBy: meta.confirmBy };
+  }
+
+  /**
+   * The events of a commit, from the instance that made it (in a cluster, the worker: they
+   * are reported even if the instance that took the request is gone).
+   */
+  private reportCommit(job: CommitJob, meta: VersionMeta): void {
+    const deadline = meta.confirmBy === undefined ? undefined : new Date(meta.confirmBy).toISOString();
+    this.events({ type: 'commit', version: meta.version, author: job.user, description: job.description, summary: meta.summary, ...(deadline ? { confirm_by: deadline } : {}) });
+    this.events({ type: 'session', state: 'committed', owner: job.user, user: job.user });
+    if (deadline) this.events({ type: 'confirm', state: 'pending', version: meta.version, user: job.user, deadline });
+  }
+
+  /** A commit on top of an unconfirmed commit confirms it (as Junos does): recorded and audited. */
+  private async confirmedByCommit(job: CommitJob, meta: VersionMeta, base: VersionMeta): Promise<void> {
+    if (base.confirmBy === undefined || job.user === SYSTEM_USER) return;
+    try {
+      if ((await this.store.confirmedVersion()) >= base.version) return;
+      await this.store.confirmVersion(base.version);
+      await this.store.audit({ at: Date.now(), user: job.user, action: 'config.confirm', details: `version ${base.version}, by the commit of version ${meta.version}`, reqId: '' });
+      this.events({ type: 'confirm', state: 'confirmed', version: base.version, user: job.user });
+    } catch (e) {
+      this.log.warn({ err: String(e), version: base.version }, 'could not record the confirmation by commit');
+    }
   }
 
   /** The commit checks, then the data plane's own (names, `nft -c`): 400 ERR_SYS_3003. */

@@ -5,7 +5,7 @@
 // an id follow the line before them (the first line of a file never compacted is id 1).
 import { cutPartialLastLine, ensureDurableFile, GroupAppender, readJsonLines, replaceAppendLog } from './files';
 import type { Logger } from './recovery';
-import { auditMatches, type AuditEntry, type AuditEvent, type AuditQuery } from './types';
+import { auditMatches, auditRecordOf, type AuditEntry, type AuditEvent, type AuditQuery } from './types';
 
 /** Entries recorded past `keep` before memory and the file are cut back to `keep`. */
 function slackOf(keep: number): number {
@@ -26,9 +26,11 @@ async function loadAudit(file: string, log: Logger): Promise<{ entries: AuditEnt
     }
     last = Number.isSafeInteger(e.id) && (e.id as number) > last ? (e.id as number) : last + 1;
     // lines from before request ids were recorded read with reqId ""
-    const entry: AuditEntry = { id: last, at: e.at, user: e.user, action: e.action, details: String(e.details ?? ''), reqId: String(e.reqId ?? '') };
-    if (e.payload !== undefined) entry.payload = e.payload;
-    out.push(entry);
+    const event = auditRecordOf({
+      at: e.at, user: e.user, action: e.action, details: String(e.details ?? ''), reqId: String(e.reqId ?? ''),
+      role: typeof e.role === 'string' ? e.role : undefined, token: typeof e.token === 'string' ? e.token : undefined, payload: e.payload,
+    });
+    out.push({ ...event, id: last });
   }
   return { entries: out, lines: lines?.values.length ?? 0 };
 }
@@ -63,8 +65,7 @@ export class AuditLog {
 
   /** Records an event durably; it is listed once durable, with the next id. */
   async append(event: AuditEvent): Promise<void> {
-    const entry: AuditEvent = { at: event.at, user: event.user, action: event.action, details: event.details, reqId: event.reqId ?? '' };
-    if (event.payload !== undefined) entry.payload = event.payload;
+    const entry = auditRecordOf(event);
     await this.appender.append(JSON.stringify(entry) + '\n');
     // ids follow the file's line order: appends are written, and resolve, in call order
     this.entries.push({ ...entry, id: ++this.lastId });

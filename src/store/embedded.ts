@@ -10,6 +10,7 @@ import { FwError, isFwError } from '../errors';
 import { acquireDirLock, type DirLock } from './dir-lock';
 import { MetaState } from './meta-state';
 import { Lru } from '../lru';
+import { IdempotencyLog } from './idempotency-log';
 import { DIR_MODE, FILE_MODE, GroupAppender, atomicWriteFile, durableUnlink, ensureDurableFile, errCode, fsyncDir, replaceAppendLog } from './files';
 import { AuditLog } from './audit-log';
 import {
@@ -29,10 +30,16 @@ import {
 } from './recovery';
 import {
   StoreConflict,
+  sortApiTokens,
+  userOf,
+  ADMIN_ROLE,
+  type ApiTokenRecord,
   type AuditEntry,
   type AuditEvent,
   type AuditQuery,
+  type IdempotencyRecord,
   type JournalEntry,
+  type StoredAnswer,
   type SessionRecord,
   type SessionHead,
   type SessionState,
@@ -88,6 +95,8 @@ export class EmbeddedStore implements Store {
   /** What meta.json holds, or is being written to hold. Users and revocations are read here. */
   private meta!: MetaState;
   private secretWrite: Promise<string> | null = null;
+  /** the automatic revert of an unconfirmed commit in progress (claimRevert) */
+  private revertClaim: { version: number; until: number } | null = null;
 
   /** The running version as readers see it: switched once a commit is durable. */
   private running!: VersionMeta;
@@ -107,6 +116,7 @@ export class EmbeddedStore implements Store {
   private auditLog!: AuditLog;
   private readonly versionsKeep: number;
   private readonly auditKeep: number;
+  private idempotency!: IdempotencyLog;
 
   constructor(opts: EmbeddedStoreOptions) {
     this.paths = layout(opts.dir);
@@ -178,6 +188,8 @@ export class EmbeddedStore implements Store {
     await ensureDurableFile(p.history);
     this.auditLog = await AuditLog.open(p.audit, this.auditKeep, this.log, (e) => this.fail(e));
     this.history = GroupAppender.open(p.history, (e) => this.fail(e));
+    this.idempotency = new IdempotencyLog(p.idempotency, (e) => this.fail(e));
+    await this.idempotency.open();
     this.log.info({ dir: p.dir, running: meta.running, session: s !== null }, 'embedded store open');
   }
 
@@ -206,6 +218,7 @@ export class EmbeddedStore implements Store {
     await this.session?.log.close().catch(() => undefined);
     await this.history.close().catch(() => undefined);
     await this.auditLog.close().catch(() => undefined);
+    await this.idempotency.close().catch(() => undefined);
     this.lock?.release();
     this.state = 'closed';
   }
@@ -258,20 +271,66 @@ export class EmbeddedStore implements Store {
     return u && { ...u };
   }
 
-  async putUser(user: UserRecord): Promise<void> {
+  async putUser(user: UserRecord): Promise<boolean> {
     this.check();
-    this.meta.users.set(user.username, { username: user.username, hash: user.hash, createdAt: user.createdAt });
+    if (user.role !== ADMIN_ROLE && this.meta.isLastAdmin(user.username)) return false;
+    this.meta.users.set(user.username, userOf(user));
     await this.meta.persist();
+    return true;
   }
 
-  /** False (nothing changed) for the last user; true when deleted or when there is no such user. */
   async deleteUser(username: string): Promise<boolean> {
     this.check();
     if (!this.meta.users.has(username)) return true;
-    if (this.meta.users.size <= 1) return false;
+    if (this.meta.isLastAdmin(username)) return false;
     this.meta.users.delete(username);
+    for (const t of [...this.meta.apiTokens.values()]) if (t.owner === username) this.meta.apiTokens.delete(t.hash);
     await this.meta.persist();
     return true;
+  }
+
+  // ---- API tokens (meta.json) ----
+
+  async addApiToken(token: ApiTokenRecord): Promise<boolean> {
+    this.check();
+    if (this.meta.apiTokenNamed(token.owner, token.name)) return false;
+    this.meta.apiTokens.set(token.hash, { ...token });
+    await this.meta.persist();
+    return true;
+  }
+
+  async getApiToken(hash: string): Promise<ApiTokenRecord | undefined> {
+    this.check();
+    const t = this.meta.apiTokens.get(hash);
+    return t && { ...t };
+  }
+
+  async listApiTokens(owner?: string): Promise<ApiTokenRecord[]> {
+    this.check();
+    const all = [...this.meta.apiTokens.values()].filter((t) => owner === undefined || t.owner === owner);
+    return sortApiTokens(all.map((t) => ({ ...t })));
+  }
+
+  async deleteApiToken(owner: string, name: string): Promise<ApiTokenRecord | undefined> {
+    this.check();
+    const t = this.meta.apiTokenNamed(owner, name);
+    if (!t) return undefined;
+    this.meta.apiTokens.delete(t.hash);
+    await this.meta.persist();
+    return { ...t };
+  }
+
+  async touchApiTokens(used: ReadonlyMap<string, number>): Promise<void> {
+    this.check();
+    let changed = false;
+    for (const [hash, at] of used) {
+      const t = this.meta.apiTokens.get(hash);
+      if (t && (t.lastUsedAt ?? 0) < at) {
+        t.lastUsedAt = at;
+        changed = true;
+      }
+    }
+    if (changed) await this.meta.persist();
   }
 
   /** `expiresAt` in unix ms (unix seconds are recognised and scaled). */
@@ -286,6 +345,33 @@ export class EmbeddedStore implements Store {
   async isRevoked(jti: string): Promise<boolean> {
     this.check();
     return this.meta.revoked.has(jti);
+  }
+
+  // ---- commit confirmed ----
+
+  async confirmedVersion(): Promise<number> {
+    this.check();
+    return this.meta.confirmed;
+  }
+
+  async confirmVersion(version: number): Promise<boolean> {
+    this.check();
+    const r = this.revertClaim;
+    if (r && r.version === version && r.until > Date.now()) return false;
+    this.meta.confirmed = Math.max(this.meta.confirmed, version);
+    await this.meta.persist();
+    return true;
+  }
+
+  /** One process holds the data folder: the claim lives in memory (a restart may revert again). */
+  async claimRevert(version: number, leaseMs: number): Promise<boolean> {
+    this.check();
+    const now = Date.now();
+    if (this.meta.confirmed >= version) return false;
+    const r = this.revertClaim;
+    if (r && r.version === version && r.until > now) return false;
+    this.revertClaim = { version, until: now + leaseMs };
+    return true;
   }
 
   // ---- versions ----
@@ -525,5 +611,26 @@ export class EmbeddedStore implements Store {
 
   async ping(): Promise<void> {
     this.check();
+  }
+
+  // ---- idempotency keys ----
+
+  async claimIdempotencyKey(scope: string, fingerprint: string, leaseMs: number): Promise<IdempotencyRecord | null> {
+    this.check();
+    return this.idempotency.claim(scope, fingerprint, leaseMs);
+  }
+
+  async saveIdempotentAnswer(scope: string, fingerprint: string, answer: StoredAnswer, ttlMs: number): Promise<void> {
+    this.check();
+    try {
+      await this.idempotency.save(scope, fingerprint, answer, ttlMs);
+    } catch (e) {
+      throw this.fail(e);
+    }
+  }
+
+  async releaseIdempotencyKey(scope: string, fingerprint: string): Promise<void> {
+    this.check();
+    this.idempotency.release(scope, fingerprint);
   }
 }

@@ -5,7 +5,7 @@
 // the next one, so the file never goes backwards and concurrent callers cost one write.
 import { atomicWriteFile } from './files';
 import type { MetaFile } from './recovery';
-import type { UserRecord } from './types';
+import { ADMIN_ROLE, userOf, type ApiTokenRecord, type UserRecord } from './types';
 
 export class MetaState {
   running: number;
@@ -14,6 +14,10 @@ export class MetaState {
   readonly users = new Map<string, UserRecord>();
   /** jti -> expiry in unix ms */
   readonly revoked = new Map<string, number>();
+  /** the last commit confirmed that was confirmed (0: none) */
+  confirmed: number;
+  /** API tokens by hash */
+  readonly apiTokens = new Map<string, ApiTokenRecord>();
 
   private waiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
   private loop: Promise<void> | null = null;
@@ -27,11 +31,26 @@ export class MetaState {
     this.running = meta.running;
     this.lastEndedSession = meta.lastEndedSession;
     this.secret = meta.secret;
-    for (const u of meta.users) this.users.set(u.username, { ...u });
+    this.confirmed = typeof meta.confirmed === 'number' ? meta.confirmed : 0;
+    for (const u of meta.users) this.users.set(u.username, userOf(u)); // a file from before roles: admins
+    for (const t of meta.apiTokens ?? []) this.apiTokens.set(t.hash, { ...t });
     const now = Date.now();
     for (const [jti, exp] of Object.entries(meta.revoked)) {
       if (typeof exp === 'number' && exp >= now) this.revoked.set(jti, exp);
     }
+  }
+
+  /** Whether `username` is the only account of ADMIN_ROLE. */
+  isLastAdmin(username: string): boolean {
+    if (this.users.get(username)?.role !== ADMIN_ROLE) return false;
+    for (const u of this.users.values()) if (u.username !== username && u.role === ADMIN_ROLE) return false;
+    return true;
+  }
+
+  /** An owner's token of that name. */
+  apiTokenNamed(owner: string, name: string): ApiTokenRecord | undefined {
+    for (const t of this.apiTokens.values()) if (t.owner === owner && t.name === name) return t;
+    return undefined;
   }
 
   sortedUsers(): UserRecord[] {
@@ -66,6 +85,8 @@ export class MetaState {
       secret: this.secret,
       users: this.sortedUsers(),
       revoked,
+      confirmed: this.confirmed,
+      apiTokens: [...this.apiTokens.values()],
     };
   }
 

@@ -4,7 +4,7 @@
 // the commit point (see docs/store.md).
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import type { JournalEntry, SessionRecord, UserRecord, VersionMeta, VersionRecord } from './types';
+import type { ApiTokenRecord, JournalEntry, SessionRecord, UserRecord, VersionMeta, VersionRecord } from './types';
 import {
   CorruptFileError,
   TMP_SUFFIX,
@@ -28,6 +28,8 @@ export interface Paths {
   history: string;
   session: string;
   audit: string;
+  /** saved answers of requests made with an Idempotency-Key */
+  idempotency: string;
   version(n: number): string;
 }
 
@@ -40,6 +42,7 @@ export function layout(dir: string): Paths {
     history: path.join(dir, 'history.log'),
     session: path.join(dir, 'session.log'),
     audit: path.join(dir, 'audit.log'),
+    idempotency: path.join(dir, 'idempotency.log'),
     version: (n) => path.join(versions, `${n}.json`),
   };
 }
@@ -54,6 +57,10 @@ export interface MetaFile {
   users: UserRecord[];
   /** jti -> expiry (unix ms); expired entries are pruned at each write. */
   revoked: Record<string, number>;
+  /** The last commit confirmed that was confirmed (absent in files of older daemons: 0). */
+  confirmed?: number;
+  /** absent in files written before API tokens existed */
+  apiTokens?: ApiTokenRecord[];
 }
 
 export function newMeta(): MetaFile {
@@ -89,7 +96,8 @@ export async function loadMeta(file: string): Promise<MetaFile | undefined> {
     (m.lastEndedSession === null || isStr(m.lastEndedSession)) &&
     (m.secret === null || isStr(m.secret)) &&
     Array.isArray(m.users) &&
-    m.users.every((u) => isStr(u?.username) && isStr(u.hash) && typeof u.createdAt === 'number') &&
+    m.users.every((u) => isStr(u?.username) && isStr(u.hash) && typeof u.createdAt === 'number' && (u.role === undefined || isStr(u.role))) &&
+    (m.apiTokens === undefined || (Array.isArray(m.apiTokens) && m.apiTokens.every((t) => isStr(t?.hash) && isStr(t.name) && isStr(t.owner) && isStr(t.role)))) &&
     typeof m.revoked === 'object' &&
     m.revoked !== null;
   if (!ok) throw refuse(file, 'unexpected content');
@@ -129,7 +137,9 @@ export async function dropUncommittedVersions(p: Paths, running: number): Promis
 }
 
 export function metaOf(r: VersionMeta): VersionMeta {
-  return { version: r.version, author: r.author, time: r.time, description: r.description, summary: r.summary };
+  const meta: VersionMeta = { version: r.version, author: r.author, time: r.time, description: r.description, summary: r.summary };
+  if (r.confirmBy !== undefined) meta.confirmBy = r.confirmBy;
+  return meta;
 }
 
 async function readVersionMeta(p: Paths, n: number): Promise<VersionMeta> {

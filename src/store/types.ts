@@ -5,10 +5,37 @@
 import type { SerializedDoc } from '../config/document';
 import type { Change } from '../config/changes';
 
+/** The role that may do everything: the store keeps at least one account of it. */
+export const ADMIN_ROLE = 'admin';
+
 export interface UserRecord {
   username: string;
   hash: string; // "scrypt$N$r$p$saltB64$hashB64"
   createdAt: number; // unix ms
+  /** one of src/auth/roles.ts's ROLES (the store only knows ADMIN_ROLE); an account stored
+   * before roles existed reads as ADMIN_ROLE (userOf) */
+  role: string;
+}
+
+/** A user as stored before roles existed (no role) read as one now: every account was an admin. */
+export function userOf(stored: Omit<UserRecord, 'role'> & { role?: string }): UserRecord {
+  return { username: stored.username, hash: stored.hash, createdAt: stored.createdAt, role: stored.role ?? ADMIN_ROLE };
+}
+
+/**
+ * An API token as stored: never its secret, only the secret's SHA-256 (hex), which is also its
+ * id. Names are unique per owner.
+ */
+export interface ApiTokenRecord {
+  hash: string;
+  name: string;
+  owner: string;
+  /** what it may do at most (one of ROLES); its owner's role caps it when lower */
+  role: string;
+  createdAt: number; // unix ms
+  expiresAt: number | null; // unix ms; null: no expiry
+  /** unix ms, recorded in batches (TokenService): up to a flush interval behind */
+  lastUsedAt: number | null;
 }
 
 export interface VersionMeta {
@@ -17,6 +44,11 @@ export interface VersionMeta {
   time: number; // unix ms
   description: string;
   summary: string; // change summary, e.g. "2 added, 1 changed, 0 deleted"
+  /**
+   * A commit confirmed: the time (unix ms) by which POST /api/config/confirm (or a later
+   * commit) must keep this version, else the daemon restores the version before it.
+   */
+  confirmBy?: number;
 }
 
 export interface VersionRecord extends VersionMeta {
@@ -40,7 +72,12 @@ export interface JournalEntry {
 
 export interface AuditEvent {
   at: number;
+  /** the account that acted (or that a failed login named) */
   user: string;
+  /** the role the request had; absent where no account acted (failed login, session expiry) */
+  role?: string;
+  /** the name of the API token the request presented, if it did */
+  token?: string;
   action: string; // e.g. "session.force-discard", "user.delete"
   details: string;
   /** the X-Request-Id of the request that did it; "" for the daemon's own (session expiry) */
@@ -63,6 +100,22 @@ export interface AuditQuery {
   user?: string;
   /** only this action, or the actions under it: "session" matches "session.begin" */
   action?: string;
+}
+
+/** The answer of a request made with an Idempotency-Key, as it is replayed. */
+export interface StoredAnswer {
+  status: number;
+  body: string;
+  headers: Record<string, string>;
+}
+
+/**
+ * What the store holds for one Idempotency-Key of one user: the fingerprint of the request
+ * that used it first, and its answer once it has one (null while that request runs).
+ */
+export interface IdempotencyRecord {
+  fingerprint: string;
+  answer: StoredAnswer | null;
 }
 
 export interface SessionState {
@@ -105,10 +158,34 @@ export interface Store {
 
   listUsers(): Promise<UserRecord[]>;
   getUser(username: string): Promise<UserRecord | undefined>;
-  /** Creates or replaces a user. */
-  putUser(user: UserRecord): Promise<void>;
-  /** Deletes a user unless it is the last one; false when it is the last (nothing changed). */
+  /**
+   * Creates or replaces a user, atomically unless that would leave no account of ADMIN_ROLE
+   * (the last admin demoted): false then, and nothing changed. Every instance sharing the store
+   * is told (the Redis store's 'user-changed' event), so a new role applies to the user's next
+   * request anywhere.
+   */
+  putUser(user: UserRecord): Promise<boolean>;
+  /**
+   * Deletes a user and every API token it owns, atomically, unless it is the last account of
+   * ADMIN_ROLE: false then (nothing changed). True when deleted or when there is no such user.
+   * Every instance is told, as for putUser.
+   */
   deleteUser(username: string): Promise<boolean>;
+
+  /** Records a new API token; false (nothing changed) when its owner has one of that name. */
+  addApiToken(token: ApiTokenRecord): Promise<boolean>;
+  /** The token whose secret has this SHA-256 (hex). */
+  getApiToken(hash: string): Promise<ApiTokenRecord | undefined>;
+  /** Every API token, or one owner's; by owner, then name. */
+  listApiTokens(owner?: string): Promise<ApiTokenRecord[]>;
+  /**
+   * Deletes an owner's token by name and tells every instance (a revocation of its hash);
+   * the deleted record, or undefined when there was none.
+   */
+  deleteApiToken(owner: string, name: string): Promise<ApiTokenRecord | undefined>;
+  /** Records when tokens were last used (hash -> unix ms), one write for the batch; tokens
+   * deleted meanwhile are skipped. */
+  touchApiTokens(used: ReadonlyMap<string, number>): Promise<void>;
 
   revokeToken(jti: string, expiresAt: number): Promise<void>;
   isRevoked(jti: string): Promise<boolean>;
@@ -121,6 +198,11 @@ export interface Store {
   getSession(): Promise<SessionState | null>;
   /** The active session and its journal length, or null: one cheap read. */
   sessionHead(): Promise<SessionHead | null>;
+  /**
+   * The head and the journal entries from `from` on, read together (one round trip on a
+   * shared store); the entries belong to the session of the head.
+   */
+  sessionSince?(from: number): Promise<{ head: SessionHead; entries: JournalEntry[] } | null>;
   /** The journal entries of `sessionId` from index `from` on; null unless it is active. */
   journalSince(sessionId: string, from: number): Promise<JournalEntry[] | null>;
   /**
@@ -135,6 +217,13 @@ export interface Store {
    * session's lastChangeAt to entry.at.
    */
   appendChange(sessionId: string, entry: JournalEntry): Promise<void>;
+  /**
+   * Appends consecutive changes (seq `entries[0].seq` on) in one step, all or none, each
+   * checked as appendChange checks it alone: a shared store's group append. Throws
+   * StoreConflict when refused (nothing appended); any other error leaves it unknown whether
+   * they were appended (ERR_SYS_4006: they were, but not confirmed by enough replicas).
+   */
+  appendChanges?(sessionId: string, entries: JournalEntry[]): Promise<void>;
   /**
    * Ends the session (discard or expiry). False when that session is not the active one or a
    * commit has claimed it.
@@ -159,10 +248,35 @@ export interface Store {
    */
   commit(sessionId: string, journalLength: number, version: VersionRecord): Promise<void>;
 
+  /** The last version recorded as confirmed (confirmVersion); 0 when none ever was. */
+  confirmedVersion(): Promise<number>;
+  /**
+   * Records that the commit confirmed of `version` is confirmed, durably. False (nothing
+   * recorded) when its automatic revert has been claimed (claimRevert) and may be under way.
+   */
+  confirmVersion(version: number): Promise<boolean>;
+  /**
+   * Claims the automatic revert of the unconfirmed `version` for `leaseMs`, in every process
+   * that shares the store. False when it was confirmed, or another live claim holds it (an
+   * instance that dies mid-revert lets its claim lapse, and another takes it over).
+   */
+  claimRevert(version: number, leaseMs: number): Promise<boolean>;
+
   /** Records an event durably before resolving; it gets the next id. */
   audit(event: AuditEvent): Promise<void>;
   /** The recorded events that match `query`, newest (highest id) first. */
   listAudit(query: AuditQuery): Promise<AuditEntry[]>;
+
+  /**
+   * Claims the idempotency key `scope` (user and key) for a request with `fingerprint`: null
+   * when this call claimed it (the claim lapses after `leaseMs` unless an answer is saved),
+   * else what the key already holds (nothing changed). Atomic across every instance.
+   */
+  claimIdempotencyKey(scope: string, fingerprint: string, leaseMs: number): Promise<IdempotencyRecord | null>;
+  /** Stores the answer of the claim's request, kept `ttlMs`. */
+  saveIdempotentAnswer(scope: string, fingerprint: string, answer: StoredAnswer, ttlMs: number): Promise<void>;
+  /** Drops a claim without an answer (the request failed in a way a retry may fix). */
+  releaseIdempotencyKey(scope: string, fingerprint: string): Promise<void>;
 
   /** Resolves when the store can serve calls; rejects (FwError ERR_SYS_4002) when it cannot. Cheap: /readyz calls it. */
   ping(): Promise<void>;
@@ -172,4 +286,18 @@ export interface Store {
 export function auditMatches(e: AuditEvent, q: AuditQuery): boolean {
   if (q.user !== undefined && e.user !== q.user) return false;
   return q.action === undefined || e.action === q.action || e.action.startsWith(`${q.action}.`);
+}
+
+/** An event as both stores record it: its fields in one order, the optional ones only when set. */
+export function auditRecordOf(event: AuditEvent): AuditEvent {
+  const entry: AuditEvent = { at: event.at, user: event.user, action: event.action, details: event.details, reqId: event.reqId ?? '' };
+  if (event.role !== undefined) entry.role = event.role;
+  if (event.token !== undefined) entry.token = event.token;
+  if (event.payload !== undefined) entry.payload = event.payload;
+  return entry;
+}
+
+/** API tokens in the order every store lists them: by owner, then name. */
+export function sortApiTokens(tokens: ApiTokenRecord[]): ApiTokenRecord[] {
+  return tokens.sort((a, b) => (a.owner === b.owner ? (a.name < b.name ? -1 : 1) : a.owner < b.owner ? -1 : 1));
 }

@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { FwError, isFwError, type ErrorCode } from '../errors';
 import type { CommitJob, CommitResult, CommitRunner, ConfigService } from '../session/service';
 import type { RedisStore } from '../store/redis/redis-store';
-import { FAIL_FAST, PATIENT, reconnectDelay, unreachable } from '../store/redis/connection';
+import { failFastOptions, patientOptions, unreachable, type RedisTarget } from '../store/redis/connection';
 
 const QUEUE = 'commits';
 
@@ -17,23 +17,16 @@ const QUEUE = 'commits';
 type Outcome = CommitResult | { error: { code: ErrorCode; details: string; message: string } };
 
 export interface QueueSettings {
-  redisUrl: string;
+  redis: RedisTarget;
   clusterName: string;
   commitTimeoutMs: number;
 }
 
-function connection(url: string, failFast: boolean): ConnectionOptions {
-  const u = new URL(url);
-  return {
-    host: u.hostname || '127.0.0.1',
-    port: Number(u.port || 6379),
-    username: u.username ? decodeURIComponent(u.username) : undefined,
-    password: u.password ? decodeURIComponent(u.password) : undefined,
-    db: u.pathname.length > 1 ? Number(u.pathname.slice(1)) : undefined,
-    // a producer fails fast during an outage (503); workers and listeners wait it out
-    ...(failFast ? FAIL_FAST : PATIENT),
-    retryStrategy: reconnectDelay,
-  };
+/** The store's connection options (same server or sentinels, password, TLS); BullMQ connects itself. */
+function connection(target: RedisTarget, failFast: boolean): ConnectionOptions {
+  // a producer fails fast during an outage (503); workers and listeners wait it out
+  const { lazyConnect: _lazy, ...options } = failFast ? failFastOptions(target) : patientOptions(target);
+  return options as ConnectionOptions; // BullMQ hands them to ioredis as they are
 }
 
 /** BullMQ keys under the firewall's hash tag: the whole layout stays in one cluster slot. */
@@ -52,8 +45,8 @@ export class CommitQueue implements CommitRunner {
 
   constructor(private readonly s: QueueSettings, private readonly log: Logger) {
     const prefix = prefixOf(s.clusterName);
-    this.queue = new Queue(QUEUE, { connection: connection(s.redisUrl, true), prefix });
-    this.events = new QueueEvents(QUEUE, { connection: connection(s.redisUrl, false), prefix });
+    this.queue = new Queue(QUEUE, { connection: connection(s.redis, true), prefix });
+    this.events = new QueueEvents(QUEUE, { connection: connection(s.redis, false), prefix });
     this.queue.on('error', () => undefined); // reported where a call fails
     this.events.on('error', () => undefined);
   }
@@ -110,7 +103,7 @@ export class CommitWorker {
 
   constructor(s: QueueSettings, store: RedisStore, config: ConfigService<unknown>, log: Logger) {
     this.worker = new Worker(QUEUE, (job: Job) => runJob(job.data as CommitJob, store, config), {
-      connection: connection(s.redisUrl, false),
+      connection: connection(s.redis, false),
       prefix: prefixOf(s.clusterName),
       concurrency: 1,
       // a worker that died is noticed within seconds; a live one renews its lock while it compiles

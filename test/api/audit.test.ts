@@ -22,7 +22,7 @@ beforeAll(async () => {
   t = await startTestDaemon({ FW_LOG_LEVEL: 'info' }, dir, pino({ level: 'info' }, sink));
   admin.url = other.url = t.url;
   await admin.login();
-  await ok(admin.post('/api/users', { username: 'ops', password: 'ops-password-123' }));
+  await ok(admin.post('/api/users', { username: 'ops', password: 'ops-password-123', role: 'admin' }));
   await other.login('ops', 'ops-password-123');
 });
 

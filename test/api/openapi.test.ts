@@ -66,7 +66,7 @@ test('request bodies and read models in the document are the schemas the code va
 
 test('every operation lists its error answers with the contract\'s codes, and the bearer requirement', () => {
   const del = doc.paths['/api/addresses/{name}'].delete;
-  expect(Object.keys(del.responses).sort()).toEqual(['200', '400', '401', '404', '409', '500', '503']);
+  expect(Object.keys(del.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '422', '500', '503']);
   const e404 = doc.components.responses.Error404.content['application/json'].schema;
   expect(e404.properties.code.anyOf.map((c: { const: string }) => c.const).sort()).toEqual(['ERR_NET_1003', 'ERR_NET_1011']);
   expect(doc.paths['/api/login'].post.security).toEqual([]);

@@ -84,7 +84,8 @@ test('FW_VERSIONS_KEEP=0 keeps every version', async () => {
   expect((await ok(c.get('/api/config/versions/0'))).body.description).toBe('initial configuration');
 });
 
-test('FW_VERSIONS_KEEP and FW_AUDIT_KEEP must be whole numbers: the daemon refuses to start otherwise', async () => {
+test('FW_VERSIONS_KEEP (0 or at least 2) and FW_AUDIT_KEEP must be whole numbers: the daemon refuses to start otherwise', async () => {
   await expect(startTestDaemon({ FW_VERSIONS_KEEP: '-1' }, tempDir())).rejects.toThrow(/FW_VERSIONS_KEEP must be an integer/);
   await expect(startTestDaemon({ FW_AUDIT_KEEP: 'lots' }, tempDir())).rejects.toThrow(/FW_AUDIT_KEEP must be an integer/);
+  await expect(startTestDaemon({ FW_VERSIONS_KEEP: '1' }, tempDir())).rejects.toThrow(/FW_VERSIONS_KEEP must be 0 \(keep all\) or at least 2/);
 });

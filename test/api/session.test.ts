@@ -8,8 +8,8 @@ let bob: Client;
 
 beforeAll(async () => {
   const admin = d.client;
-  await admin.post('/api/users', { username: 'alice', password: 'alice-password-1' });
-  await admin.post('/api/users', { username: 'bob', password: 'bob-password-12' });
+  await admin.post('/api/users', { username: 'alice', password: 'alice-password-1', role: 'admin' });
+  await admin.post('/api/users', { username: 'bob', password: 'bob-password-12', role: 'admin' });
   alice = await new Client(d.url).login('alice', 'alice-password-1');
   bob = await new Client(d.url).login('bob', 'bob-password-12');
 });
@@ -62,7 +62,7 @@ test('force discard by another admin breaks the lock and drops the candidate', a
 });
 
 test('session status reports owner, times and the number of changes', async () => {
-  expect((await alice.get('/api/config/session')).body).toEqual({ active: false, owner: null, started_at: null, expires_at: null, changes: 0 });
+  expect((await alice.get('/api/config/session')).body).toEqual({ active: false, owner: null, started_at: null, expires_at: null, changes: 0, pending_confirm: null });
   await alice.post('/api/config/begin');
   await alice.post('/api/addresses', net('s1', '10.3.0.0/16'));
   await alice.post('/api/addresses', net('s2', '10.4.0.0/16'));

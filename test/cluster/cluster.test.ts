@@ -131,6 +131,26 @@ test('a logout is refused by every instance within a second; so is a deleted use
   expect(await eventually(async () => (await bobOnC.get('/api/me')).status === 401, 1000)).toBe(true);
 });
 
+test('a role change, a revoked API token and a deleted user\'s tokens reach every instance within a second', async () => {
+  expectMessage(await a.post('/api/users', { username: 'dana', password: 'dana-password-1', role: 'operator' }), 'user created');
+  const dana = await new Client(b.url).login('dana', 'dana-password-1');
+  const made = (await dana.post('/api/tokens', { name: 'ci', role: 'operator' })).body;
+  const other = (await dana.post('/api/tokens', { name: 'other', role: 'operator' })).body;
+  const on = (x: Client, token: string) => Object.assign(new Client(x.url), { token });
+  const [jwtOnC, apiOnB, apiOnC, otherOnC] = [on(c, dana.token), on(b, made.token), on(c, made.token), on(c, other.token)];
+  for (const x of [jwtOnC, apiOnB, apiOnC, otherOnC]) expect((await x.get('/api/me')).body.role).toBe('operator'); // cached
+  expectMessage(await a.put('/api/users/dana', { role: 'viewer' }), 'user updated');
+  for (const x of [dana, jwtOnC, apiOnB, apiOnC]) {
+    expect(await eventually(async () => (await x.get('/api/me')).body.role === 'viewer', 1000)).toBe(true);
+  }
+  expectError(await apiOnC.post('/api/config/begin'), 403, 'ERR_SEC_5008');
+  expectMessage(await a.del('/api/tokens/ci?owner=dana'), 'token revoked');
+  expect(await eventually(async () => (await apiOnB.get('/api/me')).status === 401, 1000)).toBe(true);
+  expect(await eventually(async () => (await apiOnC.get('/api/me')).status === 401, 1000)).toBe(true);
+  expectMessage(await a.del('/api/users/dana'), 'user deleted');
+  expect(await eventually(async () => (await otherOnC.get('/api/me')).status === 401, 1000)).toBe(true);
+});
+
 test('the failed-login limit is shared: spreading attempts over instances does not dodge it', async () => {
   expectMessage(await a.post('/api/users', { username: 'carol', password: 'carol-password-1' }), 'user created');
   const clients = [a, b, c];

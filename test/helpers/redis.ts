@@ -13,8 +13,10 @@ export interface TestRedis {
   dir: string;
   /** Stops it gracefully (SHUTDOWN: the append-only file is complete). */
   stop(): Promise<void>;
-  /** Starts it again on the same port and data folder (after stop). */
-  restart(): Promise<void>;
+  /** Starts it again on the same port and data folder (after stop), with other extra arguments if given. */
+  restart(extra?: string[]): Promise<void>;
+  /** Kills it with SIGKILL (a lost host: nothing flushed, no goodbye). */
+  kill(): Promise<void>;
 }
 
 export function freePort(): Promise<number> {
@@ -44,12 +46,19 @@ export async function fixedPort(): Promise<number> {
   }
 }
 
-async function launch(port: number, dir: string): Promise<ChildProcess> {
+/** `extra`: more redis-server arguments (e.g. --replicaof). */
+function launch(port: number, dir: string, extra: string[] = []): Promise<ChildProcess> {
   const proc = spawn('redis-server', [
     '--port', String(port), '--bind', '127.0.0.1', '--dir', dir,
     '--appendonly', 'yes', '--appendfsync', 'always', '--save', '',
     '--daemonize', 'no', '--protected-mode', 'yes', '--loglevel', 'warning',
+    ...extra,
   ], { stdio: ['ignore', 'pipe', 'pipe'] });
+  return whenListening(proc, port, 'redis-server');
+}
+
+/** Resolves with `proc` (owned: killed with this process) once `port` accepts connections. */
+export async function whenListening(proc: ChildProcess, port: number, what: string): Promise<ChildProcess> {
   ownChild(proc);
   let out = '';
   proc.stdout!.on('data', (b) => { out += b.toString(); });
@@ -57,20 +66,20 @@ async function launch(port: number, dir: string): Promise<ChildProcess> {
   try {
     await waitForPort(port, proc, () => out);
   } catch (e) {
-    throw new Error(`redis-server on ${port} did not start: ${(e as Error).message}`);
+    throw new Error(`${what} on ${port} did not start: ${(e as Error).message}`);
   }
   return proc;
 }
 
-function exited(proc: ChildProcess): Promise<void> {
+export function exited(proc: ChildProcess): Promise<void> {
   if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => proc.once('exit', () => resolve()));
 }
 
-export async function startRedis(dir: string): Promise<TestRedis> {
+export async function startRedis(dir: string, extra: string[] = []): Promise<TestRedis> {
   fs.mkdirSync(dir, { recursive: true });
-  const port = await freePort();
-  let proc = await launch(port, dir);
+  const port = await fixedPort(); // restart() may listen on it again right after a kill
+  let proc = await launch(port, dir, extra);
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
@@ -79,8 +88,12 @@ export async function startRedis(dir: string): Promise<TestRedis> {
       proc.kill('SIGTERM'); // redis-server shuts down cleanly on SIGTERM
       await exited(proc);
     },
-    async restart() {
-      proc = await launch(port, dir);
+    async restart(again = extra) {
+      proc = await launch(port, dir, again);
+    },
+    async kill() {
+      proc.kill('SIGKILL');
+      await exited(proc);
     },
   };
 }

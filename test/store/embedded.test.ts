@@ -49,7 +49,7 @@ describe('a new store', () => {
   test('creates a missing directory (and parents) with private permissions', async () => {
     const nested = path.join(dir, 'a', 'b', 'data');
     const s = await openStore(nested);
-    await s.putUser({ username: 'admin', hash: 'h', createdAt: 1 });
+    await s.putUser({ username: 'admin', hash: 'h', createdAt: 1, role: 'admin' });
     expect(fs.statSync(nested).mode & 0o777).toBe(0o700);
     for (const f of ['meta.json', 'history.log', 'versions/0.json', 'daemon.pid']) {
       expect(fs.statSync(path.join(nested, f)).mode & 0o777).toBe(0o600);
@@ -310,7 +310,7 @@ describe('retention (FW_VERSIONS_KEEP, FW_AUDIT_KEEP)', () => {
 });
 
 describe('users, secret, revocation, audit', () => {
-  const user = (username: string, hash = 'scrypt$1') => ({ username, hash, createdAt: 1000 });
+  const user = (username: string, hash = 'scrypt$1', role = 'admin') => ({ username, hash, createdAt: 1000, role });
 
   test('put, get, list, replace', async () => {
     await store.putUser(user('bob'));
@@ -383,7 +383,7 @@ describe('users, secret, revocation, audit', () => {
 
 describe('restart', () => {
   test('a clean restart restores everything', async () => {
-    await store.putUser({ username: 'admin', hash: 'scrypt$h', createdAt: 5 });
+    await store.putUser({ username: 'admin', hash: 'scrypt$h', createdAt: 5, role: 'admin' });
     await store.getOrCreateSecret(() => 'the-secret');
     await store.revokeToken('t1', Date.now() + 60_000);
     const s1 = sessionRec();
@@ -558,7 +558,7 @@ describe('a failed write', () => {
       expect(e.code).toBe('ERR_SYS_4002');
       expect(e).toMatchObject({ details: expect.stringMatching(/EIO/) });
       expect((await rejection(store.getSession())).code).toBe('ERR_SYS_4002');
-      expect((await rejection(store.putUser({ username: 'x', hash: 'h', createdAt: 0 }))).code).toBe('ERR_SYS_4002');
+      expect((await rejection(store.putUser({ username: 'x', hash: 'h', createdAt: 0, role: 'admin' }))).code).toBe('ERR_SYS_4002');
       expect(failures).toHaveLength(1);
     } finally {
       spy.mockRestore();

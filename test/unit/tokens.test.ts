@@ -2,7 +2,7 @@
 // headers in front of it must both forget a token that expires, is revoked or loses its user.
 import { TokenService } from '../../src/auth/tokens';
 import type { Store } from '../../src/store/types';
-import type { AuthUser } from '../../src/api/http';
+import type { AuthUser } from '../../src/auth/user';
 
 function service(revoked: Set<string>, users: Set<string>): TokenService {
   const store = {
@@ -29,7 +29,7 @@ afterEach(() => jest.restoreAllMocks());
 
 test('a recently seen token is answered at once, then refused when it expires', async () => {
   const t = service(new Set(), new Set(['admin']));
-  const header = `Bearer ${t.issue('admin').token}`;
+  const header = `Bearer ${t.issue({ username: 'admin', role: 'admin' }).token}`;
   const first = t.authenticate(header);
   expect(first).toBeInstanceOf(Promise); // verified against the store once
   const user = await first;
@@ -47,8 +47,8 @@ test('revocation and account deletion reach tokens among the recent headers', as
   const revoked = new Set<string>();
   const users = new Set(['admin', 'ops']);
   const t = service(revoked, users);
-  const a = `Bearer ${t.issue('admin').token}`;
-  const o = `Bearer ${t.issue('ops').token}`;
+  const a = `Bearer ${t.issue({ username: 'admin', role: 'admin' }).token}`;
+  const o = `Bearer ${t.issue({ username: 'ops', role: 'admin' }).token}`;
   const admin = await authenticate(t, a);
   await authenticate(t, o);
   for (let i = 0; i < 3; i++) expect(t.authenticate(a)).toBe(admin);
@@ -64,9 +64,26 @@ test('revocation and account deletion reach tokens among the recent headers', as
 test('more recent tokens than slots: each still resolves to its own user', async () => {
   const names = ['u0', 'u1', 'u2', 'u3', 'u4', 'u5', 'u6'];
   const t = service(new Set(), new Set(names));
-  const headers = names.map((n) => `Bearer ${t.issue(n).token}`);
+  const headers = names.map((n) => `Bearer ${t.issue({ username: n, role: 'admin' }).token}`);
   for (const h of headers) await authenticate(t, h);
   for (let round = 0; round < 3; round++) {
     for (let i = 0; i < headers.length; i++) expect((t.authenticate(headers[(i * 3) % headers.length]) as AuthUser).username).toBe(names[(i * 3) % headers.length]);
   }
+});
+
+test('a verification that read the account before a forget is answered but not cached (a role change racing it)', async () => {
+  let release: () => void = () => undefined;
+  const gate = new Promise<void>((r) => { release = r; });
+  const store = {
+    isRevoked: async () => false,
+    getUser: async (name: string) => { await gate; return { username: name, role: 'admin' }; },
+  } as unknown as Store;
+  const t = new TokenService('unit-test-secret-of-some-length', 60, store);
+  const header = `Bearer ${t.issue({ username: 'ops', role: 'admin' }).token}`;
+  const first = t.authenticate(header) as Promise<AuthUser>;
+  t.forgetUser('ops'); // e.g. told of a demotion while the account was being read
+  release();
+  expect((await first).role).toBe('admin');
+  expect(t.authenticate(header)).toBeInstanceOf(Promise); // verified again, not from the cache
+  await t.close();
 });

@@ -12,8 +12,10 @@ const MAX_LIMIT = 1000;
 const AuditEntryModel = Type.Object({
   id: Type.Integer({ minimum: 1 }),
   time: IsoTime,
-  user: Type.String(),
-  action: Type.String({ description: 'auth.login, auth.login-failed, auth.logout, session.begin, session.discard, session.force-discard, session.expire, change.create/update/delete/move, config.commit, config.rollback, user.create/password/delete' }),
+  user: Type.String({ description: 'the account that acted (for a failed login: the name it tried)' }),
+  role: Type.Optional(Type.String({ description: 'the role the request had; absent where no account acted (failed login, session expiry)' })),
+  token: Type.Optional(Type.String({ description: 'the name of the API token the request presented' })),
+  action: Type.String({ description: 'auth.login, auth.login-failed, auth.logout, auth.forbidden (a 403, at most once a second per actor and route), session.begin, session.discard, session.force-discard, session.expire, change.create/update/delete/move, config.commit, config.rollback, user.create/password/role/delete, token.create/revoke' }),
   details: Type.String(),
   requestId: Type.String({ description: 'the X-Request-Id of the request; "" for the daemon\'s own (session expiry)' }),
   payload: Type.Optional(Type.Unknown({ description: 'the request body of a change' })),
@@ -33,7 +35,7 @@ function intQuery(name: string, text: string | null, min: number, max: number): 
 
 export function auditRoutes(ctx: AppContext): RouteDef[] {
   return [
-    { method: 'GET', pattern: '/api/audit', body: 'none',
+    { method: 'GET', pattern: '/api/audit', body: 'none', permission: 'audit',
       doc: {
         tag: 'audit', summary: 'The audit trail, newest first', response: AuditPage,
         query: {
@@ -53,6 +55,8 @@ export function auditRoutes(ctx: AppContext): RouteDef[] {
           const out: Record<string, unknown> = {
             id: e.id, time: new Date(e.at).toISOString(), user: e.user, action: e.action, details: e.details, requestId: e.reqId ?? '',
           };
+          if (e.role !== undefined) out.role = e.role;
+          if (e.token !== undefined) out.token = e.token;
           if (e.payload !== undefined) out.payload = e.payload;
           return out;
         });

@@ -5,17 +5,29 @@ import { shapeChecker } from '../../config/validate';
 import { dummyHash, verifyPassword } from '../../auth/passwords';
 import type { LoginLimiter } from '../../auth/login-limiter';
 import type { TokenService } from '../../auth/tokens';
+import { roleOf } from '../../auth/api-tokens';
+import { ROLES } from '../../auth/roles';
+import type { AuthUser } from '../../auth/user';
 import type { AppContext } from '../context';
-import { message, type AuthUser, type Reply, type RouteDef } from '../http';
+import { message, type Reply, type RouteDef } from '../http';
 import { MessageReply } from '../schemas';
 
 const LoginBody = Type.Object({ username: Type.String(), password: Type.String() }, { additionalProperties: false });
 const loginShape = shapeChecker(LoginBody);
 const TokenReply = Type.Object({ token: Type.String(), expires_in: Type.Integer({ description: 'seconds' }) }, { additionalProperties: false });
-const MeReply = Type.Object(
-  { username: Type.String(), role: Type.Literal('admin'), expires: Type.Integer({ description: 'unix seconds' }) },
-  { additionalProperties: false },
-);
+const MeReply = Type.Object({
+  username: Type.String(),
+  role: Type.Union(ROLES.map((r) => Type.Literal(r)), { description: 'what this request may do: the account\'s role now (for an API token, the weaker of the token\'s and its owner\'s)' }),
+  expires: Type.Union([Type.Integer(), Type.Null()], { description: 'unix seconds; null for an API token without expiry' }),
+  token: Type.Optional(Type.String({ description: 'the API token\'s name, when called with one' })),
+}, { additionalProperties: false });
+
+/** The body of GET /api/me for a request's user. */
+function meOf(user: AuthUser): Record<string, unknown> {
+  const me: Record<string, unknown> = { username: user.username, role: user.role, expires: Number.isFinite(user.exp) ? user.exp : null };
+  if (user.apiToken) me.token = user.apiToken.name;
+  return me;
+}
 
 const meAnswers = new WeakMap<AuthUser, Reply>();
 
@@ -44,18 +56,22 @@ export function authRoutes(ctx: AppContext, tokens: TokenService, limiter: Login
         }
         await limiter.recordSuccess(b.username);
         req.log.info({ reqId: req.id, username: b.username }, 'login');
-        await ctx.audit.record(req, 'auth.login', `from ${req.ip}`, undefined, b.username);
-        return { body: tokens.issue(b.username) };
+        const role = roleOf(user);
+        await ctx.audit.record(req, 'auth.login', `from ${req.ip}`, undefined, { username: b.username, role });
+        return { body: tokens.issue({ username: b.username, role }) };
       },
     },
     {
       method: 'POST',
       pattern: '/api/logout',
       body: 'none',
-      doc: { tag: 'auth', summary: 'Revoke the token of this request', response: MessageReply },
+      permission: 'read',
+      doc: { tag: 'auth', summary: 'Revoke the token of this request (an API token: deleted for good)', response: MessageReply },
       handler: async (req) => {
         await tokens.revoke(req.user);
-        await ctx.audit.record(req, 'auth.logout', '');
+        const api = req.user.apiToken;
+        if (api) await ctx.audit.record(req, 'token.revoke', `${req.user.username}/${api.name}`);
+        else await ctx.audit.record(req, 'auth.logout', '');
         return message('logged out');
       },
     },
@@ -63,12 +79,14 @@ export function authRoutes(ctx: AppContext, tokens: TokenService, limiter: Login
       method: 'GET',
       pattern: '/api/me',
       body: 'none',
-      doc: { tag: 'auth', summary: 'Who the token belongs to', response: MeReply },
-      // the answer of a token never changes: serialized once per (cached) token
+      permission: 'read',
+      doc: { tag: 'auth', summary: 'Who the token belongs to, and its role now', response: MeReply },
+      // the answer of a verified user never changes (a role change verifies the token again,
+      // giving a new user): serialized once per cached user
       handler: (req) => {
         let answer = meAnswers.get(req.user);
         if (answer === undefined) {
-          const json = Buffer.from(JSON.stringify({ username: req.user.username, role: req.user.role, expires: req.user.exp }));
+          const json = Buffer.from(JSON.stringify(meOf(req.user)));
           answer = Object.freeze({ body: undefined, json });
           meAnswers.set(req.user, answer);
         }

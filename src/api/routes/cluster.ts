@@ -17,6 +17,6 @@ const NodeModel = Type.Object({
 
 export function clusterRoutes(ctx: AppContext): RouteDef[] {
   return [
-    { method: 'GET', pattern: '/api/cluster/nodes', body: 'none', doc: { tag: 'cluster', summary: 'The instances serving this firewall', response: Type.Array(NodeModel) }, handler: async () => ({ body: await ctx.nodes.nodes() }) },
+    { method: 'GET', pattern: '/api/cluster/nodes', body: 'none', permission: 'read', doc: { tag: 'cluster', summary: 'The instances serving this firewall', response: Type.Array(NodeModel) }, handler: async () => ({ body: await ctx.nodes.nodes() }) },
   ];
 }

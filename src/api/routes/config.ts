@@ -1,25 +1,37 @@
 // /api/config/*: the configuration session, commit, history and rollback.
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { FwError } from '../../errors';
 import { checkRange, shapeChecker } from '../../config/validate';
 import { serializeDoc } from '../../config/document';
 import type { AppContext } from '../context';
+import { can } from '../../auth/roles';
+import { forbidden } from '../../auth/user';
 import { message, type Req, type RouteDef, type RouteDoc } from '../http';
 import { IsoTime, MessageReply, SessionModel } from '../schemas';
 
-const CommitBody = Type.Object({ description: Type.Optional(Type.String({ description: 'at most 1024 characters' })) }, { additionalProperties: false });
+
+/** A commit confirmed waits at most a day (Junos: 65,535 minutes; a day is plenty for a pipeline). */
+const MAX_CONFIRM_TIMEOUT = 86_400;
+const CommitBody = Type.Object({
+  description: Type.Optional(Type.String({ description: 'at most 1024 characters' })),
+  confirm_timeout: Type.Optional(Type.Integer({
+    description: `commit confirmed: seconds (1 to ${MAX_CONFIRM_TIMEOUT}) until the daemon restores the previous version unless POST /api/config/confirm (or another commit) comes first`,
+  })),
+}, { additionalProperties: false });
 const RollbackBody = Type.Object({ version: Type.Integer() }, { additionalProperties: false });
 const commitShape = shapeChecker(CommitBody);
 const rollbackShape = shapeChecker(RollbackBody);
 
 const DiffItems = Type.Array(Type.Object({ kind: Type.String(), key: Type.String() }, { additionalProperties: false }));
-const DiffReply = Type.Object({
+export const DiffReply = Type.Object({
   base_version: Type.Integer({ minimum: 0 }),
   added: DiffItems,
   changed: DiffItems,
   deleted: DiffItems,
   reordered: Type.Array(Type.String()),
 }, { additionalProperties: false });
+/** GET /api/config/diff's answer (also the answer of a declarative load; fwctl plan and apply show it). */
+export type DiffReplyModel = Static<typeof DiffReply>;
 const versionFields = {
   version: Type.Integer({ minimum: 0 }),
   author: Type.String(),
@@ -38,7 +50,7 @@ const VersionWithConfig = Type.Object({
   }, { additionalProperties: false, description: 'the stored form of the configuration' }),
 }, { additionalProperties: false });
 const forceQuery = {
-  force: { schema: Type.Union([Type.Literal('true'), Type.Literal('false')]), description: 'true: discard another admin\'s session' },
+  force: { schema: Type.Union([Type.Literal('true'), Type.Literal('false')]), description: 'true: discard another user\'s session (role admin: the force permission)' },
 };
 const doc = (summary: string, response: TSchema = MessageReply, more: Partial<RouteDoc> = {}): RouteDoc =>
   ({ tag: 'config', summary, response, errors: [409], ...more });
@@ -54,48 +66,65 @@ function parseVersion(text: string): number {
 
 export function configRoutes(ctx: AppContext): RouteDef[] {
   const cfg = ctx.config;
+  /** The deadline of a commit confirmed just made (a job retried in a cluster answers without it: read it back). */
+  const confirmByField = async (version: number, confirmBy: number | undefined): Promise<{ confirm_by?: string }> => {
+    if (confirmBy !== undefined) return { confirm_by: new Date(confirmBy).toISOString() };
+    const p = await cfg.pendingConfirm();
+    return p?.version === version ? { confirm_by: p.deadline } : {};
+  };
   const user = (req: Req) => req.user.username;
   return [
-    { method: 'POST', pattern: '/api/config/begin', body: 'none', doc: doc('Begin the configuration session'), handler: async (req) => {
+    { method: 'POST', pattern: '/api/config/begin', body: 'none', permission: 'configure', doc: doc('Begin the configuration session'), handler: async (req) => {
       await cfg.begin(user(req));
       await ctx.audit.record(req, 'session.begin', '');
       return message('config session started');
     } },
-    { method: 'POST', pattern: '/api/config/commit', doc: doc('Commit the candidate: a new running version', MessageReply, { body: CommitBody, bodyOptional: true, errors: [409, 504] }), handler: async (req) => {
+    { method: 'POST', pattern: '/api/config/commit', permission: 'configure', doc: doc('Commit the candidate: a new running version', MessageReply, { body: CommitBody, bodyOptional: true, errors: [409, 504] }), handler: async (req) => {
       const b = req.body === undefined ? {} : commitShape(req.body);
       const description = b.description ?? '';
       if (description.length > 1024) throw new FwError('ERR_NET_1004', 'field "description": at most 1024 characters');
+      const confirmTimeout = b.confirm_timeout === undefined ? undefined : checkRange('confirm_timeout', b.confirm_timeout, 1, MAX_CONFIRM_TIMEOUT);
       const end = ctx.metrics.commitSeconds.startTimer();
-      const r = await cfg.commit(user(req), description).then(
+      const r = await cfg.commit(user(req), description, confirmTimeout).then(
         (ok) => { ctx.metrics.commits.inc({ result: 'ok' }); return ok; },
         (e: unknown) => { ctx.metrics.commits.inc({ result: 'failed' }); throw e; },
       ).finally(end);
-      await ctx.audit.record(req, 'config.commit', `version ${r.version}`, { description });
+      const confirmBy = confirmTimeout === undefined ? {} : await confirmByField(r.version, r.confirmBy);
+      await ctx.audit.record(req, 'config.commit', `version ${r.version}${confirmBy.confirm_by ? `, to be confirmed by ${confirmBy.confirm_by}` : ''}`, confirmTimeout === undefined ? { description } : { description, confirm_timeout: confirmTimeout });
       const unconfirmed: Record<string, string> = r.unconfirmed.length ? { unconfirmed_nodes: r.unconfirmed.join(',') } : {};
-      return message('commit successful', { version: String(r.version), ...warningsField(r.warnings), ...unconfirmed });
+      return message('commit successful', { version: String(r.version), ...confirmBy, ...warningsField(r.warnings), ...unconfirmed });
     } },
-    { method: 'POST', pattern: '/api/config/discard', body: 'none', doc: doc('Discard the session and its candidate', MessageReply, { query: forceQuery }), handler: async (req) => {
+    { method: 'POST', pattern: '/api/config/confirm', body: 'none', permission: 'configure', doc: doc('Confirm the pending commit confirmed: keep it running', MessageReply, { errors: [409] }), handler: async (req) => {
+      const version = await ctx.confirmation.confirm(user(req));
+      await ctx.audit.record(req, 'config.confirm', `version ${version}`);
+      return message('commit confirmed', { version: String(version) });
+    } },
+    { method: 'POST', pattern: '/api/config/discard', body: 'none', permission: 'configure', doc: doc('Discard the session and its candidate', MessageReply, { query: forceQuery }), handler: async (req) => {
       const force = req.query.get('force');
       if (force !== null && force !== 'true' && force !== 'false') {
         throw new FwError('ERR_NET_1005', `query "force": "${force}" is not one of true, false`);
       }
-      const owner = await cfg.discard(user(req), force === 'true');
+      // breaking another user's session takes the force permission: known only once the
+      // session's owner is, so checked here rather than by the route's declaration
+      const owner = await cfg.discard(user(req), force === 'true', () => {
+        if (!can(req.user.role, 'force')) throw forbidden('force', req.user, 'discarding another user\'s session');
+      });
       if (owner === user(req)) await ctx.audit.record(req, 'session.discard', '');
       else await ctx.audit.record(req, 'session.force-discard', `owner: ${owner}`);
       return message('config session discarded');
     } },
-    { method: 'GET', pattern: '/api/config/session', body: 'none', doc: doc('The session, if any', SessionModel, { errors: [] }), handler: async () => ({ body: await cfg.info() }) },
-    { method: 'GET', pattern: '/api/config/diff', body: 'none', doc: doc('What the candidate changes', DiffReply), handler: async () => ({ body: await cfg.diff() }) },
-    { method: 'POST', pattern: '/api/config/validate', body: 'none', doc: doc('Run the commit checks on the candidate', MessageReply, { errors: [400, 409, 504] }), handler: async () => {
+    { method: 'GET', pattern: '/api/config/session', body: 'none', permission: 'read', doc: doc('The session, if any', SessionModel, { errors: [] }), handler: async () => ({ body: await cfg.info() }) },
+    { method: 'GET', pattern: '/api/config/diff', body: 'none', permission: 'read', doc: doc('What the candidate changes', DiffReply), handler: async () => ({ body: await cfg.diff() }) },
+    { method: 'POST', pattern: '/api/config/validate', body: 'none', permission: 'configure', doc: doc('Run the commit checks on the candidate', MessageReply, { errors: [400, 409, 504] }), handler: async () => {
       const r = await cfg.validate();
       return message('validation passed', warningsField(r.warnings));
     } },
-    { method: 'GET', pattern: '/api/config/versions', body: 'none', doc: doc('The committed versions', Type.Array(VersionModel), { errors: [] }), handler: async () => ({
+    { method: 'GET', pattern: '/api/config/versions', body: 'none', permission: 'read', doc: doc('The committed versions', Type.Array(VersionModel), { errors: [] }), handler: async () => ({
       body: (await ctx.store.listVersions()).map((v) => ({
         version: v.version, author: v.author, time: new Date(v.time).toISOString(), description: v.description, summary: v.summary,
       })),
     }) },
-    { method: 'GET', pattern: '/api/config/versions/:n', body: 'none', doc: doc('One committed version with its configuration', VersionWithConfig, { errors: [] }), handler: async (req) => {
+    { method: 'GET', pattern: '/api/config/versions/:n', body: 'none', permission: 'read', doc: doc('One committed version with its configuration', VersionWithConfig, { errors: [] }), handler: async (req) => {
       const n = parseVersion(req.params.n);
       const rec = await ctx.store.getVersion(n);
       if (!rec) throw new FwError('ERR_NET_1003', `version ${n} not found`);
@@ -105,7 +134,7 @@ export function configRoutes(ctx: AppContext): RouteDef[] {
         description: rec.description, summary: rec.summary, config: serializeDoc(doc),
       } };
     } },
-    { method: 'POST', pattern: '/api/config/rollback', doc: doc('Load a committed version into the candidate', MessageReply, { body: RollbackBody, errors: [404, 409] }), handler: async (req) => {
+    { method: 'POST', pattern: '/api/config/rollback', permission: 'configure', doc: doc('Load a committed version into the candidate', MessageReply, { body: RollbackBody, errors: [404, 409] }), handler: async (req) => {
       const b = rollbackShape(req.body);
       const version = checkRange('version', b.version, 0, Number.MAX_SAFE_INTEGER);
       await cfg.rollback(user(req), version);

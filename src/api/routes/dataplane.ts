@@ -21,7 +21,7 @@ const RenderReply = Type.Object({
 export function dataPlaneRoutes(ctx: AppContext): RouteDef[] {
   const netns = ctx.settings.netns;
   return [
-    { method: 'GET', pattern: '/api/dataplane/render', body: 'none', doc: { tag: 'dataplane', summary: 'What the data plane would apply', response: RenderReply, query: configQueryDoc, errors: [409] }, handler: async (req) => {
+    { method: 'GET', pattern: '/api/dataplane/render', body: 'none', permission: 'read', doc: { tag: 'dataplane', summary: 'What the data plane would apply', response: RenderReply, query: configQueryDoc, errors: [409] }, handler: async (req) => {
       const which = configQuery(req);
       const { doc } = await readSource(ctx, req);
       const plan = renderPlan(doc);

@@ -1,7 +1,7 @@
 // POST /api/eval, POST /api/eval/batch, GET /api/analysis: what the committed (or, with
 // ?config=candidate, the candidate) configuration does to packets. The matchers are built in
 // the worker pool; this thread only looks packets up.
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { FwError } from '../../errors';
 import { oneOf } from '../../config/render/objects';
 import { configQueryDoc } from '../schemas';
@@ -44,6 +44,9 @@ const EvalAnswer = Type.Object({
 }, { additionalProperties: false });
 const Version = Type.Integer({ minimum: 0, description: 'the running version answered for (with ?config=candidate: the one the candidate is based on)' });
 const EvalReply = Type.Composite([Type.Object({ version: Version }), EvalAnswer], { additionalProperties: false });
+/** What fwctl trace sends and reads (the CLI imports these types). */
+export type PacketRequest = Static<typeof PacketBody>;
+export type EvalReplyModel = Static<typeof EvalReply>;
 const BatchReply = Type.Object({ version: Version, results: Type.Array(EvalAnswer) }, { additionalProperties: false });
 const Covered = Type.Array(Type.Object({ id: Type.Integer(), coveredBy: Type.Array(Type.Integer()) }, { additionalProperties: false }));
 const AnalysisReply = Type.Object({
@@ -112,14 +115,14 @@ export function evalRoutes(ctx: AppContext): RouteDef[] {
   const single = ctx.metrics.evalPackets.labels('eval');
   const batched = ctx.metrics.evalPackets.labels('batch');
   return [
-    { method: 'POST', pattern: '/api/eval', doc: evalDoc('What the configuration does to one packet', EvalReply, PacketBody), handler: async (req) => {
+    { method: 'POST', pattern: '/api/eval', permission: 'read', doc: evalDoc('What the configuration does to one packet', EvalReply, PacketBody), handler: async (req) => {
       const packet = parsePacket(req.body);
       const { compiled, version } = await target(ctx, req);
       const answer = compiled.eval(packet);
       single.inc();
       return { body: { version, ...answer } };
     } },
-    { method: 'POST', pattern: '/api/eval/batch', maxBody: BATCH_BODY_BYTES, body: 'raw', doc: evalDoc('What the configuration does to up to 10,000 packets', BatchReply, BatchBody), handler: async (req) => {
+    { method: 'POST', pattern: '/api/eval/batch', permission: 'read', maxBody: BATCH_BODY_BYTES, body: 'raw', doc: evalDoc('What the configuration does to up to 10,000 packets', BatchReply, BatchBody), handler: async (req) => {
       const raw = req.raw ?? null;
       const threaded = raw !== null && raw.length >= THREAD_MIN_BYTES ? await inThread(ctx, req, raw) : null;
       if (threaded !== null) {
@@ -141,7 +144,7 @@ export function evalRoutes(ctx: AppContext): RouteDef[] {
         releaseBatch(batch);
       }
     } },
-    { method: 'GET', pattern: '/api/analysis', body: 'none', doc: evalDoc('Shadowed and redundant policies, unused objects', AnalysisReply), handler: async (req) => {
+    { method: 'GET', pattern: '/api/analysis', body: 'none', permission: 'read', doc: evalDoc('Shadowed and redundant policies, unused objects', AnalysisReply), handler: async (req) => {
       const { compiled, version } = await target(ctx, req);
       if (!compiled.analysis) throw new FwError('ERR_SYS_4001', 'the analysis was not computed');
       // the running version's deep result once it is there; the commit's quick one until then

@@ -7,7 +7,9 @@ import type { TokenService } from '../../auth/tokens';
 import type { LoginLimiter } from '../../auth/login-limiter';
 import { authRoutes } from './auth';
 import { userRoutes } from './users';
+import { tokenRoutes } from './tokens';
 import { configRoutes } from './config';
+import { automationRoutes } from './automation';
 import { statusRoutes } from './status';
 import { addressRoutes } from './addresses';
 import { evalRoutes } from './eval';
@@ -23,6 +25,7 @@ import { dataPlaneRoutes } from './dataplane';
 import { auditRoutes } from './audit';
 import { operationsRoutes } from './operations';
 import { clusterRoutes } from './cluster';
+import { eventRoutes } from './events';
 
 /** The daemon's version (package.json, found above this file in src/ or dist/src/), shown in the OpenAPI document. */
 function packageVersion(): string {
@@ -36,11 +39,13 @@ const VERSION = packageVersion();
 
 export function allRoutes(ctx: AppContext, tokens: TokenService, limiter: LoginLimiter): RouteDef[] {
   const routes: RouteDef[] = [
-    ...operationsRoutes(ctx, tokens, () => routes, VERSION),
+    ...operationsRoutes(ctx, () => routes, VERSION),
     ...auditRoutes(ctx),
     ...authRoutes(ctx, tokens, limiter),
     ...userRoutes(ctx, tokens),
+    ...tokenRoutes(ctx, tokens),
     ...configRoutes(ctx),
+    ...automationRoutes(ctx, () => routes),
     ...statusRoutes(ctx),
     ...addressRoutes(ctx),
     ...evalRoutes(ctx),
@@ -54,6 +59,7 @@ export function allRoutes(ctx: AppContext, tokens: TokenService, limiter: LoginL
     ...natRoutes(ctx),
     ...dataPlaneRoutes(ctx),
     ...clusterRoutes(ctx),
+    ...eventRoutes(ctx),
   ];
   return routes;
 }

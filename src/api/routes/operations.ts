@@ -4,7 +4,6 @@
 import { Type } from '@sinclair/typebox';
 import { cidrContainsIp } from '../../config/net';
 import { clientIp, parseAddressList } from '../client-address';
-import type { TokenService } from '../../auth/tokens';
 import type { AppContext } from '../context';
 import type { Req, RouteDef } from '../http';
 import { openApiDocument } from '../openapi';
@@ -16,14 +15,14 @@ const ReadyReply = Type.Object({
 }, { additionalProperties: false });
 const OpenApiReply = Type.Object({ openapi: Type.String() }, { additionalProperties: true, description: 'this document' });
 
-export function operationsRoutes(ctx: AppContext, tokens: TokenService, routes: () => readonly RouteDef[], version: string): RouteDef[] {
+export function operationsRoutes(ctx: AppContext, routes: () => readonly RouteDef[], version: string): RouteDef[] {
   const allow = parseAddressList(ctx.settings.metricsAllow, 'FW_METRICS');
   let openApiJson: string | undefined; // the route table is fixed once the server runs
-  /** A scrape needs an allowed client address (FW_METRICS) or an admin's bearer token. */
-  const checkScraper = async (req: Req) => {
+  /** A scrape from an allowed client address (FW_METRICS) needs no token; others need one
+   * of a role with the audit permission (the server checks it like any route's). */
+  const allowedScraper = (req: Req) => {
     const ip = clientIp(req.ip);
-    if (ip && allow.some((c) => cidrContainsIp(c, ip))) return;
-    await tokens.authenticate(req.headers.authorization);
+    return ip !== null && allow.some((c) => cidrContainsIp(c, ip));
   };
   const ops = 'operations';
   return [
@@ -37,10 +36,12 @@ export function operationsRoutes(ctx: AppContext, tokens: TokenService, routes: 
         const r = await ctx.readiness.report();
         return { status: r.ready ? 200 : 503, body: { status: r.ready ? 'ready' : 'not ready', checks: r.checks } };
       } },
-    { method: 'GET', pattern: '/metrics', auth: false, body: 'none',
-      doc: { tag: ops, summary: 'Prometheus metrics: an allowed client address (FW_METRICS) or an admin token', response: Type.String(), contentType: 'text/plain', errors: [401] },
-      handler: async (req) => {
-        await checkScraper(req);
+    { method: 'GET', pattern: '/metrics', body: 'none', permission: 'audit', anonymous: allowedScraper,
+      doc: { tag: ops, summary: 'Prometheus metrics: from an allowed client address (FW_METRICS) without a token, else with one', response: Type.String(), contentType: 'text/plain' },
+      handler: async () => {
+        // the server counts a request in flight once its handler has returned a promise: the
+        // scrape starts after that, so the in-flight gauge includes it as its help says
+        await undefined;
         const { contentType, text } = await ctx.metrics.scrape();
         return { body: undefined, json: text, headers: { 'Content-Type': contentType } };
       } },

@@ -1,7 +1,7 @@
 // GET /api/status: what is running, who changed it last, the session, and whether the store
 // answers. During a store outage it still answers from memory (session: null).
 import type { AppContext } from '../context';
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { RouteDef } from '../http';
 import { DataPlaneStatusModel, IsoTime, SessionModel } from '../schemas';
 
@@ -19,9 +19,12 @@ const StatusReply = Type.Object({
   uptime: Type.Integer({ minimum: 0, description: 'seconds' }),
 }, { additionalProperties: false });
 
+/** GET /api/status's answer (fwctl status reads it). */
+export type StatusReplyModel = Static<typeof StatusReply>;
+
 export function statusRoutes(ctx: AppContext): RouteDef[] {
   return [
-    { method: 'GET', pattern: '/api/status', body: 'none', doc: { tag: 'status', summary: 'The running version and the session', response: StatusReply }, handler: async () => {
+    { method: 'GET', pattern: '/api/status', body: 'none', permission: 'read', doc: { tag: 'status', summary: 'The running version and the session', response: StatusReply }, handler: async () => {
       const running = ctx.config.current().meta;
       return { body: {
         version: running.version,

@@ -1,19 +1,31 @@
-// /api/users: administrator accounts. Every account is an administrator.
+// /api/users: the accounts and their roles. The last admin can be neither deleted nor demoted;
+// a role change or deletion applies to the account's next request (its cached tokens are
+// forgotten here, and on the other instances through the store's event).
 import { Type } from '@sinclair/typebox';
 import { FwError } from '../../errors';
 import { checkName, checkSameKey, shapeChecker } from '../../config/validate';
 import { hashPassword } from '../../auth/passwords';
+import { roleOf } from '../../auth/api-tokens';
+import { ROLES, isRole, type Role } from '../../auth/roles';
 import type { TokenService } from '../../auth/tokens';
 import type { AppContext } from '../context';
 import { message, type RouteDef } from '../http';
 import { IsoTime, MessageReply } from '../schemas';
+import { oneOf } from '../../config/render/objects';
 
 const MIN_PASSWORD = 12;
-const CreateBody = Type.Object({ username: Type.String(), password: Type.String() }, { additionalProperties: false });
-const UpdateBody = Type.Object({ username: Type.Optional(Type.String()), password: Type.String() }, { additionalProperties: false });
+export const RoleSchema = oneOf(ROLES);
+const CreateBody = Type.Object({
+  username: Type.String(), password: Type.String(),
+  role: Type.Optional(Type.String({ description: `one of ${ROLES.join(', ')}; default viewer (least privilege)` })),
+}, { additionalProperties: false });
+const UpdateBody = Type.Object({
+  username: Type.Optional(Type.String()), password: Type.Optional(Type.String()),
+  role: Type.Optional(Type.String({ description: `one of ${ROLES.join(', ')}` })),
+}, { additionalProperties: false });
 const createShape = shapeChecker(CreateBody);
 const updateShape = shapeChecker(UpdateBody);
-const UserModel = Type.Object({ username: Type.String(), created_at: IsoTime }, { additionalProperties: false });
+const UserModel = Type.Object({ username: Type.String(), role: RoleSchema, created_at: IsoTime }, { additionalProperties: false });
 
 function checkPassword(password: string): string {
   if (password.length < MIN_PASSWORD || password.length > 1024) {
@@ -22,46 +34,63 @@ function checkPassword(password: string): string {
   return password;
 }
 
+/** A role field: one of ROLES, else 400 ERR_NET_1005. */
+export function checkRole(value: string): Role {
+  if (!isRole(value)) throw new FwError('ERR_NET_1005', `field "role": "${value.slice(0, 64)}" is not one of ${ROLES.join(', ')}`);
+  return value;
+}
+
 export function userRoutes(ctx: AppContext, tokens: TokenService): RouteDef[] {
   return [
     {
       method: 'GET',
       pattern: '/api/users',
       body: 'none',
-      doc: { tag: 'users', summary: 'List the administrator accounts', response: Type.Array(UserModel) },
+      permission: 'audit',
+      doc: { tag: 'users', summary: 'List the accounts and their roles', response: Type.Array(UserModel) },
       handler: async () => ({
         body: (await ctx.store.listUsers())
-          .map((u) => ({ username: u.username, created_at: new Date(u.createdAt).toISOString() }))
+          .map((u) => ({ username: u.username, role: roleOf(u), created_at: new Date(u.createdAt).toISOString() }))
           .sort((a, b) => (a.username < b.username ? -1 : 1)),
       }),
     },
     {
       method: 'POST',
       pattern: '/api/users',
-      doc: { tag: 'users', summary: 'Create an administrator account', body: CreateBody, response: MessageReply, errors: [409] },
+      permission: 'users',
+      doc: { tag: 'users', summary: 'Create an account (role default viewer)', body: CreateBody, response: MessageReply, errors: [409] },
       handler: async (req) => {
         const b = createShape(req.body);
         const username = checkName('username', b.username);
         const password = checkPassword(b.password);
+        const role = b.role === undefined ? 'viewer' : checkRole(b.role);
         if (await ctx.store.getUser(username)) throw new FwError('ERR_NET_2006', `user "${username}" already exists`);
-        await ctx.store.putUser({ username, hash: await hashPassword(password), createdAt: Date.now() });
-        await ctx.audit.record(req, 'user.create', username);
+        await ctx.store.putUser({ username, hash: await hashPassword(password), createdAt: Date.now(), role });
+        await ctx.audit.record(req, 'user.create', username, { role });
         return message('user created');
       },
     },
     {
       method: 'PUT',
       pattern: '/api/users/:name',
-      doc: { tag: 'users', summary: 'Set an account\'s password', body: UpdateBody, response: MessageReply },
+      permission: 'users',
+      doc: { tag: 'users', summary: 'Set an account\'s password or role (not the last admin\'s role)', body: UpdateBody, response: MessageReply, errors: [409] },
       handler: async (req) => {
         const name = req.params.name;
         const b = updateShape(req.body);
         checkSameKey('username', b.username, name);
-        const password = checkPassword(b.password);
+        if (b.password === undefined && b.role === undefined) throw new FwError('ERR_NET_1004', 'give "password", "role" or both');
+        const password = b.password === undefined ? undefined : checkPassword(b.password);
+        const role = b.role === undefined ? undefined : checkRole(b.role);
         const old = await ctx.store.getUser(name);
         if (!old) throw new FwError('ERR_NET_1003', `user "${name}" not found`);
-        await ctx.store.putUser({ ...old, hash: await hashPassword(password) });
-        await ctx.audit.record(req, 'user.password', name);
+        const hash = password === undefined ? old.hash : await hashPassword(password);
+        if (!(await ctx.store.putUser({ ...old, hash, role: role ?? old.role }))) {
+          throw new FwError('ERR_NET_2007', `"${name}" is the last admin: make another account admin first`);
+        }
+        tokens.forgetUser(name);
+        if (password !== undefined) await ctx.audit.record(req, 'user.password', name);
+        if (role !== undefined && role !== roleOf(old)) await ctx.audit.record(req, 'user.role', `${name}: ${roleOf(old)} -> ${role}`);
         return message('user updated');
       },
     },
@@ -69,12 +98,13 @@ export function userRoutes(ctx: AppContext, tokens: TokenService): RouteDef[] {
       method: 'DELETE',
       pattern: '/api/users/:name',
       body: 'none',
-      doc: { tag: 'users', summary: 'Delete an account (not the last one)', response: MessageReply, errors: [409] },
+      permission: 'users',
+      doc: { tag: 'users', summary: 'Delete an account and its API tokens (not the last admin)', response: MessageReply, errors: [409] },
       handler: async (req) => {
         const name = req.params.name;
         if (!(await ctx.store.getUser(name))) throw new FwError('ERR_NET_1003', `user "${name}" not found`);
         if (!(await ctx.store.deleteUser(name))) {
-          throw new FwError('ERR_NET_2007', 'the last administrator account cannot be deleted');
+          throw new FwError('ERR_NET_2007', `"${name}" is the last admin: make another account admin first`);
         }
         tokens.forgetUser(name);
         await ctx.audit.record(req, 'user.delete', name);

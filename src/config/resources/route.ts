@@ -2,7 +2,7 @@
 // (commit-checks.ts); here: formats, ranges, the interface reference and the gateway family.
 import { Type } from '@sinclair/typebox';
 import type { ConfigDoc, RouteObj } from '../types';
-import type { ResourceOps } from '../resource';
+import type { ResourceOps, RuleTable } from '../resource';
 import { FwError } from '../../errors';
 import { linkExists } from '../refs';
 import { parseCidr, parseIp } from '../net';
@@ -22,15 +22,13 @@ const bodies = {
 const createShape = shapeChecker(bodies.create);
 const updateShape = shapeChecker(bodies.update);
 
-type RouteFields = Omit<RouteObj, 'id'>;
-
 /** "default" is the IPv4 default route, stored as 0.0.0.0/0. */
 function checkDestination(value: string): string {
   return value === 'default' ? '0.0.0.0/0' : checkCidr('destination', value);
 }
 
 /** The checks every stored route satisfies, on the merged fields. */
-function checkRoute(r: RouteFields): void {
+function checkRoute(r: RouteObj): void {
   if (r.gateway === '' && r.interface === '') {
     throw new FwError('ERR_NET_1004', 'a route needs a "gateway", an "interface" or both');
   }
@@ -43,36 +41,36 @@ function checkRoute(r: RouteFields): void {
   }
 }
 
+/** The checked route of a create body, or of an update body over `old` (its id: old's, or 0). */
+function buildRoute(doc: ConfigDoc, body: unknown, old?: RouteObj): RouteObj {
+  const b = old ? updateShape(body) : createShape(body);
+  const link = (n: string) => linkExists(doc, n);
+  const r: RouteObj = {
+    id: old?.id ?? 0,
+    description: b.description === undefined ? old?.description ?? '' : checkDescription(b.description),
+    destination: b.destination === undefined ? old!.destination : checkDestination(b.destination),
+    gateway: b.gateway === undefined ? old?.gateway ?? '' : b.gateway === '' ? '' : checkIp('gateway', b.gateway),
+    interface: b.interface === undefined ? old?.interface ?? '' : checkRef('interface', b.interface, link, 'interface'),
+    metric: b.metric === undefined ? old?.metric ?? 0 : checkRange('metric', b.metric, 0, 65535),
+  };
+  checkRoute(r);
+  return r;
+}
+
 export const routeOps: ResourceOps = {
   bodies,
+  rules: { table: 'routes', counter: 'route', build: buildRoute as RuleTable['build'] },
   create(doc: ConfigDoc, body: unknown) {
-    const b = createShape(body);
-    const r: RouteFields = {
-      description: checkDescription(b.description ?? ''),
-      destination: checkDestination(b.destination),
-      gateway: b.gateway ? checkIp('gateway', b.gateway) : '',
-      interface: checkRef('interface', b.interface ?? '', (n) => linkExists(doc, n), 'interface'),
-      metric: checkRange('metric', b.metric ?? 0, 0, 65535),
-    };
-    checkRoute(r);
+    const r = buildRoute(doc, body);
     const id = nextId(doc, 'route');
-    doc.routes = [...doc.routes, { id, ...r }]; // ids only grow: the list stays sorted by id
+    doc.routes = [...doc.routes, { ...r, id }]; // ids only grow: the list stays sorted by id
     return { id };
   },
   update(doc: ConfigDoc, key: string, body: unknown) {
     const b = updateShape(body);
     const i = ruleIndex(doc.routes, key, 'route');
     checkSameKey('id', b.id, key);
-    const old = doc.routes[i];
-    const r: RouteFields = {
-      description: b.description === undefined ? old.description : checkDescription(b.description),
-      destination: b.destination === undefined ? old.destination : checkDestination(b.destination),
-      gateway: b.gateway === undefined ? old.gateway : b.gateway === '' ? '' : checkIp('gateway', b.gateway),
-      interface: b.interface === undefined ? old.interface : checkRef('interface', b.interface, (n) => linkExists(doc, n), 'interface'),
-      metric: b.metric === undefined ? old.metric : checkRange('metric', b.metric, 0, 65535),
-    };
-    checkRoute(r);
-    doc.routes = replacedAt(doc.routes, i, { id: old.id, ...r });
+    doc.routes = replacedAt(doc.routes, i, buildRoute(doc, body, doc.routes[i]));
     return {};
   },
   remove(doc: ConfigDoc, key: string) {

@@ -1,10 +1,30 @@
-// Redis connections that fail fast: no offline queue, a one-second command timeout and
-// reconnection in the background, so a request that needs Redis during an outage gets its 503
-// within a second instead of hanging, and the daemon recovers by itself when Redis returns.
+// The one place Redis connections are made: the store, its subscriber, the commit queue and
+// the workers all connect through redisOptions(), to one server (REDIS_URL) or to whichever
+// server the sentinels name as primary (REDIS_SENTINELS + REDIS_SENTINEL_MASTER), with the
+// same password and TLS either way.
+//
+// Command connections fail fast: no offline queue, a one-second command timeout and
+// reconnection in the background, so a request that needs Redis during an outage or a
+// failover gets its 503 within a second instead of hanging, and the daemon follows the new
+// primary by itself once the sentinels have promoted one.
 import Redis, { type RedisOptions } from 'ioredis';
 import { FwError } from '../../errors';
 
 export const COMMAND_TIMEOUT_MS = 1000;
+
+/** Where Redis is: one server, or a primary found through sentinels. */
+export interface RedisTarget {
+  /** REDIS_URL: the server (ignored with sentinels, but for its scheme, user, password and db). */
+  url?: string;
+  /** REDIS_SENTINELS: the sentinels to ask for the primary. */
+  sentinels?: Array<{ host: string; port: number }>;
+  /** REDIS_SENTINEL_MASTER: the name the sentinels monitor the primary by. */
+  sentinelMaster?: string;
+  /** REDIS_PASSWORD: overrides the URL's password (kept out of the URL, and out of logs). */
+  password?: string;
+  /** REDIS_SENTINEL_PASSWORD: when the sentinels themselves require one. */
+  sentinelPassword?: string;
+}
 
 /** Reconnection delays: 100 ms more each attempt, at most a second. */
 export function reconnectDelay(attempt: number): number {
@@ -16,18 +36,70 @@ export const FAIL_FAST = { enableOfflineQueue: false, maxRetriesPerRequest: 0, c
 /** Commands wait for the connection to come back (blocking reads, subscriptions). */
 export const PATIENT = { maxRetriesPerRequest: null } as const;
 
-/** Options for command connections (the store). */
-export function failFastOptions(): RedisOptions {
-  return { ...FAIL_FAST, connectTimeout: COMMAND_TIMEOUT_MS, retryStrategy: reconnectDelay, lazyConnect: true };
+/**
+ * A demoted primary answers writes with READONLY (a split or a failover this connection has
+ * not noticed yet): reconnect, which asks the sentinels again; the command itself fails (503).
+ */
+function reconnectOnReadonly(err: Error): boolean {
+  return err.message.startsWith('READONLY');
 }
 
-/** Options for connections that block or subscribe (pub/sub). */
-export function patientOptions(): RedisOptions {
-  return { ...PATIENT, connectTimeout: COMMAND_TIMEOUT_MS, retryStrategy: reconnectDelay, lazyConnect: true };
+/** The address, credentials and TLS of `target`, as ioredis (and BullMQ) take them. */
+function targetOptions(target: RedisTarget): RedisOptions {
+  const u = target.url ? new URL(target.url) : null;
+  const tls = u?.protocol === 'rediss:' ? {} : undefined;
+  const auth: RedisOptions = {
+    username: u?.username ? decodeURIComponent(u.username) : undefined,
+    password: target.password ?? (u?.password ? decodeURIComponent(u.password) : undefined),
+    db: u && u.pathname.length > 1 ? Number(u.pathname.slice(1)) : undefined,
+    tls,
+  };
+  if (target.sentinels?.length) {
+    return {
+      ...auth,
+      sentinels: target.sentinels,
+      name: target.sentinelMaster,
+      sentinelPassword: target.sentinelPassword,
+      // rediss:// means TLS to the sentinels as well as to the primary
+      enableTLSForSentinelMode: tls !== undefined,
+      sentinelTLS: tls,
+      sentinelRetryStrategy: reconnectDelay,
+      sentinelCommandTimeout: COMMAND_TIMEOUT_MS,
+      // no failoverDetector: it drops the connection at every sentinel's +switch-master, that
+      // is several times after a failover the connection has already followed (503s seconds
+      // after writes work again). A connection follows by its own reconnect (the primary is
+      // gone) or by READONLY (the primary was demoted); meanwhile, in a partition, writes to
+      // the isolated old primary are never confirmed by a replica (ERR_SYS_4006).
+    };
+  }
+  return { ...auth, host: u?.hostname || '127.0.0.1', port: Number(u?.port || 6379) };
 }
 
-export function connect(url: string, options: RedisOptions): Redis {
-  return new Redis(url, options);
+/** Options for command connections: fail fast (the store, a queue producer). */
+export function failFastOptions(target: RedisTarget): RedisOptions {
+  return {
+    ...targetOptions(target), ...FAIL_FAST,
+    connectTimeout: COMMAND_TIMEOUT_MS, retryStrategy: reconnectDelay, reconnectOnError: reconnectOnReadonly, lazyConnect: true,
+  };
+}
+
+/** Options for connections that block or subscribe (pub/sub, queue workers and listeners). */
+export function patientOptions(target: RedisTarget): RedisOptions {
+  return {
+    ...targetOptions(target), ...PATIENT,
+    connectTimeout: COMMAND_TIMEOUT_MS, retryStrategy: reconnectDelay, reconnectOnError: reconnectOnReadonly, lazyConnect: true,
+  };
+}
+
+export function connect(options: RedisOptions): Redis {
+  return new Redis(options);
+}
+
+/** Where a target points, for logs: never its password. */
+export function describeTarget(target: RedisTarget): string {
+  if (target.sentinels?.length) return `primary "${target.sentinelMaster}" via sentinels ${target.sentinels.map((s) => `${s.host}:${s.port}`).join(',')}`;
+  const u = new URL(target.url!);
+  return `${u.protocol}//${u.host}${u.pathname}`;
 }
 
 /** Resolves once `redis` is ready, retrying for up to `waitMs` (the daemon's start-up). */

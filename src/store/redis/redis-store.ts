@@ -10,11 +10,17 @@ import type { SerializedDoc } from '../../config/document';
 import {
   StoreConflict,
   auditMatches,
+  auditRecordOf,
+  sortApiTokens,
+  userOf,
+  type ApiTokenRecord,
   type AuditEntry,
   type AuditEvent,
   type AuditQuery,
   type ConflictReason,
+  type IdempotencyRecord,
   type JournalEntry,
+  type StoredAnswer,
   type SessionHead,
   type SessionRecord,
   type SessionState,
@@ -24,7 +30,8 @@ import {
   type VersionRecord,
 } from '../types';
 import { metaOf } from '../recovery';
-import { connect, failFastOptions, patientOptions, unreachable, whenReady } from './connection';
+import { COMMAND_TIMEOUT_MS, connect, failFastOptions, patientOptions, unreachable, whenReady, type RedisTarget } from './connection';
+import { REPLICA_WAIT_MS, ReplicaConfirm } from './replicas';
 import * as lua from './scripts';
 import { FwError, isFwError } from '../../errors';
 import type { FailureLog } from '../../auth/login-limiter';
@@ -33,10 +40,18 @@ import type { FailureLog } from '../../auth/login-limiter';
 export type StoreEvent =
   | { type: 'version'; version: number }
   | { type: 'revoked'; jti: string }
-  | { type: 'user-deleted'; username: string };
+  | { type: 'user-deleted'; username: string }
+  | { type: 'user-changed'; username: string }
+  /** an entry of GET /api/events (src/events), with its cluster-wide id */
+  | { type: 'event'; event: { id: number } & Record<string, unknown> };
 
 export interface RedisStoreOptions {
-  url: string;
+  /** One server (REDIS_URL) ... */
+  url?: string;
+  /** ... or wherever settings.redis points (sentinels, password, TLS). */
+  target?: RedisTarget;
+  /** FW_REDIS_MIN_REPLICAS: replicas that must hold a write before it resolves (0: none). */
+  minReplicas?: number;
   /** FW_CLUSTER_NAME: the firewall's name; its keys are fw:{name}:... */
   clusterName: string;
   /** The idle lease of a session (FW_SESSION_TIMEOUT), kept by Redis. */
@@ -49,10 +64,14 @@ export interface RedisStoreOptions {
   auditKeep?: number;
 }
 
-type ScriptName = 'fwInit' | 'fwBegin' | 'fwHead' | 'fwAppend' | 'fwEnd' | 'fwClaim' | 'fwRelease' | 'fwCommit' | 'fwDeleteUser' | 'fwRevoke' | 'fwRecordFailure' | 'fwAudit';
+type ScriptName = 'fwInit' | 'fwBegin' | 'fwHead' | 'fwAppend' | 'fwEnd' | 'fwClaim' | 'fwRelease' | 'fwCommit' | 'fwPutUser' | 'fwDeleteUser' | 'fwAddApiToken' | 'fwDeleteApiToken' | 'fwTouchApiTokens' | 'fwRevoke' | 'fwRecordFailure' | 'fwAudit'
+  | 'fwIdemClaim' | 'fwIdemRelease' | 'fwConfirm' | 'fwClaimRevert' | 'fwEvent';
 type Scripted = Redis & Record<ScriptName, (...args: (string | number)[]) => Promise<unknown>>;
 
 const SCRIPTS: Record<ScriptName, { keys: number; lua: string }> = {
+  fwConfirm: { keys: 2, lua: lua.CONFIRM },
+  fwClaimRevert: { keys: 2, lua: lua.CLAIM_REVERT },
+  fwEvent: { keys: 2, lua: lua.EVENT },
   fwInit: { keys: 3, lua: lua.INIT },
   fwBegin: { keys: 3, lua: lua.BEGIN },
   fwHead: { keys: 2, lua: lua.HEAD },
@@ -61,10 +80,16 @@ const SCRIPTS: Record<ScriptName, { keys: number; lua: string }> = {
   fwClaim: { keys: 3, lua: lua.CLAIM },
   fwRelease: { keys: 1, lua: lua.RELEASE },
   fwCommit: { keys: 7, lua: lua.COMMIT },
-  fwDeleteUser: { keys: 1, lua: lua.DELETE_USER },
+  fwPutUser: { keys: 1, lua: lua.PUT_USER },
+  fwDeleteUser: { keys: 4, lua: lua.DELETE_USER },
+  fwAddApiToken: { keys: 2, lua: lua.ADD_API_TOKEN },
+  fwDeleteApiToken: { keys: 3, lua: lua.DELETE_API_TOKEN },
+  fwTouchApiTokens: { keys: 2, lua: lua.TOUCH_API_TOKENS },
   fwRevoke: { keys: 1, lua: lua.REVOKE },
   fwRecordFailure: { keys: 2, lua: lua.RECORD_FAILURE },
   fwAudit: { keys: 2, lua: lua.AUDIT },
+  fwIdemClaim: { keys: 1, lua: lua.IDEM_CLAIM },
+  fwIdemRelease: { keys: 1, lua: lua.IDEM_RELEASE },
 };
 
 /** The key names of one firewall. */
@@ -74,6 +99,10 @@ export function keysOf(clusterName: string) {
     prefix: p,
     secret: `${p}secret`,
     users: `${p}users`,
+    /** API tokens: hash -> record; owner/name -> hash; hash -> last use (unix ms) */
+    apiTokens: `${p}api-tokens`,
+    apiTokenNames: `${p}api-token-names`,
+    apiTokenUsed: `${p}api-token-used`,
     revoked: (jti: string) => `${p}revoked:${jti}`,
     running: `${p}running`,
     history: `${p}history`,
@@ -87,7 +116,12 @@ export function keysOf(clusterName: string) {
     auditSeq: `${p}audit-seq`,
     nodes: `${p}nodes`,
     failures: (key: string) => `${p}login-failures:${key}`,
+    idempotency: (scope: string) => `${p}idempotency:${scope}`,
     channel: `${p}events`,
+    confirmed: `${p}confirmed`,
+    revertClaim: `${p}revert-claim`,
+    eventSeq: `${p}event-seq`,
+    eventLog: `${p}event-log`,
   };
 }
 
@@ -104,11 +138,24 @@ function sessionOf(flat: string[]): SessionRecord | null {
   };
 }
 
+/** A stored token with its last use (kept apart: a use is a small write of its own). */
+function withLastUse(json: string, used: string | null | undefined): ApiTokenRecord {
+  const t = JSON.parse(json) as ApiTokenRecord;
+  return { ...t, lastUsedAt: used ? Number(used) : null };
+}
+
 export class RedisStore implements Store {
   readonly kind = 'redis' as const;
   readonly keys: ReturnType<typeof keysOf>;
   /** Commands (fail fast during an outage). */
   readonly redis: Scripted;
+  /**
+   * The writes that must reach FW_REDIS_MIN_REPLICAS replicas, each followed by a WAIT on this
+   * same connection (WAIT counts what its own connection wrote); the command connection when
+   * no replica is required. A connection of its own so that WAITs never hold up reads.
+   */
+  private readonly writer: Scripted;
+  private readonly replicas: ReplicaConfirm | null;
   /** The firewall's channel, on a connection of its own (a subscriber cannot send commands). */
   private readonly sub: Redis;
   private readonly emitter = new EventEmitter();
@@ -118,13 +165,18 @@ export class RedisStore implements Store {
 
   constructor(private readonly opts: RedisStoreOptions) {
     this.keys = keysOf(opts.clusterName);
-    this.redis = connect(opts.url, failFastOptions()) as Scripted;
-    for (const [name, s] of Object.entries(SCRIPTS)) this.redis.defineCommand(name, { numberOfKeys: s.keys, lua: s.lua });
-    this.sub = connect(opts.url, patientOptions());
+    const target = opts.target ?? { url: opts.url };
+    this.redis = this.scripted(connect(failFastOptions(target)));
+    const minReplicas = opts.minReplicas ?? 0;
+    // a write may queue behind two WAITs (one in flight, one queued) before its own answer
+    this.writer = minReplicas > 0 ? this.scripted(connect({ ...failFastOptions(target), commandTimeout: COMMAND_TIMEOUT_MS + 2 * REPLICA_WAIT_MS })) : this.redis;
+    this.replicas = minReplicas > 0 ? new ReplicaConfirm(this.writer, minReplicas) : null;
+    this.sub = connect(patientOptions(target));
     this.versionsKeep = opts.versionsKeep ?? 100;
     this.auditKeep = opts.auditKeep ?? 100_000;
     // connection errors are reported where a call fails; without listeners ioredis would print them
     this.redis.on('error', () => undefined);
+    this.writer.on('error', () => undefined);
     this.sub.on('error', () => undefined);
     this.sub.on('message', (channel: string, text: string) => this.onMessage(channel, text));
     // after an outage the instance may have missed messages: listeners re-read what matters
@@ -133,6 +185,11 @@ export class RedisStore implements Store {
       if (wasReady) this.emitter.emit('reconnected');
       wasReady = true;
     });
+  }
+
+  private scripted(conn: Redis): Scripted {
+    for (const [name, s] of Object.entries(SCRIPTS)) conn.defineCommand(name, { numberOfKeys: s.keys, lua: s.lua });
+    return conn as Scripted;
   }
 
   /** True while the command connection is up. */
@@ -160,6 +217,20 @@ export class RedisStore implements Store {
     this.emitter.emit('event', event);
   }
 
+  /**
+   * Runs a write the API acknowledges (a change, a commit, a user or token write): on the
+   * write connection, then, with FW_REDIS_MIN_REPLICAS=N, WAIT until N replicas hold it.
+   * 503 ERR_SYS_4006 when fewer confirm within REPLICA_WAIT_MS: the write WAS made on the
+   * primary (a failover may lose it), so callers keep its effect and report it unconfirmed.
+   * Refusals (a script's answer) come back as values and are confirmed too: harmless, since
+   * nothing was written. Every new write method of this store uses it.
+   */
+  async durable<T>(write: (r: Scripted) => Promise<T>): Promise<T> {
+    const result = await this.call(() => write(this.writer));
+    if (this.replicas) await this.call(() => this.replicas!.confirm());
+    return result;
+  }
+
   /** Runs one Redis call; connection trouble becomes 503 ERR_SYS_4002. */
   private async call<T>(fn: () => Promise<T>): Promise<T> {
     if (this.closed) throw new FwError('ERR_SYS_4002', 'the store is closed');
@@ -173,7 +244,7 @@ export class RedisStore implements Store {
 
   async open(initialDoc: () => SerializedDoc): Promise<void> {
     const wait = this.opts.connectWaitMs ?? 30_000;
-    await Promise.all([whenReady(this.redis, wait), whenReady(this.sub, wait)]);
+    await Promise.all([whenReady(this.redis, wait), whenReady(this.sub, wait), whenReady(this.writer, wait)]);
     await this.sub.subscribe(this.keys.channel);
     if (await this.redis.exists(this.keys.running)) return;
     const record: VersionRecord = { version: 0, author: 'system', time: Date.now(), description: 'initial configuration', summary: '', doc: initialDoc() };
@@ -185,36 +256,73 @@ export class RedisStore implements Store {
     this.closed = true;
     this.sub.disconnect();
     this.redis.disconnect();
+    this.writer.disconnect();
   }
 
   // ---- users, secret, revocations ----
 
   async getOrCreateSecret(generate: () => string): Promise<string> {
-    return this.call(async () => {
-      await this.redis.set(this.keys.secret, generate(), 'NX');
-      return (await this.redis.get(this.keys.secret))!;
-    });
+    // read first: a restart while no replica is up must not wait for one
+    const existing = await this.call(() => this.redis.get(this.keys.secret));
+    if (existing) return existing;
+    await this.durable((r) => r.set(this.keys.secret, generate(), 'NX'));
+    return (await this.call(() => this.redis.get(this.keys.secret)))!;
   }
 
   async listUsers(): Promise<UserRecord[]> {
     const all = await this.call(() => this.redis.hvals(this.keys.users));
-    return all.map((t) => JSON.parse(t) as UserRecord).sort((a, b) => a.username.localeCompare(b.username));
+    return all.map((t) => userOf(JSON.parse(t) as UserRecord)).sort((a, b) => a.username.localeCompare(b.username));
   }
 
   async getUser(username: string): Promise<UserRecord | undefined> {
     const t = await this.call(() => this.redis.hget(this.keys.users, username));
-    return t ? (JSON.parse(t) as UserRecord) : undefined;
+    return t ? userOf(JSON.parse(t) as UserRecord) : undefined;
   }
 
-  async putUser(user: UserRecord): Promise<void> {
-    const rec: UserRecord = { username: user.username, hash: user.hash, createdAt: user.createdAt };
-    await this.call(() => this.redis.hset(this.keys.users, user.username, JSON.stringify(rec)));
+  async putUser(user: UserRecord): Promise<boolean> {
+    const rec = userOf(user);
+    const event: StoreEvent = { type: 'user-changed', username: user.username };
+    const r = await this.durable((w) => w.fwPutUser(this.keys.users, user.username, JSON.stringify(rec), rec.role, this.keys.channel, JSON.stringify(event)));
+    return r === 1;
   }
 
   async deleteUser(username: string): Promise<boolean> {
+    const k = this.keys;
     const event: StoreEvent = { type: 'user-deleted', username };
-    const r = await this.call(() => this.redis.fwDeleteUser(this.keys.users, username, this.keys.channel, JSON.stringify(event)));
+    const r = await this.durable((w) => w.fwDeleteUser(k.users, k.apiTokens, k.apiTokenNames, k.apiTokenUsed, username, k.channel, JSON.stringify(event)));
     return r === 1;
+  }
+
+  // ---- API tokens ----
+
+  async addApiToken(token: ApiTokenRecord): Promise<boolean> {
+    const k = this.keys;
+    const rec: ApiTokenRecord = { ...token, lastUsedAt: null }; // last use lives in apiTokenUsed
+    const r = await this.durable((w) => w.fwAddApiToken(k.apiTokens, k.apiTokenNames, token.hash, `${token.owner}/${token.name}`, JSON.stringify(rec)));
+    return r === 1;
+  }
+
+  async getApiToken(hash: string): Promise<ApiTokenRecord | undefined> {
+    const [json, used] = await this.call(() => Promise.all([this.redis.hget(this.keys.apiTokens, hash), this.redis.hget(this.keys.apiTokenUsed, hash)]));
+    return json ? withLastUse(json, used) : undefined;
+  }
+
+  async listApiTokens(owner?: string): Promise<ApiTokenRecord[]> {
+    const [all, used] = await this.call(() => Promise.all([this.redis.hgetall(this.keys.apiTokens), this.redis.hgetall(this.keys.apiTokenUsed)]));
+    const tokens = Object.entries(all).map(([hash, json]) => withLastUse(json, used[hash]));
+    return sortApiTokens(tokens.filter((t) => owner === undefined || t.owner === owner));
+  }
+
+  async deleteApiToken(owner: string, name: string): Promise<ApiTokenRecord | undefined> {
+    const k = this.keys;
+    const json = await this.durable((w) => w.fwDeleteApiToken(k.apiTokens, k.apiTokenNames, k.apiTokenUsed, `${owner}/${name}`, k.channel));
+    return typeof json === 'string' ? withLastUse(json, null) : undefined;
+  }
+
+  async touchApiTokens(used: ReadonlyMap<string, number>): Promise<void> {
+    if (used.size === 0) return;
+    const args = [...used].flatMap(([hash, at]) => [hash, at]);
+    await this.call(() => this.redis.fwTouchApiTokens(this.keys.apiTokens, this.keys.apiTokenUsed, ...args));
   }
 
   /** `expiresAt` in unix ms (unix seconds are recognised and scaled); the key expires with the token. */
@@ -223,7 +331,7 @@ export class RedisStore implements Store {
     const ttl = Math.ceil(exp - Date.now());
     if (ttl <= 0) return; // an expired token is refused anyway
     const event: StoreEvent = { type: 'revoked', jti };
-    await this.call(() => this.redis.fwRevoke(this.keys.revoked(jti), ttl, this.keys.channel, JSON.stringify(event)));
+    await this.durable((r) => r.fwRevoke(this.keys.revoked(jti), ttl, this.keys.channel, JSON.stringify(event)));
   }
 
   async isRevoked(jti: string): Promise<boolean> {
@@ -273,6 +381,13 @@ export class RedisStore implements Store {
     return session && { session, length };
   }
 
+  async sessionSince(from: number): Promise<{ head: SessionHead; entries: JournalEntry[] } | null> {
+    const k = this.keys;
+    const [flat, length, lines] = (await this.call(() => this.redis.fwHead(k.session, k.journal, from))) as [string[], number, string[]];
+    const session = sessionOf(flat);
+    return session && { head: { session, length }, entries: lines.map((t) => JSON.parse(t) as JournalEntry) };
+  }
+
   async journalSince(sessionId: string, from: number): Promise<JournalEntry[] | null> {
     const k = this.keys;
     const [id, entries] = await this.call(async () => {
@@ -286,7 +401,7 @@ export class RedisStore implements Store {
 
   async beginSession(session: SessionRecord): Promise<SessionRecord | null> {
     const k = this.keys;
-    const r = await this.call(() => this.redis.fwBegin(
+    const r = await this.durable((w) => w.fwBegin(
       k.session, k.journal, k.running, session.id, session.owner, session.startedAt, session.lastChangeAt, session.baseVersion, this.opts.sessionLeaseMs,
     ));
     if (r === 'stale') throw new StoreConflict(`version ${session.baseVersion} is no longer running`, 'session');
@@ -294,15 +409,21 @@ export class RedisStore implements Store {
   }
 
   async appendChange(sessionId: string, entry: JournalEntry): Promise<void> {
+    await this.appendChanges(sessionId, [entry]);
+  }
+
+  async appendChanges(sessionId: string, entries: JournalEntry[]): Promise<void> {
     const k = this.keys;
-    const line = JSON.stringify({ seq: entry.seq, at: entry.at, user: entry.user, change: entry.change });
-    const r = (await this.call(() => this.redis.fwAppend(k.session, k.journal, k.claim, sessionId, entry.seq, line, entry.at, this.opts.sessionLeaseMs))) as string;
-    if (r !== 'ok') throw new StoreConflict(`cannot append change ${entry.seq} to session ${sessionId}: ${r}`, conflictReason(r));
+    const lines = entries.map((e) => JSON.stringify({ seq: e.seq, at: e.at, user: e.user, change: e.change }));
+    const first = entries[0].seq;
+    const at = entries[entries.length - 1].at;
+    const r = (await this.durable((w) => w.fwAppend(k.session, k.journal, k.claim, sessionId, first, at, this.opts.sessionLeaseMs, ...lines))) as string;
+    if (r !== 'ok') throw new StoreConflict(`cannot append changes ${first}-${first + entries.length - 1} to session ${sessionId}: ${r}`, conflictReason(r));
   }
 
   async endSession(sessionId: string): Promise<boolean> {
     const k = this.keys;
-    return (await this.call(() => this.redis.fwEnd(k.session, k.journal, k.claim, sessionId))) === 1;
+    return (await this.durable((w) => w.fwEnd(k.session, k.journal, k.claim, sessionId))) === 1;
   }
 
   async claimCommit(sessionId: string, journalLength: number, leaseMs: number): Promise<void> {
@@ -319,7 +440,7 @@ export class RedisStore implements Store {
     const k = this.keys;
     const n = version.version;
     const event: StoreEvent = { type: 'version', version: n };
-    const r = (await this.call(() => this.redis.fwCommit(
+    const r = (await this.durable((w) => w.fwCommit(
       k.session, k.journal, k.claim, k.running, k.history, k.version(n), k.lastCommit,
       sessionId, journalLength, n, JSON.stringify(version), JSON.stringify(metaOf(version)), k.channel, JSON.stringify(event), `${sessionId}:${journalLength}`,
       this.versionsKeep, k.versionPrefix,
@@ -327,9 +448,43 @@ export class RedisStore implements Store {
     if (r !== 'ok') throw new StoreConflict(`cannot commit session ${sessionId} as version ${n}: ${r}`, conflictReason(r));
   }
 
+  // ---- commit confirmed ----
+
+  async confirmedVersion(): Promise<number> {
+    return Number((await this.call(() => this.redis.get(this.keys.confirmed))) ?? 0);
+  }
+
+  async confirmVersion(version: number): Promise<boolean> {
+    return (await this.durable((w) => w.fwConfirm(this.keys.confirmed, this.keys.revertClaim, version))) === 'ok';
+  }
+
+  async claimRevert(version: number, leaseMs: number): Promise<boolean> {
+    return (await this.durable((w) => w.fwClaimRevert(this.keys.confirmed, this.keys.revertClaim, version, leaseMs))) === 'ok';
+  }
+
+  // ---- the events of GET /api/events ----
+
+  /** Numbers the event (one counter for the cluster), keeps it in a trimmed stream and publishes it. */
+  async publishEvent(body: Record<string, unknown>, keep: number): Promise<number> {
+    const k = this.keys;
+    // best effort like every event (the change it reports is acknowledged already): no WAIT
+    return Number(await this.call(() => this.writer.fwEvent(k.eventSeq, k.eventLog, JSON.stringify(body), keep, k.channel)));
+  }
+
+  /** The kept events after `afterId`, oldest first (at most `count`), and the last id given out. */
+  async eventsAfter(afterId: number, count: number): Promise<{ events: Array<{ id: number } & Record<string, unknown>>; lastId: number }> {
+    const k = this.keys;
+    const [page, last] = await this.call(async () => {
+      const r = await this.redis.multi().xrange(k.eventLog, `(${afterId}-0`, '+', 'COUNT', count).get(k.eventSeq).exec();
+      if (!r) throw new Error('transaction aborted');
+      for (const [err] of r) if (err) throw err;
+      return [r[0][1] as Array<[string, string[]]>, Number(r[1][1] ?? 0)];
+    });
+    return { events: page.map(([, fields]) => JSON.parse(fields[1]) as { id: number } & Record<string, unknown>), lastId: last };
+  }
+
   async audit(event: AuditEvent): Promise<void> {
-    const entry: AuditEvent = { at: event.at, user: event.user, action: event.action, details: event.details, reqId: event.reqId ?? '' };
-    if (event.payload !== undefined) entry.payload = event.payload;
+    const entry = auditRecordOf(event);
     await this.call(() => this.redis.fwAudit(this.keys.audit, this.keys.auditSeq, JSON.stringify(entry), this.auditKeep));
   }
 
@@ -352,6 +507,24 @@ export class RedisStore implements Store {
 
   async ping(): Promise<void> {
     await this.call(() => this.redis.ping());
+  }
+
+  // ---- idempotency keys ----
+
+  async claimIdempotencyKey(scope: string, fingerprint: string, leaseMs: number): Promise<IdempotencyRecord | null> {
+    const claim: IdempotencyRecord = { fingerprint, answer: null };
+    const held = (await this.call(() => this.redis.fwIdemClaim(this.keys.idempotency(scope), JSON.stringify(claim), leaseMs))) as string | null;
+    return held ? (JSON.parse(held) as IdempotencyRecord) : null;
+  }
+
+  async saveIdempotentAnswer(scope: string, fingerprint: string, answer: StoredAnswer, ttlMs: number): Promise<void> {
+    const rec: IdempotencyRecord = { fingerprint, answer };
+    await this.call(() => this.redis.set(this.keys.idempotency(scope), JSON.stringify(rec), 'PX', ttlMs));
+  }
+
+  async releaseIdempotencyKey(scope: string, fingerprint: string): Promise<void> {
+    const claim: IdempotencyRecord = { fingerprint, answer: null };
+    await this.call(() => this.redis.fwIdemRelease(this.keys.idempotency(scope), JSON.stringify(claim)));
   }
 
   // ---- login failures, counted across the cluster ----

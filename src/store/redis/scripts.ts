@@ -24,23 +24,31 @@ redis.call('HSET', KEYS[1], 'id', ARGV[1], 'owner', ARGV[2], 'startedAt', ARGV[3
 redis.call('PEXPIRE', KEYS[1], ARGV[6])
 return 0`;
 
-/** KEYS session, journal: the session record and its journal length. */
+/**
+ * KEYS session, journal; ARGV [from]: the session record, its journal length, and with
+ * `from` the journal entries from there on (a catch-up in one round trip).
+ */
 export const HEAD = `
-return {redis.call('HGETALL', KEYS[1]), redis.call('LLEN', KEYS[2])}`;
+local entries = {}
+if ARGV[1] then entries = redis.call('LRANGE', KEYS[2], ARGV[1], -1) end
+return {redis.call('HGETALL', KEYS[1]), redis.call('LLEN', KEYS[2]), entries}`;
 
 /**
- * KEYS session, journal, claim; ARGV sessionId seq entryJson at leaseMs. Appends only at
- * the expected length, never under a commit's claim, and renews the session's idle lease.
+ * KEYS session, journal, claim; ARGV sessionId seq at leaseMs entryJson... Appends the
+ * entries (consecutive, the first at `seq`) only at the expected length, never under a
+ * commit's claim, and renews the session's idle lease. One group append: each entry checked
+ * as if appended alone comes to the same checks (the next entry's expected length is the
+ * previous one's plus one), so the group is all or nothing.
  */
 export const APPEND = `
 if redis.call('HGET', KEYS[1], 'id') ~= ARGV[1] then return 'session' end
 if redis.call('EXISTS', KEYS[3]) == 1 then return 'committing' end
 local n = redis.call('LLEN', KEYS[2])
 if n ~= tonumber(ARGV[2]) then return 'length:' .. n end
-redis.call('RPUSH', KEYS[2], ARGV[3])
-redis.call('HSET', KEYS[1], 'lastChangeAt', ARGV[4])
-redis.call('PEXPIRE', KEYS[1], ARGV[5])
-redis.call('PEXPIRE', KEYS[2], ARGV[5])
+redis.call('RPUSH', KEYS[2], unpack(ARGV, 5))
+redis.call('HSET', KEYS[1], 'lastChangeAt', ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
 return 'ok'`;
 
 /**
@@ -108,13 +116,82 @@ end
 redis.call('PUBLISH', ARGV[6], ARGV[7])
 return 'ok'`;
 
-/** KEYS users; ARGV username channel eventJson. 0 for the last user (nothing changed). */
-export const DELETE_USER = `
+/**
+ * lastAdmin(users, name): whether that user is the only admin. A user stored without a role
+ * (before roles existed) is an admin, as userOf reads it.
+ */
+const LAST_ADMIN = `
+local function isAdmin(json)
+  local role = cjson.decode(json).role
+  return role == nil or role == 'admin'
+end
+local function lastAdmin(users, name)
+  local own = redis.call('HGET', users, name)
+  if not own or not isAdmin(own) then return false end
+  local all = redis.call('HGETALL', users)
+  for i = 1, #all, 2 do
+    if all[i] ~= name and isAdmin(all[i + 1]) then return false end
+  end
+  return true
+end
+`;
+
+/** KEYS users; ARGV username userJson role channel eventJson. 0 when it would demote the last admin. */
+export const PUT_USER = `${LAST_ADMIN}
+if ARGV[3] ~= 'admin' and lastAdmin(KEYS[1], ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('PUBLISH', ARGV[4], ARGV[5])
+return 1`;
+
+/**
+ * KEYS users, apiTokens, apiTokenNames, apiTokenUsed; ARGV username channel eventJson. The user
+ * and its API tokens; 0 for the last admin (nothing changed).
+ */
+export const DELETE_USER = `${LAST_ADMIN}
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 1 end
-if redis.call('HLEN', KEYS[1]) <= 1 then return 0 end
+if lastAdmin(KEYS[1], ARGV[1]) then return 0 end
 redis.call('HDEL', KEYS[1], ARGV[1])
+local tokens = redis.call('HGETALL', KEYS[2])
+for i = 1, #tokens, 2 do
+  local t = cjson.decode(tokens[i + 1])
+  if t.owner == ARGV[1] then
+    redis.call('HDEL', KEYS[2], tokens[i])
+    redis.call('HDEL', KEYS[3], t.owner .. '/' .. t.name)
+    redis.call('HDEL', KEYS[4], tokens[i])
+  end
+end
 redis.call('PUBLISH', ARGV[2], ARGV[3])
 return 1`;
+
+/** KEYS apiTokens, apiTokenNames; ARGV hash owner/name tokenJson. 0 when the name is taken. */
+export const ADD_API_TOKEN = `
+if redis.call('HSETNX', KEYS[2], ARGV[2], ARGV[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+return 1`;
+
+/**
+ * KEYS apiTokens, apiTokenNames, apiTokenUsed; ARGV owner/name channel. The deleted token's
+ * JSON (false: none); its revocation published to every instance.
+ */
+export const DELETE_API_TOKEN = `
+local hash = redis.call('HGET', KEYS[2], ARGV[1])
+if not hash then return false end
+local json = redis.call('HGET', KEYS[1], hash)
+redis.call('HDEL', KEYS[1], hash)
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('HDEL', KEYS[3], hash)
+redis.call('PUBLISH', ARGV[2], cjson.encode({ type = 'revoked', jti = hash }))
+return json`;
+
+/** KEYS apiTokens, apiTokenUsed; ARGV hash1 ms1 hash2 ms2 ...: later times of tokens that still exist. */
+export const TOUCH_API_TOKENS = `
+for i = 1, #ARGV, 2 do
+  if redis.call('HEXISTS', KEYS[1], ARGV[i]) == 1 then
+    local old = tonumber(redis.call('HGET', KEYS[2], ARGV[i]) or '0')
+    if old < tonumber(ARGV[i + 1]) then redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
+  end
+end
+return 0`;
 
 /** KEYS revokedKey; ARGV ttlMs channel eventJson. */
 export const REVOKE = `
@@ -144,3 +221,42 @@ else
   redis.call('XADD', KEYS[1], id .. '-1', 'e', ARGV[1])
 end
 return id`;
+
+/** KEYS confirmed, revertClaim; ARGV version. 'reverting' while the version's revert is claimed. */
+export const CONFIRM = `
+if redis.call('GET', KEYS[2]) == ARGV[1] then return 'reverting' end
+local c = tonumber(redis.call('GET', KEYS[1]) or '0')
+if c < tonumber(ARGV[1]) then redis.call('SET', KEYS[1], ARGV[1]) end
+return 'ok'`;
+
+/** KEYS confirmed, revertClaim; ARGV version leaseMs. 'confirmed', 'busy' (another claim) or 'ok'. */
+export const CLAIM_REVERT = `
+if tonumber(redis.call('GET', KEYS[1]) or '0') >= tonumber(ARGV[1]) then return 'confirmed' end
+if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return 'ok' end
+return 'busy'`;
+
+/**
+ * KEYS seq, stream; ARGV eventJsonWithoutId maxLen channel. The next event id, the event kept
+ * in the stream under "<id>-0" (trimmed to maxLen: events are few, exact trimming is cheap) and published to every instance;
+ * one script, so ids are published in order.
+ */
+export const EVENT = `
+local id = redis.call('INCR', KEYS[1])
+local text = '{"id":' .. id .. ',' .. string.sub(ARGV[1], 2)
+redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[2], id .. '-0', 'e', text)
+redis.call('PUBLISH', ARGV[3], '{"type":"event","event":' .. text .. '}')
+return id`;
+/**
+ * KEYS idempotency key; ARGV claimJson leaseMs. What the key holds, or nil after claiming it
+ * (the claim lapses after leaseMs unless an answer replaces it).
+ */
+export const IDEM_CLAIM = `
+local v = redis.call('GET', KEYS[1])
+if v then return v end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return false`;
+
+/** KEYS idempotency key; ARGV claimJson. Drops the claim if it is still that one (no answer). */
+export const IDEM_RELEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 0`;

@@ -1,0 +1,86 @@
+// The whole configuration as one editable document (GET /api/config/export, loaded back by
+// PUT /api/config/candidate, load.ts): every object written as the body that creates it,
+// in the payloads' own spellings (CIDR strings, "src-zone", "start_ip", "translated-port"),
+// so a person can read and edit it and a pipeline can keep it in version control. "any" is
+// written "any" (the stored "" and []), rules and routes carry their ids, policies and NAT
+// rules appear in evaluation order, routes by id, named objects by name.
+//
+// Zone membership is written once, on its stored side: each interface's and VLAN's `zone`
+// (the zones' `interfaces` lists would say the same thing a second time).
+import { Type, type Static } from '@sinclair/typebox';
+import type { ConfigDoc, DhcpPool, InterfaceObj, NatRule, PolicyObj, RouteObj, VlanObj, ZoneObj, AddressObj, ServiceObj } from './types';
+
+export const EXPORT_FORMAT = 'fwd-config/1';
+
+/** The collections of a document in the order they are written (and loaded: references point backwards). */
+export const COLLECTIONS = ['interfaces', 'zones', 'addresses', 'services', 'vlans', 'dhcp', 'routes', 'policies', 'nat'] as const;
+export type Collection = (typeof COLLECTIONS)[number];
+
+const Str = Type.String();
+const Strs = Type.Array(Type.String());
+const Id = Type.Integer({ minimum: 1 });
+const open = { additionalProperties: false } as const;
+
+/** The schema of an exported document (what the OpenAPI document shows for export and load). */
+export const ExportModel = Type.Object({
+  format: Type.Literal(EXPORT_FORMAT),
+  version: Type.Integer({ minimum: 0, description: 'the running version exported, or the one the candidate is based on' }),
+  interfaces: Type.Array(Type.Object({ name: Str, ip: Str, management: Strs, state: Str, zone: Str }, open)),
+  zones: Type.Array(Type.Object({ name: Str, type: Str, color: Str, networks: Strs }, open)),
+  addresses: Type.Array(Type.Object({ name: Str, ips: Strs }, open)),
+  services: Type.Array(Type.Object({ name: Str, protocol: Str, ports: Type.Array(Type.Union([Type.Integer(), Str])) }, open)),
+  vlans: Type.Array(Type.Object({ name: Str, id: Type.Integer(), parent: Str, ip: Str, zone: Str, state: Str, management: Strs }, open)),
+  dhcp: Type.Array(Type.Object({ interface: Str, start_ip: Str, end_ip: Str, gateway: Str, dns: Strs, lease_time: Type.Integer() }, open)),
+  routes: Type.Array(Type.Object({ id: Id, description: Str, destination: Str, gateway: Str, interface: Str, metric: Type.Integer() }, open)),
+  policies: Type.Array(Type.Object({
+    id: Id, action: Str, 'src-zone': Str, 'dst-zone': Str, 'src-addr': Str, 'dst-addr': Str, services: Strs, log: Type.Boolean(),
+  }, open)),
+  nat: Type.Array(Type.Object({
+    id: Id, description: Str, type: Str, 'src-zone': Str, 'dst-zone': Str, 'src-addr': Str, 'dst-addr': Str, service: Str,
+    'translated-ip': Str, 'translated-port': Str, 'out-interface': Str,
+  }, open)),
+}, { additionalProperties: false, description: `a whole configuration, format "${EXPORT_FORMAT}"` });
+export type ConfigExport = Static<typeof ExportModel>;
+
+/** "" (any) as "any". */
+const anyName = (name: string): string => (name === '' ? 'any' : name);
+
+function sorted<T>(m: ReadonlyMap<string, T>): T[] {
+  return [...m.keys()].sort().map((k) => m.get(k) as T);
+}
+
+const iface = (i: InterfaceObj) => ({ name: i.name, ip: i.ip, management: [...i.management], state: i.state, zone: i.zone });
+const zone = (z: ZoneObj) => ({ name: z.name, type: z.type, color: z.color, networks: [...z.networks] });
+const address = (a: AddressObj) => ({ name: a.name, ips: [...a.ips] });
+const service = (s: ServiceObj) => ({ name: s.name, protocol: s.protocol, ports: [...s.ports] });
+const vlan = (v: VlanObj) => ({ name: v.name, id: v.id, parent: v.parent, ip: v.ip, zone: v.zone, state: v.state, management: [...v.management] });
+const dhcp = (p: DhcpPool) => ({
+  interface: p.interface, start_ip: p.startIp, end_ip: p.endIp, gateway: p.gateway, dns: [...p.dns], lease_time: p.leaseTime,
+});
+const route = (r: RouteObj) => ({ id: r.id, description: r.description, destination: r.destination, gateway: r.gateway, interface: r.interface, metric: r.metric });
+const policy = (p: PolicyObj) => ({
+  id: p.id, action: p.action, 'src-zone': anyName(p.srcZone), 'dst-zone': anyName(p.dstZone),
+  'src-addr': anyName(p.srcAddr), 'dst-addr': anyName(p.dstAddr), services: p.services.length ? [...p.services] : ['any'], log: p.log,
+});
+const nat = (n: NatRule) => ({
+  id: n.id, description: n.description, type: n.type, 'src-zone': anyName(n.srcZone), 'dst-zone': anyName(n.dstZone),
+  'src-addr': anyName(n.srcAddr), 'dst-addr': anyName(n.dstAddr), service: anyName(n.service),
+  'translated-ip': n.translatedIp, 'translated-port': n.translatedPort, 'out-interface': n.outInterface,
+});
+
+/** The document of `doc`, labelled with `version`. */
+export function exportDoc(doc: ConfigDoc, version: number): ConfigExport {
+  return {
+    format: EXPORT_FORMAT,
+    version,
+    interfaces: sorted(doc.interfaces).map(iface),
+    zones: sorted(doc.zones).map(zone),
+    addresses: sorted(doc.addresses).map(address),
+    services: sorted(doc.services).map(service),
+    vlans: sorted(doc.vlans).map(vlan),
+    dhcp: sorted(doc.dhcp).map(dhcp),
+    routes: doc.routes.map(route),
+    policies: doc.policies.map(policy),
+    nat: doc.nat.map(nat),
+  };
+}

@@ -1,0 +1,201 @@
+// A whole configuration document (export.ts's format, edited or generated) loaded into the
+// candidate as one change (PUT /api/config/candidate). Every object goes through its
+// resource's own create or update operation, so a loaded document obeys exactly the checks of
+// the single requests; every problem is collected with its place in the document
+// ("policies[12].dst-addr: address "web" does not exist") and, if there is any, nothing
+// changes. The work happens on a working copy whose tables replace the candidate's at the end.
+//
+// replace: the candidate becomes the document: objects it does not list are gone, interfaces
+//   it does not list are reset (no address, no zone, up); rule tables are in document order.
+// merge: objects the document lists are created, or updated as a PUT with the same body
+//   would (fields present replace, fields absent keep theirs); nothing is deleted. A rule
+//   whose id exists is updated in place; other rules are added at the bottom in document order.
+// A rule with an id keeps it (ids are unique per table); a rule without one gets the next
+// free id, after every id the document or the candidate has used. Zones are written without
+// `interfaces`: membership is each interface's and VLAN's `zone`.
+import { FwError, isFwError, type ErrorCode } from '../errors';
+import { emptyDoc, workingCopy } from './document';
+import { COLLECTIONS, EXPORT_FORMAT, type Collection } from './export';
+import { isPlainObject } from './json';
+import type { ResourceKind } from './changes';
+import type { ResourceOps, Rule, RuleTable } from './resource';
+import { RESOURCES } from './resources';
+import type { ConfigDoc } from './types';
+
+export type LoadMode = 'replace' | 'merge';
+export const LOAD_MODES: readonly LoadMode[] = ['replace', 'merge'];
+
+/** At most this many problems are listed; the rest are counted. */
+const MAX_PROBLEMS = 200;
+
+/** A collection of the document: its resource, its table and the field that names an object. */
+interface Part {
+  collection: Collection;
+  kind: ResourceKind;
+  /** name-keyed objects: the field naming one, and the table */
+  key?: 'name' | 'interface';
+  table?: 'addresses' | 'services' | 'zones' | 'interfaces' | 'vlans' | 'dhcp';
+}
+
+/** In the order they are loaded: everything an object references is loaded before it. */
+const PARTS: Part[] = [
+  { collection: 'zones', kind: 'zone', key: 'name', table: 'zones' },
+  { collection: 'interfaces', kind: 'interface', key: 'name', table: 'interfaces' },
+  { collection: 'addresses', kind: 'address', key: 'name', table: 'addresses' },
+  { collection: 'services', kind: 'service', key: 'name', table: 'services' },
+  { collection: 'vlans', kind: 'vlan', key: 'name', table: 'vlans' },
+  { collection: 'dhcp', kind: 'dhcp', key: 'interface', table: 'dhcp' },
+  { collection: 'routes', kind: 'route' },
+  { collection: 'policies', kind: 'policy' },
+  { collection: 'nat', kind: 'nat' },
+];
+
+/** The problems found so far, each with its place in the document, and their codes. */
+class Problems {
+  readonly lines: string[] = [];
+  readonly codes = new Set<ErrorCode>();
+  count = 0;
+
+  add(code: ErrorCode, line: string): void {
+    this.count++;
+    this.codes.add(code);
+    if (this.lines.length < MAX_PROBLEMS) this.lines.push(line);
+  }
+
+  /** A refusal of a resource operation, placed: `field "x": why` becomes `where.x: why`. */
+  addError(where: string, e: unknown): void {
+    if (!isFwError(e)) throw e;
+    const m = /^field "([^"]*)": ([\s\S]*)$/.exec(e.details);
+    if (m && m[1] !== '') this.add(e.code, `${where}.${m[1]}: ${m[2]}`);
+    else this.add(e.code, `${where}: ${m ? m[2] : e.details || e.message}`);
+  }
+
+  /** The refusal of the whole load: one code when all problems share it, else ERR_NET_1004. */
+  error(): FwError {
+    const code = this.codes.size === 1 ? [...this.codes][0] : 'ERR_NET_1004';
+    const more = this.count > this.lines.length ? [`... and ${this.count - this.lines.length} more problems`] : [];
+    return new FwError(code, [...this.lines, ...more].join('\n'));
+  }
+}
+
+/** The document's collections as arrays of objects (shape problems recorded). */
+function collectionsOf(input: unknown, problems: Problems): Partial<Record<Collection, unknown[]>> {
+  const out: Partial<Record<Collection, unknown[]>> = {};
+  if (!isPlainObject(input)) {
+    problems.add('ERR_NET_1004', 'the document must be an object');
+    return out;
+  }
+  const known = new Set<string>(['format', 'version', ...COLLECTIONS]);
+  for (const k of Object.keys(input)) if (!known.has(k)) problems.add('ERR_NET_1004', `unknown field "${k}"`);
+  if (input.format !== undefined && input.format !== EXPORT_FORMAT) {
+    problems.add('ERR_NET_1004', `format: "${String(input.format)}" is not "${EXPORT_FORMAT}"`);
+  }
+  if (input.version !== undefined && !(Number.isSafeInteger(input.version) && (input.version as number) >= 0)) {
+    problems.add('ERR_NET_1004', 'version: not a version number');
+  }
+  for (const c of COLLECTIONS) {
+    const v = input[c];
+    if (v === undefined || v === null) continue;
+    if (!Array.isArray(v)) problems.add('ERR_NET_1004', `${c}: must be an array`);
+    else out[c] = v;
+  }
+  return out;
+}
+
+/** Loads the name-keyed objects of one collection: create, or update (merge) what exists. */
+function loadNamed(work: ConfigDoc, part: Part, items: unknown[], merge: boolean, problems: Problems): void {
+  const ops: ResourceOps = RESOURCES[part.kind];
+  const table = work[part.table!] as Map<string, unknown>;
+  const seen = new Set<string>();
+  items.forEach((item, i) => {
+    const where = `${part.collection}[${i}]`;
+    const key = isPlainObject(item) ? item[part.key!] : undefined;
+    if (typeof key === 'string') {
+      if (seen.has(key)) return problems.add('ERR_NET_2006', `${where}.${part.key}: "${key}" appears twice in the document`);
+      seen.add(key);
+    }
+    if (part.kind === 'zone' && isPlainObject(item) && item.interfaces !== undefined) {
+      return problems.add('ERR_NET_1004', `${where}.interfaces: membership is written as each interface's and VLAN's "zone"`);
+    }
+    try {
+      // interfaces are a fixed inventory: always an update (404 for one the firewall has not)
+      if (part.kind === 'interface' || (merge && typeof key === 'string' && table.has(key))) ops.update!(work, key as string, item);
+      else ops.create!(work, item);
+    } catch (e) {
+      problems.addError(where, e);
+    }
+  });
+}
+
+/** The id a rule of the document gives, or undefined; a bad or repeated one is a problem. */
+function givenId(item: unknown, where: string, seen: Set<number>, problems: Problems): number | undefined | null {
+  if (!isPlainObject(item) || item.id === undefined) return undefined;
+  const id = item.id;
+  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) {
+    problems.add('ERR_NET_1004', `${where}.id: must be a positive integer`);
+    return null;
+  }
+  if (seen.has(id)) {
+    problems.add('ERR_NET_2006', `${where}.id: ${id} appears twice in the document`);
+    return null;
+  }
+  seen.add(id);
+  return id;
+}
+
+/** A rule's body without its id (the load places the rule; the create and update bodies have none). */
+function withoutId(item: unknown): unknown {
+  if (!isPlainObject(item) || item.id === undefined) return item;
+  const { id: _id, ...body } = item;
+  return body;
+}
+
+/** Loads one rule table: every rule checked, ids kept or handed out, the table assigned once. */
+function loadRules(work: ConfigDoc, part: Part, items: unknown[], merge: boolean, problems: Problems): void {
+  const rt: RuleTable = RESOURCES[part.kind].rules!;
+  const current = (merge ? work[rt.table] : []) as Rule[];
+  const byId = new Map<number, number>(current.map((r, i) => [r.id, i]));
+  const seen = new Set<number>();
+  const updated = current.slice();
+  const added: Array<{ rule: Rule; id: number | undefined }> = [];
+  let maxId = work.counters[rt.counter];
+  items.forEach((item, i) => {
+    const where = `${part.collection}[${i}]`;
+    const id = givenId(item, where, seen, problems);
+    if (id === null) return;
+    const body = withoutId(item);
+    const at = id === undefined ? undefined : byId.get(id);
+    try {
+      if (at !== undefined) updated[at] = rt.build(work, body, current[at]);
+      else added.push({ rule: rt.build(work, body), id });
+    } catch (e) {
+      problems.addError(where, e);
+    }
+    if (id !== undefined && id > maxId) maxId = id;
+  });
+  for (const a of added) a.rule.id = a.id ?? ++maxId;
+  const rules = [...updated, ...added.map((a) => a.rule)];
+  if (rt.table === 'routes') rules.sort((a, b) => a.id - b.id);
+  (work as unknown as Record<string, Rule[]>)[rt.table] = rules;
+  work.counters = { ...work.counters, [rt.counter]: maxId };
+}
+
+/**
+ * Makes `doc` what `input` (a parsed export document) says, as `mode` says. Throws a FwError
+ * listing every problem, one per line, and leaves `doc` as it was; else replaces its tables.
+ */
+export function loadDocument(doc: ConfigDoc, input: unknown, mode: LoadMode): void {
+  const problems = new Problems();
+  const parts = collectionsOf(input, problems);
+  const merge = mode === 'merge';
+  const work = merge ? workingCopy(doc) : emptyDoc([...doc.interfaces.keys()]);
+  if (!merge) work.counters = { ...doc.counters };
+  for (const part of PARTS) {
+    const items = parts[part.collection];
+    if (!items) continue;
+    if (part.table) loadNamed(work, part, items, merge, problems);
+    else loadRules(work, part, items, merge, problems);
+  }
+  if (problems.count) throw problems.error();
+  Object.assign(doc, work);
+}

@@ -1,0 +1,113 @@
+// fwctl against a real daemon, run as a process: login (profile file 0600), status, trace,
+// confirm, watch, and the exit codes a script relies on. The configuration-file commands
+// (export, plan, apply) are in fwctl-config.test.ts.
+import fs from 'node:fs';
+import path from 'node:path';
+import { ADMIN, ADMIN_PASSWORD, expectMessage, ok, tempDir, useDaemon } from '../helpers/daemon';
+import { lanWan } from '../helpers/lan-wan';
+import { fwctl } from '../helpers/fwctl';
+import { freePort } from '../helpers/redis';
+
+const d = useDaemon();
+const home = tempDir('fwctl-');
+const profile = path.join(home, 'cfg', 'fwctl', 'config.json');
+const env = () => ({ XDG_CONFIG_HOME: path.join(home, 'cfg'), HOME: home });
+
+beforeAll(async () => {
+  const r = await fwctl(['login', d.url, '--user', ADMIN], { ...env(), FWCTL_PASSWORD: ADMIN_PASSWORD });
+  expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
+  expect(r.stdout).toMatch(/^logged in to http:\/\/127\.0\.0\.1:\d+ as admin/);
+});
+
+test('login keeps URL and token in a file only its owner can read; status reads the daemon with it', async () => {
+  expect(fs.statSync(profile).mode & 0o777).toBe(0o600);
+  expect(fs.statSync(path.dirname(profile)).mode & 0o777).toBe(0o700);
+  const saved = JSON.parse(fs.readFileSync(profile, 'utf8'));
+  expect(saved).toEqual({ url: d.url, token: expect.any(String), user: ADMIN });
+  const me = await fetch(`${d.url}/api/me`, { headers: { Authorization: `Bearer ${saved.token}` } });
+  expect(me.status).toBe(200);
+  const table = await fwctl(['status'], env());
+  expect(table.code).toBe(0);
+  expect(table.stdout).toMatch(/^daemon +http:\/\/127\.0\.0\.1:\d+ \(node /m);
+  expect(table.stdout).toMatch(/^running +version \d+ by /m);
+  expect(table.stdout).toMatch(/^confirm +nothing pending$/m);
+  const json = await fwctl(['status', '--json'], env());
+  expect(JSON.parse(json.stdout)).toEqual((await ok(d.client.get('/api/status'))).body && expect.objectContaining({ version: expect.any(Number), node: d.daemon.daemon.ctx.nodes.id }));
+});
+
+test('FWCTL_TOKEN and FWCTL_URL need no profile; a login with FWCTL_TOKEN stores it', async () => {
+  const bare = { HOME: home, XDG_CONFIG_HOME: path.join(home, 'none') };
+  const r = await fwctl(['status', '--json'], { ...bare, FWCTL_URL: d.url, FWCTL_TOKEN: d.client.token });
+  expect(r.code).toBe(0);
+  const other = path.join(home, 'token-login.json');
+  const l = await fwctl(['login', d.url], { ...bare, FWCTL_CONFIG: other, FWCTL_TOKEN: d.client.token });
+  expect(l.code).toBe(0);
+  expect(JSON.parse(fs.readFileSync(other, 'utf8')).token).toBe(d.client.token);
+});
+
+test('exit codes: 3 not logged in or refused, 5 unreachable, 64 bad command line', async () => {
+  const bare = { HOME: home, XDG_CONFIG_HOME: path.join(home, 'none') };
+  const none = await fwctl(['status'], bare);
+  expect({ code: none.code, err: none.stderr }).toEqual({ code: 3, err: expect.stringMatching(/not logged in/) });
+  const bad = await fwctl(['login', d.url, '--user', ADMIN], { ...bare, FWCTL_PASSWORD: 'wrong-password-1' });
+  expect({ code: bad.code, err: bad.stderr }).toEqual({ code: 3, err: expect.stringMatching(/401 ERR_SEC_5005/) });
+  const revoked = await fwctl(['status'], { ...bare, FWCTL_URL: d.url, FWCTL_TOKEN: 'not.a.token' });
+  expect(revoked.code).toBe(3);
+  const port = await freePort();
+  const down = await fwctl(['status', '--url', `http://127.0.0.1:${port}`], { ...bare, FWCTL_TOKEN: 'x' });
+  expect({ code: down.code, err: down.stderr }).toEqual({ code: 5, err: expect.stringMatching(/cannot reach/) });
+  expect((await fwctl(['frobnicate'], env())).code).toBe(64);
+  expect((await fwctl(['status', '--bogus'], env())).code).toBe(64);
+  expect((await fwctl(['trace', '--src', '10.0.0.5'], env())).code).toBe(64);
+  expect((await fwctl(['trace', '--src', '10.0.0.5', '--dst', '8.8.8.8', '--proto', 'tcp', '--dport', 'x'], env())).code).toBe(64);
+});
+
+test('trace shows a packet\'s way through the running configuration as a table, and --json gives /api/eval\'s answer', async () => {
+  await d.client.begin();
+  await lanWan(d.client);
+  await ok(d.client.post('/api/policies', { action: 'allow', 'src-zone': 'lan', 'dst-zone': 'wan' }));
+  await d.client.commit();
+  const args = ['trace', '--src', '10.0.0.5', '--dst', '8.8.8.8', '--proto', 'tcp', '--dport', '443'];
+  const r = await fwctl(args, env());
+  expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
+  expect(r.stdout).toMatch(/^packet +10\.0\.0\.5 -> 8\.8\.8\.8 tcp\/443$/m);
+  expect(r.stdout).toMatch(/^zones +lan -> wan$/m);
+  expect(r.stdout).toMatch(/^route +#\d+ 0\.0\.0\.0\/0 via eth0$/m);
+  expect(r.stdout).toMatch(/^policy +#\d+ allow$/m);
+  expect(r.stdout).toMatch(/^verdict +ALLOW \(policy\)$/m);
+  const json = JSON.parse((await fwctl([...args, '--json'], env())).stdout);
+  const direct = (await ok(d.client.post('/api/eval', { 'src-ip': '10.0.0.5', 'dst-ip': '8.8.8.8', protocol: 'tcp', 'dst-port': 443 }))).body;
+  expect(json).toEqual(direct);
+  const refused = await fwctl(['trace', '--src', 'nonsense', '--dst', '8.8.8.8', '--proto', 'tcp', '--dport', '1'], env());
+  expect({ code: refused.code, err: refused.stderr }).toEqual({ code: 1, err: expect.stringMatching(/400 ERR_NET_1001/) });
+});
+
+test('confirm: 4 with nothing pending; after a commit confirmed, 0 and the version', async () => {
+  const none = await fwctl(['confirm'], env());
+  expect({ code: none.code, err: none.stderr }).toEqual({ code: 4, err: expect.stringMatching(/409 ERR_SYS_3004/) });
+  await d.client.begin();
+  await ok(d.client.post('/api/addresses', { name: 'cli-confirm', ips: ['192.0.2.1'] }));
+  const c = expectMessage(await d.client.post('/api/config/commit', { confirm_timeout: 600 }), 'commit successful');
+  const st = await fwctl(['status'], env());
+  expect(st.stdout).toMatch(new RegExp(`^confirm +version ${c.body.version} by admin must be confirmed by ${c.body.confirm_by.replace(/\./g, '\\.')}`, 'm'));
+  const r = await fwctl(['confirm'], env());
+  expect({ code: r.code, out: r.stdout }).toEqual({ code: 0, out: `version ${c.body.version} confirmed\n` });
+});
+
+test('watch prints the events as they happen (--count ends it; --json one object a line)', async () => {
+  const watching = fwctl(['watch', '--types', 'session', '--count', '2', '--json'], env());
+  const lines = fwctl(['watch', '--types', 'session', '--count', '2'], env());
+  // the streams are open once the daemon counts their subscribers
+  const hub = d.daemon.daemon.ctx.events;
+  const deadline = Date.now() + 20_000;
+  while (hub.subscriberCount < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  await d.client.begin();
+  await ok(d.client.post('/api/config/discard'));
+  const r = await watching;
+  expect(r.code).toBe(0);
+  const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+  expect(events.map((e) => e.state)).toEqual(['begun', 'discarded']);
+  const t = await lines;
+  expect(t.stdout).toMatch(/^\S+Z +\d+ +session +begun \(owner admin, by admin\)$/m);
+  expect(t.stdout).toMatch(/^\S+Z +\d+ +session +discarded \(owner admin, by admin\)$/m);
+});
