@@ -147,3 +147,37 @@ export function generateConfig(o: GenOptions = REALISTIC): ConfigDoc {
 function canonical(ips: string[]): string[] {
   return [...new Set(ips.map((i) => canonicalCidr(i)).filter((c): c is string => c !== null))];
 }
+
+/**
+ * The configuration of issue 15's soak scenario: `addresses` host objects (one /32 each),
+ * zones trust (eth0) and untrust (eth1), one service, and `policies` policies from trust to
+ * untrust, each between two of the addresses. The soak benchmark and the leak test commit
+ * one changed address at a time on top of it.
+ */
+export function soakConfig(addresses: number, policies: number): ConfigDoc {
+  const doc = emptyDoc(['eth0', 'eth1']);
+  const links: Array<[string, string, string]> = [['eth0', 'trust', '10.0.0.1/16'], ['eth1', 'untrust', '192.0.2.1/24']];
+  for (const [ifname, zone, ip] of links) {
+    doc.zones.set(zone, { name: zone, type: 'l3', color: '', networks: [] });
+    Object.assign(doc.interfaces.get(ifname)!, { ip, zone });
+  }
+  for (let i = 0; i < addresses; i++) doc.addresses.set(soakAddressName(i), { name: soakAddressName(i), ips: [soakAddressIp(i, 0)] });
+  doc.services.set('https', { name: 'https', protocol: 'tcp', ports: [443] });
+  for (let p = 0; p < policies; p++) {
+    doc.policies.push({
+      id: p + 1, action: p % 7 === 0 ? 'deny' : 'allow', srcZone: 'trust', dstZone: 'untrust',
+      srcAddr: soakAddressName(p % addresses), dstAddr: soakAddressName((p * 7 + 1) % addresses), services: ['https'], log: false,
+    });
+  }
+  doc.counters.policy = policies;
+  return doc;
+}
+
+export function soakAddressName(i: number): string {
+  return `h${i}`;
+}
+
+/** The `round`-th address of host object i: 10.(16 + round % 200).x.y/32, unique per object. */
+export function soakAddressIp(i: number, round: number): string {
+  return `10.${16 + (round % 200)}.${(i >> 8) & 255}.${i & 255}/32`;
+}

@@ -26,9 +26,10 @@ export interface Instance {
 }
 
 /** Starts the daemon with `env` (info-level logs drained through a pipe, as in production);
- * `main`: another build's dist/src/main.js (A/B comparisons). */
-export function startInstance(env: Record<string, string>, main = path.resolve(__dirname, '../src/main.js')): Promise<Instance> {
-  const proc = spawn(process.execPath, [main], {
+ * `main`: another build's dist/src/main.js (A/B comparisons); `nodeArgs`: node's own options
+ * (--expose-gc for the soak benchmark). */
+export function startInstance(env: Record<string, string>, main = path.resolve(__dirname, '../src/main.js'), nodeArgs: string[] = []): Promise<Instance> {
+  const proc = spawn(process.execPath, [...nodeArgs, main], {
     env: { ...process.env, FW_PORT: '0', FW_ADMIN_PASSWORD: PASSWORD, FW_LOG_LEVEL: 'info', FW_INTERFACES: 'eth0,eth1', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -94,7 +94,10 @@ function registerCoreReadiness(ctx: AppContext): void {
  */
 function redisStore(settings: Settings): RedisStore {
   const leaseMs = settings.sessionTimeoutSec * 1000 + 5000;
-  return new RedisStore({ target: settings.redis!, minReplicas: settings.redisMinReplicas, clusterName: settings.clusterName, sessionLeaseMs: leaseMs });
+  return new RedisStore({
+    target: settings.redis!, minReplicas: settings.redisMinReplicas, clusterName: settings.clusterName, sessionLeaseMs: leaseMs,
+    versionsKeep: settings.versionsKeep, auditKeep: settings.auditKeep,
+  });
 }
 
 /** The store the settings ask for: Redis with REDIS_URL or REDIS_SENTINELS, else the embedded files. */
@@ -105,6 +108,8 @@ function openStore(settings: Settings, log: Logger, onFatal: (err: unknown) => v
   return new EmbeddedStore({
     dir: settings.dataDir,
     logger: log,
+    versionsKeep: settings.versionsKeep,
+    auditKeep: settings.auditKeep,
     // a failed disk write leaves memory ahead of the disk: stop, and let the supervisor
     // restart us on what is durable (crash-only, like after kill -9)
     onFailure: onFatal,

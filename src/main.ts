@@ -1,11 +1,29 @@
 // Entry point: settings from the environment, start, and a graceful stop on SIGTERM/SIGINT
 // (stop accepting, finish requests and commits in flight, close the store).
 import { loadSettings } from './settings';
-import { startDaemon } from './app';
+import { startDaemon, type Daemon } from './app';
+
+/**
+ * Only when node was started with --expose-gc (npm run bench:soak, the leak test): SIGUSR2
+ * runs a full collection and logs the heap left after it ("heap after gc"), so that a slope
+ * of retained memory can be measured from outside without a debugger. Without the flag
+ * SIGUSR2 keeps node's default.
+ */
+function gcOnSignal(daemon: Daemon): void {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (typeof gc !== 'function') return;
+  process.on('SIGUSR2', () => {
+    gc();
+    const m = process.memoryUsage();
+    daemon.ctx.log.info({ heapUsed: m.heapUsed, heapTotal: m.heapTotal, rss: m.rss, external: m.external, arrayBuffers: m.arrayBuffers }, 'heap after gc');
+    daemon.ctx.log.flush();
+  });
+}
 
 async function main(): Promise<void> {
   const settings = loadSettings();
   const daemon = await startDaemon(settings);
+  gcOnSignal(daemon);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

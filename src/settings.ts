@@ -59,6 +59,10 @@ export interface Settings {
   tlsKey: string | undefined;
   /** FW_TLS_KEY_PASSPHRASE: the passphrase of an encrypted FW_TLS_KEY */
   tlsKeyPassphrase: string | undefined;
+  /** FW_VERSIONS_KEEP: committed versions kept (the newest, the running one always among them); 0: all */
+  versionsKeep: number;
+  /** FW_AUDIT_KEEP: audit entries kept (the newest); 0: all */
+  auditKeep: number;
 }
 
 function onOff(env: NodeJS.ProcessEnv, name: string, def: boolean): boolean {
@@ -145,6 +149,16 @@ function defaultEvalThreads(): number {
   return Math.max(0, Math.min(4, cores - 1));
 }
 
+/**
+ * FW_VERSIONS_KEEP: 0 (all) or at least 2: the version before the running one must stay, a
+ * commit confirmed that is not confirmed in time is reverted to it (src/session/confirm.ts).
+ */
+function versionsKeep(env: NodeJS.ProcessEnv): number {
+  const n = int(env, 'FW_VERSIONS_KEEP', 100, 0, 1_000_000);
+  if (n === 1) throw new Error('FW_VERSIONS_KEEP must be 0 (keep all) or at least 2 (a commit confirmed reverts to the version before it), got "1"');
+  return n;
+}
+
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const interfaces = (env.FW_INTERFACES ?? '')
     .split(',')
@@ -187,5 +201,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     tlsCert: env.FW_TLS_CERT ? path.resolve(env.FW_TLS_CERT) : undefined,
     tlsKey: env.FW_TLS_KEY ? path.resolve(env.FW_TLS_KEY) : undefined,
     tlsKeyPassphrase: env.FW_TLS_KEY_PASSPHRASE || undefined,
+    versionsKeep: versionsKeep(env),
+    auditKeep: int(env, 'FW_AUDIT_KEEP', 100_000, 0, 100_000_000),
   };
 }

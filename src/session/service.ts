@@ -22,6 +22,14 @@ import { Gate } from './gate';
 import { withUndo } from '../config/undo';
 import type { EventEmitterFn } from '../events/types';
 import { GroupAppend } from './group-append';
+import { Lru } from '../lru';
+
+/**
+ * Parsed documents of committed versions other than the running one (rollbacks, reads of
+ * GET /api/config/versions/{n}, a candidate's base) kept for reuse: a few, least recently used
+ * out first. Every commit used to add its document here for good (issue 15).
+ */
+const VERSION_DOCS_CACHED = 8;
 
 /** Compiles a document (in worker threads) and returns its analysis warnings. */
 export interface Compiler<C> {
@@ -125,7 +133,7 @@ export class ConfigService<C = unknown> {
   private loading: Promise<void> | null = null;
   /** the candidate compiled on demand (eval with ?config=candidate), by session and journal length */
   private candCompiled: { key: string; result: Promise<{ compiled: C; warnings: string[] }> } | null = null;
-  private readonly versionDocs = new Map<number, ConfigDoc>();
+  private readonly versionDocs = new Lru<number, ConfigDoc>(VERSION_DOCS_CACHED);
   private readonly runningListeners: Array<(state: RunningState<C>) => void> = [];
   /** where session, commit and confirmation events are reported (GET /api/events) */
   events: EventEmitterFn = () => undefined;
@@ -268,14 +276,14 @@ export class ConfigService<C = unknown> {
     return { versionDoc: await this.versionDoc(change.version) };
   }
 
-  /** The document of a committed version (404 when there is none); cached, never mutated. */
+  /** The document of a committed version (404 when there is none or it was pruned); never mutated. */
   async versionDoc(version: number): Promise<ConfigDoc> {
+    if (this.running?.meta.version === version) return this.running.doc;
     const cached = this.versionDocs.get(version);
     if (cached) return cached;
     const rec = Number.isSafeInteger(version) ? await this.store.getVersion(version) : undefined;
     if (!rec) throw new FwError('ERR_NET_1003', `version ${version} not found`);
     const doc = parseDoc(rec.doc);
-    if (this.versionDocs.size > 32) this.versionDocs.clear();
     this.versionDocs.set(version, doc);
     return doc;
   }
@@ -627,8 +635,7 @@ export class ConfigService<C = unknown> {
       }
     }
     this.reportCommit(job, meta); // before the swap's own events (node version)
-    // the candidate document becomes the immutable running version
-    this.versionDocs.set(meta.version, cand.doc);
+    // the candidate document becomes the immutable running version (versionDoc() serves it from there)
     if (this.running.meta.version < meta.version) this.setRunning(new RunningState(meta, cand.doc, Promise.resolve({ compiled, warnings })));
     if (this.session?.id === s.id) {
       this.session = null;

@@ -9,12 +9,14 @@ import type { SerializedDoc } from '../config/document';
 import { FwError, isFwError } from '../errors';
 import { acquireDirLock, type DirLock } from './dir-lock';
 import { MetaState } from './meta-state';
+import { Lru } from '../lru';
 import { IdempotencyLog } from './idempotency-log';
-import { DIR_MODE, FILE_MODE, GroupAppender, atomicWriteFile, cutPartialLastLine, durableUnlink, ensureDurableFile, errCode, fsyncDir } from './files';
+import { DIR_MODE, FILE_MODE, GroupAppender, atomicWriteFile, durableUnlink, ensureDurableFile, errCode, fsyncDir, replaceAppendLog } from './files';
+import { AuditLog } from './audit-log';
 import {
   dropUncommittedVersions,
+  historyText,
   layout,
-  loadAudit,
   loadHistory,
   loadMeta,
   loadSession,
@@ -28,8 +30,6 @@ import {
 } from './recovery';
 import {
   StoreConflict,
-  auditMatches,
-  auditRecordOf,
   sortApiTokens,
   userOf,
   ADMIN_ROLE,
@@ -54,6 +54,10 @@ export interface EmbeddedStoreOptions {
   logger?: Logger;
   /** Version documents kept in memory besides the running one (default 8). */
   versionCacheSize?: number;
+  /** FW_VERSIONS_KEEP: committed versions kept, the newest (default 100; 0: all). */
+  versionsKeep?: number;
+  /** FW_AUDIT_KEEP: audit entries kept, the newest (default 100,000; 0: all). */
+  auditKeep?: number;
   /** Told once when a write fails and the store stops serving (e.g. to exit for a restart). */
   onFailure?: (err: Error) => void;
 }
@@ -83,7 +87,6 @@ export class EmbeddedStore implements Store {
   readonly kind = 'embedded' as const;
   private readonly paths: Paths;
   private readonly log: Logger;
-  private readonly cacheSize: number;
   private readonly onFailure: (err: Error) => void;
   private state: 'new' | 'opening' | 'open' | 'closing' | 'closed' = 'new';
   private failure: FwError | null = null;
@@ -97,23 +100,31 @@ export class EmbeddedStore implements Store {
 
   /** The running version as readers see it: switched once a commit is durable. */
   private running!: VersionMeta;
+  /** The kept versions, oldest first; the running one is the last. */
   private metas: VersionMeta[] = [];
-  private readonly versionCache = new Map<number, Promise<string>>();
+  /** The lowest version whose file may still exist (pruning deletes from here up). */
+  private lowestFile = 0;
+  /** Lines in history.log (it is rewritten with the kept versions once it holds twice as many). */
+  private historyLines = 0;
+  /** Version file texts, least recently used out first; the running version's always stays. */
+  private readonly versionCache: Lru<number, Promise<string>>;
 
   private session: ActiveSession | null = null;
   /** Session file operations (begin, end, commit), strictly in call order. */
   private fileOps: Promise<unknown> = Promise.resolve();
   private history!: GroupAppender;
-  private auditLog!: GroupAppender;
-  /** Every audit entry, oldest first (entry i has id i + 1): read at open, appended after each durable write. */
-  private auditEntries: AuditEntry[] = [];
+  private auditLog!: AuditLog;
+  private readonly versionsKeep: number;
+  private readonly auditKeep: number;
   private idempotency!: IdempotencyLog;
 
   constructor(opts: EmbeddedStoreOptions) {
     this.paths = layout(opts.dir);
     this.log = opts.logger ?? silent;
-    this.cacheSize = opts.versionCacheSize ?? 8;
+    this.versionCache = new Lru(opts.versionCacheSize ?? 8, (n) => n === this.running?.version);
     this.onFailure = opts.onFailure ?? (() => undefined);
+    this.versionsKeep = opts.versionsKeep ?? 100;
+    this.auditKeep = opts.auditKeep ?? 100_000;
   }
 
   // ---- life cycle ----
@@ -131,6 +142,7 @@ export class EmbeddedStore implements Store {
       await this.recover(initialDoc);
     } catch (e) {
       await this.history?.close().catch(() => undefined);
+      await this.auditLog?.close().catch(() => undefined);
       await this.session?.log.close().catch(() => undefined);
       this.lock?.release();
       this.state = 'closed';
@@ -161,8 +173,11 @@ export class EmbeddedStore implements Store {
 
     const dropped = await dropUncommittedVersions(p, meta.running);
     if (dropped.length) this.log.warn({ versions: dropped }, 'dropped versions of a commit that did not finish');
-    this.metas = await loadHistory(p, meta.running, this.log);
-    this.running = this.metas[meta.running];
+    // pruning deletes the oldest files first: the lowest file left is the oldest kept version
+    this.lowestFile = (await versionFiles(p))[0] ?? meta.running;
+    this.metas = await loadHistory(p, this.lowestFile, meta.running, this.log);
+    this.historyLines = this.metas.length;
+    this.running = this.metas[this.metas.length - 1];
     await this.versionText(meta.running); // the running document must be readable now
 
     const s = await loadSession(p, meta.lastEndedSession, this.log);
@@ -170,13 +185,9 @@ export class EmbeddedStore implements Store {
       this.session = { ...s, log: GroupAppender.open(p.session, (e) => this.fail(e)), committing: false, claim: null };
       this.log.info({ owner: s.record.owner, changes: s.journal.length }, 'recovered the active session');
     }
-    const cut = await cutPartialLastLine(p.audit);
-    if (cut) this.log.warn({ file: p.audit, bytes: cut }, 'cut a torn line off the audit log');
     await ensureDurableFile(p.history);
-    await ensureDurableFile(p.audit);
-    this.auditEntries = await loadAudit(p.audit, this.log);
+    this.auditLog = await AuditLog.open(p.audit, this.auditKeep, this.log, (e) => this.fail(e));
     this.history = GroupAppender.open(p.history, (e) => this.fail(e));
-    this.auditLog = GroupAppender.open(p.audit, (e) => this.fail(e));
     this.idempotency = new IdempotencyLog(p.idempotency, (e) => this.fail(e));
     await this.idempotency.open();
     this.log.info({ dir: p.dir, running: meta.running, session: s !== null }, 'embedded store open');
@@ -378,32 +389,34 @@ export class EmbeddedStore implements Store {
   /** A fresh copy of a committed version each call (callers may mutate it). */
   async getVersion(version: number): Promise<VersionRecord | undefined> {
     this.check();
-    if (!Number.isSafeInteger(version) || version < 0 || version > this.running.version) return undefined;
-    return JSON.parse(await this.versionText(version)) as VersionRecord;
+    if (!this.kept(version)) return undefined;
+    let text: string;
+    try {
+      text = await this.versionText(version);
+    } catch (e) {
+      if (!this.kept(version)) return undefined; // pruned while it was being read: as if not found
+      throw e;
+    }
+    return JSON.parse(text) as VersionRecord;
+  }
+
+  /** Whether `version` is one of the kept versions (not pruned, not above running). */
+  private kept(version: number): boolean {
+    return Number.isSafeInteger(version) && version >= this.metas[0].version && version <= this.running.version;
   }
 
   /** The JSON of a version file, from a small LRU cache (the running version always stays). */
   private versionText(n: number): Promise<string> {
     let text = this.versionCache.get(n);
-    if (text) {
-      this.versionCache.delete(n);
-    } else {
+    if (!text) {
       text = fsp.readFile(this.paths.version(n), 'utf8');
       text.catch(() => this.versionCache.delete(n));
       text = text.catch((e: unknown) => {
         throw new FwError('ERR_SYS_4002', `version ${n} cannot be read: ${e instanceof Error ? e.message : String(e)}`);
       });
+      this.versionCache.set(n, text);
     }
-    this.versionCache.set(n, text);
-    this.evictVersions();
     return text;
-  }
-
-  private evictVersions(): void {
-    for (const n of this.versionCache.keys()) {
-      if (this.versionCache.size <= this.cacheSize + 1) break;
-      if (n !== this.running?.version) this.versionCache.delete(n);
-    }
   }
 
   // ---- the session and its journal ----
@@ -529,8 +542,9 @@ export class EmbeddedStore implements Store {
         await this.meta.persist(); // the commit point: the rename of meta.json
         this.running = meta;
         this.metas.push(meta);
-        this.versionCache.set(n, Promise.resolve(text));
-        this.evictVersions();
+        this.historyLines++;
+        this.versionCache.set(n, Promise.resolve(text)); // evicts the previous running version's text when it is not recent
+        this.forgetPrunedVersions();
         this.session = null;
         // not needed for correctness: open() removes a log whose session the commit ended
         await fsp.unlink(this.paths.session).catch((e: unknown) => {
@@ -540,29 +554,59 @@ export class EmbeddedStore implements Store {
     } catch (e) {
       throw this.fail(e);
     }
+    // after the answer: the files of the versions no longer kept
+    this.sessionOp(() => this.deletePrunedFiles()).catch((e: unknown) => this.fail(e));
+  }
+
+  /**
+   * Retention, in memory (synchronously at the commit point's switch): the versions older than
+   * the newest `versionsKeep` stop being listed and read (getVersion answers undefined, 404)
+   * before any of their files is deleted, so no reader ever sees half a version.
+   */
+  private forgetPrunedVersions(): void {
+    if (this.versionsKeep === 0 || this.metas.length <= this.versionsKeep) return;
+    this.metas = this.metas.slice(-this.versionsKeep);
+    const oldest = this.metas[0].version;
+    this.versionCache.deleteWhere((n) => n < oldest);
+  }
+
+  /**
+   * Retention, on disk (a session file operation of its own, after the commit): the files of
+   * pruned versions, oldest first (a crash leaves the kept versions contiguous), and
+   * history.log rewritten with the kept versions once it holds twice as many lines. A file
+   * that cannot be deleted is tried again after the next commit.
+   */
+  private async deletePrunedFiles(): Promise<void> {
+    const oldest = this.metas[0].version;
+    if (this.lowestFile >= oldest) return;
+    for (; this.lowestFile < oldest; this.lowestFile++) {
+      try {
+        await fsp.rm(this.paths.version(this.lowestFile), { force: true });
+      } catch (e) {
+        this.log.warn({ err: String(e), version: this.lowestFile }, 'could not delete a pruned version file');
+        return;
+      }
+    }
+    await fsyncDir(this.paths.versions);
+    if (this.historyLines < 2 * this.metas.length) return;
+    const { appender, done } = replaceAppendLog(this.history, this.paths.history, () => historyText(this.metas), (e) => this.fail(e));
+    this.history = appender;
+    await done;
+    this.historyLines = this.metas.length;
   }
 
   async audit(event: AuditEvent): Promise<void> {
     this.check();
-    const entry = auditRecordOf(event);
-    const line = JSON.stringify(entry) + '\n';
     try {
-      await this.auditLog.append(line);
+      await this.auditLog.append(event);
     } catch (e) {
       throw this.fail(e);
     }
-    // ids follow the file's line order: appends are written in call order
-    this.auditEntries.push({ ...entry, id: this.auditEntries.length + 1 });
   }
 
   async listAudit(query: AuditQuery): Promise<AuditEntry[]> {
     this.check();
-    const out: AuditEntry[] = [];
-    const start = Math.min(this.auditEntries.length, (query.before ?? Infinity) - 1);
-    for (let i = start - 1; i >= 0 && out.length < query.limit; i--) {
-      if (auditMatches(this.auditEntries[i], query)) out.push(this.auditEntries[i]);
-    }
-    return out;
+    return this.auditLog.list(query);
   }
 
   async ping(): Promise<void> {

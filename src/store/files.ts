@@ -184,6 +184,24 @@ export class GroupAppender {
   }
 }
 
+/**
+ * Replaces an append-only file (compaction) while appends go on. `old` is drained and closed;
+ * then, once the callers of its last appends have run (they record what they appended),
+ * `content()` is computed and replaces the file atomically. The returned appender appends to
+ * the new file; what is appended to it meanwhile waits for the replacement. A crash leaves
+ * the old file or the new one. `done` settles with the replacement (rejects when it failed;
+ * the new appender is then broken too).
+ */
+export function replaceAppendLog(old: GroupAppender, file: string, content: () => string, onFailure?: (e: Error) => void): { appender: GroupAppender; done: Promise<void> } {
+  const handle = (async () => {
+    await old.close();
+    await new Promise((resolve) => setImmediate(resolve));
+    await atomicWriteFile(file, content());
+    return fsp.open(file, 'a', FILE_MODE);
+  })();
+  return { appender: new GroupAppender(handle, onFailure), done: handle.then(() => undefined) };
+}
+
 export class CorruptFileError extends Error {
   constructor(file: string, line: number, reason: string) {
     super(`${file} is corrupt at line ${line}: ${reason}; refusing to start (restore it from a backup or move it away)`);

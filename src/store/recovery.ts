@@ -4,7 +4,7 @@
 // the commit point (see docs/store.md).
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { auditRecordOf, type ApiTokenRecord, type AuditEntry, type JournalEntry, type SessionRecord, type UserRecord, type VersionMeta, type VersionRecord } from './types';
+import type { ApiTokenRecord, JournalEntry, SessionRecord, UserRecord, VersionMeta, VersionRecord } from './types';
 import {
   CorruptFileError,
   TMP_SUFFIX,
@@ -154,57 +154,40 @@ async function readVersionMeta(p: Paths, n: number): Promise<VersionMeta> {
 }
 
 /**
- * The metas of versions 0..running, from history.log (one line per commit, appended before
- * the commit point). The last line of a version wins; lines above running (a commit that did
- * not reach its commit point) are dropped; a version missing from the log is read from its
- * file. When anything had to be fixed, history.log is rewritten.
+ * The metas of the kept versions oldest..running (oldest: the lowest version file; older ones
+ * were pruned), from history.log (one line per commit, appended before the commit point). The
+ * last line of a version wins; lines above running (a commit that did not reach its commit
+ * point) are dropped; a version missing from the log is read from its file. Lines of pruned
+ * versions are dropped too. When anything was dropped or fixed, history.log is rewritten.
  */
-export async function loadHistory(p: Paths, running: number, log: Logger): Promise<VersionMeta[]> {
+export async function loadHistory(p: Paths, oldest: number, running: number, log: Logger): Promise<VersionMeta[]> {
   const lines = await readJsonLines(p.history);
-  const metas: Array<VersionMeta | undefined> = new Array(running + 1).fill(undefined);
+  const metas: Array<VersionMeta | undefined> = new Array(running - oldest + 1).fill(undefined);
   let dirty = !lines || lines.tornBytes > 0;
+  let pruned = false;
   for (const v of lines?.values ?? []) {
     const m = v as VersionMeta;
     if (!isInt(m?.version)) throw refuse(p.history, 'a line without a version number');
     if (m.version > running) dirty = true;
+    else if (m.version < oldest) pruned = true;
     else {
-      if (metas[m.version]) dirty = true;
-      metas[m.version] = metaOf(m);
+      if (metas[m.version - oldest]) dirty = true;
+      metas[m.version - oldest] = metaOf(m);
     }
   }
-  for (let n = 0; n <= running; n++) {
-    if (metas[n]) continue;
-    metas[n] = await readVersionMeta(p, n);
+  for (let n = oldest; n <= running; n++) {
+    if (metas[n - oldest]) continue;
+    metas[n - oldest] = await readVersionMeta(p, n);
     dirty = true;
   }
-  if (dirty) {
-    if (lines) log.warn({ file: p.history }, 'repairing the commit history index');
-    await atomicWriteFile(p.history, metas.map((m) => JSON.stringify(m) + '\n').join(''));
-  }
+  if (dirty && lines) log.warn({ file: p.history }, 'repairing the commit history index');
+  if (dirty || pruned) await atomicWriteFile(p.history, historyText(metas as VersionMeta[]));
   return metas as VersionMeta[];
 }
 
-/**
- * The audit log's entries, numbered from 1 in file order. Lines from before request ids
- * were recorded read with reqId "". A line that is not an event is skipped (the log is a
- * record for people, not state the daemon depends on).
- */
-export async function loadAudit(file: string, log: Logger): Promise<AuditEntry[]> {
-  const lines = await readJsonLines(file);
-  const out: AuditEntry[] = [];
-  for (const v of lines?.values ?? []) {
-    const e = v as Partial<AuditEntry> | null;
-    if (!e || typeof e.at !== 'number' || typeof e.user !== 'string' || typeof e.action !== 'string') {
-      log.warn({ file }, 'skipped an audit line that is not an event');
-      continue;
-    }
-    const event = auditRecordOf({
-      at: e.at, user: e.user, action: e.action, details: String(e.details ?? ''), reqId: String(e.reqId ?? ''),
-      role: typeof e.role === 'string' ? e.role : undefined, token: typeof e.token === 'string' ? e.token : undefined, payload: e.payload,
-    });
-    out.push({ ...event, id: out.length + 1 });
-  }
-  return out;
+/** history.log holding exactly `metas`. */
+export function historyText(metas: VersionMeta[]): string {
+  return metas.map((m) => JSON.stringify(m) + '\n').join('');
 }
 
 export interface RecoveredSession {

@@ -60,8 +60,10 @@ export class CommitQueue implements CommitRunner {
     try {
       queued = await this.queue.add(QUEUE, job, {
         jobId: commitJobId(job),
-        removeOnComplete: { age: 3600 },
-        removeOnFail: { age: 3600 },
+        // finished jobs are kept an hour, and at most a thousand: Redis memory stays bounded
+        // however often automation commits (issue 15)
+        removeOnComplete: { age: 3600, count: 1000 },
+        removeOnFail: { age: 3600, count: 1000 },
       });
     } catch (e) {
       throw unreachable(e);

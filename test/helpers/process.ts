@@ -18,11 +18,12 @@ export interface Child {
 }
 
 /**
- * Starts `script` with a minimal environment plus `env`; resolves once its output has a line
- * matching `ready` (the daemon's "listening" line by default).
+ * Starts `script` with a minimal environment plus `env` (and node's own options `nodeArgs`,
+ * e.g. --expose-gc); resolves once its output has a line matching `ready` (the daemon's
+ * "listening" line by default).
  */
-export function startChild(env: Record<string, string>, script = MAIN, ready = /"port":(\d+)[^\n]*"msg":"listening"/): Promise<Child> {
-  const proc = spawn(process.execPath, [script], {
+export function startChild(env: Record<string, string>, script = MAIN, ready = /"port":(\d+)[^\n]*"msg":"listening"/, nodeArgs: string[] = []): Promise<Child> {
+  const proc = spawn(process.execPath, [...nodeArgs, script], {
     env: {
       PATH: process.env.PATH ?? '',
       FW_PORT: '0',

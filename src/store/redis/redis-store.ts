@@ -58,8 +58,10 @@ export interface RedisStoreOptions {
   sessionLeaseMs: number;
   /** How long open() waits for Redis at start-up. */
   connectWaitMs?: number;
-  /** Audit entries kept (the stream is trimmed to about this many). */
-  auditMax?: number;
+  /** FW_VERSIONS_KEEP: committed versions kept, the newest (default 100; 0: all). */
+  versionsKeep?: number;
+  /** FW_AUDIT_KEEP: audit entries kept, the newest (default 100,000; 0: all). */
+  auditKeep?: number;
 }
 
 type ScriptName = 'fwInit' | 'fwBegin' | 'fwHead' | 'fwAppend' | 'fwEnd' | 'fwClaim' | 'fwRelease' | 'fwCommit' | 'fwPutUser' | 'fwDeleteUser' | 'fwAddApiToken' | 'fwDeleteApiToken' | 'fwTouchApiTokens' | 'fwRevoke' | 'fwRecordFailure' | 'fwAudit'
@@ -104,6 +106,7 @@ export function keysOf(clusterName: string) {
     revoked: (jti: string) => `${p}revoked:${jti}`,
     running: `${p}running`,
     history: `${p}history`,
+    versionPrefix: `${p}version:`,
     version: (n: number) => `${p}version:${n}`,
     session: `${p}session`,
     journal: `${p}journal`,
@@ -156,7 +159,8 @@ export class RedisStore implements Store {
   /** The firewall's channel, on a connection of its own (a subscriber cannot send commands). */
   private readonly sub: Redis;
   private readonly emitter = new EventEmitter();
-  private readonly auditMax: number;
+  private readonly versionsKeep: number;
+  private readonly auditKeep: number;
   private closed = false;
 
   constructor(private readonly opts: RedisStoreOptions) {
@@ -168,7 +172,8 @@ export class RedisStore implements Store {
     this.writer = minReplicas > 0 ? this.scripted(connect({ ...failFastOptions(target), commandTimeout: COMMAND_TIMEOUT_MS + 2 * REPLICA_WAIT_MS })) : this.redis;
     this.replicas = minReplicas > 0 ? new ReplicaConfirm(this.writer, minReplicas) : null;
     this.sub = connect(patientOptions(target));
-    this.auditMax = opts.auditMax ?? 100_000;
+    this.versionsKeep = opts.versionsKeep ?? 100;
+    this.auditKeep = opts.auditKeep ?? 100_000;
     // connection errors are reported where a call fails; without listeners ioredis would print them
     this.redis.on('error', () => undefined);
     this.writer.on('error', () => undefined);
@@ -335,12 +340,9 @@ export class RedisStore implements Store {
 
   // ---- versions ----
 
+  /** The newest entry of the history: a commit pushes it and moves the running pointer in one step. */
   async runningVersion(): Promise<VersionMeta> {
-    const k = this.keys;
-    const meta = await this.call(async () => {
-      const n = Number(await this.redis.get(k.running));
-      return this.redis.lindex(k.history, n);
-    });
+    const meta = await this.call(() => this.redis.lindex(this.keys.history, -1));
     if (!meta) throw new FwError('ERR_SYS_4002', 'the Redis store holds no running version');
     return JSON.parse(meta) as VersionMeta;
   }
@@ -441,6 +443,7 @@ export class RedisStore implements Store {
     const r = (await this.durable((w) => w.fwCommit(
       k.session, k.journal, k.claim, k.running, k.history, k.version(n), k.lastCommit,
       sessionId, journalLength, n, JSON.stringify(version), JSON.stringify(metaOf(version)), k.channel, JSON.stringify(event), `${sessionId}:${journalLength}`,
+      this.versionsKeep, k.versionPrefix,
     ))) as string;
     if (r !== 'ok') throw new StoreConflict(`cannot commit session ${sessionId} as version ${n}: ${r}`, conflictReason(r));
   }
@@ -482,7 +485,7 @@ export class RedisStore implements Store {
 
   async audit(event: AuditEvent): Promise<void> {
     const entry = auditRecordOf(event);
-    await this.call(() => this.redis.fwAudit(this.keys.audit, this.keys.auditSeq, JSON.stringify(entry), this.auditMax));
+    await this.call(() => this.redis.fwAudit(this.keys.audit, this.keys.auditSeq, JSON.stringify(entry), this.auditKeep));
   }
 
   /** Newest first from the stream (ids "<id>-1"), a page of 500 at a time until `limit` match. */

@@ -91,9 +91,12 @@ return 0`;
 
 /**
  * KEYS session, journal, claim, running, history, versionKey, lastCommit;
- * ARGV sessionId length version recordJson metaJson channel eventJson claimer.
+ * ARGV sessionId length version recordJson metaJson channel eventJson claimer keep versionPrefix.
  * Checks session, journal length and running version, records the version, moves the running
- * pointer, ends the session and publishes the new version: all or nothing.
+ * pointer, ends the session and publishes the new version: all or nothing. Retention in the
+ * same step: while the history holds more than \`keep\` versions (0: keep all), the oldest
+ * leaves it and its document key (versionPrefix .. n, under the same hash tag) is deleted, so
+ * a reader finds a version whole or not at all.
  */
 export const COMMIT = `${sessionAtLength(8)}
 local running = tonumber(redis.call('GET', KEYS[4]))
@@ -103,6 +106,13 @@ redis.call('RPUSH', KEYS[5], ARGV[5])
 redis.call('SET', KEYS[4], ARGV[3])
 redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
 redis.call('SET', KEYS[7], ARGV[8] .. '=' .. ARGV[3])
+local keep = tonumber(ARGV[9])
+if keep > 0 then
+  while redis.call('LLEN', KEYS[5]) > keep do
+    local pruned = cjson.decode(redis.call('LPOP', KEYS[5]))
+    redis.call('DEL', ARGV[10] .. string.format('%d', pruned.version))
+  end
+end
 redis.call('PUBLISH', ARGV[6], ARGV[7])
 return 'ok'`;
 
@@ -199,13 +209,17 @@ end
 return 0`;
 
 /**
- * KEYS audit stream, audit counter; ARGV event JSON, max length. The next audit id and the
- * entry under the stream id "<id>-1", in one step: ids follow the stream's order whichever
- * instance records.
+ * KEYS audit stream, audit counter; ARGV event JSON, entries kept (0: all). The next audit id
+ * and the entry under the stream id "<id>-1", in one step: ids follow the stream's order
+ * whichever instance records. The stream is trimmed exactly to the newest entries kept.
  */
 export const AUDIT = `
 local id = redis.call('INCR', KEYS[2])
-redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], id .. '-1', 'e', ARGV[1])
+if tonumber(ARGV[2]) > 0 then
+  redis.call('XADD', KEYS[1], 'MAXLEN', '=', ARGV[2], id .. '-1', 'e', ARGV[1])
+else
+  redis.call('XADD', KEYS[1], id .. '-1', 'e', ARGV[1])
+end
 return id`;
 
 /** KEYS confirmed, revertClaim; ARGV version. 'reverting' while the version's revert is claimed. */

@@ -1,0 +1,140 @@
+// Soak benchmark (issue 15): `npm run bench:soak -- [--commits N] [--every N] [--addresses N]
+// [--policies N] [--store embedded|redis] [--main DIST/src/main.js] [--env K=V,K=V]`.
+// Seeds a store with the soak configuration (bench/generate.ts soakConfig: host objects, two
+// zones, one service, policies between the zones), starts the daemon as a child process with
+// --expose-gc (exactly as `npm start` runs it otherwise), then commits again and again: begin,
+// PUT one address, commit. Every --every commits it has the daemon collect its garbage
+// (SIGUSR2, src/main.ts) and prints one row: RSS, the main thread's V8 heap used after the GC
+// and its committed total, array buffers, the data folder's size (embedded) or Redis
+// used_memory, the versions listed, and the commit latency of the commits since the previous
+// row, so that a leak shows as a slope.
+// --store redis runs a throwaway redis-server of its own (never the machine's 6379).
+// --main: another build's daemon (e.g. main's dist, to see the old slope).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import IORedis from 'ioredis';
+import { EmbeddedStore } from '../src/store/embedded';
+import { RedisStore } from '../src/store/redis/redis-store';
+import { startRedis, type TestRedis } from '../test/helpers/redis';
+import { soakAddressIp, soakAddressName, soakConfig } from './generate';
+import { closeAgent, fmt, login, request, seedStore, startInstance } from './http-load';
+import { HeapProbe } from './heap-probe';
+import { median } from './stats';
+
+function arg(name: string, def: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1] : def;
+}
+
+function count(name: string, def: number): number {
+  const n = Number(arg(name, String(def)));
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer`);
+  return n;
+}
+
+const opts = {
+  commits: count('commits', 1000),
+  every: count('every', 50),
+  addresses: count('addresses', 5000),
+  policies: count('policies', 2000),
+  store: arg('store', 'embedded'),
+  main: path.resolve(arg('main', path.resolve(__dirname, '../src/main.js'))),
+  env: Object.fromEntries(arg('env', '').split(',').filter(Boolean).map((kv) => kv.split('=', 2) as [string, string])),
+};
+if (opts.store !== 'embedded' && opts.store !== 'redis') throw new Error('--store must be embedded or redis');
+
+/** Bytes of the files under `dir` (what `du --apparent-size` counts). */
+function folderBytes(dir: string): number {
+  let total = 0;
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) total += folderBytes(p);
+    else if (e.isFile()) total += fs.statSync(p).size;
+  }
+  return total;
+}
+
+async function redisUsedMemory(client: IORedis): Promise<number> {
+  const info = await client.info('memory');
+  return Number(/used_memory:(\d+)/.exec(info)?.[1] ?? NaN);
+}
+
+async function ok(p: Promise<{ status: number; text: string }>, what: string): Promise<void> {
+  const r = await p;
+  if (r.status !== 200) throw new Error(`${what}: ${r.status} ${r.text.slice(0, 300)}`);
+}
+
+const mb = (b: number) => (b / 1048576).toFixed(1);
+
+async function main(): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fwd-bench-soak-'));
+  const dataDir = path.join(dir, 'data');
+  let redis: TestRedis | null = null;
+  let redisClient: IORedis | null = null;
+  let proc: ChildProcess | null = null;
+  try {
+    const doc = soakConfig(opts.addresses, opts.policies);
+    const env: Record<string, string> = { FW_DATA_DIR: dataDir, FW_TOKEN_TTL: String(7 * 86400), ...opts.env };
+    if (opts.store === 'redis') {
+      redis = await startRedis(path.join(dir, 'redis'));
+      env.REDIS_URL = redis.url;
+      redisClient = new IORedis(redis.url);
+      await seedStore(new RedisStore({ url: redis.url, clusterName: 'default', sessionLeaseMs: 900_000 }), doc);
+    } else {
+      await seedStore(new EmbeddedStore({ dir: dataDir }), doc);
+    }
+    const daemon = await startInstance(env, opts.main, ['--expose-gc']);
+    proc = daemon.proc;
+    const heap = new HeapProbe(proc);
+    const token = await login(daemon.port);
+    const storage = async () => (redisClient ? redisUsedMemory(redisClient) : folderBytes(dataDir));
+    const versions = async () => {
+      const r = await request(daemon.port, 'GET', '/api/config/versions', token);
+      return (JSON.parse(r.text) as unknown[]).length;
+    };
+
+    console.log(`Soak: ${opts.store} store, ${fmt(opts.addresses)} addresses, ${fmt(opts.policies)} policies, ${fmt(opts.commits)} commits of one changed address`);
+    console.log(`Machine: ${os.cpus().length} x ${os.cpus()[0]?.model ?? '?'}, node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    console.log(`Daemon: ${opts.main}${Object.keys(opts.env).length ? ` with ${JSON.stringify(opts.env)}` : ''}\n`);
+    console.log(`| commits | RSS MB | heap after GC MB | heap total MB | array buffers MB | ${redisClient ? 'Redis used_memory MB' : 'data folder MB'} | versions listed | commit p50 ms | commit max ms | load |`);
+    console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+    const row = async (done: number, lat: number[]) => {
+      const h = await heap.afterGc();
+      const cells = [fmt(done), mb(h.rss), mb(h.heapUsed), mb(h.heapTotal), mb(h.arrayBuffers), mb(await storage()), fmt(await versions()),
+        lat.length ? fmt(median(lat)) : '-', lat.length ? fmt(Math.max(...lat)) : '-', os.loadavg()[0].toFixed(2)];
+      console.log(`| ${cells.join(' | ')} |`);
+    };
+    await row(0, []);
+    let lat: number[] = [];
+    for (let c = 1; c <= opts.commits; c++) {
+      const i = c % opts.addresses;
+      const round = Math.floor(c / opts.addresses) + 1;
+      await ok(request(daemon.port, 'POST', '/api/config/begin', token), 'begin');
+      await ok(request(daemon.port, 'PUT', `/api/addresses/${soakAddressName(i)}`, token, JSON.stringify({ ips: [soakAddressIp(i, round)] })), 'change');
+      const t0 = process.hrtime.bigint();
+      await ok(request(daemon.port, 'POST', '/api/config/commit', token, JSON.stringify({ description: `soak ${c}` })), 'commit');
+      lat.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      if (c % opts.every === 0 || c === opts.commits) {
+        await row(c, lat);
+        lat = [];
+      }
+    }
+  } finally {
+    if (proc && proc.exitCode === null) {
+      const exited = new Promise((r) => proc!.once('exit', r));
+      proc.kill('SIGTERM');
+      await exited;
+    }
+    closeAgent();
+    redisClient?.disconnect();
+    await redis?.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});
