@@ -1,5 +1,6 @@
 // What the analysis reports (analysis.ts computes it; compiled.ts, the workers and the API
 // carry it). A module of its own so that those modules do not import each other for types.
+import type { RuleSpec } from './rules';
 
 export interface Coverage {
   id: number;
@@ -41,6 +42,8 @@ export interface AnalyzeOptions {
   deadline?: number; // epoch ms: what is not decided by then is left undecided
   /** filled in when given: how the policies were decided */
   stats?: AnalysisStats;
+  /** policySpecs(doc) when the caller has built them already (the compile worker, for the tables) */
+  specs?: readonly RuleSpec[];
 }
 
 export interface AnalysisStats {

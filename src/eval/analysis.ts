@@ -84,7 +84,7 @@ export function analyze(doc: ConfigDoc, compiled?: CompiledConfig, opts: Analyze
   const stats: AnalysisStats = Object.assign(opts.stats ?? {}, { reached: 0, painted: 0, undecided: 0, undecidedIds: [] as number[] });
 
   const zones = [...zoneIndexOf(doc).keys()];
-  const space = new RuleSpace(policySpecs(doc).map((s) => regionsOf(s, zones.length)));
+  const space = new RuleSpace((opts.specs ?? policySpecs(doc)).map((s) => regionsOf(s, zones.length)));
   const n = doc.policies.length;
   const covered = new Uint8Array(n);
   const allows = doc.policies.map((p) => p.action === 'allow');

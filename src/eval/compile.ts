@@ -115,6 +115,8 @@ export function natTable(doc: ConfigDoc, ifIdx: ReadonlyMap<string, number>): { 
 
 export interface CompileOptions {
   params?: BuildParams;
+  /** policySpecs(doc) when the caller has built them already (the compile worker shares them with the analysis) */
+  specs?: readonly RuleSpec[];
 }
 
 export function compileImage(doc: ConfigDoc, opts: CompileOptions = {}): CompiledImage {
@@ -198,7 +200,7 @@ export function compileImage(doc: ConfigDoc, opts: CompileOptions = {}): Compile
     arrays.set(`route${f}.answers`, rt.answers);
   }
 
-  const polSpecs = policySpecs(doc);
+  const polSpecs = opts.specs ?? policySpecs(doc);
   const { specs: natSpecs, meta: nat } = natTable(doc, ifIdx);
   const putClassifier = (prefix: string, d: ClassifierData) => {
     for (const k of CLASSIFIER_KEYS) arrays.set(`${prefix}.${k}`, d[k]);

@@ -5,7 +5,7 @@ import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { parseDoc, type SerializedDoc } from '../config/document';
 import { isFwError } from '../errors';
 import { analyze, type Analysis } from '../eval/analysis';
-import { compileImage } from '../eval/compile';
+import { compileImage, policySpecs } from '../eval/compile';
 import { CompiledConfig } from '../eval/compiled';
 import type { ImageMeta } from '../eval/image';
 
@@ -20,9 +20,11 @@ export type CompileReply =
 export default function compileTask(task: CompileTask): unknown {
   try {
     const doc = parseDoc(task.doc);
-    const image = compileImage(doc);
+    // the policy table's RuleSpecs are built once, for the tables and for the analysis
+    const specs = policySpecs(doc);
+    const image = compileImage(doc, { specs });
     const t0 = performance.now();
-    const analysis = analyze(doc, CompiledConfig.fromImage(image));
+    const analysis = analyze(doc, CompiledConfig.fromImage(image), { specs });
     const reply: CompileReply = { ok: true, meta: image.meta, buffer: image.buffer, analysis, analysisMs: performance.now() - t0 };
     // a Transferable marked by move(): piscina posts `reply` with the buffer in the transfer list
     return move({ [transferableSymbol]: [image.buffer], [valueSymbol]: reply } as unknown as Parameters<typeof move>[0]);
