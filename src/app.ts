@@ -141,11 +141,17 @@ function wireCluster(settings: Settings, store: RedisStore, config: ConfigServic
   return { queue, worker };
 }
 
+/** How long a log line may wait in the write buffer. */
+const LOG_FLUSH_MS = 1000;
+
 export async function startDaemon(settings: Settings, opts: DaemonOptions = {}): Promise<Daemon> {
   // buffered, asynchronous log writes: one write syscall per ~4 KiB instead of per line
   const dest = opts.logger ? null : pino.destination({ sync: false, minLength: 4096 });
   const log = opts.logger ?? pino({ level: settings.logLevel, base: { pid: process.pid } }, dest!);
   const flushLog = () => dest?.flushSync();
+  // a quiet daemon's last lines would wait in the buffer until 4 KiB more came (hours, on an
+  // idle standby): written out within a second whatever the traffic
+  const logTimer = dest ? setInterval(() => dest.flush(), LOG_FLUSH_MS).unref() : null;
   let sessionInfo = async () => ({ active: false, changes: 0 }); // the session gauges, once the service is made
   const tls = loadTls(settings, log); // before the store opens: a wrong file stops the start at once
   const metrics = new Metrics(() => sessionInfo());
@@ -232,10 +238,12 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
         await activeDataPlane.close();
         await store.close();
         log.info('stopped');
+        if (logTimer) clearInterval(logTimer);
         flushLog();
       },
     };
   } catch (e) {
+    if (logTimer) clearInterval(logTimer);
     hub?.close();
     await analysis?.close().catch(() => undefined);
     await cluster?.worker?.close().catch(() => undefined);

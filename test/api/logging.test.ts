@@ -2,6 +2,7 @@
 // tokens never appear in them.
 import pino from 'pino';
 import { ADMIN_PASSWORD, Client, startTestDaemon, tempDir } from '../helpers/daemon';
+import { startChild } from '../helpers/process';
 
 test('request lines carry the request id; secrets never reach the log', async () => {
   const lines: string[] = [];
@@ -30,5 +31,21 @@ test('request lines carry the request id; secrets never reach the log', async ()
     }
   } finally {
     await d.close();
+  }
+});
+
+test('a quiet daemon writes its buffered log lines out within a second or so', async () => {
+  // the daemon buffers its log (4 KiB writes): one request, then nothing more, must still be
+  // on standard output soon, not when 4 KiB more lines have come
+  const child = await startChild({ FW_DATA_DIR: tempDir() });
+  try {
+    const r = await fetch(`${child.url}/api/me`, { headers: { 'X-Request-Id': 'quiet-line-1' } });
+    expect(r.status).toBe(401); // health checks are not logged; a refused request is
+    const deadline = Date.now() + 5_000;
+    while (!child.stdout().includes('quiet-line-1') && Date.now() < deadline) await new Promise((res) => setTimeout(res, 100));
+    expect(child.stdout()).toContain('"reqId":"quiet-line-1"');
+  } finally {
+    child.proc.kill('SIGTERM');
+    await child.exited;
   }
 });
