@@ -113,7 +113,7 @@ test('sentinel failovers: nothing acknowledged is lost, writes come back by them
   // 2. the old primary, restarted as a replica of the new one, changes nothing
   await set.server(first).restart(['--replicaof', '127.0.0.1', String(promoted)]);
   await until(async () => (await set!.replication(first)).master_link_status === 'up', 30_000, 'the old primary did not sync as a replica');
-  expect(await set.primaryPort()).toBe(promoted);
+  expect((await set.replication(first)).role).toBe('slave');
   for (const c of clients) {
     expect((await c.get('/api/status')).body.version).toBe(version);
     expect((await c.get('/api/config/versions')).body.map((v: { version: number }) => v.version).pop()).toBe(version);
@@ -125,15 +125,18 @@ test('sentinel failovers: nothing acknowledged is lost, writes come back by them
   await clients[2].begin();
   writers = new Writers('b');
   await writers.more(40, 30_000, 'writes were not acknowledged before the second failover');
+  // the primary now: the promoted one, unless the sentinels of a loaded machine moved it since
+  // (what this test proves holds either way)
+  const before = await set.primaryPort();
   const second = await failover();
-  expect(second).not.toBe(promoted);
+  expect(second).not.toBe(before);
   await writers.more(40, 30_000, 'writes were not acknowledged again after the second promotion');
   await writers.stop();
   expect(writers.unexpected).toEqual([]);
   await everywhere('/api/addresses?config=candidate', writers.acked);
 
   // 4. no replica left: writes are refused as unconfirmed, and work again when one returns
-  const replicas = set.servers.filter((s) => s.port !== second && s.port !== promoted);
+  const replicas = set.servers.filter((s) => s.port !== second && s.port !== before);
   for (const r of replicas) await r.kill();
   let refused: { status: number; body: { code: string; details: string } } | undefined;
   let n = 0;

@@ -30,7 +30,9 @@ export interface TestSentinelSet {
   close(): Promise<void>;
 }
 
-const DOWN_AFTER_MS = 1000;
+// 2 s: with 1 s, a loaded CI machine (two jest workers, chromium) made sentinels fail over a
+// primary that was only slow
+const DOWN_AFTER_MS = 2000;
 const FAILOVER_TIMEOUT_MS = 3000;
 
 /** One command on a short-lived connection (no retries: a dead server fails at once). */
