@@ -60,6 +60,11 @@ export class FwError extends Error {
   }
 }
 
+/** The body of an error answer, as the server writes it and an idempotent replay stores it. */
+export function errorBody(e: FwError): string {
+  return JSON.stringify({ code: e.code, message: e.message, details: e.details });
+}
+
 export function isFwError(e: unknown): e is FwError {
   return e instanceof Error && e.name === 'FwError' && typeof (e as FwError).code === 'string';
 }

@@ -6,7 +6,7 @@
 // dropped and a retry runs again. The server wraps handlers here only when the header is
 // present, so requests without it (every read) pay nothing.
 import { createHash } from 'node:crypto';
-import { FwError, isFwError } from '../errors';
+import { FwError, errorBody, isFwError } from '../errors';
 import type { StoredAnswer, Store } from '../store/types';
 import type { Reply, Req } from './http';
 
@@ -39,7 +39,7 @@ function answerOf(r: Reply): StoredAnswer {
 }
 
 function errorAnswer(e: FwError): StoredAnswer {
-  return { status: e.status, body: JSON.stringify({ code: e.code, message: e.message, details: e.details }), headers: { ...e.headers } };
+  return { status: e.status, body: errorBody(e), headers: { ...e.headers } };
 }
 
 export class Idempotency {

@@ -5,7 +5,7 @@
 import uWS from 'uWebSockets.js';
 import type { Logger } from 'pino';
 import { randomBytes } from 'node:crypto';
-import { FwError, isFwError, ERRORS } from '../errors';
+import { FwError, errorBody, isFwError, ERRORS } from '../errors';
 import { NO_PARAMS, Router } from './router';
 import { parseJsonBody, type Reply, type Req, type RouteDef } from './http';
 import { ResponseStream } from './stream';
@@ -80,6 +80,12 @@ interface Answering {
   aborted: boolean; // the client went away
   tracked?: boolean; // counted in flight
   stream?: ResponseStream; // a streamed answer being written
+}
+
+/** The client went away: nothing more is written, a stream stops. */
+function markAborted(a: Answering): void {
+  a.aborted = true;
+  a.stream?.aborted();
 }
 
 const STATUS_TEXT: Record<number, string> = {
@@ -310,8 +316,7 @@ export class HttpServer {
     this.inFlight++;
     a.tracked = true;
     a.res.onAborted(() => {
-      a.aborted = true;
-      a.stream?.aborted();
+      markAborted(a);
       onAbort();
     });
   }
@@ -353,7 +358,7 @@ export class HttpServer {
     if (a.aborted || a.done) return;
     a.done = true;
     // inside uWS's request call (not tracked) the abort handler can still be attached now
-    if (!a.tracked) a.res.onAborted(() => { a.aborted = true; a.stream?.aborted(); });
+    if (!a.tracked) a.res.onAborted(() => markAborted(a));
     const stream = new ResponseStream(a.res, () => this.streams.delete(stream));
     a.stream = stream;
     this.streams.add(stream);
@@ -373,7 +378,7 @@ export class HttpServer {
     const err = toFwError(e, this.opts.logger, a.id);
     const headers: Record<string, string> = { ...err.headers };
     if (err.status === 401) headers['WWW-Authenticate'] = 'Bearer';
-    this.answer(a, err.status, JSON.stringify({ code: err.code, message: err.message, details: err.details }), headers);
+    this.answer(a, err.status, errorBody(err), headers);
   }
 
   /** Writes the answer (once; never to an aborted request), counts and logs it. */

@@ -4,7 +4,7 @@
 // SHA-256 (a microsecond) is as safe and keeps a first use as cheap as a JWT's verification.
 import { createHash, randomBytes } from 'node:crypto';
 import { FwError } from '../errors';
-import type { ApiTokenRecord, Store, UserRecord } from '../store/types';
+import type { ApiTokenRecord, Store } from '../store/types';
 import { isRole, weakerOf, type Role } from './roles';
 import type { ApiTokenUse, AuthUser } from './user';
 
@@ -28,9 +28,9 @@ export function mintApiToken(owner: string, name: string, role: Role, expiresAt:
   return { token, record: { hash: apiTokenHash(token), name, owner, role, createdAt: Date.now(), expiresAt, lastUsedAt: null } };
 }
 
-/** What an account's stored role is taken as: an unknown value grants the least. */
-export function roleOf(user: UserRecord): Role {
-  return isRole(user.role) ? user.role : 'viewer';
+/** What a stored role (an account's, a token's) is taken as: an unknown value grants the least. */
+export function roleOf(stored: { role?: unknown }): Role {
+  return isRole(stored.role) ? stored.role : 'viewer';
 }
 
 /** The last use of each API token seen here, written to the store in batches. */
@@ -87,7 +87,7 @@ export async function apiTokenUser(store: Store, uses: ApiTokenUses, token: stri
   if (rec.expiresAt !== null && rec.expiresAt <= Date.now()) throw new FwError('ERR_SEC_5003', 'token expired');
   const owner = await store.getUser(rec.owner);
   if (!owner) throw new FwError('ERR_SEC_5003', 'account no longer exists');
-  const role = weakerOf(isRole(rec.role) ? rec.role : 'viewer', roleOf(owner));
+  const role = weakerOf(roleOf(rec), roleOf(owner));
   const exp = rec.expiresAt === null ? Infinity : rec.expiresAt / 1000;
   return { username: rec.owner, role, jti: hash, exp, apiToken: uses.of(hash, rec.name) };
 }

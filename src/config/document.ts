@@ -71,15 +71,17 @@ export function parseDoc(s: SerializedDoc): ConfigDoc {
   return doc;
 }
 
-/** A deep copy: the candidate is a private copy that changes never share with running. */
+/** A deep copy: a rollback's document, which shares no object with the version it restores. */
 export function cloneDoc(doc: ConfigDoc): ConfigDoc {
   return parseDoc(structuredClone(serializeDoc(doc)));
 }
 
 /**
- * A working copy for a change of many steps (a load, a batch): its tables are new, so steps
- * applied to it leave `doc` as it was until the copy's fields are assigned back; its objects
- * are shared, since changes replace objects and never edit them.
+ * A working copy: its tables are new, its objects shared, since changes replace objects and
+ * never edit them (src/config/undo.ts relies on it too). A change of many steps (a load, a
+ * batch) leaves `doc` as it was until the copy's fields are assigned back; a new candidate
+ * on a committed version leaves the version as it was, where a deep copy would cost 100-200
+ * ms at 20,000 policies on every begin and every rebuild of the candidate.
  */
 export function workingCopy(doc: ConfigDoc): ConfigDoc {
   return {

@@ -106,16 +106,6 @@ function conflictReason(e: unknown): string | null {
   return e instanceof Error && e.name === 'StoreConflict' ? ((e as { reason?: string }).reason ?? 'session') : null;
 }
 
-/**
- * A new candidate on a committed version: new tables over the version's objects. Changes
- * replace objects and never edit them (src/config/undo.ts relies on it too), so the version
- * stays as it was; a deep copy would cost 100-200 ms at 20,000 policies on every begin and
- * on every rebuild of the candidate by another instance.
- */
-function candidateOf(version: ConfigDoc): ConfigDoc {
-  return workingCopy(version);
-}
-
 /** How often a change is tried again after another instance appended first. */
 const CHANGE_ATTEMPTS = 16;
 
@@ -266,7 +256,7 @@ export class ConfigService<C = unknown> {
 
   private async rebuild(head: SessionHead): Promise<void> {
     const journal = (await this.store.journalSince(head.session.id, 0)) ?? [];
-    const doc = candidateOf(await this.versionDoc(head.session.baseVersion));
+    const doc = workingCopy(await this.versionDoc(head.session.baseVersion));
     for (const entry of journal) applyChange(doc, entry.change, await this.contextFor(entry.change));
     this.cand = { sessionId: head.session.id, seq: journal.length, doc, dirty: false };
   }
@@ -404,7 +394,7 @@ export class ConfigService<C = unknown> {
       if (existing) throw new FwError('ERR_SYS_3002', `owner: ${existing.owner}`, 'a configuration session is already active');
       await this.gate.runExclusive(async () => {
         this.session = { ...rec };
-        this.cand = { sessionId: rec.id, seq: 0, doc: candidateOf(base.doc), dirty: false };
+        this.cand = { sessionId: rec.id, seq: 0, doc: workingCopy(base.doc), dirty: false };
       });
       this.log.info({ owner: user }, 'session started');
       this.events({ type: 'session', state: 'begun', owner: user, user });
@@ -505,10 +495,10 @@ export class ConfigService<C = unknown> {
     this.events({ type: 'rollback', version, user });
   }
 
-  /** Ends the session (another admin's only with `force`); resolves to the owner it had. */
   /**
    * Ends the session: the caller's own, or (force) another user's once `mayForce` has not
-   * thrown (the API checks the caller's role there, knowing whose session it is).
+   * thrown (the API checks the caller's role there, knowing whose session it is). Resolves to
+   * the owner it had.
    */
   async discard(user: string, force: boolean, mayForce: (owner: string) => void = () => undefined): Promise<string> {
     const s = await this.liveSession();
