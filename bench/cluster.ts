@@ -19,6 +19,7 @@ import { RedisStore } from '../src/store/redis/redis-store';
 import { startRedis, type TestRedis } from '../test/helpers/redis';
 import { generateConfig, REALISTIC } from './generate';
 import { automationRow, automationTable, type AutomationRow } from './automation';
+import { cpuSeconds } from './stats';
 import { closeAgent, fmt, login, request, run, seedStore, startInstance, type Instance, type Target } from './http-load';
 
 interface Scenario {
@@ -48,6 +49,8 @@ interface Row {
   me: number;
   reads: number;
   changes: number;
+  /** CPU µs a change, the instances and Redis together */
+  changeCpuUs: number;
   commitsPerSec: number;
   commitP50: number;
   commitMax: number;
@@ -55,6 +58,21 @@ interface Row {
 }
 
 const automationOnly = process.argv.includes('--only') && process.argv[process.argv.indexOf('--only') + 1] === 'automation';
+
+/** CPU seconds the instances and Redis have used so far. */
+async function cpuOf(instances: Instance[], redis: TestRedis | null): Promise<number> {
+  let total = instances.reduce((t, x) => t + cpuSeconds(x.proc.pid!), 0);
+  if (redis) {
+    const r = new Redis({ port: redis.port, host: '127.0.0.1' });
+    try {
+      const info = await r.info('cpu');
+      for (const m of info.matchAll(/^used_cpu_(?:sys|user):([\d.]+)/gm)) total += Number(m[1]);
+    } finally {
+      r.disconnect();
+    }
+  }
+  return total;
+}
 
 function roundRobin(instances: Instance[], tokens: string[]): Target {
   return { port: (i) => instances[i % instances.length].port, token: (i) => tokens[i % tokens.length] };
@@ -113,7 +131,10 @@ async function measure(s: Scenario, doc: ConfigDoc, seconds: number, commits: nu
     for (const l of Object.values(loads)) await run(all, l, 0.5); // warm-up: JIT and caches, untimed
     const me = (await run(all, loads.me, seconds)).rps;
     const reads = (await run(all, loads.reads, seconds)).rps;
-    const changes = (await run(all, loads.changes, seconds)).rps;
+    const cpu0 = await cpuOf(instances, redis);
+    const changed = await run(all, loads.changes, seconds);
+    const changeCpuUs = ((await cpuOf(instances, redis)) - cpu0) * 1e6 / (changed.rps * seconds);
+    const changes = changed.rps;
     await ok(request(instances[0].port, 'POST', '/api/config/discard', tokens[0]), 'discard');
     const latencies: number[] = [];
     const t0 = Date.now();
@@ -128,7 +149,7 @@ async function measure(s: Scenario, doc: ConfigDoc, seconds: number, commits: nu
     const commitsPerSec = commits / ((Date.now() - t0) / 1000);
     latencies.sort((a, b) => a - b);
     const automation = await automationRow(instances, tokens);
-    return { s, automation, me, reads, changes, commitsPerSec, commitP50: latencies[Math.floor(latencies.length / 2)], commitMax: latencies[latencies.length - 1] };
+    return { s, automation, me, reads, changes, changeCpuUs, commitsPerSec, commitP50: latencies[Math.floor(latencies.length / 2)], commitMax: latencies[latencies.length - 1] };
   } finally {
     for (const x of instances) x.proc.kill('SIGTERM');
     await Promise.all(instances.map((x) => new Promise((r) => (x.proc.exitCode !== null ? r(null) : x.proc.once('exit', r)))));
@@ -146,8 +167,9 @@ export async function clusterBench(seconds: number): Promise<void> {
   const list = scenarios(againstAt > 0 ? process.argv[againstAt + 1] : undefined);
   if (automationOnly) return automationBench(list.filter((s) => !s.main && !s.replica), doc);
   console.log(`\nStores side by side: ${doc.policies.length} policies committed, ${seconds}s per load, ${commits} commits per row, ${os.cpus().length} cores (load generator, Redis and instances share them), load average at the start ${load0}\n`);
-  console.log('| store | instances | GET /api/me/s | GET /api/policies/{id}/s | changes/s | commits/s | commit p50 ms | commit max ms | reads vs embedded | changes vs embedded |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  console.log('CPU µs a change: the instances\' and Redis\'s user + system time over the changes counted (the load generator excluded): what a change costs the machine, whatever the number of cores\n');
+  console.log('| store | instances | GET /api/me/s | GET /api/policies/{id}/s | changes/s | CPU µs a change | commits/s | commit p50 ms | commit max ms | reads vs embedded | changes vs embedded |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   let base: Row | null = null;
   const automation: Array<{ label: string; instances: number; a: AutomationRow }> = [];
   for (const s of list) {
@@ -155,7 +177,7 @@ export async function clusterBench(seconds: number): Promise<void> {
     const r = (await measure(s, doc, seconds, commits)) as Row;
     automation.push({ label: r.s.label, instances: r.s.instances, a: r.automation });
     base ??= r;
-    console.log(`| ${r.s.label} | ${r.s.instances} | ${fmt(r.me)} | ${fmt(r.reads)} | ${fmt(r.changes)} | ${r.commitsPerSec.toFixed(2)} | ${fmt(r.commitP50)} | ${fmt(r.commitMax)} | ${(r.reads / base.reads).toFixed(2)} | ${(r.changes / base.changes).toFixed(2)} |`);
+    console.log(`| ${r.s.label} | ${r.s.instances} | ${fmt(r.me)} | ${fmt(r.reads)} | ${fmt(r.changes)} | ${fmt(r.changeCpuUs)} | ${r.commitsPerSec.toFixed(2)} | ${fmt(r.commitP50)} | ${fmt(r.commitMax)} | ${(r.reads / base.reads).toFixed(2)} | ${(r.changes / base.changes).toFixed(2)} |`);
   }
   closeAgent();
   automationTable(automation, doc.policies.length);

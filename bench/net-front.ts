@@ -7,9 +7,9 @@
 // Run: npm run build --silent && node dist/bench/net-front.js [--rounds 2] [--seconds 4]
 // Results: docs/operations.md, "HTTP/1.1 only".
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { cpuSeconds } from './stats';
 
 const UWS = path.dirname(require.resolve('uWebSockets.js/package.json'));
 
@@ -35,12 +35,6 @@ function start(script: string, args: string[] = []): Promise<{ proc: ChildProces
     proc.stdout!.once('data', (b) => resolve({ proc, port: Number(String(b).trim()) }));
     proc.once('exit', (code) => reject(new Error(`exited with ${code}`)));
   });
-}
-
-/** CPU seconds (user + system) process `pid` has used so far. */
-function cpuSeconds(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
 }
 
 /** wrk against `port` for `seconds`: rate, median latency, and the CPU µs the `pids` spent a request. */

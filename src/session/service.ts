@@ -21,7 +21,8 @@ import { NoDataPlane, type DataPlane } from '../dataplane/types';
 import { Gate } from './gate';
 import { withUndo } from '../config/undo';
 import type { EventEmitterFn } from '../events/types';
-import { GroupAppend } from './group-append';
+import { GroupAppend, type AppendTarget } from './group-append';
+import { footprint } from '../config/footprint';
 import { Lru } from '../lru';
 
 /**
@@ -62,7 +63,14 @@ export const SYSTEM_USER = 'system';
 
 interface Candidate {
   sessionId: string;
-  seq: number; // journal entries applied
+  /** the journal length it was built for: entries applied, plus those listed in `gaps` */
+  seq: number;
+  /**
+   * Positions below `seq` holding other instances' entries it lacks ([from, to), ascending):
+   * its own group landed after them (their footprints did not meet its own). The next sync
+   * applies them.
+   */
+  gaps: Array<[number, number]>;
   doc: ConfigDoc;
   /** holds a change the store refused: rebuild before using it again */
   dirty: boolean;
@@ -129,6 +137,8 @@ export class ConfigService<C = unknown> {
   events: EventEmitterFn = () => undefined;
   /** a shared store's group append (null: the embedded store, which groups its own fsyncs) */
   private readonly appends: GroupAppend | null;
+  /** marks this process's journal entries in the store (its own are never unseen to it) */
+  private readonly appendTag = randomUUID();
   /** a sync that waits for the gate: callers arriving meanwhile share it */
   private queuedSync: { started: boolean; done: Promise<void> } | null = null;
 
@@ -142,9 +152,25 @@ export class ConfigService<C = unknown> {
     private readonly dataPlane: DataPlane = new NoDataPlane(),
   ) {
     const many = store.kind === 'embedded' ? undefined : store.appendChanges;
-    this.appends = many
-      ? new GroupAppend(many.bind(store), () => this.storeChanged(), (e) => conflictReason(e) !== null)
-      : null;
+    this.appends = many ? new GroupAppend(many.bind(store), this.appendTarget()) : null;
+  }
+
+  /** The candidate's side of the group append (group-append.ts). */
+  private appendTarget(): AppendTarget {
+    return {
+      reach: (sessionId, expected) => {
+        const gaps = this.cand?.sessionId === sessionId ? this.cand.gaps : [];
+        return { unknownFrom: gaps.length ? gaps[0][0] : expected, tag: this.appendTag };
+      },
+      landed: (sessionId, expected, at) => {
+        const c = this.cand;
+        if (!c || c.sessionId !== sessionId || at === expected) return;
+        c.gaps.push([expected, at]);
+        c.seq += at - expected;
+      },
+      uncertain: () => this.storeChanged(),
+      isRefusal: (e) => conflictReason(e) !== null,
+    };
   }
 
   /**
@@ -223,8 +249,9 @@ export class ConfigService<C = unknown> {
 
   private async syncFromStore(): Promise<void> {
     const c = this.cand;
+    const from = c && !c.dirty ? (c.gaps.length ? c.gaps[0][0] : c.seq) : 0;
     // a shared store reads the head and the entries this candidate lacks in one round trip
-    const since = this.store.sessionSince && c && !c.dirty ? await this.store.sessionSince(c.seq) : undefined;
+    const since = this.store.sessionSince && c && !c.dirty ? await this.store.sessionSince(from) : undefined;
     const head = since === undefined ? await this.store.sessionHead() : since?.head ?? null;
     if (!head) {
       this.session = null;
@@ -232,25 +259,37 @@ export class ConfigService<C = unknown> {
       return;
     }
     this.session = { ...head.session };
-    if (c && !c.dirty && c.sessionId === head.session.id && c.seq === head.length) return;
-    if (c && !c.dirty && c.sessionId === head.session.id && c.seq < head.length) {
-      const entries = since?.entries ?? await this.store.journalSince(c.sessionId, c.seq);
-      if (entries && (await this.applyEntries(c, entries))) return;
+    const same = c && !c.dirty && c.sessionId === head.session.id;
+    if (same && c.seq === head.length && !c.gaps.length) return;
+    if (same && c.seq <= head.length) {
+      const entries = since?.entries ?? await this.store.journalSince(c.sessionId, from);
+      if (entries && (await this.applyEntries(c, from, entries))) return;
     }
     await this.rebuild(head);
   }
 
-  /** Applies journal entries in order; false when one does not fit (the caller rebuilds). */
-  private async applyEntries(c: Candidate, entries: JournalEntry[]): Promise<boolean> {
-    for (const entry of entries) {
-      if (entry.seq !== c.seq) return false;
+  /**
+   * Applies the journal entries from position `from` on that the candidate lacks: those in
+   * its gaps and those past its length (its own are applied already; footprints let the gaps'
+   * entries apply after them). False when one does not fit: the caller rebuilds.
+   */
+  private async applyEntries(c: Candidate, from: number, entries: JournalEntry[]): Promise<boolean> {
+    let g = 0; // the first gap not yet behind the entry (both ascend)
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i];
+      if (entry.seq !== from + i) return false;
+      while (g < c.gaps.length && c.gaps[g][1] <= entry.seq) g++;
+      const lacks = entry.seq >= c.seq || (g < c.gaps.length && entry.seq >= c.gaps[g][0]);
+      if (!lacks) continue;
       try {
         applyChange(c.doc, entry.change, await this.contextFor(entry.change)); // leaves c.doc as it was if it throws
       } catch {
         return false;
       }
-      c.seq++;
     }
+    if (from + entries.length < c.seq) return false; // its own entries are not all there
+    c.seq = from + entries.length;
+    c.gaps = [];
     return true;
   }
 
@@ -258,7 +297,7 @@ export class ConfigService<C = unknown> {
     const journal = (await this.store.journalSince(head.session.id, 0)) ?? [];
     const doc = workingCopy(await this.versionDoc(head.session.baseVersion));
     for (const entry of journal) applyChange(doc, entry.change, await this.contextFor(entry.change));
-    this.cand = { sessionId: head.session.id, seq: journal.length, doc, dirty: false };
+    this.cand = { sessionId: head.session.id, seq: journal.length, gaps: [], doc, dirty: false };
   }
 
   private async contextFor(change: Change): Promise<ApplyContext> {
@@ -394,7 +433,7 @@ export class ConfigService<C = unknown> {
       if (existing) throw new FwError('ERR_SYS_3002', `owner: ${existing.owner}`, 'a configuration session is already active');
       await this.gate.runExclusive(async () => {
         this.session = { ...rec };
-        this.cand = { sessionId: rec.id, seq: 0, doc: workingCopy(base.doc), dirty: false };
+        this.cand = { sessionId: rec.id, seq: 0, gaps: [], doc: workingCopy(base.doc), dirty: false };
       });
       this.log.info({ owner: user }, 'session started');
       this.events({ type: 'session', state: 'begun', owner: user, user });
@@ -435,14 +474,16 @@ export class ConfigService<C = unknown> {
    */
   async change(user: string, change: Change, ctx: ApplyContext = {}): Promise<ChangeResult> {
     const shared = this.store.kind !== 'embedded';
+    const keys = footprint(change);
     let fresh = false;
     for (let attempt = 0; attempt < CHANGE_ATTEMPTS; attempt++) {
-      if (!this.cand || this.cand.dirty || (this.session && this.expired(this.session))) {
+      // a change that may touch anything is appended only on a candidate without gaps
+      if (!this.cand || this.cand.dirty || (keys === null && this.cand.gaps.length) || (this.session && this.expired(this.session))) {
         await this.liveSession();
         fresh = true;
       }
       const attemptFresh = fresh;
-      const outcome = await this.gate.runShared(() => this.tryChange(user, change, ctx, shared ? attemptFresh : true, shared));
+      const outcome = await this.gate.runShared(() => this.tryChange(user, change, keys, ctx, shared ? attemptFresh : true, shared));
       if (outcome !== 'retry') return outcome;
       await this.synced();
       fresh = true;
@@ -450,7 +491,7 @@ export class ConfigService<C = unknown> {
     throw new FwError('ERR_SYS_3002', `the session changed concurrently ${CHANGE_ATTEMPTS} times; try again`);
   }
 
-  private async tryChange(user: string, change: Change, ctx: ApplyContext, fresh: boolean, undoable: boolean): Promise<ChangeResult | 'retry'> {
+  private async tryChange(user: string, change: Change, keys: string[] | null, ctx: ApplyContext, fresh: boolean, undoable: boolean): Promise<ChangeResult | 'retry'> {
     const { s, cand } = this.ownedBy(user, this.session);
     this.checkNotCommitting();
     if (cand.dirty) return 'retry';
@@ -466,7 +507,7 @@ export class ConfigService<C = unknown> {
     s.lastChangeAt = entry.at;
     try {
       if (this.appends) {
-        await this.appends.append(s.id, entry, () => {
+        await this.appends.append(s.id, entry, keys, () => {
           applied.undo(); // back to what the store has; called newest first by the group append
           cand.seq = entry.seq;
         });

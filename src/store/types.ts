@@ -63,8 +63,20 @@ export interface SessionRecord {
   baseVersion: number; // running version the candidate starts from
 }
 
+/**
+ * What a group of changes depends on, for an append that need not wait for other instances'
+ * entries (src/config/footprint.ts): the footprint keys of the group (null: anything), the
+ * first journal position the instance may lack, and the instance's tag (its own entries past
+ * that position are not unseen).
+ */
+export interface AppendReach {
+  keys: string[] | null;
+  unknownFrom: number;
+  tag: string;
+}
+
 export interface JournalEntry {
-  seq: number; // 0, 1, 2, ... within the session
+  seq: number; // 0, 1, 2, ... within the session: the entry's position in the journal
   at: number; // unix ms
   user: string;
   change: Change;
@@ -218,12 +230,15 @@ export interface Store {
    */
   appendChange(sessionId: string, entry: JournalEntry): Promise<void>;
   /**
-   * Appends consecutive changes (seq `entries[0].seq` on) in one step, all or none, each
-   * checked as appendChange checks it alone: a shared store's group append. Throws
-   * StoreConflict when refused (nothing appended); any other error leaves it unknown whether
-   * they were appended (ERR_SYS_4006: they were, but not confirmed by enough replicas).
+   * Appends consecutive changes of one instance in one step, all or none: a shared store's
+   * group append. Without `reach`, exactly as appendChange checks them (the journal has
+   * `entries[0].seq` entries); with it, they may land after entries the instance has not
+   * seen when none of those touched `reach.keys` (see AppendReach). Resolves to the position
+   * of the first. Throws StoreConflict when refused (nothing appended); any other error
+   * leaves it unknown whether they were appended (ERR_SYS_4006: they were, but not confirmed
+   * by enough replicas; the error's `written` is the position).
    */
-  appendChanges?(sessionId: string, entries: JournalEntry[]): Promise<void>;
+  appendChanges?(sessionId: string, entries: JournalEntry[], reach?: AppendReach): Promise<number>;
   /**
    * Ends the session (discard or expiry). False when that session is not the active one or a
    * commit has claimed it.

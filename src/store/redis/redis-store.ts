@@ -17,6 +17,7 @@ import {
   type AuditEntry,
   type AuditEvent,
   type AuditQuery,
+  type AppendReach,
   type ConflictReason,
   type IdempotencyRecord,
   type JournalEntry,
@@ -75,7 +76,7 @@ const SCRIPTS: Record<ScriptName, { keys: number; lua: string }> = {
   fwInit: { keys: 3, lua: lua.INIT },
   fwBegin: { keys: 3, lua: lua.BEGIN },
   fwHead: { keys: 2, lua: lua.HEAD },
-  fwAppend: { keys: 3, lua: lua.APPEND },
+  fwAppend: { keys: 4, lua: lua.APPEND },
   fwEnd: { keys: 3, lua: lua.END },
   fwClaim: { keys: 3, lua: lua.CLAIM },
   fwRelease: { keys: 1, lua: lua.RELEASE },
@@ -110,6 +111,8 @@ export function keysOf(clusterName: string) {
     version: (n: number) => `${p}version:${n}`,
     session: `${p}session`,
     journal: `${p}journal`,
+    /** per footprint key, the journal position and instance that last touched it (scripts.ts APPEND) */
+    journalWriters: `${p}journal-writers`,
     claim: `${p}claim`,
     lastCommit: `${p}last-commit`,
     audit: `${p}audit`,
@@ -127,6 +130,11 @@ export function keysOf(clusterName: string) {
 
 function conflictReason(answer: string): ConflictReason {
   return answer === 'committing' ? 'committing' : answer.startsWith('length') ? 'length' : 'session';
+}
+
+/** Journal lines read from position `from` on; an entry's seq is its position in the list. */
+function entriesOf(lines: string[], from: number): JournalEntry[] {
+  return lines.map((t, i) => ({ ...(JSON.parse(t) as Omit<JournalEntry, 'seq'>), seq: from + i }));
 }
 
 function sessionOf(flat: string[]): SessionRecord | null {
@@ -223,11 +231,18 @@ export class RedisStore implements Store {
    * 503 ERR_SYS_4006 when fewer confirm within REPLICA_WAIT_MS: the write WAS made on the
    * primary (a failover may lose it), so callers keep its effect and report it unconfirmed.
    * Refusals (a script's answer) come back as values and are confirmed too: harmless, since
-   * nothing was written. Every new write method of this store uses it.
+   * nothing was written. Every new write method of this store uses it. An unconfirmed write's
+   * own answer travels on the 503 as `written`.
    */
   async durable<T>(write: (r: Scripted) => Promise<T>): Promise<T> {
     const result = await this.call(() => write(this.writer));
-    if (this.replicas) await this.call(() => this.replicas!.confirm());
+    if (this.replicas) {
+      await this.call(() => this.replicas!.confirm()).catch((e: unknown) => {
+        // what the write answered (where a group append landed), for the caller to keep
+        if (isFwError(e)) Object.assign(e, { written: result });
+        throw e;
+      });
+    }
     return result;
   }
 
@@ -385,7 +400,7 @@ export class RedisStore implements Store {
     const k = this.keys;
     const [flat, length, lines] = (await this.call(() => this.redis.fwHead(k.session, k.journal, from))) as [string[], number, string[]];
     const session = sessionOf(flat);
-    return session && { head: { session, length }, entries: lines.map((t) => JSON.parse(t) as JournalEntry) };
+    return session && { head: { session, length }, entries: entriesOf(lines, from) };
   }
 
   async journalSince(sessionId: string, from: number): Promise<JournalEntry[] | null> {
@@ -396,7 +411,7 @@ export class RedisStore implements Store {
       for (const [err] of r) if (err) throw err;
       return [r[0][1] as string | null, r[1][1] as string[]];
     });
-    return id === sessionId ? entries.map((t) => JSON.parse(t) as JournalEntry) : null;
+    return id === sessionId ? entriesOf(entries, from) : null;
   }
 
   async beginSession(session: SessionRecord): Promise<SessionRecord | null> {
@@ -412,13 +427,19 @@ export class RedisStore implements Store {
     await this.appendChanges(sessionId, [entry]);
   }
 
-  async appendChanges(sessionId: string, entries: JournalEntry[]): Promise<void> {
+  async appendChanges(sessionId: string, entries: JournalEntry[], reach?: AppendReach): Promise<number> {
     const k = this.keys;
-    const lines = entries.map((e) => JSON.stringify({ seq: e.seq, at: e.at, user: e.user, change: e.change }));
+    // the position is the list's: the stored line has no seq (a group may land past `first`)
+    const lines = entries.map((e) => JSON.stringify({ at: e.at, user: e.user, change: e.change }));
     const first = entries[0].seq;
     const at = entries[entries.length - 1].at;
-    const r = (await this.durable((w) => w.fwAppend(k.session, k.journal, k.claim, sessionId, first, at, this.opts.sessionLeaseMs, ...lines))) as string;
-    if (r !== 'ok') throw new StoreConflict(`cannot append changes ${first}-${first + entries.length - 1} to session ${sessionId}: ${r}`, conflictReason(r));
+    const keys = reach?.keys ?? null;
+    const r = await this.durable((w) => w.fwAppend(
+      k.session, k.journal, k.claim, k.journalWriters, sessionId, first, at, this.opts.sessionLeaseMs,
+      reach?.unknownFrom ?? first, reach?.tag ?? '', keys ? keys.length : -1, ...(keys ?? []), ...lines,
+    ));
+    if (typeof r !== 'number') throw new StoreConflict(`cannot append changes ${first}-${first + entries.length - 1} to session ${sessionId}: ${r}`, conflictReason(String(r)));
+    return r;
   }
 
   async endSession(sessionId: string): Promise<boolean> {

@@ -34,22 +34,55 @@ if ARGV[1] then entries = redis.call('LRANGE', KEYS[2], ARGV[1], -1) end
 return {redis.call('HGETALL', KEYS[1]), redis.call('LLEN', KEYS[2]), entries}`;
 
 /**
- * KEYS session, journal, claim; ARGV sessionId seq at leaseMs entryJson... Appends the
- * entries (consecutive, the first at `seq`) only at the expected length, never under a
- * commit's claim, and renews the session's idle lease. One group append: each entry checked
- * as if appended alone comes to the same checks (the next entry's expected length is the
- * previous one's plus one), so the group is all or nothing.
+ * KEYS session, journal, claim, writers; ARGV sessionId expected at leaseMs unknownFrom tag
+ * nkeys key... entryJson... Appends the entries (one group of one instance) at the journal's
+ * end and answers the position of the first, or a refusal: another session, a commit's claim,
+ * or 'length:n' when the group may depend on an entry its instance has not seen.
+ *
+ * `expected` is the length the instance believes the journal has, `unknownFrom` the first
+ * position it may lack (positions from there on are its own, or other instances' it has not
+ * applied), `tag` its own mark. `writers` holds, for the session (field '#'), the last
+ * position and tag that touched each footprint key (src/config/footprint.ts) and '*' for
+ * changes that may touch anything. A group with keys (nkeys >= 0) lands after unseen entries
+ * of other instances when none of them touched its keys or was a '*'; a group with nkeys -1
+ * lands only when nothing is unseen. So each change is accepted exactly when it would be
+ * accepted alone after every entry before it.
  */
 export const APPEND = `
 if redis.call('HGET', KEYS[1], 'id') ~= ARGV[1] then return 'session' end
 if redis.call('EXISTS', KEYS[3]) == 1 then return 'committing' end
 local n = redis.call('LLEN', KEYS[2])
-if n ~= tonumber(ARGV[2]) then return 'length:' .. n end
-redis.call('RPUSH', KEYS[2], unpack(ARGV, 5))
+local expected, unknown, tag, nk = tonumber(ARGV[2]), tonumber(ARGV[5]), ARGV[6], tonumber(ARGV[7])
+if redis.call('HGET', KEYS[4], '#') ~= ARGV[1] then
+  -- another session's, or expired under a long commit claim: what touched the entries so far
+  -- is not known, so they count as one change that may have touched anything
+  redis.call('DEL', KEYS[4])
+  redis.call('HSET', KEYS[4], '#', ARGV[1])
+  if n > 0 then redis.call('HSET', KEYS[4], '*', (n - 1) .. '|') end
+end
+if n < expected then return 'length:' .. n end
+if n > expected or unknown < expected then
+  if nk < 0 then return 'length:' .. n end
+  local function unseen(key)
+    local w = redis.call('HGET', KEYS[4], key)
+    if not w then return false end
+    local sep = string.find(w, '|', 1, true)
+    return tonumber(string.sub(w, 1, sep - 1)) >= unknown and string.sub(w, sep + 1) ~= tag
+  end
+  if unseen('*') then return 'length:' .. n end
+  for i = 1, nk do
+    if unseen(ARGV[7 + i]) then return 'length:' .. n end
+  end
+end
+redis.call('RPUSH', KEYS[2], unpack(ARGV, 8 + math.max(nk, 0)))
+local mark = n .. '|' .. tag
+if nk < 0 then redis.call('HSET', KEYS[4], '*', mark) end
+for i = 1, nk do redis.call('HSET', KEYS[4], ARGV[7 + i], mark) end
 redis.call('HSET', KEYS[1], 'lastChangeAt', ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 redis.call('PEXPIRE', KEYS[2], ARGV[4])
-return 'ok'`;
+redis.call('PEXPIRE', KEYS[4], ARGV[4])
+return n`;
 
 /**
  * KEYS session, journal, claim; ARGV[1] sessionId, ARGV[2] journal length. Refuses unless the
