@@ -20,7 +20,7 @@ import { startRedis, type TestRedis } from '../test/helpers/redis';
 import { generateConfig, REALISTIC } from './generate';
 import { automationRow, automationTable, type AutomationRow } from './automation';
 import { cpuSeconds } from './stats';
-import { closeAgent, fmt, login, request, run, seedStore, startInstance, type Instance, type Target } from './http-load';
+import { closeAgent, fmt, login, request, run, seedStore, startInstance, type Instance, type Load, type Target } from './http-load';
 
 interface Scenario {
   label: string;
@@ -49,7 +49,8 @@ interface Row {
   me: number;
   reads: number;
   changes: number;
-  /** CPU µs a change, the instances and Redis together */
+  /** CPU µs a request of GET /api/me and a change: the instances and Redis together */
+  meCpuUs: number;
   changeCpuUs: number;
   commitsPerSec: number;
   commitP50: number;
@@ -129,12 +130,15 @@ async function measure(s: Scenario, doc: ConfigDoc, seconds: number, commits: nu
     };
     await ok(request(instances[0].port, 'POST', '/api/config/begin', tokens[0]), 'begin');
     for (const l of Object.values(loads)) await run(all, l, 0.5); // warm-up: JIT and caches, untimed
-    const me = (await run(all, loads.me, seconds)).rps;
+    /** the load's rate and the CPU µs a request cost the instances and Redis */
+    const metered = async (load: Load) => {
+      const cpu0 = await cpuOf(instances, redis);
+      const { rps } = await run(all, load, seconds);
+      return { rps, cpuUs: ((await cpuOf(instances, redis)) - cpu0) * 1e6 / (rps * seconds) };
+    };
+    const { rps: me, cpuUs: meCpuUs } = await metered(loads.me);
     const reads = (await run(all, loads.reads, seconds)).rps;
-    const cpu0 = await cpuOf(instances, redis);
-    const changed = await run(all, loads.changes, seconds);
-    const changeCpuUs = ((await cpuOf(instances, redis)) - cpu0) * 1e6 / (changed.rps * seconds);
-    const changes = changed.rps;
+    const { rps: changes, cpuUs: changeCpuUs } = await metered(loads.changes);
     await ok(request(instances[0].port, 'POST', '/api/config/discard', tokens[0]), 'discard');
     const latencies: number[] = [];
     const t0 = Date.now();
@@ -149,7 +153,7 @@ async function measure(s: Scenario, doc: ConfigDoc, seconds: number, commits: nu
     const commitsPerSec = commits / ((Date.now() - t0) / 1000);
     latencies.sort((a, b) => a - b);
     const automation = await automationRow(instances, tokens);
-    return { s, automation, me, reads, changes, changeCpuUs, commitsPerSec, commitP50: latencies[Math.floor(latencies.length / 2)], commitMax: latencies[latencies.length - 1] };
+    return { s, automation, me, reads, changes, meCpuUs, changeCpuUs, commitsPerSec, commitP50: latencies[Math.floor(latencies.length / 2)], commitMax: latencies[latencies.length - 1] };
   } finally {
     for (const x of instances) x.proc.kill('SIGTERM');
     await Promise.all(instances.map((x) => new Promise((r) => (x.proc.exitCode !== null ? r(null) : x.proc.once('exit', r)))));
@@ -167,9 +171,9 @@ export async function clusterBench(seconds: number): Promise<void> {
   const list = scenarios(againstAt > 0 ? process.argv[againstAt + 1] : undefined);
   if (automationOnly) return automationBench(list.filter((s) => !s.main && !s.replica), doc);
   console.log(`\nStores side by side: ${doc.policies.length} policies committed, ${seconds}s per load, ${commits} commits per row, ${os.cpus().length} cores (load generator, Redis and instances share them), load average at the start ${load0}\n`);
-  console.log('CPU µs a change: the instances\' and Redis\'s user + system time over the changes counted (the load generator excluded): what a change costs the machine, whatever the number of cores\n');
-  console.log('| store | instances | GET /api/me/s | GET /api/policies/{id}/s | changes/s | CPU µs a change | commits/s | commit p50 ms | commit max ms | reads vs embedded | changes vs embedded |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  console.log('CPU µs: the instances\' and Redis\'s user + system time over the requests counted (the load generator excluded): what a request costs the machine, whatever the number of cores\n');
+  console.log('| store | instances | GET /api/me/s | CPU µs a GET /api/me | GET /api/policies/{id}/s | changes/s | CPU µs a change | commits/s | commit p50 ms | commit max ms | reads vs embedded | changes vs embedded |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   let base: Row | null = null;
   const automation: Array<{ label: string; instances: number; a: AutomationRow }> = [];
   for (const s of list) {
@@ -177,7 +181,7 @@ export async function clusterBench(seconds: number): Promise<void> {
     const r = (await measure(s, doc, seconds, commits)) as Row;
     automation.push({ label: r.s.label, instances: r.s.instances, a: r.automation });
     base ??= r;
-    console.log(`| ${r.s.label} | ${r.s.instances} | ${fmt(r.me)} | ${fmt(r.reads)} | ${fmt(r.changes)} | ${fmt(r.changeCpuUs)} | ${r.commitsPerSec.toFixed(2)} | ${fmt(r.commitP50)} | ${fmt(r.commitMax)} | ${(r.reads / base.reads).toFixed(2)} | ${(r.changes / base.changes).toFixed(2)} |`);
+    console.log(`| ${r.s.label} | ${r.s.instances} | ${fmt(r.me)} | ${fmt(r.meCpuUs)} | ${fmt(r.reads)} | ${fmt(r.changes)} | ${fmt(r.changeCpuUs)} | ${r.commitsPerSec.toFixed(2)} | ${fmt(r.commitP50)} | ${fmt(r.commitMax)} | ${(r.reads / base.reads).toFixed(2)} | ${(r.changes / base.changes).toFixed(2)} |`);
   }
   closeAgent();
   automationTable(automation, doc.policies.length);

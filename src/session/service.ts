@@ -114,6 +114,9 @@ function conflictReason(e: unknown): string | null {
   return e instanceof Error && e.name === 'StoreConflict' ? ((e as { reason?: string }).reason ?? 'session') : null;
 }
 
+/** How many runs of other instances' entries a candidate may lack before a change syncs it first. */
+const MAX_GAPS = 1024;
+
 /** How often a change is tried again after another instance appended first. */
 const CHANGE_ATTEMPTS = 16;
 
@@ -477,8 +480,7 @@ export class ConfigService<C = unknown> {
     const keys = footprint(change);
     let fresh = false;
     for (let attempt = 0; attempt < CHANGE_ATTEMPTS; attempt++) {
-      // a change that may touch anything is appended only on a candidate without gaps
-      if (!this.cand || this.cand.dirty || (keys === null && this.cand.gaps.length) || (this.session && this.expired(this.session))) {
+      if (!this.cand || this.cand.dirty || this.lacksFor(this.cand, keys) || (this.session && this.expired(this.session))) {
         await this.liveSession();
         fresh = true;
       }
@@ -489,6 +491,14 @@ export class ConfigService<C = unknown> {
       fresh = true;
     }
     throw new FwError('ERR_SYS_3002', `the session changed concurrently ${CHANGE_ATTEMPTS} times; try again`);
+  }
+
+  /**
+   * The candidate lacks too much for this change: one that may touch anything is appended
+   * only on a candidate without gaps, and gaps are not left to pile up without bound.
+   */
+  private lacksFor(c: Candidate, keys: string[] | null): boolean {
+    return c.gaps.length > (keys === null ? 0 : MAX_GAPS);
   }
 
   private async tryChange(user: string, change: Change, keys: string[] | null, ctx: ApplyContext, fresh: boolean, undoable: boolean): Promise<ChangeResult | 'retry'> {
