@@ -75,6 +75,16 @@ async function cpuOf(instances: Instance[], redis: TestRedis | null): Promise<nu
   return total;
 }
 
+/** Waits (at most 20 s) until the instances use under 5 % of a core together: their start-up compiles are done. */
+async function settled(instances: Instance[]): Promise<void> {
+  const cpu = () => instances.reduce((t, x) => t + cpuSeconds(x.proc.pid!), 0);
+  for (let tries = 0; tries < 40; tries++) {
+    const before = cpu();
+    await new Promise((r) => setTimeout(r, 500));
+    if (cpu() - before < 0.025) return;
+  }
+}
+
 function roundRobin(instances: Instance[], tokens: string[]): Target {
   return { port: (i) => instances[i % instances.length].port, token: (i) => tokens[i % tokens.length] };
 }
@@ -130,6 +140,7 @@ async function measure(s: Scenario, doc: ConfigDoc, seconds: number, commits: nu
     };
     await ok(request(instances[0].port, 'POST', '/api/config/begin', tokens[0]), 'begin');
     for (const l of Object.values(loads)) await run(all, l, 0.5); // warm-up: JIT and caches, untimed
+    await settled(instances); // each instance compiled the running version on start: not the loads' CPU
     /** the load's rate and the CPU µs a request cost the instances and Redis */
     const metered = async (load: Load) => {
       const cpu0 = await cpuOf(instances, redis);

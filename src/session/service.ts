@@ -101,6 +101,13 @@ export interface CommitRunner {
 /** Waits until every live instance serves `version`; answers the ids of those that did not. */
 export type VersionSync = (version: number) => Promise<string[]>;
 
+/** `s` if `user` owns it; else the contract's 409 (no session: begin one; another's: its owner). */
+function ownSession(user: string, s: SessionRecord | null): SessionRecord {
+  if (!s) throw new FwError('ERR_SYS_3001', 'begin a session with POST /api/config/begin');
+  if (s.owner !== user) throw new FwError('ERR_SYS_3002', `owner: ${s.owner}`);
+  return s;
+}
+
 /** A compare-and-set the store refused, as the contract's 409 (a commit, or a lost session). */
 function conflictAsSessionError(e: unknown): never {
   if (e instanceof Error && e.name === 'StoreConflict') {
@@ -446,9 +453,24 @@ export class ConfigService<C = unknown> {
 
   /** The session if `user` owns it; else the contract's 409. */
   private ownedBy(user: string, s: SessionRecord | null): { s: SessionRecord; cand: Candidate } {
-    if (!s || !this.cand) throw new FwError('ERR_SYS_3001', 'begin a session with POST /api/config/begin');
-    if (s.owner !== user) throw new FwError('ERR_SYS_3002', `owner: ${s.owner}`);
-    return { s, cand: this.cand };
+    const owned = ownSession(user, s && this.cand ? s : null);
+    return { s: owned, cand: this.cand! };
+  }
+
+  /**
+   * The caller's session and its journal length, for a commit job. The job brings its own
+   * candidate up to date (claiming the session at exactly that length), so on a shared store
+   * the instance that takes the request reads only the head: replaying entries it lacks (a
+   * whole configuration loaded through another instance) would only delay the job. An expired
+   * session takes the full path, which ends it.
+   */
+  private async sessionToCommit(user: string): Promise<{ s: SessionRecord; length: number }> {
+    const head = this.store.kind === 'embedded' ? null : await this.store.sessionHead();
+    if (!head || this.expired(head.session)) {
+      const { s, cand } = await this.ownedSession(user);
+      return { s, length: cand.seq };
+    }
+    return { s: ownSession(user, head.session), length: head.length };
   }
 
   private async ownedSession(user: string): Promise<{ s: SessionRecord; cand: Candidate }> {
@@ -603,8 +625,8 @@ export class ConfigService<C = unknown> {
     this.checkNotCommitting();
     this.commitRequests++; // from here to the answer, this process's changes and discards get 409
     try {
-      const { s, cand } = await this.ownedSession(user);
-      const job: CommitJob = { sessionId: s.id, journalLength: cand.seq, user, description };
+      const { s, length } = await this.sessionToCommit(user);
+      const job: CommitJob = { sessionId: s.id, journalLength: length, user, description };
       if (confirmTimeoutSec !== undefined) job.confirmTimeoutSec = confirmTimeoutSec;
       const result = await this.runner.run(job);
       await this.refreshRunning();
