@@ -8,7 +8,7 @@
 // A last row adds a replica and FW_REDIS_MIN_REPLICAS=1 (every write waits for the replica).
 // Then the automation rows (bench/automation.ts): export, load in one request and commit of
 // the whole configuration, and a batch of 10,000 creations. `--only automation`: those rows
-// alone, on the embedded store and Redis with 1 and 3 instances.
+// alone, on the embedded store and Redis with 1 and 3 instances (with --against, also the other build's).
 import fs from 'node:fs';
 import Redis from 'ioredis';
 import os from 'node:os';
@@ -180,7 +180,7 @@ export async function clusterBench(seconds: number): Promise<void> {
   const commits = Number(process.argv[process.argv.indexOf('--commits') + 1]) || 5;
   const againstAt = process.argv.indexOf('--against');
   const list = scenarios(againstAt > 0 ? process.argv[againstAt + 1] : undefined);
-  if (automationOnly) return automationBench(list.filter((s) => !s.main && !s.replica), doc);
+  if (automationOnly) return automationBench(list.filter((s) => !s.replica), doc);
   console.log(`\nStores side by side: ${doc.policies.length} policies committed, ${seconds}s per load, ${commits} commits per row, ${os.cpus().length} cores (load generator, Redis and instances share them), load average at the start ${load0}\n`);
   console.log('CPU µs: the instances\' and Redis\'s user + system time over the requests counted (the load generator excluded): what a request costs the machine, whatever the number of cores\n');
   console.log('| store | instances | GET /api/me/s | CPU µs a GET /api/me | GET /api/policies/{id}/s | changes/s | CPU µs a change | commits/s | commit p50 ms | commit max ms | reads vs embedded | changes vs embedded |');

@@ -99,12 +99,25 @@ test('writers lost while the journal lives (expired under a commit claim): every
   expect(await append('B', 1, 1, ['b'])).toBe(1);
 });
 
-async function deleteKey(key: string): Promise<void> {
+test('entries appended without a record (an older daemon\'s plain append in a rolling upgrade) count as touching anything', async () => {
+  expect(await append('A', 0, 0, ['a'])).toBe(0);
+  // what the previous script did: the entry, and no writers
+  await rawRpush(`fw:{append${process.pid}}:journal`, JSON.stringify({ seq: 1, at: 1, user: 'admin', change: create('older') }));
+  await refused(append('B', 0, 0, ['b']));
+  await refused(append('B', 2, 1, ['b']));
+  expect(await append('B', 2, 2, ['b'])).toBe(2);
+  expect((await store.journalSince(sessionId, 0))!.map((e) => e.seq)).toEqual([0, 1, 2]);
+});
+
+async function raw<T>(fn: (r: import('ioredis').default) => Promise<T>): Promise<T> {
   const { default: Redis } = await import('ioredis');
   const r = new Redis(redis.url);
   try {
-    await r.del(key);
+    return await fn(r);
   } finally {
     r.disconnect();
   }
 }
+
+const deleteKey = (key: string) => raw((r) => r.del(key));
+const rawRpush = (key: string, line: string) => raw((r) => r.rpush(key, line));

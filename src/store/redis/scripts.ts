@@ -41,9 +41,9 @@ return {redis.call('HGETALL', KEYS[1]), redis.call('LLEN', KEYS[2]), entries}`;
  *
  * `expected` is the length the instance believes the journal has, `unknownFrom` the first
  * position it may lack (positions from there on are its own, or other instances' it has not
- * applied), `tag` its own mark. `writers` holds, for the session (field '#'), the last
- * position and tag that touched each footprint key (src/config/footprint.ts) and '*' for
- * changes that may touch anything. A group with keys (nkeys >= 0) lands after unseen entries
+ * applied), `tag` its own mark. `writers` holds, for the session (field '#') and the journal
+ * length it has recorded (field 'n'), the last position and tag that touched each footprint
+ * key (src/config/footprint.ts) and '*' for changes that may touch anything. A group with keys (nkeys >= 0) lands after unseen entries
  * of other instances when none of them touched its keys or was a '*'; a group with nkeys -1
  * lands only when nothing is unseen. So each change is accepted exactly when it would be
  * accepted alone after every entry before it.
@@ -54,11 +54,14 @@ if redis.call('EXISTS', KEYS[3]) == 1 then return 'committing' end
 local n = redis.call('LLEN', KEYS[2])
 local expected, unknown, tag, nk = tonumber(ARGV[2]), tonumber(ARGV[5]), ARGV[6], tonumber(ARGV[7])
 if redis.call('HGET', KEYS[4], '#') ~= ARGV[1] then
-  -- another session's, or expired under a long commit claim: what touched the entries so far
-  -- is not known, so they count as one change that may have touched anything
+  -- another session's, or expired under a long commit claim
   redis.call('DEL', KEYS[4])
-  redis.call('HSET', KEYS[4], '#', ARGV[1])
-  if n > 0 then redis.call('HSET', KEYS[4], '*', (n - 1) .. '|') end
+  redis.call('HSET', KEYS[4], '#', ARGV[1], 'n', 0)
+end
+if tonumber(redis.call('HGET', KEYS[4], 'n')) ~= n then
+  -- entries appended without a record (writers lost, or an older daemon's plain append during
+  -- a rolling upgrade): what touched them is not known, so they count as touching anything
+  redis.call('HSET', KEYS[4], '*', (n - 1) .. '|')
 end
 if n < expected then return 'length:' .. n end
 if n > expected or unknown < expected then
@@ -78,6 +81,7 @@ redis.call('RPUSH', KEYS[2], unpack(ARGV, 8 + math.max(nk, 0)))
 local mark = n .. '|' .. tag
 if nk < 0 then redis.call('HSET', KEYS[4], '*', mark) end
 for i = 1, nk do redis.call('HSET', KEYS[4], ARGV[7 + i], mark) end
+redis.call('HSET', KEYS[4], 'n', redis.call('LLEN', KEYS[2]))
 redis.call('HSET', KEYS[1], 'lastChangeAt', ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 redis.call('PEXPIRE', KEYS[2], ARGV[4])
