@@ -2,7 +2,9 @@
 // configuration of 20,000 policies (the generated realistic one): the embedded store with one
 // instance, Redis with one instance and Redis with three instances behind a round robin (the
 // load balancer's part is played by this process). Per row: authenticated reads/s, durable
-// changes/s, and commits (begin, one change, commit: each on another instance) with their
+// changes/s (address creations: each instance's land without waiting for the others'), the
+// CPU they cost, policy creations/s (changes that may touch anything: one instance's group a
+// round), and commits (begin, one change, commit: each on another instance) with their
 // latency. Ratios are against the embedded store of the same run. --against DIST: the Redis
 // rows again with another build's daemon (e.g. main's dist, before a change), in the same run.
 // A last row adds a replica and FW_REDIS_MIN_REPLICAS=1 (every write waits for the replica).
@@ -52,6 +54,8 @@ interface Row {
   /** CPU µs a request of GET /api/me and a change: the instances and Redis together */
   meCpuUs: number;
   changeCpuUs: number;
+  /** POST /api/policies/s: changes that may touch anything */
+  policyChanges: number;
   commitsPerSec: number;
   commitP50: number;
   commitMax: number;
@@ -130,12 +134,18 @@ async function measure(s: Scenario, doc: ConfigDoc, seconds: number, commits: nu
     if (automationOnly) return { s, automation: await automationRow(instances, tokens) };
     const all = roundRobin(instances, tokens);
     const ids = doc.policies.map((p) => p.id);
+    const names = [...doc.addresses.keys()];
     const loads = {
       me: { name: 'GET /api/me', concurrency: 32, next: (): [string, string, undefined] => ['GET', '/api/me', undefined] },
       reads: { name: 'GET /api/policies/{id}', concurrency: 32, next: (i: number): [string, string, undefined] => ['GET', `/api/policies/${ids[i % ids.length]}`, undefined] },
       changes: {
         name: 'POST /api/addresses', concurrency: 64,
         next: (i: number): [string, string, string] => ['POST', '/api/addresses', JSON.stringify({ name: `bench-${i}`, ips: [`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}/32`] })],
+      },
+      // changes that may touch anything (rule order, ids): never landing past unseen entries
+      policies: {
+        name: 'POST /api/policies', concurrency: 64,
+        next: (i: number): [string, string, string] => ['POST', '/api/policies', JSON.stringify({ action: 'allow', 'dst-addr': names[i % names.length] })],
       },
     };
     await ok(request(instances[0].port, 'POST', '/api/config/begin', tokens[0]), 'begin');
@@ -150,6 +160,7 @@ async function measure(s: Scenario, doc: ConfigDoc, seconds: number, commits: nu
     const { rps: me, cpuUs: meCpuUs } = await metered(loads.me);
     const reads = (await run(all, loads.reads, seconds)).rps;
     const { rps: changes, cpuUs: changeCpuUs } = await metered(loads.changes);
+    const policyChanges = (await run(all, loads.policies, seconds)).rps;
     await ok(request(instances[0].port, 'POST', '/api/config/discard', tokens[0]), 'discard');
     const latencies: number[] = [];
     const t0 = Date.now();
@@ -164,7 +175,7 @@ async function measure(s: Scenario, doc: ConfigDoc, seconds: number, commits: nu
     const commitsPerSec = commits / ((Date.now() - t0) / 1000);
     latencies.sort((a, b) => a - b);
     const automation = await automationRow(instances, tokens);
-    return { s, automation, me, reads, changes, meCpuUs, changeCpuUs, commitsPerSec, commitP50: latencies[Math.floor(latencies.length / 2)], commitMax: latencies[latencies.length - 1] };
+    return { s, automation, me, reads, changes, meCpuUs, changeCpuUs, policyChanges, commitsPerSec, commitP50: latencies[Math.floor(latencies.length / 2)], commitMax: latencies[latencies.length - 1] };
   } finally {
     for (const x of instances) x.proc.kill('SIGTERM');
     await Promise.all(instances.map((x) => new Promise((r) => (x.proc.exitCode !== null ? r(null) : x.proc.once('exit', r)))));
@@ -183,8 +194,8 @@ export async function clusterBench(seconds: number): Promise<void> {
   if (automationOnly) return automationBench(list.filter((s) => !s.replica), doc);
   console.log(`\nStores side by side: ${doc.policies.length} policies committed, ${seconds}s per load, ${commits} commits per row, ${os.cpus().length} cores (load generator, Redis and instances share them), load average at the start ${load0}\n`);
   console.log('CPU µs: the instances\' and Redis\'s user + system time over the requests counted (the load generator excluded): what a request costs the machine, whatever the number of cores\n');
-  console.log('| store | instances | GET /api/me/s | CPU µs a GET /api/me | GET /api/policies/{id}/s | changes/s | CPU µs a change | commits/s | commit p50 ms | commit max ms | reads vs embedded | changes vs embedded |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  console.log('| store | instances | GET /api/me/s | CPU µs a GET /api/me | GET /api/policies/{id}/s | changes/s | CPU µs a change | policy changes/s | commits/s | commit p50 ms | commit max ms | reads vs embedded | changes vs embedded |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   let base: Row | null = null;
   const automation: Array<{ label: string; instances: number; a: AutomationRow }> = [];
   for (const s of list) {
@@ -192,7 +203,7 @@ export async function clusterBench(seconds: number): Promise<void> {
     const r = (await measure(s, doc, seconds, commits)) as Row;
     automation.push({ label: r.s.label, instances: r.s.instances, a: r.automation });
     base ??= r;
-    console.log(`| ${r.s.label} | ${r.s.instances} | ${fmt(r.me)} | ${fmt(r.meCpuUs)} | ${fmt(r.reads)} | ${fmt(r.changes)} | ${fmt(r.changeCpuUs)} | ${r.commitsPerSec.toFixed(2)} | ${fmt(r.commitP50)} | ${fmt(r.commitMax)} | ${(r.reads / base.reads).toFixed(2)} | ${(r.changes / base.changes).toFixed(2)} |`);
+    console.log(`| ${r.s.label} | ${r.s.instances} | ${fmt(r.me)} | ${fmt(r.meCpuUs)} | ${fmt(r.reads)} | ${fmt(r.changes)} | ${fmt(r.changeCpuUs)} | ${fmt(r.policyChanges)} | ${r.commitsPerSec.toFixed(2)} | ${fmt(r.commitP50)} | ${fmt(r.commitMax)} | ${(r.reads / base.reads).toFixed(2)} | ${(r.changes / base.changes).toFixed(2)} |`);
   }
   closeAgent();
   automationTable(automation, doc.policies.length);
