@@ -6,10 +6,12 @@
 // alternate between the builds, so load from other processes falls on both alike. Per step:
 // median wall ms and CPU ms (process CPU: the worker's thread and V8's GC helpers; the main
 // thread waits meanwhile), and whether both builds' answers are the same (the analysis and
-// the compiled image's bytes).
+// the compiled image's bytes). GC pauses: the worker thread's, of a whole round (the
+// perf_hooks gc entries).
 import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { WORKER_RESOURCE_LIMITS } from '../src/workers/compile-pool';
 
@@ -20,6 +22,7 @@ interface RoundResult {
   cpu: Record<Step, number>;
   analysis: string; // sha256 of the analysis's JSON
   image: string; // sha256 of the image's buffer
+  gc: number; // ms of GC pauses of the worker's thread in the round
 }
 
 function cpuMs(): number {
@@ -36,7 +39,12 @@ function serve(dist: string): void {
   const gen = require(path.join(dist, 'bench/generate.js')) as typeof import('./generate');
   const doc = gen.generateConfig(gen.REALISTIC);
   const sha = (b: string | ArrayBuffer) => createHash('sha256').update(typeof b === 'string' ? b : new Uint8Array(b)).digest('hex');
+  let gc = 0;
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) gc += e.duration;
+  }).observe({ entryTypes: ['gc'] });
   parentPort!.on('message', () => {
+    gc = 0;
     const wall = {} as Record<Step, number>, cpu = {} as Record<Step, number>;
     const w0 = performance.now(), c0 = cpuMs();
     let w = w0, c = c0;
@@ -56,8 +64,9 @@ function serve(dist: string): void {
     lap('analyze');
     wall.total = performance.now() - w0;
     cpu.total = cpuMs() - c0;
-    const r: RoundResult = { wall, cpu, analysis: sha(JSON.stringify(a)), image: sha(image.buffer) };
-    parentPort!.postMessage(r);
+    const r = { wall, cpu, analysis: sha(JSON.stringify(a)), image: sha(image.buffer) };
+    // the GC entries of the round are delivered after it, on the event loop
+    setTimeout(() => parentPort!.postMessage({ ...r, gc } satisfies RoundResult), 20);
   });
   parentPort!.postMessage('ready');
 }
@@ -103,11 +112,11 @@ async function main(): Promise<void> {
   const fmt = (x: number) => Math.round(x).toLocaleString('en-US');
   console.log(`\nCompile worker steps, 20,000 policies, ${rounds} rounds each after a warm-up, young generation ${WORKER_RESOURCE_LIMITS.maxYoungGenerationSizeMb} MB; median wall ms / CPU ms`);
   console.log(`load average (1 min) during the rounds: ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}; ${os.cpus().length} cores, ${os.cpus()[0].model}, Node ${process.version}\n`);
-  console.log(`| build | ${STEPS.join(' | ')} |`);
-  console.log(`|---|${STEPS.map(() => '---:').join('|')}|`);
+  console.log(`| build | ${STEPS.join(' | ')} | GC pauses ms |`);
+  console.log(`|---|${STEPS.map(() => '---:').join('|')}|---:|`);
   builds.forEach((b, i) => {
     const cells = STEPS.map((s) => `${fmt(median(results[i].map((r) => r.wall[s])))} / ${fmt(median(results[i].map((r) => r.cpu[s])))}`);
-    console.log(`| ${b.label} | ${cells.join(' | ')} |`);
+    console.log(`| ${b.label} | ${cells.join(' | ')} | ${fmt(median(results[i].map((r) => r.gc)))} |`);
   });
   if (builds.length > 1) {
     const same = (k: 'analysis' | 'image') => results.flat().every((r) => r[k] === results[0][0][k]);

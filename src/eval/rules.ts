@@ -3,7 +3,7 @@
 // the decision-tree builder (tree.ts) and of the linear baseline (linear.ts); the pools
 // (addrWords, addrMask, svcLo, svcHi) are also what the compiled leaves check against.
 import type { Family } from '../config/net';
-import { FIELD_BITS, intervalPrefixes, SVC_BITS, type AddrSet, type Interval } from './sets';
+import { eachPrefix32, FIELD_BITS, intervalPrefixes, SVC_BITS, type AddrSet, type Interval } from './sets';
 
 /** Zone field of a rule: a zone index 1..Z, ANY_ZONE, or NEVER (a zone that does not exist). */
 export const ANY_ZONE = -1;
@@ -81,6 +81,14 @@ export function buildFamilyTable(specs: readonly RuleSpec[], family: Family): Fa
     if (!run) {
       const start = addrLen.length;
       for (const [lo, hi] of set) {
+        if (nw === 1) {
+          eachPrefix32(Number(lo), Number(hi), bits, (value, len) => {
+            addrLen.push(len);
+            addrWords.push(value);
+            addrMask.push(maskWord(len, 0));
+          });
+          continue;
+        }
         for (const p of intervalPrefixes(lo, hi, bits)) {
           addrLen.push(p.len);
           const w = wordsOf(p.value, nw);
@@ -104,11 +112,11 @@ export function buildFamilyTable(specs: readonly RuleSpec[], family: Family): Fa
         const iv = svcLo.length;
         svcLo.push(lo);
         svcHi.push(hi);
-        for (const p of intervalPrefixes(BigInt(lo), BigInt(hi), SVC_BITS)) {
-          pfxLen.push(p.len + (32 - SVC_BITS));
-          pfxWord.push(Number(p.value));
+        eachPrefix32(lo, hi, SVC_BITS, (value, len) => {
+          pfxLen.push(len + (32 - SVC_BITS));
+          pfxWord.push(value);
           pfxIv.push(iv);
-        }
+        });
       }
       run = [ivStart, svcLo.length - ivStart, pStart, pfxLen.length - pStart];
       svcRuns.set(key, run);

@@ -84,6 +84,26 @@ export function intervalPrefixes(lo: bigint, hi: bigint, bits: number): Prefix[]
   return out;
 }
 
+/**
+ * intervalPrefixes for a field of at most 32 bits (IPv4 addresses, service keys) in plain
+ * numbers: the same prefixes in the same order, each passed to `emit`. The compile of 20,000
+ * policies splits some 100,000 intervals; in BigInt that was ~80 ms and much of the garbage.
+ */
+export function eachPrefix32(lo: number, hi: number, bits: number, emit: (value: number, len: number) => void): void {
+  // every number here is below 2^34: exact in a double
+  let cur = lo;
+  while (cur <= hi) {
+    let size = 0; // log2 of the block: cur is aligned to it, and the block ends within hi
+    let block = 1; // 2 ** size
+    while (size < bits && cur % (2 * block) === 0 && cur + 2 * block - 1 <= hi) {
+      size++;
+      block *= 2;
+    }
+    emit(cur, bits - size);
+    cur += block;
+  }
+}
+
 export function parsePortEntry(e: PortEntry): [number, number] | null {
   if (typeof e === 'number') return Number.isInteger(e) && e >= 0 && e <= 65535 ? [e, e] : null;
   const m = /^(\d+)-(\d+)$/.exec(e);

@@ -245,9 +245,17 @@ export class TreeBuilder {
   }
 
   private readonly fl = new Int32Array(2);
+  /** node()'s score per cut width k - 1 (k <= 16) */
+  private readonly scores = new Float64Array(16);
+  /** hashLengths()'s count per length (<= 128) */
+  private readonly seen = new Int32Array(129);
 
-  /** Rule copies per child of cut (d, k), in this.sizes; returns [total, sum of squares, max]. */
-  private stats(runs: Int32Array, n: number, d: number, p: number, k: number): [number, number, number] {
+  /** sum of squares of the child sizes of the last stats() (its return value is their total) */
+  private statSq = 0;
+
+  /** Rule copies per child of cut (d, k), in this.sizes; returns their total, and leaves the
+   * sum of their squares in this.statSq (no tuple: it runs ~50 times a node). */
+  private stats(runs: Int32Array, n: number, d: number, p: number, k: number): number {
     const nc = 1 << k;
     const diff = this.diff;
     diff.fill(0, 0, nc + 1);
@@ -268,16 +276,16 @@ export class TreeBuilder {
         prev = fl[1];
       }
     }
-    let acc = 0, total = 0, sq = 0, max = 0;
+    let acc = 0, total = 0, sq = 0;
     for (let c = 0; c < nc; c++) {
       acc += diff[c];
       const s = acc + all;
       this.sizes[c] = s;
       total += s;
       sq += s * s;
-      if (s > max) max = s;
     }
-    return [total, sq, max];
+    this.statSq = sq;
+    return total;
   }
 
   /** `hashOk` false: the default child of a hash node, which takes no hash cut itself (its
@@ -310,15 +318,18 @@ export class TreeBuilder {
       skip[d] = m;
       const pe = p[d] + m;
       const kmax = Math.min(depth === 0 && m === 0 ? P.rootBits : P.maxBits, dim.width - pe, 32 - (pe & 31));
-      const scores: number[] = [];
+      const scores = this.scores;
+      let ks = 0, min = Infinity;
       for (let k = 1; k <= kmax; k++) {
-        const [total, sq] = this.stats(runs, n, d, pe, k);
+        const total = this.stats(runs, n, d, pe, k);
         if (total + (1 << k) > budget && k > 1) break;
-        scores.push(sq / total);
+        const score = this.statSq / total;
+        scores[ks++] = score;
+        if (score < min) min = score;
       }
-      if (scores.length === 0) continue;
-      const min = Math.min(...scores);
-      const k = scores.findIndex((x) => x <= min * 1.03) + 1;
+      if (ks === 0) continue;
+      let k = 1;
+      while (scores[k - 1] > min * 1.03) k++;
       if (scores[k - 1] < bestScore * 0.999) {
         bestScore = scores[k - 1];
         bestD = d;
@@ -391,7 +402,7 @@ export class TreeBuilder {
   private hashLengths(runs: Int32Array, n: number, d: number, p: number): number[] {
     const dim = this.dims[d];
     const wordEnd = Math.min(dim.width, ((p >> 5) + 1) * 32);
-    const seen = new Int32Array(wordEnd + 1);
+    const seen = this.seen.fill(0, 0, wordEnd + 1);
     let m = 0;
     for (let i = 0; i < n; i++) {
       if (this.covered(runs, i, d, p)) continue;
@@ -486,7 +497,7 @@ export class TreeBuilder {
       const cRules = new Int32Array(list.length), cRuns = new Int32Array(list.length * 6);
       list.forEach((i, k) => {
         cRules[k] = rules[i];
-        cRuns.set(runs.subarray(i * 6, i * 6 + 6), k * 6);
+        copyRun(runs, i, cRuns, k);
       });
       return this.node(cRules, cRuns, list.length, at, depth + 1, hashOk);
     };
@@ -547,7 +558,7 @@ export class TreeBuilder {
     const put = (c: number, i: number, s: number, e: number) => {
       const at = fill[c]++;
       cRules[at] = rules[i];
-      cRuns.set(runs.subarray(i * 6, i * 6 + 6), at * 6);
+      copyRun(runs, i, cRuns, at);
       cRuns[at * 6 + 2 * d] = s;
       cRuns[at * 6 + 2 * d + 1] = e;
     };
@@ -663,6 +674,12 @@ function lowerBound(a: Float64Array, x: number): number {
     else hi = mid;
   }
   return lo;
+}
+
+/** Rule i's 6 run words into rule slot k of `to` (a subarray and set() per copy allocated a
+ * view each time: a few hundred thousand of them per commit at 20,000 policies). */
+function copyRun(from: Int32Array, i: number, to: Int32Array, k: number): void {
+  for (let w = 0; w < 6; w++) to[k * 6 + w] = from[i * 6 + w];
 }
 
 function sameChild(rules: Int32Array, runs: Int32Array, a: number, b: number, n: number): boolean {
