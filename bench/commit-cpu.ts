@@ -20,7 +20,7 @@ type Step = (typeof STEPS)[number];
 interface RoundResult {
   wall: Record<Step, number>;
   cpu: Record<Step, number>;
-  analysis: string; // sha256 of the analysis's JSON
+  analysis: string; // sha256 of the analysis's JSON and its stats (how each policy was decided)
   image: string; // sha256 of the image's buffer
   gc: number; // ms of GC pauses of the worker's thread in the round
 }
@@ -60,11 +60,12 @@ function serve(dist: string): void {
     lap('specs');
     const image = compile.compileImage(doc, { specs });
     lap('compile');
-    const a = analysis.analyze(doc, compiled.CompiledConfig.fromImage(image), { specs });
+    const stats = {} as import('../src/eval/analysis').AnalysisStats;
+    const a = analysis.analyze(doc, compiled.CompiledConfig.fromImage(image), { specs, stats });
     lap('analyze');
     wall.total = performance.now() - w0;
     cpu.total = cpuMs() - c0;
-    const r = { wall, cpu, analysis: sha(JSON.stringify(a)), image: sha(image.buffer) };
+    const r = { wall, cpu, analysis: sha(JSON.stringify([a, stats])), image: sha(image.buffer) };
     // the GC entries of the round are delivered after it, on the event loop
     setTimeout(() => parentPort!.postMessage({ ...r, gc } satisfies RoundResult), 20);
   });

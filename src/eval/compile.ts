@@ -60,17 +60,31 @@ export function policySpecs(doc: ConfigDoc): RuleSpec[] {
   const zoneIdx = zoneIndexOf(doc);
   const zoneField = zoneFieldOf(zoneIdx);
   const addr = addrCacheOf(doc);
+  // one service set per list of names as written, shared like the address sets (policies
+  // repeat their lists; sorting the names and merging the intervals in BigInt for each policy
+  // was most of policySpecs)
+  const svcSets = new Map<string, { svc: Array<[number, number]>; svcKey: string }>();
+  const svcOf = (services: string[]) => {
+    const raw = `${services.length}:${services.join('\n')}`;
+    let e = svcSets.get(raw);
+    if (!e) {
+      const names = services.length === 0 || services.includes('any') ? [] : [...new Set(services)].sort();
+      e = { svc: policyServiceSet(names, doc.services), svcKey: names.length === 0 ? '*' : names.join(',') };
+      svcSets.set(raw, e);
+    }
+    return e;
+  };
   return doc.policies.map((p) => {
-    const names = p.services.length === 0 || p.services.includes('any') ? [] : [...new Set(p.services)].sort();
+    const { svc, svcKey } = svcOf(p.services);
     return {
       sz: zoneField(p.srcZone),
       dz: zoneField(p.dstZone),
       src: addr(p.srcAddr),
       dst: addr(p.dstAddr),
-      svc: policyServiceSet(names, doc.services),
+      svc,
       srcKey: akey(p.srcAddr),
       dstKey: akey(p.dstAddr),
-      svcKey: names.length === 0 ? '*' : names.join(','),
+      svcKey,
       families: 3,
     };
   });

@@ -115,15 +115,24 @@ export function parsePortEntry(e: PortEntry): [number, number] | null {
 
 /** Merged key intervals of a list of service objects. */
 export function serviceKeyIntervals(services: readonly ServiceObj[]): Array<[number, number]> {
-  const list: Interval[] = [];
+  const list: Array<[number, number]> = [];
   for (const s of services) {
     const proto = s.protocol === 'tcp' ? PROTO_TCP : PROTO_UDP;
     for (const e of s.ports) {
       const r = parsePortEntry(e);
-      if (r) list.push([BigInt((proto << 16) | r[0]), BigInt((proto << 16) | r[1])]);
+      if (r) list.push([(proto << 16) | r[0], (proto << 16) | r[1]]);
     }
   }
-  return mergeIntervals(list).map(([a, b]) => [Number(a), Number(b)]);
+  // mergeIntervals in numbers (keys are 24-bit): the same intervals, without BigInt
+  list.sort((a, b) => a[0] - b[0]);
+  const out: Array<[number, number]> = [];
+  for (const [lo, hi] of list) {
+    const last = out[out.length - 1];
+    if (last && lo <= last[1] + 1) {
+      if (hi > last[1]) last[1] = hi;
+    } else out.push([lo, hi]);
+  }
+  return out;
 }
 
 export const SVC_ANY: Array<[number, number]> = [[0, SVC_MAX]];

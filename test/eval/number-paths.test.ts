@@ -1,0 +1,88 @@
+// Paths that do in plain numbers what a BigInt definition does, for speed: each must equal
+// its definition. The compiler splits IPv4 and service intervals into prefixes
+// (eachPrefix32 = intervalPrefixes) and merges service keys (serviceKeyIntervals =
+// mergeIntervals); the analysis lists a zone mask's bits (bitsOf).
+import fc from 'fast-check';
+import { bitsOf } from '../../src/eval/coverage';
+import type { ServiceObj } from '../../src/config/types';
+import { eachPrefix32, intervalPrefixes, mergeIntervals, parsePortEntry, serviceKeyIntervals, type Interval } from '../../src/eval/sets';
+import { PROTO_TCP, PROTO_UDP } from '../../src/eval/types';
+
+const seed = process.env.FC_SEED ? Number(process.env.FC_SEED) : undefined;
+
+function numbered(lo: number, hi: number, bits: number): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  eachPrefix32(lo, hi, bits, (value, len) => out.push([value, len]));
+  return out;
+}
+
+const defined = (lo: number, hi: number, bits: number) => intervalPrefixes(BigInt(lo), BigInt(hi), bits).map((p): [number, number] => [Number(p.value), p.len]);
+
+describe('eachPrefix32', () => {
+  test('= intervalPrefixes on random intervals of 32- and 24-bit fields', () => {
+    const max = (bits: number) => 2 ** bits - 1;
+    // values near the ends and near powers of two, where blocks start and stop
+    const value = (bits: number) => fc.oneof(fc.integer({ min: 0, max: max(bits) }), fc.integer({ min: 0, max: bits - 1 }).chain((k) => fc.integer({ min: -3, max: 3 }).map((e) => Math.min(max(bits), Math.max(0, 2 ** k + e)))), fc.constantFrom(0, max(bits)));
+    for (const bits of [32, 24]) {
+      fc.assert(
+        fc.property(value(bits), value(bits), (a, b) => {
+          const [lo, hi] = a <= b ? [a, b] : [b, a];
+          expect(numbered(lo, hi, bits)).toEqual(defined(lo, hi, bits));
+        }),
+        { numRuns: 500, seed },
+      );
+    }
+  });
+  test('the whole field is one prefix of length 0; one value is one of full length', () => {
+    expect(numbered(0, 2 ** 32 - 1, 32)).toEqual([[0, 0]]);
+    expect(numbered(80, 80, 24)).toEqual([[80, 24]]);
+    expect(numbered(1, 6, 32)).toEqual([[1, 32], [2, 31], [4, 31], [6, 32]]);
+  });
+});
+
+describe('bitsOf', () => {
+  const defined = (mask: bigint) => {
+    const out: number[] = [];
+    for (let i = 0; mask > 0n; i++, mask >>= 1n) if (mask & 1n) out.push(i);
+    return out;
+  };
+  test('= the bit-by-bit definition on random masks of up to 100 bits', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: 2n ** 100n - 1n }), fc.array(fc.integer({ min: 0, max: 99 }), { maxLength: 5 }), (m, extra) => {
+        // sparse masks too, with bits at word edges
+        const sparse = extra.reduce((acc, b) => acc | (1n << BigInt(b)), 0n) | (extra.length ? 1n << 31n : 0n) | (extra.length > 2 ? 1n << 32n : 0n);
+        expect(bitsOf(m)).toEqual(defined(m));
+        expect(bitsOf(sparse)).toEqual(defined(sparse));
+      }),
+      { numRuns: 500, seed },
+    );
+    expect(bitsOf(0n)).toEqual([]);
+    expect(bitsOf((1n << 41n) - 1n)).toEqual([...Array(41).keys()]);
+  });
+});
+
+describe('serviceKeyIntervals', () => {
+  const defined = (services: ServiceObj[]) => {
+    const list: Interval[] = [];
+    for (const s of services) {
+      const proto = s.protocol === 'tcp' ? PROTO_TCP : PROTO_UDP;
+      for (const e of s.ports) {
+        const r = parsePortEntry(e);
+        if (r) list.push([BigInt((proto << 16) | r[0]), BigInt((proto << 16) | r[1])]);
+      }
+    }
+    return mergeIntervals(list).map(([a, b]) => [Number(a), Number(b)]);
+  };
+  // ports near each other, so that ranges overlap and touch
+  const port = fc.integer({ min: 0, max: 40 }).map((p) => (p > 36 ? 65535 - (p - 37) : p));
+  const entry = fc.oneof(port, fc.tuple(port, port).map(([a, b]) => `${Math.min(a, b)}-${Math.max(a, b)}`));
+  const service = fc.record({ name: fc.constant('s'), protocol: fc.constantFrom('tcp', 'udp'), ports: fc.array(entry, { maxLength: 5 }) }) as fc.Arbitrary<ServiceObj>;
+  test('= merging the BigInt intervals, on random service lists', () => {
+    fc.assert(
+      fc.property(fc.array(service, { maxLength: 5 }), (services) => {
+        expect(serviceKeyIntervals(services)).toEqual(defined(services));
+      }),
+      { numRuns: 500, seed },
+    );
+  });
+});
