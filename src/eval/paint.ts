@@ -16,6 +16,7 @@
 // candidates of that pair, and pairs with the same candidates share one answer.
 import type { Interval } from './sets';
 import { bitsOf, intersect, meets, within, type Region } from './coverage';
+import { axis } from './paint-axis';
 import type { Work } from './work';
 
 export interface Box {
@@ -54,65 +55,8 @@ const FIELDS = ['s', 'd', 'v'] as const;
 type Field = (typeof FIELDS)[number];
 /** cell state (32-bit words) above which a box is halved first: 16 MB, and 8 bytes a cell */
 const CELL_WORDS_MAX = 1 << 22;
-
-interface Axis {
-  lo: bigint[]; // first value of each elementary interval inside the box
-  runs: Int32Array[]; // per candidate: [first, last] elementary intervals of each of its intervals
-}
-
-const cmp = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
-
-/** c clipped to r: r itself (no copy) when one interval of c holds all of r, the usual case
- * of `any` fields and wide rules. */
-function clip(c: Interval[], r: Interval[]): Interval[] {
-  if (c === r) return r;
-  const lo = r[0][0], hi = r[r.length - 1][1];
-  for (const [a, b] of c) if (a <= lo && hi <= b) return r;
-  return intersect(c, r);
-}
-
-/** The index of x in the sorted array u (x is in it). */
-function indexOf(u: bigint[], x: bigint): number {
-  let a = 0, b = u.length - 1;
-  while (a < b) {
-    const m = (a + b) >> 1;
-    if (u[m] < x) a = m + 1;
-    else b = m;
-  }
-  return a;
-}
-
-function axis(r: Interval[], cs: readonly Interval[][], work: Work): Axis {
-  const clipped = cs.map((c) => clip(c, r));
-  const pts: bigint[] = [];
-  for (const [lo, hi] of r) pts.push(lo, hi + 1n);
-  for (const cl of clipped) if (cl !== r) for (const [lo, hi] of cl) pts.push(lo, hi + 1n);
-  work.spend(pts.length * 4);
-  pts.sort(cmp);
-  // the distinct boundaries, and for each the elementary interval (inside the box) it starts
-  const u: bigint[] = [];
-  const elem: number[] = [];
-  const lo: bigint[] = [];
-  let j = 0;
-  for (const p of pts) {
-    if (u.length > 0 && u[u.length - 1] === p) continue;
-    while (j < r.length && r[j][1] < p) j++;
-    u.push(p);
-    elem.push(lo.length);
-    if (j < r.length && r[j][0] <= p) lo.push(p);
-  }
-  const whole = Int32Array.of(0, lo.length - 1);
-  const runs = clipped.map((cl) => {
-    if (cl === r && r.length === 1) return whole;
-    const out = new Int32Array(cl.length * 2);
-    cl.forEach(([a, b], i) => {
-      out[2 * i] = elem[indexOf(u, a)];
-      out[2 * i + 1] = elem[indexOf(u, b + 1n)] - 1;
-    });
-    return out;
-  });
-  return { lo, runs };
-}
+/** read once: process.env is a lookup into the environment at every read */
+const PAINT_DEBUG = Boolean(process.env.PAINT_DEBUG);
 
 const ctz = (x: number) => 31 - Math.clz32(x & -x);
 
@@ -144,7 +88,7 @@ export function paintBox(R: Box, C: readonly Box[], work: Work, opts: PaintOptio
   const z = n[0] <= n[1] && n[0] <= n[2] ? 0 : n[1] <= n[2] ? 1 : 2;
   const [x, y] = [0, 1, 2].filter((k) => k !== z);
   const W = (n[z] + 31) >> 5;
-  if (process.env.PAINT_DEBUG) console.log('paintBox', n, C.length);
+  if (PAINT_DEBUG) console.log('paintBox', n, C.length);
   if (n[x] * n[y] * W > CELL_WORDS_MAX) {
     const f = n[x] >= n[y] ? x : y;
     return halve(R, C, FIELDS[f], axes[f].lo[n[f] >> 1], work, opts);

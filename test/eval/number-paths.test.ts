@@ -1,9 +1,12 @@
 // Paths that do in plain numbers what a BigInt definition does, for speed: each must equal
 // its definition. The compiler splits IPv4 and service intervals into prefixes
 // (eachPrefix32 = intervalPrefixes) and merges service keys (serviceKeyIntervals =
-// mergeIntervals); the analysis lists a zone mask's bits (bitsOf).
+// mergeIntervals); the analysis lists a zone mask's bits (bitsOf) and cuts a painted field
+// into elementary intervals (axisNum = axisBig).
 import fc from 'fast-check';
 import { bitsOf } from '../../src/eval/coverage';
+import { axisBig, axisNum } from '../../src/eval/paint-axis';
+import { Work } from '../../src/eval/work';
 import type { ServiceObj } from '../../src/config/types';
 import { eachPrefix32, intervalPrefixes, mergeIntervals, parsePortEntry, serviceKeyIntervals, type Interval } from '../../src/eval/sets';
 import { PROTO_TCP, PROTO_UDP } from '../../src/eval/types';
@@ -81,6 +84,34 @@ describe('serviceKeyIntervals', () => {
     fc.assert(
       fc.property(fc.array(service, { maxLength: 5 }), (services) => {
         expect(serviceKeyIntervals(services)).toEqual(defined(services));
+      }),
+      { numRuns: 500, seed },
+    );
+  });
+});
+
+describe('axisNum', () => {
+  /** Sorted, disjoint, non-adjacent intervals from a list of points (pairs of them). */
+  const intervals = (points: bigint[]): Interval[] => {
+    const s = [...new Set(points)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const out: Interval[] = [];
+    for (let k = 0; k + 1 < s.length; k += 2) if (!out.length || s[k] > out[out.length - 1][1] + 1n) out.push([s[k], s[k + 1]]);
+    return out;
+  };
+  // small values (boundaries meet often) and values near 2^32 and 2^53
+  const value = fc.oneof(fc.bigInt({ min: 0n, max: 30n }), fc.bigInt({ min: 2n ** 32n - 8n, max: 2n ** 32n + 8n }), fc.bigInt({ min: 2n ** 53n - 40n, max: 2n ** 53n - 3n }));
+  const field = fc.array(value, { minLength: 2, maxLength: 8 }).map(intervals).filter((iv) => iv.length > 0);
+  test('= axisBig on random fields and candidates (the same elementary intervals and runs)', () => {
+    fc.assert(
+      fc.property(field, fc.array(field, { maxLength: 6 }), fc.array(fc.nat(5), { maxLength: 3 }), (r, cs, same) => {
+        // candidates that are the box's field itself, as paintBox passes them
+        const cands = [...cs, ...same.map(() => r)];
+        // the same work spent too: the budget decides which policies are left undecided
+        const wa = new Work(1e9), wb = new Work(1e9);
+        const a = axisNum(r, cands, wa), b = axisBig(r, cands, wb);
+        expect(a.lo).toEqual(b.lo);
+        expect(a.runs).toEqual(b.runs);
+        expect(wa.left).toBe(wb.left);
       }),
       { numRuns: 500, seed },
     );
