@@ -77,12 +77,21 @@ export function axisBig(r: Interval[], cs: readonly Interval[][], work: Work): A
   return { lo, runs };
 }
 
+/** axisNum's boundaries and distinct boundaries, and the elementary interval of each: scratch
+ * of this thread, grown as needed (three typed arrays per axis were most of the painting's
+ * garbage). */
+let scratch = { pts: new Float64Array(256), u: new Float64Array(256), elem: new Int32Array(256) };
+
 /** axisBig in numbers, for a field whose values are all below 2^53 (r's are). */
 export function axisNum(r: Interval[], cs: readonly Interval[][], work: Work): Axis {
   const clipped = cs.map((c) => clip(c, r));
   let count = 2 * r.length;
   for (const cl of clipped) if (cl !== r) count += 2 * cl.length;
-  const pts = new Float64Array(count);
+  if (scratch.pts.length < count) {
+    const n = Math.max(count, 2 * scratch.pts.length);
+    scratch = { pts: new Float64Array(n), u: new Float64Array(n), elem: new Int32Array(n) };
+  }
+  const pts = scratch.pts.subarray(0, count);
   let k = 0;
   const add = (iv: Interval[]) => {
     for (const [lo, hi] of iv) {
@@ -95,8 +104,7 @@ export function axisNum(r: Interval[], cs: readonly Interval[][], work: Work): A
   work.spend(count * 4);
   pts.sort();
   const rv = r.map(([a, b]) => [Number(a), Number(b)]);
-  const u = new Float64Array(count);
-  const elem = new Int32Array(count);
+  const { u, elem } = scratch;
   const lo: bigint[] = [];
   let nu = 0, j = 0;
   for (let i = 0; i < count; i++) {

@@ -220,33 +220,68 @@ function halve(R: Box, C: readonly Box[], f: Field, at: bigint, work: Work, opts
 
 /**
  * Zone values of `mask` grouped by which candidates hold them: one representative each
- * (a named zone rather than "none" when the class has one, so an example packet can pin it).
+ * (a named zone rather than "none" when the class has one, so an example packet can pin it),
+ * in the order of each class's lowest value. Exported for its test.
  */
-function zoneClasses(mask: bigint, sets: readonly bigint[]): number[] {
-  const reps = new Map<string, number>();
-  for (const z of bitsOf(mask)) {
-    const bit = 1n << BigInt(z);
-    let key = '';
-    for (let c = 0; c < sets.length; c++) if (sets[c] & bit) key += `${c},`;
-    const rep = reps.get(key);
-    if (rep === undefined || rep === 0) reps.set(key, z);
+export function zoneClasses(mask: bigint, sets: readonly bigint[]): number[] {
+  // the classes by partition refinement: each candidate moves the zone values it holds out of
+  // their class into a new one (one BigInt operation a candidate, no key strings); a candidate
+  // holding every value of the mask splits nothing
+  const zones = bitsOf(mask);
+  const at = new Int32Array(zones.length === 0 ? 0 : zones[zones.length - 1] + 1);
+  zones.forEach((z, k) => (at[z] = k));
+  const cls = new Int32Array(zones.length);
+  const lastMover: number[] = [-1]; // per class: the candidate that last split it, and into which class
+  const movedTo: number[] = [0];
+  for (let c = 0; c < sets.length; c++) {
+    const held = sets[c] & mask;
+    if (held === mask) continue;
+    for (const z of bitsOf(held)) {
+      const k = at[z], old = cls[k];
+      if (lastMover[old] !== c) {
+        lastMover[old] = c;
+        movedTo[old] = lastMover.length;
+        lastMover.push(-1);
+        movedTo.push(0);
+      }
+      cls[k] = movedTo[old];
+    }
   }
+  const reps = new Map<number, number>();
+  zones.forEach((z, k) => {
+    const rep = reps.get(cls[k]);
+    if (rep === undefined || rep === 0) reps.set(cls[k], z);
+  });
   return [...reps.values()];
+}
+
+/** Per zone value of `values`, which candidates hold it (one BigInt operation a candidate and value). */
+function holding(values: readonly number[], sets: readonly bigint[]): Uint8Array[] {
+  return values.map((z) => {
+    const bit = 1n << BigInt(z);
+    const out = new Uint8Array(sets.length);
+    for (let c = 0; c < sets.length; c++) out[c] = (sets[c] & bit) === 0n ? 0 : 1;
+    return out;
+  });
 }
 
 /** First-match painting of region R (zones and three fields) by the candidates C. Exact. */
 export function paintRegion(R: Region, C: readonly Region[], work: Work, opts: PaintOptions = {}): PaintResult {
   work.spend(C.length * 2);
-  const srcReps = zoneClasses(R.zs, C.map((c) => c.zs));
-  const dstReps = zoneClasses(R.zd, C.map((c) => c.zd));
+  const srcSets = C.map((c) => c.zs), dstSets = C.map((c) => c.zd);
+  const srcReps = zoneClasses(R.zs, srcSets);
+  const dstReps = zoneClasses(R.zd, dstSets);
+  const srcHold = holding(srcReps, srcSets), dstHold = holding(dstReps, dstSets);
   const memo = new Map<string, PaintResult>();
   const takers = new Set<number>();
   let uncovered: Point | null = null;
   let watched: PaintResult['watched'] = null;
-  for (const zs of srcReps) {
-    for (const zd of dstReps) {
+  for (let a = 0; a < srcReps.length; a++) {
+    const zs = srcReps[a], inS = srcHold[a];
+    for (let b = 0; b < dstReps.length; b++) {
+      const zd = dstReps[b], inD = dstHold[b];
       const ids: number[] = [];
-      for (let c = 0; c < C.length; c++) if ((C[c].zs >> BigInt(zs)) & (C[c].zd >> BigInt(zd)) & 1n) ids.push(c);
+      for (let c = 0; c < C.length; c++) if (inS[c] & inD[c]) ids.push(c);
       work.spend(C.length);
       const key = ids.join(',');
       let res = memo.get(key);

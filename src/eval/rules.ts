@@ -3,6 +3,7 @@
 // the decision-tree builder (tree.ts) and of the linear baseline (linear.ts); the pools
 // (addrWords, addrMask, svcLo, svcHi) are also what the compiled leaves check against.
 import type { Family } from '../config/net';
+import { GrowI32 } from './grow';
 import { eachPrefix32, FIELD_BITS, intervalPrefixes, SVC_BITS, type AddrSet, type Interval } from './sets';
 
 /** Zone field of a rule: a zone index 1..Z, ANY_ZONE, or NEVER (a zone that does not exist). */
@@ -24,12 +25,8 @@ export interface RuleSpec {
 
 export const familyBit = (f: Family) => (f === 4 ? 1 : 2);
 
-class Grow {
-  a: number[] = [];
-  get length() { return this.a.length; }
-  push(v: number) { this.a.push(v | 0); }
-  done() { return Int32Array.from(this.a); }
-}
+/** a column or pool of a table: it starts small (a NAT table has a few rows) */
+const grow = () => new GrowI32(64);
 
 export interface FamilyTable {
   family: Family;
@@ -70,11 +67,11 @@ export function maskWord(len: number, wordIndex: number): number {
 export function buildFamilyTable(specs: readonly RuleSpec[], family: Family): FamilyTable {
   const nw = family === 4 ? 1 : 4;
   const bits = FIELD_BITS[family];
-  const addrLen = new Grow(), addrWords = new Grow(), addrMask = new Grow();
-  const svcLo = new Grow(), svcHi = new Grow(), pfxLen = new Grow(), pfxWord = new Grow(), pfxIv = new Grow();
+  const addrLen = grow(), addrWords = grow(), addrMask = grow();
+  const svcLo = grow(), svcHi = grow(), pfxLen = grow(), pfxWord = grow(), pfxIv = grow();
   const addrRuns = new Map<string, [number, number]>();
   const svcRuns = new Map<string, [number, number, number, number]>();
-  const cols = { rule: new Grow(), sz: new Grow(), dz: new Grow(), srcOff: new Grow(), srcCnt: new Grow(), dstOff: new Grow(), dstCnt: new Grow(), svcOff: new Grow(), svcCnt: new Grow(), pfxOff: new Grow(), pfxCnt: new Grow() };
+  const cols = { rule: grow(), sz: grow(), dz: grow(), srcOff: grow(), srcCnt: grow(), dstOff: grow(), dstCnt: grow(), svcOff: grow(), svcCnt: grow(), pfxOff: grow(), pfxCnt: grow() };
 
   const addrRun = (key: string, set: Interval[]): [number, number] => {
     let run = addrRuns.get(key);

@@ -27,6 +27,7 @@
 //           the same array after the leaf, cnt 0: covered
 //           IPv6 entries are always runs, with the rule as is, of Layout.LeafStride6 words:
 //             (rule, srcOff, srcCnt, dstOff, dstCnt, svcOff, svcCnt)
+import { GrowI32 } from './grow';
 import type { FamilyTable } from './rules';
 import { SVC_MAX } from './sets';
 import { samplePoints, treeWork } from './tree-work';
@@ -104,30 +105,6 @@ interface HashPlan {
   end: Int32Array;
   total: number; // rule copies in all children
   score: number;
-}
-
-export class GrowI32 {
-  buf = new Int32Array(1024);
-  length = 0;
-  reserve(n: number): number {
-    const at = this.length;
-    if (at + n > this.buf.length) {
-      let cap = this.buf.length * 2;
-      while (cap < at + n) cap *= 2;
-      const b = new Int32Array(cap);
-      b.set(this.buf.subarray(0, at));
-      this.buf = b;
-    }
-    this.length += n;
-    return at;
-  }
-  push(v: number): void {
-    const at = this.reserve(1);
-    this.buf[at] = v;
-  }
-  done(): Int32Array {
-    return this.buf.slice(0, this.length);
-  }
 }
 
 /**
