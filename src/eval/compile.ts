@@ -7,7 +7,7 @@ import { buildClassifier, CLASSIFIER_KEYS, DEFAULT_BUILD_PARAMS, type BuildParam
 import { packArrays, type CompiledImage, type IfaceMeta, type NatMeta, type RouteMeta } from './image';
 import { buildLpm, type LpmData, type LpmEntry } from './lpm';
 import { ANY_ZONE, buildFamilyTable, familyBit, NEVER, type RuleSpec } from './rules';
-import { addrFieldSet, bytesToBig, natServiceSet, policyServiceSet, type AddrSet } from './sets';
+import { addrFieldSet, bytesToBig, natServiceSet, serviceSetsOf, type AddrSet } from './sets';
 
 const FAMILIES: Family[] = [4, 6];
 
@@ -64,12 +64,13 @@ export function policySpecs(doc: ConfigDoc): RuleSpec[] {
   // repeat their lists; sorting the names and merging the intervals in BigInt for each policy
   // was most of policySpecs)
   const svcSets = new Map<string, { svc: Array<[number, number]>; svcKey: string }>();
+  const serviceSet = serviceSetsOf(doc.services);
   const svcOf = (services: string[]) => {
     const raw = `${services.length}:${services.join('\n')}`;
     let e = svcSets.get(raw);
     if (!e) {
       const names = services.length === 0 || services.includes('any') ? [] : [...new Set(services)].sort();
-      e = { svc: policyServiceSet(names, doc.services), svcKey: names.length === 0 ? '*' : names.join(',') };
+      e = { svc: serviceSet(names), svcKey: names.length === 0 ? '*' : names.join(',') };
       svcSets.set(raw, e);
     }
     return e;

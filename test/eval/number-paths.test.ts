@@ -8,7 +8,7 @@ import { bitsOf } from '../../src/eval/coverage';
 import { axisBig, axisNum } from '../../src/eval/paint-axis';
 import { Work } from '../../src/eval/work';
 import type { ServiceObj } from '../../src/config/types';
-import { eachPrefix32, intervalPrefixes, mergeIntervals, parsePortEntry, serviceKeyIntervals, type Interval } from '../../src/eval/sets';
+import { eachPrefix32, intervalPrefixes, mergeIntervals, parsePortEntry, policyServiceSet, serviceKeyIntervals, serviceSetsOf, type Interval } from '../../src/eval/sets';
 import { PROTO_TCP, PROTO_UDP } from '../../src/eval/types';
 
 const seed = process.env.FC_SEED ? Number(process.env.FC_SEED) : undefined;
@@ -86,6 +86,18 @@ describe('serviceKeyIntervals', () => {
         expect(serviceKeyIntervals(services)).toEqual(defined(services));
       }),
       { numRuns: 500, seed },
+    );
+  });
+  test('serviceSetsOf (each service parsed once) = policyServiceSet, on random lists of names', () => {
+    const names = fc.array(fc.constantFrom('a', 'b', 'c', 'd', 'unknown', 'any', ''), { maxLength: 5 });
+    fc.assert(
+      fc.property(fc.array(service, { minLength: 4, maxLength: 4 }), fc.array(names, { maxLength: 6 }), (objs, lists) => {
+        const map = new Map(['a', 'b', 'c', 'd'].map((n, i) => [n, { ...objs[i], name: n }]));
+        const sets = serviceSetsOf(map);
+        // twice each: the second answer comes from the parsed services
+        for (const l of [...lists, ...lists]) expect(sets(l)).toEqual(policyServiceSet(l, map));
+      }),
+      { numRuns: 300, seed },
     );
   });
 });
