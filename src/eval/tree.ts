@@ -250,6 +250,8 @@ export class TreeBuilder {
 
   /** sum of squares of the child sizes of the last stats() (its return value is their total) */
   private statSq = 0;
+  /** rules of the last stats() that cover the field (in every child) */
+  private statAll = 0;
 
   /** Rule copies per child of cut (d, k), in this.sizes; returns their total, and leaves the
    * sum of their squares in this.statSq (no tuple: it runs ~50 times a node). */
@@ -283,6 +285,7 @@ export class TreeBuilder {
       sq += s * s;
     }
     this.statSq = sq;
+    this.statAll = all;
     return total;
   }
 
@@ -544,61 +547,93 @@ export class TreeBuilder {
     return this.dims[d].len[runs[i * 6 + 2 * d]] >= L;
   }
 
+  /**
+   * A cut of k bits of field d. Rules covering the field go to every child as they are; the
+   * others to the children their entries meet, with their run in the field cut down. Only
+   * the latter are listed per child: a child is the same as the one before it exactly when
+   * their lists are (then it gets the same subtree), and only a child that is built is
+   * written out whole (at the root of a big table most of 4,096 children are alike, and
+   * copying every covering rule into each of them was most of a cut's time).
+   */
   private cut(rules: Int32Array, runs: Int32Array, n: number, p: number[], depth: number, d: number, k: number): number {
     const nc = 1 << k;
-    const total = this.stats(runs, n, d, p[d], k);
-    // the children's arrays live on the builder's stack until this cut returns
-    const mark = this.stack.top;
-    const start = this.stack.take(nc + 1);
+    this.stats(runs, n, d, p[d], k);
+    const all = this.statAll;
+    // the lists live on the builder's stack until this cut returns
+    const stack = this.stack, mark = stack.top;
+    const start = stack.take(nc + 1);
     start[0] = 0;
-    for (let c = 0; c < nc; c++) start[c + 1] = start[c] + this.sizes[c];
-    const fill = this.stack.take(nc);
+    for (let c = 0; c < nc; c++) start[c + 1] = start[c] + this.sizes[c] - all;
+    const fill = stack.take(nc);
     fill.set(start.subarray(0, nc));
-    const cRules = this.stack.take(total);
-    const cRuns = this.stack.take(total * 6);
+    // per child, from start[c]: the rule (its row here) and its run [first, end) in field d
+    const m = start[nc];
+    const row = stack.take(m), first = stack.take(m), end = stack.take(m);
+    const cov = stack.take(all);
+    let nCov = 0;
     const fl = this.fl;
-    const put = (c: number, i: number, s: number, e: number) => {
-      const at = fill[c]++;
-      cRules[at] = rules[i];
-      copyRun(runs, i, cRuns, at);
-      cRuns[at * 6 + 2 * d] = s;
-      cRuns[at * 6 + 2 * d + 1] = e;
-    };
     for (let i = 0; i < n; i++) {
-      const s0 = runs[i * 6 + 2 * d], e0 = runs[i * 6 + 2 * d + 1];
       if (this.covered(runs, i, d, p[d])) {
-        for (let c = 0; c < nc; c++) put(c, i, s0, e0);
+        cov[nCov++] = i;
         continue;
       }
       let prev = -1;
-      for (let j = s0; j < e0; j++) {
+      for (let j = runs[i * 6 + 2 * d], e0 = runs[i * 6 + 2 * d + 1]; j < e0; j++) {
         this.range(d, j, p[d], k, fl);
         for (let c = fl[0]; c <= fl[1]; c++) {
-          if (c === prev) cRuns[(fill[c] - 1) * 6 + 2 * d + 1] = j + 1; // the run goes on in this child
-          else put(c, i, j, j + 1);
+          if (c === prev) end[fill[c] - 1] = j + 1; // the run goes on in this child
+          else {
+            const at = fill[c]++;
+            row[at] = i;
+            first[at] = j;
+            end[at] = j + 1;
+          }
         }
         prev = fl[1];
       }
     }
     const dim = this.dims[d];
     const at = this.mem.reserve(1 + nc);
-    const buf = () => this.mem.buf;
-    buf()[at] = (dim.qword + (p[d] >> 5)) | ((32 - (p[d] & 31) - k) << 4) | ((nc - 1) << 9);
+    this.mem.buf[at] = (dim.qword + (p[d] >> 5)) | ((32 - (p[d] & 31) - k) << 4) | ((nc - 1) << 9);
     const q = p.slice();
     q[d] += k;
-    let prevRef = 0, prevS = -1, prevE = -1;
+    const lists: ChildLists = { rules, runs, d, cov, nCov, row, first, end };
+    let prevRef = 0;
     for (let c = 0; c < nc; c++) {
       const s = start[c], e = start[c + 1];
-      let ref: number;
-      if (prevS >= 0 && e - s === prevE - prevS && sameChild(cRules, cRuns, prevS, s, e - s)) ref = prevRef;
-      else ref = this.node(cRules.subarray(s, e), cRuns.subarray(s * 6, e * 6), e - s, q, depth + 1);
-      buf()[at + 1 + c] = ref;
+      const ref = c > 0 && sameList(lists, start[c - 1], s, e - s) ? prevRef : this.child(lists, s, e, q, depth + 1);
+      this.mem.buf[at + 1 + c] = ref;
       prevRef = ref;
-      prevS = s;
-      prevE = e;
     }
-    this.stack.top = mark;
+    stack.top = mark;
     return at;
+  }
+
+  /** Builds the child whose listed rules are [s, e) of `l`: those and the covering rules, in
+   * rule order, written out on the stack for node(). */
+  private child(l: ChildLists, s: number, e: number, p: number[], depth: number): number {
+    const size = l.nCov + e - s;
+    const mark = this.stack.top;
+    const cRules = this.stack.take(size), cRuns = this.stack.take(size * 6);
+    const { rules, runs, d, cov, nCov, row, first, end } = l;
+    let a = 0, b = s;
+    for (let o = 0; o < size; o++) {
+      if (b >= e || (a < nCov && cov[a] < row[b])) {
+        const i = cov[a++];
+        cRules[o] = rules[i];
+        copyRun(runs, i, cRuns, o);
+      } else {
+        const i = row[b];
+        cRules[o] = rules[i];
+        copyRun(runs, i, cRuns, o);
+        cRuns[o * 6 + 2 * d] = first[b];
+        cRuns[o * 6 + 2 * d + 1] = end[b];
+        b++;
+      }
+    }
+    const ref = this.node(cRules, cRuns, size, p, depth);
+    this.stack.top = mark;
+    return ref;
   }
 
   private leaf(rules: Int32Array, runs: Int32Array, n: number, p: number[]): number {
@@ -685,8 +720,22 @@ function copyRun(from: Int32Array, i: number, to: Int32Array, k: number): void {
   for (let w = 0; w < 6; w++) to[k * 6 + w] = from[i * 6 + w];
 }
 
-function sameChild(rules: Int32Array, runs: Int32Array, a: number, b: number, n: number): boolean {
-  for (let i = 0; i < n; i++) if (rules[a + i] !== rules[b + i]) return false;
-  for (let i = 0; i < n * 6; i++) if (runs[a * 6 + i] !== runs[b * 6 + i]) return false;
+/** A cut's per-child lists (see cut()): the parent's rows and runs, the rows covering field
+ * d, and per listed entry its row and run in d. */
+interface ChildLists {
+  rules: Int32Array;
+  runs: Int32Array;
+  d: number;
+  cov: Int32Array;
+  nCov: number;
+  row: Int32Array;
+  first: Int32Array;
+  end: Int32Array;
+}
+
+/** Are the n listed entries from a and from b the same (the same rules, the same runs)? */
+function sameList(l: ChildLists, a: number, b: number, n: number): boolean {
+  if (b - a !== n) return false;
+  for (let i = 0; i < n; i++) if (l.row[a + i] !== l.row[b + i] || l.first[a + i] !== l.first[b + i] || l.end[a + i] !== l.end[b + i]) return false;
   return true;
 }
