@@ -6,7 +6,7 @@ import type { ConfigDoc } from '../config/types';
 import { buildClassifier, CLASSIFIER_KEYS, DEFAULT_BUILD_PARAMS, type BuildParams, type ClassifierData } from './classifier';
 import { packArrays, type CompiledImage, type IfaceMeta, type NatMeta, type RouteMeta } from './image';
 import { buildLpm, type LpmData, type LpmEntry } from './lpm';
-import { ANY_ZONE, buildFamilyTable, familyBit, NEVER, type RuleSpec } from './rules';
+import { ANY_ZONE, buildFamilyTable, familyBit, NEVER, type RuleSpec, type ServiceSplits } from './rules';
 import { addrFieldSet, bytesToBig, natServiceSet, serviceSetsOf, type AddrSet } from './sets';
 
 const FAMILIES: Family[] = [4, 6];
@@ -220,10 +220,11 @@ export function compileImage(doc: ConfigDoc, opts: CompileOptions = {}): Compile
   const putClassifier = (prefix: string, d: ClassifierData) => {
     for (const k of CLASSIFIER_KEYS) arrays.set(`${prefix}.${k}`, d[k]);
   };
+  const splits: ServiceSplits = new Map(); // each service set split into prefixes once
   for (const family of FAMILIES) {
-    putClassifier(`pol${family}`, buildClassifier(buildFamilyTable(polSpecs, family), zones.length, params));
+    putClassifier(`pol${family}`, buildClassifier(buildFamilyTable(polSpecs, family, splits), zones.length, params));
     // NAT is searched past a first match whose out-interface or family does not hold
-    putClassifier(`nat${family}`, buildClassifier(buildFamilyTable(natSpecs, family), zones.length, params, false));
+    putClassifier(`nat${family}`, buildClassifier(buildFamilyTable(natSpecs, family, splits), zones.length, params, false));
   }
   const polId = new Int32Array(doc.policies.length);
   const polFlags = new Int32Array(doc.policies.length);

@@ -63,8 +63,29 @@ export function maskWord(len: number, wordIndex: number): number {
   return bits === 0 ? 0 : (-1 << (32 - bits)) | 0;
 }
 
+/**
+ * Service sets split into prefixes, by svcKey (equal keys, equal sets): per prefix its length
+ * (8..32), value and interval (index within the set). A compile splits each set once for
+ * its four tables (policies and NAT, both families) by passing one to every buildFamilyTable.
+ */
+export type ServiceSplits = Map<string, Int32Array>;
+
+function splitOf(splits: ServiceSplits, key: string, set: Array<[number, number]>): Int32Array {
+  let split = splits.get(key);
+  if (!split) {
+    const out = new GrowI32(64);
+    set.forEach(([lo, hi], iv) => eachPrefix32(lo, hi, SVC_BITS, (value, len) => {
+      out.push(len + (32 - SVC_BITS));
+      out.push(value);
+      out.push(iv);
+    }));
+    splits.set(key, (split = out.done()));
+  }
+  return split;
+}
+
 /** Converts the rules that can match packets of `family` into a FamilyTable. */
-export function buildFamilyTable(specs: readonly RuleSpec[], family: Family): FamilyTable {
+export function buildFamilyTable(specs: readonly RuleSpec[], family: Family, splits: ServiceSplits = new Map()): FamilyTable {
   const nw = family === 4 ? 1 : 4;
   const bits = FIELD_BITS[family];
   const addrLen = grow(), addrWords = grow(), addrMask = grow();
@@ -106,14 +127,14 @@ export function buildFamilyTable(specs: readonly RuleSpec[], family: Family): Fa
       const ivStart = svcLo.length;
       const pStart = pfxLen.length;
       for (const [lo, hi] of set) {
-        const iv = svcLo.length;
         svcLo.push(lo);
         svcHi.push(hi);
-        eachPrefix32(lo, hi, SVC_BITS, (value, len) => {
-          pfxLen.push(len + (32 - SVC_BITS));
-          pfxWord.push(value);
-          pfxIv.push(iv);
-        });
+      }
+      const split = splitOf(splits, key, set);
+      for (let k = 0; k < split.length; k += 3) {
+        pfxLen.push(split[k]);
+        pfxWord.push(split[k + 1]);
+        pfxIv.push(ivStart + split[k + 2]);
       }
       run = [ivStart, svcLo.length - ivStart, pStart, pfxLen.length - pStart];
       svcRuns.set(key, run);
