@@ -14,17 +14,32 @@ export interface RuleRegions {
 }
 
 export function regionsOf(spec: RuleSpec, zoneCount: number): RuleRegions {
+  return regionMaker(zoneCount)(spec);
+}
+
+/**
+ * regionsOf for the rules of one table: the zone masks, and the service field of each service
+ * set (policySpecs shares one array among the policies of a list), are made once and shared
+ * by the regions (which are never written to). Converting every policy's service keys to
+ * BigInt intervals was a large part of the analysis's garbage.
+ */
+export function regionMaker(zoneCount: number): (spec: RuleSpec) => RuleRegions {
   const all = (1n << BigInt(zoneCount + 1)) - 1n;
-  const zone = (z: number) => (z === ANY_ZONE ? all : z === NEVER ? 0n : 1n << BigInt(z));
-  const zs = zone(spec.sz), zd = zone(spec.dz);
-  const v: Interval[] = spec.svc.map(([a, b]) => [BigInt(a), BigInt(b)]);
-  const region = (f: Family): Region | null => {
-    if ((spec.families & familyBit(f)) === 0) return null;
-    const s = f === 4 ? spec.src.v4 : spec.src.v6;
-    const d = f === 4 ? spec.dst.v4 : spec.dst.v6;
-    return zs && zd && s.length && d.length && v.length ? { zs, zd, s, d, v } : null;
+  const zones = Array.from({ length: zoneCount + 1 }, (_, z) => 1n << BigInt(z));
+  const zone = (z: number) => (z === ANY_ZONE ? all : z === NEVER ? 0n : zones[z] ?? 1n << BigInt(z));
+  const fields = new Map<RuleSpec['svc'], Interval[]>();
+  return (spec) => {
+    const zs = zone(spec.sz), zd = zone(spec.dz);
+    let v = fields.get(spec.svc);
+    if (!v) fields.set(spec.svc, (v = spec.svc.map(([a, b]): Interval => [BigInt(a), BigInt(b)])));
+    const region = (f: Family): Region | null => {
+      if ((spec.families & familyBit(f)) === 0) return null;
+      const s = f === 4 ? spec.src.v4 : spec.src.v6;
+      const d = f === 4 ? spec.dst.v4 : spec.dst.v6;
+      return zs && zd && s.length && d.length && v.length ? { zs, zd, s, d, v } : null;
+    };
+    return { r4: region(4), r6: region(6), sz: spec.sz, dz: spec.dz };
   };
-  return { r4: region(4), r6: region(6), sz: spec.sz, dz: spec.dz };
 }
 
 export const regionOf = (r: RuleRegions, f: Family) => (f === 4 ? r.r4 : r.r6);

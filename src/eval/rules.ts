@@ -70,10 +70,10 @@ export function maskWord(len: number, wordIndex: number): number {
  */
 export type ServiceSplits = Map<string, Int32Array>;
 
-function splitOf(splits: ServiceSplits, key: string, set: Array<[number, number]>): Int32Array {
+function splitOf(splits: ServiceSplits, key: string, set: Array<[number, number]>, out: GrowI32): Int32Array {
   let split = splits.get(key);
   if (!split) {
-    const out = new GrowI32(64);
+    out.length = 0; // scratch: the split is copied out of it
     set.forEach(([lo, hi], iv) => eachPrefix32(lo, hi, SVC_BITS, (value, len) => {
       out.push(len + (32 - SVC_BITS));
       out.push(value);
@@ -121,6 +121,7 @@ export function buildFamilyTable(specs: readonly RuleSpec[], family: Family, spl
     }
     return run;
   };
+  const scratch = grow();
   const svcRun = (key: string, set: Array<[number, number]>) => {
     let run = svcRuns.get(key);
     if (!run) {
@@ -130,7 +131,7 @@ export function buildFamilyTable(specs: readonly RuleSpec[], family: Family, spl
         svcLo.push(lo);
         svcHi.push(hi);
       }
-      const split = splitOf(splits, key, set);
+      const split = splitOf(splits, key, set, scratch);
       for (let k = 0; k < split.length; k += 3) {
         pfxLen.push(split[k]);
         pfxWord.push(split[k + 1]);
