@@ -77,54 +77,112 @@ export function axisBig(r: Interval[], cs: readonly Interval[][], work: Work): A
   return { lo, runs };
 }
 
-/** axisNum's boundaries and distinct boundaries, and the elementary interval of each: scratch
- * of this thread, grown as needed (three typed arrays per axis were most of the painting's
- * garbage). */
-let scratch = { pts: new Float64Array(256), u: new Float64Array(256), elem: new Int32Array(256) };
+/** A field's intervals as numbers, [lo, hi] pairs, made once per field (the regions of a
+ * table share their fields: an address object's, a service set's). A value of 2^53 or more
+ * is rounded, which keeps its order against the exact values below 2^53 of a box it is
+ * clipped to, and no such value is ever an output. */
+const numbers = new WeakMap<Interval[], Float64Array>();
 
-/** axisBig in numbers, for a field whose values are all below 2^53 (r's are). */
-export function axisNum(r: Interval[], cs: readonly Interval[][], work: Work): Axis {
-  const clipped = cs.map((c) => clip(c, r));
-  let count = 2 * r.length;
-  for (const cl of clipped) if (cl !== r) count += 2 * cl.length;
-  if (scratch.pts.length < count) {
-    const n = Math.max(count, 2 * scratch.pts.length);
-    scratch = { pts: new Float64Array(n), u: new Float64Array(n), elem: new Int32Array(n) };
-  }
-  const pts = scratch.pts.subarray(0, count);
-  let k = 0;
-  const add = (iv: Interval[]) => {
-    for (const [lo, hi] of iv) {
-      pts[k++] = Number(lo);
-      pts[k++] = Number(hi) + 1;
+function numbersOf(iv: Interval[]): Float64Array {
+  let a = numbers.get(iv);
+  if (!a) {
+    a = new Float64Array(iv.length * 2);
+    for (let k = 0; k < iv.length; k++) {
+      a[2 * k] = Number(iv[k][0]);
+      a[2 * k + 1] = Number(iv[k][1]);
     }
-  };
-  add(r);
-  for (const cl of clipped) if (cl !== r) add(cl);
+    numbers.set(iv, a);
+  }
+  return a;
+}
+
+/** axisNum's scratch, of this thread, grown as needed: the candidates' clipped intervals and
+ * where each one's are (-1: the box's own field), the boundaries, and per distinct boundary
+ * its elementary interval (typed arrays made per axis were most of the painting's garbage). */
+let scratch = { clipped: new Float64Array(1024), at: new Int32Array(64), len: new Int32Array(64), pts: new Float64Array(256), u: new Float64Array(256), elem: new Int32Array(256) };
+
+function roomFor(clipped: number, cands: number, pts: number): typeof scratch {
+  const s = scratch;
+  const grow = (have: number, need: number) => (have >= need ? have : Math.max(need, 2 * have));
+  if (s.clipped.length < clipped || s.at.length < cands || s.pts.length < pts) {
+    const c = grow(s.clipped.length, clipped), a = grow(s.at.length, cands), p = grow(s.pts.length, pts);
+    scratch = { clipped: new Float64Array(c), at: new Int32Array(a), len: new Int32Array(a), pts: new Float64Array(p), u: new Float64Array(p), elem: new Int32Array(p) };
+  }
+  return scratch;
+}
+
+/**
+ * axisBig in numbers, for a field whose values are all below 2^53 (r's are): the candidates
+ * clipped to r as clip() does (r itself when one interval of a candidate holds r's hull, else
+ * the intersection), the same work spent.
+ */
+export function axisNum(r: Interval[], cs: readonly Interval[][], work: Work): Axis {
+  const R = numbersOf(r);
+  const rlo = R[0], rhi = R[R.length - 1];
+  let room = 0;
+  for (const c of cs) if (c !== r) room += c.length + r.length; // an intersection has fewer intervals
+  const sc = roomFor(2 * room, cs.length, 2 * r.length + 2 * room);
+  let k = 0, count = 2 * r.length;
+  for (let ci = 0; ci < cs.length; ci++) {
+    const c = cs[ci];
+    sc.at[ci] = -1;
+    if (c === r) continue;
+    const C = numbersOf(c);
+    let holds = false;
+    for (let a = 0; a < C.length && !holds; a += 2) holds = C[a] <= rlo && rhi <= C[a + 1];
+    if (holds) continue;
+    sc.at[ci] = k;
+    // intersect(c, r)
+    let i = 0, j = 0;
+    while (i < C.length && j < R.length) {
+      const lo = C[i] > R[j] ? C[i] : R[j];
+      const hi = C[i + 1] < R[j + 1] ? C[i + 1] : R[j + 1];
+      if (lo <= hi) {
+        sc.clipped[k++] = lo;
+        sc.clipped[k++] = hi;
+      }
+      if (C[i + 1] < R[j + 1]) i += 2;
+      else j += 2;
+    }
+    sc.len[ci] = k - sc.at[ci];
+    count += sc.len[ci];
+  }
+  // the boundaries: each interval's first value and the one after its last
+  const pts = sc.pts.subarray(0, count);
+  for (let i = 0; i < R.length; i += 2) {
+    pts[i] = R[i];
+    pts[i + 1] = R[i + 1] + 1;
+  }
+  for (let i = 0; i < k; i += 2) {
+    pts[R.length + i] = sc.clipped[i];
+    pts[R.length + i + 1] = sc.clipped[i + 1] + 1;
+  }
   work.spend(count * 4);
   pts.sort();
-  const rv = r.map(([a, b]) => [Number(a), Number(b)]);
-  const { u, elem } = scratch;
+  const { u, elem } = sc;
   const lo: bigint[] = [];
-  let nu = 0, j = 0;
-  for (let i = 0; i < count; i++) {
+  let nu = 0;
+  for (let i = 0, j = 0; i < count; i++) {
     const p = pts[i];
     if (nu > 0 && u[nu - 1] === p) continue;
-    while (j < rv.length && rv[j][1] < p) j++;
+    while (j < R.length && R[j + 1] < p) j += 2;
     u[nu] = p;
     elem[nu++] = lo.length;
-    if (j < rv.length && rv[j][0] <= p) lo.push(BigInt(p));
+    if (j < R.length && R[j] <= p) lo.push(BigInt(p));
   }
   const us = u.subarray(0, nu);
   const whole = Int32Array.of(0, lo.length - 1);
-  const runs = clipped.map((cl) => {
-    if (cl === r && r.length === 1) return whole;
-    const out = new Int32Array(cl.length * 2);
-    for (let i = 0; i < cl.length; i++) {
-      out[2 * i] = elem[indexOf(us, Number(cl[i][0]))];
-      out[2 * i + 1] = elem[indexOf(us, Number(cl[i][1]) + 1)] - 1;
+  const runsOf = (iv: Float64Array, from: number, to: number) => {
+    const out = new Int32Array(to - from);
+    for (let i = from; i < to; i += 2) {
+      out[i - from] = elem[indexOf(us, iv[i])];
+      out[i - from + 1] = elem[indexOf(us, iv[i + 1] + 1)] - 1;
     }
     return out;
+  };
+  const runs = cs.map((_, ci) => {
+    if (sc.at[ci] >= 0) return runsOf(sc.clipped, sc.at[ci], sc.at[ci] + sc.len[ci]);
+    return r.length === 1 ? whole : runsOf(R, 0, R.length);
   });
   return { lo, runs };
 }
