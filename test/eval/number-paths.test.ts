@@ -2,10 +2,13 @@
 // its definition. The compiler splits IPv4 and service intervals into prefixes
 // (eachPrefix32 = intervalPrefixes) and merges service keys (serviceKeyIntervals =
 // mergeIntervals); the analysis lists a zone mask's bits (bitsOf) and cuts a painted field
-// into elementary intervals (axisNum = axisBig).
+// into elementary intervals (axisNum = axisBig) and draws probe packets (randomIn32 and
+// draw6 = randomIn).
 import fc from 'fast-check';
 import { bitsOf } from '../../src/eval/coverage';
 import { axisBig, axisNum } from '../../src/eval/paint-axis';
+import { rng } from '../../src/eval/prng';
+import { draw6, randomIn, randomIn32 } from '../../src/eval/probe-draw';
 import { Work } from '../../src/eval/work';
 import type { ServiceObj } from '../../src/config/types';
 import { eachPrefix32, intervalPrefixes, mergeIntervals, parsePortEntry, policyServiceSet, serviceKeyIntervals, serviceSetsOf, type Interval } from '../../src/eval/sets';
@@ -128,6 +131,54 @@ describe('axisNum', () => {
         expect(a.lo).toEqual(b.lo);
         expect(a.runs).toEqual(b.runs);
         expect(wa.left).toBe(wb.left);
+      }),
+      { numRuns: 500, seed },
+    );
+  });
+});
+
+describe('probe draws', () => {
+  const sorted = (points: bigint[]): Interval[] => {
+    const s = [...new Set(points)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const out: Interval[] = [];
+    for (let k = 0; k + 1 < s.length; k += 2) if (!out.length || s[k] > out[out.length - 1][1] + 1n) out.push([s[k], s[k + 1]]);
+    return out;
+  };
+  // IPv6 intervals of the three kinds draw6 tells apart: spans up to 2^52 (carries across
+  // words included), aligned powers of two (prefixes, up to ::/0), anything else
+  const cidr = fc.tuple(fc.bigInt({ min: 0n, max: 2n ** 128n - 1n }), fc.integer({ min: 0, max: 128 })).map(([v, len]): Interval => {
+    const host = BigInt(128 - len);
+    const lo = (v >> host) << host;
+    return [lo, lo + (1n << host) - 1n];
+  });
+  const small = fc.tuple(fc.bigInt({ min: 0n, max: 2n ** 128n - 2n ** 53n }), fc.bigInt({ min: 0n, max: 2n ** 52n - 1n })).map(([lo, n]): Interval => [lo, lo + n]);
+  const carry = fc.tuple(fc.integer({ min: 1, max: 3 }), fc.bigInt({ min: 1n, max: 2n ** 40n })).map(([w, n]): Interval => [(1n << BigInt(32 * w)) - n, (1n << BigInt(32 * w)) + n]);
+  const other = fc.tuple(fc.bigInt({ min: 0n, max: 2n ** 100n }), fc.bigInt({ min: 2n ** 53n, max: 2n ** 120n })).map(([lo, n]): Interval => [lo, lo + n]);
+  // (randomIn reads only the chosen interval and the list's ends: any list will do)
+  const v6List = fc.array(fc.oneof(cidr, small, carry, other), { minLength: 1, maxLength: 4 });
+  const wordsOf = (x: bigint) => [3, 2, 1, 0].map((k) => Number((x >> BigInt(32 * k)) & 0xffffffffn) | 0);
+
+  test('draw6 = the words of randomIn, and the same draws consumed', () => {
+    fc.assert(
+      fc.property(v6List, fc.integer(), fc.integer({ min: 0, max: 2 }), (list, seed, corner) => {
+        const r1 = rng(seed), r2 = rng(seed);
+        const q = new Int32Array(8);
+        for (let k = 0; k < 4; k++) {
+          draw6(list, r1, corner, q, 4);
+          expect([...q.subarray(4)]).toEqual(wordsOf(randomIn(list, r2, corner)));
+        }
+        expect(r1()).toBe(r2());
+      }),
+      { numRuns: 1000, seed },
+    );
+  });
+  test('randomIn32 = randomIn below 2^32', () => {
+    const v4List = fc.array(fc.bigInt({ min: 0n, max: 2n ** 32n - 1n }), { minLength: 2, maxLength: 8 }).map(sorted).filter((l) => l.length > 0);
+    fc.assert(
+      fc.property(v4List, fc.integer(), fc.integer({ min: 0, max: 2 }), (list, seed, corner) => {
+        const r1 = rng(seed), r2 = rng(seed);
+        for (let k = 0; k < 4; k++) expect(randomIn32(list, r1, corner)).toBe(Number(randomIn(list, r2, corner)));
+        expect(r1()).toBe(r2());
       }),
       { numRuns: 500, seed },
     );
