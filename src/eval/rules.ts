@@ -90,6 +90,7 @@ export function buildFamilyTable(specs: readonly RuleSpec[], family: Family, spl
   const bits = FIELD_BITS[family];
   const addrLen = grow(), addrWords = grow(), addrMask = grow();
   const svcLo = grow(), svcHi = grow(), pfxLen = grow(), pfxWord = grow(), pfxIv = grow();
+  // by srcKey / dstKey (one family per table: the key alone names the set)
   const addrRuns = new Map<string, [number, number]>();
   const svcRuns = new Map<string, [number, number, number, number]>();
   const cols = { rule: grow(), sz: grow(), dz: grow(), srcOff: grow(), srcCnt: grow(), dstOff: grow(), dstCnt: grow(), svcOff: grow(), svcCnt: grow(), pfxOff: grow(), pfxCnt: grow() };
@@ -148,8 +149,8 @@ export function buildFamilyTable(specs: readonly RuleSpec[], family: Family, spl
   specs.forEach((r, index) => {
     if ((r.families & fbit) === 0 || r.sz === NEVER || r.dz === NEVER) return;
     if (r.src[fam].length === 0 || r.dst[fam].length === 0 || r.svc.length === 0) return;
-    const s = addrRun(`${fam}:${r.srcKey}`, r.src[fam]);
-    const d = addrRun(`${fam}:${r.dstKey}`, r.dst[fam]);
+    const s = addrRun(r.srcKey, r.src[fam]);
+    const d = addrRun(r.dstKey, r.dst[fam]);
     const v = svcRun(r.svcKey, r.svc);
     cols.rule.push(index);
     cols.sz.push(r.sz);
