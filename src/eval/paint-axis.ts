@@ -11,7 +11,9 @@ import type { Interval } from './sets';
 import type { Work } from './work';
 
 export interface Axis {
-  lo: bigint[]; // first value of each elementary interval inside the box
+  /** first value of each elementary interval inside the box; in numbers from axisNum (made
+   * BigInt only for the rare example packet: a BigInt each was most of an axis's garbage) */
+  lo: readonly bigint[] | Float64Array;
   runs: Int32Array[]; // per candidate: [first, last] elementary intervals of each of its intervals
 }
 
@@ -98,15 +100,15 @@ function numbersOf(iv: Interval[]): Float64Array {
 
 /** axisNum's scratch, of this thread, grown as needed: the candidates' clipped intervals and
  * where each one's are (-1: the box's own field), the boundaries, and per distinct boundary
- * its elementary interval (typed arrays made per axis were most of the painting's garbage). */
-let scratch = { clipped: new Float64Array(1024), at: new Int32Array(64), len: new Int32Array(64), pts: new Float64Array(256), u: new Float64Array(256), elem: new Int32Array(256) };
+ * its elementary interval, and the elementary intervals' first values (typed arrays made per axis were most of the painting's garbage). */
+let scratch = { clipped: new Float64Array(1024), at: new Int32Array(64), len: new Int32Array(64), pts: new Float64Array(256), u: new Float64Array(256), elem: new Int32Array(256), starts: new Float64Array(256) };
 
 function roomFor(clipped: number, cands: number, pts: number): typeof scratch {
   const s = scratch;
   const grow = (have: number, need: number) => (have >= need ? have : Math.max(need, 2 * have));
   if (s.clipped.length < clipped || s.at.length < cands || s.pts.length < pts) {
     const c = grow(s.clipped.length, clipped), a = grow(s.at.length, cands), p = grow(s.pts.length, pts);
-    scratch = { clipped: new Float64Array(c), at: new Int32Array(a), len: new Int32Array(a), pts: new Float64Array(p), u: new Float64Array(p), elem: new Int32Array(p) };
+    scratch = { clipped: new Float64Array(c), at: new Int32Array(a), len: new Int32Array(a), pts: new Float64Array(p), u: new Float64Array(p), elem: new Int32Array(p), starts: new Float64Array(p) };
   }
   return scratch;
 }
@@ -159,19 +161,19 @@ export function axisNum(r: Interval[], cs: readonly Interval[][], work: Work): A
   }
   work.spend(count * 4);
   pts.sort();
-  const { u, elem } = sc;
-  const lo: bigint[] = [];
-  let nu = 0;
+  const { u, elem, starts } = sc;
+  let nu = 0, nlo = 0;
   for (let i = 0, j = 0; i < count; i++) {
     const p = pts[i];
     if (nu > 0 && u[nu - 1] === p) continue;
     while (j < R.length && R[j + 1] < p) j += 2;
     u[nu] = p;
-    elem[nu++] = lo.length;
-    if (j < R.length && R[j] <= p) lo.push(BigInt(p));
+    elem[nu++] = nlo;
+    if (j < R.length && R[j] <= p) starts[nlo++] = p;
   }
+  const lo = starts.slice(0, nlo);
   const us = u.subarray(0, nu);
-  const whole = Int32Array.of(0, lo.length - 1);
+  const whole = Int32Array.of(0, nlo - 1);
   const runsOf = (iv: Float64Array, from: number, to: number) => {
     const out = new Int32Array(to - from);
     for (let i = from; i < to; i += 2) {

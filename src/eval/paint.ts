@@ -91,7 +91,7 @@ export function paintBox(R: Box, C: readonly Box[], work: Work, opts: PaintOptio
   if (PAINT_DEBUG) console.log('paintBox', n, C.length);
   if (n[x] * n[y] * W > CELL_WORDS_MAX) {
     const f = n[x] >= n[y] ? x : y;
-    return halve(R, C, FIELDS[f], axes[f].lo[n[f] >> 1], work, opts);
+    return halve(R, C, FIELDS[f], BigInt(axes[f].lo[n[f] >> 1]), work, opts);
   }
 
   const X = axes[x], Y = axes[y], Z = axes[z];
@@ -119,9 +119,10 @@ export function paintBox(R: Box, C: readonly Box[], work: Work, opts: PaintOptio
   let watched: PaintResult['watched'] = null;
   const point = (xi: number, yi: number, bit: number): Point => {
     const v = [0n, 0n, 0n];
-    v[x] = X.lo[xi];
-    v[y] = Y.lo[yi];
-    v[z] = Z.lo[bit];
+    // (an axis's values may be numbers: see Axis)
+    v[x] = BigInt(X.lo[xi]);
+    v[y] = BigInt(Y.lo[yi]);
+    v[z] = BigInt(Z.lo[bit]);
     return { zs: 0, zd: 0, s: v[0], d: v[1], v: v[2] };
   };
   const result = (covered: boolean): PaintResult => {
