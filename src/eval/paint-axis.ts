@@ -99,8 +99,9 @@ function numbersOf(iv: Interval[]): Float64Array {
 }
 
 /** axisNum's scratch, of this thread, grown as needed: the candidates' clipped intervals and
- * where each one's are (-1: the box's own field), the boundaries, and per distinct boundary
- * its elementary interval, and the elementary intervals' first values (typed arrays made per axis were most of the painting's garbage). */
+ * where each one's are (-1: the box's own field), the boundaries, per distinct boundary its
+ * elementary interval, and the elementary intervals' first values (typed arrays made per
+ * axis were most of the painting's garbage). */
 let scratch = { clipped: new Float64Array(1024), at: new Int32Array(64), len: new Int32Array(64), pts: new Float64Array(256), u: new Float64Array(256), elem: new Int32Array(256), starts: new Float64Array(256) };
 
 function roomFor(clipped: number, cands: number, pts: number): typeof scratch {
