@@ -27,7 +27,7 @@ import type { Point } from './paint';
 import type { Family } from '../config/net';
 import { unreachableNatRules, unusedObjects } from './nat-analysis';
 import { probe } from './probe';
-import { regionOf, regionsOf, RuleSpace, type RuleRegions } from './rule-space';
+import { regionMaker, regionOf, RuleSpace, type RuleRegions } from './rule-space';
 import type { Interval } from './sets';
 import { OverBudget, Work } from './work';
 
@@ -84,7 +84,7 @@ export function analyze(doc: ConfigDoc, compiled?: CompiledConfig, opts: Analyze
   const stats: AnalysisStats = Object.assign(opts.stats ?? {}, { reached: 0, painted: 0, undecided: 0, undecidedIds: [] as number[] });
 
   const zones = [...zoneIndexOf(doc).keys()];
-  const space = new RuleSpace((opts.specs ?? policySpecs(doc)).map((s) => regionsOf(s, zones.length)));
+  const space = new RuleSpace((opts.specs ?? policySpecs(doc)).map(regionMaker(zones.length)));
   const n = doc.policies.length;
   const covered = new Uint8Array(n);
   const allows = doc.policies.map((p) => p.action === 'allow');

@@ -6,8 +6,8 @@ import type { ConfigDoc } from '../config/types';
 import { buildClassifier, CLASSIFIER_KEYS, DEFAULT_BUILD_PARAMS, type BuildParams, type ClassifierData } from './classifier';
 import { packArrays, type CompiledImage, type IfaceMeta, type NatMeta, type RouteMeta } from './image';
 import { buildLpm, type LpmData, type LpmEntry } from './lpm';
-import { ANY_ZONE, buildFamilyTable, familyBit, NEVER, type RuleSpec } from './rules';
-import { addrFieldSet, bytesToBig, natServiceSet, policyServiceSet, type AddrSet } from './sets';
+import { ANY_ZONE, buildFamilyTable, familyBit, NEVER, type RuleSpec, type ServiceSplits } from './rules';
+import { addrFieldSet, bytesToBig, natServiceSet, serviceSetsOf, type AddrSet } from './sets';
 
 const FAMILIES: Family[] = [4, 6];
 
@@ -60,17 +60,32 @@ export function policySpecs(doc: ConfigDoc): RuleSpec[] {
   const zoneIdx = zoneIndexOf(doc);
   const zoneField = zoneFieldOf(zoneIdx);
   const addr = addrCacheOf(doc);
+  // one service set per list of names as written, shared like the address sets (policies
+  // repeat their lists; sorting the names and merging the intervals in BigInt for each policy
+  // was most of policySpecs)
+  const svcSets = new Map<string, { svc: Array<[number, number]>; svcKey: string }>();
+  const serviceSet = serviceSetsOf(doc.services);
+  const svcOf = (services: string[]) => {
+    const raw = `${services.length}:${services.join('\n')}`;
+    let e = svcSets.get(raw);
+    if (!e) {
+      const names = services.length === 0 || services.includes('any') ? [] : [...new Set(services)].sort();
+      e = { svc: serviceSet(names), svcKey: names.length === 0 ? '*' : names.join(',') };
+      svcSets.set(raw, e);
+    }
+    return e;
+  };
   return doc.policies.map((p) => {
-    const names = p.services.length === 0 || p.services.includes('any') ? [] : [...new Set(p.services)].sort();
+    const { svc, svcKey } = svcOf(p.services);
     return {
       sz: zoneField(p.srcZone),
       dz: zoneField(p.dstZone),
       src: addr(p.srcAddr),
       dst: addr(p.dstAddr),
-      svc: policyServiceSet(names, doc.services),
+      svc,
       srcKey: akey(p.srcAddr),
       dstKey: akey(p.dstAddr),
-      svcKey: names.length === 0 ? '*' : names.join(','),
+      svcKey,
       families: 3,
     };
   });
@@ -205,10 +220,11 @@ export function compileImage(doc: ConfigDoc, opts: CompileOptions = {}): Compile
   const putClassifier = (prefix: string, d: ClassifierData) => {
     for (const k of CLASSIFIER_KEYS) arrays.set(`${prefix}.${k}`, d[k]);
   };
+  const splits: ServiceSplits = new Map(); // each service set split into prefixes once
   for (const family of FAMILIES) {
-    putClassifier(`pol${family}`, buildClassifier(buildFamilyTable(polSpecs, family), zones.length, params));
+    putClassifier(`pol${family}`, buildClassifier(buildFamilyTable(polSpecs, family, splits), zones.length, params));
     // NAT is searched past a first match whose out-interface or family does not hold
-    putClassifier(`nat${family}`, buildClassifier(buildFamilyTable(natSpecs, family), zones.length, params, false));
+    putClassifier(`nat${family}`, buildClassifier(buildFamilyTable(natSpecs, family, splits), zones.length, params, false));
   }
   const polId = new Int32Array(doc.policies.length);
   const polFlags = new Int32Array(doc.policies.length);

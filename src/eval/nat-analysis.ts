@@ -4,7 +4,7 @@ import type { ConfigDoc } from '../config/types';
 import type { Coverage } from './analysis-types';
 import { natTable } from './compile';
 import { irredundant, unionCover } from './cover-search';
-import { regionOf, regionsOf, RuleSpace } from './rule-space';
+import { regionMaker, regionOf, RuleSpace } from './rule-space';
 import type { Work } from './work';
 
 /**
@@ -16,7 +16,7 @@ import type { Work } from './work';
 export function unreachableNatRules(doc: ConfigDoc, zoneCount: number, work: Work): Coverage[] {
   const ifIdx = new Map([...doc.interfaces.keys(), ...doc.vlans.keys()].map((name, i) => [name, i]));
   const { specs, meta } = natTable(doc, ifIdx);
-  const space = new RuleSpace(specs.map((s) => regionsOf(s, zoneCount)));
+  const space = new RuleSpace(specs.map(regionMaker(zoneCount)));
   const always = meta.map((m) => m.outIf === -1 && !m.masquerade);
   const out: Coverage[] = [];
   const never = new Uint8Array(specs.length); // a rule no packet reaches takes none from later ones

@@ -16,6 +16,7 @@
 // candidates of that pair, and pairs with the same candidates share one answer.
 import type { Interval } from './sets';
 import { bitsOf, intersect, meets, within, type Region } from './coverage';
+import { axis } from './paint-axis';
 import type { Work } from './work';
 
 export interface Box {
@@ -54,65 +55,8 @@ const FIELDS = ['s', 'd', 'v'] as const;
 type Field = (typeof FIELDS)[number];
 /** cell state (32-bit words) above which a box is halved first: 16 MB, and 8 bytes a cell */
 const CELL_WORDS_MAX = 1 << 22;
-
-interface Axis {
-  lo: bigint[]; // first value of each elementary interval inside the box
-  runs: Int32Array[]; // per candidate: [first, last] elementary intervals of each of its intervals
-}
-
-const cmp = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
-
-/** c clipped to r: r itself (no copy) when one interval of c holds all of r, the usual case
- * of `any` fields and wide rules. */
-function clip(c: Interval[], r: Interval[]): Interval[] {
-  if (c === r) return r;
-  const lo = r[0][0], hi = r[r.length - 1][1];
-  for (const [a, b] of c) if (a <= lo && hi <= b) return r;
-  return intersect(c, r);
-}
-
-/** The index of x in the sorted array u (x is in it). */
-function indexOf(u: bigint[], x: bigint): number {
-  let a = 0, b = u.length - 1;
-  while (a < b) {
-    const m = (a + b) >> 1;
-    if (u[m] < x) a = m + 1;
-    else b = m;
-  }
-  return a;
-}
-
-function axis(r: Interval[], cs: readonly Interval[][], work: Work): Axis {
-  const clipped = cs.map((c) => clip(c, r));
-  const pts: bigint[] = [];
-  for (const [lo, hi] of r) pts.push(lo, hi + 1n);
-  for (const cl of clipped) if (cl !== r) for (const [lo, hi] of cl) pts.push(lo, hi + 1n);
-  work.spend(pts.length * 4);
-  pts.sort(cmp);
-  // the distinct boundaries, and for each the elementary interval (inside the box) it starts
-  const u: bigint[] = [];
-  const elem: number[] = [];
-  const lo: bigint[] = [];
-  let j = 0;
-  for (const p of pts) {
-    if (u.length > 0 && u[u.length - 1] === p) continue;
-    while (j < r.length && r[j][1] < p) j++;
-    u.push(p);
-    elem.push(lo.length);
-    if (j < r.length && r[j][0] <= p) lo.push(p);
-  }
-  const whole = Int32Array.of(0, lo.length - 1);
-  const runs = clipped.map((cl) => {
-    if (cl === r && r.length === 1) return whole;
-    const out = new Int32Array(cl.length * 2);
-    cl.forEach(([a, b], i) => {
-      out[2 * i] = elem[indexOf(u, a)];
-      out[2 * i + 1] = elem[indexOf(u, b + 1n)] - 1;
-    });
-    return out;
-  });
-  return { lo, runs };
-}
+/** read once: process.env is a lookup into the environment at every read */
+const PAINT_DEBUG = Boolean(process.env.PAINT_DEBUG);
 
 const ctz = (x: number) => 31 - Math.clz32(x & -x);
 
@@ -144,10 +88,10 @@ export function paintBox(R: Box, C: readonly Box[], work: Work, opts: PaintOptio
   const z = n[0] <= n[1] && n[0] <= n[2] ? 0 : n[1] <= n[2] ? 1 : 2;
   const [x, y] = [0, 1, 2].filter((k) => k !== z);
   const W = (n[z] + 31) >> 5;
-  if (process.env.PAINT_DEBUG) console.log('paintBox', n, C.length);
+  if (PAINT_DEBUG) console.log('paintBox', n, C.length);
   if (n[x] * n[y] * W > CELL_WORDS_MAX) {
     const f = n[x] >= n[y] ? x : y;
-    return halve(R, C, FIELDS[f], axes[f].lo[n[f] >> 1], work, opts);
+    return halve(R, C, FIELDS[f], BigInt(axes[f].lo[n[f] >> 1]), work, opts);
   }
 
   const X = axes[x], Y = axes[y], Z = axes[z];
@@ -175,9 +119,10 @@ export function paintBox(R: Box, C: readonly Box[], work: Work, opts: PaintOptio
   let watched: PaintResult['watched'] = null;
   const point = (xi: number, yi: number, bit: number): Point => {
     const v = [0n, 0n, 0n];
-    v[x] = X.lo[xi];
-    v[y] = Y.lo[yi];
-    v[z] = Z.lo[bit];
+    // (an axis's values may be numbers: see Axis)
+    v[x] = BigInt(X.lo[xi]);
+    v[y] = BigInt(Y.lo[yi]);
+    v[z] = BigInt(Z.lo[bit]);
     return { zs: 0, zd: 0, s: v[0], d: v[1], v: v[2] };
   };
   const result = (covered: boolean): PaintResult => {
@@ -276,33 +221,68 @@ function halve(R: Box, C: readonly Box[], f: Field, at: bigint, work: Work, opts
 
 /**
  * Zone values of `mask` grouped by which candidates hold them: one representative each
- * (a named zone rather than "none" when the class has one, so an example packet can pin it).
+ * (a named zone rather than "none" when the class has one, so an example packet can pin it),
+ * in the order of each class's lowest value. Exported for its test.
  */
-function zoneClasses(mask: bigint, sets: readonly bigint[]): number[] {
-  const reps = new Map<string, number>();
-  for (const z of bitsOf(mask)) {
-    const bit = 1n << BigInt(z);
-    let key = '';
-    for (let c = 0; c < sets.length; c++) if (sets[c] & bit) key += `${c},`;
-    const rep = reps.get(key);
-    if (rep === undefined || rep === 0) reps.set(key, z);
+export function zoneClasses(mask: bigint, sets: readonly bigint[]): number[] {
+  // the classes by partition refinement: each candidate moves the zone values it holds out of
+  // their class into a new one (one BigInt operation a candidate, no key strings); a candidate
+  // holding every value of the mask splits nothing
+  const zones = bitsOf(mask);
+  const at = new Int32Array(zones.length === 0 ? 0 : zones[zones.length - 1] + 1);
+  zones.forEach((z, k) => (at[z] = k));
+  const cls = new Int32Array(zones.length);
+  const lastMover: number[] = [-1]; // per class: the candidate that last split it, and into which class
+  const movedTo: number[] = [0];
+  for (let c = 0; c < sets.length; c++) {
+    const held = sets[c] & mask;
+    if (held === mask) continue;
+    for (const z of bitsOf(held)) {
+      const k = at[z], old = cls[k];
+      if (lastMover[old] !== c) {
+        lastMover[old] = c;
+        movedTo[old] = lastMover.length;
+        lastMover.push(-1);
+        movedTo.push(0);
+      }
+      cls[k] = movedTo[old];
+    }
   }
+  const reps = new Map<number, number>();
+  zones.forEach((z, k) => {
+    const rep = reps.get(cls[k]);
+    if (rep === undefined || rep === 0) reps.set(cls[k], z);
+  });
   return [...reps.values()];
+}
+
+/** Per zone value of `values`, which candidates hold it (one BigInt operation a candidate and value). */
+function holding(values: readonly number[], sets: readonly bigint[]): Uint8Array[] {
+  return values.map((z) => {
+    const bit = 1n << BigInt(z);
+    const out = new Uint8Array(sets.length);
+    for (let c = 0; c < sets.length; c++) out[c] = (sets[c] & bit) === 0n ? 0 : 1;
+    return out;
+  });
 }
 
 /** First-match painting of region R (zones and three fields) by the candidates C. Exact. */
 export function paintRegion(R: Region, C: readonly Region[], work: Work, opts: PaintOptions = {}): PaintResult {
   work.spend(C.length * 2);
-  const srcReps = zoneClasses(R.zs, C.map((c) => c.zs));
-  const dstReps = zoneClasses(R.zd, C.map((c) => c.zd));
+  const srcSets = C.map((c) => c.zs), dstSets = C.map((c) => c.zd);
+  const srcReps = zoneClasses(R.zs, srcSets);
+  const dstReps = zoneClasses(R.zd, dstSets);
+  const srcHold = holding(srcReps, srcSets), dstHold = holding(dstReps, dstSets);
   const memo = new Map<string, PaintResult>();
   const takers = new Set<number>();
   let uncovered: Point | null = null;
   let watched: PaintResult['watched'] = null;
-  for (const zs of srcReps) {
-    for (const zd of dstReps) {
+  for (let a = 0; a < srcReps.length; a++) {
+    const zs = srcReps[a], inS = srcHold[a];
+    for (let b = 0; b < dstReps.length; b++) {
+      const zd = dstReps[b], inD = dstHold[b];
       const ids: number[] = [];
-      for (let c = 0; c < C.length; c++) if ((C[c].zs >> BigInt(zs)) & (C[c].zd >> BigInt(zd)) & 1n) ids.push(c);
+      for (let c = 0; c < C.length; c++) if (inS[c] & inD[c]) ids.push(c);
       work.spend(C.length);
       const key = ids.join(',');
       let res = memo.get(key);

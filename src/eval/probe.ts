@@ -5,19 +5,8 @@ import type { Family } from '../config/net';
 import type { CompiledConfig } from './compiled';
 import { bitsOf, type Region } from './coverage';
 import { rng } from './prng';
-import type { Interval } from './sets';
+import { draw6, randomIn32 } from './probe-draw';
 import { PROTO_TCP, PROTO_UDP } from './types';
-
-function randomIn(list: Interval[], r: () => number, corner: number): bigint {
-  if (corner === 0) return list[0][0];
-  if (corner === 1) return list[list.length - 1][1];
-  const [lo, hi] = list[Math.floor(r() * list.length)];
-  const span = hi - lo + 1n;
-  if (span <= 0x10000000000000n) return lo + BigInt(Math.floor(r() * Number(span)));
-  let x = 0n;
-  for (let i = 0; i < 5; i++) x = (x << 32n) | BigInt(Math.floor(r() * 4294967296));
-  return lo + (x % span);
-}
 
 /** Probe packets of R on the compiled classifier: does one of them reach policy i? */
 export function probe(cfg: CompiledConfig, i: number, f: Family, R: Region, samples: number, seed: number): boolean {
@@ -31,16 +20,16 @@ export function probe(cfg: CompiledConfig, i: number, f: Family, R: Region, samp
     const corner = k < 2 ? k : 2;
     const sz = zsList[Math.floor(r() * zsList.length)];
     const dz = zdList[Math.floor(r() * zdList.length)];
-    const s = randomIn(R.s, r, corner);
-    const d = randomIn(R.d, r, corner);
-    let key = Number(randomIn(R.v, r, corner));
+    if (nw === 1) {
+      q[0] = randomIn32(R.s, r, corner) | 0;
+      q[4] = randomIn32(R.d, r, corner) | 0;
+    } else {
+      draw6(R.s, r, corner, q, 0);
+      draw6(R.d, r, corner, q, 4);
+    }
+    let key = randomIn32(R.v, r, corner);
     const proto = key >> 16;
     if (proto !== PROTO_TCP && proto !== PROTO_UDP) key = proto << 16;
-    for (let w = 0; w < nw; w++) {
-      const sh = BigInt(32 * (nw - 1 - w));
-      q[w] = Number((s >> sh) & 0xffffffffn) | 0;
-      q[4 + w] = Number((d >> sh) & 0xffffffffn) | 0;
-    }
     q[8] = key;
     if (cls.first(sz, dz, 0) === i) return true;
   }

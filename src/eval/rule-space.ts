@@ -1,7 +1,8 @@
 // An ordered rule table as the analysis sees it: each rule's match space per address family
-// as a Region, and a quick way to list the earlier rules that can meet a rule's space.
+// as a Region, and the earlier rules that can meet a rule's space (earlier-index.ts finds them).
 import type { Family } from '../config/net';
 import { covers, type Region } from './coverage';
+import { EarlierIndex } from './earlier-index';
 import { ANY_ZONE, familyBit, NEVER, type RuleSpec } from './rules';
 import type { Interval } from './sets';
 
@@ -13,17 +14,32 @@ export interface RuleRegions {
 }
 
 export function regionsOf(spec: RuleSpec, zoneCount: number): RuleRegions {
+  return regionMaker(zoneCount)(spec);
+}
+
+/**
+ * regionsOf for the rules of one table: the zone masks, and the service field of each service
+ * set (policySpecs shares one array among the policies of a list), are made once and shared
+ * by the regions (which are never written to). Converting every policy's service keys to
+ * BigInt intervals was a large part of the analysis's garbage.
+ */
+export function regionMaker(zoneCount: number): (spec: RuleSpec) => RuleRegions {
   const all = (1n << BigInt(zoneCount + 1)) - 1n;
-  const zone = (z: number) => (z === ANY_ZONE ? all : z === NEVER ? 0n : 1n << BigInt(z));
-  const zs = zone(spec.sz), zd = zone(spec.dz);
-  const v: Interval[] = spec.svc.map(([a, b]) => [BigInt(a), BigInt(b)]);
-  const region = (f: Family): Region | null => {
-    if ((spec.families & familyBit(f)) === 0) return null;
-    const s = f === 4 ? spec.src.v4 : spec.src.v6;
-    const d = f === 4 ? spec.dst.v4 : spec.dst.v6;
-    return zs && zd && s.length && d.length && v.length ? { zs, zd, s, d, v } : null;
+  const zones = Array.from({ length: zoneCount + 1 }, (_, z) => 1n << BigInt(z));
+  const zone = (z: number) => (z === ANY_ZONE ? all : z === NEVER ? 0n : zones[z] ?? 1n << BigInt(z));
+  const fields = new Map<RuleSpec['svc'], Interval[]>();
+  return (spec) => {
+    const zs = zone(spec.sz), zd = zone(spec.dz);
+    let v = fields.get(spec.svc);
+    if (!v) fields.set(spec.svc, (v = spec.svc.map(([a, b]): Interval => [BigInt(a), BigInt(b)])));
+    const region = (f: Family): Region | null => {
+      if ((spec.families & familyBit(f)) === 0) return null;
+      const s = f === 4 ? spec.src.v4 : spec.src.v6;
+      const d = f === 4 ? spec.dst.v4 : spec.dst.v6;
+      return zs && zd && s.length && d.length && v.length ? { zs, zd, s, d, v } : null;
+    };
+    return { r4: region(4), r6: region(6), sz: spec.sz, dz: spec.dz };
   };
-  return { r4: region(4), r6: region(6), sz: spec.sz, dz: spec.dz };
 }
 
 export const regionOf = (r: RuleRegions, f: Family) => (f === 4 ? r.r4 : r.r6);
@@ -31,18 +47,19 @@ export const regionOf = (r: RuleRegions, f: Family) => (f === 4 ? r.r4 : r.r6);
 export class RuleSpace {
   /** per family, 6 numbers a rule: hulls of source, destination and service (IPv6 by its top 64 bits) */
   private readonly hulls: Record<Family, Float64Array>;
-  /** rule indices by zone group `${sz}/${dz}`, ascending */
-  private readonly groups = new Map<string, number[]>();
+  private readonly index: EarlierIndex;
 
   constructor(readonly rules: readonly RuleRegions[]) {
     const n = rules.length;
     this.hulls = { 4: new Float64Array(n * 6), 6: new Float64Array(n * 6) };
+    const present = { 4: new Uint8Array(n), 6: new Uint8Array(n) };
     // rounding the IPv6 top bits keeps the order, so an overlap is never missed
     const top = (f: Family, x: bigint) => (f === 4 ? Number(x) : Number(x >> 64n));
     rules.forEach((r, i) => {
       for (const f of [4, 6] as const) {
         const R = regionOf(r, f);
         if (!R) continue;
+        present[f][i] = 1;
         const h = this.hulls[f];
         h[i * 6] = top(f, R.s[0][0]);
         h[i * 6 + 1] = top(f, R.s[R.s.length - 1][1]);
@@ -51,18 +68,8 @@ export class RuleSpace {
         h[i * 6 + 4] = Number(R.v[0][0]);
         h[i * 6 + 5] = Number(R.v[R.v.length - 1][1]);
       }
-      const key = `${r.sz}/${r.dz}`;
-      let g = this.groups.get(key);
-      if (!g) this.groups.set(key, (g = []));
-      g.push(i);
     });
-  }
-
-  private hullsMeet(f: Family, i: number, j: number): boolean {
-    const h = this.hulls[f];
-    return h[i * 6] <= h[j * 6 + 1] && h[j * 6] <= h[i * 6 + 1] &&
-      h[i * 6 + 2] <= h[j * 6 + 3] && h[j * 6 + 2] <= h[i * 6 + 3] &&
-      h[i * 6 + 4] <= h[j * 6 + 5] && h[j * 6 + 4] <= h[i * 6 + 5];
+    this.index = new EarlierIndex({ sz: rules.map((r) => r.sz), dz: rules.map((r) => r.dz), present, hulls: this.hulls });
   }
 
   /** Does rule j's hull hold rule i's (a cheap necessary condition for j holding i)? */
@@ -73,34 +80,18 @@ export class RuleSpace {
       h[j * 6 + 4] <= h[i * 6 + 4] && h[i * 6 + 5] <= h[j * 6 + 5];
   }
 
-  /** Earlier rules in order: of the four zone groups a zone-specific rule can meet, else all. */
-  private *earlier(i: number): Generator<number> {
-    const me = this.rules[i];
-    if (me.sz <= 0 || me.dz <= 0) {
-      for (let j = 0; j < i; j++) yield j;
-      return;
-    }
-    const lists = [`${me.sz}/${me.dz}`, `${me.sz}/${ANY_ZONE}`, `${ANY_ZONE}/${me.dz}`, `${ANY_ZONE}/${ANY_ZONE}`].map((k) => this.groups.get(k) ?? []);
-    const at = [0, 0, 0, 0];
-    for (;;) {
-      let best = -1;
-      for (let g = 0; g < 4; g++) if (at[g] < lists[g].length && lists[g][at[g]] < i && (best < 0 || lists[g][at[g]] < lists[best][at[best]])) best = g;
-      if (best < 0) return;
-      yield lists[best][at[best]++];
-    }
-  }
-
   /**
    * The earlier rules (in order, those `use` accepts) whose space of family f may meet rule
    * i's, up to the first that holds all of it: nothing after that one takes any of it.
+   * `use` must have no side effects: it is asked only about rules whose hulls meet i's.
    */
   candidates(i: number, f: Family, use: (j: number) => boolean = () => true): { C: Region[]; ids: number[] } {
     const R = regionOf(this.rules[i], f)!;
     const C: Region[] = [];
     const ids: number[] = [];
-    for (const j of this.earlier(i)) {
-      const o = regionOf(this.rules[j], f);
-      if (!o || !use(j) || !this.hullsMeet(f, i, j) || !(o.zs & R.zs) || !(o.zd & R.zd)) continue;
+    for (const j of this.index.meeting(i, f)) {
+      const o = regionOf(this.rules[j], f)!;
+      if (!(o.zs & R.zs) || !(o.zd & R.zd) || !use(j)) continue;
       C.push(o);
       ids.push(j);
       if (this.hullHolds(f, j, i) && covers(o, R)) break;

@@ -3,7 +3,8 @@
 // the decision-tree builder (tree.ts) and of the linear baseline (linear.ts); the pools
 // (addrWords, addrMask, svcLo, svcHi) are also what the compiled leaves check against.
 import type { Family } from '../config/net';
-import { FIELD_BITS, intervalPrefixes, SVC_BITS, type AddrSet, type Interval } from './sets';
+import { GrowI32 } from './grow';
+import { eachPrefix32, FIELD_BITS, intervalPrefixes, SVC_BITS, type AddrSet, type Interval } from './sets';
 
 /** Zone field of a rule: a zone index 1..Z, ANY_ZONE, or NEVER (a zone that does not exist). */
 export const ANY_ZONE = -1;
@@ -24,12 +25,8 @@ export interface RuleSpec {
 
 export const familyBit = (f: Family) => (f === 4 ? 1 : 2);
 
-class Grow {
-  a: number[] = [];
-  get length() { return this.a.length; }
-  push(v: number) { this.a.push(v | 0); }
-  done() { return Int32Array.from(this.a); }
-}
+/** a column or pool of a table: it starts small (a NAT table has a few rows) */
+const grow = () => new GrowI32(64);
 
 export interface FamilyTable {
   family: Family;
@@ -66,21 +63,51 @@ export function maskWord(len: number, wordIndex: number): number {
   return bits === 0 ? 0 : (-1 << (32 - bits)) | 0;
 }
 
+/**
+ * Service sets split into prefixes, by svcKey (equal keys, equal sets): per prefix its length
+ * (8..32), value and interval (index within the set). A compile splits each set once for
+ * its four tables (policies and NAT, both families) by passing one to every buildFamilyTable.
+ */
+export type ServiceSplits = Map<string, Int32Array>;
+
+function splitOf(splits: ServiceSplits, key: string, set: Array<[number, number]>, out: GrowI32): Int32Array {
+  let split = splits.get(key);
+  if (!split) {
+    out.length = 0; // scratch: the split is copied out of it
+    set.forEach(([lo, hi], iv) => eachPrefix32(lo, hi, SVC_BITS, (value, len) => {
+      out.push(len + (32 - SVC_BITS));
+      out.push(value);
+      out.push(iv);
+    }));
+    splits.set(key, (split = out.done()));
+  }
+  return split;
+}
+
 /** Converts the rules that can match packets of `family` into a FamilyTable. */
-export function buildFamilyTable(specs: readonly RuleSpec[], family: Family): FamilyTable {
+export function buildFamilyTable(specs: readonly RuleSpec[], family: Family, splits: ServiceSplits = new Map()): FamilyTable {
   const nw = family === 4 ? 1 : 4;
   const bits = FIELD_BITS[family];
-  const addrLen = new Grow(), addrWords = new Grow(), addrMask = new Grow();
-  const svcLo = new Grow(), svcHi = new Grow(), pfxLen = new Grow(), pfxWord = new Grow(), pfxIv = new Grow();
+  const addrLen = grow(), addrWords = grow(), addrMask = grow();
+  const svcLo = grow(), svcHi = grow(), pfxLen = grow(), pfxWord = grow(), pfxIv = grow();
+  // by srcKey / dstKey (one family per table: the key alone names the set)
   const addrRuns = new Map<string, [number, number]>();
   const svcRuns = new Map<string, [number, number, number, number]>();
-  const cols = { rule: new Grow(), sz: new Grow(), dz: new Grow(), srcOff: new Grow(), srcCnt: new Grow(), dstOff: new Grow(), dstCnt: new Grow(), svcOff: new Grow(), svcCnt: new Grow(), pfxOff: new Grow(), pfxCnt: new Grow() };
+  const cols = { rule: grow(), sz: grow(), dz: grow(), srcOff: grow(), srcCnt: grow(), dstOff: grow(), dstCnt: grow(), svcOff: grow(), svcCnt: grow(), pfxOff: grow(), pfxCnt: grow() };
 
   const addrRun = (key: string, set: Interval[]): [number, number] => {
     let run = addrRuns.get(key);
     if (!run) {
       const start = addrLen.length;
       for (const [lo, hi] of set) {
+        if (nw === 1) {
+          eachPrefix32(Number(lo), Number(hi), bits, (value, len) => {
+            addrLen.push(len);
+            addrWords.push(value);
+            addrMask.push(maskWord(len, 0));
+          });
+          continue;
+        }
         for (const p of intervalPrefixes(lo, hi, bits)) {
           addrLen.push(p.len);
           const w = wordsOf(p.value, nw);
@@ -95,20 +122,21 @@ export function buildFamilyTable(specs: readonly RuleSpec[], family: Family): Fa
     }
     return run;
   };
+  const scratch = grow();
   const svcRun = (key: string, set: Array<[number, number]>) => {
     let run = svcRuns.get(key);
     if (!run) {
       const ivStart = svcLo.length;
       const pStart = pfxLen.length;
       for (const [lo, hi] of set) {
-        const iv = svcLo.length;
         svcLo.push(lo);
         svcHi.push(hi);
-        for (const p of intervalPrefixes(BigInt(lo), BigInt(hi), SVC_BITS)) {
-          pfxLen.push(p.len + (32 - SVC_BITS));
-          pfxWord.push(Number(p.value));
-          pfxIv.push(iv);
-        }
+      }
+      const split = splitOf(splits, key, set, scratch);
+      for (let k = 0; k < split.length; k += 3) {
+        pfxLen.push(split[k]);
+        pfxWord.push(split[k + 1]);
+        pfxIv.push(ivStart + split[k + 2]);
       }
       run = [ivStart, svcLo.length - ivStart, pStart, pfxLen.length - pStart];
       svcRuns.set(key, run);
@@ -121,8 +149,8 @@ export function buildFamilyTable(specs: readonly RuleSpec[], family: Family): Fa
   specs.forEach((r, index) => {
     if ((r.families & fbit) === 0 || r.sz === NEVER || r.dz === NEVER) return;
     if (r.src[fam].length === 0 || r.dst[fam].length === 0 || r.svc.length === 0) return;
-    const s = addrRun(`${fam}:${r.srcKey}`, r.src[fam]);
-    const d = addrRun(`${fam}:${r.dstKey}`, r.dst[fam]);
+    const s = addrRun(r.srcKey, r.src[fam]);
+    const d = addrRun(r.dstKey, r.dst[fam]);
     const v = svcRun(r.svcKey, r.svc);
     cols.rule.push(index);
     cols.sz.push(r.sz);

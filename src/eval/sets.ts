@@ -84,6 +84,26 @@ export function intervalPrefixes(lo: bigint, hi: bigint, bits: number): Prefix[]
   return out;
 }
 
+/**
+ * intervalPrefixes for a field of at most 32 bits (IPv4 addresses, service keys) in plain
+ * numbers: the same prefixes in the same order, each passed to `emit`. The compile of 20,000
+ * policies splits some 100,000 intervals; in BigInt that was ~80 ms and much of the garbage.
+ */
+export function eachPrefix32(lo: number, hi: number, bits: number, emit: (value: number, len: number) => void): void {
+  // every number here is below 2^34: exact in a double
+  let cur = lo;
+  while (cur <= hi) {
+    let size = 0; // log2 of the block: cur is aligned to it, and the block ends within hi
+    let block = 1; // 2 ** size
+    while (size < bits && cur % (2 * block) === 0 && cur + 2 * block - 1 <= hi) {
+      size++;
+      block *= 2;
+    }
+    emit(cur, bits - size);
+    cur += block;
+  }
+}
+
 export function parsePortEntry(e: PortEntry): [number, number] | null {
   if (typeof e === 'number') return Number.isInteger(e) && e >= 0 && e <= 65535 ? [e, e] : null;
   const m = /^(\d+)-(\d+)$/.exec(e);
@@ -95,15 +115,54 @@ export function parsePortEntry(e: PortEntry): [number, number] | null {
 
 /** Merged key intervals of a list of service objects. */
 export function serviceKeyIntervals(services: readonly ServiceObj[]): Array<[number, number]> {
-  const list: Interval[] = [];
-  for (const s of services) {
-    const proto = s.protocol === 'tcp' ? PROTO_TCP : PROTO_UDP;
-    for (const e of s.ports) {
-      const r = parsePortEntry(e);
-      if (r) list.push([BigInt((proto << 16) | r[0]), BigInt((proto << 16) | r[1])]);
-    }
+  const list: Array<[number, number]> = [];
+  for (const s of services) list.push(...ownKeys(s));
+  return mergeKeys(list);
+}
+
+/** A service's own key intervals, unmerged, in the order of its ports. */
+function ownKeys(s: ServiceObj): Array<[number, number]> {
+  const proto = s.protocol === 'tcp' ? PROTO_TCP : PROTO_UDP;
+  const out: Array<[number, number]> = [];
+  for (const e of s.ports) {
+    const r = parsePortEntry(e);
+    if (r) out.push([(proto << 16) | r[0], (proto << 16) | r[1]]);
   }
-  return mergeIntervals(list).map(([a, b]) => [Number(a), Number(b)]);
+  return out;
+}
+
+/** mergeIntervals in numbers (keys are 24-bit): the same intervals, without BigInt. */
+function mergeKeys(list: Array<[number, number]>): Array<[number, number]> {
+  list.sort((a, b) => a[0] - b[0]);
+  const out: Array<[number, number]> = [];
+  for (const [lo, hi] of list) {
+    const last = out[out.length - 1];
+    if (last && lo <= last[1] + 1) {
+      if (hi > last[1]) last[1] = hi;
+    } else out.push([lo, hi]);
+  }
+  return out;
+}
+
+/**
+ * policyServiceSet over one document's services, each service's ports parsed once: the
+ * 20,000 generated policies name 11,000 distinct lists of the same 300 services.
+ */
+export function serviceSetsOf(services: ReadonlyMap<string, ServiceObj>): (names: readonly string[]) => Array<[number, number]> {
+  const own = new Map<string, Array<[number, number]>>();
+  return (names) => {
+    if (names.length === 0 || names.some((n) => n === 'any' || n === '')) return SVC_ANY;
+    const list: Array<[number, number]> = [];
+    for (const n of names) {
+      const s = services.get(n);
+      if (!s) continue;
+      let keys = own.get(n);
+      if (!keys) own.set(n, (keys = mergeKeys(ownKeys(s))));
+      // merged copies: mergeKeys writes into the intervals it merges
+      for (const [lo, hi] of keys) list.push([lo, hi]);
+    }
+    return mergeKeys(list);
+  };
 }
 
 export const SVC_ANY: Array<[number, number]> = [[0, SVC_MAX]];

@@ -27,8 +27,10 @@
 //           the same array after the leaf, cnt 0: covered
 //           IPv6 entries are always runs, with the rule as is, of Layout.LeafStride6 words:
 //             (rule, srcOff, srcCnt, dstOff, dstCnt, svcOff, svcCnt)
+import { GrowI32 } from './grow';
 import type { FamilyTable } from './rules';
 import { SVC_MAX } from './sets';
+import { copyRun, sameList, Stack, type ChildLists } from './tree-scratch';
 import { samplePoints, treeWork } from './tree-work';
 
 /** The lookup's constants, as a const enum: TypeScript writes their values where they are
@@ -104,30 +106,6 @@ interface HashPlan {
   end: Int32Array;
   total: number; // rule copies in all children
   score: number;
-}
-
-export class GrowI32 {
-  buf = new Int32Array(1024);
-  length = 0;
-  reserve(n: number): number {
-    const at = this.length;
-    if (at + n > this.buf.length) {
-      let cap = this.buf.length * 2;
-      while (cap < at + n) cap *= 2;
-      const b = new Int32Array(cap);
-      b.set(this.buf.subarray(0, at));
-      this.buf = b;
-    }
-    this.length += n;
-    return at;
-  }
-  push(v: number): void {
-    const at = this.reserve(1);
-    this.buf[at] = v;
-  }
-  done(): Int32Array {
-    return this.buf.slice(0, this.length);
-  }
 }
 
 interface Dim {
@@ -245,9 +223,20 @@ export class TreeBuilder {
   }
 
   private readonly fl = new Int32Array(2);
+  private readonly stack = new Stack();
+  /** node()'s score per cut width k - 1 (k <= 16) */
+  private readonly scores = new Float64Array(16);
+  /** hashLengths()'s count per length (<= 128) */
+  private readonly seen = new Int32Array(129);
 
-  /** Rule copies per child of cut (d, k), in this.sizes; returns [total, sum of squares, max]. */
-  private stats(runs: Int32Array, n: number, d: number, p: number, k: number): [number, number, number] {
+  /** sum of squares of the child sizes of the last stats() (its return value is their total) */
+  private statSq = 0;
+  /** rules of the last stats() that cover the field (in every child) */
+  private statAll = 0;
+
+  /** Rule copies per child of cut (d, k), in this.sizes; returns their total, and leaves the
+   * sum of their squares in this.statSq (no tuple: it runs ~50 times a node). */
+  private stats(runs: Int32Array, n: number, d: number, p: number, k: number): number {
     const nc = 1 << k;
     const diff = this.diff;
     diff.fill(0, 0, nc + 1);
@@ -268,16 +257,17 @@ export class TreeBuilder {
         prev = fl[1];
       }
     }
-    let acc = 0, total = 0, sq = 0, max = 0;
+    let acc = 0, total = 0, sq = 0;
     for (let c = 0; c < nc; c++) {
       acc += diff[c];
       const s = acc + all;
       this.sizes[c] = s;
       total += s;
       sq += s * s;
-      if (s > max) max = s;
     }
-    return [total, sq, max];
+    this.statSq = sq;
+    this.statAll = all;
+    return total;
   }
 
   /** `hashOk` false: the default child of a hash node, which takes no hash cut itself (its
@@ -310,15 +300,18 @@ export class TreeBuilder {
       skip[d] = m;
       const pe = p[d] + m;
       const kmax = Math.min(depth === 0 && m === 0 ? P.rootBits : P.maxBits, dim.width - pe, 32 - (pe & 31));
-      const scores: number[] = [];
+      const scores = this.scores;
+      let ks = 0, min = Infinity;
       for (let k = 1; k <= kmax; k++) {
-        const [total, sq] = this.stats(runs, n, d, pe, k);
+        const total = this.stats(runs, n, d, pe, k);
         if (total + (1 << k) > budget && k > 1) break;
-        scores.push(sq / total);
+        const score = this.statSq / total;
+        scores[ks++] = score;
+        if (score < min) min = score;
       }
-      if (scores.length === 0) continue;
-      const min = Math.min(...scores);
-      const k = scores.findIndex((x) => x <= min * 1.03) + 1;
+      if (ks === 0) continue;
+      let k = 1;
+      while (scores[k - 1] > min * 1.03) k++;
       if (scores[k - 1] < bestScore * 0.999) {
         bestScore = scores[k - 1];
         bestD = d;
@@ -391,7 +384,7 @@ export class TreeBuilder {
   private hashLengths(runs: Int32Array, n: number, d: number, p: number): number[] {
     const dim = this.dims[d];
     const wordEnd = Math.min(dim.width, ((p >> 5) + 1) * 32);
-    const seen = new Int32Array(wordEnd + 1);
+    const seen = this.seen.fill(0, 0, wordEnd + 1);
     let m = 0;
     for (let i = 0; i < n; i++) {
       if (this.covered(runs, i, d, p)) continue;
@@ -486,7 +479,7 @@ export class TreeBuilder {
       const cRules = new Int32Array(list.length), cRuns = new Int32Array(list.length * 6);
       list.forEach((i, k) => {
         cRules[k] = rules[i];
-        cRuns.set(runs.subarray(i * 6, i * 6 + 6), k * 6);
+        copyRun(runs, i, cRuns, k);
       });
       return this.node(cRules, cRuns, list.length, at, depth + 1, hashOk);
     };
@@ -535,56 +528,93 @@ export class TreeBuilder {
     return this.dims[d].len[runs[i * 6 + 2 * d]] >= L;
   }
 
+  /**
+   * A cut of k bits of field d. Rules covering the field go to every child as they are; the
+   * others to the children their entries meet, with their run in the field cut down. Only
+   * the latter are listed per child: a child is the same as the one before it exactly when
+   * their lists are (then it gets the same subtree), and only a child that is built is
+   * written out whole (at the root of a big table most of 4,096 children are alike, and
+   * copying every covering rule into each of them was most of a cut's time).
+   */
   private cut(rules: Int32Array, runs: Int32Array, n: number, p: number[], depth: number, d: number, k: number): number {
     const nc = 1 << k;
     this.stats(runs, n, d, p[d], k);
-    const start = new Int32Array(nc + 1);
-    for (let c = 0; c < nc; c++) start[c + 1] = start[c] + this.sizes[c];
-    const fill = start.slice(0, nc);
-    const cRules = new Int32Array(start[nc]);
-    const cRuns = new Int32Array(start[nc] * 6);
+    const all = this.statAll;
+    // the lists live on the builder's stack until this cut returns
+    const stack = this.stack, mark = stack.top;
+    const start = stack.take(nc + 1);
+    start[0] = 0;
+    for (let c = 0; c < nc; c++) start[c + 1] = start[c] + this.sizes[c] - all;
+    const fill = stack.take(nc);
+    fill.set(start.subarray(0, nc));
+    // per child, from start[c]: the rule (its row here) and its run [first, end) in field d
+    const m = start[nc];
+    const row = stack.take(m), first = stack.take(m), end = stack.take(m);
+    const cov = stack.take(all);
+    let nCov = 0;
     const fl = this.fl;
-    const put = (c: number, i: number, s: number, e: number) => {
-      const at = fill[c]++;
-      cRules[at] = rules[i];
-      cRuns.set(runs.subarray(i * 6, i * 6 + 6), at * 6);
-      cRuns[at * 6 + 2 * d] = s;
-      cRuns[at * 6 + 2 * d + 1] = e;
-    };
     for (let i = 0; i < n; i++) {
-      const s0 = runs[i * 6 + 2 * d], e0 = runs[i * 6 + 2 * d + 1];
       if (this.covered(runs, i, d, p[d])) {
-        for (let c = 0; c < nc; c++) put(c, i, s0, e0);
+        cov[nCov++] = i;
         continue;
       }
       let prev = -1;
-      for (let j = s0; j < e0; j++) {
+      for (let j = runs[i * 6 + 2 * d], e0 = runs[i * 6 + 2 * d + 1]; j < e0; j++) {
         this.range(d, j, p[d], k, fl);
         for (let c = fl[0]; c <= fl[1]; c++) {
-          if (c === prev) cRuns[(fill[c] - 1) * 6 + 2 * d + 1] = j + 1; // the run goes on in this child
-          else put(c, i, j, j + 1);
+          if (c === prev) end[fill[c] - 1] = j + 1; // the run goes on in this child
+          else {
+            const at = fill[c]++;
+            row[at] = i;
+            first[at] = j;
+            end[at] = j + 1;
+          }
         }
         prev = fl[1];
       }
     }
     const dim = this.dims[d];
     const at = this.mem.reserve(1 + nc);
-    const buf = () => this.mem.buf;
-    buf()[at] = (dim.qword + (p[d] >> 5)) | ((32 - (p[d] & 31) - k) << 4) | ((nc - 1) << 9);
+    this.mem.buf[at] = (dim.qword + (p[d] >> 5)) | ((32 - (p[d] & 31) - k) << 4) | ((nc - 1) << 9);
     const q = p.slice();
     q[d] += k;
-    let prevRef = 0, prevS = -1, prevE = -1;
+    const lists: ChildLists = { rules, runs, d, cov, nCov, row, first, end };
+    let prevRef = 0;
     for (let c = 0; c < nc; c++) {
       const s = start[c], e = start[c + 1];
-      let ref: number;
-      if (prevS >= 0 && e - s === prevE - prevS && sameChild(cRules, cRuns, prevS, s, e - s)) ref = prevRef;
-      else ref = this.node(cRules.subarray(s, e), cRuns.subarray(s * 6, e * 6), e - s, q, depth + 1);
-      buf()[at + 1 + c] = ref;
+      const ref = c > 0 && sameList(lists, start[c - 1], s, e - s) ? prevRef : this.child(lists, s, e, q, depth + 1);
+      this.mem.buf[at + 1 + c] = ref;
       prevRef = ref;
-      prevS = s;
-      prevE = e;
     }
+    stack.top = mark;
     return at;
+  }
+
+  /** Builds the child whose listed rules are [s, e) of `l`: those and the covering rules, in
+   * rule order, written out on the stack for node(). */
+  private child(l: ChildLists, s: number, e: number, p: number[], depth: number): number {
+    const size = l.nCov + e - s;
+    const mark = this.stack.top;
+    const cRules = this.stack.take(size), cRuns = this.stack.take(size * 6);
+    const { rules, runs, d, cov, nCov, row, first, end } = l;
+    let a = 0, b = s;
+    for (let o = 0; o < size; o++) {
+      if (b >= e || (a < nCov && cov[a] < row[b])) {
+        const i = cov[a++];
+        cRules[o] = rules[i];
+        copyRun(runs, i, cRuns, o);
+      } else {
+        const i = row[b];
+        cRules[o] = rules[i];
+        copyRun(runs, i, cRuns, o);
+        cRuns[o * 6 + 2 * d] = first[b];
+        cRuns[o * 6 + 2 * d + 1] = end[b];
+        b++;
+      }
+    }
+    const ref = this.node(cRules, cRuns, size, p, depth);
+    this.stack.top = mark;
+    return ref;
   }
 
   private leaf(rules: Int32Array, runs: Int32Array, n: number, p: number[]): number {
@@ -663,10 +693,4 @@ function lowerBound(a: Float64Array, x: number): number {
     else hi = mid;
   }
   return lo;
-}
-
-function sameChild(rules: Int32Array, runs: Int32Array, a: number, b: number, n: number): boolean {
-  for (let i = 0; i < n; i++) if (rules[a + i] !== rules[b + i]) return false;
-  for (let i = 0; i < n * 6; i++) if (runs[a * 6 + i] !== runs[b * 6 + i]) return false;
-  return true;
 }

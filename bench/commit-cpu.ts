@@ -1,0 +1,135 @@
+// `node dist/bench/commit-cpu.js [--rounds N] [--against DIST]`: the compile worker's part of
+// a commit of the 20,000-policy generated configuration (policySpecs, compileImage, analyze),
+// step by step, in a worker thread with the compile pool's resource limits (the 8 MB young
+// generation shapes the GC cost). With --against DIST (another build's dist directory, e.g.
+// main's) a second worker runs that build's modules on the same document; the rounds
+// alternate between the builds, so load from other processes falls on both alike. Per step:
+// median wall ms and CPU ms (process CPU: the worker's thread and V8's GC helpers; the main
+// thread waits meanwhile), and whether both builds' answers are the same (the analysis and
+// the compiled image's bytes). GC pauses: the worker thread's, of a whole round (the
+// perf_hooks gc entries).
+import { createHash } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import { PerformanceObserver } from 'node:perf_hooks';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { WORKER_RESOURCE_LIMITS } from '../src/workers/compile-pool';
+
+const STEPS = ['specs', 'compile', 'analyze', 'total'] as const;
+type Step = (typeof STEPS)[number];
+interface RoundResult {
+  wall: Record<Step, number>;
+  cpu: Record<Step, number>;
+  analysis: string; // sha256 of the analysis's JSON and its stats (how each policy was decided)
+  image: string; // sha256 of the image's buffer
+  gc: number; // ms of GC pauses of the worker's thread in the round
+}
+
+function cpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
+/** Worker side: load the build in `dist`, generate the document once, run a round per message. */
+function serve(dist: string): void {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const compile = require(path.join(dist, 'src/eval/compile.js')) as typeof import('../src/eval/compile');
+  const analysis = require(path.join(dist, 'src/eval/analysis.js')) as typeof import('../src/eval/analysis');
+  const compiled = require(path.join(dist, 'src/eval/compiled.js')) as typeof import('../src/eval/compiled');
+  const gen = require(path.join(dist, 'bench/generate.js')) as typeof import('./generate');
+  const doc = gen.generateConfig(gen.REALISTIC);
+  const sha = (b: string | ArrayBuffer) => createHash('sha256').update(typeof b === 'string' ? b : new Uint8Array(b)).digest('hex');
+  let gc = 0;
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) gc += e.duration;
+  }).observe({ entryTypes: ['gc'] });
+  parentPort!.on('message', () => {
+    gc = 0;
+    const wall = {} as Record<Step, number>, cpu = {} as Record<Step, number>;
+    const w0 = performance.now(), c0 = cpuMs();
+    let w = w0, c = c0;
+    const lap = (s: Step) => {
+      const w1 = performance.now(), c1 = cpuMs();
+      wall[s] = w1 - w;
+      cpu[s] = c1 - c;
+      w = w1;
+      c = c1;
+    };
+    // what src/workers/compile-worker.ts does, a step at a time
+    const specs = compile.policySpecs(doc);
+    lap('specs');
+    const image = compile.compileImage(doc, { specs });
+    lap('compile');
+    const stats = {} as import('../src/eval/analysis').AnalysisStats;
+    const a = analysis.analyze(doc, compiled.CompiledConfig.fromImage(image), { specs, stats });
+    lap('analyze');
+    wall.total = performance.now() - w0;
+    cpu.total = cpuMs() - c0;
+    const r = { wall, cpu, analysis: sha(JSON.stringify([a, stats])), image: sha(image.buffer) };
+    // the GC entries of the round are delivered after it, on the event loop
+    setTimeout(() => parentPort!.postMessage({ ...r, gc } satisfies RoundResult), 20);
+  });
+  parentPort!.postMessage('ready');
+}
+
+function start(label: string, dist: string): { label: string; round: () => Promise<RoundResult>; ready: Promise<void>; stop: () => Promise<number> } {
+  const w = new Worker(__filename, { workerData: { dist }, resourceLimits: WORKER_RESOURCE_LIMITS });
+  const ready = new Promise<void>((res, rej) => {
+    w.once('message', () => res());
+    w.once('error', rej);
+  });
+  const round = () => new Promise<RoundResult>((res, rej) => {
+    w.once('message', res);
+    w.once('error', rej);
+    w.postMessage('go');
+  });
+  return { label, round, ready, stop: () => w.terminate() };
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+async function main(): Promise<void> {
+  const arg = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
+  const rounds = Number(arg('--rounds') ?? 5);
+  const against = arg('--against');
+  const builds = [start('this build', path.resolve(__dirname, '..'))];
+  if (against) builds.push(start(`against ${against}`, path.resolve(against)));
+  await Promise.all(builds.map((b) => b.ready));
+  const results = builds.map(() => [] as RoundResult[]);
+  const loads: number[] = [];
+  // one warm-up round each (JIT), then alternate; every other round starts with the other build
+  for (const b of builds) await b.round();
+  for (let k = 0; k < rounds; k++) {
+    const order = k % 2 ? [...builds.keys()].reverse() : [...builds.keys()];
+    for (const i of order) results[i].push(await builds[i].round());
+    loads.push(os.loadavg()[0]);
+    process.stderr.write(`round ${k + 1}/${rounds}: ${order.map((i) => `${builds[i].label} ${Math.round(results[i][k].cpu.total)} cpu ms`).join(', ')}\n`);
+  }
+  await Promise.all(builds.map((b) => b.stop()));
+  process.stderr.write('\n');
+  const fmt = (x: number) => Math.round(x).toLocaleString('en-US');
+  console.log(`\nCompile worker steps, 20,000 policies, ${rounds} rounds each after a warm-up, young generation ${WORKER_RESOURCE_LIMITS.maxYoungGenerationSizeMb} MB; median wall ms / CPU ms`);
+  console.log(`load average (1 min) during the rounds: ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}; ${os.cpus().length} cores, ${os.cpus()[0].model}, Node ${process.version}\n`);
+  console.log(`| build | ${STEPS.join(' | ')} | GC pauses ms |`);
+  console.log(`|---|${STEPS.map(() => '---:').join('|')}|---:|`);
+  builds.forEach((b, i) => {
+    const cells = STEPS.map((s) => `${fmt(median(results[i].map((r) => r.wall[s])))} / ${fmt(median(results[i].map((r) => r.cpu[s])))}`);
+    console.log(`| ${b.label} | ${cells.join(' | ')} | ${fmt(median(results[i].map((r) => r.gc)))} |`);
+  });
+  if (builds.length > 1) {
+    const same = (k: 'analysis' | 'image') => results.flat().every((r) => r[k] === results[0][0][k]);
+    console.log(`\nsame analysis in every round of both builds: ${same('analysis') ? 'yes' : 'NO'}; same image bytes: ${same('image') ? 'yes' : 'no (the answers may still agree: test/eval compares them)'}`);
+  }
+}
+
+if (isMainThread) {
+  main().catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });
+} else {
+  serve((workerData as { dist: string }).dist);
+}
