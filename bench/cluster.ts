@@ -8,6 +8,9 @@
 // latency. Ratios are against the embedded store of the same run. --against DIST: the Redis
 // rows again with another build's daemon (e.g. main's dist, before a change), in the same run.
 // A last row adds a replica and FW_REDIS_MIN_REPLICAS=1 (every write waits for the replica).
+// --redis-delay MS: the instances reach Redis through a proxy that delays each direction by MS
+// (bench/delay-proxy.ts), as if Redis ran on another host; the rate of changes is then bound
+// by round trips to the store rather than by this machine's two cores.
 // Then the automation rows (bench/automation.ts): export, load in one request and commit of
 // the whole configuration, and a batch of 10,000 creations. `--only automation`: those rows
 // alone, on the embedded store and Redis with 1 and 3 instances (with --against, also the other build's).
@@ -18,7 +21,8 @@ import path from 'node:path';
 import type { ConfigDoc } from '../src/config/types';
 import { EmbeddedStore } from '../src/store/embedded';
 import { RedisStore } from '../src/store/redis/redis-store';
-import { startRedis, type TestRedis } from '../test/helpers/redis';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { freePort, startRedis, type TestRedis } from '../test/helpers/redis';
 import { generateConfig, REALISTIC } from './generate';
 import { automationRow, automationTable, type AutomationRow } from './automation';
 import { cpuSeconds } from './stats';
@@ -63,6 +67,19 @@ interface Row {
 }
 
 const automationOnly = process.argv.includes('--only') && process.argv[process.argv.indexOf('--only') + 1] === 'automation';
+
+const redisDelayMs = process.argv.includes('--redis-delay') ? Number(process.argv[process.argv.indexOf('--redis-delay') + 1]) : 0;
+
+/** A delaying proxy in front of Redis on `port` (its own process), on a free port. */
+async function delayProxy(port: number, ms: number): Promise<{ proc: ChildProcess; port: number }> {
+  const listen = await freePort();
+  const proc = spawn(process.execPath, [path.join(__dirname, 'delay-proxy.js'), String(listen), String(port), String(ms)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    proc.stdout!.once('data', () => resolve());
+    proc.once('exit', (code) => reject(new Error(`delay proxy exited with ${code}`)));
+  });
+  return { proc, port: listen };
+}
 
 /** CPU seconds the instances and Redis have used so far. */
 async function cpuOf(instances: Instance[], redis: TestRedis | null): Promise<number> {
@@ -112,6 +129,7 @@ async function measure(s: Scenario, doc: ConfigDoc, seconds: number, commits: nu
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fwd-bench-cluster-'));
   let redis: TestRedis | null = null;
   let replica: TestRedis | null = null;
+  let proxy: ChildProcess | null = null;
   const instances: Instance[] = [];
   try {
     // no deep analysis: a pass over 20,000 policies per instance after every version would
@@ -126,6 +144,11 @@ async function measure(s: Scenario, doc: ConfigDoc, seconds: number, commits: nu
         env.FW_REDIS_MIN_REPLICAS = '1';
       }
       await seedStore(new RedisStore({ url: redis.url, clusterName: 'default', sessionLeaseMs: 900_000 }), doc);
+      if (redisDelayMs > 0) {
+        const through = await delayProxy(redis.port, redisDelayMs);
+        proxy = through.proc;
+        env.REDIS_URL = `redis://127.0.0.1:${through.port}`;
+      }
     } else {
       await seedStore(new EmbeddedStore({ dir }), doc);
     }
@@ -179,6 +202,7 @@ async function measure(s: Scenario, doc: ConfigDoc, seconds: number, commits: nu
   } finally {
     for (const x of instances) x.proc.kill('SIGTERM');
     await Promise.all(instances.map((x) => new Promise((r) => (x.proc.exitCode !== null ? r(null) : x.proc.once('exit', r)))));
+    proxy?.kill();
     await replica?.stop();
     await redis?.stop();
     fs.rmSync(dir, { recursive: true, force: true });
@@ -192,15 +216,23 @@ export async function clusterBench(seconds: number): Promise<void> {
   const againstAt = process.argv.indexOf('--against');
   const list = scenarios(againstAt > 0 ? process.argv[againstAt + 1] : undefined);
   if (automationOnly) return automationBench(list.filter((s) => !s.replica), doc);
-  console.log(`\nStores side by side: ${doc.policies.length} policies committed, ${seconds}s per load, ${commits} commits per row, ${os.cpus().length} cores (load generator, Redis and instances share them), load average at the start ${load0}\n`);
+  const delay = redisDelayMs > 0 ? `, Redis reached through a proxy delaying each direction by ${redisDelayMs} ms` : '';
+  console.log(`\nStores side by side: ${doc.policies.length} policies committed, ${seconds}s per load, ${commits} commits per row, ${os.cpus().length} cores (load generator, Redis and instances share them)${delay}, load average at the start ${load0}\n`);
   console.log('CPU µs: the instances\' and Redis\'s user + system time over the requests counted (the load generator excluded): what a request costs the machine, whatever the number of cores\n');
   console.log('| store | instances | GET /api/me/s | CPU µs a GET /api/me | GET /api/policies/{id}/s | changes/s | CPU µs a change | policy changes/s | commits/s | commit p50 ms | commit max ms | reads vs embedded | changes vs embedded |');
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   let base: Row | null = null;
   const automation: Array<{ label: string; instances: number; a: AutomationRow }> = [];
   for (const s of list) {
-    // each row as soon as it is measured: a failure later keeps what was measured
-    const r = (await measure(s, doc, seconds, commits)) as Row;
+    // each row as soon as it is measured; a row whose load got an error answer says so and
+    // the next rows still run (the build before issue 20 gave up on changes under contention)
+    let r: Row;
+    try {
+      r = (await measure(s, doc, seconds, commits)) as Row;
+    } catch (e) {
+      console.log(`| ${s.label} | ${s.instances} | failed: ${(e instanceof Error ? e.message : String(e)).slice(0, 160).replace(/\|/g, '/')} |`);
+      continue;
+    }
     automation.push({ label: r.s.label, instances: r.s.instances, a: r.automation });
     base ??= r;
     console.log(`| ${r.s.label} | ${r.s.instances} | ${fmt(r.me)} | ${fmt(r.meCpuUs)} | ${fmt(r.reads)} | ${fmt(r.changes)} | ${fmt(r.changeCpuUs)} | ${fmt(r.policyChanges)} | ${r.commitsPerSec.toFixed(2)} | ${fmt(r.commitP50)} | ${fmt(r.commitMax)} | ${(r.reads / base.reads).toFixed(2)} | ${(r.changes / base.changes).toFixed(2)} |`);
