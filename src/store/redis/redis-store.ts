@@ -34,6 +34,7 @@ import { metaOf } from '../recovery';
 import { COMMAND_TIMEOUT_MS, connect, failFastOptions, patientOptions, unreachable, whenReady, type RedisTarget } from './connection';
 import { REPLICA_WAIT_MS, ReplicaConfirm } from './replicas';
 import * as lua from './scripts';
+import { TickBatch } from './tick-batch';
 import { FwError, isFwError } from '../../errors';
 import type { FailureLog } from '../../auth/login-limiter';
 
@@ -170,6 +171,8 @@ export class RedisStore implements Store {
   private readonly versionsKeep: number;
   private readonly auditKeep: number;
   private closed = false;
+  /** audit entries recorded in one turn of the event loop go in one script call */
+  private readonly audits = new TickBatch<string>((lines) => this.call(() => this.redis.fwAudit(this.keys.audit, this.keys.auditSeq, this.auditKeep, ...lines)));
 
   constructor(private readonly opts: RedisStoreOptions) {
     this.keys = keysOf(opts.clusterName);
@@ -506,7 +509,7 @@ export class RedisStore implements Store {
 
   async audit(event: AuditEvent): Promise<void> {
     const entry = auditRecordOf(event);
-    await this.call(() => this.redis.fwAudit(this.keys.audit, this.keys.auditSeq, JSON.stringify(entry), this.auditKeep));
+    await this.audits.add(JSON.stringify(entry));
   }
 
   /** Newest first from the stream (ids "<id>-1"), a page of 500 at a time until `limit` match. */

@@ -246,16 +246,20 @@ end
 return 0`;
 
 /**
- * KEYS audit stream, audit counter; ARGV event JSON, entries kept (0: all). The next audit id
- * and the entry under the stream id "<id>-1", in one step: ids follow the stream's order
- * whichever instance records. The stream is trimmed exactly to the newest entries kept.
+ * KEYS audit stream, audit counter; ARGV entries kept (0: all), event JSON... The next audit
+ * id for each entry, in order, and the entry under the stream id "<id>-1", in one step: ids
+ * follow the stream's order whichever instance records. The stream is trimmed exactly to the
+ * newest entries kept. Answers the last id.
  */
 export const AUDIT = `
-local id = redis.call('INCR', KEYS[2])
-if tonumber(ARGV[2]) > 0 then
-  redis.call('XADD', KEYS[1], 'MAXLEN', '=', ARGV[2], id .. '-1', 'e', ARGV[1])
-else
-  redis.call('XADD', KEYS[1], id .. '-1', 'e', ARGV[1])
+local id = 0
+for i = 2, #ARGV do
+  id = redis.call('INCR', KEYS[2])
+  if tonumber(ARGV[1]) > 0 then
+    redis.call('XADD', KEYS[1], 'MAXLEN', '=', ARGV[1], id .. '-1', 'e', ARGV[i])
+  else
+    redis.call('XADD', KEYS[1], id .. '-1', 'e', ARGV[i])
+  end
 end
 return id`;
 
