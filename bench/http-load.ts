@@ -56,7 +56,7 @@ export function closeAgent(): void {
   agent.destroy();
 }
 
-export function request(port: number, method: string, p: string, token: string, body?: string): Promise<{ status: number; text: string }> {
+export function request(port: number, method: string, p: string, token: string, body?: string, retried = false): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { Authorization: `Bearer ${token}` };
     if (body !== undefined) {
@@ -68,7 +68,13 @@ export function request(port: number, method: string, p: string, token: string, 
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
     });
-    req.on('error', reject);
+    req.on('error', (e: NodeJS.ErrnoException) => {
+      // a kept-alive connection the daemon closed as idle (uWebSockets.js: after 10 s) just as
+      // this request went out on it, Node's documented race: the daemon never read it, so it
+      // is sent once more (a benchmark row failed once with "socket hang up" this way)
+      if (req.reusedSocket && e.code === 'ECONNRESET' && !retried) resolve(request(port, method, p, token, body, true));
+      else reject(e);
+    });
     req.end(body);
   });
 }
@@ -117,7 +123,9 @@ export async function run(target: Target, load: Load, seconds: number): Promise<
       const i = requestNo++;
       const [m, p, b] = load.next(i);
       const t0 = process.hrtime.bigint();
-      const r = await request(target.port(i), m, p, target.token(i), b);
+      const r = await request(target.port(i), m, p, target.token(i), b).catch((e: Error) => {
+        throw new Error(`${load.name} to port ${target.port(i)}: ${e.message}`);
+      });
       lat.push(Number(process.hrtime.bigint() - t0) / 1e6);
       if (r.status !== 200) throw new Error(`${load.name}: ${r.status} ${r.text.slice(0, 200)}`);
     }
