@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import pino, { type Logger } from 'pino';
+import { logDestination } from './log-destination';
 import type { Settings } from './settings';
 import type { Store } from './store/types';
 import { EmbeddedStore } from './store/embedded';
@@ -40,6 +41,8 @@ export interface Daemon {
   port: number;
   ctx: AppContext;
   close(): Promise<void>;
+  /** writes out the log before an exit that close() does not end in */
+  drainLog(): Promise<void>;
 }
 
 export interface DaemonOptions {
@@ -143,22 +146,23 @@ function wireCluster(settings: Settings, store: RedisStore, config: ConfigServic
 
 /** How long a log line may wait in the write buffer. */
 const LOG_FLUSH_MS = 1000;
+/** How long a stop waits for the log to be written out (a reader that takes nothing loses it). */
+const LOG_DRAIN_MS = 2000;
 
 export async function startDaemon(settings: Settings, opts: DaemonOptions = {}): Promise<Daemon> {
-  // buffered, asynchronous log writes: one write syscall per ~4 KiB instead of per line
-  const dest = opts.logger ? null : pino.destination({ sync: false, minLength: 4096 });
-  const log = opts.logger ?? pino({ level: settings.logLevel, base: { pid: process.pid } }, dest!);
-  const flushLog = () => dest?.flushSync();
-  // a quiet daemon's last lines would wait in the buffer until 4 KiB more came (hours, on an
-  // idle standby): written out within a second whatever the traffic
-  const logTimer = dest ? setInterval(() => dest.flush(), LOG_FLUSH_MS).unref() : null;
+  const out = opts.logger ? null : logDestination(LOG_FLUSH_MS);
+  const log = opts.logger ?? pino({ level: settings.logLevel, base: { pid: process.pid } }, out!.stream);
+  const drainLog = async (ms: number) => {
+    out?.stop();
+    await out?.drain(ms);
+  };
   let sessionInfo = async () => ({ active: false, changes: 0 }); // the session gauges, once the service is made
   const tls = loadTls(settings, log); // before the store opens: a wrong file stops the start at once
   const metrics = new Metrics(() => sessionInfo());
   const store = metrics.timedStore(openStore(settings, log, (err: unknown) => {
     log.fatal({ err }, 'store write failed; exiting');
-    flushLog();
-    process.exit(1);
+    // the store refuses every read and write from now on; the line is out in a moment
+    void drainLog(LOG_DRAIN_MS).then(() => process.exit(1));
   }));
   await store.open(() => serializeDoc(emptyDoc(settings.interfaces)));
   let compiler: CommitCompiler | null = null;
@@ -216,13 +220,14 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     }, 1000);
     sweep.unref();
     log.info({ port, host: settings.host, tls: tls !== undefined, store: store.kind, node: nodes.id, dataDir: redis ? undefined : settings.dataDir, redis: settings.redis ? describeTarget(settings.redis) : undefined }, 'listening');
-    flushLog(); // supervisors and tests wait for this line
+    out?.flush(); // supervisors and tests wait for this line
     const activeCompiler = compiler;
     const activeDataPlane = dataPlane;
     const parts = cluster;
     return {
       port,
       ctx,
+      drainLog: () => drainLog(LOG_DRAIN_MS),
       close: async () => {
         clearInterval(sweep);
         await events.recordAndDeliver({ type: 'node', state: 'left', node: nodes.id }, 1000).catch(() => undefined);
@@ -238,12 +243,10 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
         await activeDataPlane.close();
         await store.close();
         log.info('stopped');
-        if (logTimer) clearInterval(logTimer);
-        flushLog();
+        await drainLog(LOG_DRAIN_MS);
       },
     };
   } catch (e) {
-    if (logTimer) clearInterval(logTimer);
     hub?.close();
     await analysis?.close().catch(() => undefined);
     await cluster?.worker?.close().catch(() => undefined);
@@ -251,6 +254,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     await compiler?.close().catch(() => undefined);
     await dataPlane?.close().catch(() => undefined);
     await store.close().catch(() => undefined);
+    await drainLog(LOG_DRAIN_MS);
     throw e;
   }
 }

@@ -33,7 +33,7 @@ async function main(): Promise<void> {
       () => process.exit(0),
       (e) => {
         daemon.ctx.log.error({ err: e }, 'shutdown failed');
-        process.exit(1);
+        void daemon.drainLog().then(() => process.exit(1));
       },
     );
   };

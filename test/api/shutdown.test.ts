@@ -1,7 +1,8 @@
 // Graceful shutdown of the real daemon process on SIGTERM: it stops accepting connections,
 // finishes the request in flight (here a commit whose body is still arriving when the signal
-// comes), flushes its log and exits 0; the commit is durable.
-import { spawn, type ChildProcess } from 'node:child_process';
+// comes), flushes its log and exits 0; the commit is durable. It also stops when nobody reads
+// its log any more, and exits 1 on a disk that fills up.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -87,3 +88,81 @@ test('SIGTERM: the commit in flight completes and is durable, new connections ar
     await store.close();
   }
 }, 60_000);
+
+test('SIGTERM when the log\'s reader is gone (a broken pipe on stdout): the daemon still exits, at once', async () => {
+  const quiet = tempDir('fwd-shutdown-epipe-');
+  const child = spawn(process.execPath, [path.resolve(__dirname, '../../src/main.js')], {
+    env: { ...process.env, FW_PORT: '0', FW_HOST: '127.0.0.1', FW_DATA_DIR: quiet, FW_ADMIN_PASSWORD: ADMIN_PASSWORD, FW_INTERFACES: 'eth0', FW_LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    let text = '';
+    const port = await new Promise<number>((resolve) => {
+      const look = (b: Buffer) => {
+        text += b.toString();
+        const m = /"port":(\d+)[^\n]*"msg":"listening"/.exec(text);
+        if (m) { child.stdout!.off('data', look); resolve(Number(m[1])); }
+      };
+      child.stdout!.on('data', look);
+    });
+    // requests whose log lines wait in the daemon's buffer, then nobody reads its stdout any
+    // more (a log shipper that died), then the signal: the lines cannot be written anywhere
+    const c = await new Client(`http://127.0.0.1:${port}`).login();
+    for (let i = 0; i < 20; i++) await ok(c.get('/api/me'));
+    child.stdout!.destroy();
+    child.kill('SIGTERM');
+    let timer: NodeJS.Timeout | undefined;
+    const code = await Promise.race([exited, new Promise<'hung'>((r) => { timer = setTimeout(() => r('hung'), 10_000); })]);
+    clearTimeout(timer);
+    expect(code).toBe(0);
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    fs.rmSync(quiet, { recursive: true, force: true });
+  }
+}, 30_000);
+
+test('a disk that fills up: the failed write is refused with 503, the daemon logs why and exits 1', async () => {
+  // a small tmpfs of its own (root, as the data-plane tests): ENOSPC comes from a real disk
+  const mount = tempDir('fwd-shutdown-full-');
+  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', mount]);
+  let child: ChildProcess | undefined;
+  try {
+    child = spawn(process.execPath, [path.resolve(__dirname, '../../src/main.js')], {
+      env: { ...process.env, FW_PORT: '0', FW_HOST: '127.0.0.1', FW_DATA_DIR: mount, FW_ADMIN_PASSWORD: ADMIN_PASSWORD, FW_INTERFACES: 'eth0', FW_LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const exited = new Promise<number | null>((resolve) => child!.on('exit', (code) => resolve(code)));
+    let text = '';
+    child.stdout!.on('data', (b: Buffer) => { text += b.toString(); });
+    while (!/"msg":"listening"/.test(text)) await new Promise((r) => setTimeout(r, 20));
+    const port = Number(/"port":(\d+)/.exec(text)![1]);
+    const c = await new Client(`http://127.0.0.1:${port}`).login();
+    await c.begin();
+    fillDisk(path.join(mount, 'filler'));
+    // the journal's last page still has room for a few changes
+    let r = await c.post('/api/addresses', { name: 'a0', ips: ['10.0.0.1/32'] });
+    for (let i = 1; r.status === 200 && i < 1000; i++) r = await c.post('/api/addresses', { name: `a${i}`, ips: ['10.0.0.1/32'] });
+    expect(r.status).toBe(503);
+    expect(r.body.code).toBe('ERR_SYS_4002');
+    expect(await exited).toBe(1);
+    expect(text).toMatch(/"msg":"store write failed; exiting"/);
+  } finally {
+    if (child && child.exitCode === null) child.kill('SIGKILL');
+    execFileSync('umount', ['-l', mount]);
+    fs.rmSync(mount, { recursive: true, force: true });
+  }
+}, 30_000);
+
+/** Writes zeros to `file` until the file system has no room left. */
+function fillDisk(file: string): void {
+  const chunk = Buffer.alloc(64 * 1024);
+  const fd = fs.openSync(file, 'w');
+  try {
+    for (;;) fs.writeSync(fd, chunk);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOSPC') throw e;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
