@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import pino, { type Logger } from 'pino';
 import { logDestination } from './log-destination';
+import { settledWithin } from './deadline';
 import type { Settings } from './settings';
 import type { Store } from './store/types';
 import { EmbeddedStore } from './store/embedded';
@@ -236,9 +237,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
         await tokens.close(); // the last uses of API tokens written
         await ctx.batchPool?.close(); // after the requests in flight were answered
         await deep.close();
-        await parts?.worker?.close();
-        await parts?.queue.close();
-        await nodes.close();
+        await closeClusterParts(parts, nodes, redis, log);
         await activeCompiler.close();
         await activeDataPlane.close();
         await store.close();
@@ -256,6 +255,29 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     await store.close().catch(() => undefined);
     await drainLog(LOG_DRAIN_MS);
     throw e;
+  }
+}
+
+/** How long a stop waits for the commit queue and worker and the node registry to close. */
+const CLUSTER_CLOSE_MS = 10_000;
+
+/**
+ * Closes the commit worker (after the job in progress), the queue and the node registry,
+ * within CLUSTER_CLOSE_MS. BullMQ closes its connections with QUIT, which waits for Redis to
+ * come back: during an outage a stop would never end. So with Redis unreachable they are
+ * dropped at once, and if Redis goes away during the close, the deadline ends it. A job left
+ * running is handed to another worker once its lock expires, as after a crash.
+ */
+async function closeClusterParts(parts: ClusterParts | null, nodes: NodeDirectory | null, redis: RedisStore | null, log: Logger): Promise<void> {
+  const force = redis !== null && !redis.reachable();
+  const closing = (async () => {
+    await parts?.worker?.close(force);
+    await parts?.queue.close(force);
+    await nodes?.close();
+  })();
+  if (!(await settledWithin(closing, CLUSTER_CLOSE_MS))) {
+    closing.catch(() => undefined); // settles after the exit, if ever
+    log.warn({ waitedMs: CLUSTER_CLOSE_MS }, 'the commit queue did not close (Redis unreachable?); stopping without it');
   }
 }
 
@@ -305,8 +327,7 @@ export async function startWorker(settings: Settings, logger?: Logger): Promise<
     return {
       close: async () => {
         events.close();
-        await parts.worker!.close();
-        await parts.queue.close();
+        await closeClusterParts(parts, null, store, log);
         await compiler.close();
         await store.close();
       },

@@ -92,8 +92,15 @@ export class CommitQueue implements CommitRunner {
     return (typeof value === 'string' ? JSON.parse(value) : value) as Outcome;
   }
 
-  async close(): Promise<void> {
-    await Promise.allSettled([this.events.close(), this.queue.close()]);
+  /**
+   * `force` (Redis unreachable): drops the connections without waiting. QUIT would wait for
+   * Redis, and so does BullMQ's disconnect, for an 'end' that ioredis does not emit while it
+   * is between reconnection attempts.
+   */
+  async close(force = false): Promise<void> {
+    const closing = force ? [this.events.disconnect(), this.queue.disconnect()] : [this.events.close(), this.queue.close()];
+    const settled = Promise.allSettled(closing);
+    if (!force) await settled;
   }
 }
 
@@ -119,9 +126,13 @@ export class CommitWorker {
     return this.worker.waitUntilReady();
   }
 
-  /** Stops taking jobs and lets the one in progress finish. */
-  close(): Promise<void> {
-    return this.worker.close();
+  /**
+   * Stops taking jobs and lets the one in progress finish; `force` (Redis unreachable: it
+   * could not finish) drops the connections at once, and BullMQ hands the job to another
+   * worker once its lock expires, as after a crash.
+   */
+  close(force = false): Promise<void> {
+    return this.worker.close(force);
   }
 }
 

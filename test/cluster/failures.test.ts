@@ -171,3 +171,19 @@ test('Redis stopped and restarted under load: 503s within a second, reads from m
   expect((await a.get('/api/config/session')).body.changes).toBe(Object.keys(cand).length - 1);
   expectMessage(await a.post('/api/config/commit'), 'commit successful');
 });
+
+test('SIGTERM while Redis is down: an instance and a stand-alone worker stop at once, exit 0', async () => {
+  cluster = await startCluster(1);
+  const worker = await cluster.startWorker();
+  const [node] = cluster.nodes;
+  await cluster.redis.stop();
+  // the instance has noticed (not ready: its store check fails fast); the worker is between
+  // reconnections
+  expect(await eventually(async () => (await fetch(`${node.url}/readyz`)).status === 503, 10_000)).toBe(true);
+  const started = Date.now();
+  node.proc.kill('SIGTERM');
+  worker.proc.kill('SIGTERM');
+  // BullMQ's close waited for Redis to come back: neither process ever exited
+  expect(await Promise.all([node.exited, worker.exited])).toEqual([0, 0]);
+  expect(Date.now() - started).toBeLessThan(5000);
+}, 30_000);
