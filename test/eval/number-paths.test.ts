@@ -24,6 +24,14 @@ function numbered(lo: number, hi: number, bits: number): Array<[number, number]>
 
 const defined = (lo: number, hi: number, bits: number) => intervalPrefixes(BigInt(lo), BigInt(hi), bits).map((p): [number, number] => [Number(p.value), p.len]);
 
+/** Sorted, disjoint, non-adjacent intervals from a list of points (pairs of them). */
+function intervals(points: bigint[]): Interval[] {
+  const s = [...new Set(points)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const out: Interval[] = [];
+  for (let k = 0; k + 1 < s.length; k += 2) if (!out.length || s[k] > out[out.length - 1][1] + 1n) out.push([s[k], s[k + 1]]);
+  return out;
+}
+
 describe('eachPrefix32', () => {
   test('= intervalPrefixes on random intervals of 32- and 24-bit fields', () => {
     const max = (bits: number) => 2 ** bits - 1;
@@ -106,13 +114,6 @@ describe('serviceKeyIntervals', () => {
 });
 
 describe('axisNum', () => {
-  /** Sorted, disjoint, non-adjacent intervals from a list of points (pairs of them). */
-  const intervals = (points: bigint[]): Interval[] => {
-    const s = [...new Set(points)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    const out: Interval[] = [];
-    for (let k = 0; k + 1 < s.length; k += 2) if (!out.length || s[k] > out[out.length - 1][1] + 1n) out.push([s[k], s[k + 1]]);
-    return out;
-  };
   // small values (boundaries meet often) and values near 2^32 and 2^53
   const value = fc.oneof(fc.bigInt({ min: 0n, max: 30n }), fc.bigInt({ min: 2n ** 32n - 8n, max: 2n ** 32n + 8n }), fc.bigInt({ min: 2n ** 53n - 40n, max: 2n ** 53n - 3n }));
   const field = fc.array(value, { minLength: 2, maxLength: 8 }).map(intervals).filter((iv) => iv.length > 0);
@@ -138,12 +139,6 @@ describe('axisNum', () => {
 });
 
 describe('probe draws', () => {
-  const sorted = (points: bigint[]): Interval[] => {
-    const s = [...new Set(points)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    const out: Interval[] = [];
-    for (let k = 0; k + 1 < s.length; k += 2) if (!out.length || s[k] > out[out.length - 1][1] + 1n) out.push([s[k], s[k + 1]]);
-    return out;
-  };
   // IPv6 intervals of the three kinds draw6 tells apart: spans up to 2^52 (carries across
   // words included), aligned powers of two (prefixes, up to ::/0), anything else
   const cidr = fc.tuple(fc.bigInt({ min: 0n, max: 2n ** 128n - 1n }), fc.integer({ min: 0, max: 128 })).map(([v, len]): Interval => {
@@ -173,7 +168,7 @@ describe('probe draws', () => {
     );
   });
   test('randomIn32 = randomIn below 2^32', () => {
-    const v4List = fc.array(fc.bigInt({ min: 0n, max: 2n ** 32n - 1n }), { minLength: 2, maxLength: 8 }).map(sorted).filter((l) => l.length > 0);
+    const v4List = fc.array(fc.bigInt({ min: 0n, max: 2n ** 32n - 1n }), { minLength: 2, maxLength: 8 }).map(intervals).filter((l) => l.length > 0);
     fc.assert(
       fc.property(v4List, fc.integer(), fc.integer({ min: 0, max: 2 }), (list, seed, corner) => {
         const r1 = rng(seed), r2 = rng(seed);
