@@ -153,9 +153,8 @@ const LOG_DRAIN_MS = 2000;
 export async function startDaemon(settings: Settings, opts: DaemonOptions = {}): Promise<Daemon> {
   const out = opts.logger ? null : logDestination(LOG_FLUSH_MS);
   const log = opts.logger ?? pino({ level: settings.logLevel, base: { pid: process.pid } }, out!.stream);
-  const drainLog = async (ms: number) => {
-    out?.stop();
-    await out?.drain(ms);
+  const drainLog = async () => {
+    await out?.drain(LOG_DRAIN_MS);
   };
   let sessionInfo = async () => ({ active: false, changes: 0 }); // the session gauges, once the service is made
   const tls = loadTls(settings, log); // before the store opens: a wrong file stops the start at once
@@ -163,7 +162,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
   const store = metrics.timedStore(openStore(settings, log, (err: unknown) => {
     log.fatal({ err }, 'store write failed; exiting');
     // the store refuses every read and write from now on; the line is out in a moment
-    void drainLog(LOG_DRAIN_MS).then(() => process.exit(1));
+    void drainLog().then(() => process.exit(1));
   }));
   await store.open(() => serializeDoc(emptyDoc(settings.interfaces)));
   let compiler: CommitCompiler | null = null;
@@ -228,7 +227,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     return {
       port,
       ctx,
-      drainLog: () => drainLog(LOG_DRAIN_MS),
+      drainLog,
       close: async () => {
         clearInterval(sweep);
         await events.recordAndDeliver({ type: 'node', state: 'left', node: nodes.id }, 1000).catch(() => undefined);
@@ -242,7 +241,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
         await activeDataPlane.close();
         await store.close();
         log.info('stopped');
-        await drainLog(LOG_DRAIN_MS);
+        await drainLog();
       },
     };
   } catch (e) {
@@ -253,7 +252,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     await compiler?.close().catch(() => undefined);
     await dataPlane?.close().catch(() => undefined);
     await store.close().catch(() => undefined);
-    await drainLog(LOG_DRAIN_MS);
+    await drainLog();
     throw e;
   }
 }

@@ -17,10 +17,9 @@ export interface LogDestination {
   stream: SonicBoom;
   /** writes out what is buffered, without waiting for it */
   flush(): void;
-  /** writes out what is buffered; after `ms` without done, the log is given up */
+  /** the last call: stops the periodic flush and writes out what is buffered; after `ms`
+   * without done, the log is given up */
   drain(ms: number): Promise<void>;
-  /** stops the periodic flush */
-  stop(): void;
 }
 
 export function logDestination(flushEveryMs: number): LogDestination {
@@ -41,6 +40,7 @@ export function logDestination(flushEveryMs: number): LogDestination {
       if (!givenUp) stream.flush();
     },
     drain: (ms) => new Promise<void>((resolve) => {
+      clearInterval(timer);
       if (givenUp) return resolve();
       const deadline = setTimeout(() => {
         giveUp();
@@ -52,6 +52,5 @@ export function logDestination(flushEveryMs: number): LogDestination {
         resolve();
       });
     }),
-    stop: () => clearInterval(timer),
   };
 }
