@@ -13,14 +13,10 @@ export interface RuleRegions {
   dz: number;
 }
 
-export function regionsOf(spec: RuleSpec, zoneCount: number): RuleRegions {
-  return regionMaker(zoneCount)(spec);
-}
-
 /**
- * regionsOf for the rules of one table: the zone masks, and the service field of each service
- * set (policySpecs shares one array among the policies of a list), are made once and shared
- * by the regions (which are never written to). Converting every policy's service keys to
+ * Makes the regions of the rules of one table (zoneCount zones). The zone masks, and the
+ * service field of each service set (policySpecs shares one array among the policies of a
+ * list), are made once and shared by the regions (which are never written to). Converting every policy's service keys to
  * BigInt intervals was a large part of the analysis's garbage.
  */
 export function regionMaker(zoneCount: number): (spec: RuleSpec) => RuleRegions {

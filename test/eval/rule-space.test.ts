@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import type { Family } from '../../src/config/net';
 import { covers, type Region } from '../../src/eval/coverage';
-import { regionOf, regionsOf, RuleSpace, type RuleRegions } from '../../src/eval/rule-space';
+import { regionMaker, regionOf, RuleSpace, type RuleRegions } from '../../src/eval/rule-space';
 import { ANY_ZONE, NEVER, type RuleSpec } from '../../src/eval/rules';
 import type { Interval } from '../../src/eval/sets';
 
@@ -67,7 +67,7 @@ describe('RuleSpace.candidates', () => {
   test('= the scan over every earlier rule, on random rule sets (same rules, same order)', () => {
     fc.assert(
       fc.property(fc.array(specArb, { minLength: 1, maxLength: 60 }), fc.array(fc.boolean(), { minLength: 60, maxLength: 60 }), (specs, used) => {
-        const rules = specs.map((s) => regionsOf(s, ZONES));
+        const rules = specs.map(regionMaker(ZONES));
         const space = new RuleSpace(rules);
         for (const use of [() => true, (j: number) => used[j]]) {
           for (let i = 0; i < rules.length; i++) {
@@ -94,7 +94,7 @@ describe('RuleSpace.candidates', () => {
       spec(ANY_ZONE, 2, 5n, 200n), // holds rule 4
       spec(1, ANY_ZONE, 0n, 255n), // after the one that holds it
       spec(1, 2, 6n, 100n),
-    ].map((s) => regionsOf(s, ZONES));
+    ].map(regionMaker(ZONES));
     const space = new RuleSpace(rules);
     expect(space.candidates(4, 4).ids).toEqual([0, 2]);
     expect(space.candidates(4, 4, (j) => j !== 2).ids).toEqual([0, 3]);
