@@ -312,6 +312,12 @@ export function auditRecordOf(event: AuditEvent): AuditEvent {
   return entry;
 }
 
+/** Users in the order every store lists them: by name, in code unit order (never the
+ * locale's: two instances with other locales, or the two stores, must list alike). */
+export function sortUsers(users: UserRecord[]): UserRecord[] {
+  return users.sort((a, b) => (a.username < b.username ? -1 : a.username > b.username ? 1 : 0));
+}
+
 /** API tokens in the order every store lists them: by owner, then name. */
 export function sortApiTokens(tokens: ApiTokenRecord[]): ApiTokenRecord[] {
   return tokens.sort((a, b) => (a.owner === b.owner ? (a.name < b.name ? -1 : 1) : a.owner < b.owner ? -1 : 1));

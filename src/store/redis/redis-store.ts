@@ -12,6 +12,7 @@ import {
   auditMatches,
   auditRecordOf,
   sortApiTokens,
+  sortUsers,
   userOf,
   type ApiTokenRecord,
   type AuditEntry,
@@ -289,7 +290,7 @@ export class RedisStore implements Store {
 
   async listUsers(): Promise<UserRecord[]> {
     const all = await this.call(() => this.redis.hvals(this.keys.users));
-    return all.map((t) => userOf(JSON.parse(t) as UserRecord)).sort((a, b) => a.username.localeCompare(b.username));
+    return sortUsers(all.map((t) => userOf(JSON.parse(t) as UserRecord)));
   }
 
   async getUser(username: string): Promise<UserRecord | undefined> {
