@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { isNetnsName } from './dataplane/names';
 import type { RedisTarget } from './store/redis/connection';
+import { RETENTION_DEFAULTS } from './store/records';
 
 export interface Settings {
   host: string;
@@ -154,7 +155,7 @@ function defaultEvalThreads(): number {
  * commit confirmed that is not confirmed in time is reverted to it (src/session/confirm.ts).
  */
 function versionsKeep(env: NodeJS.ProcessEnv): number {
-  const n = int(env, 'FW_VERSIONS_KEEP', 100, 0, 1_000_000);
+  const n = int(env, 'FW_VERSIONS_KEEP', RETENTION_DEFAULTS.versionsKeep, 0, 1_000_000);
   if (n === 1) throw new Error('FW_VERSIONS_KEEP must be 0 (keep all) or at least 2 (a commit confirmed reverts to the version before it), got "1"');
   return n;
 }
@@ -202,6 +203,6 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     tlsKey: env.FW_TLS_KEY ? path.resolve(env.FW_TLS_KEY) : undefined,
     tlsKeyPassphrase: env.FW_TLS_KEY_PASSPHRASE || undefined,
     versionsKeep: versionsKeep(env),
-    auditKeep: int(env, 'FW_AUDIT_KEEP', 100_000, 0, 100_000_000),
+    auditKeep: int(env, 'FW_AUDIT_KEEP', RETENTION_DEFAULTS.auditKeep, 0, 100_000_000),
   };
 }

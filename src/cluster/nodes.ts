@@ -3,8 +3,7 @@
 // live instance serves the new version. On the embedded store there is one node: this one.
 import os from 'node:os';
 import type { Logger } from 'pino';
-import type { RedisStore } from '../store/redis/redis-store';
-import { unreachable } from '../store/redis/connection';
+import type { ClusterBus } from '../store/cluster-bus';
 import type { DataPlaneStatus } from '../dataplane/types';
 
 /** What a node reports of itself: the version it serves, and what its kernel holds. */
@@ -84,7 +83,7 @@ export class ClusterNode implements NodeDirectory {
   private livePeers = new Map<string, number>();
 
   constructor(
-    private readonly store: RedisStore,
+    private readonly bus: ClusterBus,
     private readonly opts: ClusterNodeOptions,
     private readonly state: () => NodeState,
     private readonly log: Logger,
@@ -107,7 +106,7 @@ export class ClusterNode implements NodeDirectory {
   /** Tells the cluster which version this node serves (also right after it swaps). */
   async beat(): Promise<void> {
     const reg: Registration = { id: this.id, address: this.opts.address, ...this.state(), heartbeat: Date.now(), startedAt: this.startedAt };
-    await this.store.redis.hset(this.store.keys.nodes, this.id, JSON.stringify(reg));
+    await this.bus.registerNode(this.id, JSON.stringify(reg));
   }
 
   /**
@@ -124,20 +123,13 @@ export class ClusterNode implements NodeDirectory {
         continue;
       }
       if (this.livePeers.get(r.id) !== r.startedAt) continue;
-      const key = `${this.store.keys.prefix}node-lost:${r.id}:${r.startedAt}`;
-      if (await this.store.redis.set(key, this.id, 'PX', FORGET_MS, 'NX')) this.onPeerLost({ id: r.id, address: r.address });
+      if (await this.bus.claimOnce(`node-lost:${r.id}:${r.startedAt}`, this.id, FORGET_MS)) this.onPeerLost({ id: r.id, address: r.address });
     }
     this.livePeers = seen;
   }
 
   private async registrations(): Promise<Registration[]> {
-    let all: Record<string, string>;
-    try {
-      all = await this.store.redis.hgetall(this.store.keys.nodes);
-    } catch (e) {
-      throw unreachable(e);
-    }
-    return Object.values(all).map((t) => JSON.parse(t) as Registration);
+    return (await this.bus.nodeRegistrations()).map((t) => JSON.parse(t) as Registration);
   }
 
   private isLive(r: Registration, now: number): boolean {
@@ -148,7 +140,7 @@ export class ClusterNode implements NodeDirectory {
     const now = Date.now();
     const regs = await this.registrations();
     const forgotten = regs.filter((r) => now - r.heartbeat > FORGET_MS).map((r) => r.id);
-    if (forgotten.length) await this.store.redis.hdel(this.store.keys.nodes, ...forgotten).catch(() => undefined);
+    if (forgotten.length) await this.bus.forgetNodes(forgotten).catch(() => undefined);
     return regs
       .filter((r) => !forgotten.includes(r.id))
       .sort((a, b) => a.id.localeCompare(b.id))
@@ -183,6 +175,6 @@ export class ClusterNode implements NodeDirectory {
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    await this.store.redis.hdel(this.store.keys.nodes, this.id).catch(() => undefined);
+    await this.bus.forgetNodes([this.id]).catch(() => undefined);
   }
 }

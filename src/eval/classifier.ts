@@ -11,7 +11,8 @@
 // stops as soon as the best match so far precedes everything left: no allocation per lookup.
 import type { Family } from '../config/net';
 import { ANY_ZONE, type FamilyTable } from './rules';
-import { DEFAULT_TREE_PARAMS, Layout, TreeBuilder, hashSlot, type TreeParams } from './tree';
+import { DEFAULT_TREE_PARAMS, TreeBuilder, type TreeParams } from './tree';
+import { Layout, hashSlot } from './tree-layout';
 
 /** A family's compiled table; all Int32Array, so it packs into one transferable buffer. */
 export interface ClassifierData {

@@ -5,7 +5,7 @@
 // (where they made leaves longer) and on acl1's (where they took 20 levels down to 3).
 import { rng } from './prng';
 import type { FamilyTable } from './rules';
-import { Layout, hashSlot } from './tree';
+import { Layout, hashSlot } from './tree-layout';
 
 const HASH_COST = 3; // its header, the key's words and a probe: three levels' loads
 

@@ -4,7 +4,7 @@
 // to resync). A cluster (Redis): one counter and a trimmed stream in Redis, written with the
 // publish to every instance by one script, so every instance streams every event, in order,
 // under the same ids.
-import type { RedisStore } from '../store/redis/redis-store';
+import type { ClusterBus } from '../store/cluster-bus';
 import type { EventBackend, FwEvent } from './types';
 
 export class LocalEvents implements EventBackend {
@@ -33,7 +33,7 @@ export class LocalEvents implements EventBackend {
 }
 
 export class RedisEvents implements EventBackend {
-  constructor(private readonly store: RedisStore, private readonly keep: number) {}
+  constructor(private readonly store: ClusterBus, private readonly keep: number) {}
 
   record(event: Omit<FwEvent, 'id'>): Promise<number> {
     return this.store.publishEvent(event, this.keep);

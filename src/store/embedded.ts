@@ -13,6 +13,7 @@ import { Lru } from '../lru';
 import { IdempotencyLog } from './idempotency-log';
 import { DIR_MODE, FILE_MODE, GroupAppender, atomicWriteFile, durableUnlink, ensureDurableFile, errCode, fsyncDir, replaceAppendLog } from './files';
 import { AuditLog } from './audit-log';
+import { RETENTION_DEFAULTS, expiryMs, initialVersion, metaOf } from './records';
 import {
   dropUncommittedVersions,
   historyText,
@@ -20,7 +21,6 @@ import {
   loadHistory,
   loadMeta,
   loadSession,
-  metaOf,
   newMeta,
   removeTmpFiles,
   versionFiles,
@@ -34,6 +34,7 @@ import {
   userOf,
   ADMIN_ROLE,
   type ApiTokenRecord,
+  type AppendReach,
   type AuditEntry,
   type AuditEvent,
   type AuditQuery,
@@ -78,13 +79,11 @@ function claimHeld(s: ActiveSession): boolean {
 
 const silent: Logger = { info: () => undefined, warn: () => undefined };
 
-/** Expiry in unix ms; a value that can only be unix seconds (before 1973 in ms) is scaled. */
-function expiryMs(t: number): number {
-  return t < 1e11 ? t * 1000 : t;
-}
 
 export class EmbeddedStore implements Store {
   readonly kind = 'embedded' as const;
+  /** the data folder's lock makes this process the journal's only writer */
+  readonly soleWriter = true;
   private readonly paths: Paths;
   private readonly log: Logger;
   private readonly onFailure: (err: Error) => void;
@@ -123,8 +122,8 @@ export class EmbeddedStore implements Store {
     this.log = opts.logger ?? silent;
     this.versionCache = new Lru(opts.versionCacheSize ?? 8, (n) => n === this.running?.version);
     this.onFailure = opts.onFailure ?? (() => undefined);
-    this.versionsKeep = opts.versionsKeep ?? 100;
-    this.auditKeep = opts.auditKeep ?? 100_000;
+    this.versionsKeep = opts.versionsKeep ?? RETENTION_DEFAULTS.versionsKeep;
+    this.auditKeep = opts.auditKeep ?? RETENTION_DEFAULTS.auditKeep;
   }
 
   // ---- life cycle ----
@@ -200,7 +199,7 @@ export class EmbeddedStore implements Store {
     if (leftovers.length) {
       throw new Error(`${p.dir} holds committed versions but no meta.json; refusing to start (restore meta.json from a backup)`);
     }
-    const rec: VersionRecord = { version: 0, author: 'system', time: Date.now(), description: 'initial configuration', summary: '', doc: initialDoc() };
+    const rec = initialVersion(initialDoc());
     await atomicWriteFile(p.version(0), JSON.stringify(rec));
     await atomicWriteFile(p.history, JSON.stringify(metaOf(rec)) + '\n');
     await fsp.rm(p.session, { force: true });
@@ -440,6 +439,11 @@ export class EmbeddedStore implements Store {
     return s && { session: { ...s.record }, length: s.journal.length };
   }
 
+  async sessionSince(from: number): Promise<{ head: SessionHead; entries: JournalEntry[] } | null> {
+    const head = await this.sessionHead();
+    return head && { head, entries: this.session!.journal.slice(from) };
+  }
+
   async journalSince(sessionId: string, from: number): Promise<JournalEntry[] | null> {
     this.check();
     const s = this.session;
@@ -499,6 +503,16 @@ export class EmbeddedStore implements Store {
     } catch (err) {
       throw this.fail(err);
     }
+  }
+
+  /**
+   * This process is the journal's only writer: nothing it has not seen can lie before the
+   * entries, so `reach` never matters. Each is checked when called, as appendChange does, so
+   * the first refused means all are (they are consecutive), and they share the group fsync.
+   */
+  async appendChanges(sessionId: string, entries: JournalEntry[], _reach?: AppendReach): Promise<number> {
+    await Promise.all(entries.map((e) => this.appendChange(sessionId, e)));
+    return entries[0]?.seq ?? (await this.sessionHead())?.length ?? 0;
   }
 
   async endSession(sessionId: string): Promise<boolean> {

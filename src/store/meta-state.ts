@@ -5,7 +5,7 @@
 // the next one, so the file never goes backwards and concurrent callers cost one write.
 import { atomicWriteFile } from './files';
 import type { MetaFile } from './recovery';
-import { ADMIN_ROLE, userOf, type ApiTokenRecord, type UserRecord } from './types';
+import { ADMIN_ROLE, sortUsers, userOf, type ApiTokenRecord, type UserRecord } from './types';
 
 export class MetaState {
   running: number;
@@ -54,7 +54,7 @@ export class MetaState {
   }
 
   sortedUsers(): UserRecord[] {
-    return [...this.users.values()].map((u) => ({ ...u })).sort((a, b) => (a.username < b.username ? -1 : 1));
+    return sortUsers([...this.users.values()].map((u) => ({ ...u })));
   }
 
   /** Resolves once meta.json holds every change made before the call. */

@@ -5,6 +5,7 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import type { ApiTokenRecord, JournalEntry, SessionRecord, UserRecord, VersionMeta, VersionRecord } from './types';
+import { metaOf } from './records';
 import {
   CorruptFileError,
   TMP_SUFFIX,
@@ -134,12 +135,6 @@ export async function dropUncommittedVersions(p: Paths, running: number): Promis
   for (const n of dropped) await fsp.rm(p.version(n), { force: true });
   if (dropped.length) await fsyncDir(p.versions);
   return dropped;
-}
-
-export function metaOf(r: VersionMeta): VersionMeta {
-  const meta: VersionMeta = { version: r.version, author: r.author, time: r.time, description: r.description, summary: r.summary };
-  if (r.confirmBy !== undefined) meta.confirmBy = r.confirmBy;
-  return meta;
 }
 
 async function readVersionMeta(p: Paths, n: number): Promise<VersionMeta> {

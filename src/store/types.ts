@@ -156,7 +156,78 @@ export class StoreConflict extends Error {
   }
 }
 
-export interface Store {
+/**
+ * The session's journal (the candidate is the base version plus its changes): begun, appended
+ * to with a compare-and-set on its length, ended, claimed for a commit and committed. Both
+ * stores implement all of it; what differs is said by `soleWriter`, not by which store it is.
+ */
+export interface SessionJournal {
+  /**
+   * True when this process is the journal's only writer (the embedded store holds its data
+   * folder's lock): a candidate built from what this process appended is never behind the
+   * journal, and no other process can begin a session. False when other processes share it.
+   */
+  readonly soleWriter: boolean;
+
+  /** The active session and its whole journal, or null. */
+  getSession(): Promise<SessionState | null>;
+  /** The active session and its journal length, or null: one cheap read. */
+  sessionHead(): Promise<SessionHead | null>;
+  /**
+   * The head and the journal entries from `from` on, read together (one round trip on a
+   * shared store); the entries belong to the session of the head.
+   */
+  sessionSince(from: number): Promise<{ head: SessionHead; entries: JournalEntry[] } | null>;
+  /** The journal entries of `sessionId` from index `from` on; null unless it is active. */
+  journalSince(sessionId: string, from: number): Promise<JournalEntry[] | null>;
+  /**
+   * Starts a session if none is active. Returns null on success, or the active session
+   * (nothing changed) when one already exists. Throws StoreConflict when
+   * `session.baseVersion` is no longer the running version.
+   */
+  beginSession(session: SessionRecord): Promise<SessionRecord | null>;
+  /**
+   * Appends one change, durably, before resolving. Throws StoreConflict unless the session
+   * `sessionId` is active and its journal has exactly `entry.seq` entries. Also moves the
+   * session's lastChangeAt to entry.at.
+   */
+  appendChange(sessionId: string, entry: JournalEntry): Promise<void>;
+  /**
+   * Appends consecutive changes of one instance in one step, all or none: a shared store's
+   * group append. Without `reach`, exactly as appendChange checks them (the journal has
+   * `entries[0].seq` entries); with it, they may land after entries the instance has not
+   * seen when none of those touched `reach.keys` (see AppendReach). Resolves to the position
+   * of the first. Throws StoreConflict when refused (nothing appended); any other error
+   * leaves it unknown whether they were appended (ERR_SYS_4006: they were, but not confirmed
+   * by enough replicas; the error's `written` is the position).
+   */
+  appendChanges(sessionId: string, entries: JournalEntry[], reach?: AppendReach): Promise<number>;
+  /**
+   * Ends the session (discard or expiry). False when that session is not the active one or a
+   * commit has claimed it.
+   */
+  endSession(sessionId: string): Promise<boolean>;
+  /**
+   * Claims the session for the commit of its first `journalLength` changes: from here until
+   * commit() or releaseCommit(), appends and endSession are refused in every process that
+   * shares the store. Throws StoreConflict unless `sessionId` is active with exactly
+   * `journalLength` entries and not claimed by another commit (the same session and length
+   * may claim again: a commit job retried after its worker died takes its claim over). A claim
+   * neither committed nor released lapses after `leaseMs`.
+   */
+  claimCommit(sessionId: string, journalLength: number, leaseMs: number): Promise<void>;
+  /** Drops that commit's claim (its checks failed); no-op when it does not hold one. */
+  releaseCommit(sessionId: string, journalLength: number): Promise<void>;
+  /**
+   * Atomically: records `version` (its number must be running + 1), makes it running and
+   * ends the session. Throws StoreConflict unless `sessionId` is active, its journal has
+   * exactly `journalLength` entries and the running version is `version.version - 1`.
+   * A crash at any moment leaves either the old state or the new one.
+   */
+  commit(sessionId: string, journalLength: number, version: VersionRecord): Promise<void>;
+}
+
+export interface Store extends SessionJournal {
   readonly kind: 'embedded' | 'redis';
 
   /** Opens the store; on a new one, writes version 0 from `initialDoc`. */
@@ -206,62 +277,6 @@ export interface Store {
   getVersion(version: number): Promise<VersionRecord | undefined>;
   listVersions(): Promise<VersionMeta[]>;
 
-  /** The active session and its whole journal, or null. */
-  getSession(): Promise<SessionState | null>;
-  /** The active session and its journal length, or null: one cheap read. */
-  sessionHead(): Promise<SessionHead | null>;
-  /**
-   * The head and the journal entries from `from` on, read together (one round trip on a
-   * shared store); the entries belong to the session of the head.
-   */
-  sessionSince?(from: number): Promise<{ head: SessionHead; entries: JournalEntry[] } | null>;
-  /** The journal entries of `sessionId` from index `from` on; null unless it is active. */
-  journalSince(sessionId: string, from: number): Promise<JournalEntry[] | null>;
-  /**
-   * Starts a session if none is active. Returns null on success, or the active session
-   * (nothing changed) when one already exists. Throws StoreConflict when
-   * `session.baseVersion` is no longer the running version.
-   */
-  beginSession(session: SessionRecord): Promise<SessionRecord | null>;
-  /**
-   * Appends one change, durably, before resolving. Throws StoreConflict unless the session
-   * `sessionId` is active and its journal has exactly `entry.seq` entries. Also moves the
-   * session's lastChangeAt to entry.at.
-   */
-  appendChange(sessionId: string, entry: JournalEntry): Promise<void>;
-  /**
-   * Appends consecutive changes of one instance in one step, all or none: a shared store's
-   * group append. Without `reach`, exactly as appendChange checks them (the journal has
-   * `entries[0].seq` entries); with it, they may land after entries the instance has not
-   * seen when none of those touched `reach.keys` (see AppendReach). Resolves to the position
-   * of the first. Throws StoreConflict when refused (nothing appended); any other error
-   * leaves it unknown whether they were appended (ERR_SYS_4006: they were, but not confirmed
-   * by enough replicas; the error's `written` is the position).
-   */
-  appendChanges?(sessionId: string, entries: JournalEntry[], reach?: AppendReach): Promise<number>;
-  /**
-   * Ends the session (discard or expiry). False when that session is not the active one or a
-   * commit has claimed it.
-   */
-  endSession(sessionId: string): Promise<boolean>;
-  /**
-   * Claims the session for the commit of its first `journalLength` changes: from here until
-   * commit() or releaseCommit(), appends and endSession are refused in every process that
-   * shares the store. Throws StoreConflict unless `sessionId` is active with exactly
-   * `journalLength` entries and not claimed by another commit (the same session and length
-   * may claim again: a commit job retried after its worker died takes its claim over). A claim
-   * neither committed nor released lapses after `leaseMs`.
-   */
-  claimCommit(sessionId: string, journalLength: number, leaseMs: number): Promise<void>;
-  /** Drops that commit's claim (its checks failed); no-op when it does not hold one. */
-  releaseCommit(sessionId: string, journalLength: number): Promise<void>;
-  /**
-   * Atomically: records `version` (its number must be running + 1), makes it running and
-   * ends the session. Throws StoreConflict unless `sessionId` is active, its journal has
-   * exactly `journalLength` entries and the running version is `version.version - 1`.
-   * A crash at any moment leaves either the old state or the new one.
-   */
-  commit(sessionId: string, journalLength: number, version: VersionRecord): Promise<void>;
 
   /** The last version recorded as confirmed (confirmVersion); 0 when none ever was. */
   confirmedVersion(): Promise<number>;
@@ -310,6 +325,12 @@ export function auditRecordOf(event: AuditEvent): AuditEvent {
   if (event.token !== undefined) entry.token = event.token;
   if (event.payload !== undefined) entry.payload = event.payload;
   return entry;
+}
+
+/** Users in the order every store lists them: by name, in code unit order (never the
+ * locale's: two instances with other locales, or the two stores, must list alike). */
+export function sortUsers(users: UserRecord[]): UserRecord[] {
+  return users.sort((a, b) => (a.username < b.username ? -1 : a.username > b.username ? 1 : 0));
 }
 
 /** API tokens in the order every store lists them: by owner, then name. */

@@ -8,7 +8,7 @@ import { Queue, QueueEvents, Worker, type ConnectionOptions, type Job } from 'bu
 import type { Logger } from 'pino';
 import { FwError, isFwError, type ErrorCode } from '../errors';
 import type { CommitJob, CommitResult, CommitRunner, ConfigService } from '../session/service';
-import type { RedisStore } from '../store/redis/redis-store';
+import type { ClusterBus } from '../store/cluster-bus';
 import { failFastOptions, patientOptions, unreachable, type RedisTarget } from '../store/redis/connection';
 
 const QUEUE = 'commits';
@@ -108,7 +108,7 @@ export class CommitQueue implements CommitRunner {
 export class CommitWorker {
   private readonly worker: Worker;
 
-  constructor(s: QueueSettings, store: RedisStore, config: ConfigService<unknown>, log: Logger) {
+  constructor(s: QueueSettings, store: ClusterBus, config: ConfigService<unknown>, log: Logger) {
     this.worker = new Worker(QUEUE, (job: Job) => runJob(job.data as CommitJob, store, config), {
       connection: connection(s.redis, false),
       prefix: prefixOf(s.clusterName),
@@ -136,7 +136,7 @@ export class CommitWorker {
   }
 }
 
-async function runJob(job: CommitJob, store: RedisStore, config: ConfigService<unknown>): Promise<Outcome> {
+async function runJob(job: CommitJob, store: ClusterBus, config: ConfigService<unknown>): Promise<Outcome> {
   try {
     // a job retried after its worker died may find its own commit already made
     const done = await store.committedVersion(job.sessionId, job.journalLength);

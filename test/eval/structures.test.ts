@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import type { Family } from '../../src/config/net';
 import { buildClassifier, DEFAULT_BUILD_PARAMS, FamilyClassifier, type BuildParams, type ClassifierData } from '../../src/eval/classifier';
-import { Layout } from '../../src/eval/tree';
+import { Layout } from '../../src/eval/tree-layout';
 import { policySpecs } from '../../src/eval/compile';
 import { LinearClassifier } from '../../src/eval/linear';
 import { buildLpm, lpm4, lpm6, lpmUnion, type LpmData, type LpmEntry } from '../../src/eval/lpm';

@@ -1,5 +1,6 @@
-// The embedded store: the Store contract, persistence across restarts and recovery from the
-// states a crash can leave on disk. The real kill -9 test is in crash.test.ts.
+// The embedded store's own: its files, persistence across restarts and recovery from the
+// states a crash can leave on disk. The Store contract both stores keep is in contract.ts
+// (conformance.test.ts); the real kill -9 test is in crash.test.ts.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { EmbeddedStore } from '../../src/store/embedded';
@@ -69,25 +70,6 @@ describe('a new store', () => {
 });
 
 describe('session and journal', () => {
-  test('begin, append, read back', async () => {
-    const rec = sessionRec();
-    expect(await store.beginSession(rec)).toBeNull();
-    expect(await store.getSession()).toEqual({ session: rec, journal: [] });
-    await store.appendChange(rec.id, entry(0, rec.startedAt + 10));
-    await store.appendChange(rec.id, entry(1, rec.startedAt + 20));
-    const state = await store.getSession();
-    expect(state?.journal).toEqual([entry(0, rec.startedAt + 10), entry(1, rec.startedAt + 20)]);
-    expect(state?.session.lastChangeAt).toBe(rec.startedAt + 20);
-    expect(state?.session.startedAt).toBe(rec.startedAt);
-  });
-
-  test('a second begin returns the active session and changes nothing', async () => {
-    const rec = sessionRec('alice');
-    await store.beginSession(rec);
-    expect(await store.beginSession(sessionRec('bob'))).toEqual(rec);
-    expect((await store.getSession())?.session.owner).toBe('alice');
-  });
-
   test('returned state is a copy', async () => {
     const rec = sessionRec();
     await store.beginSession(rec);
@@ -95,20 +77,6 @@ describe('session and journal', () => {
     state!.journal.push(entry(0));
     state!.session.owner = 'mallory';
     expect(await store.getSession()).toEqual({ session: rec, journal: [] });
-  });
-
-  test('every append conflict is a StoreConflict and changes nothing', async () => {
-    await expectConflict(store.appendChange('none', entry(0)), /not active/);
-    const rec = sessionRec();
-    await store.beginSession(rec);
-    await expectConflict(store.appendChange('other', entry(0)), /not active/);
-    await expectConflict(store.appendChange(rec.id, entry(1)), /has 0 changes/);
-    await store.appendChange(rec.id, entry(0));
-    await expectConflict(store.appendChange(rec.id, entry(0)), /has 1 changes/);
-    await expectConflict(store.appendChange(rec.id, entry(5)), /has 1 changes/);
-    expect((await store.getSession())?.journal).toHaveLength(1);
-    await store.endSession(rec.id);
-    await expectConflict(store.appendChange(rec.id, entry(1)), /not active/);
   });
 
   test('concurrent appends are validated at call time and all become durable', async () => {
@@ -183,22 +151,6 @@ describe('commit', () => {
     expect(doc.routes).toEqual([]);
   });
 
-  test('every commit conflict is a StoreConflict and changes nothing', async () => {
-    await expectConflict(store.commit('none', 0, versionRec(1)), /not active/);
-    const rec = sessionRec();
-    await store.beginSession(rec);
-    await store.appendChange(rec.id, entry(0));
-    await expectConflict(store.commit('other', 1, versionRec(1)), /not active/);
-    await expectConflict(store.commit(rec.id, 0, versionRec(1)), /has 1 changes, not 0/);
-    await expectConflict(store.commit(rec.id, 2, versionRec(1)), /has 1 changes, not 2/);
-    await expectConflict(store.commit(rec.id, 1, versionRec(0)), /does not follow/);
-    await expectConflict(store.commit(rec.id, 1, versionRec(2)), /does not follow/);
-    expect((await store.runningVersion()).version).toBe(0);
-    expect((await store.getSession())?.journal).toHaveLength(1);
-    await store.commit(rec.id, 1, versionRec(1));
-    await expectConflict(store.commit(rec.id, 1, versionRec(2)), /not active/);
-  });
-
   test('while a commit runs, the session refuses appends, another commit and an end', async () => {
     const rec = sessionRec();
     await store.beginSession(rec);
@@ -222,16 +174,6 @@ describe('commit', () => {
     expect(await store.getSession()).toBeNull();
   });
 
-  test('keeps many versions readable beyond the cache', async () => {
-    for (let v = 1; v <= 20; v++) {
-      const rec = sessionRec();
-      await store.beginSession(rec);
-      await store.commit(rec.id, 0, versionRec(v));
-    }
-    await reopen();
-    expect((await store.listVersions()).map((m) => m.version)).toEqual(Array.from({ length: 21 }, (_, i) => i));
-    for (let v = 0; v <= 20; v++) expect((await store.getVersion(v))?.doc.counters.policy).toBe(v);
-  });
 });
 
 describe('retention (FW_VERSIONS_KEEP, FW_AUDIT_KEEP)', () => {
@@ -312,17 +254,6 @@ describe('retention (FW_VERSIONS_KEEP, FW_AUDIT_KEEP)', () => {
 describe('users, secret, revocation, audit', () => {
   const user = (username: string, hash = 'scrypt$1', role = 'admin') => ({ username, hash, createdAt: 1000, role });
 
-  test('put, get, list, replace', async () => {
-    await store.putUser(user('bob'));
-    await store.putUser(user('alice'));
-    expect(await store.getUser('bob')).toEqual(user('bob'));
-    expect(await store.getUser('carol')).toBeUndefined();
-    expect((await store.listUsers()).map((u) => u.username)).toEqual(['alice', 'bob']);
-    await store.putUser(user('bob', 'scrypt$2'));
-    expect((await store.getUser('bob'))?.hash).toBe('scrypt$2');
-    expect(await store.listUsers()).toHaveLength(2);
-  });
-
   test('the last user cannot be deleted', async () => {
     await store.putUser(user('alice'));
     await store.putUser(user('bob'));
@@ -332,15 +263,6 @@ describe('users, secret, revocation, audit', () => {
     expect((await store.listUsers()).map((u) => u.username)).toEqual(['alice']);
     await reopen();
     expect((await store.listUsers()).map((u) => u.username)).toEqual(['alice']);
-  });
-
-  test('the secret is generated once and kept', async () => {
-    const gen = jest.fn(() => 'secret-1');
-    const [a, b] = await Promise.all([store.getOrCreateSecret(gen), store.getOrCreateSecret(gen)]);
-    expect([a, b]).toEqual(['secret-1', 'secret-1']);
-    expect(gen).toHaveBeenCalledTimes(1);
-    await reopen();
-    expect(await store.getOrCreateSecret(() => 'secret-2')).toBe('secret-1');
   });
 
   test('revoked tokens stay revoked until they expire', async () => {

@@ -12,6 +12,7 @@ import {
   auditMatches,
   auditRecordOf,
   sortApiTokens,
+  sortUsers,
   userOf,
   type ApiTokenRecord,
   type AuditEntry,
@@ -30,22 +31,16 @@ import {
   type VersionMeta,
   type VersionRecord,
 } from '../types';
-import { metaOf } from '../recovery';
+import { RETENTION_DEFAULTS, expiryMs, initialVersion, metaOf } from '../records';
 import { COMMAND_TIMEOUT_MS, connect, failFastOptions, patientOptions, unreachable, whenReady, type RedisTarget } from './connection';
 import { REPLICA_WAIT_MS, ReplicaConfirm } from './replicas';
 import * as lua from './scripts';
 import { TickBatch } from './tick-batch';
 import { FwError, isFwError } from '../../errors';
 import type { FailureLog } from '../../auth/login-limiter';
+import type { ClusterBus, StoreEvent } from '../cluster-bus';
 
-/** What one instance tells the others through the firewall's channel. */
-export type StoreEvent =
-  | { type: 'version'; version: number }
-  | { type: 'revoked'; jti: string }
-  | { type: 'user-deleted'; username: string }
-  | { type: 'user-changed'; username: string }
-  /** an entry of GET /api/events (src/events), with its cluster-wide id */
-  | { type: 'event'; event: { id: number } & Record<string, unknown> };
+export type { StoreEvent };
 
 export interface RedisStoreOptions {
   /** One server (REDIS_URL) ... */
@@ -153,8 +148,10 @@ function withLastUse(json: string, used: string | null | undefined): ApiTokenRec
   return { ...t, lastUsedAt: used ? Number(used) : null };
 }
 
-export class RedisStore implements Store {
+export class RedisStore implements Store, ClusterBus {
   readonly kind = 'redis' as const;
+  /** every instance sharing the server writes the journal */
+  readonly soleWriter = false;
   readonly keys: ReturnType<typeof keysOf>;
   /** Commands (fail fast during an outage). */
   readonly redis: Scripted;
@@ -183,8 +180,8 @@ export class RedisStore implements Store {
     this.writer = minReplicas > 0 ? this.scripted(connect({ ...failFastOptions(target), commandTimeout: COMMAND_TIMEOUT_MS + 2 * REPLICA_WAIT_MS })) : this.redis;
     this.replicas = minReplicas > 0 ? new ReplicaConfirm(this.writer, minReplicas) : null;
     this.sub = connect(patientOptions(target));
-    this.versionsKeep = opts.versionsKeep ?? 100;
-    this.auditKeep = opts.auditKeep ?? 100_000;
+    this.versionsKeep = opts.versionsKeep ?? RETENTION_DEFAULTS.versionsKeep;
+    this.auditKeep = opts.auditKeep ?? RETENTION_DEFAULTS.auditKeep;
     // connection errors are reported where a call fails; without listeners ioredis would print them
     this.redis.on('error', () => undefined);
     this.writer.on('error', () => undefined);
@@ -265,7 +262,7 @@ export class RedisStore implements Store {
     await Promise.all([whenReady(this.redis, wait), whenReady(this.sub, wait), whenReady(this.writer, wait)]);
     await this.sub.subscribe(this.keys.channel);
     if (await this.redis.exists(this.keys.running)) return;
-    const record: VersionRecord = { version: 0, author: 'system', time: Date.now(), description: 'initial configuration', summary: '', doc: initialDoc() };
+    const record = initialVersion(initialDoc());
     const k = this.keys;
     await this.redis.fwInit(k.running, k.history, k.version(0), JSON.stringify(record), JSON.stringify(metaOf(record)));
   }
@@ -289,7 +286,7 @@ export class RedisStore implements Store {
 
   async listUsers(): Promise<UserRecord[]> {
     const all = await this.call(() => this.redis.hvals(this.keys.users));
-    return all.map((t) => userOf(JSON.parse(t) as UserRecord)).sort((a, b) => a.username.localeCompare(b.username));
+    return sortUsers(all.map((t) => userOf(JSON.parse(t) as UserRecord)));
   }
 
   async getUser(username: string): Promise<UserRecord | undefined> {
@@ -345,7 +342,7 @@ export class RedisStore implements Store {
 
   /** `expiresAt` in unix ms (unix seconds are recognised and scaled); the key expires with the token. */
   async revokeToken(jti: string, expiresAt: number): Promise<void> {
-    const exp = expiresAt < 1e11 ? expiresAt * 1000 : expiresAt;
+    const exp = expiryMs(expiresAt);
     const ttl = Math.ceil(exp - Date.now());
     if (ttl <= 0) return; // an expired token is refused anyway
     const event: StoreEvent = { type: 'revoked', jti };
@@ -505,6 +502,24 @@ export class RedisStore implements Store {
       return [r[0][1] as Array<[string, string[]]>, Number(r[1][1] ?? 0)];
     });
     return { events: page.map(([, fields]) => JSON.parse(fields[1]) as { id: number } & Record<string, unknown>), lastId: last };
+  }
+
+  // ---- the node registry ----
+
+  async registerNode(id: string, registration: string): Promise<void> {
+    await this.call(() => this.redis.hset(this.keys.nodes, id, registration));
+  }
+
+  async nodeRegistrations(): Promise<string[]> {
+    return this.call(() => this.redis.hvals(this.keys.nodes));
+  }
+
+  async forgetNodes(ids: string[]): Promise<void> {
+    if (ids.length) await this.call(() => this.redis.hdel(this.keys.nodes, ...ids));
+  }
+
+  async claimOnce(what: string, by: string, ttlMs: number): Promise<boolean> {
+    return (await this.call(() => this.redis.set(`${this.keys.prefix}${what}`, by, 'PX', ttlMs, 'NX'))) === 'OK';
   }
 
   async audit(event: AuditEvent): Promise<void> {

@@ -1,0 +1,239 @@
+// The commit pipeline: a commit is one job (run in this process, or on a queue worker in a
+// cluster) that claims the session at exactly the journal length its user saw, checks,
+// compiles, has the data plane enforce the new version, and swaps atomically; then, in a
+// cluster, the answer waits until every live instance serves the new version. Validation
+// and the candidate's compiled matchers use the same checks and compile.
+import type { Logger } from 'pino';
+import { FwError, isFwError } from '../errors';
+import { serializeDoc } from '../config/document';
+import { diffDocs, diffSummary, type ConfigDiff } from '../config/diff';
+import type { ConfigDoc } from '../config/types';
+import type { DataPlane } from '../dataplane/types';
+import type { EventEmitterFn } from '../events/types';
+import type { SessionRecord, Store, VersionMeta } from '../store/types';
+import type { Candidate, CandidateReplica } from './candidate';
+import { type CommitGuard, conflictAsSessionError } from './conflicts';
+import type { SessionLifecycle } from './lifecycle';
+import { RunningState } from './running';
+import type { RunningVersions } from './running-versions';
+import { SYSTEM_USER, type CommitJob, type CommitResult, type CommitRunner, type Compiler, type SessionOptions, type VersionSync } from './types';
+
+/** What the pipeline checks and compiles with, and where it enforces a version. */
+export interface CommitTools<C> {
+  compiler: Compiler<C>;
+  commitChecks: (doc: ConfigDoc) => string[];
+  /** enforces each committed version before it becomes running */
+  dataPlane: DataPlane;
+}
+
+export class CommitPipeline<C> {
+  private runner: CommitRunner = { run: (job) => this.commitJob(job) };
+  private versionSync: VersionSync = async () => [];
+  /** the candidate compiled on demand (eval with ?config=candidate), by session and journal length */
+  private candCompiled: { key: string; result: Promise<{ compiled: C; warnings: string[] }> } | null = null;
+
+  constructor(
+    private readonly store: Store,
+    private readonly replica: CandidateReplica<C>,
+    private readonly versions: RunningVersions<C>,
+    private readonly lifecycle: SessionLifecycle<C>,
+    private readonly guard: CommitGuard,
+    private readonly tools: CommitTools<C>,
+    private readonly opts: SessionOptions,
+    private readonly log: Logger,
+    private readonly emit: EventEmitterFn,
+  ) {}
+
+  /** Commits go through `runner` (a queue) and answer after `sync` (every instance serves them). */
+  useCluster(runner: CommitRunner, sync: VersionSync): void {
+    this.runner = runner;
+    this.versionSync = sync;
+  }
+
+  /** The candidate compiled in the worker pool; rebuilt only when the journal has grown. */
+  async compiledCandidate(): Promise<{ compiled: C; warnings: string[] }> {
+    const cand = await this.lifecycle.candidate();
+    const key = `${cand.sessionId}:${cand.seq}`;
+    if (this.candCompiled?.key !== key) {
+      const result = this.compileInTime(cand.doc);
+      result.catch(() => { if (this.candCompiled?.key === key) this.candCompiled = null; });
+      this.candCompiled = { key, result };
+    }
+    return this.candCompiled.result;
+  }
+
+  async diff(): Promise<ConfigDiff & { base_version: number }> {
+    const { doc } = await this.lifecycle.candidate();
+    await this.versions.refresh();
+    const running = this.versions.current();
+    return { base_version: running.meta.version, ...diffDocs(running.doc, doc) };
+  }
+
+  /** The commit checks and compile warnings, without committing. */
+  async validate(): Promise<{ warnings: string[] }> {
+    const { doc } = await this.lifecycle.candidate();
+    await this.checkCommittable(doc);
+    const { warnings } = await this.compileInTime(doc);
+    return { warnings };
+  }
+
+  /**
+   * Commits the session of `user`: one job (run here or on a queue worker), then, in a cluster,
+   * waits until every live instance serves the new version; `unconfirmed` names those that
+   * did not within the bound.
+   */
+  async commit(user: string, description: string, confirmTimeoutSec?: number): Promise<CommitResult & { unconfirmed: string[] }> {
+    this.guard.check();
+    this.guard.requests++; // from here to the answer, this process's changes and discards get 409
+    try {
+      const { s, length } = await this.lifecycle.sessionToCommit(user);
+      const job: CommitJob = { sessionId: s.id, journalLength: length, user, description };
+      if (confirmTimeoutSec !== undefined) job.confirmTimeoutSec = confirmTimeoutSec;
+      const result = await this.runner.run(job);
+      await this.versions.refresh();
+      const unconfirmed = await this.versionSync(result.version);
+      return { ...result, unconfirmed };
+    } finally {
+      this.guard.requests--;
+    }
+  }
+
+  /**
+   * The commit job itself: claims the session at exactly the journal length the user saw,
+   * validates, compiles and swaps. Refuses (409) if the session moved on since.
+   */
+  async commitJob(job: CommitJob): Promise<CommitResult> {
+    if (this.guard.jobRunning) throw new FwError('ERR_SYS_3002', 'a commit of this session is in progress');
+    this.guard.jobRunning = true; // from here to the swap, this process's changes and discards get 409
+    try {
+      await this.versions.refresh();
+      await this.replica.synced();
+      const { session: s, cand } = this.replica;
+      if (!s || !cand || s.id !== job.sessionId) throw new FwError('ERR_SYS_3001', 'the session to commit is no longer active');
+      if (s.owner !== job.user) throw new FwError('ERR_SYS_3002', `owner: ${s.owner}`);
+      if (cand.seq !== job.journalLength) {
+        throw new FwError('ERR_SYS_3002', `the session changed concurrently: ${cand.seq} changes, not ${job.journalLength}`);
+      }
+      await this.store.claimCommit(s.id, cand.seq, this.opts.commitTimeoutMs * 2).catch(conflictAsSessionError);
+      try {
+        return await this.checkCompileSwap(job, s, cand);
+      } catch (e) {
+        await this.store.releaseCommit(s.id, cand.seq).catch(() => undefined);
+        throw e;
+      }
+    } finally {
+      this.guard.jobRunning = false;
+    }
+  }
+
+  private async checkCompileSwap(job: CommitJob, s: SessionRecord, cand: Candidate): Promise<CommitResult> {
+    await this.checkCommittable(cand.doc);
+    const { compiled, warnings, base, summary } = await this.compileAndDiff(cand.doc);
+    const meta: VersionMeta = {
+      version: base.meta.version + 1,
+      author: job.user,
+      time: Date.now(),
+      description: job.description,
+      summary,
+    };
+    // the deadline counts from the swap, not from the request (a slow compile does not eat it)
+    if (job.confirmTimeoutSec !== undefined) meta.confirmBy = Date.now() + job.confirmTimeoutSec * 1000;
+    const unconfirmed = await this.enforceAndRecord(s, cand, meta, base);
+    this.reportCommit(job, meta); // before the swap's own events (node version)
+    // the candidate document becomes the immutable running version (versionDoc() serves it from there)
+    if (this.versions.current().meta.version < meta.version) this.versions.set(new RunningState(meta, cand.doc, Promise.resolve({ compiled, warnings })));
+    this.replica.forget(s.id);
+    this.log.info({ version: meta.version, author: job.user, summary: meta.summary, unconfirmed: unconfirmed !== null }, 'commit');
+    await this.confirmedByCommit(job, meta, base.meta);
+    if (unconfirmed) throw unconfirmed;
+    return meta.confirmBy === undefined ? { version: meta.version, warnings } : { version: meta.version, warnings, confirmBy: meta.confirmBy };
+  }
+
+  /**
+   * The kernel holds the new version before it is durable; a refused apply has restored the
+   * previous version's state and throws, so running stays what it was. Then the store records
+   * it. Resolves to the error of a commit made on the primary but not confirmed by enough
+   * replicas: it is the running version now (the same request again finds it done) and the
+   * answer says unconfirmed; any other failure puts the kernel back and throws.
+   */
+  private async enforceAndRecord(s: SessionRecord, cand: Candidate, meta: VersionMeta, base: RunningState<C>): Promise<FwError | null> {
+    await this.tools.dataPlane.apply(cand.doc, meta.version);
+    try {
+      await this.store.commit(s.id, cand.seq, { ...meta, doc: serializeDoc(cand.doc) }).catch(conflictAsSessionError);
+      return null;
+    } catch (e) {
+      if (isFwError(e) && e.code === 'ERR_SYS_4006') return e;
+      await this.tools.dataPlane.apply(base.doc, base.meta.version).catch((e2: unknown) => {
+        this.log.error({ err: e2 }, 'data plane: restoring the running version failed');
+      });
+      throw e;
+    }
+  }
+
+  /**
+   * The events of a commit, from the instance that made it (in a cluster, the worker: they
+   * are reported even if the instance that took the request is gone).
+   */
+  private reportCommit(job: CommitJob, meta: VersionMeta): void {
+    const deadline = meta.confirmBy === undefined ? undefined : new Date(meta.confirmBy).toISOString();
+    this.emit({ type: 'commit', version: meta.version, author: job.user, description: job.description, summary: meta.summary, ...(deadline ? { confirm_by: deadline } : {}) });
+    this.emit({ type: 'session', state: 'committed', owner: job.user, user: job.user });
+    if (deadline) this.emit({ type: 'confirm', state: 'pending', version: meta.version, user: job.user, deadline });
+  }
+
+  /** A commit on top of an unconfirmed commit confirms it (as Junos does): recorded and audited. */
+  private async confirmedByCommit(job: CommitJob, meta: VersionMeta, base: VersionMeta): Promise<void> {
+    if (base.confirmBy === undefined || job.user === SYSTEM_USER) return;
+    try {
+      if ((await this.store.confirmedVersion()) >= base.version) return;
+      await this.store.confirmVersion(base.version);
+      await this.store.audit({ at: Date.now(), user: job.user, action: 'config.confirm', details: `version ${base.version}, by the commit of version ${meta.version}`, reqId: '' });
+      this.emit({ type: 'confirm', state: 'confirmed', version: base.version, user: job.user });
+    } catch (e) {
+      this.log.warn({ err: String(e), version: base.version }, 'could not record the confirmation by commit');
+    }
+  }
+
+  /**
+   * Compiles the candidate on a pool thread and, meanwhile on this thread, diffs it against
+   * the running version for the commit's summary (at 20,000 policies the diff is ~0.1 s that
+   * used to wait for the compile). `base` is the running version the summary is against: if
+   * another version became running during the compile, the summary is diffed again.
+   */
+  private async compileAndDiff(doc: ConfigDoc): Promise<{ compiled: C; warnings: string[]; base: RunningState<C>; summary: VersionMeta['summary'] }> {
+    const compiling = this.compileInTime(doc);
+    let base = this.versions.current();
+    let summary: VersionMeta['summary'];
+    try {
+      summary = diffSummary(diffDocs(base.doc, doc));
+    } catch (e) {
+      await compiling.catch(() => undefined); // its failure is not left unhandled
+      throw e;
+    }
+    const { compiled, warnings } = await compiling;
+    if (this.versions.current() !== base) {
+      base = this.versions.current();
+      summary = diffSummary(diffDocs(base.doc, doc));
+    }
+    return { compiled, warnings, base, summary };
+  }
+
+  /** The commit checks, then the data plane's own (names, `nft -c`): 400 ERR_SYS_3003. */
+  private async checkCommittable(doc: ConfigDoc): Promise<void> {
+    let problems = this.tools.commitChecks(doc);
+    if (problems.length === 0) problems = await this.tools.dataPlane.check(doc);
+    if (problems.length) throw new FwError('ERR_SYS_3003', problems.join('\n'));
+  }
+
+  private async compileInTime(doc: ConfigDoc): Promise<{ compiled: C; warnings: string[] }> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new FwError('ERR_SYS_4004', `compile took over ${this.opts.commitTimeoutMs} ms`)), this.opts.commitTimeoutMs);
+    });
+    try {
+      return await Promise.race([this.tools.compiler.compile(doc), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,33 @@
+// What the instances of one firewall tell each other through the store they share, beside the
+// Store contract: notices (new versions, revocations, account changes, events), the numbered
+// event log, the node registry and once-only claims. Only a shared store has it (the Redis
+// store implements it); its users (src/cluster, src/events, the commit queue) see this port,
+// never the store's client or key names.
+
+/** What one instance tells the others through the firewall's channel. */
+export type StoreEvent =
+  | { type: 'version'; version: number }
+  | { type: 'revoked'; jti: string }
+  | { type: 'user-deleted'; username: string }
+  | { type: 'user-changed'; username: string }
+  /** an entry of GET /api/events (src/events), with its cluster-wide id */
+  | { type: 'event'; event: { id: number } & Record<string, unknown> };
+
+export interface ClusterBus {
+  /** Calls `listener` with every notice of the channel (this instance's own too). */
+  onEvent(listener: (e: StoreEvent) => void): void;
+  /** Numbers the event (one counter for the cluster), keeps the newest `keep` and tells every instance. */
+  publishEvent(body: Record<string, unknown>, keep: number): Promise<number>;
+  /** The kept events after `afterId`, oldest first (at most `count`), and the last id given out. */
+  eventsAfter(afterId: number, count: number): Promise<{ events: Array<{ id: number } & Record<string, unknown>>; lastId: number }>;
+  /** The version a commit of (sessionId, journalLength) made, if it already happened (a retried job). */
+  committedVersion(sessionId: string, journalLength: number): Promise<number | undefined>;
+  /** Records (or replaces) node `id`'s registration in the node registry. */
+  registerNode(id: string, registration: string): Promise<void>;
+  /** Every registration of the node registry (rejects with ERR_SYS_4002 when unreachable). */
+  nodeRegistrations(): Promise<string[]>;
+  /** Drops these nodes from the registry. */
+  forgetNodes(ids: string[]): Promise<void>;
+  /** True for the first caller that claims `what` within `ttlMs`, false for every other: one instance acts on it. */
+  claimOnce(what: string, by: string, ttlMs: number): Promise<boolean>;
+}
