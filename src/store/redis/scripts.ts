@@ -236,7 +236,7 @@ redis.call('SET', KEYS[1], '1', 'PX', ARGV[1])
 redis.call('PUBLISH', ARGV[2], ARGV[3])
 return 0`;
 
-/** KEYS one sorted set per counted key; ARGV now windowMs member. */
+/** KEYS the sorted set of a counted key (its failure times), kept windowMs; ARGV now windowMs member. */
 export const RECORD_FAILURE = `
 for i = 1, #KEYS do
   redis.call('ZADD', KEYS[i], ARGV[1], ARGV[3])
