@@ -149,7 +149,7 @@ function redisTarget(env: NodeJS.ProcessEnv): RedisTarget | null {
 const GENERATE = 'generate one with: openssl rand -base64 32';
 
 /** HS256 keys: at least the hash's size, 256 bits (RFC 7518 3.2); a shorter one can be guessed offline from any token. */
-export const JWT_SECRET_MIN_BYTES = 32;
+const JWT_SECRET_MIN_BYTES = 32;
 
 /** FW_JWT_SECRET: unset (generated on first start and kept in the store), or at least 32 bytes. */
 function jwtSecret(raw: string | undefined): string | undefined {

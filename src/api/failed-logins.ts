@@ -13,7 +13,7 @@ import type { Logger } from 'pino';
 import type { Store } from '../store/types';
 
 /** Pairs itemized per window. */
-export const PAIRS_PER_WINDOW = 20;
+const PAIRS_PER_WINDOW = 20;
 
 interface PairCount {
   user: string;

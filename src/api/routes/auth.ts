@@ -19,7 +19,7 @@ const LoginBody = Type.Object({
 const loginShape = shapeChecker(LoginBody);
 /** The login body's limit whatever FW_MAX_BODY is: anyone may send it. A name of 64 and a
  * password of 1024 characters fit even with every character escaped (\uXXXX). */
-export const LOGIN_BODY_LIMIT = 8 * 1024;
+const LOGIN_BODY_LIMIT = 8 * 1024;
 export const TokenReply = Type.Object({ token: Type.String(), expires_in: Type.Integer({ description: 'seconds' }) }, { additionalProperties: false });
 export const MeReply = Type.Object({
   username: Type.String(),
