@@ -192,7 +192,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     if (redis) cluster = wireCluster(settings, redis, config, tokens, log);
     const ctx: AppContext = {
       settings, store, log, config, dataPlane, startedAt: Date.now(), nodes: null!, analysis: deep,
-      audit: new AuditTrail(store), metrics, readiness: new Readiness(),
+      audit: new AuditTrail(store, { loginWindowSec: settings.loginWindowSec, log }), metrics, readiness: new Readiness(),
       batchPool: settings.evalThreads > 0 ? new BatchPool(settings.evalThreads, log) : undefined,
       events, confirmation: new CommitConfirmation(config as ConfigService<unknown>, store, events.emit, log, settings.commitTimeoutMs * 2),
     };
@@ -232,6 +232,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
         clearInterval(sweep);
         await events.recordAndDeliver({ type: 'node', state: 'left', node: nodes.id }, 1000).catch(() => undefined);
         await server.close(); // ends the event streams
+        await ctx.audit.close(); // the failed logins still counted
         events.close();
         await tokens.close(); // the last uses of API tokens written
         await ctx.batchPool?.close(); // after the requests in flight were answered

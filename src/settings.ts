@@ -2,6 +2,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import { isNetnsName } from './dataplane/names';
+import { nameProblem } from './config/validate';
+import { passwordProblem } from './auth/passwords';
 import type { RedisTarget } from './store/redis/connection';
 import { RETENTION_DEFAULTS } from './store/records';
 
@@ -144,6 +146,38 @@ function redisTarget(env: NodeJS.ProcessEnv): RedisTarget | null {
   return target;
 }
 
+/** How an operator makes a strong secret (a JWT secret, a first admin password). */
+const GENERATE = 'generate one with: openssl rand -base64 32';
+
+/** HS256 keys: at least the hash's size, 256 bits (RFC 7518 3.2); a shorter one can be guessed offline from any token. */
+const JWT_SECRET_MIN_BYTES = 32;
+
+/** FW_JWT_SECRET: unset (generated on first start and kept in the store), or at least 32 bytes. */
+function jwtSecret(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const bytes = Buffer.byteLength(raw, 'utf8');
+  if (bytes < JWT_SECRET_MIN_BYTES) {
+    throw new Error(`FW_JWT_SECRET is ${bytes} bytes; a signing secret needs at least ${JWT_SECRET_MIN_BYTES} (256 bits, RFC 7518 3.2): ${GENERATE}, or leave it unset to have one generated and kept in the store`);
+  }
+  return raw;
+}
+
+/** FW_ADMIN_USER: a name the login accepts (the user name rule of POST /api/users). */
+function adminUser(raw: string | undefined): string {
+  const user = raw || 'admin';
+  const problem = nameProblem(user);
+  if (problem !== null) throw new Error(`FW_ADMIN_USER "${user.slice(0, 64)}": ${problem}`);
+  return user;
+}
+
+/** FW_ADMIN_PASSWORD: unset (a random one printed on first start), or one POST /api/users would accept. */
+function adminPassword(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const problem = passwordProblem(raw);
+  if (problem !== null) throw new Error(`FW_ADMIN_PASSWORD: ${problem} (the rule of every account); ${GENERATE}, or leave it unset to have one printed on first start`);
+  return raw;
+}
+
 /** One batch-eval thread per core but the HTTP thread's, at most 4 (0 on one core). */
 function defaultEvalThreads(): number {
   const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
@@ -170,9 +204,9 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     port: int(env, 'FW_PORT', 8080, 0, 65535),
     dataDir: path.resolve(env.FW_DATA_DIR || './data'),
     interfaces: interfaces.length ? interfaces : hostInterfaces(),
-    adminUser: env.FW_ADMIN_USER || 'admin',
-    adminPassword: env.FW_ADMIN_PASSWORD || undefined,
-    jwtSecret: env.FW_JWT_SECRET || undefined,
+    adminUser: adminUser(env.FW_ADMIN_USER),
+    adminPassword: adminPassword(env.FW_ADMIN_PASSWORD),
+    jwtSecret: jwtSecret(env.FW_JWT_SECRET),
     tokenTtlSec: int(env, 'FW_TOKEN_TTL', 3600, 1, 30 * 86400),
     sessionTimeoutSec: int(env, 'FW_SESSION_TIMEOUT', 900, 1, 7 * 86400),
     logLevel: env.FW_LOG_LEVEL || 'info',

@@ -1,11 +1,13 @@
 // The audit trail as routes write it: who did what (the account, the API token when one was
 // used, and the role the request had), with the request's id (the same id is in the request's
 // log line and its X-Request-Id answer header) and the change's payload.
+import type { Logger } from 'pino';
 import type { Role } from '../auth/roles';
 import type { Store } from '../store/types';
+import { FailedLogins } from './failed-logins';
 import type { Req } from './http';
 
-/** Who an entry names when it is not the request's user (a login, a failed one). */
+/** Who an entry names when it is not the request's user (a login). */
 export interface Actor {
   username: string;
   role?: Role;
@@ -18,13 +20,27 @@ export class AuditTrail {
   /** when each (actor, route) last had a refusal recorded: unix ms */
   private readonly refusals = new Map<string, number>();
 
-  constructor(private readonly store: Store) {}
+  private readonly failedLogins: FailedLogins;
 
-  /** Records `action` by the request's user (or `actor`, e.g. the name a failed login tried:
-   * a bare name records no role). */
-  record(req: Pick<Req, 'id' | 'user'>, action: string, details: string, payload?: unknown, actor?: Actor | string): Promise<void> {
+  constructor(private readonly store: Store, opts: { loginWindowSec: number; log: Logger }) {
+    this.failedLogins = new FailedLogins(store, opts.loginWindowSec, opts.log);
+  }
+
+  /** Records a failed login of `username` (a valid name) from the request's client, bounded
+   * and aggregated (src/api/failed-logins.ts). */
+  failedLogin(req: Pick<Req, 'id' | 'ip'>, username: string): Promise<void> {
+    return this.failedLogins.record(username, req.ip, req.id);
+  }
+
+  /** Records what is still counted (failed logins); the daemon stops next. */
+  close(): Promise<void> {
+    return this.failedLogins.close();
+  }
+
+  /** Records `action` by the request's user (or `actor`: the account a login is for). */
+  record(req: Pick<Req, 'id' | 'user'>, action: string, details: string, payload?: unknown, actor?: Actor): Promise<void> {
     const u = req.user;
-    const who = typeof actor === 'string' ? { username: actor } : actor ?? { username: u.username, role: u.role };
+    const who = actor ?? { username: u.username, role: u.role };
     const token = actor === undefined ? u.apiToken?.name : undefined;
     return this.store.audit({ at: Date.now(), user: who.username, role: who.role, token, action, details, reqId: req.id, payload });
   }

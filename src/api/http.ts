@@ -79,6 +79,9 @@ interface CommonOptions {
   body?: 'none' | 'json' | 'raw';
   /** A larger body limit for this route (bytes), e.g. eval batches. */
   maxBody?: number;
+  /** This route's body limit (bytes) whatever FW_MAX_BODY says: a small fixed bound where
+   * anyone may send (login). */
+  bodyLimit?: number;
   /** Request headers (lower-case names) the handler reads, in req.headers.more. */
   requestHeaders?: readonly string[];
 }

@@ -214,7 +214,7 @@ export class HttpServer {
       params = match.params;
     }
     const a: Answering = { res, id, method, path, started, def, done: false, aborted: false };
-    const limit = Math.max(def.maxBody ?? 0, this.opts.maxBodyBytes);
+    const limit = def.bodyLimit ?? Math.max(def.maxBody ?? 0, this.opts.maxBodyBytes);
     if (hasBody && Number(contentLength) > limit) {
       return this.answerError(a, new FwError('ERR_NET_1010', `body is over ${limit} bytes`));
     }

@@ -28,6 +28,16 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return key.length === expected.length && timingSafeEqual(key, expected);
 }
 
+/** The password rule of every account (POST and PUT /api/users, FW_ADMIN_PASSWORD). */
+export const PASSWORD_MIN = 12;
+export const PASSWORD_MAX = 1024;
+
+/** What is wrong with `password` under the rule, or null when it passes. */
+export function passwordProblem(password: string): string | null {
+  if (password.length >= PASSWORD_MIN && password.length <= PASSWORD_MAX) return null;
+  return `a password is ${PASSWORD_MIN} to ${PASSWORD_MAX} characters, got ${password.length}`;
+}
+
 /** A hash to compare against when the user does not exist, so both cases cost the same. */
 let dummy: Promise<string> | null = null;
 export function dummyHash(): Promise<string> {

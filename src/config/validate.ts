@@ -30,12 +30,19 @@ export function shapeChecker<T extends TObject>(schema: T): (body: unknown) => S
   };
 }
 
-/** Identifiers: 1-64 characters of [A-Za-z0-9_.:-], starting alphanumeric; "any" is reserved. */
-export function checkName(field: string, value: string): string {
+/** What is wrong with an identifier (user names too), or null: 1-64 characters of
+ * [A-Za-z0-9_.:-], starting alphanumeric; "any" is reserved. */
+export function nameProblem(value: string): string | null {
   if (value.length < 1 || value.length > 64 || !NAME.test(value)) {
-    throw new FwError('ERR_NET_1004', `field "${field}": a name is 1-64 characters of letters, digits, "_", ".", ":" and "-", starting with a letter or digit`);
+    return 'a name is 1-64 characters of letters, digits, "_", ".", ":" and "-", starting with a letter or digit';
   }
-  if (value.toLowerCase() === 'any') throw new FwError('ERR_NET_1004', `field "${field}": "any" is reserved`);
+  return value.toLowerCase() === 'any' ? '"any" is reserved' : null;
+}
+
+/** An identifier, else 400 ERR_NET_1004 naming the field (nameProblem). */
+export function checkName(field: string, value: string): string {
+  const problem = nameProblem(value);
+  if (problem !== null) throw new FwError('ERR_NET_1004', `field "${field}": ${problem}`);
   return value;
 }
 

@@ -4,6 +4,7 @@
 // It knows nothing of HTTP and nothing of what a change means (src/config does).
 import type { SerializedDoc } from '../config/document';
 import type { Change } from '../config/changes';
+import { plainText, plainValue } from './plain-text';
 
 /** The role that may do everything: the store keeps at least one account of it. */
 export const ADMIN_ROLE = 'admin';
@@ -318,12 +319,13 @@ export function auditMatches(e: AuditEvent, q: AuditQuery): boolean {
   return q.action === undefined || e.action === q.action || e.action.startsWith(`${q.action}.`);
 }
 
-/** An event as both stores record it: its fields in one order, the optional ones only when set. */
+/** An event as both stores record it: its fields in one order, the optional ones only when
+ * set, every text without control and bidi formatting characters (plainText). */
 export function auditRecordOf(event: AuditEvent): AuditEvent {
-  const entry: AuditEvent = { at: event.at, user: event.user, action: event.action, details: event.details, reqId: event.reqId ?? '' };
+  const entry: AuditEvent = { at: event.at, user: plainText(event.user), action: event.action, details: plainText(event.details), reqId: plainText(event.reqId ?? '') };
   if (event.role !== undefined) entry.role = event.role;
-  if (event.token !== undefined) entry.token = event.token;
-  if (event.payload !== undefined) entry.payload = event.payload;
+  if (event.token !== undefined) entry.token = plainText(event.token);
+  if (event.payload !== undefined) entry.payload = plainValue(event.payload);
   return entry;
 }
 

@@ -35,11 +35,13 @@ test('a new account is a viewer unless a role is given; GET /api/users lists rol
   expectError(await admin.put('/api/users/plain', {}), 400, 'ERR_NET_1004');
 });
 
-test('a failed login names the account tried, with no role (an empty name too: the fuzzer found it)', async () => {
-  expectError(await new Client(d.url).post('/api/login', { username: '', password: 'whatever' }), 401, 'ERR_SEC_5005');
+test('a failed login names the account tried, with no role; an empty name (the fuzzer found it) is no name: 400, not recorded', async () => {
+  expectError(await new Client(d.url).post('/api/login', { username: 'nobody-here', password: 'whatever' }), 401, 'ERR_SEC_5005');
   const failed = (await auditOf('auth.login-failed'))[0];
-  expect(failed).toMatchObject({ user: '' });
+  expect(failed).toMatchObject({ user: 'nobody-here' });
   expect(failed.role).toBeUndefined();
+  expectError(await new Client(d.url).post('/api/login', { username: '', password: 'whatever' }), 400, 'ERR_NET_1004');
+  expect((await auditOf('auth.login-failed'))[0].id).toBe(failed.id);
 });
 
 test('an operator cannot make an admin: not an account, not a role change, not a token above its role', async () => {

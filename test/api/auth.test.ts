@@ -2,7 +2,9 @@
 import jwt from 'jsonwebtoken';
 import { ADMIN, ADMIN_PASSWORD, Client, expectError, expectMessage, useDaemon } from '../helpers/daemon';
 
-const d = useDaemon({ FW_LOGIN_MAX_FAILURES: '3', FW_LOGIN_WINDOW: '60', FW_TOKEN_TTL: '120', FW_JWT_SECRET: 'test-secret-of-some-length' });
+/** FW_JWT_SECRET of this file's daemon: 32 bytes or more, or the daemon refuses to start. */
+const SECRET = 'test-secret-of-at-least-32-bytes-length';
+const d = useDaemon({ FW_LOGIN_MAX_FAILURES: '3', FW_LOGIN_WINDOW: '60', FW_TOKEN_TTL: '120', FW_JWT_SECRET: SECRET });
 const c = d.client;
 
 describe('login', () => {
@@ -11,7 +13,7 @@ describe('login', () => {
     expect(r.status).toBe(200);
     expect(Object.keys(r.body).sort()).toEqual(['expires_in', 'token']);
     expect(r.body.expires_in).toBe(120);
-    const claims = jwt.verify(r.body.token, 'test-secret-of-some-length', { algorithms: ['HS256'] }) as jwt.JwtPayload;
+    const claims = jwt.verify(r.body.token, SECRET, { algorithms: ['HS256'] }) as jwt.JwtPayload;
     expect(claims.sub).toBe(ADMIN);
     expect(claims.role).toBe('admin');
     expect(typeof claims.jti).toBe('string');
@@ -71,7 +73,7 @@ describe('bearer token', () => {
   });
 
   test('an expired token is 401 ERR_SEC_5003', async () => {
-    const old = jwt.sign({ sub: ADMIN, role: 'admin', jti: 'old', iat: 1000, exp: 2000 }, 'test-secret-of-some-length', { algorithm: 'HS256' });
+    const old = jwt.sign({ sub: ADMIN, role: 'admin', jti: 'old', iat: 1000, exp: 2000 }, SECRET, { algorithm: 'HS256' });
     const r = expectError(await new Client(d.url).raw('GET', '/api/me', undefined, { Authorization: `Bearer ${old}` }), 401, 'ERR_SEC_5003');
     expect(r.body.details).toContain('expired');
   });

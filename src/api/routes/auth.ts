@@ -1,7 +1,7 @@
 // /api/login, /api/logout, /api/me.
 import { Type } from '@sinclair/typebox';
 import { FwError } from '../../errors';
-import { shapeChecker } from '../../config/validate';
+import { checkName, shapeChecker } from '../../config/validate';
 import { dummyHash, verifyPassword } from '../../auth/passwords';
 import type { LoginLimiter } from '../../auth/login-limiter';
 import type { TokenService } from '../../auth/tokens';
@@ -12,8 +12,14 @@ import type { AppContext } from '../context';
 import { message, type Reply, type RouteDef } from '../http';
 import { MessageReply } from '../schemas';
 
-const LoginBody = Type.Object({ username: Type.String(), password: Type.String() }, { additionalProperties: false });
+const LoginBody = Type.Object({
+  username: Type.String({ description: 'a user name: 1-64 letters, digits, "_", ".", ":" or "-", starting with a letter or digit' }),
+  password: Type.String(),
+}, { additionalProperties: false });
 const loginShape = shapeChecker(LoginBody);
+/** The login body's limit whatever FW_MAX_BODY is: anyone may send it. A name of 64 and a
+ * password of 1024 characters fit even with every character escaped (\uXXXX). */
+const LOGIN_BODY_LIMIT = 8 * 1024;
 export const TokenReply = Type.Object({ token: Type.String(), expires_in: Type.Integer({ description: 'seconds' }) }, { additionalProperties: false });
 export const MeReply = Type.Object({
   username: Type.String(),
@@ -37,28 +43,31 @@ export function authRoutes(ctx: AppContext, tokens: TokenService, limiter: Login
       method: 'POST',
       pattern: '/api/login',
       auth: false,
+      bodyLimit: LOGIN_BODY_LIMIT,
       doc: { tag: 'auth', summary: 'Log in: a bearer token for the other routes', body: LoginBody, response: TokenReply, errors: [401, 429] },
       handler: async (req) => {
         const b = loginShape(req.body);
-        const wait = await limiter.retryAfter(req.ip, b.username);
+        // nothing is counted, logged or recorded of a name that no account can have
+        const username = checkName('username', b.username);
+        const wait = await limiter.retryAfter(req.ip, username);
         if (wait > 0) {
           ctx.metrics.loginThrottled.inc();
           throw new FwError('ERR_SEC_5007', `try again in ${wait} s`, undefined, { 'Retry-After': String(wait) });
         }
-        const user = await ctx.store.getUser(b.username);
+        const user = await ctx.store.getUser(username);
         const ok = await verifyPassword(b.password, user?.hash ?? (await dummyHash()));
         if (!user || !ok) {
-          await limiter.recordFailure(req.ip, b.username);
+          await limiter.recordFailure(req.ip, username);
           ctx.metrics.loginFailures.inc();
-          req.log.warn({ reqId: req.id, username: b.username, ip: req.ip }, 'login failed');
-          await ctx.audit.record(req, 'auth.login-failed', `from ${req.ip}`, undefined, b.username);
+          req.log.warn({ reqId: req.id, username, ip: req.ip }, 'login failed');
+          await ctx.audit.failedLogin(req, username);
           throw new FwError('ERR_SEC_5005', 'unknown user or wrong password');
         }
-        await limiter.recordSuccess(b.username);
-        req.log.info({ reqId: req.id, username: b.username }, 'login');
+        await limiter.recordSuccess(req.ip, username);
+        req.log.info({ reqId: req.id, username }, 'login');
         const role = roleOf(user);
-        await ctx.audit.record(req, 'auth.login', `from ${req.ip}`, undefined, { username: b.username, role });
-        return { body: tokens.issue({ username: b.username, role }) };
+        await ctx.audit.record(req, 'auth.login', `from ${req.ip}`, undefined, { username, role });
+        return { body: tokens.issue({ username, role }) };
       },
     },
     {

@@ -4,7 +4,7 @@
 import { Type } from '@sinclair/typebox';
 import { FwError } from '../../errors';
 import { checkName, checkSameKey, shapeChecker } from '../../config/validate';
-import { hashPassword } from '../../auth/passwords';
+import { hashPassword, passwordProblem } from '../../auth/passwords';
 import { roleOf } from '../../auth/api-tokens';
 import { ROLES, isRole, type Role } from '../../auth/roles';
 import type { TokenService } from '../../auth/tokens';
@@ -13,7 +13,6 @@ import { message, type RouteDef } from '../http';
 import { IsoTime, MessageReply } from '../schemas';
 import { oneOf } from '../../config/render/objects';
 
-const MIN_PASSWORD = 12;
 export const RoleSchema = oneOf(ROLES);
 const CreateBody = Type.Object({
   username: Type.String(), password: Type.String(),
@@ -28,9 +27,8 @@ const updateShape = shapeChecker(UpdateBody);
 export const UserModel = Type.Object({ username: Type.String(), role: RoleSchema, created_at: IsoTime }, { additionalProperties: false });
 
 function checkPassword(password: string): string {
-  if (password.length < MIN_PASSWORD || password.length > 1024) {
-    throw new FwError('ERR_NET_1004', `field "password": ${MIN_PASSWORD} to 1024 characters`);
-  }
+  const problem = passwordProblem(password);
+  if (problem !== null) throw new FwError('ERR_NET_1004', `field "password": ${problem}`);
   return password;
 }
 

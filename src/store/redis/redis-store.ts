@@ -83,7 +83,7 @@ const SCRIPTS: Record<ScriptName, { keys: number; lua: string }> = {
   fwDeleteApiToken: { keys: 3, lua: lua.DELETE_API_TOKEN },
   fwTouchApiTokens: { keys: 2, lua: lua.TOUCH_API_TOKENS },
   fwRevoke: { keys: 1, lua: lua.REVOKE },
-  fwRecordFailure: { keys: 2, lua: lua.RECORD_FAILURE },
+  fwRecordFailure: { keys: 1, lua: lua.RECORD_FAILURE },
   fwAudit: { keys: 2, lua: lua.AUDIT },
   fwIdemClaim: { keys: 1, lua: lua.IDEM_CLAIM },
   fwIdemRelease: { keys: 1, lua: lua.IDEM_RELEASE },
@@ -568,8 +568,8 @@ export class RedisStore implements Store, ClusterBus {
 
   // ---- login failures, counted across the cluster ----
 
-  async recordFailures(keys: string[], now: number, windowMs: number): Promise<void> {
-    await this.call(() => this.redis.fwRecordFailure(...keys.map((key) => this.keys.failures(key)), now, windowMs, `${now}:${randomUUID()}`));
+  async recordFailure(key: string, now: number, windowMs: number): Promise<void> {
+    await this.call(() => this.redis.fwRecordFailure(this.keys.failures(key), now, windowMs, `${now}:${randomUUID()}`));
   }
 
   async failureTimes(key: string, now: number, windowMs: number): Promise<number[]> {
@@ -587,8 +587,8 @@ export class RedisStore implements Store, ClusterBus {
 /** The login limiter's failures, kept in Redis and so shared by every instance. */
 export class RedisFailureLog implements FailureLog {
   constructor(private readonly store: RedisStore) {}
-  add(keys: string[], now: number, windowMs: number): Promise<void> {
-    return this.store.recordFailures(keys, now, windowMs);
+  add(key: string, now: number, windowMs: number): Promise<void> {
+    return this.store.recordFailure(key, now, windowMs);
   }
   times(key: string, now: number, windowMs: number): Promise<number[]> {
     return this.store.failureTimes(key, now, windowMs);

@@ -236,13 +236,11 @@ redis.call('SET', KEYS[1], '1', 'PX', ARGV[1])
 redis.call('PUBLISH', ARGV[2], ARGV[3])
 return 0`;
 
-/** KEYS one sorted set per counted key; ARGV now windowMs member. */
+/** KEYS the sorted set of a counted key (its failure times), kept windowMs; ARGV now windowMs member. */
 export const RECORD_FAILURE = `
-for i = 1, #KEYS do
-  redis.call('ZADD', KEYS[i], ARGV[1], ARGV[3])
-  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[2]))
-  redis.call('PEXPIRE', KEYS[i], ARGV[2])
-end
+redis.call('ZADD', KEYS[1], ARGV[1], ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[2]))
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 0`;
 
 /**
