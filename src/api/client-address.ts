@@ -1,7 +1,7 @@
 // Who the client is: the peer address of the connection, or, when that peer is a proxy the
 // operator trusts (FW_TRUSTED_PROXIES), the client that proxy names in X-Forwarded-For. The
 // login limit, the audit trail ("from ...") and the FW_METRICS allow-list use it.
-import { applyMask, cidrContainsIp, formatCidr, formatIp, parseCidr, parseIp, type Cidr, type IpAddr } from '../config/net';
+import { cidrContainsIp, clientIp, parseCidr, type Cidr, type IpAddr } from '../config/net';
 
 /** A comma list of addresses or networks (FW_METRICS, FW_TRUSTED_PROXIES); an address is a /32 or /128. */
 export function parseAddressList(text: string, setting: string): Cidr[] {
@@ -10,26 +10,6 @@ export function parseAddressList(text: string, setting: string): Cidr[] {
     if (!c) throw new Error(`${setting}: "${entry}" is not an address or a network`);
     return c;
   });
-}
-
-/** An address as parsed: uWS writes IPv4 clients of a dual-stack socket as ::ffff:a.b.c.d. */
-export function clientIp(text: string): IpAddr | null {
-  const ip = parseIp(text);
-  if (ip && ip.family === 6 && ip.bytes.slice(0, 12).every((b, i) => b === (i < 10 ? 0 : 255))) {
-    return parseIp(Array.from(ip.bytes.slice(12)).join('.'));
-  }
-  return ip;
-}
-
-/**
- * The unit the login limits count a client address by: an IPv4 address, or the /64 of an IPv6
- * one (a site's allocation: its holder can pick a new address within it for every try).
- * Text that is not an address stays as it is.
- */
-export function clientNetwork(text: string): string {
-  const ip = clientIp(text);
-  if (!ip) return text;
-  return ip.family === 4 ? formatIp(4, ip.bytes) : formatCidr({ family: 6, bytes: applyMask(ip.bytes, 64), prefix: 64 });
 }
 
 function trusted(ip: IpAddr | null, proxies: readonly Cidr[]): boolean {

@@ -12,7 +12,7 @@
 // An address is counted by its network for IPv6 (a /64: clientNetwork). The failures are kept
 // in a FailureLog: this process's memory on a single box, Redis in a cluster, so the limits
 // cannot be dodged by spreading attempts across instances.
-import { clientNetwork } from '../api/client-address';
+import { clientNetwork } from '../config/net';
 
 /** Failure times per key (a client address, a pair, a pair's strikes), each kept for its own window. */
 export interface FailureLog {

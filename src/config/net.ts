@@ -308,3 +308,23 @@ export function compareIp(a: Uint8Array, b: Uint8Array): number {
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] - b[i];
   return 0;
 }
+
+/** An address as parsed: uWS writes IPv4 clients of a dual-stack socket as ::ffff:a.b.c.d. */
+export function clientIp(text: string): IpAddr | null {
+  const ip = parseIp(text);
+  if (ip && ip.family === 6 && ip.bytes.slice(0, 12).every((b, i) => b === (i < 10 ? 0 : 255))) {
+    return parseIp(Array.from(ip.bytes.slice(12)).join('.'));
+  }
+  return ip;
+}
+
+/**
+ * The unit the login limits count a client address by: an IPv4 address, or the /64 of an IPv6
+ * one (a site's allocation: its holder can pick a new address within it for every try).
+ * Text that is not an address stays as it is.
+ */
+export function clientNetwork(text: string): string {
+  const ip = clientIp(text);
+  if (!ip) return text;
+  return ip.family === 4 ? formatIp(4, ip.bytes) : formatCidr({ family: 6, bytes: applyMask(ip.bytes, 64), prefix: 64 });
+}

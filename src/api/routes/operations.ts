@@ -3,7 +3,8 @@
 // GET /metrics (Prometheus) and GET /api/openapi.json (this API's OpenAPI 3.1 document).
 import { Type } from '@sinclair/typebox';
 import { cidrContainsIp } from '../../config/net';
-import { clientIp, parseAddressList } from '../client-address';
+import { clientIp } from '../../config/net';
+import { parseAddressList } from '../client-address';
 import type { AppContext } from '../context';
 import type { Req, RouteDef } from '../http';
 import { openApiDocument } from '../openapi';
