@@ -2,6 +2,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { isNetnsName } from './dataplane/names';
+import { parseAllowedHosts } from './host-names';
 import type { RedisTarget } from './store/redis/connection';
 
 export interface Settings {
@@ -63,6 +64,10 @@ export interface Settings {
   versionsKeep: number;
   /** FW_AUDIT_KEEP: audit entries kept (the newest); 0: all */
   auditKeep: number;
+  /** FW_ALLOWED_HOSTS: the host names requests may give in Host (421 otherwise); empty: any */
+  allowedHosts: string[];
+  /** FW_MAX_YAML_BODY: the body limit of a YAML document (parsing YAML takes ~100 times its size in memory) */
+  maxYamlBodyBytes: number;
 }
 
 function onOff(env: NodeJS.ProcessEnv, name: string, def: boolean): boolean {
@@ -203,5 +208,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     tlsKeyPassphrase: env.FW_TLS_KEY_PASSPHRASE || undefined,
     versionsKeep: versionsKeep(env),
     auditKeep: int(env, 'FW_AUDIT_KEEP', 100_000, 0, 100_000_000),
+    allowedHosts: parseAllowedHosts(env.FW_ALLOWED_HOSTS ?? ''),
+    maxYamlBodyBytes: int(env, 'FW_MAX_YAML_BODY', 10 * 1024 * 1024, 1024, 256 * 1024 * 1024),
   };
 }

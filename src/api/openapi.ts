@@ -4,8 +4,9 @@
 //
 // The error answers of an operation are those its RouteDoc lists plus those its options
 // imply: 401 on an authenticated route; 400 where there is a body, a path parameter or a
-// query parameter to get wrong; 404 where a path parameter names an object; 413 where there
-// is a body; 500 and 503 everywhere. Each error answer's `code` is limited to the catalogued
+// query parameter to get wrong; 404 where a path parameter names an object; 413 and 415 (a
+// body not labelled JSON) where there is a body; 421 (a Host outside FW_ALLOWED_HOSTS), 500
+// and 503 everywhere. Each error answer's `code` is limited to the catalogued
 // codes of its status. A request that matches no path and method is answered 404
 // ERR_NET_1011 or 405 ERR_NET_1009 (with Allow), the body of components.schemas.Error.
 import type { TSchema } from '@sinclair/typebox';
@@ -21,6 +22,8 @@ const STATUS_TEXT: Record<number, string> = {
   400: 'bad request', 401: 'missing, malformed, expired or revoked token',
   403: 'the role of the token does not hold the permission the operation needs (details name the roles that do and the caller\'s)', 404: 'not found',
   405: 'method not allowed', 409: 'conflict with the session or existing objects', 413: 'body too large',
+  415: 'the body is not labelled application/json (or application/yaml where the operation takes YAML)',
+  421: 'the Host is not one of the names the daemon serves (FW_ALLOWED_HOSTS)',
   422: 'the Idempotency-Key was used with another request',
   429: 'too many failed logins', 500: 'internal error', 503: 'store or compile queue unavailable, or a write not confirmed by enough replicas',
   504: 'compile did not finish in time',
@@ -63,7 +66,11 @@ export function errorStatusesOf(def: RouteDef): number[] {
   }
   if (hasBody || params.length || Object.keys(def.doc.query ?? {}).length) out.add(400);
   if (params.length) out.add(404);
-  if (hasBody) out.add(413);
+  if (hasBody) {
+    out.add(413);
+    out.add(415);
+  }
+  out.add(421);
   out.add(500);
   out.add(503);
   return [...out].sort((a, b) => a - b);

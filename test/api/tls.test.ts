@@ -40,6 +40,26 @@ test('login, an API token and /api/me over HTTPS', async () => {
   expect(['TLSv1.2', 'TLSv1.3']).toContain(me.protocol);
 });
 
+test('over TLS every answer tells browsers to keep to HTTPS (HSTS); plain HTTP answers do not', async () => {
+  const port = d.daemon.port;
+  const answers = [
+    await httpsJson(port, cert.pem, 'GET', '/healthz'),
+    await httpsJson(port, cert.pem, 'GET', '/api/me'), // 401
+    await httpsJson(port, cert.pem, 'POST', '/api/login', undefined, { username: ADMIN, password: ADMIN_PASSWORD }),
+  ];
+  expect(answers.map((a) => a.status)).toEqual([200, 401, 200]);
+  for (const a of answers) {
+    expect(a.headers['strict-transport-security']).toBe('max-age=31536000');
+    expect(a.headers['x-content-type-options']).toBe('nosniff');
+  }
+  const plain = await startTestDaemon();
+  try {
+    expect((await fetch(`${plain.url}/healthz`)).headers.get('strict-transport-security')).toBeNull();
+  } finally {
+    await plain.close();
+  }
+});
+
 test('TLS 1.3 and 1.2 (forward-secret AEAD) are accepted; TLS 1.1, 1.0 and weak 1.2 suites are refused', async () => {
   expect(await handshake({})).toBe('TLSv1.3');
   expect(await handshake({ maxVersion: 'TLSv1.2' })).toBe('TLSv1.2');

@@ -41,6 +41,7 @@ export interface HttpsAnswer {
   status: number;
   body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
   protocol: string; // the negotiated TLS version
+  headers: import('node:http').IncomingHttpHeaders;
 }
 
 /** One HTTPS request to the daemon, trusting only `ca`. */
@@ -52,7 +53,7 @@ export function httpsJson(port: number, ca: string, method: string, p: string, t
     const req = https.request({ host: '127.0.0.1', port, method, path: p, ca, headers, agent: false }, (res) => {
       let text = '';
       res.on('data', (b: Buffer) => { text += b.toString(); });
-      res.on('end', () => resolve({ status: res.statusCode!, body: text ? JSON.parse(text) : undefined, protocol: (res.socket as import('node:tls').TLSSocket).getProtocol() ?? '' }));
+      res.on('end', () => resolve({ status: res.statusCode!, body: text ? JSON.parse(text) : undefined, protocol: (res.socket as import('node:tls').TLSSocket).getProtocol() ?? '', headers: res.headers }));
     });
     req.on('error', reject);
     req.end(body === undefined ? undefined : JSON.stringify(body));

@@ -9,7 +9,7 @@ import { roleOf } from '../../auth/api-tokens';
 import { ROLES } from '../../auth/roles';
 import type { AuthUser } from '../../auth/user';
 import type { AppContext } from '../context';
-import { message, type Reply, type RouteDef } from '../http';
+import { message, NO_STORE, type Reply, type RouteDef } from '../http';
 import { MessageReply } from '../schemas';
 
 const LoginBody = Type.Object({ username: Type.String(), password: Type.String() }, { additionalProperties: false });
@@ -58,7 +58,7 @@ export function authRoutes(ctx: AppContext, tokens: TokenService, limiter: Login
         req.log.info({ reqId: req.id, username: b.username }, 'login');
         const role = roleOf(user);
         await ctx.audit.record(req, 'auth.login', `from ${req.ip}`, undefined, { username: b.username, role });
-        return { body: tokens.issue({ username: b.username, role }) };
+        return { body: tokens.issue({ username: b.username, role }), headers: NO_STORE };
       },
     },
     {
