@@ -131,6 +131,10 @@ describe('FW_ALLOWED_HOSTS', () => {
     }
     const c = await new Client(h.url).login(); // fetch sends Host 127.0.0.1:port
     expect((await c.get('/api/me')).status).toBe(200);
+    // the OpenAPI document lists the 421 on every operation where the check is on
+    const doc = (await ok(c.get('/api/openapi.json'))).body;
+    expect(Object.keys(doc.paths['/api/me'].get.responses)).toContain('421');
+    expect(Object.keys((await ok(d.client.get('/api/openapi.json'))).body.paths['/api/me'].get.responses)).not.toContain('421');
   });
 
   test('a malformed entry stops the start with the entry named', async () => {

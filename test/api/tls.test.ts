@@ -4,7 +4,7 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import { ADMIN, ADMIN_PASSWORD, startTestDaemon, tempDir, type TestDaemon } from '../helpers/daemon';
-import { httpsJson, makeCert, type TestCert } from '../helpers/tls';
+import { httpsAnswer, httpsJson, makeCert, type TestCert } from '../helpers/tls';
 
 const dir = tempDir('fwd-tls-');
 let cert: TestCert;
@@ -43,9 +43,9 @@ test('login, an API token and /api/me over HTTPS', async () => {
 test('over TLS every answer tells browsers to keep to HTTPS (HSTS); plain HTTP answers do not', async () => {
   const port = d.daemon.port;
   const answers = [
-    await httpsJson(port, cert.pem, 'GET', '/healthz'),
-    await httpsJson(port, cert.pem, 'GET', '/api/me'), // 401
-    await httpsJson(port, cert.pem, 'POST', '/api/login', undefined, { username: ADMIN, password: ADMIN_PASSWORD }),
+    await httpsAnswer(port, cert.pem, 'GET', '/healthz'),
+    await httpsAnswer(port, cert.pem, 'GET', '/api/me'), // 401
+    await httpsAnswer(port, cert.pem, 'POST', '/api/login', undefined, { username: ADMIN, password: ADMIN_PASSWORD }),
   ];
   expect(answers.map((a) => a.status)).toEqual([200, 401, 200]);
   for (const a of answers) {
