@@ -117,11 +117,11 @@ const KEY = {
   host: Buffer.from('host'),
 };
 const OUT = { contentType: Buffer.from('Content-Type'), json: Buffer.from('application/json'), requestId: Buffer.from('X-Request-Id') };
-/** Written on every answer: no browser reads an answer as another type than the one it says (a JSON error echoing input as HTML) */
-const NOSNIFF: FixedHeader = [Buffer.from('X-Content-Type-Options'), Buffer.from('nosniff')];
-/** Written on every answer over TLS: browsers that reached the daemon over HTTPS never try plain HTTP for a year */
-const HSTS: FixedHeader = [Buffer.from('Strict-Transport-Security'), Buffer.from('max-age=31536000')];
-type FixedHeader = readonly [Buffer, Buffer];
+/** The security headers of every answer (writeSecurityHeaders) */
+const SECURITY = {
+  nosniff: Buffer.from('X-Content-Type-Options'), nosniffValue: Buffer.from('nosniff'),
+  hsts: Buffer.from('Strict-Transport-Security'), hstsValue: Buffer.from('max-age=31536000'),
+};
 /** The query of a request without one (handlers only read it). */
 const NO_QUERY = new URLSearchParams();
 const ID_PREFIX = randomBytes(3).toString('hex');
@@ -140,27 +140,27 @@ export class HttpServer {
   port = 0;
   /** whether successful reads are logged too (level debug or lower) */
   private readonly logReads: boolean;
-  /** the headers of every answer (API, console files, streams) */
-  private readonly fixed: readonly FixedHeader[];
+  /** HSTS on every answer: the daemon answers HTTPS only */
+  private readonly tls: boolean;
   /** FW_ALLOWED_HOSTS; null: every Host is served */
   private readonly allowedHosts: ReadonlySet<string> | null;
 
   constructor(private readonly opts: ServerOptions) {
     for (const r of opts.routes) this.router.add(r);
     this.logReads = opts.logger.isLevelEnabled('debug');
-    this.fixed = opts.tls ? [NOSNIFF, HSTS] : [NOSNIFF];
+    this.tls = opts.tls !== undefined;
     this.allowedHosts = opts.allowedHosts?.length ? new Set(opts.allowedHosts) : null;
   }
 
   async listen(): Promise<number> {
-    // TLS 1.2 is uSockets' floor (it sets the context's minimum protocol version itself; a
-    // TLS 1.1 client is refused: test/api/tls.test.ts), TLS 1.3 negotiated when offered;
-    // the TLS 1.2 suites are tls.ts's TLS12_CIPHERS
     // no "uWebSockets: 20" header on the answers (it tells a scanner the server and its major
     // version): the prebuilt module writes it unless its loop is "silent", which its
     // undocumented _cfg sets (uWebSockets.js addon.cpp; the C++ build flag
     // UWS_HTTPRESPONSE_NO_WRITEMARK does the same); per thread, so set before every listen
     (uWS as unknown as { _cfg?: (key: string) => void })._cfg?.('silent');
+    // TLS 1.2 is uSockets' floor (it sets the context's minimum protocol version itself; a
+    // TLS 1.1 client is refused: test/api/tls.test.ts), TLS 1.3 negotiated when offered;
+    // the TLS 1.2 suites are tls.ts's TLS12_CIPHERS
     const app = this.opts.tls ? uWS.SSLApp(this.opts.tls) : uWS.App();
     // one uWS handler per method: the method is known without asking uWS for it
     app.get('/*', (res, req) => this.onRequest(res, req, 'GET'));
@@ -370,7 +370,7 @@ export class HttpServer {
     const zipped = file.gzip !== null && /\bgzip\b/.test(acceptEncoding);
     const res = a.res;
     for (const k in file.headers) res.writeHeader(headerName(k), file.headers[k]);
-    for (const [k, v] of this.fixed) res.writeHeader(k, v);
+    writeSecurityHeaders(res, this.tls);
     if (zipped) res.writeHeader(headerName('Content-Encoding'), 'gzip');
     res.writeHeader(OUT.requestId, a.id);
     const body = zipped ? file.gzip! : file.body;
@@ -397,7 +397,7 @@ export class HttpServer {
     a.res.cork(() => {
       a.res.writeStatus(STATUS_TEXT[r.status ?? 200] ?? String(r.status));
       a.res.writeHeader(OUT.requestId, a.id);
-      for (const [k, v] of this.fixed) a.res.writeHeader(k, v);
+      writeSecurityHeaders(a.res, this.tls);
       for (const k in r.headers) a.res.writeHeader(headerName(k), r.headers[k]);
       r.stream!(stream);
     });
@@ -420,8 +420,8 @@ export class HttpServer {
     a.done = true;
     // inside uWS's request handler writes are corked already; after an await, cork makes
     // status, headers and body one write
-    if (a.tracked) a.res.cork(() => write(a.res, a.id, status, json, this.fixed, extra));
-    else write(a.res, a.id, status, json, this.fixed, extra);
+    if (a.tracked) a.res.cork(() => write(a.res, a.id, status, json, this.tls, extra));
+    else write(a.res, a.id, status, json, this.tls, extra);
     const ms = performance.now() - a.started;
     this.count(a.def, a.method, status, ms / 1000);
     // reads that succeed are the bulk of the traffic and change nothing: their lines are
@@ -530,13 +530,23 @@ function appendBody(memory: ArrayBuffer | null, size: number, chunk: ArrayBuffer
   return m;
 }
 
-function write(res: uWS.HttpResponse, id: string, status: number, json: string | Uint8Array, fixed: readonly FixedHeader[], extra?: Record<string, string>): void {
+function write(res: uWS.HttpResponse, id: string, status: number, json: string | Uint8Array, tls: boolean, extra?: Record<string, string>): void {
   if (status !== 200) res.writeStatus(STATUS_TEXT[status] ?? String(status));
   if (extra?.['Content-Type'] === undefined) res.writeHeader(OUT.contentType, OUT.json);
   res.writeHeader(OUT.requestId, id);
-  for (const [k, v] of fixed) res.writeHeader(k, v);
+  writeSecurityHeaders(res, tls);
   if (extra) for (const k in extra) res.writeHeader(headerName(k), extra[k]);
   res.end(json);
+}
+
+/**
+ * On every answer (API, errors, console files, streams): nosniff, so that no browser reads an
+ * answer as another type than it says (a JSON error echoing input, read as HTML); over TLS
+ * HSTS, so that a browser that reached the daemon over HTTPS never tries plain HTTP for a year.
+ */
+function writeSecurityHeaders(res: uWS.HttpResponse, tls: boolean): void {
+  res.writeHeader(SECURITY.nosniff, SECURITY.nosniffValue);
+  if (tls) res.writeHeader(SECURITY.hsts, SECURITY.hstsValue);
 }
 
 /** A header name as bytes, made once per name (names come from the code, so they are few). */
