@@ -34,6 +34,7 @@ import { Readiness } from './api/readiness';
 import { parseAddressList } from './api/client-address';
 import { DeepAnalysis } from './workers/deep-analysis';
 import { BatchPool } from './workers/batch-pool';
+import { ParsePool } from './workers/parse-pool';
 import { EventHub } from './events/hub';
 import { LocalEvents, RedisEvents } from './events/backends';
 import { CommitConfirmation } from './session/confirm';
@@ -194,6 +195,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
       settings, store, log, config, dataPlane, startedAt: Date.now(), nodes: null!, analysis: deep,
       audit: new AuditTrail(store, { loginWindowSec: settings.loginWindowSec, log }), metrics, readiness: new Readiness(),
       batchPool: settings.evalThreads > 0 ? new BatchPool(settings.evalThreads, log) : undefined,
+      parsePool: new ParsePool(Math.min(settings.maxYamlBodyBytes, settings.maxLoadBodyBytes)),
       events, confirmation: new CommitConfirmation(config as ConfigService<unknown>, store, events.emit, log, settings.commitTimeoutMs * 2),
     };
     registerCoreReadiness(ctx);
@@ -204,7 +206,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
       idempotency: new Idempotency(store, { ttlMs: settings.idempotencyTtlMs, leaseMs: 2 * settings.commitTimeoutMs + 10_000 }),
       onForbidden: (def, req, refusal) => ctx.audit.forbidden(req, def.method, def.pattern, refusal.details), tls,
       site: new ConsoleSite(defaultConsoleDir()),
-      trustedProxies: parseAddressList(settings.trustedProxies, 'FW_TRUSTED_PROXIES'),
+      trustedProxies: parseAddressList(settings.trustedProxies, 'FW_TRUSTED_PROXIES'), allowedHosts: settings.allowedHosts,
     });
     metrics.inFlight = () => server.requestsInFlight;
     await Promise.all([cluster?.queue.ready(), cluster?.worker?.ready()]);
@@ -236,6 +238,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
         events.close();
         await tokens.close(); // the last uses of API tokens written
         await ctx.batchPool?.close(); // after the requests in flight were answered
+        await ctx.parsePool.close();
         await deep.close();
         await closeClusterParts(parts, nodes, redis, log);
         await activeCompiler.close();

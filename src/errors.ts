@@ -16,6 +16,8 @@ export const ERRORS = {
   ERR_NET_1011: { status: 404, message: 'no such endpoint' },
   ERR_NET_1012: { status: 422, message: 'idempotency key reused with another request' },
   ERR_NET_1013: { status: 409, message: 'a request with this idempotency key is still running' },
+  ERR_NET_1014: { status: 415, message: 'unsupported media type' },
+  ERR_NET_1015: { status: 421, message: 'host name not served' },
   ERR_NET_2003: { status: 400, message: 'reference to an unknown entity' },
   ERR_NET_2005: { status: 400, message: 'VLAN parent interface unknown' },
   ERR_NET_2006: { status: 409, message: 'already exists' },

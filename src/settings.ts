@@ -4,6 +4,7 @@ import path from 'node:path';
 import { isNetnsName } from './dataplane/names';
 import { nameProblem } from './config/validate';
 import { passwordProblem } from './auth/passwords';
+import { parseAllowedHosts } from './host-names';
 import type { RedisTarget } from './store/redis/connection';
 import { RETENTION_DEFAULTS } from './store/records';
 
@@ -66,6 +67,10 @@ export interface Settings {
   versionsKeep: number;
   /** FW_AUDIT_KEEP: audit entries kept (the newest); 0: all */
   auditKeep: number;
+  /** FW_ALLOWED_HOSTS: the host names requests may give in Host (421 otherwise); empty: any */
+  allowedHosts: string[];
+  /** FW_MAX_YAML_BODY: the body limit of a YAML document (parsing YAML takes ~100 times its size in memory) */
+  maxYamlBodyBytes: number;
 }
 
 function onOff(env: NodeJS.ProcessEnv, name: string, def: boolean): boolean {
@@ -238,5 +243,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     tlsKeyPassphrase: env.FW_TLS_KEY_PASSPHRASE || undefined,
     versionsKeep: versionsKeep(env),
     auditKeep: int(env, 'FW_AUDIT_KEEP', RETENTION_DEFAULTS.auditKeep, 0, 100_000_000),
+    allowedHosts: parseAllowedHosts(env.FW_ALLOWED_HOSTS ?? ''),
+    maxYamlBodyBytes: int(env, 'FW_MAX_YAML_BODY', 10 * 1024 * 1024, 1024, 256 * 1024 * 1024),
   };
 }

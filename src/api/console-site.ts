@@ -14,13 +14,12 @@ export interface SiteFile {
   headers: Record<string, string>;
 }
 
-/** What a browser is told of every console file: a strict policy, no sniffing, no framing. */
+/** What a browser is told of every console file: a strict policy, no framing (no sniffing: the server says it on every answer). */
 export const CONSOLE_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   // no inline script or style; the API on the same origin only; nothing framed, no plugins
   'Content-Security-Policy':
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
     "font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
-  'X-Content-Type-Options': 'nosniff',
   'X-Frame-Options': 'DENY',
   'Referrer-Policy': 'no-referrer',
   'Cross-Origin-Opener-Policy': 'same-origin',

@@ -11,6 +11,7 @@ import type { Readiness } from './readiness';
 import type { DeepAnalysisResults } from '../workers/deep-analysis';
 import type { NodeDirectory } from '../cluster/nodes';
 import type { BatchPool } from '../workers/batch-pool';
+import type { ParsePool } from '../workers/parse-pool';
 import type { EventHub } from '../events/hub';
 import type { CommitConfirmation } from '../session/confirm';
 
@@ -29,6 +30,8 @@ export interface AppContext {
   analysis?: DeepAnalysisResults;
   /** The instances serving this firewall (this one alone on the embedded store); set at listen. */
   nodes: NodeDirectory;
+  /** the thread YAML bodies are parsed in */
+  parsePool: ParsePool;
   /** threads for large batch evaluations of the running version (absent: all inline) */
   batchPool?: BatchPool;
   /** GET /api/events: every service reports its events here */

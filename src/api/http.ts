@@ -1,7 +1,7 @@
 // The request and reply shapes every route handler sees; nothing here depends on uWS.
 import type { TSchema } from '@sinclair/typebox';
 import type { Logger } from 'pino';
-import { FwError } from '../errors';
+import { parseJsonText } from '../config/document-text';
 import type { PermissionNeed } from '../auth/roles';
 import type { AuthUser } from '../auth/user';
 import type { ObjectChange } from '../config/changes';
@@ -161,18 +161,16 @@ export type RouteDef = RouteOptions & {
   change?: ObjectChangeRoute;
 };
 
+/** The headers of an answer that carries a credential (a login's token, an API token's secret): no cache keeps it. */
+export const NO_STORE: Readonly<Record<string, string>> = Object.freeze({ 'Cache-Control': 'no-store' });
+
 /** A success answer of a changing operation: a JSON object of string values. */
 export function message(text: string, extra: Record<string, string> = {}): Reply {
   return { body: { message: text, ...extra } };
 }
 
-/** A request body as JSON: undefined when empty or blank, ERR_NET_1004 when malformed. */
+/** A request body as JSON: undefined when empty or blank, ERR_NET_1004 when malformed, nested
+ * too deep, or with a string that is not UTF-8 text or holds a NUL (src/config/document-text.ts). */
 export function parseJsonBody(raw: Buffer): unknown {
-  const text = raw.toString('utf8');
-  if (text.trim() === '') return undefined;
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new FwError('ERR_NET_1004', `malformed JSON: ${(e as Error).message}`);
-  }
+  return parseJsonText(raw);
 }

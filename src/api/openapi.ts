@@ -4,8 +4,9 @@
 //
 // The error answers of an operation are those its RouteDoc lists plus those its options
 // imply: 401 on an authenticated route; 400 where there is a body, a path parameter or a
-// query parameter to get wrong; 404 where a path parameter names an object; 413 where there
-// is a body; 500 and 503 everywhere. Each error answer's `code` is limited to the catalogued
+// query parameter to get wrong; 404 where a path parameter names an object; 413 and 415 (a
+// body not labelled JSON) where there is a body; 500 and 503 everywhere, and 421 everywhere
+// when the daemon checks Host names (FW_ALLOWED_HOSTS). Each error answer's `code` is limited to the catalogued
 // codes of its status. A request that matches no path and method is answered 404
 // ERR_NET_1011 or 405 ERR_NET_1009 (with Allow), the body of components.schemas.Error.
 import type { TSchema } from '@sinclair/typebox';
@@ -21,6 +22,8 @@ const STATUS_TEXT: Record<number, string> = {
   400: 'bad request', 401: 'missing, malformed, expired or revoked token',
   403: 'the role of the token does not hold the permission the operation needs (details name the roles that do and the caller\'s)', 404: 'not found',
   405: 'method not allowed', 409: 'conflict with the session or existing objects', 413: 'body too large',
+  415: 'the body is not labelled application/json (or application/yaml where the operation takes YAML)',
+  421: 'the Host is not one of the names the daemon serves (FW_ALLOWED_HOSTS)',
   422: 'the Idempotency-Key was used with another request',
   429: 'too many failed logins', 500: 'internal error', 503: 'store or compile queue unavailable, or a write not confirmed by enough replicas',
   504: 'compile did not finish in time',
@@ -46,7 +49,7 @@ function operationId(def: RouteDef): string {
 }
 
 /** The error statuses an operation can answer (see the header comment). */
-export function errorStatusesOf(def: RouteDef): number[] {
+export function errorStatusesOf(def: RouteDef, hostCheck: boolean): number[] {
   const out = new Set<number>(def.doc.errors ?? []);
   const params = pathParams(def.pattern);
   const hasBody = def.doc.body !== undefined;
@@ -63,7 +66,11 @@ export function errorStatusesOf(def: RouteDef): number[] {
   }
   if (hasBody || params.length || Object.keys(def.doc.query ?? {}).length) out.add(400);
   if (params.length) out.add(404);
-  if (hasBody) out.add(413);
+  if (hasBody) {
+    out.add(413);
+    out.add(415);
+  }
+  if (hostCheck) out.add(421);
   out.add(500);
   out.add(503);
   return [...out].sort((a, b) => a - b);
@@ -78,7 +85,7 @@ function mediaTypes(type: string, yaml: boolean | undefined, schema: TSchema): J
   return out;
 }
 
-function operation(def: RouteDef): Json {
+function operation(def: RouteDef, hostCheck: boolean): Json {
   const d = def.doc;
   const requestId = { $ref: '#/components/headers/RequestId' };
   const idempotent = def.auth !== false && CHANGING.has(def.method);
@@ -89,7 +96,7 @@ function operation(def: RouteDef): Json {
   };
   const responses: Json = { 200: ok };
   if (d.etag) responses[304] = { $ref: '#/components/responses/NotModified' };
-  for (const s of errorStatusesOf(def)) responses[s] = { $ref: `#/components/responses/Error${s}` };
+  for (const s of errorStatusesOf(def, hostCheck)) responses[s] = { $ref: `#/components/responses/Error${s}` };
   for (const [s, a] of Object.entries(d.otherAnswers ?? {})) {
     responses[s] = { description: a.description, headers: { 'X-Request-Id': requestId }, content: { 'application/json': { schema: plain(a.schema) } } };
   }
@@ -148,14 +155,14 @@ function errorResponses(): Json {
   return out;
 }
 
-/** The document of `routes`; `version` is the daemon's package version. */
-export function openApiDocument(routes: readonly RouteDef[], version: string): Json {
+/** The document of `routes`; `version` is the daemon's package version; `hostCheck`: FW_ALLOWED_HOSTS is set (421 on every operation). */
+export function openApiDocument(routes: readonly RouteDef[], version: string, hostCheck = false): Json {
   const paths: Record<string, Json> = {};
   const tags = new Map<string, string>();
   for (const def of routes) {
     const p = openApiPath(def.pattern);
     paths[p] ??= {};
-    paths[p][def.method.toLowerCase()] = operation(def);
+    paths[p][def.method.toLowerCase()] = operation(def, hostCheck);
     if (!tags.has(def.doc.tag)) tags.set(def.doc.tag, TAG_TEXT[def.doc.tag] ?? def.doc.tag);
   }
   return {

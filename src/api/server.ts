@@ -16,6 +16,8 @@ import type { ConsoleSite, SiteFile } from './console-site';
 import { fingerprint, type Idempotency } from './idempotency';
 import type { Cidr } from '../config/net';
 import { clientAddress } from './client-address';
+import { bodyType } from './media-type';
+import { hostName } from '../host-names';
 
 export interface Authenticator {
   /** Resolves the bearer header to a user or throws FwError ERR_SEC_5001/5002/5003. */
@@ -49,6 +51,8 @@ export interface ServerOptions {
   tls?: TlsFiles;
   /** proxies whose X-Forwarded-For names the client (FW_TRUSTED_PROXIES); none: the header is ignored */
   trustedProxies?: readonly Cidr[];
+  /** FW_ALLOWED_HOSTS: the host names (src/host-names.ts) requests may name; absent or empty: any */
+  allowedHosts?: readonly string[];
 }
 
 /** PEM files as uWS's SSLApp takes them. */
@@ -90,7 +94,8 @@ function markAborted(a: Answering): void {
 
 const STATUS_TEXT: Record<number, string> = {
   200: '200 OK', 304: '304 Not Modified', 400: '400 Bad Request', 401: '401 Unauthorized', 403: '403 Forbidden', 404: '404 Not Found',
-  405: '405 Method Not Allowed', 409: '409 Conflict', 413: '413 Payload Too Large', 422: '422 Unprocessable Content',
+  405: '405 Method Not Allowed', 409: '409 Conflict', 413: '413 Payload Too Large', 415: '415 Unsupported Media Type',
+  421: '421 Misdirected Request', 422: '422 Unprocessable Content',
   429: '429 Too Many Requests', 500: '500 Internal Server Error', 503: '503 Service Unavailable',
   504: '504 Gateway Timeout',
 };
@@ -109,8 +114,14 @@ const KEY = {
   acceptEncoding: Buffer.from('accept-encoding'),
   contentType: Buffer.from('content-type'),
   idempotencyKey: Buffer.from('idempotency-key'),
+  host: Buffer.from('host'),
 };
 const OUT = { contentType: Buffer.from('Content-Type'), json: Buffer.from('application/json'), requestId: Buffer.from('X-Request-Id') };
+/** The security headers of every answer (writeSecurityHeaders) */
+const SECURITY = {
+  nosniff: Buffer.from('X-Content-Type-Options'), nosniffValue: Buffer.from('nosniff'),
+  hsts: Buffer.from('Strict-Transport-Security'), hstsValue: Buffer.from('max-age=31536000'),
+};
 /** The query of a request without one (handlers only read it). */
 const NO_QUERY = new URLSearchParams();
 const ID_PREFIX = randomBytes(3).toString('hex');
@@ -129,13 +140,24 @@ export class HttpServer {
   port = 0;
   /** whether successful reads are logged too (level debug or lower) */
   private readonly logReads: boolean;
+  /** HSTS on every answer: the daemon answers HTTPS only */
+  private readonly tls: boolean;
+  /** FW_ALLOWED_HOSTS; null: every Host is served */
+  private readonly allowedHosts: ReadonlySet<string> | null;
 
   constructor(private readonly opts: ServerOptions) {
     for (const r of opts.routes) this.router.add(r);
     this.logReads = opts.logger.isLevelEnabled('debug');
+    this.tls = opts.tls !== undefined;
+    this.allowedHosts = opts.allowedHosts?.length ? new Set(opts.allowedHosts) : null;
   }
 
   async listen(): Promise<number> {
+    // no "uWebSockets: 20" header on the answers (it tells a scanner the server and its major
+    // version): the prebuilt module writes it unless its loop is "silent", which its
+    // undocumented _cfg sets (uWebSockets.js addon.cpp; the C++ build flag
+    // UWS_HTTPRESPONSE_NO_WRITEMARK does the same); per thread, so set before every listen
+    (uWS as unknown as { _cfg?: (key: string) => void })._cfg?.('silent');
     // TLS 1.2 is uSockets' floor (it sets the context's minimum protocol version itself; a
     // TLS 1.1 client is refused: test/api/tls.test.ts), TLS 1.3 negotiated when offered;
     // the TLS 1.2 suites are tls.ts's TLS12_CIPHERS
@@ -196,6 +218,14 @@ export class HttpServer {
     const bodiless = method === 'GET' || method === 'HEAD';
     const contentLength = bodiless ? '' : uReq.getHeader(KEY.contentLength);
     const hasBody = contentLength !== '' ? contentLength !== '0' : !bodiless && uReq.getHeader(KEY.transferEncoding) !== '';
+    if (this.allowedHosts !== null) {
+      const host = uReq.getHeader(KEY.host);
+      if (!this.allowedHosts.has(hostName(host))) {
+        if (hasBody) res.onData(() => undefined); // drain; the answer does not depend on it
+        const a: Answering = { res, id, method, path, started, def: null, done: false, aborted: false };
+        return this.answerError(a, new FwError('ERR_NET_1015', `Host "${host.slice(0, 100)}" is not one of FW_ALLOWED_HOSTS`));
+      }
+    }
     let def = this.router.exactRoute(method, path);
     let params = NO_PARAMS;
     if (def === undefined) {
@@ -225,7 +255,8 @@ export class HttpServer {
       authorization: uReq.getHeader(KEY.authorization),
       ifNoneMatch: def.doc.etag ? uReq.getHeader(KEY.ifNoneMatch) : '',
       accept: def.doc.yaml ? uReq.getHeader(KEY.accept) : '',
-      contentType: def.doc.yaml ? uReq.getHeader(KEY.contentType) : '',
+      // read where a body is: its media type is checked (415) before it is parsed
+      contentType: def.doc.yaml || (hasBody && def.body !== 'none') ? uReq.getHeader(KEY.contentType) : '',
     };
     if (def.requestHeaders) {
       headers.more = {};
@@ -339,6 +370,7 @@ export class HttpServer {
     const zipped = file.gzip !== null && /\bgzip\b/.test(acceptEncoding);
     const res = a.res;
     for (const k in file.headers) res.writeHeader(headerName(k), file.headers[k]);
+    writeSecurityHeaders(res, this.tls);
     if (zipped) res.writeHeader(headerName('Content-Encoding'), 'gzip');
     res.writeHeader(OUT.requestId, a.id);
     const body = zipped ? file.gzip! : file.body;
@@ -365,6 +397,7 @@ export class HttpServer {
     a.res.cork(() => {
       a.res.writeStatus(STATUS_TEXT[r.status ?? 200] ?? String(r.status));
       a.res.writeHeader(OUT.requestId, a.id);
+      writeSecurityHeaders(a.res, this.tls);
       for (const k in r.headers) a.res.writeHeader(headerName(k), r.headers[k]);
       r.stream!(stream);
     });
@@ -387,8 +420,8 @@ export class HttpServer {
     a.done = true;
     // inside uWS's request handler writes are corked already; after an await, cork makes
     // status, headers and body one write
-    if (a.tracked) a.res.cork(() => write(a.res, a.id, status, json, extra));
-    else write(a.res, a.id, status, json, extra);
+    if (a.tracked) a.res.cork(() => write(a.res, a.id, status, json, this.tls, extra));
+    else write(a.res, a.id, status, json, this.tls, extra);
     const ms = performance.now() - a.started;
     this.count(a.def, a.method, status, ms / 1000);
     // reads that succeed are the bulk of the traffic and change nothing: their lines are
@@ -467,6 +500,8 @@ export class HttpServer {
   }
 
   private run(def: RouteDef, req: Req, raw: Buffer | null): Reply | Promise<Reply> {
+    // after authorization, as the parse: a caller without the role learns nothing more
+    if (def.body !== 'none' && raw && raw.length > 0) bodyType(req.headers.contentType, def.doc.yaml === true);
     if (def.body === 'raw') req.raw = raw;
     else if (def.body !== 'none' && raw && raw.length > 0) req.body = parseJsonBody(raw);
     return def.handler(req);
@@ -495,12 +530,23 @@ function appendBody(memory: ArrayBuffer | null, size: number, chunk: ArrayBuffer
   return m;
 }
 
-function write(res: uWS.HttpResponse, id: string, status: number, json: string | Uint8Array, extra?: Record<string, string>): void {
+function write(res: uWS.HttpResponse, id: string, status: number, json: string | Uint8Array, tls: boolean, extra?: Record<string, string>): void {
   if (status !== 200) res.writeStatus(STATUS_TEXT[status] ?? String(status));
   if (extra?.['Content-Type'] === undefined) res.writeHeader(OUT.contentType, OUT.json);
   res.writeHeader(OUT.requestId, id);
+  writeSecurityHeaders(res, tls);
   if (extra) for (const k in extra) res.writeHeader(headerName(k), extra[k]);
   res.end(json);
+}
+
+/**
+ * On every answer (API, errors, console files, streams): nosniff, so that no browser reads an
+ * answer as another type than it says (a JSON error echoing input, read as HTML); over TLS
+ * HSTS, so that a browser that reached the daemon over HTTPS never tries plain HTTP for a year.
+ */
+function writeSecurityHeaders(res: uWS.HttpResponse, tls: boolean): void {
+  res.writeHeader(SECURITY.nosniff, SECURITY.nosniffValue);
+  if (tls) res.writeHeader(SECURITY.hsts, SECURITY.hstsValue);
 }
 
 /** A header name as bytes, made once per name (names come from the code, so they are few). */

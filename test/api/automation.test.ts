@@ -169,9 +169,11 @@ test('a bad document: every problem with its place, nothing changes', async () =
 test('a bad request: mode, media type, YAML, shape and format', async () => {
   await c.begin();
   expectError(await c.put('/api/config/candidate?mode=sync', {}), 400, 'ERR_NET_1005');
-  // any other media type is read as JSON, as on every route
-  expect(expectError(await c.raw('PUT', '/api/config/candidate', 'a=1', { 'Content-Type': 'text/plain' }), 400, 'ERR_NET_1004').body.details).toMatch(/^malformed JSON/);
-  expect((await c.raw('PUT', '/api/config/candidate?mode=merge', '{"addresses":[]}', { 'Content-Type': 'application/x-www-form-urlencoded' })).status).toBe(200);
+  // JSON or YAML only (issue 25: a cross-site page may send text/plain or a form without asking)
+  expectError(await c.raw('PUT', '/api/config/candidate', 'a=1', { 'Content-Type': 'text/plain' }), 415, 'ERR_NET_1014');
+  expectError(await c.raw('PUT', '/api/config/candidate?mode=merge', '{"addresses":[]}', { 'Content-Type': 'application/x-www-form-urlencoded' }), 415, 'ERR_NET_1014');
+  expect((await c.raw('PUT', '/api/config/candidate?mode=merge', '{"addresses":[]}')).status).toBe(200);
+  expect(expectError(await c.raw('PUT', '/api/config/candidate', 'a=1'), 400, 'ERR_NET_1004').body.details).toMatch(/^malformed JSON/);
   const yaml = expectError(await c.raw('PUT', '/api/config/candidate', 'addresses: [\n', { 'Content-Type': 'application/yaml' }), 400, 'ERR_NET_1004');
   expect(yaml.body.details).toMatch(/^malformed YAML/);
   expectError(await c.raw('PUT', '/api/config/candidate', '{', {}), 400, 'ERR_NET_1004');

@@ -4,7 +4,7 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import { ADMIN, ADMIN_PASSWORD, startTestDaemon, tempDir, type TestDaemon } from '../helpers/daemon';
-import { httpsJson, makeCert, type TestCert } from '../helpers/tls';
+import { httpsAnswer, httpsJson, makeCert, type TestCert } from '../helpers/tls';
 
 const dir = tempDir('fwd-tls-');
 let cert: TestCert;
@@ -38,6 +38,26 @@ test('login, an API token and /api/me over HTTPS', async () => {
   const me = await httpsJson(port, cert.pem, 'GET', '/api/me', made.body.token);
   expect({ status: me.status, body: me.body }).toEqual({ status: 200, body: { username: ADMIN, role: 'viewer', expires: null, token: 'over-tls' } });
   expect(['TLSv1.2', 'TLSv1.3']).toContain(me.protocol);
+});
+
+test('over TLS every answer tells browsers to keep to HTTPS (HSTS); plain HTTP answers do not', async () => {
+  const port = d.daemon.port;
+  const answers = [
+    await httpsAnswer(port, cert.pem, 'GET', '/healthz'),
+    await httpsAnswer(port, cert.pem, 'GET', '/api/me'), // 401
+    await httpsAnswer(port, cert.pem, 'POST', '/api/login', undefined, { username: ADMIN, password: ADMIN_PASSWORD }),
+  ];
+  expect(answers.map((a) => a.status)).toEqual([200, 401, 200]);
+  for (const a of answers) {
+    expect(a.headers['strict-transport-security']).toBe('max-age=31536000');
+    expect(a.headers['x-content-type-options']).toBe('nosniff');
+  }
+  const plain = await startTestDaemon();
+  try {
+    expect((await fetch(`${plain.url}/healthz`)).headers.get('strict-transport-security')).toBeNull();
+  } finally {
+    await plain.close();
+  }
 });
 
 test('TLS 1.3 and 1.2 (forward-secret AEAD) are accepted; TLS 1.1, 1.0 and weak 1.2 suites are refused', async () => {

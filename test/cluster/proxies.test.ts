@@ -182,13 +182,13 @@ describe.each(PROXIES)('%s from deploy/', (name, start) => {
       const c = await new Client(proxy!.url).login();
       // 2 MiB: over FW_MAX_BODY (1 MiB) for a change, refused by the daemon with its limit
       const big = JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) });
-      const change = await tryFetch(`${proxy!.url}/api/addresses`, { method: 'POST', body: big, headers: { Authorization: `Bearer ${c.token}` } });
+      const change = await tryFetch(`${proxy!.url}/api/addresses`, { method: 'POST', body: big, headers: { Authorization: `Bearer ${c.token}`, 'Content-Type': 'application/json' } });
       expect({ status: change.status, code: change.body.code, details: change.body.details }).toEqual({ status: 413, code: 'ERR_NET_1010', details: 'body is over 1048576 bytes' });
       // the same 2 MiB reach the batch endpoint (limit 8 MiB): the daemon parses it (400: not packets)
-      const batch = await tryFetch(`${proxy!.url}/api/eval/batch`, { method: 'POST', body: big, headers: { Authorization: `Bearer ${c.token}` } });
+      const batch = await tryFetch(`${proxy!.url}/api/eval/batch`, { method: 'POST', body: big, headers: { Authorization: `Bearer ${c.token}`, 'Content-Type': 'application/json' } });
       expect(batch.status).toBe(400);
       // over 8 MiB: nginx's own 413, in the API's error body
-      const huge = await tryFetch(`${proxy!.url}/api/eval/batch`, { method: 'POST', body: 'x'.repeat(9 * 1024 * 1024), headers: { Authorization: `Bearer ${c.token}` } });
+      const huge = await tryFetch(`${proxy!.url}/api/eval/batch`, { method: 'POST', body: 'x'.repeat(9 * 1024 * 1024), headers: { Authorization: `Bearer ${c.token}`, 'Content-Type': 'application/json' } });
       expect({ status: huge.status, body: huge.body }).toEqual({ status: 413, body: { code: 'ERR_NET_1010', message: 'payload too large', details: 'body is over 8388608 bytes' } });
       expect(huge.requestId).toMatch(/^[0-9a-f]{32}$/);
     });
@@ -199,7 +199,7 @@ describe.each(PROXIES)('%s from deploy/', (name, start) => {
       try {
         // 10 MiB: a small document with one large unknown field
         const doc = JSON.stringify({ policies: [{ action: 'deny' }], nat: [], padding: 'x'.repeat(10 * 1024 * 1024) });
-        const load = await tryFetch(`${proxy!.url}/api/config/candidate?mode=merge`, { method: 'PUT', body: doc, headers: { Authorization: `Bearer ${c.token}` } });
+        const load = await tryFetch(`${proxy!.url}/api/config/candidate?mode=merge`, { method: 'PUT', body: doc, headers: { Authorization: `Bearer ${c.token}`, 'Content-Type': 'application/json' } });
         // the daemon read it whole and answered the one problem: the unknown field
         expect({ status: load.status, code: load.body.code, details: load.body.details }).toEqual({ status: 400, code: 'ERR_NET_1004', details: 'unknown field "padding"' });
       } finally {
@@ -246,7 +246,7 @@ describe.each(PROXIES)('%s from deploy/', (name, start) => {
         expect({ status: r.status, reachable: r.body.store_reachable }).toEqual({ status: 200, reachable: false });
       }
       // what needs the store: the daemon's 503 ERR_SYS_4002
-      const login = await tryFetch(`${proxy!.url}/api/login`, { method: 'POST', body: JSON.stringify({ username: 'admin', password: 'wrong-password-1' }) });
+      const login = await tryFetch(`${proxy!.url}/api/login`, { method: 'POST', body: JSON.stringify({ username: 'admin', password: 'wrong-password-1' }), headers: { 'Content-Type': 'application/json' } });
       expect({ status: login.status, code: login.body.code }).toEqual({ status: 503, code: 'ERR_SYS_4002' });
     } finally {
       await cluster.redis.restart();
@@ -260,7 +260,7 @@ describe.each(PROXIES)('%s from deploy/', (name, start) => {
     }, 20_000)).toBe(true);
     // (logins may need a moment more: each Redis connection of an instance reconnects on its own)
     const c = new Client(proxy!.url);
-    expect(await eventually(async () => (await tryFetch(`${proxy!.url}/api/login`, { method: 'POST', body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }) })).status === 200, 10_000)).toBe(true);
+    expect(await eventually(async () => (await tryFetch(`${proxy!.url}/api/login`, { method: 'POST', body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }), headers: { 'Content-Type': 'application/json' } })).status === 200, 10_000)).toBe(true);
     await c.login();
     expect((await c.get('/api/config/versions')).status).toBe(200);
   });

@@ -3,6 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import https from 'node:https';
+import type { IncomingHttpHeaders } from 'node:http';
 import path from 'node:path';
 
 export interface TestCert {
@@ -44,7 +45,13 @@ export interface HttpsAnswer {
 }
 
 /** One HTTPS request to the daemon, trusting only `ca`. */
-export function httpsJson(port: number, ca: string, method: string, p: string, token?: string, body?: unknown): Promise<HttpsAnswer> {
+export async function httpsJson(port: number, ca: string, method: string, p: string, token?: string, body?: unknown): Promise<HttpsAnswer> {
+  const { status, body: answer, protocol } = await httpsAnswer(port, ca, method, p, token, body);
+  return { status, body: answer, protocol };
+}
+
+/** httpsJson's request, with the answer's headers too. */
+export function httpsAnswer(port: number, ca: string, method: string, p: string, token?: string, body?: unknown): Promise<HttpsAnswer & { headers: IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = {};
     if (token) headers.Authorization = `Bearer ${token}`;
@@ -52,7 +59,10 @@ export function httpsJson(port: number, ca: string, method: string, p: string, t
     const req = https.request({ host: '127.0.0.1', port, method, path: p, ca, headers, agent: false }, (res) => {
       let text = '';
       res.on('data', (b: Buffer) => { text += b.toString(); });
-      res.on('end', () => resolve({ status: res.statusCode!, body: text ? JSON.parse(text) : undefined, protocol: (res.socket as import('node:tls').TLSSocket).getProtocol() ?? '' }));
+      res.on('end', () => resolve({
+        status: res.statusCode!, body: text ? JSON.parse(text) : undefined,
+        protocol: (res.socket as import('node:tls').TLSSocket).getProtocol() ?? '', headers: res.headers,
+      }));
     });
     req.on('error', reject);
     req.end(body === undefined ? undefined : JSON.stringify(body));

@@ -9,7 +9,7 @@ import { roleOf } from '../../auth/api-tokens';
 import { ROLES } from '../../auth/roles';
 import type { AuthUser } from '../../auth/user';
 import type { AppContext } from '../context';
-import { message, type Reply, type RouteDef } from '../http';
+import { message, NO_STORE, type Reply, type RouteDef } from '../http';
 import { MessageReply } from '../schemas';
 
 const LoginBody = Type.Object({
@@ -67,7 +67,7 @@ export function authRoutes(ctx: AppContext, tokens: TokenService, limiter: Login
         req.log.info({ reqId: req.id, username }, 'login');
         const role = roleOf(user);
         await ctx.audit.record(req, 'auth.login', `from ${req.ip}`, undefined, { username, role });
-        return { body: tokens.issue({ username, role }) };
+        return { body: tokens.issue({ username, role }), headers: NO_STORE };
       },
     },
     {

@@ -15,14 +15,13 @@ import { configQuery } from '../crud';
 import type { Reply, Req, RouteDef } from '../http';
 import { parseJsonBody } from '../http';
 import { Router } from '../router';
+import { bodyType, mediaType, YAML_TYPE, YAML_TYPES } from '../media-type';
 import { configQueryDoc } from '../schemas';
 import { DiffReply } from './config';
+import type { ParsePool } from '../../workers/parse-pool';
 
 /** At most this many operations in one batch. */
 export const MAX_BATCH = 10_000;
-
-const YAML_TYPE = 'application/yaml';
-const YAML_TYPES = new Set([YAML_TYPE, 'application/x-yaml', 'text/yaml', 'text/x-yaml']);
 
 const BatchOperation = Type.Object({
   method: oneOf(['POST', 'PUT', 'DELETE'] as const),
@@ -47,10 +46,6 @@ const formatQuery = {
 const modeQuery = {
   mode: { schema: oneOf(LOAD_MODES), description: 'replace (default): the candidate becomes the document; merge: add and update, delete nothing' },
 };
-
-function mediaType(header: string): string {
-  return header.split(';')[0].trim().toLowerCase();
-}
 
 /** A query parameter that is one of `allowed` (else 400 ERR_NET_1005), or null when absent. */
 function queryOneOf<T extends string>(req: Req, name: string, allowed: readonly T[]): T | null {
@@ -81,23 +76,15 @@ function toYaml(doc: unknown): string {
 const runningYaml = new WeakMap<object, string>();
 
 /**
- * A loaded document as JSON values: parsed from YAML when its Content-Type says so, else from
- * JSON. YAML
- * is brought to JSON (what the journal stores), so replaying the journal loads exactly what
- * was checked.
+ * A loaded document as JSON values: from YAML when its Content-Type says so (in the parse
+ * thread, src/workers/parse-pool.ts, brought to JSON values: what the journal stores, so
+ * replaying the journal loads exactly what was checked), else from JSON.
  */
-function parseDocument(req: Req): unknown {
+async function parseDocument(req: Req, parsePool: ParsePool): Promise<unknown> {
   const raw = req.raw;
   if (!raw || raw.length === 0) throw new FwError('ERR_NET_1004', 'a configuration document is required');
-  // JSON whatever else the Content-Type says, as on every other route (curl -d sends a form type)
-  if (!YAML_TYPES.has(mediaType(req.headers.contentType))) return parseJsonBody(raw);
-  let value: unknown;
-  try {
-    value = YAML.parse(raw.toString('utf8'), { maxAliasCount: 100 });
-  } catch (e) {
-    throw new FwError('ERR_NET_1004', `malformed YAML: ${(e as Error).message.split('\n')[0]}`);
-  }
-  return JSON.parse(JSON.stringify(value ?? null)) as unknown;
+  if (bodyType(req.headers.contentType, true) === 'json') return parseJsonBody(raw);
+  return parsePool.yaml(raw);
 }
 
 /** The routes a batch may contain: every route that changes one object, matched as requests are. */
@@ -154,7 +141,7 @@ export function automationRoutes(ctx: AppContext, routes: () => readonly RouteDe
         query: modeQuery, errors: [404, 409] },
       handler: async (req) => {
         const mode: LoadMode = queryOneOf(req, 'mode', LOAD_MODES) ?? 'replace';
-        const config = parseDocument(req);
+        const config = await parseDocument(req, ctx.parsePool);
         await cfg.change(req.user.username, { op: 'load', mode, config });
         await ctx.audit.record(req, 'config.load', `mode ${mode}`, { mode });
         return { body: await cfg.diff() };

@@ -49,7 +49,7 @@ export function operationsRoutes(ctx: AppContext, routes: () => readonly RouteDe
     { method: 'GET', pattern: '/api/openapi.json', auth: false, body: 'none',
       doc: { tag: ops, summary: 'This API\'s OpenAPI 3.1 document', response: OpenApiReply },
       handler: () => {
-        openApiJson ??= JSON.stringify(openApiDocument(routes(), version));
+        openApiJson ??= JSON.stringify(openApiDocument(routes(), version, ctx.settings.allowedHosts.length > 0));
         return { body: undefined, json: openApiJson };
       } },
   ];

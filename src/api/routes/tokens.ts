@@ -11,7 +11,7 @@ import { forbidden } from '../../auth/user';
 import type { TokenService } from '../../auth/tokens';
 import type { ApiTokenRecord } from '../../store/types';
 import type { AppContext } from '../context';
-import { message, type RouteDef } from '../http';
+import { message, NO_STORE, type RouteDef } from '../http';
 import { IsoTime, MessageReply } from '../schemas';
 import { checkRole, RoleSchema } from './users';
 
@@ -65,7 +65,7 @@ export function tokenRoutes(ctx: AppContext, tokens: TokenService): RouteDef[] {
         const { token, record } = mintApiToken(req.user.username, name, role, expiresAt);
         if (!(await ctx.store.addApiToken(record))) throw new FwError('ERR_NET_2006', `you already have a token named "${name}"`);
         await ctx.audit.record(req, 'token.create', `${record.owner}/${name} (${role})`);
-        return { body: { name, role, token, expires_at: iso(expiresAt) } };
+        return { body: { name, role, token, expires_at: iso(expiresAt) }, headers: NO_STORE };
       },
     },
     {
