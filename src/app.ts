@@ -7,7 +7,7 @@ import pino, { type Logger } from 'pino';
 import { logDestination } from './log-destination';
 import { settledWithin } from './deadline';
 import type { Settings } from './settings';
-import type { Store } from './store/types';
+import { newUser, type Store } from './store/types';
 import { EmbeddedStore } from './store/embedded';
 import { RedisFailureLog, RedisStore } from './store/redis/redis-store';
 import { CommitQueue, CommitWorker } from './workers/commit-queue';
@@ -57,7 +57,7 @@ export interface DaemonOptions {
 async function ensureAdmin(store: Store, settings: Settings, announce: (line: string) => void): Promise<void> {
   if ((await store.listUsers()).length > 0) return;
   const password = settings.adminPassword ?? randomPassword();
-  await store.putUser({ username: settings.adminUser, hash: await hashPassword(password), createdAt: Date.now(), role: 'admin' });
+  await store.putUser(newUser(settings.adminUser, await hashPassword(password), 'admin'));
   if (!settings.adminPassword) announce(`initial admin account "${settings.adminUser}" with password: ${password}`);
 }
 

@@ -84,6 +84,11 @@ interface CommonOptions {
   bodyLimit?: number;
   /** Request headers (lower-case names) the handler reads, in req.headers.more. */
   requestHeaders?: readonly string[];
+  /**
+   * Its answer carries a secret shown once (a new API token's): never stored for an
+   * Idempotency-Key. A retry with the key gets 409 ERR_NET_2006 instead (src/api/idempotency.ts).
+   */
+  answersSecret?: boolean;
 }
 
 /** A route anyone may call: no token is read, no role checked (login, health, the document). */

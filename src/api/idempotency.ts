@@ -1,13 +1,21 @@
 // Safe retries (the IETF httpapi Idempotency-Key draft): a changing request sent with an
-// Idempotency-Key header runs once per user and key. Its answer is kept in the store for
-// FW_IDEMPOTENCY_TTL, so any instance answers a retry with it (Idempotent-Replayed: true);
-// the key with another request is 422 ERR_NET_1012; while the first request still runs, 409
-// ERR_NET_1013. Answers of 5xx (the store or the daemon failed) are not kept: the claim is
+// Idempotency-Key header runs once per credential, role and key. Its answer is kept in the
+// store for FW_IDEMPOTENCY_TTL, so any instance answers a retry with it (Idempotent-Replayed:
+// true); the key with another request is 422 ERR_NET_1012; while the first request still runs,
+// 409 ERR_NET_1013. Answers of 5xx (the store or the daemon failed) are not kept: the claim is
 // dropped and a retry runs again. The server wraps handlers here only when the header is
 // present, so requests without it (every read) pay nothing.
+//
+// A replay never reaches further than the request it repeats: the server authenticates the
+// credential (revoked, expired, its account deleted or reset: 401) and checks the route's
+// permission before it gets here, and the scope is the credential itself (a login's JWT or one
+// API token, never the user's other credentials) at its role now (a role changed since runs
+// the request again, with the handler's own checks). An answer that carries a secret (a new
+// API token) is never stored: the key keeps a 409 in its place.
 import { createHash } from 'node:crypto';
 import { FwError, errorBody, isFwError } from '../errors';
 import type { StoredAnswer, Store } from '../store/types';
+import type { AuthUser } from '../auth/user';
 import type { Reply, Req } from './http';
 
 export interface IdempotencyOptions {
@@ -24,6 +32,19 @@ function parseKey(header: string): string {
     throw new FwError('ERR_NET_1004', 'header "Idempotency-Key": 1-255 visible ASCII characters');
   }
   return key;
+}
+
+/**
+ * Where a key lives: the credential that sent it (a JWT's jti, an API token's hash) at its role
+ * now, under its user's name (which the store's records show).
+ */
+export function idempotencyScope(user: AuthUser, header: string): string {
+  return `${encodeURIComponent(user.username)}:${user.jti}:${user.role}:${parseKey(header)}`;
+}
+
+/** What is stored in place of an answer that carried a secret: the refusal a retry gets. */
+function secretWithheld(): FwError {
+  return new FwError('ERR_NET_2006', 'the request with this Idempotency-Key succeeded and its answer held a secret, shown once and never stored: it is not answered again (list what exists with GET, or make another with a new key)');
 }
 
 /** What makes two requests the same: method, path with query, media type and body bytes. */
@@ -45,9 +66,12 @@ function errorAnswer(e: FwError): StoredAnswer {
 export class Idempotency {
   constructor(private readonly store: Store, private readonly opts: IdempotencyOptions) {}
 
-  /** Runs `handler` once for this user's key and request, or answers as the draft says. */
-  async run(req: Req, header: string, print: string, handler: () => Reply | Promise<Reply>): Promise<Reply> {
-    const scope = `${encodeURIComponent(req.user.username)}:${parseKey(header)}`;
+  /**
+   * Runs `handler` once for this credential's key and request, or answers as the draft says.
+   * `secret`: the handler's successful answer carries a secret, stored as a 409 in its place.
+   */
+  async run(req: Req, header: string, print: string, handler: () => Reply | Promise<Reply>, secret = false): Promise<Reply> {
+    const scope = idempotencyScope(req.user, header);
     const held = await this.store.claimIdempotencyKey(scope, print, this.opts.leaseMs);
     if (held) {
       if (held.fingerprint !== print) throw new FwError('ERR_NET_1012', 'this Idempotency-Key was used with another request');
@@ -60,7 +84,7 @@ export class Idempotency {
     let failure: unknown;
     try {
       reply = await handler();
-      answer = answerOf(reply);
+      answer = secret && (reply.status ?? 200) < 300 ? errorAnswer(secretWithheld()) : answerOf(reply);
     } catch (e) {
       if (!isFwError(e) || e.status >= 500) {
         await this.store.releaseIdempotencyKey(scope, print).catch(() => undefined);

@@ -496,7 +496,7 @@ export class HttpServer {
   private runOnce(def: RouteDef, req: Req, raw: Buffer | null, idem: IdemRequest | null): Reply | Promise<Reply> {
     if (!idem || !this.opts.idempotency) return this.run(def, req, raw);
     const print = fingerprint(req.method, idem.target, idem.contentType, raw);
-    return this.opts.idempotency.run(req, idem.key, print, () => this.run(def, req, raw));
+    return this.opts.idempotency.run(req, idem.key, print, () => this.run(def, req, raw), def.answersSecret === true);
   }
 
   private run(def: RouteDef, req: Req, raw: Buffer | null): Reply | Promise<Reply> {

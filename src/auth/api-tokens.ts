@@ -4,7 +4,7 @@
 // SHA-256 (a microsecond) is as safe and keeps a first use as cheap as a JWT's verification.
 import { createHash, randomBytes } from 'node:crypto';
 import { FwError } from '../errors';
-import type { ApiTokenRecord, Store } from '../store/types';
+import type { ApiTokenRecord, Store, UserRecord } from '../store/types';
 import { isRole, weakerOf, type Role } from './roles';
 import type { ApiTokenUse, AuthUser } from './user';
 
@@ -22,10 +22,25 @@ export function apiTokenHash(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
-/** A new token's secret text and the record to store (the secret itself is never stored). */
-export function mintApiToken(owner: string, name: string, role: Role, expiresAt: number | null): { token: string; record: ApiTokenRecord } {
+/**
+ * A new token's secret text and the record to store (the secret itself is never stored),
+ * bound to the account of the request that makes it (its id and credential epoch).
+ */
+export function mintApiToken(owner: AuthUser, name: string, role: Role, expiresAt: number | null): { token: string; record: ApiTokenRecord } {
   const token = API_TOKEN_PREFIX + randomBytes(32).toString('base64url');
-  return { token, record: { hash: apiTokenHash(token), name, owner, role, createdAt: Date.now(), expiresAt, lastUsedAt: null } };
+  const record: ApiTokenRecord = {
+    hash: apiTokenHash(token), name, owner: owner.username, role, createdAt: Date.now(), expiresAt, lastUsedAt: null, ownerId: owner.accountId, epoch: owner.epoch,
+  };
+  return { token, record };
+}
+
+/**
+ * Refuses a credential made for another account of the name (deleted and created again) or
+ * in an earlier credential epoch (the password was set since): 401 ERR_SEC_5003.
+ */
+export function checkBinding(account: UserRecord, id: string | undefined, epoch: number): void {
+  if (id !== account.id) throw new FwError('ERR_SEC_5003', 'the account this token was made for no longer exists');
+  if (epoch !== account.epoch) throw new FwError('ERR_SEC_5003', 'the account\'s password was set since this token was made: log in again');
 }
 
 /** What a stored role (an account's, a token's) is taken as: an unknown value grants the least. */
@@ -77,8 +92,8 @@ export class ApiTokenUses {
 }
 
 /**
- * The user of an API token: the token must exist and not have expired, its owner must exist,
- * and the request may do what both the token's role and its owner's role allow now.
+ * The user of an API token: the token must exist and not have expired, its owner's account
+ * must be the one it was made for, in the same credential epoch, and the request may do what both the token's role and its owner's role allow now.
  */
 export async function apiTokenUser(store: Store, uses: ApiTokenUses, token: string): Promise<AuthUser> {
   const hash = apiTokenHash(token);
@@ -87,7 +102,9 @@ export async function apiTokenUser(store: Store, uses: ApiTokenUses, token: stri
   if (rec.expiresAt !== null && rec.expiresAt <= Date.now()) throw new FwError('ERR_SEC_5003', 'token expired');
   const owner = await store.getUser(rec.owner);
   if (!owner) throw new FwError('ERR_SEC_5003', 'account no longer exists');
+  // a token made before ids existed is its owner's (deleting an account deletes its tokens)
+  checkBinding(owner, rec.ownerId ?? owner.id, rec.epoch ?? 0);
   const role = weakerOf(roleOf(rec), roleOf(owner));
   const exp = rec.expiresAt === null ? Infinity : rec.expiresAt / 1000;
-  return { username: rec.owner, role, jti: hash, exp, apiToken: uses.of(hash, rec.name) };
+  return { username: rec.owner, role, jti: hash, exp, accountId: owner.id, epoch: owner.epoch, apiToken: uses.of(hash, rec.name) };
 }

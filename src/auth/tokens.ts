@@ -1,4 +1,4 @@
-// Bearer tokens: HS256 JWTs of a login (sub, role, jti, iat, exp) and API tokens ("fwd_...",
+// Bearer tokens: HS256 JWTs of a login (sub, role, jti, uid, ep, iat, exp) and API tokens ("fwd_...",
 // src/auth/api-tokens.ts). The JWT secret is a KeyObject (a string secret costs ~30x more per
 // verify with jsonwebtoken 9), and verified tokens of both kinds are cached until they expire,
 // are revoked, or their user is changed or deleted: on the hot path an API token costs what a
@@ -6,12 +6,13 @@
 import { createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { FwError } from '../errors';
-import type { Store } from '../store/types';
+import type { Store, UserRecord } from '../store/types';
 import type { Role } from './roles';
 import type { AuthUser } from './user';
-import { ApiTokenUses, apiTokenUser, isApiToken, roleOf } from './api-tokens';
+import { ApiTokenUses, apiTokenUser, checkBinding, isApiToken, roleOf } from './api-tokens';
 
-const BEARER = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/;
+/** RFC 7235 2.1: the scheme is case-insensitive, and one or more spaces separate it from the token. */
+const BEARER = /^bearer +([A-Za-z0-9._~+/-]+=*)$/i;
 const CACHE_MAX = 100_000;
 const RECENT = 4;
 
@@ -35,11 +36,15 @@ export class TokenService {
     this.uses = new ApiTokenUses(store);
   }
 
-  /** A login's JWT. Its role claim says what the account had at login; requests get the
-   * account's role at the time (a role change applies to tokens already issued). */
-  issue(user: { username: string; role: Role }): { token: string; expires_in: number } {
+  /**
+   * A login's JWT. Its role claim says what the account had at login; requests get the
+   * account's role at the time (a role change applies to tokens already issued). It names the
+   * account (uid) and its credential epoch (ep): the account deleted, or its password set, the
+   * token is refused.
+   */
+  issue(user: Pick<UserRecord, 'username' | 'id' | 'epoch'> & { role: Role }): { token: string; expires_in: number } {
     try {
-      const token = jwt.sign({ sub: user.username, role: user.role, jti: randomUUID() }, this.key, {
+      const token = jwt.sign({ sub: user.username, role: user.role, jti: randomUUID(), uid: user.id, ep: user.epoch }, this.key, {
         algorithm: 'HS256',
         expiresIn: this.ttlSec,
       });
@@ -69,7 +74,7 @@ export class TokenService {
     if (!header) throw new FwError('ERR_SEC_5001', 'send Authorization: Bearer <token>');
     const m = BEARER.exec(header);
     if (!m) throw new FwError('ERR_SEC_5002', 'expected Authorization: Bearer <token>');
-    return this.check(m[1]);
+    return this.check(header, m[1]);
   }
 
   /**
@@ -94,26 +99,29 @@ export class TokenService {
     return user;
   }
 
-  private async check(token: string): Promise<AuthUser> {
+  private async check(header: string, token: string): Promise<AuthUser> {
     const epoch = this.epoch;
     const user = isApiToken(token) ? await apiTokenUser(this.store, this.uses, token) : await this.jwtUser(token);
     if (user.apiToken) user.apiToken.at = Date.now();
     if (epoch !== this.epoch) return user; // answered, not cached: something was forgotten meanwhile
     if (this.cache.size >= CACHE_MAX) this.cache.clear();
-    this.cache.set(`Bearer ${token}`, user); // the header a valid token arrives in (BEARER)
+    this.cache.set(header, user);
     return user;
   }
 
-  /** A login's user: a valid signature, not revoked, the account still there (with its role now). */
+  /** A login's user: a valid signature, not revoked, the account it was issued for still
+   * there in the same credential epoch (with its role now). */
   private async jwtUser(token: string): Promise<AuthUser> {
     const claims = this.verify(token);
     if (await this.store.isRevoked(claims.jti)) throw new FwError('ERR_SEC_5003', 'token revoked');
     const account = await this.store.getUser(claims.sub);
     if (!account) throw new FwError('ERR_SEC_5003', 'account no longer exists');
-    return { username: claims.sub, role: roleOf(account), jti: claims.jti, exp: claims.exp };
+    // a token of a daemon before ids (no uid) is refused: its user logs in again
+    checkBinding(account, claims.uid, claims.ep);
+    return { username: claims.sub, role: roleOf(account), jti: claims.jti, exp: claims.exp, accountId: account.id, epoch: account.epoch };
   }
 
-  private verify(token: string): { sub: string; jti: string; exp: number } {
+  private verify(token: string): { sub: string; jti: string; exp: number; uid?: string; ep: number } {
     let claims: jwt.JwtPayload;
     try {
       claims = jwt.verify(token, this.key, { algorithms: ['HS256'] }) as jwt.JwtPayload;
@@ -124,7 +132,8 @@ export class TokenService {
     if (typeof claims.sub !== 'string' || typeof claims.jti !== 'string' || typeof claims.exp !== 'number') {
       throw new FwError('ERR_SEC_5003', 'token claims are incomplete');
     }
-    return { sub: claims.sub, jti: claims.jti, exp: claims.exp };
+    const uid = typeof claims.uid === 'string' ? claims.uid : undefined;
+    return { sub: claims.sub, jti: claims.jti, exp: claims.exp, uid, ep: typeof claims.ep === 'number' ? claims.ep : -1 };
   }
 
   /** Revokes the token of a request: a login's JWT until it expires, an API token for good. */
@@ -132,6 +141,23 @@ export class TokenService {
     if (user.apiToken) await this.store.deleteApiToken(user.username, user.apiToken.name);
     else await this.store.revokeToken(user.jti, user.exp * 1000);
     this.forgetToken(user.jti);
+  }
+
+  /**
+   * Deletes every API token of an account whose credentials were reset (its password set):
+   * they are refused already (their epoch is older), and this takes them out of the lists.
+   * The number deleted.
+   */
+  async revokeApiTokensOf(username: string): Promise<number> {
+    let n = 0;
+    for (const t of await this.store.listApiTokens(username)) {
+      const gone = await this.store.deleteApiToken(username, t.name);
+      if (gone) {
+        this.forgetToken(gone.hash);
+        n++;
+      }
+    }
+    return n;
   }
 
   /** Drops a revoked token from the cache (here, or told by another instance): a JWT's jti

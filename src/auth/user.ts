@@ -10,6 +10,10 @@ export interface AuthUser {
   role: Role;
   /** the JWT's id, or the API token's hash: what a revocation names */
   jti: string;
+  /** the id of the account the credential was made for (UserRecord.id) */
+  accountId: string;
+  /** the account's credential epoch the credential was made in, which is the account's now */
+  epoch: number;
   /** unix seconds; Infinity for an API token without expiry */
   exp: number;
   /** set when an API token was presented */

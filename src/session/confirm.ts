@@ -23,11 +23,16 @@ export class CommitConfirmation {
     private readonly claimMs: number,
   ) {}
 
-  /** Keeps the pending commit confirmed; 409 ERR_SYS_3004 when none is (or it is being reverted). */
-  async confirm(user: string): Promise<number> {
+  /**
+   * Keeps the pending commit confirmed; 409 ERR_SYS_3004 when none is (or it is being
+   * reverted). Another user's commit only once `mayConfirmOthers` has not thrown (the API
+   * checks the caller's role there: the author's pipeline keeps the decision, or an admin).
+   */
+  async confirm(user: string, mayConfirmOthers: (author: string) => void = () => undefined): Promise<number> {
     await this.config.refreshRunning();
     const p = await this.config.pendingConfirm();
     if (!p) throw new FwError('ERR_SYS_3004', 'no commit confirmed is pending: the running version needs no confirmation');
+    if (p.author !== user) mayConfirmOthers(p.author);
     if (!(await this.store.confirmVersion(p.version))) {
       throw new FwError('ERR_SYS_3004', `version ${p.version} is being reverted: its deadline ${p.deadline} has passed`);
     }

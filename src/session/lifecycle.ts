@@ -2,7 +2,7 @@
 // owner, or forced), and the owner's own session found for a change or a commit.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { FwError } from '../errors';
+import { FwError, isFwError } from '../errors';
 import type { ConfigDoc } from '../config/types';
 import type { EventEmitterFn } from '../events/types';
 import type { SessionRecord, Store } from '../store/types';
@@ -150,6 +150,23 @@ export class SessionLifecycle<C> {
     this.guard.check();
     await this.endSession(s, force && s.owner !== user ? 'force-discarded' : 'discarded', user);
     return s.owner; // the caller audits it with its request id
+  }
+
+  /**
+   * Ends the active session if `owner` holds it, as `by` did: an account deleted releases its
+   * lock at once rather than after the idle timeout. False when it holds none, or a commit of
+   * it is under way (the commit ends it).
+   */
+  async endSessionOf(owner: string, by: string): Promise<boolean> {
+    const s = await this.liveSession();
+    if (!s || s.owner !== owner || this.guard.busy()) return false;
+    try {
+      await this.endSession(s, 'force-discarded', by);
+    } catch (e) {
+      if (isFwError(e) && e.code === 'ERR_SYS_3002') return false; // a commit claimed it meanwhile
+      throw e;
+    }
+    return true;
   }
 
   /** The candidate of the active session (any admin may read it). */

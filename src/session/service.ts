@@ -122,6 +122,11 @@ export class ConfigService<C = unknown> {
     return this.lifecycle.discard(user, force, mayForce);
   }
 
+  /** Ends `owner`'s session if it holds the active one (its account deleted): see SessionLifecycle. */
+  endSessionOf(owner: string, by: string): Promise<boolean> {
+    return this.lifecycle.endSessionOf(owner, by);
+  }
+
   /** The candidate of the active session (any admin may read it). */
   candidate(): Promise<{ doc: ConfigDoc; seq: number; sessionId: string; baseVersion: number }> {
     return this.lifecycle.candidate();

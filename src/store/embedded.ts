@@ -45,6 +45,10 @@ import {
   type SessionHead,
   type SessionState,
   type Store,
+  refusedReplacing,
+  replacingRefusal,
+  type Replacing,
+  type StoredUser,
   type UserRecord,
   type VersionMeta,
   type VersionRecord,
@@ -270,8 +274,10 @@ export class EmbeddedStore implements Store {
     return u && { ...u };
   }
 
-  async putUser(user: UserRecord): Promise<boolean> {
+  async putUser(user: StoredUser, replacing?: Replacing): Promise<boolean> {
     this.check();
+    const refusal = replacing === undefined ? null : replacingRefusal(this.meta.users.get(user.username), replacing);
+    if (refusal) throw refusedReplacing(refusal, user.username);
     if (user.role !== ADMIN_ROLE && this.meta.isLastAdmin(user.username)) return false;
     this.meta.users.set(user.username, userOf(user));
     await this.meta.persist();

@@ -4,7 +4,7 @@
 // the commit point (see docs/store.md).
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import type { ApiTokenRecord, JournalEntry, SessionRecord, UserRecord, VersionMeta, VersionRecord } from './types';
+import type { ApiTokenRecord, JournalEntry, SessionRecord, StoredUser, VersionMeta, VersionRecord } from './types';
 import { metaOf } from './records';
 import {
   CorruptFileError,
@@ -55,7 +55,7 @@ export interface MetaFile {
   /** The session the last commit ended: a session.log with this id is a leftover. */
   lastEndedSession: string | null;
   secret: string | null;
-  users: UserRecord[];
+  users: StoredUser[];
   /** jti -> expiry (unix ms); expired entries are pruned at each write. */
   revoked: Record<string, number>;
   /** The last commit confirmed that was confirmed (absent in files of older daemons: 0). */
@@ -97,7 +97,8 @@ export async function loadMeta(file: string): Promise<MetaFile | undefined> {
     (m.lastEndedSession === null || isStr(m.lastEndedSession)) &&
     (m.secret === null || isStr(m.secret)) &&
     Array.isArray(m.users) &&
-    m.users.every((u) => isStr(u?.username) && isStr(u.hash) && typeof u.createdAt === 'number' && (u.role === undefined || isStr(u.role))) &&
+    m.users.every((u) => isStr(u?.username) && isStr(u.hash) && typeof u.createdAt === 'number' && (u.role === undefined || isStr(u.role)) &&
+      (u.id === undefined || isStr(u.id)) && (u.epoch === undefined || isInt(u.epoch))) &&
     (m.apiTokens === undefined || (Array.isArray(m.apiTokens) && m.apiTokens.every((t) => isStr(t?.hash) && isStr(t.name) && isStr(t.owner) && isStr(t.role)))) &&
     typeof m.revoked === 'object' &&
     m.revoked !== null;

@@ -2,6 +2,8 @@
 // It keeps what must survive a crash: users, the JWT secret, revoked tokens, the committed
 // versions with the running pointer, and the active session with its journal of changes.
 // It knows nothing of HTTP and nothing of what a change means (src/config does).
+import { createHash, randomUUID } from 'node:crypto';
+import { FwError } from '../errors';
 import type { SerializedDoc } from '../config/document';
 import type { Change } from '../config/changes';
 import { plainText, plainValue } from './plain-text';
@@ -16,11 +18,62 @@ export interface UserRecord {
   /** one of src/auth/roles.ts's ROLES (the store only knows ADMIN_ROLE); an account stored
    * before roles existed reads as ADMIN_ROLE (userOf) */
   role: string;
+  /**
+   * The account's id: new at each creation and never reused, so that a credential of a
+   * deleted account is refused by an account created again with its name. Tokens carry it.
+   */
+  id: string;
+  /**
+   * The credential epoch: raised when the password is set, which ends every credential the
+   * account had (login tokens and API tokens carry the epoch they were made in).
+   */
+  epoch: number;
 }
 
-/** A user as stored before roles existed (no role) read as one now: every account was an admin. */
-export function userOf(stored: Omit<UserRecord, 'role'> & { role?: string }): UserRecord {
-  return { username: stored.username, hash: stored.hash, createdAt: stored.createdAt, role: stored.role ?? ADMIN_ROLE };
+/** A user as stored by an older daemon: before roles (no role), before ids and epochs. */
+export type StoredUser = Omit<UserRecord, 'role' | 'id' | 'epoch'> & { role?: string; id?: string; epoch?: number };
+
+/** A user as stored read as one now: every account stored before roles was an admin; one
+ * stored before ids gets one from its name and creation time (the same on every instance and
+ * at every start, so its tokens keep working), at epoch 0. */
+export function userOf(stored: StoredUser): UserRecord {
+  return {
+    username: stored.username, hash: stored.hash, createdAt: stored.createdAt, role: stored.role ?? ADMIN_ROLE,
+    id: stored.id ?? legacyAccountId(stored), epoch: stored.epoch ?? 0,
+  };
+}
+
+/** The id of an account created before ids existed: no account created since has one of this form. */
+function legacyAccountId(u: { username: string; createdAt: number }): string {
+  return `legacy-${createHash('sha256').update(`${u.createdAt}\n${u.username}`).digest('base64url').slice(0, 22)}`;
+}
+
+/** Which account a write may replace: the one read before (its id, or for a record of an older
+ * daemon its creation time), or none (null: the name must be free). */
+export type Replacing = Pick<UserRecord, 'id' | 'createdAt'> | null;
+
+/** Why a user write is refused: the name was taken meanwhile, or the account read before is
+ * gone (deleted, perhaps created again): an old account's id must never come back over a new one's. */
+export type ReplacingRefusal = 'exists' | 'changed';
+
+/** Whether `stored` (what the name holds now) is what a write `replacing` expects. */
+export function replacingRefusal(stored: StoredUser | undefined, replacing: Replacing): ReplacingRefusal | null {
+  if (replacing === null) return stored ? 'exists' : null;
+  if (!stored) return 'changed';
+  const same = stored.id !== undefined ? stored.id === replacing.id : stored.createdAt === replacing.createdAt;
+  return same ? null : 'changed';
+}
+
+/** The refusal as the API answers it: 409 ERR_NET_2006, or 404 ERR_NET_1003. */
+export function refusedReplacing(why: ReplacingRefusal, username: string): FwError {
+  return why === 'exists'
+    ? new FwError('ERR_NET_2006', `user "${username}" already exists`)
+    : new FwError('ERR_NET_1003', `user "${username}" was deleted or created again meanwhile`);
+}
+
+/** A new account: a new id, epoch 0. */
+export function newUser(username: string, hash: string, role: string): UserRecord {
+  return { username, hash, createdAt: Date.now(), role, id: randomUUID(), epoch: 0 };
 }
 
 /**
@@ -37,6 +90,11 @@ export interface ApiTokenRecord {
   expiresAt: number | null; // unix ms; null: no expiry
   /** unix ms, recorded in batches (TokenService): up to a flush interval behind */
   lastUsedAt: number | null;
+  /** the id of the owner's account it was made for (absent: made before ids, bound to the
+   * owner's account at the upgrade, which its deletion deletes it with) */
+  ownerId?: string;
+  /** the owner's credential epoch it was made in (absent: 0) */
+  epoch?: number;
 }
 
 export interface VersionMeta {
@@ -240,15 +298,18 @@ export interface Store extends SessionJournal {
   /** The JWT secret kept in the store; `generate` makes one on first use. */
   getOrCreateSecret(generate: () => string): Promise<string>;
 
+  /** The accounts, each with an id and epoch (userOf: the records of older daemons too). */
   listUsers(): Promise<UserRecord[]>;
   getUser(username: string): Promise<UserRecord | undefined>;
   /**
    * Creates or replaces a user, atomically unless that would leave no account of ADMIN_ROLE
-   * (the last admin demoted): false then, and nothing changed. Every instance sharing the store
+   * (the last admin demoted): false then, and nothing changed. With `replacing`, only if the
+   * name still holds that account (null: only if the name is free); else refusedReplacing's
+   * FwError, nothing changed. Every instance sharing the store
    * is told (the Redis store's 'user-changed' event), so a new role applies to the user's next
    * request anywhere.
    */
-  putUser(user: UserRecord): Promise<boolean>;
+  putUser(user: StoredUser, replacing?: Replacing): Promise<boolean>;
   /**
    * Deletes a user and every API token it owns, atomically, unless it is the last account of
    * ADMIN_ROLE: false then (nothing changed). True when deleted or when there is no such user.

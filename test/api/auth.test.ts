@@ -1,6 +1,7 @@
-// Authentication over HTTP: login, bearer errors, logout, /api/me, rate limit, admin accounts.
+// Authentication over HTTP: login, bearer errors, logout, /api/me, rate limit, admin accounts,
+// and credentials (login JWTs and API tokens) that end with their account's password or life.
 import jwt from 'jsonwebtoken';
-import { ADMIN, ADMIN_PASSWORD, Client, expectError, expectMessage, useDaemon } from '../helpers/daemon';
+import { ADMIN, ADMIN_PASSWORD, Client, expectError, expectMessage, ok, useDaemon } from '../helpers/daemon';
 
 /** FW_JWT_SECRET of this file's daemon: 32 bytes or more, or the daemon refuses to start. */
 const SECRET = 'test-secret-of-at-least-32-bytes-length';
@@ -123,4 +124,83 @@ describe('admin accounts', () => {
     expect(last.body.details).toContain('last');
     expect((await c.get('/api/me')).status).toBe(200);
   });
+});
+
+/** An account of `role` with a login JWT and an API token (made by its login, or by the admin
+ * for roles that may not make tokens), both used once so that they are cached as verified. */
+async function credentials(username: string, role: string): Promise<{ login: Client; api: Client }> {
+  await ok(c.post('/api/users', { username, password: 'first-password-1', role }));
+  const login = await new Client(d.url).login(username, 'first-password-1');
+  const api = new Client(d.url);
+  api.token = (await ok(login.post('/api/tokens', { name: 'auto', role }))).body.token;
+  for (const x of [login, api]) expect((await x.get('/api/me')).body.username).toBe(username);
+  return { login, api };
+}
+
+describe('credentials end with their account', () => {
+  test('a password reset ends the account\'s login tokens and API tokens; a new login works', async () => {
+    const { login, api } = await credentials('reset-me', 'operator');
+    expectMessage(await c.put('/api/users/reset-me', { password: 'second-password-2' }), 'user updated');
+    for (const x of [login, api]) {
+      const r = expectError(await x.get('/api/me'), 401, 'ERR_SEC_5003');
+      expect(r.headers.get('www-authenticate')).toBe('Bearer');
+    }
+    expect((await ok(c.get('/api/tokens'))).body.filter((t: { owner: string }) => t.owner === 'reset-me')).toEqual([]);
+    const again = await new Client(d.url).login('reset-me', 'second-password-2');
+    expect((await ok(again.get('/api/me'))).body.role).toBe('operator');
+    // a role change is no reset: it applies to the tokens held (their next request)
+    expectMessage(await c.put('/api/users/reset-me', { role: 'viewer' }), 'user updated');
+    expect((await ok(again.get('/api/me'))).body.role).toBe('viewer');
+  });
+
+  test('an account deleted and created again with its name, as admin: the old tokens stay refused', async () => {
+    const { login, api } = await credentials('reborn', 'operator');
+    expectMessage(await c.del('/api/users/reborn'), 'user deleted');
+    await ok(c.post('/api/users', { username: 'reborn', password: 'other-password-3', role: 'admin' }));
+    for (const x of [login, api]) {
+      expectError(await x.get('/api/me'), 401, 'ERR_SEC_5003');
+      expectError(await x.get('/api/users'), 401, 'ERR_SEC_5003');
+    }
+    const fresh = await new Client(d.url).login('reborn', 'other-password-3');
+    expect((await ok(fresh.get('/api/me'))).body.role).toBe('admin');
+  });
+
+  test('deleting an account ends its configuration session at once, not after the idle timeout', async () => {
+    const { login } = await credentials('holder', 'operator');
+    await login.begin();
+    expect((await ok(c.get('/api/config/session'))).body).toMatchObject({ active: true, owner: 'holder' });
+    expectMessage(await c.del('/api/users/holder'), 'user deleted');
+    expect((await ok(c.get('/api/config/session'))).body.active).toBe(false);
+    expectMessage(await c.post('/api/config/begin'), 'config session started');
+    const ended = (await ok(c.get('/api/audit?action=session.force-discard&limit=1'))).body.entries[0];
+    expect(ended).toMatchObject({ user: ADMIN, details: 'owner: holder (account deleted)' });
+    expectMessage(await c.post('/api/config/discard'), 'config session discarded');
+  });
+});
+
+test('a user write never brings back an account deleted, or created again, since it was read (both stores)', async () => {
+  const store = d.daemon.daemon.ctx.store;
+  await ok(c.post('/api/users', { username: 'twice', password: 'first-password-1', role: 'operator' }));
+  const old = (await store.getUser('twice'))!;
+  expectMessage(await c.del('/api/users/twice'), 'user deleted');
+  await expect(store.putUser({ ...old, role: 'admin' }, old)).rejects.toMatchObject({ code: 'ERR_NET_1003' });
+  await ok(c.post('/api/users', { username: 'twice', password: 'other-password-2', role: 'viewer' }));
+  await expect(store.putUser({ ...old, role: 'admin' }, old)).rejects.toMatchObject({ code: 'ERR_NET_1003' });
+  await expect(store.putUser({ ...old, role: 'admin' }, null)).rejects.toMatchObject({ code: 'ERR_NET_2006' });
+  const now = (await store.getUser('twice'))!;
+  expect(now).toMatchObject({ role: 'viewer', epoch: 0 });
+  expect(now.id).not.toBe(old.id);
+  expect(await store.putUser({ ...now, role: 'auditor' }, now)).toBe(true);
+  expect((await ok(c.get('/api/users'))).body.find((u: { username: string }) => u.username === 'twice').role).toBe('auditor');
+});
+
+test('the Bearer scheme is case-insensitive (RFC 7235 2.1), for a login JWT and an API token', async () => {
+  const api = (await ok(c.post('/api/tokens', { name: 'scheme', role: 'viewer' }))).body.token;
+  for (const token of [c.token, api]) {
+    for (const scheme of ['bearer', 'BEARER', 'bEaReR', 'Bearer ']) {
+      const r = await new Client(d.url).raw('GET', '/api/me', undefined, { Authorization: `${scheme} ${token}` });
+      expect({ scheme, status: r.status }).toEqual({ scheme, status: 200 });
+    }
+  }
+  expectError(await new Client(d.url).raw('GET', '/api/me', undefined, { Authorization: `Bearer\t${c.token}` }), 401, 'ERR_SEC_5002');
 });

@@ -70,6 +70,30 @@ test('confirmed in time: running stays, pending is shown until the confirm, a se
   expect(entries[0]).toEqual(expect.objectContaining({ user: 'admin', details: `version ${version}` }));
 });
 
+test('only the author or an admin may confirm: another operator is 403 ERR_SEC_5008, with a login JWT or an API token', async () => {
+  const operator = async (username: string) => {
+    await ok(d.client.post('/api/users', { username, password: 'operator-password-1', role: 'operator' }));
+    const login = await new Client(d.url).login(username, 'operator-password-1');
+    const api = new Client(d.url);
+    api.token = (await ok(login.post('/api/tokens', { name: 'pipeline', role: 'operator' }))).body.token;
+    return { login, api };
+  };
+  const author = await operator('cc-author');
+  const other = await operator('cc-other');
+  const version = (await commitAddress(author.login, 'cc-owned', { confirm_timeout: 600 })).body.version;
+  for (const c of [other.login, other.api]) {
+    const r = expectError(await c.post('/api/config/confirm'), 403, 'ERR_SEC_5008');
+    expect(r.body.details).toBe('confirming another user\'s commit needs role admin; your role: operator' + (c === other.api ? ' (API token "pipeline")' : ''));
+  }
+  expect((await ok(d.client.get('/api/config/session'))).body.pending_confirm).toMatchObject({ version: Number(version), author: 'cc-author' });
+  // the author, with any of its credentials
+  expect(expectMessage(await author.api.post('/api/config/confirm'), 'commit confirmed').body.version).toBe(version);
+  // an admin may confirm anyone's
+  const next = (await commitAddress(author.login, 'cc-owned-2', { confirm_timeout: 600 })).body.version;
+  expectError(await other.api.post('/api/config/confirm'), 403, 'ERR_SEC_5008');
+  expect(expectMessage(await d.client.post('/api/config/confirm'), 'commit confirmed').body.version).toBe(next);
+});
+
 test('a later plain commit confirms the pending one (Junos semantics)', async () => {
   const ev = await events();
   const first = Number((await commitAddress(d.client, 'cc-first', { confirm_timeout: 600 })).body.version);

@@ -151,6 +151,27 @@ test('a role change, a revoked API token and a deleted user\'s tokens reach ever
   expect(await eventually(async () => (await otherOnC.get('/api/me')).status === 401, 1000)).toBe(true);
 });
 
+test('a password reset, and an account created again with a deleted one\'s name, end its tokens on every instance', async () => {
+  expectMessage(await a.post('/api/users', { username: 'erin', password: 'erin-password-1', role: 'operator' }), 'user created');
+  const erin = await new Client(b.url).login('erin', 'erin-password-1');
+  const on = (x: Client, token: string) => Object.assign(new Client(x.url), { token });
+  const api = on(b, (await erin.post('/api/tokens', { name: 'ci', role: 'operator' })).body.token);
+  const [jwtOnC, apiOnC] = [on(c, erin.token), on(c, api.token)];
+  for (const x of [erin, api, jwtOnC, apiOnC]) expect((await x.get('/api/me')).status).toBe(200); // cached
+  expectMessage(await a.put('/api/users/erin', { password: 'erin-password-2' }), 'user updated');
+  for (const x of [erin, api, jwtOnC, apiOnC]) {
+    expect(await eventually(async () => (await x.get('/api/me')).status === 401, 1000)).toBe(true);
+  }
+  const again = await new Client(b.url).login('erin', 'erin-password-2');
+  const againOnC = on(c, again.token);
+  expect((await againOnC.get('/api/me')).status).toBe(200);
+  expectMessage(await a.del('/api/users/erin'), 'user deleted');
+  expectMessage(await a.post('/api/users', { username: 'erin', password: 'erin-password-3', role: 'admin' }), 'user created');
+  for (const x of [again, againOnC]) {
+    expect(await eventually(async () => (await x.get('/api/users')).status === 401, 1000)).toBe(true);
+  }
+});
+
 test('the failed-login limit is shared: spreading attempts over instances does not dodge it', async () => {
   expectMessage(await a.post('/api/users', { username: 'carol', password: 'carol-password-1' }), 'user created');
   const clients = [a, b, c];

@@ -29,7 +29,7 @@ async function expectConflict(p: Promise<unknown>, reason: ConflictReason): Prom
   expect((e as StoreConflict).reason).toBe(reason);
 }
 
-const user = (username: string, hash = 'scrypt$1', role = 'admin'): UserRecord => ({ username, hash, createdAt: 1000, role });
+const user = (username: string, hash = 'scrypt$1', role = 'admin'): UserRecord => ({ username, hash, createdAt: 1000, role, id: `id-${username}`, epoch: 0 });
 
 function token(owner: string, name: string, hash = `h-${owner}-${name}`): ApiTokenRecord {
   return { hash, name, owner, role: 'viewer', createdAt: 1000, expiresAt: null, lastUsedAt: null };
@@ -258,6 +258,30 @@ export function storeContract(backend: Backend): void {
       expect(await store.deleteUser('bob')).toBe(true);
       await restart();
       expect((await store.listUsers()).map((u) => u.username)).toEqual(['alice']);
+    });
+
+    test('an account stored without an id (an older daemon\'s) reads with one from its name and creation, the same after a restart', async () => {
+      await store.putUser({ username: 'old', hash: 'scrypt$1', createdAt: 1000, role: 'admin' });
+      const got = (await store.getUser('old'))!;
+      expect(got).toMatchObject({ epoch: 0, id: expect.stringMatching(/^legacy-/) });
+      await restart();
+      expect((await store.getUser('old'))!.id).toBe(got.id);
+      // a write naming it replaces it (the record without an id is matched by its creation time)
+      expect(await store.putUser({ ...got, epoch: 1 }, got)).toBe(true);
+      expect(await store.getUser('old')).toEqual({ ...got, epoch: 1 });
+    });
+
+    test('a write naming the account it read: refused once the name is taken, or the account deleted or created again', async () => {
+      await store.putUser(user('alice'));
+      const bob = { ...user('bob'), id: 'bob-1' };
+      expect(await store.putUser(bob, null)).toBe(true);
+      expect((await rejection(store.putUser({ ...bob, id: 'bob-2' }, null))).code).toBe('ERR_NET_2006');
+      expect(await store.putUser({ ...bob, role: 'viewer' }, bob)).toBe(true);
+      expect(await store.deleteUser('bob')).toBe(true);
+      expect((await rejection(store.putUser(bob, bob))).code).toBe('ERR_NET_1003');
+      await store.putUser({ ...bob, id: 'bob-2' }, null);
+      expect((await rejection(store.putUser({ ...bob, role: 'admin' }, bob))).code).toBe('ERR_NET_1003');
+      expect(await store.getUser('bob')).toEqual({ ...bob, id: 'bob-2' });
     });
 
     test('API tokens: added once per owner and name, found by hash, listed in order, deleted with their owner', async () => {

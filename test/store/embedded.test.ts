@@ -252,7 +252,7 @@ describe('retention (FW_VERSIONS_KEEP, FW_AUDIT_KEEP)', () => {
 });
 
 describe('users, secret, revocation, audit', () => {
-  const user = (username: string, hash = 'scrypt$1', role = 'admin') => ({ username, hash, createdAt: 1000, role });
+  const user = (username: string, hash = 'scrypt$1', role = 'admin') => ({ username, hash, createdAt: 1000, role, id: `id-${username}`, epoch: 0 });
 
   test('the last user cannot be deleted', async () => {
     await store.putUser(user('alice'));

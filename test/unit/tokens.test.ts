@@ -4,10 +4,13 @@ import { TokenService } from '../../src/auth/tokens';
 import type { Store } from '../../src/store/types';
 import type { AuthUser } from '../../src/auth/user';
 
+/** An account as the store answers it (TokenService binds tokens to its id and epoch). */
+const account = (username: string) => ({ username, role: 'admin' as const, id: `id-${username}`, epoch: 0 });
+
 function service(revoked: Set<string>, users: Set<string>): TokenService {
   const store = {
     isRevoked: async (jti: string) => revoked.has(jti),
-    getUser: async (name: string) => (users.has(name) ? { username: name } : null),
+    getUser: async (name: string) => (users.has(name) ? account(name) : null),
   } as unknown as Store;
   return new TokenService('unit-test-secret-of-some-length', 2, store);
 }
@@ -29,7 +32,7 @@ afterEach(() => jest.restoreAllMocks());
 
 test('a recently seen token is answered at once, then refused when it expires', async () => {
   const t = service(new Set(), new Set(['admin']));
-  const header = `Bearer ${t.issue({ username: 'admin', role: 'admin' }).token}`;
+  const header = `Bearer ${t.issue(account('admin')).token}`;
   const first = t.authenticate(header);
   expect(first).toBeInstanceOf(Promise); // verified against the store once
   const user = await first;
@@ -47,8 +50,8 @@ test('revocation and account deletion reach tokens among the recent headers', as
   const revoked = new Set<string>();
   const users = new Set(['admin', 'ops']);
   const t = service(revoked, users);
-  const a = `Bearer ${t.issue({ username: 'admin', role: 'admin' }).token}`;
-  const o = `Bearer ${t.issue({ username: 'ops', role: 'admin' }).token}`;
+  const a = `Bearer ${t.issue(account('admin')).token}`;
+  const o = `Bearer ${t.issue(account('ops')).token}`;
   const admin = await authenticate(t, a);
   await authenticate(t, o);
   for (let i = 0; i < 3; i++) expect(t.authenticate(a)).toBe(admin);
@@ -64,7 +67,7 @@ test('revocation and account deletion reach tokens among the recent headers', as
 test('more recent tokens than slots: each still resolves to its own user', async () => {
   const names = ['u0', 'u1', 'u2', 'u3', 'u4', 'u5', 'u6'];
   const t = service(new Set(), new Set(names));
-  const headers = names.map((n) => `Bearer ${t.issue({ username: n, role: 'admin' }).token}`);
+  const headers = names.map((n) => `Bearer ${t.issue(account(n)).token}`);
   for (const h of headers) await authenticate(t, h);
   for (let round = 0; round < 3; round++) {
     for (let i = 0; i < headers.length; i++) expect((t.authenticate(headers[(i * 3) % headers.length]) as AuthUser).username).toBe(names[(i * 3) % headers.length]);
@@ -76,10 +79,10 @@ test('a verification that read the account before a forget is answered but not c
   const gate = new Promise<void>((r) => { release = r; });
   const store = {
     isRevoked: async () => false,
-    getUser: async (name: string) => { await gate; return { username: name, role: 'admin' }; },
+    getUser: async (name: string) => { await gate; return account(name); },
   } as unknown as Store;
   const t = new TokenService('unit-test-secret-of-some-length', 60, store);
-  const header = `Bearer ${t.issue({ username: 'ops', role: 'admin' }).token}`;
+  const header = `Bearer ${t.issue(account('ops')).token}`;
   const first = t.authenticate(header) as Promise<AuthUser>;
   t.forgetUser('ops'); // e.g. told of a demotion while the account was being read
   release();

@@ -67,7 +67,7 @@ export function authRoutes(ctx: AppContext, tokens: TokenService, limiter: Login
         req.log.info({ reqId: req.id, username }, 'login');
         const role = roleOf(user);
         await ctx.audit.record(req, 'auth.login', `from ${req.ip}`, undefined, { username, role });
-        return { body: tokens.issue({ username, role }), headers: NO_STORE };
+        return { body: tokens.issue({ ...user, role }), headers: NO_STORE };
       },
     },
     {

@@ -73,6 +73,11 @@ export function configRoutes(ctx: AppContext): RouteDef[] {
     return p?.version === version ? { confirm_by: p.deadline } : {};
   };
   const user = (req: Req) => req.user.username;
+  /** Acting on another user's session or commit takes the force permission: known only once
+   * whose it is, so checked in the handler rather than by the route's declaration. */
+  const mayForce = (req: Req, what: string) => () => {
+    if (!can(req.user.role, 'force')) throw forbidden('force', req.user, what);
+  };
   return [
     { method: 'POST', pattern: '/api/config/begin', body: 'none', permission: 'configure', doc: doc('Begin the configuration session'), handler: async (req) => {
       await cfg.begin(user(req));
@@ -94,8 +99,8 @@ export function configRoutes(ctx: AppContext): RouteDef[] {
       const unconfirmed: Record<string, string> = r.unconfirmed.length ? { unconfirmed_nodes: r.unconfirmed.join(',') } : {};
       return message('commit successful', { version: String(r.version), ...confirmBy, ...warningsField(r.warnings), ...unconfirmed });
     } },
-    { method: 'POST', pattern: '/api/config/confirm', body: 'none', permission: 'configure', doc: doc('Confirm the pending commit confirmed: keep it running', MessageReply, { errors: [409] }), handler: async (req) => {
-      const version = await ctx.confirmation.confirm(user(req));
+    { method: 'POST', pattern: '/api/config/confirm', body: 'none', permission: 'configure', doc: doc('Confirm the pending commit confirmed: keep it running (its author, or an admin)', MessageReply, { errors: [409] }), handler: async (req) => {
+      const version = await ctx.confirmation.confirm(user(req), mayForce(req, 'confirming another user\'s commit'));
       await ctx.audit.record(req, 'config.confirm', `version ${version}`);
       return message('commit confirmed', { version: String(version) });
     } },
@@ -104,11 +109,7 @@ export function configRoutes(ctx: AppContext): RouteDef[] {
       if (force !== null && force !== 'true' && force !== 'false') {
         throw new FwError('ERR_NET_1005', `query "force": "${force}" is not one of true, false`);
       }
-      // breaking another user's session takes the force permission: known only once the
-      // session's owner is, so checked here rather than by the route's declaration
-      const owner = await cfg.discard(user(req), force === 'true', () => {
-        if (!can(req.user.role, 'force')) throw forbidden('force', req.user, 'discarding another user\'s session');
-      });
+      const owner = await cfg.discard(user(req), force === 'true', mayForce(req, 'discarding another user\'s session'));
       if (owner === user(req)) await ctx.audit.record(req, 'session.discard', '');
       else await ctx.audit.record(req, 'session.force-discard', `owner: ${owner}`);
       return message('config session discarded');

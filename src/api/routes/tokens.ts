@@ -51,7 +51,7 @@ export function tokenRoutes(ctx: AppContext, tokens: TokenService): RouteDef[] {
   const tag = 'tokens';
   return [
     {
-      method: 'POST', pattern: '/api/tokens', permission: 'tokens',
+      method: 'POST', pattern: '/api/tokens', permission: 'tokens', answersSecret: true,
       doc: { tag, summary: 'Create an API token: its secret is answered this once', body: CreateBody, response: Created, errors: [409] },
       handler: async (req) => {
         const b = createShape(req.body);
@@ -62,7 +62,7 @@ export function tokenRoutes(ctx: AppContext, tokens: TokenService): RouteDef[] {
         // whole seconds, as JWTs and /api/me give expiry
         let expiresAt = lifetime === null ? null : (Math.floor(Date.now() / 1000) + lifetime) * 1000;
         if (req.user.apiToken && Number.isFinite(req.user.exp)) expiresAt = Math.min(expiresAt ?? Infinity, req.user.exp * 1000);
-        const { token, record } = mintApiToken(req.user.username, name, role, expiresAt);
+        const { token, record } = mintApiToken(req.user, name, role, expiresAt);
         if (!(await ctx.store.addApiToken(record))) throw new FwError('ERR_NET_2006', `you already have a token named "${name}"`);
         await ctx.audit.record(req, 'token.create', `${record.owner}/${name} (${role})`);
         return { body: { name, role, token, expires_at: iso(expiresAt) }, headers: NO_STORE };

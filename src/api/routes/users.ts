@@ -1,6 +1,8 @@
 // /api/users: the accounts and their roles. The last admin can be neither deleted nor demoted;
 // a role change or deletion applies to the account's next request (its cached tokens are
-// forgotten here, and on the other instances through the store's event).
+// forgotten here, and on the other instances through the store's event). Setting a password
+// raises the account's credential epoch: its login tokens and API tokens end (src/auth); a
+// deletion ends them too (a new account of the name has a new id), and its session.
 import { Type } from '@sinclair/typebox';
 import { FwError } from '../../errors';
 import { checkName, checkSameKey, shapeChecker } from '../../config/validate';
@@ -11,6 +13,7 @@ import type { TokenService } from '../../auth/tokens';
 import type { AppContext } from '../context';
 import { message, type RouteDef } from '../http';
 import { IsoTime, MessageReply } from '../schemas';
+import { newUser, refusedReplacing } from '../../store/types';
 import { oneOf } from '../../config/render/objects';
 
 export const RoleSchema = oneOf(ROLES);
@@ -62,8 +65,8 @@ export function userRoutes(ctx: AppContext, tokens: TokenService): RouteDef[] {
         const username = checkName('username', b.username);
         const password = checkPassword(b.password);
         const role = b.role === undefined ? 'viewer' : checkRole(b.role);
-        if (await ctx.store.getUser(username)) throw new FwError('ERR_NET_2006', `user "${username}" already exists`);
-        await ctx.store.putUser({ username, hash: await hashPassword(password), createdAt: Date.now(), role });
+        if (await ctx.store.getUser(username)) throw refusedReplacing('exists', username);
+        await ctx.store.putUser(newUser(username, await hashPassword(password), role), null);
         await ctx.audit.record(req, 'user.create', username, { role });
         return message('user created');
       },
@@ -83,11 +86,16 @@ export function userRoutes(ctx: AppContext, tokens: TokenService): RouteDef[] {
         const old = await ctx.store.getUser(name);
         if (!old) throw new FwError('ERR_NET_1003', `user "${name}" not found`);
         const hash = password === undefined ? old.hash : await hashPassword(password);
-        if (!(await ctx.store.putUser({ ...old, hash, role: role ?? old.role }))) {
+        // a new password ends every credential of the old one (a reset after a compromise)
+        const epoch = password === undefined ? old.epoch : old.epoch + 1;
+        if (!(await ctx.store.putUser({ ...old, hash, role: role ?? old.role, epoch }, old))) {
           throw new FwError('ERR_NET_2007', `"${name}" is the last admin: make another account admin first`);
         }
         tokens.forgetUser(name);
-        if (password !== undefined) await ctx.audit.record(req, 'user.password', name);
+        if (password !== undefined) {
+          const revoked = await tokens.revokeApiTokensOf(name);
+          await ctx.audit.record(req, 'user.password', name, revoked > 0 ? { api_tokens_revoked: revoked } : undefined);
+        }
         if (role !== undefined && role !== roleOf(old)) await ctx.audit.record(req, 'user.role', `${name}: ${roleOf(old)} -> ${role}`);
         return message('user updated');
       },
@@ -106,6 +114,8 @@ export function userRoutes(ctx: AppContext, tokens: TokenService): RouteDef[] {
         }
         tokens.forgetUser(name);
         await ctx.audit.record(req, 'user.delete', name);
+        // its session lock goes with it, not after the idle timeout
+        if (await ctx.config.endSessionOf(name, req.user.username)) await ctx.audit.record(req, 'session.force-discard', `owner: ${name} (account deleted)`);
         return message('user deleted');
       },
     },

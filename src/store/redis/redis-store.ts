@@ -27,6 +27,9 @@ import {
   type SessionRecord,
   type SessionState,
   type Store,
+  refusedReplacing,
+  type Replacing,
+  type StoredUser,
   type UserRecord,
   type VersionMeta,
   type VersionRecord,
@@ -286,18 +289,21 @@ export class RedisStore implements Store, ClusterBus {
 
   async listUsers(): Promise<UserRecord[]> {
     const all = await this.call(() => this.redis.hvals(this.keys.users));
-    return sortUsers(all.map((t) => userOf(JSON.parse(t) as UserRecord)));
+    return sortUsers(all.map((t) => userOf(JSON.parse(t) as StoredUser)));
   }
 
   async getUser(username: string): Promise<UserRecord | undefined> {
     const t = await this.call(() => this.redis.hget(this.keys.users, username));
-    return t ? userOf(JSON.parse(t) as UserRecord) : undefined;
+    return t ? userOf(JSON.parse(t) as StoredUser) : undefined;
   }
 
-  async putUser(user: UserRecord): Promise<boolean> {
+  async putUser(user: StoredUser, replacing?: Replacing): Promise<boolean> {
     const rec = userOf(user);
     const event: StoreEvent = { type: 'user-changed', username: user.username };
-    const r = await this.durable((w) => w.fwPutUser(this.keys.users, user.username, JSON.stringify(rec), rec.role, this.keys.channel, JSON.stringify(event)));
+    // what the script checks the stored account against (PUT_USER): nothing, a free name, or an account
+    const expect = replacing === undefined ? ['any', '', ''] : replacing === null ? ['new', '', ''] : ['same', replacing.id, String(replacing.createdAt)];
+    const r = await this.durable((w) => w.fwPutUser(this.keys.users, user.username, JSON.stringify(rec), rec.role, this.keys.channel, JSON.stringify(event), ...expect));
+    if (r === 'exists' || r === 'changed') throw refusedReplacing(r, user.username);
     return r === 1;
   }
 

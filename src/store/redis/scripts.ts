@@ -173,8 +173,22 @@ local function lastAdmin(users, name)
 end
 `;
 
-/** KEYS users; ARGV username userJson role channel eventJson. 0 when it would demote the last admin. */
+/**
+ * KEYS users; ARGV username userJson role channel eventJson expect id createdAt. 0 when it would
+ * demote the last admin. expect 'new': 'exists' when the name is taken; 'same': 'changed' unless
+ * the name holds the account of that id (one stored without an id: of that creation time), as
+ * replacingRefusal decides; 'any': no check.
+ */
 export const PUT_USER = `${LAST_ADMIN}
+local stored = redis.call('HGET', KEYS[1], ARGV[1])
+if ARGV[6] == 'new' and stored then return 'exists' end
+if ARGV[6] == 'same' then
+  if not stored then return 'changed' end
+  local cur = cjson.decode(stored)
+  if cur.id ~= nil then
+    if cur.id ~= ARGV[7] then return 'changed' end
+  elseif cur.createdAt ~= tonumber(ARGV[8]) then return 'changed' end
+end
 if ARGV[3] ~= 'admin' and lastAdmin(KEYS[1], ARGV[1]) then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('PUBLISH', ARGV[4], ARGV[5])
