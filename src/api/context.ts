@@ -12,6 +12,7 @@ import type { DeepAnalysisResults } from '../workers/deep-analysis';
 import type { NodeDirectory } from '../cluster/nodes';
 import type { BatchPool } from '../workers/batch-pool';
 import type { EventHub } from '../events/hub';
+import type { EventStreams } from './event-streams';
 import type { CommitConfirmation } from '../session/confirm';
 
 export interface AppContext {
@@ -33,6 +34,8 @@ export interface AppContext {
   batchPool?: BatchPool;
   /** GET /api/events: every service reports its events here */
   events: EventHub;
+  /** the open GET /api/events streams: their caps, and their credentials checked while open */
+  eventStreams: EventStreams;
   /** commit confirmed: POST /api/config/confirm and the automatic revert */
   confirmation: CommitConfirmation;
 }
