@@ -39,7 +39,7 @@ import { LocalEvents, RedisEvents } from './events/backends';
 import { CommitConfirmation } from './session/confirm';
 import { EventStreams, type StreamLimits } from './api/event-streams';
 import { EVENTS_PERMISSION } from './api/routes/events';
-import { openFileLimit, streamsWithin } from './fd-limit';
+import { openFileLimit, streamsWithin } from './api/fd-limit';
 
 export interface Daemon {
   port: number;
@@ -88,7 +88,7 @@ function eventHub(settings: Settings, redis: RedisStore | null, log: Logger): Ev
 
 /**
  * The caps of GET /api/events streams. Node raised the soft descriptor limit to the hard one
- * at start (src/fd-limit.ts); the limit is logged, and the total cap lowered to half of it
+ * at start (src/api/fd-limit.ts); the limit is logged, and the total cap lowered to half of it
  * when set above, so that streams can never take the descriptors an admin's login needs.
  */
 function streamLimits(settings: Settings, log: Logger): StreamLimits {
