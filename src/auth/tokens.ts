@@ -101,10 +101,10 @@ export class TokenService {
    * account), not from the cache: what an event stream is checked with now and then, in case
    * a revocation was never told (a cluster message lost). The cache is refreshed with it.
    */
-  reverify(header: string): Promise<AuthUser> {
-    const m = BEARER.exec(header);
-    if (!m) return Promise.reject(new FwError('ERR_SEC_5002', 'expected Authorization: Bearer <token>'));
-    return this.check(m[1]);
+  async reverify(header: string): Promise<AuthUser> {
+    this.cache.delete(header);
+    this.forgetRecent();
+    return this.authenticate(header);
   }
 
   /** Calls `listener` after each forget (a revocation, a changed or deleted account, an outage). */
