@@ -57,7 +57,9 @@ async function main(): Promise<void> {
   const seconds = arg('seconds', 30);
   const heartbeat = arg('heartbeat', 15);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fwd-bench-events-'));
-  const d = await startInstance({ FW_DATA_DIR: dir, FW_EVENTS_HEARTBEAT: String(heartbeat), FW_ANALYSIS_TIMEOUT: '0', FW_EVAL_THREADS: '0' });
+  // one account holds every subscriber: the stream caps raised to n (docs/operations.md, Security)
+  const caps = { FW_EVENT_STREAMS_PER_USER: String(n), FW_EVENT_STREAMS_MAX: String(n) };
+  const d = await startInstance({ FW_DATA_DIR: dir, FW_EVENTS_HEARTBEAT: String(heartbeat), FW_ANALYSIS_TIMEOUT: '0', FW_EVAL_THREADS: '0', ...caps });
   const pid = d.proc.pid!;
   const subs: Subscriber[] = [];
   try {

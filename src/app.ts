@@ -38,6 +38,9 @@ import { ParsePool } from './workers/parse-pool';
 import { EventHub } from './events/hub';
 import { LocalEvents, RedisEvents } from './events/backends';
 import { CommitConfirmation } from './session/confirm';
+import { EventStreams, type StreamLimits } from './api/event-streams';
+import { EVENTS_PERMISSION } from './api/routes/events';
+import { openFileLimit, streamsWithin } from './api/fd-limit';
 
 export interface Daemon {
   port: number;
@@ -82,6 +85,20 @@ async function enforceRunning<C>(config: ConfigService<C>, dataPlane: DataPlane,
 function eventHub(settings: Settings, redis: RedisStore | null, log: Logger): EventHub {
   const backend = redis ? new RedisEvents(redis, settings.eventsKeep) : new LocalEvents(settings.eventsKeep);
   return new EventHub(backend, { heartbeatMs: settings.eventsHeartbeatMs, log });
+}
+
+/**
+ * The caps of GET /api/events streams. Node raised the soft descriptor limit to the hard one
+ * at start (src/api/fd-limit.ts); the limit is logged, and the total cap lowered to half of it
+ * when set above, so that streams can never take the descriptors an admin's login needs.
+ */
+function streamLimits(settings: Settings, log: Logger): StreamLimits {
+  const nofile = openFileLimit();
+  const total = streamsWithin(settings.eventStreamsMax, nofile);
+  const line = { nofile, eventStreamsMax: total, eventStreamsPerUser: settings.eventStreamsPerUser };
+  if (total < settings.eventStreamsMax) log.warn({ ...line, configured: settings.eventStreamsMax }, 'FW_EVENT_STREAMS_MAX lowered to half the open file limit: raise the limit (systemd LimitNOFILE=, docker --ulimit nofile=) for more streams');
+  else log.info(line, 'open file limit');
+  return { perUser: settings.eventStreamsPerUser, total, recheckMs: settings.eventStreamsRecheckMs };
 }
 
 /** What /readyz needs of every daemon: the store answers, and the running version is compiled. */
@@ -171,6 +188,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
   let cluster: ClusterParts | null = null;
   let analysis: DeepAnalysis | null = null;
   let hub: EventHub | null = null;
+  let eventStreams: EventStreams | null = null;
   try {
     await ensureAdmin(store, settings, opts.announce ?? ((l) => process.stdout.write(`${l}\n`)));
     const secret = settings.jwtSecret ?? (await store.getOrCreateSecret(() => randomBytes(48).toString('base64')));
@@ -191,12 +209,13 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     const tokens = new TokenService(secret, settings.tokenTtlSec, store);
     const limiter = new LoginLimiter(settings.loginMaxFailures, settings.loginWindowSec, redis ? new RedisFailureLog(redis) : undefined);
     if (redis) cluster = wireCluster(settings, redis, config, tokens, log);
+    eventStreams = new EventStreams(tokens, streamLimits(settings, log), EVENTS_PERMISSION, log);
     const ctx: AppContext = {
       settings, store, log, config, dataPlane, startedAt: Date.now(), nodes: null!, analysis: deep,
       audit: new AuditTrail(store, { loginWindowSec: settings.loginWindowSec, log }), metrics, readiness: new Readiness(),
       batchPool: settings.evalThreads > 0 ? new BatchPool(settings.evalThreads, log) : undefined,
       parsePool: new ParsePool(Math.min(settings.maxYamlBodyBytes, settings.maxLoadBodyBytes)),
-      events, confirmation: new CommitConfirmation(config as ConfigService<unknown>, store, events.emit, log, settings.commitTimeoutMs * 2),
+      events, eventStreams, confirmation: new CommitConfirmation(config as ConfigService<unknown>, store, events.emit, log, settings.commitTimeoutMs * 2),
     };
     registerCoreReadiness(ctx);
     const server = new HttpServer({
@@ -224,6 +243,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     log.info({ port, host: settings.host, tls: tls !== undefined, store: store.kind, node: nodes.id, dataDir: redis ? undefined : settings.dataDir, redis: settings.redis ? describeTarget(settings.redis) : undefined }, 'listening');
     out?.flush(); // supervisors and tests wait for this line
     const activeCompiler = compiler;
+    const streams = eventStreams;
     const activeDataPlane = dataPlane;
     const parts = cluster;
     return {
@@ -236,6 +256,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
         await server.close(); // ends the event streams
         await ctx.audit.close(); // the failed logins still counted
         events.close();
+        streams.close();
         await tokens.close(); // the last uses of API tokens written
         await ctx.batchPool?.close(); // after the requests in flight were answered
         await ctx.parsePool.close();
@@ -250,6 +271,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     };
   } catch (e) {
     hub?.close();
+    eventStreams?.close();
     await analysis?.close().catch(() => undefined);
     await cluster?.worker?.close().catch(() => undefined);
     await cluster?.queue.close().catch(() => undefined);

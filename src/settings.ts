@@ -54,6 +54,12 @@ export interface Settings {
   eventsHeartbeatMs: number;
   /** FW_EVENTS_KEEP: recent events kept for clients that resume with Last-Event-ID */
   eventsKeep: number;
+  /** FW_EVENT_STREAMS_PER_USER: open GET /api/events streams of one account on one instance (429 beyond) */
+  eventStreamsPerUser: number;
+  /** FW_EVENT_STREAMS_MAX: open GET /api/events streams on one instance (429 beyond; at most half the descriptor limit) */
+  eventStreamsMax: number;
+  /** FW_EVENT_STREAMS_RECHECK (seconds): how often every open stream's credential is verified against the store */
+  eventStreamsRecheckMs: number;
   /** FW_IDEMPOTENCY_TTL: how long the answer of a request with an Idempotency-Key is kept */
   idempotencyTtlMs: number;
   /** FW_MAX_LOAD_BODY: the body limit of a whole-configuration load and of a batch */
@@ -236,6 +242,9 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     evalThreads: int(env, 'FW_EVAL_THREADS', defaultEvalThreads(), 0, 64),
     eventsHeartbeatMs: int(env, 'FW_EVENTS_HEARTBEAT', 15, 1, 3600) * 1000,
     eventsKeep: int(env, 'FW_EVENTS_KEEP', 1000, 10, 100_000),
+    eventStreamsPerUser: int(env, 'FW_EVENT_STREAMS_PER_USER', 10, 1, 100_000),
+    eventStreamsMax: int(env, 'FW_EVENT_STREAMS_MAX', 1000, 1, 1_000_000),
+    eventStreamsRecheckMs: int(env, 'FW_EVENT_STREAMS_RECHECK', 60, 1, 86400) * 1000,
     idempotencyTtlMs: int(env, 'FW_IDEMPOTENCY_TTL', 86400, 1, 30 * 86400) * 1000,
     maxLoadBodyBytes: int(env, 'FW_MAX_LOAD_BODY', 64 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     tlsCert: env.FW_TLS_CERT ? path.resolve(env.FW_TLS_CERT) : undefined,

@@ -4,6 +4,7 @@ import { computed, signal } from '@preact/signals';
 import { api, login } from './api';
 import type { Session, Status } from './types';
 import { allows, type PermissionNeed } from '../../src/auth/roles';
+import { SseParser } from '../../src/cli/sse-parser';
 
 /** The page's path and query ("/policies?filter=shadowed"). */
 export const route = signal(location.pathname + location.search);
@@ -74,9 +75,11 @@ const EVENT_TYPES = ['commit', 'rollback', 'confirm', 'session', 'node', 'resync
 
 /** Whether the events stream is open (else the console polls). */
 export const streaming = signal(false);
+/** The wait before the stream is opened again after a drop (the `retry:` the daemon sends). */
+const RETRY_MS = 3000;
 
 let timer: ReturnType<typeof setInterval> | null = null;
-let stream: EventSource | null = null;
+let stream: AbortController | null = null;
 
 function poll(ms: number): void {
   if (timer) clearInterval(timer);
@@ -84,10 +87,8 @@ function poll(ms: number): void {
 }
 
 /**
- * Live updates while logged in: the events stream (GET /api/events; EventSource cannot send
- * a header, so the token goes as ?access_token=, which that route alone accepts) where the
- * daemon has one, each event re-reading the status; polling every 2 s where it has not (a
- * daemon without the stream answers 404 and EventSource gives up) or while the stream
+ * Live updates while logged in: the events stream (GET /api/events) where the daemon has one,
+ * each event re-reading the status; polling every 2 s where it has not or while the stream
  * reconnects. A commit or a lock change made elsewhere shows without a reload either way.
  */
 export function startLive(): void {
@@ -95,29 +96,53 @@ export function startLive(): void {
   void refreshStatus();
   poll(POLL_MS);
   const token = login.value?.token;
-  if (!token || typeof EventSource === 'undefined') return;
-  stream = new EventSource(`/api/events?access_token=${encodeURIComponent(token)}`);
-  stream.onopen = () => {
-    streaming.value = true;
-    poll(POLL_WITH_STREAM_MS);
-    void refreshStatus(); // what happened while it was closed
-  };
-  stream.onerror = () => {
+  if (!token) return;
+  stream = new AbortController();
+  void follow(token, stream.signal);
+}
+
+/**
+ * Reads the events stream with fetch() and the Authorization header, never EventSource, which
+ * can only put the token in the URL, where proxies log it (docs/api.md, Events). Like an
+ * EventSource it reconnects after a drop, resuming with Last-Event-ID; it gives up where the
+ * daemon has no stream (404) or refuses the token (401: the status read ends the login).
+ */
+async function follow(token: string, signal: AbortSignal): Promise<void> {
+  let last: string | null = null;
+  while (!signal.aborted) {
+    let wait = RETRY_MS;
+    try {
+      const headers: Record<string, string> = { Authorization: `Bearer ${token}`, Accept: 'text/event-stream' };
+      if (last !== null) headers['Last-Event-ID'] = last;
+      const res = await fetch('/api/events', { headers, signal });
+      if (res.status === 429) wait = Math.max(RETRY_MS, Number(res.headers.get('Retry-After')) * 1000 || 0);
+      else if (res.status < 500 && (!res.ok || !res.body)) return void refreshStatus(); // 5xx: tried again
+      else if (res.ok && res.body) {
+        streaming.value = true;
+        poll(POLL_WITH_STREAM_MS);
+        void refreshStatus(); // what happened while it was closed
+        const parser = new SseParser((m) => {
+          if (m.id !== null) last = m.id;
+          if (EVENT_TYPES.includes(m.event)) void refreshStatus();
+        });
+        const reader = res.body.getReader();
+        const decoder = new TextDecoder();
+        for (let r = await reader.read(); !r.done; r = await reader.read()) parser.push(decoder.decode(r.value, { stream: true }));
+      }
+    } catch {
+      // a dropped connection (or stopLive's abort): tried again below unless stopped
+    }
+    if (signal.aborted) return;
     streaming.value = false;
     poll(POLL_MS);
-    if (stream?.readyState === EventSource.CLOSED) {
-      stream = null;
-      // the token may have ended: the next status read tells (a 401 ends the login)
-      void refreshStatus();
-    }
-  };
-  for (const type of EVENT_TYPES) stream.addEventListener(type, () => void refreshStatus());
+    await new Promise((r) => setTimeout(r, wait));
+  }
 }
 
 export function stopLive(): void {
   if (timer) clearInterval(timer);
   timer = null;
-  stream?.close();
+  stream?.abort();
   stream = null;
   streaming.value = false;
   status.value = null;

@@ -13,6 +13,7 @@ import type { NodeDirectory } from '../cluster/nodes';
 import type { BatchPool } from '../workers/batch-pool';
 import type { ParsePool } from '../workers/parse-pool';
 import type { EventHub } from '../events/hub';
+import type { EventStreams } from './event-streams';
 import type { CommitConfirmation } from '../session/confirm';
 
 export interface AppContext {
@@ -36,6 +37,8 @@ export interface AppContext {
   batchPool?: BatchPool;
   /** GET /api/events: every service reports its events here */
   events: EventHub;
+  /** the open GET /api/events streams: their caps, and their credentials checked while open */
+  eventStreams: EventStreams;
   /** commit confirmed: POST /api/config/confirm and the automatic revert */
   confirmation: CommitConfirmation;
 }

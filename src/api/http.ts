@@ -47,7 +47,8 @@ export interface Reply {
   json?: string | Uint8Array;
   headers?: Record<string, string>;
   /** Called once the answer has been handed to uWS (or dropped: the client went away): json's
-   * memory may be reused after (pooled batch answers). */
+   * memory may be reused after (pooled batch answers). For a stream: called only when the
+   * stream never starts (the client went away first). */
   release?: () => void;
   /**
    * A streamed answer (Server-Sent Events): the server writes the status and `headers` (which
@@ -107,11 +108,6 @@ interface ProtectedOptions extends CommonOptions {
   /** Requests this accepts are answered without a token (req.user unset): /metrics from a
    * FW_METRICS address. It sees req.ip. */
   anonymous?: (req: Req) => boolean;
-  /**
-   * The token may come as the query parameter access_token when no Authorization header is
-   * sent: only GET /api/events, for browsers' EventSource, which cannot send headers.
-   */
-  queryToken?: boolean;
 }
 
 export type RouteOptions = PublicOptions | ProtectedOptions;

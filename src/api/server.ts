@@ -387,7 +387,7 @@ export class HttpServer {
    * logged like any answer when it starts; not in flight (close() ends it instead of waiting).
    */
   private answerStream(a: Answering, r: Reply): void {
-    if (a.aborted || a.done) return;
+    if (a.aborted || a.done) return r.release?.();
     a.done = true;
     // inside uWS's request call (not tracked) the abort handler can still be attached now
     if (!a.tracked) a.res.onAborted(() => markAborted(a));
@@ -468,7 +468,8 @@ export class HttpServer {
 
   private authorizeAndRun(def: RouteDef, req: Req, raw: Buffer | null, idem: IdemRequest | null): Reply | Promise<Reply> {
     if (def.auth !== false && !def.anonymous?.(req)) {
-      const user = this.opts.auth.authenticate(this.bearerOf(def, req));
+      refuseTokenInUrl(req);
+      const user = this.opts.auth.authenticate(req.headers.authorization);
       if (user instanceof Promise) return user.then((u) => this.authorized(def, req, u, raw, idem));
       return this.authorized(def, req, user, raw, idem);
     }
@@ -485,12 +486,6 @@ export class HttpServer {
     return this.runOnce(def, req, raw, idem);
   }
 
-  /** The Authorization header, or on a queryToken route without one, ?access_token= as if it were. */
-  private bearerOf(def: RouteDef, req: Req): string {
-    if (def.auth === false || !def.queryToken || req.headers.authorization !== '') return req.headers.authorization;
-    const t = req.query.get('access_token');
-    return t ? `Bearer ${t}` : '';
-  }
 
   /** Runs an authenticated request, once per Idempotency-Key when it has one. */
   private runOnce(def: RouteDef, req: Req, raw: Buffer | null, idem: IdemRequest | null): Reply | Promise<Reply> {
@@ -506,6 +501,16 @@ export class HttpServer {
     else if (def.body !== 'none' && raw && raw.length > 0) req.body = parseJsonBody(raw);
     return def.handler(req);
   }
+}
+
+/**
+ * A token in the query (GET /api/events once took ?access_token=) is refused before it is
+ * looked at: URLs land in proxy logs and browser histories. Read on the routes that read a
+ * query; the others never parse it.
+ */
+function refuseTokenInUrl(req: Req): void {
+  if (!req.query.has('access_token')) return;
+  throw new FwError('ERR_NET_1004', 'query "access_token": a token is never accepted in a URL (proxies and browsers log URLs); send it as the header Authorization: Bearer <token>. GET /api/events too: read it with fetch() and the header, as the console and fwctl do (docs/api.md, Events)');
 }
 
 /** Request bodies, read into reused memory (one buffer per body being read or handled). */

@@ -30,6 +30,8 @@ export class TokenService {
   private epoch = 0;
   /** the last uses of API tokens, written in batches */
   readonly uses: ApiTokenUses;
+  /** told after every forget: holders of long-lived requests (event streams) check theirs again */
+  private readonly forgetListeners: Array<() => void> = [];
 
   constructor(secret: string, private readonly ttlSec: number, private readonly store: Store) {
     this.key = createSecretKey(Buffer.from(secret, 'utf8'));
@@ -99,6 +101,22 @@ export class TokenService {
     return user;
   }
 
+  /**
+   * The user of a bearer header verified afresh against the store (signature, revocation,
+   * account), not from the cache: what an event stream is checked with now and then, in case
+   * a revocation was never told (a cluster message lost). The cache is refreshed with it.
+   */
+  async reverify(header: string): Promise<AuthUser> {
+    this.cache.delete(header);
+    this.forgetRecent();
+    return this.authenticate(header);
+  }
+
+  /** Calls `listener` after each forget (a revocation, a changed or deleted account, an outage). */
+  onForget(listener: () => void): void {
+    this.forgetListeners.push(listener);
+  }
+
   private async check(header: string, token: string): Promise<AuthUser> {
     const epoch = this.epoch;
     const user = isApiToken(token) ? await apiTokenUser(this.store, this.uses, token) : await this.jwtUser(token);
@@ -166,7 +184,13 @@ export class TokenService {
     this.epoch++;
     for (const [token, u] of this.cache) if (u.jti === jti) this.cache.delete(token);
     this.uses.forget(jti);
+    this.forgotten();
+  }
+
+  /** After a forget: the recent headers dropped, the listeners told. */
+  private forgotten(): void {
     this.forgetRecent();
+    for (const l of this.forgetListeners) l();
   }
 
   private forgetRecent(): void {
@@ -177,7 +201,7 @@ export class TokenService {
   forgetAll(): void {
     this.epoch++;
     this.cache.clear();
-    this.forgetRecent();
+    this.forgotten();
   }
 
   /** Drops the cached tokens of a changed or deleted account: its next request is verified
@@ -185,7 +209,7 @@ export class TokenService {
   forgetUser(username: string): void {
     this.epoch++;
     for (const [token, u] of this.cache) if (u.username === username) this.cache.delete(token);
-    this.forgetRecent();
+    this.forgotten();
   }
 
   async close(): Promise<void> {

@@ -111,3 +111,17 @@ test('watch prints the events as they happen (--count ends it; --json one object
   expect(t.stdout).toMatch(/^\S+Z +\d+ +session +begun \(owner admin, by admin\)$/m);
   expect(t.stdout).toMatch(/^\S+Z +\d+ +session +discarded \(owner admin, by admin\)$/m);
 });
+
+test('watch stops with exit 3 when its token is revoked while it watches (the daemon ends the stream; the reconnection is refused)', async () => {
+  const token = (await ok(d.client.post('/api/tokens', { name: 'fwctl-watch', role: 'viewer' }))).body.token;
+  const streams = d.daemon.daemon.ctx.eventStreams;
+  const before = streams.size;
+  const watching = fwctl(['watch'], { HOME: home, XDG_CONFIG_HOME: path.join(home, 'none'), FWCTL_URL: d.url, FWCTL_TOKEN: token });
+  const deadline = Date.now() + 20_000;
+  while (streams.size <= before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  expectMessage(await d.client.del('/api/tokens/fwctl-watch'), 'token revoked');
+  const r = await watching;
+  expect(r.code).toBe(3);
+  expect(r.stderr).toMatch(/event stream ended; reconnecting/);
+  expect(r.stderr).toMatch(/401 ERR_SEC_5003/);
+});

@@ -2,7 +2,7 @@
 // would: by labels, roles and names. One daemon and one browser for the file; the tests run
 // in order and build on each other (log in, build a configuration, reorder, commit, trace,
 // roll back, see another client's commit arrive), each page checked with axe-core.
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page, Request } from 'playwright-core';
 import { ADMIN, ADMIN_PASSWORD, Client, ok, useDaemon } from '../helpers/daemon';
 import { axeViolations, launchBrowser, screenshot, watchProblems } from '../helpers/browser';
 
@@ -10,6 +10,8 @@ const d = useDaemon();
 let browser: BrowserContext | undefined;
 let page: Page;
 let problems: string[] = [];
+/** every request the admin's tab made */
+const requests: Request[] = [];
 const WAIT = { timeout: 15_000 };
 
 beforeAll(async () => {
@@ -18,6 +20,7 @@ beforeAll(async () => {
   page = browser.pages()[0] ?? (await browser.newPage());
   problems = watchProblems(page);
   page.on('dialog', (dialog) => void dialog.accept());
+  page.on('request', (r) => requests.push(r));
   // the interfaces the zones and routes use, set up over the API
   await d.client.begin();
   await ok(d.client.put('/api/interfaces/eth0', { ip: '203.0.113.1/24' }));
@@ -259,6 +262,11 @@ describe('the operator console', () => {
   test('a lock and a commit made by another client appear without a reload; an admin may force', async () => {
     // the events stream is open: the header does not say it is polling
     expect(await page.getByTestId('live').innerText()).not.toContain('polling');
+    // read with the token in the Authorization header, never in a URL (proxies log URLs)
+    const stream = requests.filter((r) => new URL(r.url()).pathname === '/api/events');
+    expect(stream.length).toBeGreaterThan(0);
+    expect((await stream[0].allHeaders()).authorization).toBe(`Bearer ${await page.evaluate('sessionStorage.getItem("fwd.token")')}`);
+    expect(requests.filter((r) => r.url().includes('access_token'))).toEqual([]);
     await ok(d.client.post('/api/users', { username: 'bob', password: 'bob-password-123', role: 'operator' }));
     await open('Session');
     const other = await new Client(d.url).login('bob', 'bob-password-123');

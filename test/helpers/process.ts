@@ -19,11 +19,12 @@ export interface Child {
 
 /**
  * Starts `script` with a minimal environment plus `env` (and node's own options `nodeArgs`,
- * e.g. --expose-gc); resolves once its output has a line matching `ready` (the daemon's
- * "listening" line by default).
+ * e.g. --expose-gc; under `wrapper`, a command that runs node, e.g. prlimit); resolves once
+ * its output has a line matching `ready` (the daemon's "listening" line by default).
  */
-export function startChild(env: Record<string, string>, script = MAIN, ready = /"port":(\d+)[^\n]*"msg":"listening"/, nodeArgs: string[] = []): Promise<Child> {
-  const proc = spawn(process.execPath, [...nodeArgs, script], {
+export function startChild(env: Record<string, string>, script = MAIN, ready = /"port":(\d+)[^\n]*"msg":"listening"/, nodeArgs: string[] = [], wrapper: string[] = []): Promise<Child> {
+  const command = [...wrapper, process.execPath, ...nodeArgs, script];
+  const proc = spawn(command[0], command.slice(1), {
     env: {
       PATH: process.env.PATH ?? '',
       FW_PORT: '0',

@@ -1,11 +1,15 @@
 // GET /api/events: the Server-Sent Events stream of commits, rollbacks, confirmations,
-// sessions and cluster nodes (src/events). Browsers' EventSource cannot send an Authorization
-// header: this route alone also takes the token as ?access_token= (docs/api.md).
+// sessions and cluster nodes (src/events). The token comes in the Authorization header, as on
+// every route (the console reads the stream with fetch(), not EventSource, which cannot send
+// one: docs/api.md, Events); each stream stays bound to it and is capped (./event-streams).
 import { Type } from '@sinclair/typebox';
 import { FwError } from '../../errors';
 import type { AppContext } from '../context';
 import type { Req, RouteDef, StreamSink } from '../http';
 import { EVENT_TYPES, type EventType } from '../../events/types';
+
+/** What a stream needs, when it opens and for as long as it stays open. */
+export const EVENTS_PERMISSION = 'read';
 
 const EVENT_ID = /^(0|[1-9]\d{0,15})$/;
 
@@ -38,7 +42,7 @@ function endAtExpiry(out: StreamSink, expSeconds: number): void {
 
 export function eventRoutes(ctx: AppContext): RouteDef[] {
   return [{
-    method: 'GET', pattern: '/api/events', body: 'none', permission: 'read', requestHeaders: ['last-event-id'], queryToken: true,
+    method: 'GET', pattern: '/api/events', body: 'none', permission: EVENTS_PERMISSION, requestHeaders: ['last-event-id'],
     doc: {
       tag: 'events',
       summary: 'Server-Sent Events: commit, rollback, confirm, session and node events; resumable with Last-Event-ID',
@@ -47,19 +51,23 @@ export function eventRoutes(ctx: AppContext): RouteDef[] {
       query: {
         types: { schema: Type.String({ pattern: '^[a-z]+(,[a-z]+)*$' }), description: `only these event types, comma separated (${EVENT_TYPES.join(', ')})` },
         last_event_id: { schema: Type.String({ pattern: '^[0-9]+$' }), description: 'resume after this event id (as the Last-Event-ID header does)' },
-        access_token: { schema: Type.String(), description: 'the bearer token, for clients that cannot send headers (EventSource); the header wins when both are sent' },
       },
+      // 429: FW_EVENT_STREAMS_PER_USER or FW_EVENT_STREAMS_MAX reached
+      errors: [429],
     },
     handler: (req) => {
       const last = lastEventId(req);
       const types = typeFilter(req);
+      const slot = ctx.eventStreams.admit(req.user, req.headers.authorization);
       return {
         body: undefined,
         headers: { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' },
         stream: (out) => {
+          slot.attach(out);
           ctx.events.open(out, last, types);
           endAtExpiry(out, req.user.exp);
         },
+        release: slot.release, // the client went away before the stream opened
       };
     },
   }];
