@@ -52,7 +52,8 @@ test('a name no account can have is refused before anything is counted, logged o
   expect(expectError(big, 413, 'ERR_NET_1010').body.details).toBe('body is over 8192 bytes');
   for (const username of ['y'.repeat(65), '\u202Eadmin', 'ad\nmin', '{"user":"admin","role":"admin"}', 'admin\u0000', '']) {
     const r = expectError(await a.post('/api/login', { username, password: 'not-the-password' }), 400, 'ERR_NET_1004');
-    expect(r.body.details).toMatch(/^field "username": a name is 1-64 characters/);
+    // a NUL is refused by the body check, before the name rule sees it
+    expect(r.body.details).toMatch(username.includes('\u0000') ? /^field "username": contains a NUL character$/ : /^field "username": a name is 1-64 characters/);
   }
   expect((await trail())[0].id).toBe(before);
   const since = lines.slice(logged).join('');
