@@ -83,11 +83,24 @@ function eventHub(settings: Settings, redis: RedisStore | null, log: Logger): Ev
   return new EventHub(backend, { heartbeatMs: settings.eventsHeartbeatMs, log });
 }
 
-/** What /readyz needs of every daemon: the store answers, and the running version is compiled. */
+/**
+ * What /readyz needs of every daemon: the store answers, the running version is compiled, and
+ * with a data plane the kernel holds it (a daemon that enforces nothing is not ready, whatever
+ * it answers over the API). A commit applies its version before it is running: the kernel may
+ * be one version ahead for a moment, which is ready.
+ */
 function registerCoreReadiness(ctx: AppContext): void {
   ctx.readiness.register('store', () => ctx.store.ping());
   ctx.readiness.register('running', async () => {
     await ctx.config.current().compiled;
+  });
+  if (ctx.dataPlane.mode === 'none') return;
+  ctx.readiness.register('dataplane', () => {
+    const running = ctx.config.current().meta.version;
+    const { applied_version: applied, error } = ctx.dataPlane.status();
+    if (applied !== null && applied >= running) return;
+    const holds = applied === null ? 'holds no version of ours' : `holds version ${applied}`;
+    throw new Error(`the kernel ${holds}, not the running version ${running}: ${error ?? 'not applied yet'}`);
   });
 }
 

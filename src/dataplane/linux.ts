@@ -11,6 +11,7 @@ import { reconcile } from './kernel';
 import { NFT_TABLE } from './names';
 import type { PolicyCounter } from './nft';
 import { renderPlan, planProblems } from './plan';
+import { missingRights } from './rights';
 import type { DataPlane, DataPlaneStatus } from './types';
 
 interface NftCounter {
@@ -28,10 +29,16 @@ export class LinuxDataPlane implements DataPlane {
   private applied: { doc: ConfigDoc; version: number; at: number } | null = null;
   private error: string | null = null;
   private queue: Promise<unknown> = Promise.resolve();
+  /** why this process cannot change the kernel (checked once, at start), or null */
+  private readonly rights: Promise<string | null>;
 
   constructor(netns: string | null, dataDir: string, private readonly log: Logger) {
     this.host = new Host(netns);
     this.dnsmasq = new DnsmasqProcess(this.host, path.join(dataDir, 'dataplane'));
+    this.rights = missingRights(this.host).then((problem) => {
+      if (problem) this.log.error({ netns }, problem);
+      return problem;
+    });
   }
 
   /** One kernel change at a time: commits, start-up and cluster loads queue here. */
@@ -60,7 +67,8 @@ export class LinuxDataPlane implements DataPlane {
         this.error = null;
         this.log.info({ version, ms: Date.now() - t0 }, 'data plane applied');
       } catch (e) {
-        this.error = `version ${version}: ${messageOf(e)}`;
+        const rights = await this.rights;
+        this.error = `version ${version}: ${messageOf(e)}${rights ? ` (${rights})` : ''}`;
         this.log.error({ version, err: messageOf(e) }, 'data plane apply failed; restoring the previous version');
         const previous = this.applied;
         if (previous) {

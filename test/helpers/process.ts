@@ -20,10 +20,11 @@ export interface Child {
 /**
  * Starts `script` with a minimal environment plus `env` (and node's own options `nodeArgs`,
  * e.g. --expose-gc); resolves once its output has a line matching `ready` (the daemon's
- * "listening" line by default).
+ * "listening" line by default). `launcher` runs node (e.g. setpriv with fewer capabilities).
  */
-export function startChild(env: Record<string, string>, script = MAIN, ready = /"port":(\d+)[^\n]*"msg":"listening"/, nodeArgs: string[] = []): Promise<Child> {
-  const proc = spawn(process.execPath, [...nodeArgs, script], {
+export function startChild(env: Record<string, string>, script = MAIN, ready = /"port":(\d+)[^\n]*"msg":"listening"/, nodeArgs: string[] = [], launcher: string[] = []): Promise<Child> {
+  const argv = [...launcher, process.execPath, ...nodeArgs, script];
+  const proc = spawn(argv[0], argv.slice(1), {
     env: {
       PATH: process.env.PATH ?? '',
       FW_PORT: '0',
