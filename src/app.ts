@@ -141,7 +141,7 @@ interface ClusterParts {
 
 function wireCluster(settings: Settings, store: RedisStore, config: ConfigService<CompiledConfig>, tokens: TokenService | null, log: Logger): ClusterParts {
   const queueSettings = { redis: settings.redis!, clusterName: settings.clusterName, commitTimeoutMs: settings.commitTimeoutMs };
-  const queue = new CommitQueue(queueSettings, log);
+  const queue = new CommitQueue(queueSettings, store, log);
   const worker = settings.worker ? new CommitWorker(queueSettings, store, config as ConfigService<unknown>, log) : null;
   store.onEvent((e) => {
     if (e.type === 'version') config.refreshRunning().catch((err: unknown) => log.warn({ err: String(err) }, 'could not load the new running version'));

@@ -22,7 +22,7 @@ const STATUS_TEXT: Record<number, string> = {
   403: 'the role of the token does not hold the permission the operation needs (details name the roles that do and the caller\'s)', 404: 'not found',
   405: 'method not allowed', 409: 'conflict with the session or existing objects', 413: 'body too large',
   422: 'the Idempotency-Key was used with another request',
-  429: 'too many failed logins', 500: 'internal error', 503: 'store or compile queue unavailable, or a write not confirmed by enough replicas',
+  429: 'too many failed logins', 500: 'internal error', 503: 'store or compile queue unavailable, a write not confirmed by enough replicas, or (a commit in a cluster) no commit worker alive',
   504: 'compile did not finish in time',
 };
 

@@ -70,6 +70,8 @@ export interface ClusterNodeOptions {
 
 /** A node is live while its heartbeat is younger than this many intervals. */
 const LIVE_INTERVALS = 3;
+/** How often a commit worker tells the registry it is alive. */
+export const WORKER_HEARTBEAT_MS = 1000;
 /** A node silent for this long is dropped from the registry. */
 const FORGET_MS = 10 * 60_000;
 const POLL_MS = 20;
@@ -185,4 +187,60 @@ export class ClusterNode implements NodeDirectory {
     this.timer = null;
     await this.store.redis.hdel(this.store.keys.nodes, this.id).catch(() => undefined);
   }
+}
+
+interface WorkerBeat {
+  heartbeat: number; // unix ms
+  startedAt: number;
+}
+
+/**
+ * A commit worker's entry in the registry (an instance with FW_WORKER on, or `npm run
+ * worker`): a heartbeat under `workers`, so that a commit can tell at once that no worker is
+ * alive to run it instead of waiting FW_COMMIT_TIMEOUT for nothing.
+ */
+export class WorkerBeacon {
+  private timer: NodeJS.Timeout | null = null;
+  private readonly startedAt = Date.now();
+
+  constructor(private readonly store: RedisStore, readonly id: string, private readonly log: Logger) {}
+
+  async start(): Promise<void> {
+    await this.beat();
+    this.timer = setInterval(() => {
+      this.beat().catch((e: unknown) => this.log.debug({ err: String(e) }, 'worker heartbeat skipped: store unreachable'));
+    }, WORKER_HEARTBEAT_MS);
+    this.timer.unref();
+  }
+
+  private async beat(): Promise<void> {
+    const beat: WorkerBeat = { heartbeat: Date.now(), startedAt: this.startedAt };
+    await this.store.redis.hset(this.store.keys.workers, this.id, JSON.stringify(beat));
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.store.redis.hdel(this.store.keys.workers, this.id).catch(() => undefined);
+  }
+}
+
+/** The ids of the commit workers whose heartbeat is recent; entries silent for long are dropped. */
+export async function liveWorkers(store: RedisStore): Promise<string[]> {
+  let all: Record<string, string>;
+  try {
+    all = await store.redis.hgetall(store.keys.workers);
+  } catch (e) {
+    throw unreachable(e);
+  }
+  const now = Date.now();
+  const live: string[] = [];
+  const forgotten: string[] = [];
+  for (const [id, text] of Object.entries(all)) {
+    const age = now - (JSON.parse(text) as WorkerBeat).heartbeat;
+    if (age <= LIVE_INTERVALS * WORKER_HEARTBEAT_MS) live.push(id);
+    else if (age > FORGET_MS) forgotten.push(id);
+  }
+  if (forgotten.length) await store.redis.hdel(store.keys.workers, ...forgotten).catch(() => undefined);
+  return live.sort();
 }

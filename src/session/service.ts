@@ -108,11 +108,20 @@ function ownSession(user: string, s: SessionRecord | null): SessionRecord {
   return s;
 }
 
+/**
+ * The 409 of a session its owner cannot change right now. ERR_SYS_3002's catalogue message
+ * ("held by another admin") is for other users; the owner is told what holds it.
+ */
+function sessionBusy(details: string): FwError {
+  return new FwError('ERR_SYS_3002', details, details.startsWith('a commit') ? 'the session is busy: a commit of it is in progress' : 'the session changed concurrently');
+}
+
+const COMMIT_IN_PROGRESS = 'a commit of this session is in progress';
+
 /** A compare-and-set the store refused, as the contract's 409 (a commit, or a lost session). */
 function conflictAsSessionError(e: unknown): never {
   if (e instanceof Error && e.name === 'StoreConflict') {
-    const why = (e as { reason?: string }).reason === 'committing' ? 'a commit of this session is in progress' : `the session changed concurrently: ${e.message}`;
-    throw new FwError('ERR_SYS_3002', why);
+    throw sessionBusy((e as { reason?: string }).reason === 'committing' ? COMMIT_IN_PROGRESS : `the session changed concurrently: ${e.message}`);
   }
   throw e;
 }
@@ -365,7 +374,7 @@ export class ConfigService<C = unknown> {
     }
     // a commit claimed it, or it was already gone: the store decides
     await this.synced();
-    if (this.session?.id === s.id) throw new FwError('ERR_SYS_3002', 'a commit of this session is in progress');
+    if (this.session?.id === s.id) throw sessionBusy(COMMIT_IN_PROGRESS);
   }
 
   /** Ends a session that sat idle past the timeout (called by a timer too). */
@@ -490,7 +499,7 @@ export class ConfigService<C = unknown> {
    * guards (applying a change, claiming the commit), so nothing can slip in between.
    */
   private checkNotCommitting(): void {
-    if (this.commitBusy()) throw new FwError('ERR_SYS_3002', 'a commit of this session is in progress');
+    if (this.commitBusy()) throw sessionBusy(COMMIT_IN_PROGRESS);
   }
 
   private commitBusy(): boolean {
@@ -521,7 +530,7 @@ export class ConfigService<C = unknown> {
       await this.synced();
       fresh = true;
     }
-    throw new FwError('ERR_SYS_3002', `the session changed concurrently for ${Date.now() - since} ms; try again`);
+    throw sessionBusy(`the session changed concurrently for ${Date.now() - since} ms; try again`);
   }
 
   /**
@@ -651,7 +660,7 @@ export class ConfigService<C = unknown> {
    * validates, compiles and swaps. Refuses (409) if the session moved on since.
    */
   async commitJob(job: CommitJob): Promise<CommitResult> {
-    if (this.jobRunning) throw new FwError('ERR_SYS_3002', 'a commit of this session is in progress');
+    if (this.jobRunning) throw sessionBusy(COMMIT_IN_PROGRESS);
     this.jobRunning = true; // from here to the swap, this process's changes and discards get 409
     try {
       await this.refreshRunning();
@@ -661,7 +670,7 @@ export class ConfigService<C = unknown> {
       if (!s || !cand || s.id !== job.sessionId) throw new FwError('ERR_SYS_3001', 'the session to commit is no longer active');
       if (s.owner !== job.user) throw new FwError('ERR_SYS_3002', `owner: ${s.owner}`);
       if (cand.seq !== job.journalLength) {
-        throw new FwError('ERR_SYS_3002', `the session changed concurrently: ${cand.seq} changes, not ${job.journalLength}`);
+        throw sessionBusy(`the session changed concurrently: ${cand.seq} changes, not ${job.journalLength}`);
       }
       await this.store.claimCommit(s.id, cand.seq, this.opts.commitTimeoutMs * 2).catch(conflictAsSessionError);
       try {

@@ -119,6 +119,8 @@ export function keysOf(clusterName: string) {
     audit: `${p}audit`,
     auditSeq: `${p}audit-seq`,
     nodes: `${p}nodes`,
+    /** commit workers (in instances and stand-alone): id -> heartbeat (cluster/nodes.ts) */
+    workers: `${p}workers`,
     failures: (key: string) => `${p}login-failures:${key}`,
     idempotency: (scope: string) => `${p}idempotency:${scope}`,
     channel: `${p}events`,
