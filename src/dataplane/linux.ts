@@ -12,6 +12,7 @@ import { NFT_TABLE } from './names';
 import type { PolicyCounter } from './nft';
 import { renderPlan, planProblems } from './plan';
 import { missingRights } from './rights';
+import { linkKindProblem } from './link-kinds';
 import type { DataPlane, DataPlaneStatus } from './types';
 
 interface NftCounter {
@@ -53,12 +54,14 @@ export class LinuxDataPlane implements DataPlane {
     if (names.length) return names;
     const plan = renderPlan(doc, { leaseFile: this.dnsmasq.leaseFile });
     const problems: string[] = [];
+    const vlans = doc.vlans.size ? await linkKindProblem(this.host, 'vlan') : null;
+    if (vlans) problems.push(...[...doc.vlans.keys()].sort().map((name) => `vlan ${name}: ${vlans}`));
     await this.host.exec('nft', ['-c', '-f', '-'], plan.nft).catch((e) => problems.push(`nft: ${messageOf(e)}`));
     await this.dnsmasq.test(plan.dnsmasq).catch((e) => problems.push(`dnsmasq: ${messageOf(e)}`));
     return problems;
   }
 
-  apply(doc: ConfigDoc, version: number): Promise<void> {
+  apply(doc: ConfigDoc, version: number, label = `version ${version}`): Promise<void> {
     return this.serial(async () => {
       const t0 = Date.now();
       try {
@@ -68,8 +71,8 @@ export class LinuxDataPlane implements DataPlane {
         this.log.info({ version, ms: Date.now() - t0 }, 'data plane applied');
       } catch (e) {
         const rights = await this.rights;
-        this.error = `version ${version}: ${messageOf(e)}${rights ? ` (${rights})` : ''}`;
-        this.log.error({ version, err: messageOf(e) }, 'data plane apply failed; restoring the previous version');
+        this.error = `${label}: ${messageOf(e)}${rights ? ` (${rights})` : ''}`;
+        this.log.error({ config: label, err: messageOf(e) }, 'data plane apply failed; restoring the previous version');
         const previous = this.applied;
         if (previous) {
           await this.enforce(previous.doc).catch((e2) => {

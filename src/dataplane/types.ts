@@ -20,9 +20,11 @@ export interface DataPlane {
   /**
    * Makes the kernel hold `doc` as `version`. On failure the previous version's state is
    * restored and FwError ERR_SYS_4005 is thrown with the kernel's message in details.
-   * Calls are serialized.
+   * Calls are serialized. `label` names the configuration in errors and logs (default
+   * "version N"): a commit's version number is not given out before it is made durable, and
+   * a failed commit's number goes to the next configuration committed.
    */
-  apply(doc: ConfigDoc, version: number): Promise<void>;
+  apply(doc: ConfigDoc, version: number, label?: string): Promise<void>;
   status(): DataPlaneStatus;
   /** Per-policy counters since they began, or null without a kernel. */
   counters(): Promise<Map<number, PolicyCounter> | null>;

@@ -23,6 +23,7 @@ import { withUndo } from '../config/undo';
 import type { EventEmitterFn } from '../events/types';
 import { GroupAppend, type AppendTarget } from './group-append';
 import { footprint } from '../config/footprint';
+import { downLinkWarnings } from '../config/down-links';
 import { Lru } from '../lru';
 
 /**
@@ -631,7 +632,7 @@ export class ConfigService<C = unknown> {
     const { doc } = await this.candidate();
     await this.checkCommittable(doc);
     const { warnings } = await this.compileInTime(doc);
-    return { warnings };
+    return { warnings: [...downLinkWarnings(doc), ...warnings] };
   }
 
   /**
@@ -686,7 +687,8 @@ export class ConfigService<C = unknown> {
 
   private async checkCompileSwap(job: CommitJob, s: SessionRecord, cand: Candidate): Promise<CommitResult> {
     await this.checkCommittable(cand.doc);
-    const { compiled, warnings, base, summary } = await this.compileAndDiff(cand.doc);
+    const { compiled, warnings: analysis, base, summary } = await this.compileAndDiff(cand.doc);
+    const warnings = [...downLinkWarnings(cand.doc), ...analysis];
     const meta: VersionMeta = {
       version: base.meta.version + 1,
       author: job.user,
@@ -698,7 +700,7 @@ export class ConfigService<C = unknown> {
     if (job.confirmTimeoutSec !== undefined) meta.confirmBy = Date.now() + job.confirmTimeoutSec * 1000;
     // the kernel holds the new version before it is durable; a refused apply has restored
     // the previous version's state and throws, so running stays what it was
-    await this.dataPlane.apply(cand.doc, meta.version);
+    await this.dataPlane.apply(cand.doc, meta.version, `the candidate of ${job.user}'s session, on version ${base.meta.version}`);
     let unconfirmed: FwError | null = null;
     try {
       await this.store.commit(s.id, cand.seq, { ...meta, doc: serializeDoc(cand.doc) }).catch(conflictAsSessionError);
@@ -716,7 +718,7 @@ export class ConfigService<C = unknown> {
     }
     this.reportCommit(job, meta); // before the swap's own events (node version)
     // the candidate document becomes the immutable running version (versionDoc() serves it from there)
-    if (this.running.meta.version < meta.version) this.setRunning(new RunningState(meta, cand.doc, Promise.resolve({ compiled, warnings })));
+    if (this.running.meta.version < meta.version) this.setRunning(new RunningState(meta, cand.doc, Promise.resolve({ compiled, warnings: analysis })));
     if (this.session?.id === s.id) {
       this.session = null;
       this.cand = null;
