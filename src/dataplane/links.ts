@@ -27,6 +27,17 @@ export interface LinkState {
   routes: DesiredRoute[];
 }
 
+/**
+ * The metric the kernel holds for a route asked with `metric`: Linux stores an IPv6 route's
+ * metric 0 as "unspecified", that is 1024 (IP6_RT_PRIO_USER), so it is asked as 1024 and read
+ * back equal (the reconciler would otherwise replace it at every commit). Only the route eval
+ * picks per destination is installed, so this changes no choice.
+ */
+export const IPV6_DEFAULT_METRIC = 1024;
+function kernelMetric(family: 4 | 6, metric: number): number {
+  return family === 6 && metric === 0 ? IPV6_DEFAULT_METRIC : metric;
+}
+
 export function desiredLinks(doc: ConfigDoc): LinkState {
   const topo = new Topology(doc);
   const links = topo.links.map((l) => ({
@@ -36,7 +47,7 @@ export function desiredLinks(doc: ConfigDoc): LinkState {
     addresses: l.cidrs.map(({ addr }) => ({ address: `${formatIp(addr.family, addr.bytes)}/${addr.prefix}`, family: addr.family })),
   } as DesiredLink));
   const routes = topo.kernelRoutes().map((r) => ({
-    destination: formatCidr(r.destination), gateway: r.gateway, dev: r.dev, metric: r.metric, onlink: r.onlink,
+    destination: formatCidr(r.destination), gateway: r.gateway, dev: r.dev, metric: kernelMetric(r.destination.family, r.metric), onlink: r.onlink,
   }));
   return { links, routes };
 }

@@ -13,6 +13,7 @@ import type { PolicyCounter } from './nft';
 import { renderPlan, planProblems } from './plan';
 import { missingRights } from './rights';
 import { linkKindProblem } from './link-kinds';
+import { readLeaseFile, type DhcpLease } from './leases';
 import type { DataPlane, DataPlaneStatus } from './types';
 
 interface NftCounter {
@@ -116,6 +117,10 @@ export class LinuxDataPlane implements DataPlane {
 
   counters(): Promise<Map<number, PolicyCounter>> {
     return this.readCounters();
+  }
+
+  async leases(): Promise<DhcpLease[]> {
+    return readLeaseFile(this.dnsmasq.leaseFile);
   }
 
   status(): DataPlaneStatus {

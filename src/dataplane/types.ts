@@ -4,6 +4,7 @@
 // untouched; linux: nftables and iproute2, see linux.ts).
 import type { ConfigDoc } from '../config/types';
 import type { PolicyCounter } from './nft';
+import type { DhcpLease } from './leases';
 
 export interface DataPlaneStatus {
   mode: 'none' | 'linux';
@@ -28,6 +29,8 @@ export interface DataPlane {
   status(): DataPlaneStatus;
   /** Per-policy counters since they began, or null without a kernel. */
   counters(): Promise<Map<number, PolicyCounter> | null>;
+  /** The DHCP leases dnsmasq has handed out ([] without a kernel). */
+  leases(): Promise<DhcpLease[]>;
   close(): Promise<void>;
 }
 
@@ -53,6 +56,10 @@ export class NoDataPlane implements DataPlane {
 
   async counters(): Promise<null> {
     return null;
+  }
+
+  async leases(): Promise<DhcpLease[]> {
+    return [];
   }
 
   async close(): Promise<void> {}

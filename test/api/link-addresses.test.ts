@@ -83,6 +83,8 @@ test('every subnet counts: DHCP on a secondary subnet, routes through it, zones 
   expect(render.ip).toEqual(expect.arrayContaining([
     'ip address add 10.0.0.1/24 dev eth0 metric 241', 'ip address add 192.168.50.1/24 dev eth0 metric 241',
     'ip address add fd00:1::1/64 dev eth0 metric 241 nodad', 'ip address add 2001:db8::2/64 dev eth1 metric 241 nodad',
+    // Linux holds an IPv6 metric 0 as 1024: asked as the kernel keeps it (docs/dataplane.md)
+    'ip route replace ::/0 via 2001:db8::1 dev eth1 metric 1024 proto 241', 'ip route replace 0.0.0.0/0 via 203.0.113.1 dev eth1 metric 0 proto 241',
   ]));
   expect(render.dnsmasq).toContain('dhcp-range=set:pool0,192.168.50.100,192.168.50.199,255.255.255.0,1440m');
   // the export holds both, and loads back as it was
