@@ -101,11 +101,24 @@ function streamLimits(settings: Settings, log: Logger): StreamLimits {
   return { perUser: settings.eventStreamsPerUser, total, recheckMs: settings.eventStreamsRecheckMs };
 }
 
-/** What /readyz needs of every daemon: the store answers, and the running version is compiled. */
+/**
+ * What /readyz needs of every daemon: the store answers, the running version is compiled, and
+ * with a data plane the kernel holds it (a daemon that enforces nothing is not ready, whatever
+ * it answers over the API). A commit applies its version before it is running: the kernel may
+ * be one version ahead for a moment, which is ready.
+ */
 function registerCoreReadiness(ctx: AppContext): void {
   ctx.readiness.register('store', () => ctx.store.ping());
   ctx.readiness.register('running', async () => {
     await ctx.config.current().compiled;
+  });
+  if (ctx.dataPlane.mode === 'none') return;
+  ctx.readiness.register('dataplane', () => {
+    const running = ctx.config.current().meta.version;
+    const { applied_version: applied, error } = ctx.dataPlane.status();
+    if (applied !== null && applied >= running) return;
+    const holds = applied === null ? 'holds no version of ours' : `holds version ${applied}`;
+    throw new Error(`the kernel ${holds}, not the running version ${running}: ${error ?? 'not applied yet'}`);
   });
 }
 
@@ -146,7 +159,7 @@ interface ClusterParts {
 
 function wireCluster(settings: Settings, store: RedisStore, config: ConfigService<CompiledConfig>, tokens: TokenService | null, log: Logger): ClusterParts {
   const queueSettings = { redis: settings.redis!, clusterName: settings.clusterName, commitTimeoutMs: settings.commitTimeoutMs };
-  const queue = new CommitQueue(queueSettings, log);
+  const queue = new CommitQueue(queueSettings, store, log);
   const worker = settings.worker ? new CommitWorker(queueSettings, store, config as ConfigService<unknown>, log) : null;
   store.onEvent((e) => {
     if (e.type === 'version') config.refreshRunning().catch((err: unknown) => log.warn({ err: String(err) }, 'could not load the new running version'));

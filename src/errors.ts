@@ -41,6 +41,7 @@ export const ERRORS = {
   ERR_SYS_4004: { status: 504, message: 'commit did not finish in time' },
   ERR_SYS_4005: { status: 500, message: 'the data plane could not apply the configuration' },
   ERR_SYS_4006: { status: 503, message: 'write not confirmed by enough replicas' },
+  ERR_SYS_4007: { status: 503, message: 'no commit worker is alive' },
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -2,7 +2,7 @@
 // analysis found, each count a link to the rules it names.
 import { api } from './api';
 import { status } from './state';
-import type { Analysis, ClusterNode } from './types';
+import type { Analysis, ClusterNode, PoolLeases } from './types';
 import { when } from './format';
 import { ErrorBox, Link, Page, useLoad } from './ui';
 
@@ -10,6 +10,7 @@ export function Overview() {
   const s = status.value;
   const nodes = useLoad(() => api<ClusterNode[]>('GET', '/api/cluster/nodes'), []);
   const analysis = useLoad(() => api<Analysis>('GET', '/api/analysis'), []);
+  const leases = useLoad(() => api<PoolLeases[]>('GET', '/api/dhcp/leases'), []);
   const a = analysis.data;
   const session = s?.session;
   return (
@@ -64,6 +65,25 @@ export function Overview() {
                 <li>{a.unusedAddresses.length} unused addresses, {a.unusedServices.length} unused services</li>
                 <li>{a.pass === 'deep' ? 'deep pass' : 'quick pass'}{a.complete ? '' : ' (incomplete)'}</li>
               </ul>
+            )}
+          </section>
+          <section class="card wide" aria-labelledby="ov-leases">
+            <h2 id="ov-leases">DHCP leases</h2>
+            <ErrorBox text={leases.error} />
+            {leases.data?.length === 0 && <p>No DHCP pool.</p>}
+            {!!leases.data?.length && (
+              <table class="grid" data-testid="leases">
+                <thead><tr><th scope="col">Pool</th><th scope="col">Address</th><th scope="col">MAC</th><th scope="col">Host name</th><th scope="col">Expires</th></tr></thead>
+                <tbody>
+                  {leases.data.flatMap((p) => (p.leases.length ? p.leases.map((l) => (
+                    <tr key={`${p.interface} ${l.address}`}>
+                      <th scope="row">{p.interface}</th><td>{l.address}</td><td>{l.mac}</td><td>{l.hostname ?? '—'}</td><td>{l.expires_at ? when(l.expires_at) : 'never'}</td>
+                    </tr>
+                  )) : [(
+                    <tr key={p.interface}><th scope="row">{p.interface}</th><td colSpan={4}>no lease</td></tr>
+                  )]))}
+                </tbody>
+              </table>
             )}
           </section>
           <section class="card wide" aria-labelledby="ov-nodes">

@@ -25,7 +25,7 @@ const STATUS_TEXT: Record<number, string> = {
   415: 'the body is not labelled application/json (or application/yaml where the operation takes YAML)',
   421: 'the Host is not one of the names the daemon serves (FW_ALLOWED_HOSTS)',
   422: 'the Idempotency-Key was used with another request',
-  429: 'too many failed logins (POST /api/login), or too many open event streams (GET /api/events)', 500: 'internal error', 503: 'store or compile queue unavailable, or a write not confirmed by enough replicas',
+  429: 'too many failed logins (POST /api/login), or too many open event streams (GET /api/events)', 500: 'internal error', 503: 'store or compile queue unavailable, a write not confirmed by enough replicas, or (a commit in a cluster) no commit worker alive',
   504: 'compile did not finish in time',
 };
 

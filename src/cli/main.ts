@@ -8,6 +8,7 @@ import { login } from './commands/login';
 import { status } from './commands/status';
 import { trace, type TraceArgs } from './commands/trace';
 import { watch } from './commands/watch';
+import { leases } from './commands/leases';
 import { apply, confirm, exportConfig, plan } from './commands/config-file';
 
 const HELP = `fwctl: the command-line client of the fwd firewall daemon
@@ -20,6 +21,7 @@ const HELP = `fwctl: the command-line client of the fwd firewall daemon
   fwctl confirm                    keep a commit made with --confirm
   fwctl trace --src IP --dst IP --proto P [--dport N] [--sport N] [--in IF] [--candidate]
   fwctl watch [--types commit,confirm,...] [--since ID] [--count N]
+  fwctl leases                     the DHCP leases handed out, per pool
 
 Every command: --json (output for scripts), --url URL (else FWCTL_URL, else the login's).
 Exit codes: 0 ok, 1 refused or failed, 2 plan found changes, 3 not logged in / token refused,
@@ -48,6 +50,7 @@ const OPTIONS = {
     in: { type: 'string' }, 'src-zone': { type: 'string' }, 'dst-zone': { type: 'string' }, candidate: { type: 'boolean', default: false },
   },
   watch: { types: { type: 'string' }, since: { type: 'string' }, count: { type: 'string' } },
+  leases: {},
 } as const satisfies Record<string, ParseArgsConfig['options']>;
 
 type Command = keyof typeof OPTIONS;
@@ -89,6 +92,7 @@ async function run(argv: string[]): Promise<number> {
     });
     case 'confirm': return confirm(api, o.json);
     case 'trace': return trace(api, o as unknown as TraceArgs);
+    case 'leases': return leases(api, o.json);
     case 'watch': return watch(api, { types: o.types as string | undefined, since: o.since as string | undefined, count: o.count as string | undefined, json: o.json });
   }
 }

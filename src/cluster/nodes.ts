@@ -69,6 +69,8 @@ export interface ClusterNodeOptions {
 
 /** A node is live while its heartbeat is younger than this many intervals. */
 const LIVE_INTERVALS = 3;
+/** How often a commit worker tells the registry it is alive. */
+export const WORKER_HEARTBEAT_MS = 1000;
 /** A node silent for this long is dropped from the registry. */
 const FORGET_MS = 10 * 60_000;
 const POLL_MS = 20;
@@ -106,7 +108,7 @@ export class ClusterNode implements NodeDirectory {
   /** Tells the cluster which version this node serves (also right after it swaps). */
   async beat(): Promise<void> {
     const reg: Registration = { id: this.id, address: this.opts.address, ...this.state(), heartbeat: Date.now(), startedAt: this.startedAt };
-    await this.bus.registerNode(this.id, JSON.stringify(reg));
+    await this.bus.register('nodes', this.id, JSON.stringify(reg));
   }
 
   /**
@@ -129,7 +131,7 @@ export class ClusterNode implements NodeDirectory {
   }
 
   private async registrations(): Promise<Registration[]> {
-    return (await this.bus.nodeRegistrations()).map((t) => JSON.parse(t) as Registration);
+    return Object.values(await this.bus.registrations('nodes')).map((t) => JSON.parse(t) as Registration);
   }
 
   private isLive(r: Registration, now: number): boolean {
@@ -140,7 +142,7 @@ export class ClusterNode implements NodeDirectory {
     const now = Date.now();
     const regs = await this.registrations();
     const forgotten = regs.filter((r) => now - r.heartbeat > FORGET_MS).map((r) => r.id);
-    if (forgotten.length) await this.bus.forgetNodes(forgotten).catch(() => undefined);
+    if (forgotten.length) await this.bus.forget('nodes', forgotten).catch(() => undefined);
     return regs
       .filter((r) => !forgotten.includes(r.id))
       .sort((a, b) => a.id.localeCompare(b.id))
@@ -175,6 +177,57 @@ export class ClusterNode implements NodeDirectory {
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    await this.bus.forgetNodes([this.id]).catch(() => undefined);
+    await this.bus.forget('nodes', [this.id]).catch(() => undefined);
   }
+}
+
+interface WorkerBeat {
+  heartbeat: number; // unix ms
+  startedAt: number;
+}
+
+/**
+ * A commit worker's entry in the registry (an instance with FW_WORKER on, or `npm run
+ * worker`): a heartbeat under `workers`, so that a commit can tell at once that no worker is
+ * alive to run it instead of waiting FW_COMMIT_TIMEOUT for nothing.
+ */
+export class WorkerBeacon {
+  private timer: NodeJS.Timeout | null = null;
+  private readonly startedAt = Date.now();
+
+  constructor(private readonly bus: ClusterBus, readonly id: string, private readonly log: Logger) {}
+
+  async start(): Promise<void> {
+    await this.beat();
+    this.timer = setInterval(() => {
+      this.beat().catch((e: unknown) => this.log.debug({ err: String(e) }, 'worker heartbeat skipped: store unreachable'));
+    }, WORKER_HEARTBEAT_MS);
+    this.timer.unref();
+  }
+
+  private async beat(): Promise<void> {
+    const beat: WorkerBeat = { heartbeat: Date.now(), startedAt: this.startedAt };
+    await this.bus.register('workers', this.id, JSON.stringify(beat));
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.bus.forget('workers', [this.id]).catch(() => undefined);
+  }
+}
+
+/** The ids of the commit workers whose heartbeat is recent; entries silent for long are dropped. */
+export async function liveWorkers(bus: ClusterBus): Promise<string[]> {
+  const all = await bus.registrations('workers');
+  const now = Date.now();
+  const live: string[] = [];
+  const forgotten: string[] = [];
+  for (const [id, text] of Object.entries(all)) {
+    const age = now - (JSON.parse(text) as WorkerBeat).heartbeat;
+    if (age <= LIVE_INTERVALS * WORKER_HEARTBEAT_MS) live.push(id);
+    else if (age > FORGET_MS) forgotten.push(id);
+  }
+  if (forgotten.length) await bus.forget('workers', forgotten).catch(() => undefined);
+  return live.sort();
 }

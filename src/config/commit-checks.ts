@@ -5,23 +5,25 @@
 // line each, each line naming its object, in a fixed order: interface and VLAN addresses,
 // VLANs, zones, DHCP pools, routes, NAT rules; within a kind by name or id.
 import type { ConfigDoc, DhcpPool, NatRule, PortEntry, RouteObj } from './types';
-import { applyMask, cidrContainsIp, compareIp, formatCidr, formatIp, ipEquals, maskBytes, parseIfaceAddress, parseIp, type Cidr, type IpAddr } from './net';
+import { applyMask, cidrContainsIp, compareIp, formatCidr, formatIp, ipEquals, maskBytes, parseIp, type Cidr, type IpAddr } from './net';
+import { linkCidrs, poolSubnet, type Addressed } from './link-addresses';
 
 /** An interface or a VLAN with its parsed address (null when it has none). */
 interface Link {
   label: string; // "interface eth1", "vlan v10"
   name: string;
   zone: string;
-  addr: Cidr | null; // host bits kept
+  addrs: Cidr[]; // every address, host bits kept
+  ra: boolean;
 }
 
 /** The interfaces (by name), then the VLANs (by name). */
 function links(doc: ConfigDoc): Link[] {
   const out: Link[] = [];
-  const byName = <T extends { name: string; ip: string; zone: string }>(m: Map<string, T>, kind: string) => {
+  const byName = <T extends Addressed & { name: string; zone: string; ra?: boolean }>(m: Map<string, T>, kind: string) => {
     for (const name of [...m.keys()].sort()) {
-      const { ip, zone } = m.get(name)!;
-      out.push({ label: `${kind} ${name}`, name, zone, addr: ip === '' ? null : parseIfaceAddress(ip) });
+      const l = m.get(name)!;
+      out.push({ label: `${kind} ${name}`, name, zone: l.zone, addrs: linkCidrs(l).map((c) => c.addr), ra: l.ra === true });
     }
   };
   byName(doc.interfaces, 'interface');
@@ -29,6 +31,7 @@ function links(doc: ConfigDoc): Link[] {
   return out;
 }
 
+const formatCidrKeepHost = (c: Cidr): string => `${hostText(c)}/${c.prefix}`;
 const hostIp = (c: Cidr): IpAddr => ({ family: c.family, bytes: c.bytes });
 const hostText = (c: Cidr): string => formatIp(c.family, c.bytes);
 const subnetText = (c: Cidr): string => formatCidr({ family: c.family, bytes: applyMask(c.bytes, c.prefix), prefix: c.prefix });
@@ -37,11 +40,12 @@ const subnetText = (c: Cidr): string => formatCidr({ family: c.family, bytes: ap
 function checkSharedAddresses(all: Link[], out: string[]): void {
   const first = new Map<string, Link>();
   for (const l of all) {
-    if (!l.addr) continue;
-    const key = `${l.addr.family}:${hostText(l.addr)}`;
-    const owner = first.get(key);
-    if (owner) out.push(`${l.label}: address ${hostText(l.addr)} is also used by ${owner.label}`);
-    else first.set(key, l);
+    for (const addr of l.addrs) {
+      const key = `${addr.family}:${hostText(addr)}`;
+      const owner = first.get(key);
+      if (owner) out.push(`${l.label}: address ${hostText(addr)} is also used by ${owner === l ? 'another of its addresses' : owner.label}`);
+      else first.set(key, l);
+    }
   }
 }
 
@@ -58,7 +62,7 @@ function checkZones(doc: ConfigDoc, all: Link[], out: string[]): void {
   for (const name of [...doc.zones.keys()].sort()) {
     if (doc.zones.get(name)!.type !== 'l3') continue;
     for (const l of all) {
-      if (l.zone === name && !l.addr) out.push(`zone ${name}: type l3 but ${l.label} has no IP address`);
+      if (l.zone === name && !l.addrs.length) out.push(`zone ${name}: type l3 but ${l.label} has no IP address`);
     }
   }
 }
@@ -76,8 +80,8 @@ function checkDhcpPool(p: DhcpPool, all: Link[], out: string[]): void {
     out.push(`${at}: interface ${p.interface} does not exist`);
     return;
   }
-  const net = link.addr;
-  if (!net || net.family !== 4) {
+  const net = poolSubnet({ ip: '', addresses: link.addrs.map(formatCidrKeepHost) }, p.startIp);
+  if (!net) {
     out.push(`${at}: ${link.label} has no IPv4 address`);
     return;
   }
@@ -127,7 +131,7 @@ function checkRoute(r: RouteObj, all: Link[], out: string[]): void {
     out.push(`${at}: gateway ${r.gateway} is not an IP address`);
     return;
   }
-  const own = all.find((l) => l.addr && ipEquals(hostIp(l.addr), gw));
+  const own = all.find((l) => l.addrs.some((a) => ipEquals(hostIp(a), gw)));
   if (own) {
     out.push(`${at}: gateway ${r.gateway} is the address of ${own.label}`);
     return;
@@ -135,15 +139,16 @@ function checkRoute(r: RouteObj, all: Link[], out: string[]): void {
   if (r.interface !== '') {
     if (isLinkLocal6(gw)) return; // every IPv6 link has a link-local subnet
     const link = findLink(all, r.interface);
-    if (!link?.addr) out.push(`${at}: gateway ${r.gateway} is unreachable: ${link?.label ?? `interface ${r.interface}`} has no IP address`);
-    else if (!cidrContainsIp(link.addr, gw)) out.push(`${at}: gateway ${r.gateway} is outside ${subnetText(link.addr)}, the subnet of ${link.label}`);
+    const same = link?.addrs.filter((a) => a.family === gw.family) ?? [];
+    if (!link?.addrs.length) out.push(`${at}: gateway ${r.gateway} is unreachable: ${link?.label ?? `interface ${r.interface}`} has no IP address`);
+    else if (!same.some((a) => cidrContainsIp(a, gw))) out.push(`${at}: gateway ${r.gateway} is outside ${(same.length ? same : link.addrs).map(subnetText).join(', ')}, the subnet${same.length > 1 ? 's' : ''} of ${link.label}`);
     return;
   }
   if (isLinkLocal6(gw)) {
     out.push(`${at}: link-local gateway ${r.gateway} needs an interface`);
     return;
   }
-  if (!all.some((l) => l.addr && cidrContainsIp(l.addr, gw))) {
+  if (!all.some((l) => l.addrs.some((a) => cidrContainsIp(a, gw)))) {
     out.push(`${at}: gateway ${r.gateway} is not in any connected subnet`);
   }
 }
@@ -178,7 +183,16 @@ function checkNat(doc: ConfigDoc, n: NatRule, all: Link[], out: string[]): void 
   }
   if (n.type === 'snat' && n.translatedIp === '' && n.outInterface !== '') {
     const link = findLink(all, n.outInterface);
-    if (!link?.addr) out.push(`${at}: masquerade needs an address on out-interface ${n.outInterface}`);
+    if (!link?.addrs.length) out.push(`${at}: masquerade needs an address on out-interface ${n.outInterface}`);
+  }
+}
+
+/** A link serving router advertisements has an IPv6 /64 to announce (SLAAC needs 64 bits of host). */
+function checkRa(all: Link[], out: string[]): void {
+  for (const l of all) {
+    if (l.ra && !l.addrs.some((a) => a.family === 6 && a.prefix === 64 && !isLinkLocal6(a))) {
+      out.push(`${l.label}: ra needs an IPv6 address with a /64 prefix to announce (SLAAC)`);
+    }
   }
 }
 
@@ -187,6 +201,7 @@ export function commitChecks(doc: ConfigDoc): string[] {
   const out: string[] = [];
   const all = links(doc);
   checkSharedAddresses(all, out);
+  checkRa(all, out);
   checkVlans(doc, out);
   checkZones(doc, all, out);
   for (const name of [...doc.dhcp.keys()].sort()) checkDhcpPool(doc.dhcp.get(name)!, all, out);

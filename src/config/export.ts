@@ -9,6 +9,7 @@
 // (the zones' `interfaces` lists would say the same thing a second time).
 import { Type, type Static } from '@sinclair/typebox';
 import type { ConfigDoc, DhcpPool, InterfaceObj, NatRule, PolicyObj, RouteObj, VlanObj, ZoneObj, AddressObj, ServiceObj } from './types';
+import { linkExtraFields, linkExtraModel } from './render/objects';
 
 export const EXPORT_FORMAT = 'fwd-config/1';
 
@@ -25,11 +26,11 @@ const open = { additionalProperties: false } as const;
 export const ExportModel = Type.Object({
   format: Type.Literal(EXPORT_FORMAT),
   version: Type.Integer({ minimum: 0, description: 'the running version exported, or the one the candidate is based on' }),
-  interfaces: Type.Array(Type.Object({ name: Str, ip: Str, management: Strs, state: Str, zone: Str }, open)),
+  interfaces: Type.Array(Type.Object({ name: Str, ip: Str, ...linkExtraFields, management: Strs, state: Str, zone: Str }, open)),
   zones: Type.Array(Type.Object({ name: Str, type: Str, color: Str, networks: Strs }, open)),
   addresses: Type.Array(Type.Object({ name: Str, ips: Strs }, open)),
   services: Type.Array(Type.Object({ name: Str, protocol: Str, ports: Type.Array(Type.Union([Type.Integer(), Str])) }, open)),
-  vlans: Type.Array(Type.Object({ name: Str, id: Type.Integer(), parent: Str, ip: Str, zone: Str, state: Str, management: Strs }, open)),
+  vlans: Type.Array(Type.Object({ name: Str, id: Type.Integer(), parent: Str, ip: Str, ...linkExtraFields, zone: Str, state: Str, management: Strs }, open)),
   dhcp: Type.Array(Type.Object({ interface: Str, start_ip: Str, end_ip: Str, gateway: Str, dns: Strs, lease_time: Type.Integer() }, open)),
   routes: Type.Array(Type.Object({ id: Id, description: Str, destination: Str, gateway: Str, interface: Str, metric: Type.Integer() }, open)),
   policies: Type.Array(Type.Object({
@@ -49,11 +50,11 @@ function sorted<T>(m: ReadonlyMap<string, T>): T[] {
   return [...m.keys()].sort().map((k) => m.get(k) as T);
 }
 
-const iface = (i: InterfaceObj) => ({ name: i.name, ip: i.ip, management: [...i.management], state: i.state, zone: i.zone });
+const iface = (i: InterfaceObj) => ({ name: i.name, ip: i.ip, ...linkExtraModel(i), management: [...i.management], state: i.state, zone: i.zone });
 const zone = (z: ZoneObj) => ({ name: z.name, type: z.type, color: z.color, networks: [...z.networks] });
 const address = (a: AddressObj) => ({ name: a.name, ips: [...a.ips] });
 const service = (s: ServiceObj) => ({ name: s.name, protocol: s.protocol, ports: [...s.ports] });
-const vlan = (v: VlanObj) => ({ name: v.name, id: v.id, parent: v.parent, ip: v.ip, zone: v.zone, state: v.state, management: [...v.management] });
+const vlan = (v: VlanObj) => ({ name: v.name, id: v.id, parent: v.parent, ip: v.ip, ...linkExtraModel(v), zone: v.zone, state: v.state, management: [...v.management] });
 const dhcp = (p: DhcpPool) => ({
   interface: p.interface, start_ip: p.startIp, end_ip: p.endIp, gateway: p.gateway, dns: [...p.dns], lease_time: p.leaseTime,
 });

@@ -33,7 +33,11 @@ export interface ZoneObj {
 
 export interface InterfaceObj {
   name: string;
-  ip: string; // "" or canonical "address/prefix" (host bits kept)
+  ip: string; // "" or canonical "address/prefix" (host bits kept): the first IPv4 address of `addresses`, else the first
+  /** every address, when more than one (link-addresses.ts); absent: `ip` alone, or none */
+  addresses?: string[];
+  /** IPv6 router advertisements (SLAAC) on this link; absent: off */
+  ra?: boolean;
   management: Management[];
   state: LinkState;
   zone: string; // "" = none
@@ -44,6 +48,8 @@ export interface VlanObj {
   id: number; // 1-4094
   parent: string; // physical interface
   ip: string;
+  addresses?: string[]; // as InterfaceObj's
+  ra?: boolean;
   zone: string;
   state: LinkState;
   management: Management[];

@@ -76,16 +76,16 @@ export async function reconcile(host: Host, state: LinkState): Promise<void> {
     const d = want.get(k.ifname);
     for (const a of k.addr_info ?? []) {
       const text = `${a.local}/${a.prefixlen}`;
-      if (a.scope === 'global' && a.metric === ADDRESS_METRIC && (!d || d.address !== text)) await host.ip(ipArgs.deleteAddress(k.ifname, text));
+      if (a.scope === 'global' && a.metric === ADDRESS_METRIC && !d?.addresses.some((x) => x.address === text)) await host.ip(ipArgs.deleteAddress(k.ifname, text));
     }
   }
   for (const d of state.links) {
     const k = links.get(d.name);
     // a physical link the host does not have: nothing to do unless it is to carry an address,
     // and then the kernel's own "Cannot find device" is the answer
-    if (!k && !d.address) continue;
-    const has = (k?.addr_info ?? []).some((a) => `${a.local}/${a.prefixlen}` === d.address);
-    if (d.address && !has) await host.ip(ipArgs.addAddress(d.name, d.address, d.family));
+    if (!k && !d.addresses.length) continue;
+    const present = new Set((k?.addr_info ?? []).map((a) => `${a.local}/${a.prefixlen}`));
+    for (const a of d.addresses) if (!present.has(a.address)) await host.ip(ipArgs.addAddress(d.name, a.address, a.family));
     const up = (k?.flags ?? []).includes('UP');
     if (k && up !== d.up) await host.ip(ipArgs.setState(d.name, d.up));
   }

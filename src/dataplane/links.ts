@@ -10,8 +10,8 @@ export interface DesiredLink {
   name: string;
   vlan: { parent: string; id: number } | null;
   up: boolean;
-  address: string; // "" none; "10.0.0.1/24" (host bits kept)
-  family: 4 | 6 | 0;
+  /** every address, "10.0.0.1/24" (host bits kept), with its family */
+  addresses: Array<{ address: string; family: 4 | 6 }>;
 }
 
 export interface DesiredRoute {
@@ -27,17 +27,27 @@ export interface LinkState {
   routes: DesiredRoute[];
 }
 
+/**
+ * The metric the kernel holds for a route asked with `metric`: Linux stores an IPv6 route's
+ * metric 0 as "unspecified", that is 1024 (IP6_RT_PRIO_USER), so it is asked as 1024 and read
+ * back equal (the reconciler would otherwise replace it at every commit). Only the route eval
+ * picks per destination is installed, so this changes no choice.
+ */
+export const IPV6_DEFAULT_METRIC = 1024;
+function kernelMetric(family: 4 | 6, metric: number): number {
+  return family === 6 && metric === 0 ? IPV6_DEFAULT_METRIC : metric;
+}
+
 export function desiredLinks(doc: ConfigDoc): LinkState {
   const topo = new Topology(doc);
   const links = topo.links.map((l) => ({
     name: l.name,
     vlan: l.kind === 'vlan' ? { parent: l.parent, id: l.vlanId } : null,
     up: l.up,
-    address: l.addr ? `${formatIp(l.addr.family, l.addr.bytes)}/${l.addr.prefix}` : '',
-    family: l.addr ? l.addr.family : 0,
+    addresses: l.cidrs.map(({ addr }) => ({ address: `${formatIp(addr.family, addr.bytes)}/${addr.prefix}`, family: addr.family })),
   } as DesiredLink));
   const routes = topo.kernelRoutes().map((r) => ({
-    destination: formatCidr(r.destination), gateway: r.gateway, dev: r.dev, metric: r.metric, onlink: r.onlink,
+    destination: formatCidr(r.destination), gateway: r.gateway, dev: r.dev, metric: kernelMetric(r.destination.family, r.metric), onlink: r.onlink,
   }));
   return { links, routes };
 }
@@ -67,7 +77,7 @@ export function renderIpCommands(state: LinkState): string[][] {
   const out: string[][] = [];
   for (const l of state.links.filter((x) => x.vlan)) out.push(ipArgs.addVlan(l), ipArgs.markLink(l.name));
   for (const l of state.links) out.push(ipArgs.setState(l.name, l.up));
-  for (const l of state.links) if (l.address) out.push(ipArgs.addAddress(l.name, l.address, l.family));
+  for (const l of state.links) for (const a of l.addresses) out.push(ipArgs.addAddress(l.name, a.address, a.family));
   for (const r of state.routes) out.push(ipArgs.replaceRoute(r));
   return out;
 }

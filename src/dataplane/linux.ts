@@ -11,6 +11,9 @@ import { reconcile } from './kernel';
 import { NFT_TABLE } from './names';
 import type { PolicyCounter } from './nft';
 import { renderPlan, planProblems } from './plan';
+import { missingRights } from './rights';
+import { linkKindProblem } from './link-kinds';
+import { readLeaseFile, type DhcpLease } from './leases';
 import type { DataPlane, DataPlaneStatus } from './types';
 
 interface NftCounter {
@@ -28,10 +31,16 @@ export class LinuxDataPlane implements DataPlane {
   private applied: { doc: ConfigDoc; version: number; at: number } | null = null;
   private error: string | null = null;
   private queue: Promise<unknown> = Promise.resolve();
+  /** why this process cannot change the kernel (checked once, at start), or null */
+  private readonly rights: Promise<string | null>;
 
   constructor(netns: string | null, dataDir: string, private readonly log: Logger) {
     this.host = new Host(netns);
     this.dnsmasq = new DnsmasqProcess(this.host, path.join(dataDir, 'dataplane'));
+    this.rights = missingRights(this.host).then((problem) => {
+      if (problem) this.log.error({ netns }, problem);
+      return problem;
+    });
   }
 
   /** One kernel change at a time: commits, start-up and cluster loads queue here. */
@@ -46,12 +55,14 @@ export class LinuxDataPlane implements DataPlane {
     if (names.length) return names;
     const plan = renderPlan(doc, { leaseFile: this.dnsmasq.leaseFile });
     const problems: string[] = [];
+    const vlans = doc.vlans.size ? await linkKindProblem(this.host, 'vlan') : null;
+    if (vlans) problems.push(...[...doc.vlans.keys()].sort().map((name) => `vlan ${name}: ${vlans}`));
     await this.host.exec('nft', ['-c', '-f', '-'], plan.nft).catch((e) => problems.push(`nft: ${messageOf(e)}`));
     await this.dnsmasq.test(plan.dnsmasq).catch((e) => problems.push(`dnsmasq: ${messageOf(e)}`));
     return problems;
   }
 
-  apply(doc: ConfigDoc, version: number): Promise<void> {
+  apply(doc: ConfigDoc, version: number, label = `version ${version}`): Promise<void> {
     return this.serial(async () => {
       const t0 = Date.now();
       try {
@@ -60,8 +71,9 @@ export class LinuxDataPlane implements DataPlane {
         this.error = null;
         this.log.info({ version, ms: Date.now() - t0 }, 'data plane applied');
       } catch (e) {
-        this.error = `version ${version}: ${messageOf(e)}`;
-        this.log.error({ version, err: messageOf(e) }, 'data plane apply failed; restoring the previous version');
+        const rights = await this.rights;
+        this.error = `${label}: ${messageOf(e)}${rights ? ` (${rights})` : ''}`;
+        this.log.error({ config: label, err: messageOf(e) }, 'data plane apply failed; restoring the previous version');
         const previous = this.applied;
         if (previous) {
           await this.enforce(previous.doc).catch((e2) => {
@@ -105,6 +117,10 @@ export class LinuxDataPlane implements DataPlane {
 
   counters(): Promise<Map<number, PolicyCounter>> {
     return this.readCounters();
+  }
+
+  async leases(): Promise<DhcpLease[]> {
+    return readLeaseFile(this.dnsmasq.leaseFile);
   }
 
   status(): DataPlaneStatus {

@@ -166,7 +166,7 @@ class Renderer {
   /** Destinations routed out of a link that has an address of this family (masquerade can apply). */
   masqueradeSet(family: Family): string | null {
     return this.sets.use(`masquerade${family}`, ADDR_TYPE[family],
-      () => addrElements(family, select(this.segs('route', family), (v) => this.topo.link(v ?? '')?.addr?.family === family)),
+      () => addrElements(family, select(this.segs('route', family), (v) => this.topo.hasFamily(v ?? '', family))),
       `routed out of a link with an IPv${family} address`);
   }
 }

@@ -3,7 +3,8 @@
 // not depend on the packet's ports: the source zone, the route (egress interface) and the
 // destination zone of an address. The kernel gets them as interval sets, so the nft rules can
 // ask "is the source in zone lan" exactly the way POST /api/eval answers it.
-import { parseCidr, parseIfaceAddress, parseIp, type Cidr, type Family } from '../config/net';
+import { parseCidr, parseIp, type Cidr, type Family } from '../config/net';
+import { linkCidrs } from '../config/link-addresses';
 import type { ConfigDoc, RouteObj } from '../config/types';
 import { flatten, overlay, type PrefixEntry, type Seg } from './ranges';
 
@@ -14,8 +15,8 @@ export interface Link {
   vlanId: number; // vlan only
   up: boolean;
   zone: string | null; // null: none (or a zone that does not exist)
-  addr: Cidr | null; // host bits kept
-  subnet: Cidr | null;
+  /** every address of the link (host bits kept) with its connected subnet, `ip` first among its family */
+  cidrs: Array<{ addr: Cidr; subnet: Cidr }>;
   management: string[];
 }
 
@@ -45,11 +46,10 @@ export class Topology {
     ].sort(byName);
     for (const m of members) {
       if (this.linkByName.has(m.name)) continue;
-      const addr = m.ip ? parseIfaceAddress(m.ip) : null;
       const link: Link = {
         name: m.name, kind: m.kind, parent: m.parent, vlanId: m.id, up: m.state === 'up',
         zone: m.zone !== '' && doc.zones.has(m.zone) ? m.zone : null,
-        addr, subnet: addr ? parseCidr(m.ip) : null, management: [...m.management],
+        cidrs: linkCidrs(m), management: [...m.management],
       };
       this.linkByName.set(m.name, link);
       links.push(link);
@@ -61,22 +61,30 @@ export class Topology {
     return this.linkByName.get(name);
   }
 
-  /** Up links with a connected subnet, each as a prefix entry (ties: first by name). */
+  /** The connected subnets of up links, each as a prefix entry (ties: first link by name). */
   private connectedEntries<V>(value: (l: Link) => V): PrefixEntry<V>[] {
-    return this.links
-      .map((l, i) => ({ l, i }))
-      .filter(({ l }) => l.up && l.subnet)
-      .map(({ l, i }) => ({ net: l.subnet!, rank: [-l.subnet!.prefix, 0, 0, 0, i], value: value(l) }));
+    return this.links.flatMap((l, i) => (l.up ? l.cidrs.map(({ subnet }) => ({ net: subnet, rank: [-subnet.prefix, 0, 0, 0, i], value: value(l) })) : []));
   }
 
   /** The up link whose connected subnet holds the address most specifically (eval's `connected`). */
   connectedLink(family: Family, bytes: Uint8Array): Link | null {
     let best: Link | null = null;
+    let bestPrefix = -1;
     for (const l of this.links) {
-      if (!l.up || !l.subnet || l.subnet.family !== family) continue;
-      if (containsBytes(l.subnet, bytes) && (!best || l.subnet.prefix > best.subnet!.prefix)) best = l;
+      if (!l.up) continue;
+      for (const { subnet } of l.cidrs) {
+        if (subnet.family === family && subnet.prefix > bestPrefix && containsBytes(subnet, bytes)) {
+          best = l;
+          bestPrefix = subnet.prefix;
+        }
+      }
     }
     return best;
+  }
+
+  /** Whether the link has an address of this family (masquerade can translate to it). */
+  hasFamily(name: string, family: Family): boolean {
+    return this.linkByName.get(name)?.cidrs.some((c) => c.addr.family === family) ?? false;
   }
 
   /** The egress of a static route, or null when the route is unusable (eval.md). */
@@ -95,7 +103,7 @@ export class Topology {
    * (connected subnets win ties). Longest-prefix match in the kernel then picks what eval picks.
    */
   kernelRoutes(): KernelRoute[] {
-    const connected = new Set(this.links.filter((l) => l.up && l.subnet).map((l) => key(l.subnet!)));
+    const connected = new Set(this.links.filter((l) => l.up).flatMap((l) => l.cidrs.map((c) => key(c.subnet))));
     const best = new Map<string, KernelRoute>();
     const ordered = [...this.doc.routes].sort((a, b) => a.metric - b.metric || a.id - b.id);
     for (const r of ordered) {
@@ -103,7 +111,7 @@ export class Topology {
       const egress = this.routeEgress(r);
       if (!d || !egress || connected.has(key(d)) || best.has(key(d))) continue;
       const gw = r.gateway !== '' ? parseIp(r.gateway) : null;
-      const onlink = gw !== null && !(egress.subnet && egress.subnet.family === gw.family && containsBytes(egress.subnet, gw.bytes));
+      const onlink = gw !== null && !egress.cidrs.some(({ subnet }) => subnet.family === gw.family && containsBytes(subnet, gw.bytes));
       best.set(key(d), { id: r.id, destination: d, gateway: r.gateway, dev: egress.name, metric: r.metric, onlink });
     }
     return [...best.values()].sort((a, b) => a.id - b.id);

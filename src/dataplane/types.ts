@@ -4,6 +4,7 @@
 // untouched; linux: nftables and iproute2, see linux.ts).
 import type { ConfigDoc } from '../config/types';
 import type { PolicyCounter } from './nft';
+import type { DhcpLease } from './leases';
 
 export interface DataPlaneStatus {
   mode: 'none' | 'linux';
@@ -20,12 +21,16 @@ export interface DataPlane {
   /**
    * Makes the kernel hold `doc` as `version`. On failure the previous version's state is
    * restored and FwError ERR_SYS_4005 is thrown with the kernel's message in details.
-   * Calls are serialized.
+   * Calls are serialized. `label` names the configuration in errors and logs (default
+   * "version N"): a commit's version number is not given out before it is made durable, and
+   * a failed commit's number goes to the next configuration committed.
    */
-  apply(doc: ConfigDoc, version: number): Promise<void>;
+  apply(doc: ConfigDoc, version: number, label?: string): Promise<void>;
   status(): DataPlaneStatus;
   /** Per-policy counters since they began, or null without a kernel. */
   counters(): Promise<Map<number, PolicyCounter> | null>;
+  /** The DHCP leases dnsmasq has handed out ([] without a kernel). */
+  leases(): Promise<DhcpLease[]>;
   close(): Promise<void>;
 }
 
@@ -51,6 +56,10 @@ export class NoDataPlane implements DataPlane {
 
   async counters(): Promise<null> {
     return null;
+  }
+
+  async leases(): Promise<DhcpLease[]> {
+    return [];
   }
 
   async close(): Promise<void> {}

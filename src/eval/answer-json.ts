@@ -9,7 +9,7 @@
 // JSON.stringify({version, results}) of the answer objects eval() builds: the key order below
 // is EvalResult's (tests compare byte for byte).
 // Built at the first batch of a configuration: about 20 ms for 20,000 policies.
-import type { ImageMeta } from './image';
+import { masqueradeAddress, type ImageMeta } from './image';
 import { ALLOW_POLICY, DENY_DEFAULT, DENY_NO_ROUTE, DENY_POLICY, type BatchAnswers } from './batch';
 import { AnswerSlots } from './answer-slots';
 import type { NatAnswer, RouteAnswer } from './types';
@@ -70,7 +70,7 @@ export class AnswerWriter {
   private readonly nat: Int32Array; // ,"nat":{...}
   private readonly masqHead: Int32Array; // ,"nat":{"id":..,"type":..,"translatedIP":
   private readonly masqTail: Int32Array; // ,"translatedPort":".."}
-  private readonly ifAddr: Int32Array; // "address" of each interface
+  private readonly ifAddr: Int32Array; // "address" of each masquerade slot (link and family: image.ts)
   private readonly policy: Int32Array; // ,"policy":{...}}
   // whole answers, interned: slot s's bytes are the view wholeOf[s] into `whole` (bytes once
   // written there are never changed while a view of them is used: a slot built again is
@@ -104,7 +104,7 @@ export class AnswerWriter {
     this.nat = Int32Array.from([-1, ...nat.keys()], (n) => f.add(`,"nat":${n < 0 ? 'null' : j(nat[n])}`));
     this.masqHead = Int32Array.from(nat, (a) => f.add(`,"nat":{"id":${j(a.id)},"type":${j(a.type)},"translatedIP":`));
     this.masqTail = Int32Array.from(nat, (a) => f.add(`,"translatedPort":${j(a.translatedPort)}}`));
-    this.ifAddr = Int32Array.from(meta.ifaces, (m) => f.add(j(m.addr)));
+    this.ifAddr = Int32Array.from({ length: meta.ifaces.length * 2 }, (_, slot) => f.add(j(masqueradeAddress(meta.ifaces, slot))));
     this.policy = new Int32Array(polId.length + 1);
     this.policy[0] = f.add(',"policy":null}');
     for (let p = 0; p < polId.length; p++) {

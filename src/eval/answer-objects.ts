@@ -9,7 +9,7 @@
 // Everything is frozen: a caller cannot change an answer another call returns. The objects are
 // built lazily (a configuration of 20,000 policies answers a few of them most of the time) and
 // at most one answer per policy is held.
-import type { ImageMeta } from './image';
+import { masqueradeAddress, type ImageMeta } from './image';
 import { ALLOW_POLICY, DENY_DEFAULT, DENY_NO_ROUTE, type BatchAnswers } from './batch';
 import { AnswerSlots } from './answer-slots';
 import type { EvalResult, NatAnswer, PolicyAnswer, RouteAnswer } from './types';
@@ -17,7 +17,7 @@ import type { EvalResult, NatAnswer, PolicyAnswer, RouteAnswer } from './types';
 export class AnswerObjects {
   private readonly routes: Array<RouteAnswer | null>;
   private readonly nats: Array<NatAnswer | null>;
-  private readonly masq: Array<NatAnswer | null>; // nat rule * interfaces + interface
+  private readonly masq: Array<NatAnswer | null>; // nat rule * slots + masquerade slot (link and family)
   private readonly policies: Array<PolicyAnswer | null>;
   private readonly slots: AnswerSlots;
   private readonly answers: Array<EvalResult | null>; // per slot
@@ -31,7 +31,7 @@ export class AnswerObjects {
   ) {
     this.routes = new Array<RouteAnswer | null>(routeAnswers.length).fill(null);
     this.nats = new Array<NatAnswer | null>(natAnswers.length).fill(null);
-    this.masq = new Array<NatAnswer | null>(natAnswers.length * meta.ifaces.length).fill(null);
+    this.masq = new Array<NatAnswer | null>(natAnswers.length * meta.ifaces.length * 2).fill(null);
     this.policies = new Array<PolicyAnswer | null>(polId.length).fill(null);
     this.slots = new AnswerSlots(polId.length);
     this.answers = new Array<EvalResult | null>(this.slots.size).fill(null);
@@ -69,12 +69,12 @@ export class AnswerObjects {
     return (this.routes[r] ??= Object.freeze({ id: t.id, destination: t.destination }));
   }
 
-  /** NAT rule n; a masquerade (natIf >= 0) translates to that interface's address. */
+  /** NAT rule n; a masquerade (natIf >= 0: a slot) translates to that link's address of the packet's family. */
   private nat(n: number, natIf: number): NatAnswer {
     const t = this.natAnswers[n];
     if (natIf < 0) return (this.nats[n] ??= Object.freeze({ ...t }));
-    const m = n * this.meta.ifaces.length + natIf;
-    return (this.masq[m] ??= Object.freeze({ id: t.id, type: t.type, translatedIP: this.meta.ifaces[natIf].addr, translatedPort: t.translatedPort }));
+    const m = n * this.meta.ifaces.length * 2 + natIf;
+    return (this.masq[m] ??= Object.freeze({ id: t.id, type: t.type, translatedIP: masqueradeAddress(this.meta.ifaces, natIf), translatedPort: t.translatedPort }));
   }
 
   private policy(p: number): PolicyAnswer {

@@ -1,7 +1,8 @@
 // Compiles a configuration document into a CompiledImage: the policy and NAT classifiers of
 // both families, and the longest-prefix tables of routes, zone networks and connected
 // subnets. Pure and synchronous; the commit pipeline runs it in a piscina worker.
-import { formatCidr, formatIp, parseCidr, parseIp, parseIfaceAddress, type Cidr, type Family } from '../config/net';
+import { formatCidr, formatIp, parseCidr, parseIp, type Cidr, type Family } from '../config/net';
+import { linkCidrs } from '../config/link-addresses';
 import type { ConfigDoc } from '../config/types';
 import { buildClassifier, CLASSIFIER_KEYS, DEFAULT_BUILD_PARAMS, type BuildParams, type ClassifierData } from './classifier';
 import { packArrays, type CompiledImage, type IfaceMeta, type NatMeta, type RouteMeta } from './image';
@@ -134,6 +135,11 @@ export interface CompileOptions {
   specs?: readonly RuleSpec[];
 }
 
+/** The connected subnets of one family as LPM entries answering their link's index. */
+function connectedEntries(subnets: ReadonlyArray<{ s: Cidr; i: number }>, family: Family): LpmEntry[] {
+  return subnets.filter(({ s }) => s.family === family).map(({ s, i }) => cidrEntry(s, i));
+}
+
 export function compileImage(doc: ConfigDoc, opts: CompileOptions = {}): CompiledImage {
   const t0 = performance.now();
   const params = opts.params ?? DEFAULT_BUILD_PARAMS;
@@ -145,30 +151,27 @@ export function compileImage(doc: ConfigDoc, opts: CompileOptions = {}): Compile
   // interfaces and VLANs, one namespace sorted by name (an interface before a VLAN of the same name)
   const members = [...doc.interfaces.values(), ...doc.vlans.values()].sort(byName);
   const ifaces: IfaceMeta[] = [];
-  const subnets: Array<Cidr | null> = [];
+  // the connected subnets of up links, every address of each (s: subnet, i: its link)
+  const subnets: Array<{ s: Cidr; i: number }> = [];
   const ifIdx = new Map<string, number>();
   for (const m of members) {
     if (ifIdx.has(m.name)) continue;
-    const addr = m.ip ? parseIfaceAddress(m.ip) : null;
-    ifIdx.set(m.name, ifaces.length);
-    ifaces.push({
-      name: m.name,
-      zone: zoneIdx.get(m.zone) ?? 0,
-      up: m.state === 'up',
-      addr: addr ? formatIp(addr.family, addr.bytes) : '',
-      family: addr ? addr.family : 0,
-    });
-    subnets.push(addr && m.state === 'up' ? parseCidr(m.ip) : null);
+    const cidrs = linkCidrs(m);
+    const first = (family: Family) => {
+      const c = cidrs.find((x) => x.addr.family === family);
+      return c ? formatIp(family, c.addr.bytes) : '';
+    };
+    const i = ifaces.length;
+    ifIdx.set(m.name, i);
+    ifaces.push({ name: m.name, zone: zoneIdx.get(m.zone) ?? 0, up: m.state === 'up', addr4: first(4), addr6: first(6) });
+    if (m.state === 'up') for (const c of cidrs) subnets.push({ s: c.subnet, i });
   }
 
   const routes: RouteMeta[] = [];
   for (const family of FAMILIES) {
     const f = `${family}`;
     // connected subnets of up interfaces: the first by name wins a tie
-    const conn = buildLpm(
-      subnets.flatMap((s, i) => (s && s.family === family ? [cidrEntry(s, i)] : [])),
-      family,
-    );
+    const conn = buildLpm(connectedEntries(subnets, family), family);
     arrays.set(`conn${f}.starts`, conn.starts);
     arrays.set(`conn${f}.answers`, conn.answers);
     // zone networks: the first zone by name wins a tie
@@ -186,9 +189,9 @@ export function compileImage(doc: ConfigDoc, opts: CompileOptions = {}): Compile
     // name), and usable static routes by metric then id; per prefix the first one wins
     type Cand = RouteMeta & { c: Cidr; kind: number; metric: number; name: string };
     const cands: Cand[] = [];
-    subnets.forEach((s, i) => {
-      if (s && s.family === family) cands.push({ id: null, destination: formatCidr(s), egress: i, c: s, kind: 0, metric: 0, name: ifaces[i].name });
-    });
+    for (const { s, i } of subnets) {
+      if (s.family === family) cands.push({ id: null, destination: formatCidr(s), egress: i, c: s, kind: 0, metric: 0, name: ifaces[i].name });
+    }
     for (const r of doc.routes) {
       const c = parseCidr(r.destination);
       if (!c || c.family !== family) continue;
@@ -199,7 +202,7 @@ export function compileImage(doc: ConfigDoc, opts: CompileOptions = {}): Compile
       } else if (r.gateway !== '') {
         const gw = parseIp(r.gateway);
         if (gw) {
-          const gwConn = gw.family === family ? conn : buildLpm(subnets.flatMap((s, i) => (s && s.family === gw.family ? [cidrEntry(s, i)] : [])), gw.family);
+          const gwConn = gw.family === family ? conn : buildLpm(connectedEntries(subnets, gw.family), gw.family);
           egress = lpmLookup(gwConn, gw.family, gw.bytes);
         }
       }

@@ -8,7 +8,7 @@ import { parseIp, type Family } from '../config/net';
 import type { ConfigDoc } from '../config/types';
 import { CLASSIFIER_KEYS, FamilyClassifier, type ClassifierData } from './classifier';
 import { compileImage, type CompileOptions } from './compile';
-import { arrayOf, type CompiledImage, type ImageMeta } from './image';
+import { arrayOf, masqueradeSlot, type CompiledImage, type ImageMeta } from './image';
 import { lpm4, lpm6, lpmUnion, type LpmData } from './lpm';
 import { AnswerWriter } from './answer-json';
 import { AnswerObjects } from './answer-objects';
@@ -237,7 +237,7 @@ export class CompiledConfig implements Evaluator {
       n = F.nat.first(sz, dz1, 0);
       while (n >= 0) {
         const m = this.meta.nat[n];
-        if ((m.outIf < 0 || m.outIf === egress1) && (!m.masquerade || (egress1 >= 0 && ifaces[egress1].family === family))) break;
+        if ((m.outIf < 0 || m.outIf === egress1) && (!m.masquerade || (egress1 >= 0 && (family === 4 ? ifaces[egress1].addr4 : ifaces[egress1].addr6) !== ''))) break;
         n = F.nat.first(sz, dz1, n + 1);
       }
     }
@@ -278,7 +278,7 @@ export class CompiledConfig implements Evaluator {
     // 7. snat only for an allowed packet; masquerade takes the egress address
     if (n >= 0 && nd === null && allow) {
       a.nat[j] = n;
-      if (this.meta.nat[n].masquerade) a.natIf[j] = egress1;
+      if (this.meta.nat[n].masquerade) a.natIf[j] = masqueradeSlot(egress1, family);
     }
   }
 

@@ -6,8 +6,9 @@ export interface IfaceMeta {
   name: string;
   zone: number; // 0: none
   up: boolean;
-  addr: string; // address without prefix, "" when it has none
-  family: 0 | 4 | 6;
+  /** the first IPv4 and IPv6 address (without prefix; "" when none): what a masquerade translates to */
+  addr4: string;
+  addr6: string;
 }
 
 export interface RouteMeta {
@@ -60,4 +61,18 @@ export function arrayOf(image: CompiledImage, name: string): Int32Array {
   const at = image.meta.arrays[name];
   if (!at) throw new Error(`compiled image has no array ${name}`);
   return new Int32Array(image.buffer, at[0], at[1]);
+}
+
+/**
+ * A masquerade's answer slot (BatchAnswers.natIf): the egress link and the packet's family,
+ * since a dual-stack link translates each family to its own address.
+ */
+export function masqueradeSlot(iface: number, family: 4 | 6): number {
+  return iface * 2 + (family === 6 ? 1 : 0);
+}
+
+/** The address a masquerade slot translates to. */
+export function masqueradeAddress(ifaces: readonly IfaceMeta[], slot: number): string {
+  const m = ifaces[slot >> 1];
+  return slot & 1 ? m.addr6 : m.addr4;
 }

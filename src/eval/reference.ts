@@ -3,7 +3,8 @@
 // parses addresses and ports once, in the constructor. Decisions eval.md leaves open are
 // listed in docs/eval.md ("Semantics") and marked [decision] here.
 import { FwError } from '../errors';
-import { formatCidr, formatIp, parseCidr, parseIp, parseIfaceAddress, type Cidr, type Family } from '../config/net';
+import { formatCidr, formatIp, parseCidr, parseIp, type Cidr, type Family } from '../config/net';
+import { linkCidrs } from '../config/link-addresses';
 import type { ConfigDoc, NatRule, PolicyObj, RouteObj } from '../config/types';
 import type { EvalResult, Evaluator, NatAnswer, Packet } from './types';
 import { PROTO_TCP, PROTO_UDP } from './types';
@@ -12,8 +13,8 @@ interface Iface {
   name: string;
   zone: string | null; // null: none (or a zone that does not exist)
   up: boolean;
-  addr: Cidr | null; // the interface address, host bits kept
-  subnet: Cidr | null; // its connected subnet
+  /** every address (host bits kept) with its connected subnet */
+  cidrs: Array<{ addr: Cidr; subnet: Cidr }>;
 }
 
 interface Svc {
@@ -63,13 +64,11 @@ export class ReferenceEvaluator implements Evaluator {
     const members = [...doc.interfaces.values(), ...doc.vlans.values()];
     for (const m of members.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
       if (this.ifaces.has(m.name)) continue;
-      const addr = m.ip ? parseIfaceAddress(m.ip) : null;
       const iface: Iface = {
         name: m.name,
         zone: m.zone !== '' && doc.zones.has(m.zone) ? m.zone : null,
         up: m.state === 'up',
-        addr,
-        subnet: addr ? parseCidr(m.ip) : null,
+        cidrs: linkCidrs(m),
       };
       this.ifaces.set(m.name, iface);
       this.ifaceList.push(iface);
@@ -154,8 +153,15 @@ export class ReferenceEvaluator implements Evaluator {
   /** The up interface or VLAN whose connected subnet holds the address most specifically. */
   private connected(family: Family, bytes: Uint8Array): Iface | null {
     let best: Iface | null = null;
+    let bestPrefix = -1;
     for (const i of this.ifaceList) {
-      if (i.up && i.subnet && holds(i.subnet, family, bytes) && (!best || i.subnet.prefix > best.subnet!.prefix)) best = i;
+      if (!i.up) continue;
+      for (const { subnet } of i.cidrs) {
+        if (holds(subnet, family, bytes) && subnet.prefix > bestPrefix) {
+          best = i;
+          bestPrefix = subnet.prefix;
+        }
+      }
     }
     return best;
   }
@@ -191,8 +197,8 @@ export class ReferenceEvaluator implements Evaluator {
     type Cand = Route & { prefix: number; kind: number; metric: number; name: string };
     const cands: Cand[] = [];
     for (const i of this.ifaceList) {
-      if (i.up && i.subnet && holds(i.subnet, family, dst)) {
-        cands.push({ id: null, destination: formatCidr(i.subnet), egress: i.name, prefix: i.subnet.prefix, kind: 0, metric: 0, name: i.name });
+      for (const { subnet } of i.up ? i.cidrs : []) {
+        if (holds(subnet, family, dst)) cands.push({ id: null, destination: formatCidr(subnet), egress: i.name, prefix: subnet.prefix, kind: 0, metric: 0, name: i.name });
       }
     }
     for (const r of this.routes) {
@@ -254,7 +260,8 @@ export class ReferenceEvaluator implements Evaluator {
         const ip = parseIp(r.translatedIp);
         translated = ip ? { family: ip.family, bytes: ip.bytes, prefix: 0 } : null;
       } else if (r.type === 'snat' && route !== null) {
-        translated = this.ifaces.get(route.egress)?.addr ?? null; // masquerade
+        // masquerade: the egress link's first address of the packet's family
+        translated = this.ifaces.get(route.egress)?.cidrs.find((c) => c.addr.family === p.family)?.addr ?? null;
       }
       if (translated === null || translated.family !== p.family) continue;
       const answer: NatAnswer = {

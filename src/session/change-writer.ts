@@ -10,7 +10,7 @@ import type { ChangeResult } from '../config/resource';
 import { withUndo } from '../config/undo';
 import type { JournalEntry, SessionJournal } from '../store/types';
 import type { Candidate, CandidateReplica } from './candidate';
-import { type CommitGuard, conflictAsSessionError, conflictReason } from './conflicts';
+import { type CommitGuard, conflictAsSessionError, conflictReason, sessionBusy } from './conflicts';
 import { GroupAppend, type AppendTarget } from './group-append';
 import type { SessionLifecycle } from './lifecycle';
 
@@ -88,7 +88,7 @@ export class ChangeWriter<C> {
       await this.replica.synced();
       fresh = true;
     }
-    throw new FwError('ERR_SYS_3002', `the session changed concurrently for ${Date.now() - since} ms; try again`);
+    throw sessionBusy(`the session changed concurrently for ${Date.now() - since} ms; try again`);
   }
 
   /**

@@ -12,7 +12,8 @@ import type { DataPlane } from '../dataplane/types';
 import type { EventEmitterFn } from '../events/types';
 import type { SessionRecord, Store, VersionMeta } from '../store/types';
 import type { Candidate, CandidateReplica } from './candidate';
-import { type CommitGuard, conflictAsSessionError } from './conflicts';
+import { COMMIT_IN_PROGRESS, type CommitGuard, conflictAsSessionError, sessionBusy } from './conflicts';
+import { downLinkWarnings } from '../dataplane/down-links';
 import type { SessionLifecycle } from './lifecycle';
 import { RunningState } from './running';
 import type { RunningVersions } from './running-versions';
@@ -74,7 +75,7 @@ export class CommitPipeline<C> {
     const { doc } = await this.lifecycle.candidate();
     await this.checkCommittable(doc);
     const { warnings } = await this.compileInTime(doc);
-    return { warnings };
+    return { warnings: [...downLinkWarnings(doc), ...warnings] };
   }
 
   /**
@@ -103,7 +104,7 @@ export class CommitPipeline<C> {
    * validates, compiles and swaps. Refuses (409) if the session moved on since.
    */
   async commitJob(job: CommitJob): Promise<CommitResult> {
-    if (this.guard.jobRunning) throw new FwError('ERR_SYS_3002', 'a commit of this session is in progress');
+    if (this.guard.jobRunning) throw sessionBusy(COMMIT_IN_PROGRESS);
     this.guard.jobRunning = true; // from here to the swap, this process's changes and discards get 409
     try {
       await this.versions.refresh();
@@ -112,7 +113,7 @@ export class CommitPipeline<C> {
       if (!s || !cand || s.id !== job.sessionId) throw new FwError('ERR_SYS_3001', 'the session to commit is no longer active');
       if (s.owner !== job.user) throw new FwError('ERR_SYS_3002', `owner: ${s.owner}`);
       if (cand.seq !== job.journalLength) {
-        throw new FwError('ERR_SYS_3002', `the session changed concurrently: ${cand.seq} changes, not ${job.journalLength}`);
+        throw sessionBusy(`the session changed concurrently: ${cand.seq} changes, not ${job.journalLength}`);
       }
       await this.store.claimCommit(s.id, cand.seq, this.opts.commitTimeoutMs * 2).catch(conflictAsSessionError);
       try {
@@ -128,7 +129,8 @@ export class CommitPipeline<C> {
 
   private async checkCompileSwap(job: CommitJob, s: SessionRecord, cand: Candidate): Promise<CommitResult> {
     await this.checkCommittable(cand.doc);
-    const { compiled, warnings, base, summary } = await this.compileAndDiff(cand.doc);
+    const { compiled, warnings: analysis, base, summary } = await this.compileAndDiff(cand.doc);
+    const warnings = [...downLinkWarnings(cand.doc), ...analysis];
     const meta: VersionMeta = {
       version: base.meta.version + 1,
       author: job.user,
@@ -138,10 +140,10 @@ export class CommitPipeline<C> {
     };
     // the deadline counts from the swap, not from the request (a slow compile does not eat it)
     if (job.confirmTimeoutSec !== undefined) meta.confirmBy = Date.now() + job.confirmTimeoutSec * 1000;
-    const unconfirmed = await this.enforceAndRecord(s, cand, meta, base);
+    const unconfirmed = await this.enforceAndRecord(s, cand, meta, base, `the candidate of ${job.user}'s session, on version ${base.meta.version}`);
     this.reportCommit(job, meta); // before the swap's own events (node version)
     // the candidate document becomes the immutable running version (versionDoc() serves it from there)
-    if (this.versions.current().meta.version < meta.version) this.versions.set(new RunningState(meta, cand.doc, Promise.resolve({ compiled, warnings })));
+    if (this.versions.current().meta.version < meta.version) this.versions.set(new RunningState(meta, cand.doc, Promise.resolve({ compiled, warnings: analysis })));
     this.replica.forget(s.id);
     this.log.info({ version: meta.version, author: job.user, summary: meta.summary, unconfirmed: unconfirmed !== null }, 'commit');
     await this.confirmedByCommit(job, meta, base.meta);
@@ -156,8 +158,8 @@ export class CommitPipeline<C> {
    * replicas: it is the running version now (the same request again finds it done) and the
    * answer says unconfirmed; any other failure puts the kernel back and throws.
    */
-  private async enforceAndRecord(s: SessionRecord, cand: Candidate, meta: VersionMeta, base: RunningState<C>): Promise<FwError | null> {
-    await this.tools.dataPlane.apply(cand.doc, meta.version);
+  private async enforceAndRecord(s: SessionRecord, cand: Candidate, meta: VersionMeta, base: RunningState<C>, label: string): Promise<FwError | null> {
+    await this.tools.dataPlane.apply(cand.doc, meta.version, label);
     try {
       await this.store.commit(s.id, cand.seq, { ...meta, doc: serializeDoc(cand.doc) }).catch(conflictAsSessionError);
       return null;

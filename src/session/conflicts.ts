@@ -10,11 +10,20 @@ export function ownSession(user: string, s: SessionRecord | null): SessionRecord
   return s;
 }
 
+/**
+ * The 409 of a session its owner cannot change right now. ERR_SYS_3002's catalogue message
+ * ("held by another admin") is for other users; the owner is told what holds it.
+ */
+export function sessionBusy(details: string): FwError {
+  return new FwError('ERR_SYS_3002', details, details.startsWith('a commit') ? 'the session is busy: a commit of it is in progress' : 'the session changed concurrently');
+}
+
+export const COMMIT_IN_PROGRESS = 'a commit of this session is in progress';
+
 /** A compare-and-set the store refused, as the contract's 409 (a commit, or a lost session). */
 export function conflictAsSessionError(e: unknown): never {
   if (e instanceof Error && e.name === 'StoreConflict') {
-    const why = (e as { reason?: string }).reason === 'committing' ? 'a commit of this session is in progress' : `the session changed concurrently: ${e.message}`;
-    throw new FwError('ERR_SYS_3002', why);
+    throw sessionBusy((e as { reason?: string }).reason === 'committing' ? COMMIT_IN_PROGRESS : `the session changed concurrently: ${e.message}`);
   }
   throw e;
 }
@@ -42,6 +51,6 @@ export class CommitGuard {
    * guards (applying a change, claiming the commit), so nothing can slip in between.
    */
   check(): void {
-    if (this.busy()) throw new FwError('ERR_SYS_3002', 'a commit of this session is in progress');
+    if (this.busy()) throw sessionBusy(COMMIT_IN_PROGRESS);
   }
 }

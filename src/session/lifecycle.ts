@@ -7,7 +7,7 @@ import type { ConfigDoc } from '../config/types';
 import type { EventEmitterFn } from '../events/types';
 import type { SessionRecord, Store } from '../store/types';
 import type { Candidate, CandidateReplica } from './candidate';
-import { CommitGuard, conflictAsSessionError, conflictReason, ownSession } from './conflicts';
+import { COMMIT_IN_PROGRESS, CommitGuard, conflictAsSessionError, conflictReason, ownSession, sessionBusy } from './conflicts';
 import type { RunningVersions } from './running-versions';
 import type { PendingConfirm, SessionInfo, SessionOptions } from './types';
 
@@ -50,7 +50,7 @@ export class SessionLifecycle<C> {
     }
     // a commit claimed it, or it was already gone: the store decides
     await this.replica.synced();
-    if (this.replica.session?.id === s.id) throw new FwError('ERR_SYS_3002', 'a commit of this session is in progress');
+    if (this.replica.session?.id === s.id) throw sessionBusy(COMMIT_IN_PROGRESS);
   }
 
   /** Ends a session that sat idle past the timeout (called by a timer too). */

@@ -13,6 +13,9 @@ export type StoreEvent =
   /** an entry of GET /api/events (src/events), with its cluster-wide id */
   | { type: 'event'; event: { id: number } & Record<string, unknown> };
 
+/** The registries of the cluster: its API instances, and its commit workers. */
+export type Registry = 'nodes' | 'workers';
+
 export interface ClusterBus {
   /** Calls `listener` with every notice of the channel (this instance's own too). */
   onEvent(listener: (e: StoreEvent) => void): void;
@@ -22,12 +25,12 @@ export interface ClusterBus {
   eventsAfter(afterId: number, count: number): Promise<{ events: Array<{ id: number } & Record<string, unknown>>; lastId: number }>;
   /** The version a commit of (sessionId, journalLength) made, if it already happened (a retried job). */
   committedVersion(sessionId: string, journalLength: number): Promise<number | undefined>;
-  /** Records (or replaces) node `id`'s registration in the node registry. */
-  registerNode(id: string, registration: string): Promise<void>;
-  /** Every registration of the node registry (rejects with ERR_SYS_4002 when unreachable). */
-  nodeRegistrations(): Promise<string[]>;
-  /** Drops these nodes from the registry. */
-  forgetNodes(ids: string[]): Promise<void>;
+  /** Records (or replaces) `id`'s registration (its heartbeat, JSON) in `registry`. */
+  register(registry: Registry, id: string, registration: string): Promise<void>;
+  /** Every registration of `registry` by id (rejects with ERR_SYS_4002 when unreachable). */
+  registrations(registry: Registry): Promise<Record<string, string>>;
+  /** Drops these ids from `registry`. */
+  forget(registry: Registry, ids: string[]): Promise<void>;
   /** True for the first caller that claims `what` within `ttlMs`, false for every other: one instance acts on it. */
   claimOnce(what: string, by: string, ttlMs: number): Promise<boolean>;
 }

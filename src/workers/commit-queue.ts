@@ -4,12 +4,17 @@
 // worker (in any instance, or a process of its own) runs the commit job; the request waits for
 // its outcome. A worker that dies mid-commit leaves the job stalled: BullMQ hands it to another
 // worker, which takes the session's claim over and finishes it, or finds it already done.
+// Every worker beats in the node registry (cluster/nodes.ts): with none alive a commit is
+// refused at once (503 ERR_SYS_4007) instead of waiting FW_COMMIT_TIMEOUT for nothing.
+import os from 'node:os';
+import { randomBytes } from 'node:crypto';
 import { Queue, QueueEvents, Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { FwError, isFwError, type ErrorCode } from '../errors';
 import type { CommitJob, CommitResult, CommitRunner, ConfigService } from '../session/service';
 import type { ClusterBus } from '../store/cluster-bus';
 import { failFastOptions, patientOptions, unreachable, type RedisTarget } from '../store/redis/connection';
+import { WORKER_HEARTBEAT_MS, WorkerBeacon, liveWorkers } from '../cluster/nodes';
 
 const QUEUE = 'commits';
 
@@ -43,7 +48,7 @@ export class CommitQueue implements CommitRunner {
   private readonly queue: Queue;
   private readonly events: QueueEvents;
 
-  constructor(private readonly s: QueueSettings, private readonly log: Logger) {
+  constructor(private readonly s: QueueSettings, private readonly store: ClusterBus, private readonly log: Logger) {
     const prefix = prefixOf(s.clusterName);
     this.queue = new Queue(QUEUE, { connection: connection(s.redis, true), prefix });
     this.events = new QueueEvents(QUEUE, { connection: connection(s.redis, false), prefix });
@@ -56,6 +61,7 @@ export class CommitQueue implements CommitRunner {
   }
 
   async run(job: CommitJob): Promise<CommitResult> {
+    if ((await liveWorkers(this.store)).length === 0) throw this.noWorker();
     let queued: Job;
     try {
       queued = await this.queue.add(QUEUE, job, {
@@ -77,17 +83,46 @@ export class CommitQueue implements CommitRunner {
     return outcome;
   }
 
+  /** 503: no worker can run the commit; the session is untouched (no job claimed it). */
+  private noWorker(): FwError {
+    return new FwError('ERR_SYS_4007', `no commit worker is alive in cluster "${this.s.clusterName}" (every instance runs with FW_WORKER=off and no \`npm run worker\` runs): start one and commit again; the session stays open`);
+  }
+
+  /**
+   * Resolves with the 503 of noWorker() if, while `job` still waits for a worker, the last one
+   * goes away (its job withdrawn first, so that nothing commits it later); stops once `done()`.
+   * A job a worker has taken is left alone: if that worker dies, BullMQ hands it on.
+   */
+  private async orphaned(job: Job, done: () => boolean): Promise<FwError | null> {
+    while (!done()) {
+      await new Promise((r) => setTimeout(r, WORKER_HEARTBEAT_MS));
+      if (done()) break;
+      const live = await liveWorkers(this.store).catch(() => null);
+      if (live === null || live.length > 0 || (await job.getState().catch(() => null)) !== 'waiting') continue;
+      if (await job.remove().then(() => true, () => false)) return this.noWorker();
+    }
+    return null;
+  }
+
   private async wait(job: Job): Promise<Outcome> {
     let value: unknown;
+    let finished = false;
     try {
-      value = await job.waitUntilFinished(this.events, this.s.commitTimeoutMs);
+      const orphan = this.orphaned(job, () => finished).then((e) => {
+        if (e) throw e;
+        return new Promise<never>(() => undefined); // the job's own outcome decides
+      });
+      value = await Promise.race([job.waitUntilFinished(this.events, this.s.commitTimeoutMs), orphan]);
     } catch (e) {
+      if (isFwError(e) && e.code === 'ERR_SYS_4007') throw e;
       const reason = e instanceof Error ? e.message : String(e);
       if (/timed out/.test(reason)) {
         throw new FwError('ERR_SYS_4004', `the commit job ${job.id} did not finish within ${this.s.commitTimeoutMs} ms; it goes on, see GET /api/config/versions`);
       }
       this.log.error({ job: job.id, reason }, 'commit job failed');
       throw new FwError('ERR_SYS_4001', `the commit job failed: ${reason}`);
+    } finally {
+      finished = true;
     }
     return (typeof value === 'string' ? JSON.parse(value) : value) as Outcome;
   }
@@ -107,6 +142,7 @@ export class CommitQueue implements CommitRunner {
 /** Runs commit jobs in this process (every instance by default, or `npm run worker`). */
 export class CommitWorker {
   private readonly worker: Worker;
+  private readonly beacon: WorkerBeacon;
 
   constructor(s: QueueSettings, store: ClusterBus, config: ConfigService<unknown>, log: Logger) {
     this.worker = new Worker(QUEUE, (job: Job) => runJob(job.data as CommitJob, store, config), {
@@ -120,10 +156,13 @@ export class CommitWorker {
     });
     this.worker.on('error', (e) => log.warn({ err: e.message }, 'commit worker: Redis error'));
     this.worker.on('failed', (job, e) => log.error({ job: job?.id, err: e.message }, 'commit job failed'));
+    this.beacon = new WorkerBeacon(store, `${os.hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`, log);
   }
 
-  ready(): Promise<unknown> {
-    return this.worker.waitUntilReady();
+  /** Ready to take jobs, and known to the registry as alive. */
+  async ready(): Promise<void> {
+    await this.worker.waitUntilReady();
+    await this.beacon.start();
   }
 
   /**
@@ -131,8 +170,10 @@ export class CommitWorker {
    * could not finish) drops the connections at once, and BullMQ hands the job to another
    * worker once its lock expires, as after a crash.
    */
-  close(force = false): Promise<void> {
-    return this.worker.close(force);
+  async close(force = false): Promise<void> {
+    const leaving = this.beacon.close(); // no new commit counts on this worker
+    if (!force) await leaving;
+    await this.worker.close(force);
   }
 }
 

@@ -69,10 +69,16 @@ test('a retried commit after a 504 joins the same job and is applied once', asyn
   const [a, b] = cluster.clients;
   await a.begin();
   await b.post('/api/addresses', { name: 'x', ips: ['10.1.0.0/16'] });
-  // no worker yet: the job waits in the queue and the request answers 504 after 1 s
-  expectError(await a.post('/api/config/commit'), 504, 'ERR_SYS_4004');
-  expect((await b.get('/api/config/versions')).body).toHaveLength(1);
-  await cluster.startWorker();
+  // a worker that is alive but frozen: the job waits in the queue and the request answers 504
+  // after 1 s (with no worker alive at all it would be 503 ERR_SYS_4007 at once: no-worker.test.ts)
+  const worker = await cluster.startWorker();
+  worker.proc.kill('SIGSTOP');
+  try {
+    expectError(await a.post('/api/config/commit'), 504, 'ERR_SYS_4004');
+    expect((await b.get('/api/config/versions')).body).toHaveLength(1);
+  } finally {
+    worker.proc.kill('SIGCONT');
+  }
   expect(await eventually(async () => (await b.get('/api/status')).body.version === 1, 10_000)).toBe(true);
   // the client retries: the job is already done; it is not applied a second time
   const retry = await b.post('/api/config/commit');

@@ -25,6 +25,7 @@ beforeAll(async () => {
   await d.client.begin();
   await ok(d.client.put('/api/interfaces/eth0', { ip: '203.0.113.1/24' }));
   await ok(d.client.put('/api/interfaces/eth1', { ip: '10.0.0.1/24' }));
+  await ok(d.client.post('/api/dhcp', { interface: 'eth1', start_ip: '10.0.0.100', end_ip: '10.0.0.150' }));
   await d.client.commit();
 });
 
@@ -97,6 +98,9 @@ describe('the operator console', () => {
     expect(await who.innerText()).toMatch(/admin\s+admin\s+login expires in \d+ (h|min)/);
     await page.getByTestId('running-version').waitFor(WAIT);
     expect(await page.getByTestId('running-version').innerText()).toBe('1');
+    // the DHCP leases per pool (GET /api/dhcp/leases): none without a data plane
+    await page.getByTestId('leases').waitFor(WAIT);
+    expect(await page.getByTestId('leases').innerText()).toMatch(/Pool\s+Address\s+MAC\s+Host name\s+Expires\s+eth1\s+no lease/);
     // the token is in sessionStorage, not in a cookie or localStorage
     expect(await browser!.cookies()).toEqual([]);
     expect(await page.evaluate('localStorage.length')).toBe(0);

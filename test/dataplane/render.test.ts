@@ -91,7 +91,7 @@ function kernelEgress(topo: Topology, routes: ReturnType<Topology['kernelRoutes'
     if (v < lo || v > hi) return;
     if (!best || net.prefix > best.prefix || (net.prefix === best.prefix && connected && !best.connected)) best = { prefix: net.prefix, connected, dev };
   };
-  for (const l of topo.links) if (l.up && l.subnet) consider(l.subnet, true, l.name);
+  for (const l of topo.links) if (l.up) for (const c of l.cidrs) consider(c.subnet, true, l.name);
   for (const r of routes) consider(r.destination, false, r.dev);
   return best === null ? null : (best as { dev: string }).dev;
 }

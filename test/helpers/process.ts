@@ -19,7 +19,7 @@ export interface Child {
 
 /**
  * Starts `script` with a minimal environment plus `env` (and node's own options `nodeArgs`,
- * e.g. --expose-gc; under `wrapper`, a command that runs node, e.g. prlimit); resolves once
+ * e.g. --expose-gc; under `wrapper`, a command that runs node: prlimit, or setpriv with fewer capabilities); resolves once
  * its output has a line matching `ready` (the daemon's "listening" line by default).
  */
 export function startChild(env: Record<string, string>, script = MAIN, ready = /"port":(\d+)[^\n]*"msg":"listening"/, nodeArgs: string[] = [], wrapper: string[] = []): Promise<Child> {

@@ -8,6 +8,17 @@ import { oneOf } from '../../config/render/objects';
 import { configQuery, readSource } from '../crud';
 import type { RouteDef } from '../http';
 import { renderPlan } from '../../dataplane';
+import { leasesByPool } from '../../dataplane/leases';
+
+const LeasesReply = Type.Array(Type.Object({
+  interface: Type.String({ description: 'the pool: its interface or VLAN' }),
+  leases: Type.Array(Type.Object({
+    address: Type.String(),
+    mac: Type.String(),
+    hostname: Type.Union([Type.String(), Type.Null()], { description: 'the name the client sent; null: none' }),
+    expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'null: never' }),
+  }, { additionalProperties: false })),
+}, { additionalProperties: false }), { description: 'every pool of the running configuration, by interface, with the leases in its range by address' });
 
 const RenderReply = Type.Object({
   config: oneOf(['running', 'candidate'] as const),
@@ -33,6 +44,10 @@ export function dataPlaneRoutes(ctx: AppContext): RouteDef[] {
         ip: plan.ip.map((args) => ['ip', ...(netns ? ['-n', netns] : []), ...args].join(' ')),
         dnsmasq: plan.dnsmasq,
       } };
+    } },
+    { method: 'GET', pattern: '/api/dhcp/leases', body: 'none', permission: 'read', doc: { tag: 'dataplane', summary: 'The DHCP leases handed out, per pool (from dnsmasq\'s lease file; none with FW_DATAPLANE=none)', response: LeasesReply, errors: [] }, handler: async () => {
+      const leases = await ctx.dataPlane.leases();
+      return { body: leasesByPool(ctx.config.current().doc, leases) };
     } },
   ];
 }

@@ -3,7 +3,8 @@
 // TypeScript type derived from it.
 import { Type, type Static, type TLiteral, type TUnion } from '@sinclair/typebox';
 import type { AddressObj, ConfigDoc, DhcpPool, InterfaceObj, ServiceObj, VlanObj, ZoneObj } from '../types';
-import { formatIp, maskBytes, parseCidr, parseIfaceAddress } from '../net';
+import { formatIp, maskBytes, parseCidr } from '../net';
+import { poolSubnet } from '../link-addresses';
 
 /** A schema of one of a fixed list of strings. */
 export function oneOf<T extends string>(values: readonly T[]): TUnion<Array<TLiteral<T>>> {
@@ -65,9 +66,20 @@ export function renderZone(doc: ConfigDoc, z: ZoneObj): ZoneModel {
 const Management = Type.Array(oneOf(['ping', 'ssh', 'https', 'http'] as const));
 const LinkState = oneOf(['up', 'down'] as const);
 
+/** `addresses` and `ra`, shown only where set: a link the seed's API configured answers as it did. */
+export const linkExtraFields = {
+  addresses: Type.Optional(Type.Array(Type.String(), { description: 'every address (present when more than one); `ip` is the first IPv4 one, else the first' })),
+  ra: Type.Optional(Type.Literal(true, { description: 'IPv6 router advertisements (SLAAC) are served on this link' })),
+};
+
+export function linkExtraModel(l: InterfaceObj | VlanObj): { addresses?: string[]; ra?: true } {
+  return { ...(l.addresses ? { addresses: [...l.addresses] } : {}), ...(l.ra ? { ra: true as const } : {}) };
+}
+
 export const InterfaceModel = Type.Object({
   name: Type.String(),
   ip: Type.String(),
+  ...linkExtraFields,
   management: Management,
   state: LinkState,
   zone: Type.String(),
@@ -75,7 +87,7 @@ export const InterfaceModel = Type.Object({
 export type InterfaceModel = Static<typeof InterfaceModel>;
 
 export function renderInterface(i: InterfaceObj): InterfaceModel {
-  return { name: i.name, ip: i.ip, management: [...i.management], state: i.state, zone: i.zone };
+  return { name: i.name, ip: i.ip, ...linkExtraModel(i), management: [...i.management], state: i.state, zone: i.zone };
 }
 
 export const VlanModel = Type.Object({
@@ -83,6 +95,7 @@ export const VlanModel = Type.Object({
   id: Type.Integer({ minimum: 1, maximum: 4094 }),
   parent: Type.String(),
   ip: Type.String(),
+  ...linkExtraFields,
   zone: Type.String(),
   state: LinkState,
   management: Management,
@@ -90,7 +103,7 @@ export const VlanModel = Type.Object({
 export type VlanModel = Static<typeof VlanModel>;
 
 export function renderVlan(v: VlanObj): VlanModel {
-  return { name: v.name, id: v.id, parent: v.parent, ip: v.ip, zone: v.zone, state: v.state, management: [...v.management] };
+  return { name: v.name, id: v.id, parent: v.parent, ip: v.ip, ...linkExtraModel(v), zone: v.zone, state: v.state, management: [...v.management] };
 }
 
 export const DhcpModel = Type.Object({
@@ -105,11 +118,9 @@ export const DhcpModel = Type.Object({
 export type DhcpModel = Static<typeof DhcpModel>;
 
 /** The dotted mask of an interface or VLAN's IPv4 address, "" when it has no IPv4 address. */
-export function linkSubnetMask(doc: ConfigDoc, link: string): string {
-  const ip = doc.interfaces.get(link)?.ip ?? doc.vlans.get(link)?.ip ?? '';
-  const c = ip === '' ? null : parseIfaceAddress(ip);
-  if (!c || c.family !== 4) return '';
-  return formatIp(4, maskBytes(4, c.prefix));
+export function linkSubnetMask(doc: ConfigDoc, pool: DhcpPool): string {
+  const c = poolSubnet(doc.interfaces.get(pool.interface) ?? doc.vlans.get(pool.interface), pool.startIp);
+  return c ? formatIp(4, maskBytes(4, c.prefix)) : '';
 }
 
 export function renderDhcp(doc: ConfigDoc, p: DhcpPool): DhcpModel {
@@ -119,7 +130,7 @@ export function renderDhcp(doc: ConfigDoc, p: DhcpPool): DhcpModel {
     endIP: p.endIp,
     gateway: p.gateway,
     dns: [...p.dns],
-    subnetMask: linkSubnetMask(doc, p.interface),
+    subnetMask: linkSubnetMask(doc, p),
     leaseTimeMin: p.leaseTime,
   };
 }

@@ -6,7 +6,8 @@
 import { Type } from '@sinclair/typebox';
 import type { ConfigDoc, LinkState, Management } from '../types';
 import type { ResourceOps } from '../resource';
-import { checkEnum, checkIfaceAddress, checkRef, checkSameKey, checkUnique, existing, shapeChecker } from '../validate';
+import { checkEnum, checkRef, checkSameKey, checkUnique, existing, shapeChecker } from '../validate';
+import { addressesFromBody } from '../link-addresses';
 
 export const MANAGEMENT: readonly Management[] = ['ping', 'ssh', 'https', 'http'];
 export const LINK_STATES: readonly LinkState[] = ['up', 'down'];
@@ -21,6 +22,11 @@ export function checkState(field: string, value: string): LinkState {
   return checkEnum(field, value, LINK_STATES);
 }
 
+/** The optional fields of a link beyond the seed's: stored only when set (the seed's documents stay as they were). */
+export function linkExtras(addressed: { ip: string; addresses?: string[] }, ra: boolean): { ip: string; addresses?: string[]; ra?: true } {
+  return { ...addressed, ...(ra ? { ra: true as const } : {}) };
+}
+
 /** A zone reference of an interface or VLAN: an existing zone, or "" for none (else 400 ERR_NET_2003). */
 export function checkZoneRef(doc: ConfigDoc, field: string, value: string): string {
   return checkRef(field, value, (z) => doc.zones.has(z), 'zone');
@@ -31,6 +37,8 @@ export const bodies = {
     {
       name: Type.Optional(Type.String()),
       ip: Type.Optional(Type.String()),
+      addresses: Type.Optional(Type.Array(Type.String(), { description: 'every address with its prefix, IPv4 and IPv6; `ip` is the first IPv4 one (else the first)' })),
+      ra: Type.Optional(Type.Boolean({ description: 'serve IPv6 clients by router advertisements (SLAAC)' })),
       management: Type.Optional(Type.Array(Type.String())),
       state: Type.Optional(Type.String()),
       zone: Type.Optional(Type.String()),
@@ -46,11 +54,11 @@ export const interfaceOps: ResourceOps = {
     const b = updateShape(body);
     checkSameKey('name', b.name, key);
     const old = existing(doc.interfaces, 'interface', key);
-    const ip = b.ip === undefined ? old.ip : checkIfaceAddress('ip', b.ip);
+    const addressed = addressesFromBody(b, old);
     const management = b.management === undefined ? old.management : checkManagement('management', b.management);
     const state = b.state === undefined ? old.state : checkState('state', b.state);
     const zone = b.zone === undefined ? old.zone : checkZoneRef(doc, 'zone', b.zone);
-    doc.interfaces.set(key, { name: key, ip, management, state, zone });
+    doc.interfaces.set(key, { name: key, ...linkExtras(addressed, b.ra ?? old.ra === true), management, state, zone });
     return {};
   },
 };

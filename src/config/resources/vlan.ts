@@ -6,11 +6,14 @@ import type { ConfigDoc, VlanObj } from '../types';
 import type { ResourceOps } from '../resource';
 import { FwError } from '../../errors';
 import { removeUnused } from '../refs';
-import { checkIfaceAddress, checkName, checkRange, checkSameKey, existing, shapeChecker } from '../validate';
-import { checkManagement, checkState, checkZoneRef } from './interface';
+import { checkName, checkRange, checkSameKey, existing, shapeChecker } from '../validate';
+import { addressesFromBody } from '../link-addresses';
+import { bodies as interfaceBodies, checkManagement, checkState, checkZoneRef, linkExtras } from './interface';
 
 const fields = {
   ip: Type.Optional(Type.String()),
+  addresses: interfaceBodies.update.properties.addresses,
+  ra: interfaceBodies.update.properties.ra,
   zone: Type.Optional(Type.String()),
   state: Type.Optional(Type.String()),
   management: Type.Optional(Type.Array(Type.String())),
@@ -54,7 +57,7 @@ export const vlanOps: ResourceOps = {
       name,
       id: checkVlanId(b.id),
       parent: checkParent(doc, b.parent),
-      ip: checkIfaceAddress('ip', b.ip ?? ''),
+      ...linkExtras(addressesFromBody(b, { ip: '' }), b.ra === true),
       zone: checkZoneRef(doc, 'zone', b.zone ?? ''),
       state: checkState('state', b.state ?? 'up'),
       management: checkManagement('management', b.management ?? []),
@@ -73,7 +76,7 @@ export const vlanOps: ResourceOps = {
       name: key,
       id: b.id === undefined ? old.id : checkVlanId(b.id),
       parent: b.parent === undefined ? old.parent : checkParent(doc, b.parent),
-      ip: b.ip === undefined ? old.ip : checkIfaceAddress('ip', b.ip),
+      ...linkExtras(addressesFromBody(b, old), b.ra ?? old.ra === true),
       zone: b.zone === undefined ? old.zone : checkZoneRef(doc, 'zone', b.zone),
       state: b.state === undefined ? old.state : checkState('state', b.state),
       management: b.management === undefined ? old.management : checkManagement('management', b.management),

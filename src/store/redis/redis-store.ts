@@ -41,7 +41,7 @@ import * as lua from './scripts';
 import { TickBatch } from './tick-batch';
 import { FwError, isFwError } from '../../errors';
 import type { FailureLog } from '../../auth/login-limiter';
-import type { ClusterBus, StoreEvent } from '../cluster-bus';
+import type { ClusterBus, Registry, StoreEvent } from '../cluster-bus';
 
 export type { StoreEvent };
 
@@ -117,6 +117,8 @@ export function keysOf(clusterName: string) {
     audit: `${p}audit`,
     auditSeq: `${p}audit-seq`,
     nodes: `${p}nodes`,
+    /** commit workers (in instances and stand-alone): id -> heartbeat (cluster/nodes.ts) */
+    workers: `${p}workers`,
     failures: (key: string) => `${p}login-failures:${key}`,
     idempotency: (scope: string) => `${p}idempotency:${scope}`,
     channel: `${p}events`,
@@ -510,18 +512,18 @@ export class RedisStore implements Store, ClusterBus {
     return { events: page.map(([, fields]) => JSON.parse(fields[1]) as { id: number } & Record<string, unknown>), lastId: last };
   }
 
-  // ---- the node registry ----
+  // ---- the registries of instances and commit workers ----
 
-  async registerNode(id: string, registration: string): Promise<void> {
-    await this.call(() => this.redis.hset(this.keys.nodes, id, registration));
+  async register(registry: Registry, id: string, registration: string): Promise<void> {
+    await this.call(() => this.redis.hset(this.keys[registry], id, registration));
   }
 
-  async nodeRegistrations(): Promise<string[]> {
-    return this.call(() => this.redis.hvals(this.keys.nodes));
+  async registrations(registry: Registry): Promise<Record<string, string>> {
+    return this.call(() => this.redis.hgetall(this.keys[registry]));
   }
 
-  async forgetNodes(ids: string[]): Promise<void> {
-    if (ids.length) await this.call(() => this.redis.hdel(this.keys.nodes, ...ids));
+  async forget(registry: Registry, ids: string[]): Promise<void> {
+    if (ids.length) await this.call(() => this.redis.hdel(this.keys[registry], ...ids));
   }
 
   async claimOnce(what: string, by: string, ttlMs: number): Promise<boolean> {

@@ -1,0 +1,68 @@
+// Commit warnings about links that are down (issue 32): a down interface or VLAN routes
+// nothing (eval.md), so a static route through it is unusable, and a NAT target or a policy's
+// destination that only it would reach is unreachable. Nothing is wrong enough to refuse (an
+// operator takes a link down on purpose), but the commit says so instead of committing
+// without a word. The routing is eval.md's, through the data plane's topology: what is
+// reachable now is compared with what would be if every link were up.
+import { parseCidr, parseIp, type Family, type IpAddr } from '../config/net';
+import type { ConfigDoc } from '../config/types';
+import { Topology, type Link } from './topology';
+import { bytesToBig, type Seg } from './ranges';
+
+/** The document with every interface and VLAN up (only `state` differs; nothing else is copied deeply). */
+function allUp(doc: ConfigDoc): ConfigDoc {
+  const up = <T extends { state: string }>(m: Map<string, T>) => new Map([...m].map(([k, v]) => [k, { ...v, state: 'up' as const }]));
+  return { ...doc, interfaces: up(doc.interfaces), vlans: up(doc.vlans) };
+}
+
+/** eval.md's egress link of one address (route or connected subnet), per family, computed once. */
+class Egress {
+  private readonly segs = new Map<Family, Seg<string>[]>();
+  constructor(readonly topology: Topology) {}
+
+  of(ip: IpAddr): string | null {
+    let segs = this.segs.get(ip.family);
+    if (!segs) {
+      segs = this.topology.routeSegments(ip.family);
+      this.segs.set(ip.family, segs);
+    }
+    const v = bytesToBig(ip.bytes);
+    return segs.find((s) => s.lo <= v && v <= s.hi)?.value ?? null;
+  }
+}
+
+const describe = (l: Link) => `${l.kind === 'vlan' ? 'VLAN' : 'interface'} ${l.name}`;
+
+/** One warning a line, in a fixed order: routes and NAT rules by id, policies in evaluation order. */
+export function downLinkWarnings(doc: ConfigDoc): string[] {
+  const now = new Topology(doc);
+  if (now.links.every((l) => l.up)) return [];
+  const ifUp = new Topology(allUp(doc));
+  const out: string[] = [];
+  for (const r of [...doc.routes].sort((a, b) => a.id - b.id)) {
+    const would = ifUp.routeEgress(r);
+    if (!now.routeEgress(r) && would) out.push(`route ${r.id}: through ${describe(now.link(would.name)!)}, which is down: the route is unusable`);
+  }
+  const egressNow = new Egress(now);
+  const egressIfUp = new Egress(ifUp);
+  /** The down link that alone would reach `ip`, or null. */
+  const onlyThroughDown = (ip: IpAddr): Link | null => {
+    if (egressNow.of(ip) !== null) return null;
+    const would = egressIfUp.of(ip);
+    return would === null ? null : now.link(would)!;
+  };
+  for (const n of [...doc.nat].sort((a, b) => a.id - b.id)) {
+    const target = n.type !== 'snat' && n.translatedIp !== '' ? parseIp(n.translatedIp) : null;
+    const link = target && onlyThroughDown(target);
+    if (link) out.push(`nat ${n.id}: target ${n.translatedIp} is reachable only through ${describe(link)}, which is down`);
+  }
+  for (const p of doc.policies) {
+    const addr = p.dstAddr === '' ? undefined : doc.addresses.get(p.dstAddr);
+    for (const net of addr?.ips ?? []) {
+      const c = parseCidr(net);
+      const link = c && onlyThroughDown({ family: c.family, bytes: c.bytes });
+      if (link) out.push(`policy ${p.id}: destination ${p.dstAddr} (${net}) is reachable only through ${describe(link)}, which is down`);
+    }
+  }
+  return out;
+}
