@@ -8,6 +8,7 @@
 // Zone membership is written once, on its stored side: each interface's and VLAN's `zone`
 // (the zones' `interfaces` lists would say the same thing a second time).
 import { Type, type Static } from '@sinclair/typebox';
+import { metaOf } from './rule-meta';
 import type { ConfigDoc, DhcpPool, InterfaceObj, NatRule, PolicyObj, RouteObj, VlanObj, ZoneObj, AddressObj, ServiceObj } from './types';
 
 export const EXPORT_FORMAT = 'fwd-config/1';
@@ -20,6 +21,8 @@ const Str = Type.String();
 const Strs = Type.Array(Type.String());
 const Id = Type.Integer({ minimum: 1 });
 const open = { additionalProperties: false } as const;
+/** a rule's metadata, written only when set (rule-meta.ts) */
+const meta = { name: Type.Optional(Str), tags: Type.Optional(Strs), disabled: Type.Optional(Type.Boolean()) };
 
 /** The schema of an exported document (what the OpenAPI document shows for export and load). */
 export const ExportModel = Type.Object({
@@ -34,10 +37,11 @@ export const ExportModel = Type.Object({
   routes: Type.Array(Type.Object({ id: Id, description: Str, destination: Str, gateway: Str, interface: Str, metric: Type.Integer() }, open)),
   policies: Type.Array(Type.Object({
     id: Id, action: Str, 'src-zone': Str, 'dst-zone': Str, 'src-addr': Str, 'dst-addr': Str, services: Strs, log: Type.Boolean(),
+    ...meta, description: Type.Optional(Str),
   }, open)),
   nat: Type.Array(Type.Object({
     id: Id, description: Str, type: Str, 'src-zone': Str, 'dst-zone': Str, 'src-addr': Str, 'dst-addr': Str, service: Str,
-    'translated-ip': Str, 'translated-port': Str, 'out-interface': Str,
+    'translated-ip': Str, 'translated-port': Str, 'out-interface': Str, ...meta,
   }, open)),
 }, { additionalProperties: false, description: `a whole configuration, format "${EXPORT_FORMAT}"` });
 export type ConfigExport = Static<typeof ExportModel>;
@@ -61,11 +65,13 @@ const route = (r: RouteObj) => ({ id: r.id, description: r.description, destinat
 const policy = (p: PolicyObj) => ({
   id: p.id, action: p.action, 'src-zone': anyName(p.srcZone), 'dst-zone': anyName(p.dstZone),
   'src-addr': anyName(p.srcAddr), 'dst-addr': anyName(p.dstAddr), services: p.services.length ? [...p.services] : ['any'], log: p.log,
+  ...metaOf(p, true),
 });
 const nat = (n: NatRule) => ({
   id: n.id, description: n.description, type: n.type, 'src-zone': anyName(n.srcZone), 'dst-zone': anyName(n.dstZone),
   'src-addr': anyName(n.srcAddr), 'dst-addr': anyName(n.dstAddr), service: anyName(n.service),
   'translated-ip': n.translatedIp, 'translated-port': n.translatedPort, 'out-interface': n.outInterface,
+  ...metaOf(n, false),
 });
 
 /** The document of `doc`, labelled with `version`. */

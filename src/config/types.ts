@@ -67,7 +67,18 @@ export interface RouteObj {
   metric: number;
 }
 
-export interface PolicyObj {
+/**
+ * What an operator writes about a policy or a NAT rule beside its match (rule-meta.ts). Each
+ * field is stored only when set: absent means no name, no description, no tags, enabled.
+ */
+export interface RuleMeta {
+  name?: string; // unique in its table
+  description?: string;
+  tags?: string[];
+  disabled?: boolean; // true: keeps its place and counter, never matches
+}
+
+export interface PolicyObj extends RuleMeta {
   id: number;
   action: PolicyAction;
   srcZone: string;
@@ -78,9 +89,9 @@ export interface PolicyObj {
   log: boolean;
 }
 
-export interface NatRule {
+export interface NatRule extends RuleMeta {
   id: number;
-  description: string;
+  description: string; // always stored (the seed's field)
   type: NatType;
   srcZone: string;
   dstZone: string;

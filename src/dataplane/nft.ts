@@ -205,6 +205,7 @@ function serviceAlternatives(r: Renderer, names: string[], portExpr: string): st
 }
 
 function policyRules(r: Renderer, p: PolicyObj): string[] {
+  if (p.disabled) return []; // its counter object stays, so its hits are kept
   const tail = `${p.log ? `log prefix "fwd policy ${p.id}: " ` : ''}counter name "${counterName(p.id)}" ${p.action === 'allow' ? 'accept' : 'drop'}`;
   // the original destination and port: dnat has already rewritten the packet in forward
   const services = serviceAlternatives(r, p.services, 'ct original proto-dst');
@@ -229,6 +230,7 @@ function natFamilies(n: NatRule): Family[] {
 /** One NAT rule's matches per family, on the packet as it was before any translation. */
 function natMatches(r: Renderer, n: NatRule): Array<{ family: Family; match: string }> {
   const out: Array<{ family: Family; match: string }> = [];
+  if (n.disabled) return out;
   const svc = isAny(n.service) ? '' : r.service(n.service, 'th dport') ?? '';
   for (const family of natFamilies(n)) {
     const parts = addressMatches(r, family, n, 'IP daddr');

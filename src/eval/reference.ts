@@ -234,6 +234,7 @@ export class ReferenceEvaluator implements Evaluator {
 
   private policyMatches(r: PolicyObj, p: Packet, srcZone: string | null, dstZone: string | null): boolean {
     return (
+      !r.disabled &&
       this.zoneMatches(r.srcZone, srcZone) &&
       this.zoneMatches(r.dstZone, dstZone) &&
       this.addrMatches(r.srcAddr, p.family, p.src) &&
@@ -244,6 +245,7 @@ export class ReferenceEvaluator implements Evaluator {
 
   private matchNat(p: Packet, srcZone: string | null, dstZone: string | null, route: Route | null) {
     for (const r of this.nat) {
+      if (r.disabled) continue;
       if (!this.zoneMatches(r.srcZone, srcZone) || !this.zoneMatches(r.dstZone, dstZone)) continue;
       if (!this.addrMatches(r.srcAddr, p.family, p.src) || !this.addrMatches(r.dstAddr, p.family, p.dst)) continue;
       if (!isAny(r.service) && !this.serviceMatches(r.service, p)) continue;

@@ -14,8 +14,8 @@ export interface DocSpec {
   addresses?: Record<string, string[]>;
   services?: Record<string, { protocol: 'tcp' | 'udp'; ports: PortEntry[] }>;
   routes?: Array<{ destination: string; gateway?: string; interface?: string; metric?: number; id?: number }>;
-  policies?: Array<{ action?: 'allow' | 'deny'; srcZone?: string; dstZone?: string; srcAddr?: string; dstAddr?: string; services?: string[]; log?: boolean; id?: number }>;
-  nat?: Array<{ type: NatType; srcZone?: string; dstZone?: string; srcAddr?: string; dstAddr?: string; service?: string; translatedIp?: string; translatedPort?: string; outInterface?: string; id?: number }>;
+  policies?: Array<{ action?: 'allow' | 'deny'; srcZone?: string; dstZone?: string; srcAddr?: string; dstAddr?: string; services?: string[]; log?: boolean; id?: number; disabled?: boolean }>;
+  nat?: Array<{ type: NatType; srcZone?: string; dstZone?: string; srcAddr?: string; dstAddr?: string; service?: string; translatedIp?: string; translatedPort?: string; outInterface?: string; id?: number; disabled?: boolean }>;
 }
 
 export function mkDoc(s: DocSpec): ConfigDoc {
@@ -39,10 +39,10 @@ export function mkDoc(s: DocSpec): ConfigDoc {
   });
   doc.routes.sort((a, b) => a.id - b.id);
   (s.policies ?? []).forEach((p, i) => {
-    doc.policies.push({ id: p.id ?? i + 1, action: p.action ?? 'allow', srcZone: p.srcZone ?? '', dstZone: p.dstZone ?? '', srcAddr: p.srcAddr ?? '', dstAddr: p.dstAddr ?? '', services: p.services ?? [], log: p.log ?? false });
+    doc.policies.push({ id: p.id ?? i + 1, action: p.action ?? 'allow', srcZone: p.srcZone ?? '', dstZone: p.dstZone ?? '', srcAddr: p.srcAddr ?? '', dstAddr: p.dstAddr ?? '', services: p.services ?? [], log: p.log ?? false, ...(p.disabled ? { disabled: true } : {}) });
   });
   (s.nat ?? []).forEach((n, i) => {
-    doc.nat.push({ id: n.id ?? i + 1, description: '', type: n.type, srcZone: n.srcZone ?? '', dstZone: n.dstZone ?? '', srcAddr: n.srcAddr ?? '', dstAddr: n.dstAddr ?? '', service: n.service ?? '', translatedIp: n.translatedIp ?? '', translatedPort: n.translatedPort ?? '', outInterface: n.outInterface ?? '' });
+    doc.nat.push({ id: n.id ?? i + 1, description: '', type: n.type, srcZone: n.srcZone ?? '', dstZone: n.dstZone ?? '', srcAddr: n.srcAddr ?? '', dstAddr: n.dstAddr ?? '', service: n.service ?? '', translatedIp: n.translatedIp ?? '', translatedPort: n.translatedPort ?? '', outInterface: n.outInterface ?? '', ...(n.disabled ? { disabled: true } : {}) });
   });
   doc.counters = { policy: doc.policies.length, nat: doc.nat.length, route: doc.routes.length };
   return doc;
@@ -93,8 +93,8 @@ export interface RandomSpec {
   addresses: string[][];
   services: Array<{ protocol: 'tcp' | 'udp'; ports: PortEntry[] }>;
   routes: Array<{ destination: string; gateway: string | null; iface: number | null; metric: number }>;
-  policies: Array<{ allow: boolean; sz: number | null; dz: number | null; sa: number | null; da: number | null; svcs: number[] | null; log: boolean }>;
-  nat: Array<{ type: NatType; sz: number | null; dz: number | null; sa: number | null; da: number | null; svc: number | null; tip: string | null; port: number; out: number | null }>;
+  policies: Array<{ allow: boolean; sz: number | null; dz: number | null; sa: number | null; da: number | null; svcs: number[] | null; log: boolean; off?: boolean }>;
+  nat: Array<{ type: NatType; sz: number | null; dz: number | null; sa: number | null; da: number | null; svc: number | null; tip: string | null; port: number; out: number | null; off?: boolean }>;
 }
 
 const opt = <T>(a: fc.Arbitrary<T>, freq = 2) => fc.option(a, { nil: null, freq });
@@ -110,7 +110,11 @@ export interface SpecSizes {
 export const SMALL: SpecSizes = { policies: [0, 10], nat: [0, 4], addresses: 5, services: 4 };
 export const LARGE: SpecSizes = { policies: [20, 120], nat: [0, 30], addresses: 12, services: 8 };
 
-export const specArb = (z: SpecSizes = SMALL): fc.Arbitrary<RandomSpec> => fc.record({
+/** `off` of a rule: disabled about one time in four when `disabled` is asked for, else never. */
+const offArb = (disabled: boolean) => (disabled ? fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }) : fc.constant(false));
+
+/** Random configurations; `disabled`: some policies and NAT rules are disabled (rule metadata). */
+export const specArb = (z: SpecSizes = SMALL, { disabled = false } = {}): fc.Arbitrary<RandomSpec> => fc.record({
   zones: fc.array(fc.record({ networks: fc.array(cidrArb, { maxLength: 2 }) }), { maxLength: 4 }),
   ifaces: fc.array(fc.record({ ip: opt(ifaceIpArb, 5), zone: opt(idx), up: fc.boolean() }), { minLength: 1, maxLength: 4 }),
   vlans: fc.array(fc.record({ ip: opt(ifaceIpArb, 5), zone: opt(idx), up: fc.boolean() }), { maxLength: 2 }),
@@ -126,7 +130,7 @@ export const specArb = (z: SpecSizes = SMALL): fc.Arbitrary<RandomSpec> => fc.re
     { maxLength: 5 },
   ),
   policies: fc.array(
-    fc.record({ allow: fc.boolean(), sz: opt(idx), dz: opt(idx), sa: opt(idx), da: opt(idx), svcs: opt(fc.array(idx, { minLength: 1, maxLength: 2 })), log: fc.boolean() }),
+    fc.record({ allow: fc.boolean(), sz: opt(idx), dz: opt(idx), sa: opt(idx), da: opt(idx), svcs: opt(fc.array(idx, { minLength: 1, maxLength: 2 })), log: fc.boolean(), off: offArb(disabled) }),
     { minLength: z.policies[0], maxLength: z.policies[1] },
   ),
   nat: fc.array(
@@ -136,6 +140,7 @@ export const specArb = (z: SpecSizes = SMALL): fc.Arbitrary<RandomSpec> => fc.re
       tip: opt(fc.oneof(addrArb(4), addrArb(6)), 3),
       port: fc.constantFrom(22, 80, 8080),
       out: opt(fc.nat(6)),
+      off: offArb(disabled),
     }),
     { minLength: z.nat[0], maxLength: z.nat[1] },
   ),
@@ -171,6 +176,7 @@ export function specDoc(s: RandomSpec): ConfigDoc {
       dstAddr: pickName(addrNames, p.da),
       services: p.svcs === null || svcNames.length === 0 ? [] : [...new Set(p.svcs.map((i) => svcNames[i % svcNames.length]))],
       log: p.log,
+      disabled: p.off,
     })),
     nat: s.nat.map((n) => ({
       type: n.type,
@@ -182,6 +188,7 @@ export function specDoc(s: RandomSpec): ConfigDoc {
       translatedIp: n.type === 'snat' ? n.tip ?? '' : n.tip ?? '10.0.0.1',
       translatedPort: n.type === 'dnat-port' ? String(n.port) : '',
       outInterface: pickName(members, n.out),
+      disabled: n.off,
     })),
   });
 }

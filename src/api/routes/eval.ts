@@ -63,6 +63,8 @@ export const AnalysisReply = Type.Object({
   unreachableNat: Covered,
   unusedAddresses: Type.Array(Type.String()),
   unusedServices: Type.Array(Type.String()),
+  disabled: Type.Optional(Type.Array(Type.Integer(), { description: 'disabled policies (never reported as shadowed or redundant); present when there are some' })),
+  disabledNat: Type.Optional(Type.Array(Type.Integer(), { description: 'disabled NAT rules (never reported as unreachable); present when there are some' })),
   neverHit: Type.Union([Type.Array(Type.Integer()), Type.Null()], { description: 'running policies whose kernel counter is 0; null for the candidate or without a data plane' }),
 }, { additionalProperties: false });
 // evaluating the candidate compiles it: 409 without a session, 504 past the commit timeout
@@ -108,7 +110,7 @@ async function neverHit(ctx: AppContext, req: Req): Promise<number[] | null> {
   if (configQuery(req) === 'candidate') return null;
   const counters = await ctx.dataPlane.counters();
   if (!counters) return null;
-  return ctx.config.current().doc.policies.filter((p) => (counters.get(p.id)?.packets ?? 0) === 0).map((p) => p.id);
+  return ctx.config.current().doc.policies.filter((p) => !p.disabled && (counters.get(p.id)?.packets ?? 0) === 0).map((p) => p.id);
 }
 
 export function evalRoutes(ctx: AppContext): RouteDef[] {
