@@ -31,7 +31,9 @@ export const ExportModel = Type.Object({
   interfaces: Type.Array(Type.Object({ name: Str, ip: Str, management: Strs, state: Str, zone: Str }, open)),
   zones: Type.Array(Type.Object({ name: Str, type: Str, color: Str, networks: Strs }, open)),
   addresses: Type.Array(Type.Object({ name: Str, ips: Strs }, open)),
-  services: Type.Array(Type.Object({ name: Str, protocol: Str, ports: Type.Array(Type.Union([Type.Integer(), Str])) }, open)),
+  services: Type.Array(Type.Object({
+    name: Str, protocol: Str, ports: Type.Array(Type.Union([Type.Integer(), Str])), 'icmp-type': Type.Optional(Type.Integer()), 'icmp-code': Type.Optional(Type.Integer()),
+  }, open)),
   vlans: Type.Array(Type.Object({ name: Str, id: Type.Integer(), parent: Str, ip: Str, zone: Str, state: Str, management: Strs }, open)),
   dhcp: Type.Array(Type.Object({ interface: Str, start_ip: Str, end_ip: Str, gateway: Str, dns: Strs, lease_time: Type.Integer() }, open)),
   routes: Type.Array(Type.Object({ id: Id, description: Str, destination: Str, gateway: Str, interface: Str, metric: Type.Integer() }, open)),
@@ -56,7 +58,10 @@ function sorted<T>(m: ReadonlyMap<string, T>): T[] {
 const iface = (i: InterfaceObj) => ({ name: i.name, ip: i.ip, management: [...i.management], state: i.state, zone: i.zone });
 const zone = (z: ZoneObj) => ({ name: z.name, type: z.type, color: z.color, networks: [...z.networks] });
 const address = (a: AddressObj) => ({ name: a.name, ips: [...a.ips] });
-const service = (s: ServiceObj) => ({ name: s.name, protocol: s.protocol, ports: [...s.ports] });
+const service = (s: ServiceObj) => ({
+  name: s.name, protocol: s.protocol, ports: [...s.ports],
+  ...(s.icmpType !== undefined ? { 'icmp-type': s.icmpType } : {}), ...(s.icmpCode !== undefined ? { 'icmp-code': s.icmpCode } : {}),
+});
 const vlan = (v: VlanObj) => ({ name: v.name, id: v.id, parent: v.parent, ip: v.ip, zone: v.zone, state: v.state, management: [...v.management] });
 const dhcp = (p: DhcpPool) => ({
   interface: p.interface, start_ip: p.startIp, end_ip: p.endIp, gateway: p.gateway, dns: [...p.dns], lease_time: p.leaseTime,

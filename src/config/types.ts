@@ -4,7 +4,8 @@
 // "any" is stored as "" for a zone, an address, a NAT service or an out-interface, and as []
 // for a policy's services.
 
-export type Protocol = 'tcp' | 'udp';
+// a protocol's name ("tcp", "icmp", "gre"), or its number when it has none ("253"): protocols.ts
+export type Protocol = string;
 export type PortEntry = number | string; // 443, or a range "1024-65535" (low < high)
 export type LinkState = 'up' | 'down';
 export type Management = 'ping' | 'ssh' | 'https' | 'http';
@@ -20,7 +21,9 @@ export interface AddressObj {
 export interface ServiceObj {
   name: string;
   protocol: Protocol;
-  ports: PortEntry[];
+  ports: PortEntry[]; // [] for a protocol without ports (icmp, gre, ...)
+  icmpType?: number; // icmp/icmpv6 only, 0-255; absent: every type
+  icmpCode?: number; // only with icmpType; absent: every code
 }
 
 export interface ZoneObj {

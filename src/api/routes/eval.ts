@@ -21,12 +21,14 @@ const Port = Type.Integer({ minimum: 0, maximum: 65535 });
 export const PacketBody = Type.Object({
   'src-ip': Type.String(),
   'dst-ip': Type.String({ description: 'of the family of src-ip' }),
-  protocol: Type.Union([oneOf(['tcp', 'udp', 'icmp'] as const), Type.Integer({ minimum: 0, maximum: 255 })]),
+  protocol: Type.Union([oneOf(['tcp', 'udp', 'sctp', 'icmp', 'icmpv6'] as const), Type.Integer({ minimum: 0, maximum: 255 })]),
   'dst-port': Type.Optional(Type.Union([Port, Type.Null()], { description: 'required for tcp and udp' })),
   'src-port': Type.Optional(Type.Union([Port, Type.Null()])),
   'in-interface': Type.Optional(Type.Union([Type.String(), Type.Null()])),
   'src-zone': Type.Optional(Type.Union([Type.String(), Type.Null()])),
   'dst-zone': Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  'icmp-type': Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 255 }), Type.Null()], { description: 'icmp and icmpv6 only; 0 when not given' })),
+  'icmp-code': Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 255 }), Type.Null()], { description: 'icmp and icmpv6 only; 0 when not given' })),
 }, { additionalProperties: false });
 const BatchBody = Type.Object({ packets: Type.Array(PacketBody, { maxItems: 10000 }) }, { additionalProperties: false });
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
