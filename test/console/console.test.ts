@@ -356,6 +356,25 @@ describe('the operator console', () => {
     expect((await fetch(d.url + '/api/me', { headers: { Authorization: `Bearer ${secret}` } })).status).toBe(401);
   });
 
+  test('an ICMP service and a named, tagged, disabled policy are made through the forms (issue 27)', async () => {
+    await open('Services');
+    await page.getByRole('button', { name: 'New service' }).click();
+    await fill('New service', { Name: 'ping', Protocol: 'icmp', 'ICMP type': '8' });
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('row', { name: /ping icmp/ }).waitFor(WAIT);
+    expect((await ok(d.client.get('/api/services/ping?config=candidate'))).body).toEqual({ name: 'ping', protocol: 'icmp', ports: [], icmpType: 8 });
+    await open('Policies');
+    await page.getByRole('button', { name: 'New policy' }).click();
+    await fill('New policy', { Action: 'allow', Services: 'ping', Name: 'ping-out', Tags: 'maint, icmp' });
+    await page.getByRole('form', { name: 'New policy' }).getByLabel('Disabled', { exact: true }).check();
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('form', { name: 'New policy' }).waitFor({ state: 'detached', ...WAIT });
+    const made = (await ok(d.client.get('/api/policies?config=candidate&name=ping-out'))).body;
+    expect(made).toEqual([expect.objectContaining({ name: 'ping-out', tags: ['maint', 'icmp'], disabled: true })]);
+    // the table shows the name, the tags and that it is disabled
+    await page.getByRole('row', { name: /ping-out maint, icmp disabled/ }).waitFor(WAIT);
+  });
+
   test('logging out ends the login and forgets the token', async () => {
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.getByRole('button', { name: 'Log in' }).waitFor(WAIT);
