@@ -373,6 +373,21 @@ describe('the operator console', () => {
     expect(made).toEqual([expect.objectContaining({ name: 'ping-out', tags: ['maint', 'icmp'], disabled: true })]);
     // the table shows the name, the tags and that it is disabled
     await page.getByRole('row', { name: /ping-out maint, icmp disabled/ }).waitFor(WAIT);
+    // the rules the filter shows (a tag) are enabled, then disabled, each time in one change
+    const changes = async () => (await ok(d.client.get('/api/config/session'))).body.changes as number;
+    const state = async () => ((await ok(d.client.get('/api/policies?config=candidate&name=ping-out'))).body[0].disabled ?? false) as boolean;
+    await page.getByLabel('Filter', { exact: true }).fill('maint');
+    await page.locator('table.rules tbody tr').first().waitFor(WAIT);
+    const before = await changes();
+    await page.getByRole('button', { name: 'Enable shown' }).click();
+    expect(await until(state, false)).toBe(false);
+    expect(await changes()).toBe(before + 1);
+    await page.getByRole('button', { name: 'Disable shown' }).click();
+    expect(await until(state, true)).toBe(true);
+    expect(await changes()).toBe(before + 2);
+    // only the shown rule changed: the others are enabled still
+    expect((await ok(d.client.get('/api/policies?config=candidate&disabled=true'))).body.map((p: { id: number }) => p.id)).toEqual([made[0].id]);
+    await page.getByLabel('Filter', { exact: true }).fill('');
   });
 
   test('logging out ends the login and forgets the token', async () => {
