@@ -119,6 +119,9 @@ test('committed: eval and batch skip disabled rules exactly as the reference eva
   packets.forEach((p, i) => expect(batch.results[i]).toEqual(ref.eval(parsePacket(p))));
   // the disabled NAT rule 2 never translates; rule 1 (enabled, masquerade out of eth0) does
   expect(batch.results[0]).toMatchObject({ action: 'allow', policy: { id: 1 }, nat: { id: 1 } });
+  // ?stats=true takes the filters too (hits are null without a data plane)
+  const stats = (await ok(c.get('/api/policies?stats=true&disabled=true'))).body;
+  expect(stats.map((p: { id: number; hits: unknown }) => [p.id, p.hits])).toEqual([[2, null], [4, null]]);
   await c.begin();
 });
 
