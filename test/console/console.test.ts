@@ -373,6 +373,14 @@ describe('the operator console', () => {
     expect(made).toEqual([expect.objectContaining({ name: 'ping-out', tags: ['maint', 'icmp'], disabled: true })]);
     // the table shows the name, the tags and that it is disabled
     await page.getByRole('row', { name: /ping-out maint, icmp disabled/ }).waitFor(WAIT);
+    // the tracer sends an ICMP type: echo requests reach no policy (ping-out is disabled)
+    await open('Packet tracer');
+    await fill('Packet', { 'Source IP': '10.0.0.5', 'Destination IP': '203.0.113.9', Protocol: 'icmp', 'ICMP type': '8', 'ICMP code': '0', Configuration: 'candidate' });
+    await page.getByRole('button', { name: 'Trace' }).click();
+    await page.getByRole('heading', { name: /Verdict: / }).waitFor(WAIT);
+    const want = (await ok(d.client.post('/api/eval?config=candidate', { 'src-ip': '10.0.0.5', 'dst-ip': '203.0.113.9', protocol: 'icmp', 'icmp-type': 8, 'icmp-code': 0 }))).body;
+    await page.getByRole('heading', { name: `Verdict: ${want.action}` }).waitFor(WAIT);
+    await open('Policies');
     // the rules the filter shows (a tag) are enabled, then disabled, each time in one change
     const changes = async () => (await ok(d.client.get('/api/config/session'))).body.changes as number;
     const state = async () => ((await ok(d.client.get('/api/policies?config=candidate&name=ping-out'))).body[0].disabled ?? false) as boolean;
