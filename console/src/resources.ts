@@ -43,6 +43,8 @@ export interface ResourceDef<K extends ResourceKey> {
 }
 
 const MANAGEMENT = 'ping, ssh, https, http';
+/** The protocols the service form offers (the API also takes any other by number). */
+const PROTOCOLS = ['tcp', 'udp', 'sctp', 'icmp', 'icmpv6', 'gre', 'esp', 'ah', 'ospf', 'vrrp', 'ipip', 'igmp', 'pim', 'l2tp'];
 const names = (xs: { name: string }[]) => xs.map((x) => x.name).join(', ');
 const join = (xs: readonly (string | number)[]) => xs.join(', ');
 
@@ -70,10 +72,12 @@ const services: ResourceDef<'services'> = {
   ],
   fields: [
     { key: 'name', label: 'Name', required: true, fixed: true },
-    { key: 'protocol', label: 'Protocol', options: ['tcp', 'udp'], required: true },
-    { key: 'ports', label: 'Ports', kind: 'ports', required: true, hint: 'ports or ranges (8000-8080), separated by commas' },
+    { key: 'protocol', label: 'Protocol', options: PROTOCOLS, required: true },
+    { key: 'ports', label: 'Ports', kind: 'ports', hint: 'tcp, udp, sctp: ports or ranges (8000-8080), separated by commas' },
+    { key: 'icmp-type', label: 'ICMP type', kind: 'number', hint: 'icmp, icmpv6: 0-255; empty: every type' },
+    { key: 'icmp-code', label: 'ICMP code', kind: 'number', hint: 'with a type: 0-255; empty: every code' },
   ],
-  formOf: (m) => ({ name: m.name, protocol: m.protocol, ports: join(m.ports) }),
+  formOf: (m) => ({ name: m.name, protocol: m.protocol, ports: join(m.ports), 'icmp-type': m.icmpType === undefined ? '' : String(m.icmpType), 'icmp-code': m.icmpCode === undefined ? '' : String(m.icmpCode) }),
 };
 
 const zones: ResourceDef<'zones'> = {
@@ -182,6 +186,20 @@ const routes: ResourceDef<'routes'> = {
   formOf: (m) => ({ destination: m.destination, gateway: m.gateway, interface: m.interface, metric: String(m.metric), description: m.description }),
 };
 
+/** A rule's name, tags and disabled switch (issue 27): the same in both rule tables. */
+type RuleMeta = { name?: string; tags?: string[]; disabled?: boolean };
+const metaColumns: Column<RuleMeta>[] = [
+  { label: 'Name', text: (m) => m.name ?? '' },
+  { label: 'Tags', text: (m) => join(m.tags ?? []) },
+  { label: 'Disabled', text: (m) => (m.disabled ? 'disabled' : '') },
+];
+const metaFields = [
+  { key: 'name', label: 'Name', hint: 'optional, unique among the rules of the table' },
+  { key: 'tags', label: 'Tags', kind: 'list', hint: 'names separated by commas' },
+  { key: 'disabled', label: 'Disabled', kind: 'bool' },
+] as const satisfies FieldSpec<{ name?: string; tags?: string[]; disabled?: boolean }>[];
+const metaForm = (m: RuleMeta): FormValues => ({ name: m.name ?? '', tags: join(m.tags ?? []), disabled: m.disabled ?? false });
+
 const policies: ResourceDef<'policies'> = {
   key: 'policies', title: 'Policies', noun: 'policy', path: '/api/policies', create: true, remove: true, ordered: true,
   idOf: (m) => String(m.id),
@@ -193,6 +211,7 @@ const policies: ResourceDef<'policies'> = {
     { label: 'Destination', text: (m) => anyIfEmpty(m.dstAddr?.name) },
     { label: 'Services', text: (m) => anyIfEmpty(names(m.services)) },
     { label: 'Log', text: (m) => (m.log ? 'yes' : '') },
+    ...metaColumns,
   ],
   fields: [
     { key: 'action', label: 'Action', options: ['allow', 'deny'], required: true },
@@ -202,10 +221,12 @@ const policies: ResourceDef<'policies'> = {
     { key: 'dst-addr', label: 'Destination address', ref: 'addresses', hint: 'empty: any' },
     { key: 'services', label: 'Services', kind: 'list', ref: 'services', hint: 'names separated by commas; empty: any' },
     { key: 'log', label: 'Log', kind: 'bool' },
+    ...metaFields,
+    { key: 'description', label: 'Description' },
   ],
   formOf: (m) => ({
     action: m.action, 'src-zone': m.srcZone?.name ?? '', 'src-addr': m.srcAddr?.name ?? '', 'dst-zone': m.dstZone?.name ?? '',
-    'dst-addr': m.dstAddr?.name ?? '', services: names(m.services), log: m.log,
+    'dst-addr': m.dstAddr?.name ?? '', services: names(m.services), log: m.log, ...metaForm(m), description: m.description ?? '',
   }),
 };
 
@@ -222,6 +243,7 @@ const nat: ResourceDef<'nat'> = {
     { label: 'Translated to', text: (m) => [m.translatedIP, m.translatedPort].filter(Boolean).join(':') },
     { label: 'Out interface', text: (m) => m.outInterface },
     { label: 'Description', text: (m) => m.description },
+    ...metaColumns,
   ],
   fields: [
     { key: 'type', label: 'Type', options: ['snat', 'dnat-ip', 'dnat-port'], required: true },
@@ -234,8 +256,10 @@ const nat: ResourceDef<'nat'> = {
     { key: 'translated-port', label: 'Translated port' },
     { key: 'out-interface', label: 'Out interface', ref: 'interfaces' },
     { key: 'description', label: 'Description' },
+    ...metaFields,
   ],
   formOf: (m) => ({
+    ...metaForm(m),
     type: m.type, 'src-zone': m.srcZone?.name ?? '', 'dst-zone': m.dstZone?.name ?? '', 'src-addr': m.srcAddress, 'dst-addr': m.dstAddress,
     service: m.service, 'translated-ip': m.translatedIP, 'translated-port': m.translatedPort, 'out-interface': m.outInterface, description: m.description,
   }),

@@ -101,6 +101,18 @@ export function RulesPage({ kind }: { kind: Kind }) {
 
   const remove = (id: number) => removeObject(def as never, String(id), loaded.reload);
 
+  // the shown rules (filter, "Show") switched on or off in one batch: one change of the session
+  const switchShown = async (disabled: boolean) => {
+    const ids = rows.filter((r) => (r.disabled ?? false) !== disabled).map((r) => r.id);
+    const ok = ids.length > 0 && await attempt(async () => {
+      await ensureSession();
+      await api('POST', '/api/config/batch', { operations: ids.map((id) => ({ method: 'PUT', path: `${def.path}/${id}`, body: { disabled } })) });
+    }, `${ids.length} ${ids.length === 1 ? def.noun : def.title.toLowerCase()} ${disabled ? 'disabled' : 'enabled'}`);
+    if (!ok) return;
+    void refreshStatus();
+    loaded.reload();
+  };
+
   return (
     <Page title={def.title} actions={<>
       <ViewSwitch />
@@ -117,6 +129,10 @@ export function RulesPage({ kind }: { kind: Kind }) {
           onInput={(v) => setShow(v as typeof show)} />
         <span class="count">{rows.length} of {loaded.data?.rules.length ?? 0} in evaluation order{show !== 'all' ? `, ${SHOW_LABEL[show]} only` : ''}</span>
         {!inOrder && <button type="button" onClick={() => t.setSort({ col: -1, dir: 1 })}>Back to evaluation order</button>}
+        {mayChange && rows.length > 0 && <>
+          <button type="button" onClick={() => void switchShown(true)}>Disable shown</button>
+          <button type="button" onClick={() => void switchShown(false)}>Enable shown</button>
+        </>}
       </div>
       {mayChange && <p class="help" id={`${kind}-move-help`}>Reorder: drag a row by its handle, or focus the handle and press Arrow Up or Arrow Down (Home, End: to the top, the bottom).{inOrder ? '' : ' Sorted by a column: reordering is off.'}</p>}
       <p class="sr-only" role="status" aria-live="polite">{announce}</p>

@@ -6,7 +6,7 @@ import { ownSession, traced } from './state';
 import type { EvalAnswer, Packet } from './types';
 import { describeError, ErrorBox, Field, Link, Page } from './ui';
 
-type Form = Record<'src-ip' | 'dst-ip' | 'protocol' | 'dst-port' | 'src-port' | 'in-interface' | 'config', string>;
+type Form = Record<'src-ip' | 'dst-ip' | 'protocol' | 'dst-port' | 'src-port' | 'icmp-type' | 'icmp-code' | 'in-interface' | 'config', string>;
 
 function packetOf(f: Form): Packet {
   const proto = f.protocol;
@@ -14,12 +14,14 @@ function packetOf(f: Form): Packet {
   const port = (v: string) => (/^\d+$/.test(v.trim()) ? Number(v.trim()) : undefined);
   if (f['dst-port'].trim()) p['dst-port'] = port(f['dst-port']) ?? null;
   if (f['src-port'].trim()) p['src-port'] = port(f['src-port']) ?? null;
+  if (f['icmp-type'].trim()) p['icmp-type'] = port(f['icmp-type']) ?? null;
+  if (f['icmp-code'].trim()) p['icmp-code'] = port(f['icmp-code']) ?? null;
   if (f['in-interface'].trim()) p['in-interface'] = f['in-interface'].trim();
   return p;
 }
 
 export function TracerPage() {
-  const [f, setF] = useState<Form>({ 'src-ip': '', 'dst-ip': '', protocol: 'tcp', 'dst-port': '', 'src-port': '', 'in-interface': '', config: 'running' });
+  const [f, setF] = useState<Form>({ 'src-ip': '', 'dst-ip': '', protocol: 'tcp', 'dst-port': '', 'src-port': '', 'icmp-type': '', 'icmp-code': '', 'in-interface': '', config: 'running' });
   const [answer, setAnswer] = useState<EvalAnswer | null>(null);
   const [error, setError] = useState<string | null>(null);
   const set = (k: keyof Form) => (v: string) => setF({ ...f, [k]: v });
@@ -44,9 +46,11 @@ export function TracerPage() {
         <div class="fields">
           <Field label="Source IP" value={f['src-ip']} onInput={set('src-ip')} required />
           <Field label="Destination IP" value={f['dst-ip']} onInput={set('dst-ip')} required />
-          <Field label="Protocol" value={f.protocol} onInput={set('protocol')} options={['tcp', 'udp', 'icmp']} />
+          <Field label="Protocol" value={f.protocol} onInput={set('protocol')} options={['tcp', 'udp', 'sctp', 'icmp', 'icmpv6']} />
           <Field label="Destination port" value={f['dst-port']} onInput={set('dst-port')} />
           <Field label="Source port" value={f['src-port']} onInput={set('src-port')} />
+          <Field label="ICMP type" value={f['icmp-type']} onInput={set('icmp-type')} />
+          <Field label="ICMP code" value={f['icmp-code']} onInput={set('icmp-code')} />
           <Field label="In interface" value={f['in-interface']} onInput={set('in-interface')} />
           <Field label="Configuration" value={f.config} onInput={set('config')} options={ownSession.value ? ['running', 'candidate'] : ['running']} />
         </div>

@@ -20,6 +20,8 @@ export interface CrudSpec {
   list(doc: ConfigDoc, variant: string): unknown;
   /** Checks the list's query filters and names the variant (part of the cache key). */
   listVariant?(query: URLSearchParams): string;
+  /** False for variants too many to cache (free-text filters): answered afresh each time. */
+  cachedVariant?(variant: string): boolean;
   /** One object's read model, or undefined when it does not exist. */
   one(doc: ConfigDoc, key: string): unknown;
   /** Checks the path key before lookup (ids: 400 ERR_NET_1002). */
@@ -113,6 +115,7 @@ export function crudRoutes(ctx: AppContext, spec: CrudSpec): RouteDef[] {
         // the running version's answer is cached JSON, given in the same call
         if (configQuery(req) === 'candidate') return ctx.config.candidate().then(({ doc }) => ({ body: spec.list(doc, variant) }));
         const running = ctx.config.current();
+        if (spec.cachedVariant?.(variant) === false) return notModified(req, running.etag) ?? { body: spec.list(running.doc, variant), headers: { ETag: running.etag } };
         return notModified(req, running.etag) ?? running.cachedAnswer(`${spec.kind}:${variant}`, () => spec.list(running.doc, variant));
       },
     },

@@ -19,7 +19,8 @@ const HELP = `fwctl: the command-line client of the fwd firewall daemon
   fwctl plan -f FILE [--merge]     the changes FILE makes to running (exit 0: none, 2: some)
   fwctl apply -f FILE [--merge] [--confirm SECONDS] [--yes] [--description TEXT]
   fwctl confirm                    keep a commit made with --confirm
-  fwctl trace --src IP --dst IP --proto P [--dport N] [--sport N] [--in IF] [--candidate]
+  fwctl trace --src IP --dst IP --proto P [--dport N] [--sport N] [--icmp-type N] [--icmp-code N]
+              [--in IF] [--candidate]
   fwctl watch [--types commit,confirm,...] [--since ID] [--count N]
   fwctl leases                     the DHCP leases handed out, per pool
 
@@ -48,6 +49,7 @@ const OPTIONS = {
   trace: {
     src: { type: 'string' }, dst: { type: 'string' }, proto: { type: 'string' }, dport: { type: 'string' }, sport: { type: 'string' },
     in: { type: 'string' }, 'src-zone': { type: 'string' }, 'dst-zone': { type: 'string' }, candidate: { type: 'boolean', default: false },
+    'icmp-type': { type: 'string' }, 'icmp-code': { type: 'string' },
   },
   watch: { types: { type: 'string' }, since: { type: 'string' }, count: { type: 'string' } },
   leases: {},

@@ -8,6 +8,7 @@
 // Zone membership is written once, on its stored side: each interface's and VLAN's `zone`
 // (the zones' `interfaces` lists would say the same thing a second time).
 import { Type, type Static } from '@sinclair/typebox';
+import { metaOf } from './rule-meta';
 import type { ConfigDoc, DhcpPool, InterfaceObj, NatRule, PolicyObj, RouteObj, VlanObj, ZoneObj, AddressObj, ServiceObj } from './types';
 import { linkExtraFields, linkExtraModel } from './render/objects';
 
@@ -21,6 +22,8 @@ const Str = Type.String();
 const Strs = Type.Array(Type.String());
 const Id = Type.Integer({ minimum: 1 });
 const open = { additionalProperties: false } as const;
+/** a rule's metadata, written only when set (rule-meta.ts) */
+const meta = { name: Type.Optional(Str), tags: Type.Optional(Strs), disabled: Type.Optional(Type.Boolean()) };
 
 /** The schema of an exported document (what the OpenAPI document shows for export and load). */
 export const ExportModel = Type.Object({
@@ -29,16 +32,19 @@ export const ExportModel = Type.Object({
   interfaces: Type.Array(Type.Object({ name: Str, ip: Str, ...linkExtraFields, management: Strs, state: Str, zone: Str }, open)),
   zones: Type.Array(Type.Object({ name: Str, type: Str, color: Str, networks: Strs }, open)),
   addresses: Type.Array(Type.Object({ name: Str, ips: Strs }, open)),
-  services: Type.Array(Type.Object({ name: Str, protocol: Str, ports: Type.Array(Type.Union([Type.Integer(), Str])) }, open)),
+  services: Type.Array(Type.Object({
+    name: Str, protocol: Str, ports: Type.Array(Type.Union([Type.Integer(), Str])), 'icmp-type': Type.Optional(Type.Integer()), 'icmp-code': Type.Optional(Type.Integer()),
+  }, open)),
   vlans: Type.Array(Type.Object({ name: Str, id: Type.Integer(), parent: Str, ip: Str, ...linkExtraFields, zone: Str, state: Str, management: Strs }, open)),
   dhcp: Type.Array(Type.Object({ interface: Str, start_ip: Str, end_ip: Str, gateway: Str, dns: Strs, lease_time: Type.Integer() }, open)),
   routes: Type.Array(Type.Object({ id: Id, description: Str, destination: Str, gateway: Str, interface: Str, metric: Type.Integer() }, open)),
   policies: Type.Array(Type.Object({
     id: Id, action: Str, 'src-zone': Str, 'dst-zone': Str, 'src-addr': Str, 'dst-addr': Str, services: Strs, log: Type.Boolean(),
+    ...meta, description: Type.Optional(Str),
   }, open)),
   nat: Type.Array(Type.Object({
     id: Id, description: Str, type: Str, 'src-zone': Str, 'dst-zone': Str, 'src-addr': Str, 'dst-addr': Str, service: Str,
-    'translated-ip': Str, 'translated-port': Str, 'out-interface': Str,
+    'translated-ip': Str, 'translated-port': Str, 'out-interface': Str, ...meta,
   }, open)),
 }, { additionalProperties: false, description: `a whole configuration, format "${EXPORT_FORMAT}"` });
 export type ConfigExport = Static<typeof ExportModel>;
@@ -53,7 +59,10 @@ function sorted<T>(m: ReadonlyMap<string, T>): T[] {
 const iface = (i: InterfaceObj) => ({ name: i.name, ip: i.ip, ...linkExtraModel(i), management: [...i.management], state: i.state, zone: i.zone });
 const zone = (z: ZoneObj) => ({ name: z.name, type: z.type, color: z.color, networks: [...z.networks] });
 const address = (a: AddressObj) => ({ name: a.name, ips: [...a.ips] });
-const service = (s: ServiceObj) => ({ name: s.name, protocol: s.protocol, ports: [...s.ports] });
+const service = (s: ServiceObj) => ({
+  name: s.name, protocol: s.protocol, ports: [...s.ports],
+  ...(s.icmpType !== undefined ? { 'icmp-type': s.icmpType } : {}), ...(s.icmpCode !== undefined ? { 'icmp-code': s.icmpCode } : {}),
+});
 const vlan = (v: VlanObj) => ({ name: v.name, id: v.id, parent: v.parent, ip: v.ip, ...linkExtraModel(v), zone: v.zone, state: v.state, management: [...v.management] });
 const dhcp = (p: DhcpPool) => ({
   interface: p.interface, start_ip: p.startIp, end_ip: p.endIp, gateway: p.gateway, dns: [...p.dns], lease_time: p.leaseTime,
@@ -62,11 +71,13 @@ const route = (r: RouteObj) => ({ id: r.id, description: r.description, destinat
 const policy = (p: PolicyObj) => ({
   id: p.id, action: p.action, 'src-zone': anyName(p.srcZone), 'dst-zone': anyName(p.dstZone),
   'src-addr': anyName(p.srcAddr), 'dst-addr': anyName(p.dstAddr), services: p.services.length ? [...p.services] : ['any'], log: p.log,
+  ...metaOf(p, true),
 });
 const nat = (n: NatRule) => ({
   id: n.id, description: n.description, type: n.type, 'src-zone': anyName(n.srcZone), 'dst-zone': anyName(n.dstZone),
   'src-addr': anyName(n.srcAddr), 'dst-addr': anyName(n.dstAddr), service: anyName(n.service),
   'translated-ip': n.translatedIp, 'translated-port': n.translatedPort, 'out-interface': n.outInterface,
+  ...metaOf(n, false),
 });
 
 /** The document of `doc`, labelled with `version`. */

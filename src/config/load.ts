@@ -20,6 +20,7 @@ import { isPlainObject } from './json';
 import type { ResourceKind } from './changes';
 import type { ResourceOps, Rule, RuleTable } from './resource';
 import { RESOURCES } from './resources';
+import { repeatedNames } from './rule-meta';
 import type { ConfigDoc } from './types';
 
 export type LoadMode = 'replace' | 'merge';
@@ -176,6 +177,8 @@ function loadRules(work: ConfigDoc, part: Part, items: unknown[], merge: boolean
   for (const a of added) a.rule.id = a.id ?? ++maxId;
   const rules = [...updated, ...added.map((a) => a.rule)];
   if (rt.table === 'routes') rules.sort((a, b) => a.id - b.id);
+  // rule names are unique in the table the load makes (each build saw only the old table)
+  else for (const { name, ids } of repeatedNames(rules)) problems.add('ERR_NET_2006', `${part.collection}: the name "${name}" is given to rules ${ids.join(', ')}`);
   (work as unknown as Record<string, Rule[]>)[rt.table] = rules;
   work.counters = { ...work.counters, [rt.counter]: maxId };
 }

@@ -6,7 +6,8 @@ import { Type, type TObject } from '@sinclair/typebox';
 import { FwError } from '../errors';
 import type { ConfigDoc, Counters } from './types';
 import type { ResourceOps, RuleTable } from './resource';
-import { checkEnum, checkSameKey, notFound, parseRuleId, shapeChecker } from './validate';
+import { checkEnum, checkSameKey, checkText, notFound, parseRuleId, shapeChecker } from './validate';
+import { checkNameFree } from './rule-meta';
 
 /**
  * Hands out the next id of a kind: the counter holds the last id given, so ids start at 1
@@ -22,10 +23,7 @@ export const MAX_DESCRIPTION = 256;
 
 /** A rule's free-text description: at most MAX_DESCRIPTION characters. */
 export function checkDescription(value: string): string {
-  if (value.length > MAX_DESCRIPTION) {
-    throw new FwError('ERR_NET_1004', `field "description": at most ${MAX_DESCRIPTION} characters`);
-  }
-  return value;
+  return checkText('description', value, MAX_DESCRIPTION);
 }
 
 /** The index of the rule the path's id names: 400 ERR_NET_1002 for a bad id, 404 ERR_NET_1003 if absent. */
@@ -123,6 +121,7 @@ export function orderedRuleOps<K extends OrderedTableKey, B extends { id?: numbe
     rules: { table: t.table, counter: t.counter, build: build as RuleTable['build'] },
     create(doc: ConfigDoc, body: unknown) {
       const rule = build(doc, body);
+      checkNameFree(get(doc), rule, 0, t.what);
       const id = nextId(doc, t.counter);
       set(doc, [...get(doc), { ...rule, id }]);
       return { id };
@@ -132,7 +131,9 @@ export function orderedRuleOps<K extends OrderedTableKey, B extends { id?: numbe
       const rules = get(doc);
       const i = ruleIndex(rules, key, t.what);
       checkSameKey('id', b.id, key);
-      set(doc, replacedAt(rules, i, t.merge(doc, rules[i], b)));
+      const rule = t.merge(doc, rules[i], b);
+      checkNameFree(rules, rule, rule.id, t.what);
+      set(doc, replacedAt(rules, i, rule));
       return {};
     },
     remove(doc: ConfigDoc, key: string) {

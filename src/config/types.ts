@@ -4,7 +4,8 @@
 // "any" is stored as "" for a zone, an address, a NAT service or an out-interface, and as []
 // for a policy's services.
 
-export type Protocol = 'tcp' | 'udp';
+// a protocol's name ("tcp", "icmp", "gre"), or its number when it has none ("253"): protocols.ts
+export type Protocol = string;
 export type PortEntry = number | string; // 443, or a range "1024-65535" (low < high)
 export type LinkState = 'up' | 'down';
 export type Management = 'ping' | 'ssh' | 'https' | 'http';
@@ -20,7 +21,9 @@ export interface AddressObj {
 export interface ServiceObj {
   name: string;
   protocol: Protocol;
-  ports: PortEntry[];
+  ports: PortEntry[]; // [] for a protocol without ports (icmp, gre, ...)
+  icmpType?: number; // icmp/icmpv6 only, 0-255; absent: every type
+  icmpCode?: number; // only with icmpType; absent: every code
 }
 
 export interface ZoneObj {
@@ -73,7 +76,18 @@ export interface RouteObj {
   metric: number;
 }
 
-export interface PolicyObj {
+/**
+ * What an operator writes about a policy or a NAT rule beside its match (rule-meta.ts). Each
+ * field is stored only when set: absent means no name, no description, no tags, enabled.
+ */
+export interface RuleMeta {
+  name?: string; // unique in its table
+  description?: string;
+  tags?: string[];
+  disabled?: boolean; // true: keeps its place and counter, never matches
+}
+
+export interface PolicyObj extends RuleMeta {
   id: number;
   action: PolicyAction;
   srcZone: string;
@@ -84,9 +98,9 @@ export interface PolicyObj {
   log: boolean;
 }
 
-export interface NatRule {
+export interface NatRule extends RuleMeta {
   id: number;
-  description: string;
+  description: string; // always stored (the seed's field)
   type: NatType;
   srcZone: string;
   dstZone: string;

@@ -60,6 +60,12 @@ export function checkEnum<T extends string>(field: string, value: string, allowe
   return value as T;
 }
 
+/** A free text of at most `max` characters (a description). */
+export function checkText(field: string, value: string, max: number): string {
+  if (value.length > max) throw new FwError('ERR_NET_1004', `field "${field}": at most ${max} characters`);
+  return value;
+}
+
 export function checkRange(field: string, value: number, min: number, max: number): number {
   if (value < min || value > max) throw new FwError('ERR_NET_1008', `field "${field}": ${value} is not within ${min}-${max}`);
   return value;

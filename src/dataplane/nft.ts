@@ -18,6 +18,7 @@ import type { Family } from '../config/net';
 import { parseCidr, parseIp } from '../config/net';
 import type { ConfigDoc, NatRule, PolicyObj, ServiceObj } from '../config/types';
 import { NFT_TABLE } from './names';
+import { hasPorts, isIcmp, PROTO, protocolNumber } from '../config/protocols';
 import { formatRange, select, union, type Seg } from './ranges';
 import { Topology } from './topology';
 
@@ -156,11 +157,21 @@ class Renderer {
       () => addrElements(family, select(this.segs('route', family), (v) => v === link)), `routed out of ${link}`);
   }
 
-  /** `meta l4proto tcp <portExpr> <ports>` of a service (null: no such service). */
+  /**
+   * The match of a service (null: no such service): `meta l4proto tcp <portExpr> <ports>` for
+   * a ported protocol, `icmp type T [icmp code C]` for ICMP that names a type, else the
+   * protocol alone. Protocols other than tcp and udp are written as numbers: nothing then
+   * depends on the host's /etc/protocols.
+   */
   service(name: string, portExpr: string): string | null {
     const svc = this.doc.services.get(name);
     if (!svc) return null;
-    return `meta l4proto ${svc.protocol} ${portExpr} ${this.sets.ports(svc, this.serviceIndex.get(name)!)}`;
+    const n = protocolNumber(svc.protocol);
+    const proto = `meta l4proto ${svc.protocol === 'tcp' || svc.protocol === 'udp' ? svc.protocol : n}`;
+    if (hasPorts(n)) return `${proto} ${portExpr} ${this.sets.ports(svc, this.serviceIndex.get(name)!)}`;
+    if (!isIcmp(n) || svc.icmpType === undefined) return proto;
+    const k = n === PROTO.icmp ? 'icmp' : 'icmpv6';
+    return `${proto} ${k} type ${svc.icmpType}${svc.icmpCode === undefined ? '' : ` ${k} code ${svc.icmpCode}`}`;
   }
 
   /** Destinations routed out of a link that has an address of this family (masquerade can apply). */
@@ -205,6 +216,7 @@ function serviceAlternatives(r: Renderer, names: string[], portExpr: string): st
 }
 
 function policyRules(r: Renderer, p: PolicyObj): string[] {
+  if (p.disabled) return []; // its counter object stays, so its hits are kept
   const tail = `${p.log ? `log prefix "fwd policy ${p.id}: " ` : ''}counter name "${counterName(p.id)}" ${p.action === 'allow' ? 'accept' : 'drop'}`;
   // the original destination and port: dnat has already rewritten the packet in forward
   const services = serviceAlternatives(r, p.services, 'ct original proto-dst');
@@ -229,6 +241,7 @@ function natFamilies(n: NatRule): Family[] {
 /** One NAT rule's matches per family, on the packet as it was before any translation. */
 function natMatches(r: Renderer, n: NatRule): Array<{ family: Family; match: string }> {
   const out: Array<{ family: Family; match: string }> = [];
+  if (n.disabled) return out;
   const svc = isAny(n.service) ? '' : r.service(n.service, 'th dport') ?? '';
   for (const family of natFamilies(n)) {
     const parts = addressMatches(r, family, n, 'IP daddr');

@@ -31,6 +31,10 @@ export interface Analysis {
   unreachableNat: Coverage[];
   unusedAddresses: string[];
   unusedServices: string[];
+  /** disabled policies and NAT rules (present only when there are some): they match nothing
+   * and are reported here only, never as shadowed, redundant or unreachable */
+  disabled?: number[];
+  disabledNat?: number[];
 }
 
 export interface AnalyzeOptions {

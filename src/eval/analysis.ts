@@ -54,6 +54,13 @@ export function warningLines(a: Analysis, opts: { unused?: boolean } = {}): stri
 
 const families = [4, 6] as const;
 
+/** The ids of the disabled policies and NAT rules, each list only when it is not empty. */
+function disabledRules(doc: ConfigDoc): Pick<Analysis, 'disabled' | 'disabledNat'> {
+  const disabled = doc.policies.filter((p) => p.disabled).map((p) => p.id);
+  const disabledNat = doc.nat.filter((r) => r.disabled).map((r) => r.id);
+  return { ...(disabled.length ? { disabled } : {}), ...(disabledNat.length ? { disabledNat } : {}) };
+}
+
 /** The identity of a policy's match space (equal keys: equal spaces). */
 function spaceKey(r: RuleRegions): string {
   const field = (iv: Interval[]) => iv.map(([a, b]) => `${a}-${b}`).join(',');
@@ -88,7 +95,7 @@ export function analyze(doc: ConfigDoc, compiled?: CompiledConfig, opts: Analyze
   const n = doc.policies.length;
   const covered = new Uint8Array(n);
   const allows = doc.policies.map((p) => p.action === 'allow');
-  const out: Analysis = { complete: false, shadowed: [], redundant: [], undecided: [], partiallyShadowed: [], unreachableNat: [], unusedAddresses: [], unusedServices: [] };
+  const out: Analysis = { complete: false, shadowed: [], redundant: [], undecided: [], partiallyShadowed: [], unreachableNat: [], unusedAddresses: [], unusedServices: [], ...disabledRules(doc) };
   /** spaces of covered policies, with the action and verdict of the first of them */
   const coveredSpaces = new Map<string, { allow: boolean; verdict: Verdict }>();
   let timeUp = false;

@@ -9,6 +9,7 @@
 // anything else: then the caller runs JSON.parse and parsePacketBatch, which accept or refuse
 // it with the exact error. So a batch it accepts is, slot for slot, what parsePacketBatch
 // would have made of JSON.parse(body) (tests compare both on random and mutated bodies).
+import { isIcmp, PROTO } from '../config/protocols';
 import { parseIpBytes } from '../config/net';
 import { MAX_BATCH, releaseBatch, takeBatch, type PacketBatch } from './batch';
 import { PROTO_ICMP, PROTO_TCP, PROTO_UDP } from './types';
@@ -17,8 +18,8 @@ const QUOTE = 34, COMMA = 44, DOT = 46, COLON = 58, BACKSLASH = 92;
 const LBRACE = 123, RBRACE = 125, LBRACKET = 91, RBRACKET = 93;
 
 // the packet fields, by position in FIELDS
-const SRC_IP = 0, DST_IP = 1, PROTOCOL = 2, DST_PORT = 3, SRC_PORT = 4, IN_IF = 5, SRC_ZONE = 6, DST_ZONE = 7;
-const FIELDS = ['src-ip', 'dst-ip', 'protocol', 'dst-port', 'src-port', 'in-interface', 'src-zone', 'dst-zone'].map((f) => Buffer.from(f, 'latin1'));
+const SRC_IP = 0, DST_IP = 1, PROTOCOL = 2, DST_PORT = 3, SRC_PORT = 4, IN_IF = 5, SRC_ZONE = 6, DST_ZONE = 7, ICMP_TYPE = 8, ICMP_CODE = 9;
+const FIELDS = ['src-ip', 'dst-ip', 'protocol', 'dst-port', 'src-port', 'in-interface', 'src-zone', 'dst-zone', 'icmp-type', 'icmp-code'].map((f) => Buffer.from(f, 'latin1'));
 const FIELD_LENGTH = Uint8Array.from(FIELDS, (w) => w.length);
 const PACKETS = Buffer.from('"packets"', 'latin1');
 /**
@@ -49,6 +50,7 @@ const QUAD_ROOM = 16;
 /** The body being scanned, for 4-byte loads (the scan is synchronous: module scratch). */
 let view: DataView = new DataView(new ArrayBuffer(0));
 const TCP = Buffer.from('tcp', 'latin1'), UDP = Buffer.from('udp', 'latin1'), ICMP = Buffer.from('icmp', 'latin1');
+const SCTP = Buffer.from('sctp', 'latin1'), ICMPV6 = Buffer.from('icmpv6', 'latin1');
 
 /** `{"src-ip":"::","dst-ip":"::","protocol":0}`: no accepted packet is shorter, so a body of n
  * bytes holds at most n / 42 of them (the batch is sized before counting; a body that holds
@@ -58,10 +60,10 @@ const MIN_PACKET_BYTES = 42;
 // the value of each field of the packet being read (the scan is synchronous: module scratch)
 const ABSENT = 0, STRING = 1, NUMBER = 2; // null counts as absent, as in parsePacket
 const QUAD = 3; // an address read as a dotted quad during the scan: its word in num
-const kind = new Uint8Array(8);
-const from = new Int32Array(8); // a string's bytes: [from, to)
-const to = new Int32Array(8);
-const num = new Int32Array(8);
+const kind = new Uint8Array(FIELDS.length);
+const from = new Int32Array(FIELDS.length); // a string's bytes: [from, to)
+const to = new Int32Array(FIELDS.length);
+const num = new Int32Array(FIELDS.length);
 
 function isWs(c: number): boolean {
   return c === 32 || c === 10 || c === 13 || c === 9;
@@ -94,8 +96,8 @@ function fieldAt(s: Uint8Array, a: number, n: number): number {
     case 112: // p
       f = PROTOCOL;
       break;
-    case 105: // i
-      f = IN_IF;
+    case 105: // i: in-interface, icmp-type, icmp-code
+      f = s[a + 1] === 110 ? IN_IF : s[a + 5] === 116 ? ICMP_TYPE : ICMP_CODE;
       break;
     default:
       return -1;
@@ -218,7 +220,7 @@ function compactPacket(s: Buffer, p: number, n: number, b: PacketBatch, i: numbe
   w[at + 1] = w[at + 2] = w[at + 3] = w[at + 5] = w[at + 6] = w[at + 7] = 0;
   b.fam[i] = 4;
   b.protocol[i] = protocol;
-  b.dstPort[i] = number;
+  b.dstPort[i] = isIcmp(protocol) ? 0 : number; // ICMP: type and code, 0 when not given
   b.srcPort[i] = -1; // names: null in a batch from takeBatch
   return q + 1;
 }
@@ -227,7 +229,7 @@ function compactPacket(s: Buffer, p: number, n: number, b: PacketBatch, i: numbe
 function scanPacket(s: Buffer, p: number, n: number, b: PacketBatch, i: number): number {
   if (p >= n || s[p] !== LBRACE) return -1;
   p = skipWs(s, p + 1, n);
-  for (let f = 0; f < 8; f++) kind[f] = ABSENT;
+  for (let f = 0; f < FIELDS.length; f++) kind[f] = ABSENT;
   let seen = 0;
   if (p < n && s[p] === RBRACE) p++;
   else {
@@ -296,7 +298,11 @@ function scanPacket(s: Buffer, p: number, n: number, b: PacketBatch, i: number):
   else if (equalBytes(s, from[PROTOCOL], to[PROTOCOL], TCP)) protocol = PROTO_TCP;
   else if (equalBytes(s, from[PROTOCOL], to[PROTOCOL], UDP)) protocol = PROTO_UDP;
   else if (equalBytes(s, from[PROTOCOL], to[PROTOCOL], ICMP)) protocol = PROTO_ICMP;
+  else if (equalBytes(s, from[PROTOCOL], to[PROTOCOL], SCTP)) protocol = PROTO.sctp;
+  else if (equalBytes(s, from[PROTOCOL], to[PROTOCOL], ICMPV6)) protocol = PROTO.icmpv6;
   else return -1;
+  const icmp = icmpWord(protocol);
+  if (icmp === -2) return -1;
   const dstPort = port(DST_PORT);
   if (dstPort === -2 || (dstPort === -1 && (protocol === PROTO_TCP || protocol === PROTO_UDP))) return -1;
   const srcPort = port(SRC_PORT);
@@ -304,7 +310,7 @@ function scanPacket(s: Buffer, p: number, n: number, b: PacketBatch, i: number):
   if (kind[IN_IF] === NUMBER || kind[SRC_ZONE] === NUMBER || kind[DST_ZONE] === NUMBER) return -1;
   b.fam[i] = family;
   b.protocol[i] = protocol;
-  b.dstPort[i] = dstPort < 0 ? 0 : dstPort;
+  b.dstPort[i] = icmp >= 0 ? icmp : dstPort < 0 ? 0 : dstPort;
   b.srcPort[i] = srcPort;
   // names are null in a batch from takeBatch: only those given are written
   if (kind[IN_IF] === STRING) b.inInterface[i] = name(s, IN_IF);
@@ -379,6 +385,15 @@ function numberAt(s: Uint8Array, p: number, n: number): number {
 }
 
 /** A port field: the port, -1 when absent, -2 when parsePacket would refuse it. */
+/** An ICMP packet's type << 8 | code (parsePacket's icmpWord), -1 for another protocol,
+ * -2 for what parsePacket refuses (a type or code out of range, or on another protocol). */
+function icmpWord(protocol: number): number {
+  const t = kind[ICMP_TYPE], c = kind[ICMP_CODE];
+  if (!isIcmp(protocol)) return t === ABSENT && c === ABSENT ? -1 : -2;
+  if ((t !== ABSENT && (t !== NUMBER || num[ICMP_TYPE] > 255)) || (c !== ABSENT && (c !== NUMBER || num[ICMP_CODE] > 255))) return -2;
+  return ((t === ABSENT ? 0 : num[ICMP_TYPE]) << 8) | (c === ABSENT ? 0 : num[ICMP_CODE]);
+}
+
 function port(f: number): number {
   if (kind[f] === ABSENT) return -1;
   return kind[f] === NUMBER && num[f] <= 65535 ? num[f] : -2;

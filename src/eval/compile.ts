@@ -87,7 +87,7 @@ export function policySpecs(doc: ConfigDoc): RuleSpec[] {
       srcKey: akey(p.srcAddr),
       dstKey: akey(p.dstAddr),
       svcKey,
-      families: 3,
+      families: p.disabled ? 0 : 3, // a disabled policy matches nothing, so it shadows nothing
     };
   });
 }
@@ -104,7 +104,7 @@ export function natTable(doc: ConfigDoc, ifIdx: ReadonlyMap<string, number>): { 
     const tip = r.translatedIp !== '' ? parseIp(r.translatedIp) : null;
     const outIf = r.outInterface === '' || r.outInterface === 'any' ? -1 : ifIdx.get(r.outInterface) ?? -2;
     let families = masquerade ? 3 : tip ? familyBit(tip.family) : 0;
-    if (outIf === -2) families = 0;
+    if (outIf === -2 || r.disabled) families = 0;
     nat.push({
       id: r.id,
       type: r.type,

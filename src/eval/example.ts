@@ -5,6 +5,7 @@ import { formatIp, type Family } from '../config/net';
 import type { ExamplePacket } from './analysis-types';
 import type { Point } from './paint';
 import { PROTO_ICMP, PROTO_TCP, PROTO_UDP } from './types';
+import { hasPorts, isIcmp } from '../config/protocols';
 
 function ipText(family: Family, v: bigint): string {
   const bytes = new Uint8Array(family === 4 ? 4 : 16);
@@ -22,7 +23,11 @@ export function examplePacket(p: Point, family: Family, zones: readonly string[]
     protocol: proto === PROTO_TCP ? 'tcp' : proto === PROTO_UDP ? 'udp' : proto === PROTO_ICMP ? 'icmp' : proto,
   };
   // a service key of another protocol is its protocol alone (every rule holds all or none of it)
-  if (proto === PROTO_TCP || proto === PROTO_UDP) j['dst-port'] = key & 0xffff;
+  if (hasPorts(proto)) j['dst-port'] = key & 0xffff;
+  if (isIcmp(proto)) {
+    j['icmp-type'] = (key >> 8) & 0xff;
+    j['icmp-code'] = key & 0xff;
+  }
   if (p.zs > 0) j['src-zone'] = zones[p.zs - 1];
   if (p.zd > 0) j['dst-zone'] = zones[p.zd - 1];
   return j;

@@ -21,6 +21,8 @@ export function unreachableNatRules(doc: ConfigDoc, zoneCount: number, work: Wor
   const out: Coverage[] = [];
   const never = new Uint8Array(specs.length); // a rule no packet reaches takes none from later ones
   space.rules.forEach((me, i) => {
+    // a disabled rule is reported as disabled, not as unreachable
+    if (doc.nat[i].disabled) return void (never[i] = 1);
     const cover = new Set<number>();
     for (const f of [4, 6] as const) {
       const R = regionOf(me, f);

@@ -12,10 +12,11 @@ import { isPlainObject } from '../config/json';
 import { MAX_BATCH, PacketBatch, releaseBatch, takeBatch } from './batch';
 import type { EvalResult, Evaluator, Packet } from './types';
 import { PROTO_ICMP, PROTO_TCP, PROTO_UDP } from './types';
+import { isIcmp, PROTO } from '../config/protocols';
 
 export { MAX_BATCH };
 
-const FIELDS = new Set(['src-ip', 'dst-ip', 'protocol', 'dst-port', 'src-port', 'in-interface', 'src-zone', 'dst-zone']);
+const FIELDS = new Set(['src-ip', 'dst-ip', 'protocol', 'dst-port', 'src-port', 'in-interface', 'src-zone', 'dst-zone', 'icmp-type', 'icmp-code']);
 const hasOwn = Object.prototype.hasOwnProperty;
 
 /** "packets[3]." in a batch (index >= 0), nothing for a single packet (index -1). Only called
@@ -50,6 +51,20 @@ function portField(v: unknown, index: number, field: string, required: boolean):
   return v;
 }
 
+/** An ICMP packet's type << 8 | code (each 0 when not given), -1 for another protocol, whose
+ * packet may not carry them. */
+function icmpWord(type: unknown, code: unknown, index: number, icmp: boolean): number {
+  const byte = (v: unknown, field: string): number => {
+    if (v === undefined || v === null) return 0;
+    if (!icmp) throw bad(index, field, 'only an icmp or icmpv6 packet has one');
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 255) throw bad(index, field, 'must be an integer 0-255');
+    return v;
+  };
+  const t = byte(type, 'icmp-type');
+  const c = byte(code, 'icmp-code');
+  return icmp ? (t << 8) | c : -1;
+}
+
 function nameField(v: unknown, index: number, field: string): string | null {
   if (v === undefined || v === null || v === '') return null;
   if (typeof v !== 'string') throw bad(index, field, 'must be a string');
@@ -80,17 +95,21 @@ function parseInto(json: unknown, b: PacketBatch, i: number, index: number): voi
   if (p === 'tcp') protocol = PROTO_TCP;
   else if (p === 'udp') protocol = PROTO_UDP;
   else if (p === 'icmp') protocol = PROTO_ICMP;
+  else if (p === 'sctp') protocol = PROTO.sctp;
+  else if (p === 'icmpv6') protocol = PROTO.icmpv6;
   else if (typeof p === 'number' && Number.isInteger(p) && p >= 0 && p <= 255) protocol = p;
-  else throw bad(index, 'protocol', 'must be tcp, udp, icmp or an integer 0-255');
+  else throw bad(index, 'protocol', 'must be tcp, udp, sctp, icmp, icmpv6 or an integer 0-255');
   const ported = protocol === PROTO_TCP || protocol === PROTO_UDP;
   const dstPort = portField(json['dst-port'], index, 'dst-port', ported);
   const srcPort = portField(json['src-port'], index, 'src-port', false);
+  // ICMP: the packet's type << 8 | code stands where a port would (src/eval/types.ts)
+  const icmp = icmpWord(json['icmp-type'], json['icmp-code'], index, isIcmp(protocol));
   const inInterface = nameField(json['in-interface'], index, 'in-interface');
   const srcZone = nameField(json['src-zone'], index, 'src-zone');
   const dstZone = nameField(json['dst-zone'], index, 'dst-zone');
   b.fam[i] = src;
   b.protocol[i] = protocol;
-  b.dstPort[i] = dstPort < 0 ? 0 : dstPort;
+  b.dstPort[i] = icmp >= 0 ? icmp : dstPort < 0 ? 0 : dstPort;
   b.srcPort[i] = srcPort;
   b.inInterface[i] = inInterface;
   b.srcZone[i] = srcZone;

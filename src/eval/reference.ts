@@ -7,7 +7,7 @@ import { formatCidr, formatIp, parseCidr, parseIp, type Cidr, type Family } from
 import { linkCidrs } from '../config/link-addresses';
 import type { ConfigDoc, NatRule, PolicyObj, RouteObj } from '../config/types';
 import type { EvalResult, Evaluator, NatAnswer, Packet } from './types';
-import { PROTO_TCP, PROTO_UDP } from './types';
+import { hasPorts, isIcmp, protocolNumber } from '../config/protocols';
 
 interface Iface {
   name: string;
@@ -19,7 +19,9 @@ interface Iface {
 
 interface Svc {
   protocol: number;
-  ranges: Array<[number, number]>;
+  ranges: Array<[number, number]>; // destination ports (tcp, udp, sctp)
+  icmpType?: number;
+  icmpCode?: number;
 }
 
 interface Route {
@@ -78,7 +80,7 @@ export class ReferenceEvaluator implements Evaluator {
     }
     for (const s of doc.services.values()) {
       const ranges = s.ports.map(parsePorts).filter((r): r is [number, number] => r !== null);
-      this.services.set(s.name, { protocol: s.protocol === 'tcp' ? PROTO_TCP : PROTO_UDP, ranges });
+      this.services.set(s.name, { protocol: protocolNumber(s.protocol), ranges, icmpType: s.icmpType, icmpCode: s.icmpCode });
     }
     this.routes = doc.routes;
     this.policies = doc.policies;
@@ -233,13 +235,19 @@ export class ReferenceEvaluator implements Evaluator {
     return nets !== undefined && nets.some((n) => holds(n, family, bytes));
   }
 
+  /** A ported protocol by destination port, ICMP by the type and code it names (an ICMP
+   * packet's dstPort is type << 8 | code), any other protocol by its number alone. */
   private serviceMatches(name: string, p: Packet): boolean {
     const s = this.services.get(name);
-    return s !== undefined && s.protocol === p.protocol && s.ranges.some(([lo, hi]) => lo <= p.dstPort && p.dstPort <= hi);
+    if (s === undefined || s.protocol !== p.protocol) return false;
+    if (hasPorts(s.protocol)) return s.ranges.some(([lo, hi]) => lo <= p.dstPort && p.dstPort <= hi);
+    if (!isIcmp(s.protocol)) return true;
+    return (s.icmpType === undefined || s.icmpType === p.dstPort >> 8) && (s.icmpCode === undefined || s.icmpCode === (p.dstPort & 0xff));
   }
 
   private policyMatches(r: PolicyObj, p: Packet, srcZone: string | null, dstZone: string | null): boolean {
     return (
+      !r.disabled &&
       this.zoneMatches(r.srcZone, srcZone) &&
       this.zoneMatches(r.dstZone, dstZone) &&
       this.addrMatches(r.srcAddr, p.family, p.src) &&
@@ -250,6 +258,7 @@ export class ReferenceEvaluator implements Evaluator {
 
   private matchNat(p: Packet, srcZone: string | null, dstZone: string | null, route: Route | null) {
     for (const r of this.nat) {
+      if (r.disabled) continue;
       if (!this.zoneMatches(r.srcZone, srcZone) || !this.zoneMatches(r.dstZone, dstZone)) continue;
       if (!this.addrMatches(r.srcAddr, p.family, p.src) || !this.addrMatches(r.dstAddr, p.family, p.dst)) continue;
       if (!isAny(r.service) && !this.serviceMatches(r.service, p)) continue;

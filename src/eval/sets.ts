@@ -5,7 +5,7 @@
 // one dimension and `any` is the whole space.
 import { parseCidr, type Cidr, type Family } from '../config/net';
 import type { AddressObj, PortEntry, ServiceObj } from '../config/types';
-import { PROTO_TCP, PROTO_UDP } from './types';
+import { hasPorts, isIcmp, protocolNumber } from '../config/protocols';
 
 export type Interval = [bigint, bigint];
 
@@ -120,15 +120,19 @@ export function serviceKeyIntervals(services: readonly ServiceObj[]): Array<[num
   return mergeKeys(list);
 }
 
+/** The ranges of the 16 bits beside the protocol (keyLow) that a service holds. */
+export function serviceLowRanges(s: ServiceObj): Array<[number, number]> {
+  const n = protocolNumber(s.protocol);
+  if (hasPorts(n)) return s.ports.map(parsePortEntry).filter((r): r is [number, number] => r !== null);
+  if (!isIcmp(n) || s.icmpType === undefined) return [[0, 0xffff]];
+  const t = s.icmpType << 8;
+  return s.icmpCode === undefined ? [[t, t | 0xff]] : [[t | s.icmpCode, t | s.icmpCode]];
+}
+
 /** A service's own key intervals, unmerged, in the order of its ports. */
 function ownKeys(s: ServiceObj): Array<[number, number]> {
-  const proto = s.protocol === 'tcp' ? PROTO_TCP : PROTO_UDP;
-  const out: Array<[number, number]> = [];
-  for (const e of s.ports) {
-    const r = parsePortEntry(e);
-    if (r) out.push([(proto << 16) | r[0], (proto << 16) | r[1]]);
-  }
-  return out;
+  const proto = protocolNumber(s.protocol) << 16;
+  return serviceLowRanges(s).map(([lo, hi]) => [proto | lo, proto | hi]);
 }
 
 /** mergeIntervals in numbers (keys are 24-bit): the same intervals, without BigInt. */
@@ -182,7 +186,8 @@ export function natServiceSet(name: string, services: ReadonlyMap<string, Servic
   return policyServiceSet(name === '' ? [] : [name], services);
 }
 
-/** The key of a packet: protocol and destination port (port 0 unless tcp/udp). */
+/** The key of a packet: protocol and destination port (tcp, udp, sctp), type << 8 | code
+ * (icmp, icmpv6: what the packet carries as dstPort, src/eval/types.ts) or 0. */
 export function packetKey(protocol: number, dstPort: number): number {
-  return protocol === PROTO_TCP || protocol === PROTO_UDP ? (protocol << 16) | dstPort : protocol << 16;
+  return hasPorts(protocol) || isIcmp(protocol) ? (protocol << 16) | dstPort : protocol << 16;
 }

@@ -28,7 +28,10 @@ export interface Packet {
   readonly d2: number;
   readonly d3: number;
   readonly protocol: number; // 0-255; tcp 6, udp 17, icmp 1
-  readonly dstPort: number; // 0-65535; 0 when the protocol is not tcp/udp and no port was given
+  // 0-65535; 0 when the protocol is not tcp/udp and no port was given. ICMP and ICMPv6:
+  // icmp-type << 8 | icmp-code (each 0 when not given), where a service's type and code sit
+  // in the service key space (src/eval/sets.ts)
+  readonly dstPort: number;
   readonly srcPort: number | null;
   readonly inInterface: string | null; // null: not given (an empty string counts as not given)
   readonly srcZone: string | null;

@@ -82,6 +82,24 @@ test('trace shows a packet\'s way through the running configuration as a table, 
   expect({ code: refused.code, err: refused.stderr }).toEqual({ code: 1, err: expect.stringMatching(/400 ERR_NET_1001/) });
 });
 
+test('trace of an ICMP packet by type and code (issue 27): the table names them, --json is /api/eval\'s answer', async () => {
+  await d.client.begin();
+  await ok(d.client.post('/api/services', { name: 'ping', protocol: 'icmp', 'icmp-type': 8 }));
+  await ok(d.client.post('/api/policies', { action: 'deny', 'src-zone': 'lan', 'dst-zone': 'wan', services: ['ping'] }));
+  await ok(d.client.post('/api/policies/2/move', { position: 'top' }));
+  await d.client.commit();
+  const args = ['trace', '--src', '10.0.0.5', '--dst', '8.8.8.8', '--proto', 'icmp', '--icmp-type', '8', '--icmp-code', '0'];
+  const r = await fwctl(args, env());
+  expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
+  expect(r.stdout).toMatch(/^packet +10\.0\.0\.5 -> 8\.8\.8\.8 icmp type 8 code 0$/m);
+  expect(r.stdout).toMatch(/^policy +#2 deny$/m);
+  const json = JSON.parse((await fwctl([...args, '--json'], env())).stdout);
+  expect(json).toEqual((await ok(d.client.post('/api/eval', { 'src-ip': '10.0.0.5', 'dst-ip': '8.8.8.8', protocol: 'icmp', 'icmp-type': 8, 'icmp-code': 0 }))).body);
+  const echoReply = JSON.parse((await fwctl(['trace', '--src', '10.0.0.5', '--dst', '8.8.8.8', '--proto', 'icmp', '--icmp-type', '0', '--json'], env())).stdout);
+  expect(echoReply.policy).toEqual({ id: 1, action: 'allow', log: false });
+  expect((await fwctl(['trace', '--src', '10.0.0.5', '--dst', '8.8.8.8', '--proto', 'icmp', '--icmp-type', '256'], env())).code).toBe(64);
+});
+
 test('confirm: 4 with nothing pending; after a commit confirmed, 0 and the version', async () => {
   const none = await fwctl(['confirm'], env());
   expect({ code: none.code, err: none.stderr }).toEqual({ code: 4, err: expect.stringMatching(/409 ERR_SYS_3004/) });

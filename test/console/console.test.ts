@@ -368,6 +368,48 @@ describe('the operator console', () => {
     expect((await fetch(d.url + '/api/me', { headers: { Authorization: `Bearer ${secret}` } })).status).toBe(401);
   });
 
+  test('an ICMP service and a named, tagged, disabled policy are made through the forms (issue 27)', async () => {
+    await open('Services');
+    await page.getByRole('button', { name: 'New service' }).click();
+    await fill('New service', { Name: 'ping', Protocol: 'icmp', 'ICMP type': '8' });
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('row', { name: /ping icmp/ }).waitFor(WAIT);
+    expect((await ok(d.client.get('/api/services/ping?config=candidate'))).body).toEqual({ name: 'ping', protocol: 'icmp', ports: [], icmpType: 8 });
+    await open('Policies');
+    await page.getByRole('button', { name: 'New policy' }).click();
+    await fill('New policy', { Action: 'allow', Services: 'ping', Name: 'ping-out', Tags: 'maint, icmp' });
+    await page.getByRole('form', { name: 'New policy' }).getByLabel('Disabled', { exact: true }).check();
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('form', { name: 'New policy' }).waitFor({ state: 'detached', ...WAIT });
+    const made = (await ok(d.client.get('/api/policies?config=candidate&name=ping-out'))).body;
+    expect(made).toEqual([expect.objectContaining({ name: 'ping-out', tags: ['maint', 'icmp'], disabled: true })]);
+    // the table shows the name, the tags and that it is disabled
+    await page.getByRole('row', { name: /ping-out maint, icmp disabled/ }).waitFor(WAIT);
+    // the tracer sends an ICMP type: echo requests reach no policy (ping-out is disabled)
+    await open('Packet tracer');
+    await fill('Packet', { 'Source IP': '10.0.0.5', 'Destination IP': '203.0.113.9', Protocol: 'icmp', 'ICMP type': '8', 'ICMP code': '0', Configuration: 'candidate' });
+    await page.getByRole('button', { name: 'Trace' }).click();
+    await page.getByRole('heading', { name: /Verdict: / }).waitFor(WAIT);
+    const want = (await ok(d.client.post('/api/eval?config=candidate', { 'src-ip': '10.0.0.5', 'dst-ip': '203.0.113.9', protocol: 'icmp', 'icmp-type': 8, 'icmp-code': 0 }))).body;
+    await page.getByRole('heading', { name: `Verdict: ${want.action}` }).waitFor(WAIT);
+    await open('Policies');
+    // the rules the filter shows (a tag) are enabled, then disabled, each time in one change
+    const changes = async () => (await ok(d.client.get('/api/config/session'))).body.changes as number;
+    const state = async () => ((await ok(d.client.get('/api/policies?config=candidate&name=ping-out'))).body[0].disabled ?? false) as boolean;
+    await page.getByLabel('Filter', { exact: true }).fill('maint');
+    await page.locator('table.rules tbody tr').first().waitFor(WAIT);
+    const before = await changes();
+    await page.getByRole('button', { name: 'Enable shown' }).click();
+    expect(await until(state, false)).toBe(false);
+    expect(await changes()).toBe(before + 1);
+    await page.getByRole('button', { name: 'Disable shown' }).click();
+    expect(await until(state, true)).toBe(true);
+    expect(await changes()).toBe(before + 2);
+    // only the shown rule changed: the others are enabled still
+    expect((await ok(d.client.get('/api/policies?config=candidate&disabled=true'))).body.map((p: { id: number }) => p.id)).toEqual([made[0].id]);
+    await page.getByLabel('Filter', { exact: true }).fill('');
+  });
+
   test('logging out ends the login and forgets the token', async () => {
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.getByRole('button', { name: 'Log in' }).waitFor(WAIT);

@@ -110,6 +110,15 @@ describe('compiled matchers = reference evaluator', () => {
     rounds(() => fc.property(specArb(LARGE), smallPackets, paramsArb, check), 15, 10_000);
   });
 
+  test('disabled policies and NAT rules (they keep their place, never match)', () => {
+    rounds(() => fc.property(specArb(LARGE, { disabled: true }), smallPackets, paramsArb, check), 15, 10_000);
+  });
+
+  test('services of every protocol kind: sctp, icmp and icmpv6 with and without type and code, other protocols', () => {
+    rounds(() => fc.property(specArb(SMALL, { protocols: true, disabled: true }), smallPackets, paramsArb, check), 60, 30_000);
+    rounds(() => fc.property(specArb(LARGE, { protocols: true }), smallPackets, paramsArb, check), 10, 10_000);
+  });
+
   test('at least 100,000 packets were compared, one by one and as batches', () => {
     expect(packets).toBeGreaterThanOrEqual(100_000);
     expect(batches).toBeGreaterThanOrEqual(100);

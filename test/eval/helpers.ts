@@ -12,10 +12,10 @@ export interface DocSpec {
   interfaces?: Record<string, { ip?: string; zone?: string; state?: 'up' | 'down' }>;
   vlans?: Record<string, { ip?: string; zone?: string; state?: 'up' | 'down'; parent?: string; id?: number }>;
   addresses?: Record<string, string[]>;
-  services?: Record<string, { protocol: 'tcp' | 'udp'; ports: PortEntry[] }>;
+  services?: Record<string, { protocol: string; ports: PortEntry[]; icmpType?: number; icmpCode?: number }>;
   routes?: Array<{ destination: string; gateway?: string; interface?: string; metric?: number; id?: number }>;
-  policies?: Array<{ action?: 'allow' | 'deny'; srcZone?: string; dstZone?: string; srcAddr?: string; dstAddr?: string; services?: string[]; log?: boolean; id?: number }>;
-  nat?: Array<{ type: NatType; srcZone?: string; dstZone?: string; srcAddr?: string; dstAddr?: string; service?: string; translatedIp?: string; translatedPort?: string; outInterface?: string; id?: number }>;
+  policies?: Array<{ action?: 'allow' | 'deny'; srcZone?: string; dstZone?: string; srcAddr?: string; dstAddr?: string; services?: string[]; log?: boolean; id?: number; disabled?: boolean }>;
+  nat?: Array<{ type: NatType; srcZone?: string; dstZone?: string; srcAddr?: string; dstAddr?: string; service?: string; translatedIp?: string; translatedPort?: string; outInterface?: string; id?: number; disabled?: boolean }>;
 }
 
 export function mkDoc(s: DocSpec): ConfigDoc {
@@ -39,10 +39,10 @@ export function mkDoc(s: DocSpec): ConfigDoc {
   });
   doc.routes.sort((a, b) => a.id - b.id);
   (s.policies ?? []).forEach((p, i) => {
-    doc.policies.push({ id: p.id ?? i + 1, action: p.action ?? 'allow', srcZone: p.srcZone ?? '', dstZone: p.dstZone ?? '', srcAddr: p.srcAddr ?? '', dstAddr: p.dstAddr ?? '', services: p.services ?? [], log: p.log ?? false });
+    doc.policies.push({ id: p.id ?? i + 1, action: p.action ?? 'allow', srcZone: p.srcZone ?? '', dstZone: p.dstZone ?? '', srcAddr: p.srcAddr ?? '', dstAddr: p.dstAddr ?? '', services: p.services ?? [], log: p.log ?? false, ...(p.disabled ? { disabled: true } : {}) });
   });
   (s.nat ?? []).forEach((n, i) => {
-    doc.nat.push({ id: n.id ?? i + 1, description: '', type: n.type, srcZone: n.srcZone ?? '', dstZone: n.dstZone ?? '', srcAddr: n.srcAddr ?? '', dstAddr: n.dstAddr ?? '', service: n.service ?? '', translatedIp: n.translatedIp ?? '', translatedPort: n.translatedPort ?? '', outInterface: n.outInterface ?? '' });
+    doc.nat.push({ id: n.id ?? i + 1, description: '', type: n.type, srcZone: n.srcZone ?? '', dstZone: n.dstZone ?? '', srcAddr: n.srcAddr ?? '', dstAddr: n.dstAddr ?? '', service: n.service ?? '', translatedIp: n.translatedIp ?? '', translatedPort: n.translatedPort ?? '', outInterface: n.outInterface ?? '', ...(n.disabled ? { disabled: true } : {}) });
   });
   doc.counters = { policy: doc.policies.length, nat: doc.nat.length, route: doc.routes.length };
   return doc;
@@ -91,10 +91,10 @@ export interface RandomSpec {
   ifaces: Array<{ ip: string | null; zone: number | null; up: boolean }>;
   vlans: Array<{ ip: string | null; zone: number | null; up: boolean }>;
   addresses: string[][];
-  services: Array<{ protocol: 'tcp' | 'udp'; ports: PortEntry[] }>;
+  services: Array<{ protocol: string; ports: PortEntry[]; icmpType?: number | null; icmpCode?: number | null }>;
   routes: Array<{ destination: string; gateway: string | null; iface: number | null; metric: number }>;
-  policies: Array<{ allow: boolean; sz: number | null; dz: number | null; sa: number | null; da: number | null; svcs: number[] | null; log: boolean }>;
-  nat: Array<{ type: NatType; sz: number | null; dz: number | null; sa: number | null; da: number | null; svc: number | null; tip: string | null; port: number; out: number | null }>;
+  policies: Array<{ allow: boolean; sz: number | null; dz: number | null; sa: number | null; da: number | null; svcs: number[] | null; log: boolean; off?: boolean }>;
+  nat: Array<{ type: NatType; sz: number | null; dz: number | null; sa: number | null; da: number | null; svc: number | null; tip: string | null; port: number; out: number | null; off?: boolean }>;
 }
 
 const opt = <T>(a: fc.Arbitrary<T>, freq = 2) => fc.option(a, { nil: null, freq });
@@ -110,12 +110,29 @@ export interface SpecSizes {
 export const SMALL: SpecSizes = { policies: [0, 10], nat: [0, 4], addresses: 5, services: 4 };
 export const LARGE: SpecSizes = { policies: [20, 120], nat: [0, 30], addresses: 12, services: 8 };
 
-export const specArb = (z: SpecSizes = SMALL): fc.Arbitrary<RandomSpec> => fc.record({
+/** `off` of a rule: disabled about one time in four when `disabled` is asked for, else never. */
+const offArb = (disabled: boolean) => (disabled ? fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }) : fc.constant(false));
+
+const ICMP_TYPES = [0, 3, 8, 11, 128, 129];
+
+/** A service of any protocol kind (issue 27): ported, ICMP with or without type and code, other. */
+const anyServiceArb: fc.Arbitrary<RandomSpec['services'][number]> = fc.record({
+  protocol: fc.constantFrom('tcp', 'udp', 'sctp', 'icmp', 'icmpv6', 'gre', '253'),
+  ports: fc.uniqueArray(portEntryArb, { minLength: 1, maxLength: 3 }),
+  icmpType: opt(fc.constantFrom(...ICMP_TYPES)),
+  icmpCode: opt(fc.constantFrom(0, 1, 3)),
+});
+
+/**
+ * Random configurations. `disabled`: some policies and NAT rules are disabled (rule
+ * metadata); `protocols`: services of every protocol kind, not only tcp and udp.
+ */
+export const specArb = (z: SpecSizes = SMALL, { disabled = false, protocols = false } = {}): fc.Arbitrary<RandomSpec> => fc.record({
   zones: fc.array(fc.record({ networks: fc.array(cidrArb, { maxLength: 2 }) }), { maxLength: 4 }),
   ifaces: fc.array(fc.record({ ip: opt(ifaceIpArb, 5), zone: opt(idx), up: fc.boolean() }), { minLength: 1, maxLength: 4 }),
   vlans: fc.array(fc.record({ ip: opt(ifaceIpArb, 5), zone: opt(idx), up: fc.boolean() }), { maxLength: 2 }),
   addresses: fc.array(fc.array(cidrArb, { minLength: 1, maxLength: 3 }), { maxLength: z.addresses }),
-  services: fc.array(fc.record({ protocol: fc.constantFrom('tcp' as const, 'udp' as const), ports: fc.uniqueArray(portEntryArb, { minLength: 1, maxLength: 3 }) }), { maxLength: z.services }),
+  services: fc.array(protocols ? anyServiceArb : fc.record<RandomSpec['services'][number]>({ protocol: fc.constantFrom('tcp', 'udp'), ports: fc.uniqueArray(portEntryArb, { minLength: 1, maxLength: 3 }) }), { maxLength: z.services }),
   routes: fc.array(
     fc.record({
       destination: fc.oneof(cidrArb, fc.constantFrom('0.0.0.0/0', '::/0', '10.0.0.0/24', '10.0.0.0/24')),
@@ -126,7 +143,7 @@ export const specArb = (z: SpecSizes = SMALL): fc.Arbitrary<RandomSpec> => fc.re
     { maxLength: 5 },
   ),
   policies: fc.array(
-    fc.record({ allow: fc.boolean(), sz: opt(idx), dz: opt(idx), sa: opt(idx), da: opt(idx), svcs: opt(fc.array(idx, { minLength: 1, maxLength: 2 })), log: fc.boolean() }),
+    fc.record({ allow: fc.boolean(), sz: opt(idx), dz: opt(idx), sa: opt(idx), da: opt(idx), svcs: opt(fc.array(idx, { minLength: 1, maxLength: 2 })), log: fc.boolean(), off: offArb(disabled) }),
     { minLength: z.policies[0], maxLength: z.policies[1] },
   ),
   nat: fc.array(
@@ -136,10 +153,23 @@ export const specArb = (z: SpecSizes = SMALL): fc.Arbitrary<RandomSpec> => fc.re
       tip: opt(fc.oneof(addrArb(4), addrArb(6)), 3),
       port: fc.constantFrom(22, 80, 8080),
       out: opt(fc.nat(6)),
+      off: offArb(disabled),
     }),
     { minLength: z.nat[0], maxLength: z.nat[1] },
   ),
 });
+
+/** A random service as stored: ports only for a ported protocol, a type and code only for ICMP. */
+function serviceOf(v: RandomSpec['services'][number]): NonNullable<DocSpec['services']>[string] {
+  const ported = v.protocol === 'tcp' || v.protocol === 'udp' || v.protocol === 'sctp';
+  const icmp = v.protocol === 'icmp' || v.protocol === 'icmpv6';
+  const out: NonNullable<DocSpec['services']>[string] = { protocol: v.protocol, ports: ported ? v.ports : [] };
+  if (icmp && v.icmpType != null) {
+    out.icmpType = v.icmpType;
+    if (v.icmpCode != null) out.icmpCode = v.icmpCode;
+  }
+  return out;
+}
 
 /** Turns a random spec into a document; indices wrap around, an index into nothing is `any`. */
 export function specDoc(s: RandomSpec): ConfigDoc {
@@ -156,7 +186,7 @@ export function specDoc(s: RandomSpec): ConfigDoc {
     interfaces: Object.fromEntries(s.ifaces.map((f, i) => [ifNames[i], { ip: f.ip ?? '', zone: zone(f.zone), state: f.up ? 'up' : 'down' }])),
     vlans: Object.fromEntries(s.vlans.map((v, i) => [vlanNames[i], { ip: v.ip ?? '', zone: zone(v.zone), state: v.up ? 'up' : 'down' }])),
     addresses: Object.fromEntries(s.addresses.map((a, i) => [addrNames[i], a])),
-    services: Object.fromEntries(s.services.map((v, i) => [svcNames[i], v])),
+    services: Object.fromEntries(s.services.map((v, i) => [svcNames[i], serviceOf(v)])),
     routes: s.routes.map((r) => ({
       destination: r.destination,
       gateway: r.gateway ?? '',
@@ -171,6 +201,7 @@ export function specDoc(s: RandomSpec): ConfigDoc {
       dstAddr: pickName(addrNames, p.da),
       services: p.svcs === null || svcNames.length === 0 ? [] : [...new Set(p.svcs.map((i) => svcNames[i % svcNames.length]))],
       log: p.log,
+      disabled: p.off,
     })),
     nat: s.nat.map((n) => ({
       type: n.type,
@@ -182,6 +213,7 @@ export function specDoc(s: RandomSpec): ConfigDoc {
       translatedIp: n.type === 'snat' ? n.tip ?? '' : n.tip ?? '10.0.0.1',
       translatedPort: n.type === 'dnat-port' ? String(n.port) : '',
       outInterface: pickName(members, n.out),
+      disabled: n.off,
     })),
   });
 }
@@ -203,7 +235,7 @@ export interface PacketSpec {
 export const packetArb: fc.Arbitrary<PacketSpec> = fc.record({
   family: fc.constantFrom(4 as const, 4 as const, 6 as const),
   src4: addrArb(4), dst4: addrArb(4), src6: addrArb(6), dst6: addrArb(6),
-  protocol: fc.constantFrom<string | number>('tcp', 'tcp', 'udp', 'icmp', 6, 17, 47, 0, 255),
+  protocol: fc.constantFrom<string | number>('tcp', 'tcp', 'udp', 'icmp', 6, 17, 47, 0, 255, 'sctp', 'icmpv6', 132, 1, 58, 253),
   port: fc.oneof(fc.constantFrom(0, ...PORTS, 1025, 2000, 60000), fc.nat(65535)),
   inIf: opt(fc.nat(9), 3),
   sz: opt(fc.nat(4), 4),
@@ -217,6 +249,11 @@ export function packetJson(p: PacketSpec, zones: number, members: string[]): Jso
   const j: JsonPacket = { 'src-ip': p.family === 4 ? p.src4 : p.src6, 'dst-ip': p.family === 4 ? p.dst4 : p.dst6, protocol: p.protocol };
   if (p.protocol === 'tcp' || p.protocol === 'udp' || p.protocol === 6 || p.protocol === 17 || p.seed % 3 === 0) j['dst-port'] = p.port;
   if (p.seed % 5 === 0) j['src-port'] = p.seed % 65536;
+  // ICMP: a type (and a code) most of the time, from the types services name
+  if ((p.protocol === 'icmp' || p.protocol === 'icmpv6' || p.protocol === 1 || p.protocol === 58) && p.seed % 4 !== 0) {
+    j['icmp-type'] = ICMP_TYPES[p.seed % ICMP_TYPES.length];
+    if (p.seed % 3 !== 0) j['icmp-code'] = [0, 1, 3][p.seed % 3];
+  }
   const unknown = p.seed % 97 === 0;
   if (p.inIf !== null) j['in-interface'] = unknown || members.length === 0 ? 'eth9' : members[p.inIf % members.length];
   if (p.sz !== null && zones > 0) j['src-zone'] = unknown ? 'nozone' : `z${p.sz % zones}`;

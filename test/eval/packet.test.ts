@@ -63,8 +63,8 @@ describe('parsePacket', () => {
     [{ ...ok, 'src-ip': '10.0.0.256' }, 'ERR_NET_1001', 'src-ip: invalid IP address "10.0.0.256"'],
     [{ ...ok, 'dst-ip': '10.0.0.0/8' }, 'ERR_NET_1001', 'dst-ip: invalid IP address "10.0.0.0/8"'],
     [{ ...ok, 'dst-ip': '::1' }, 'ERR_NET_1001', 'dst-ip: address family differs from src-ip'],
-    [{ ...ok, protocol: 'TCP' }, 'ERR_NET_1004', 'protocol: must be tcp, udp, icmp or an integer 0-255'],
-    [{ ...ok, protocol: 256 }, 'ERR_NET_1004', 'protocol: must be tcp, udp, icmp or an integer 0-255'],
+    [{ ...ok, protocol: 'TCP' }, 'ERR_NET_1004', 'protocol: must be tcp, udp, sctp, icmp, icmpv6 or an integer 0-255'],
+    [{ ...ok, protocol: 256 }, 'ERR_NET_1004', 'protocol: must be tcp, udp, sctp, icmp, icmpv6 or an integer 0-255'],
     [{ ...ok, protocol: undefined }, 'ERR_NET_1004', 'protocol: required'],
     [{ ...ok, 'dst-port': undefined }, 'ERR_NET_1004', 'dst-port: required for tcp and udp'],
     [{ ...ok, 'dst-port': 65536 }, 'ERR_NET_1004', 'dst-port: must be an integer 0-65535'],
@@ -72,6 +72,9 @@ describe('parsePacket', () => {
     [{ ...ok, 'dst-port': '80' }, 'ERR_NET_1004', 'dst-port: must be an integer 0-65535'],
     [{ ...ok, 'src-port': -1 }, 'ERR_NET_1004', 'src-port: must be an integer 0-65535'],
     [{ ...ok, 'src-zone': 5 }, 'ERR_NET_1004', 'src-zone: must be a string'],
+    [{ ...ok, 'icmp-type': 8 }, 'ERR_NET_1004', 'icmp-type: only an icmp or icmpv6 packet has one'],
+    [{ ...ok, protocol: 'icmp', 'icmp-type': 256 }, 'ERR_NET_1004', 'icmp-type: must be an integer 0-255'],
+    [{ ...ok, protocol: 58, 'icmp-code': -1 }, 'ERR_NET_1004', 'icmp-code: must be an integer 0-255'],
   ])('%j -> %s %s', (json, code, details) => {
     expect(errorOf(() => parsePacket(json))).toEqual({ code, details });
   });

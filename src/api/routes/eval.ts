@@ -21,12 +21,14 @@ const Port = Type.Integer({ minimum: 0, maximum: 65535 });
 export const PacketBody = Type.Object({
   'src-ip': Type.String(),
   'dst-ip': Type.String({ description: 'of the family of src-ip' }),
-  protocol: Type.Union([oneOf(['tcp', 'udp', 'icmp'] as const), Type.Integer({ minimum: 0, maximum: 255 })]),
+  protocol: Type.Union([oneOf(['tcp', 'udp', 'sctp', 'icmp', 'icmpv6'] as const), Type.Integer({ minimum: 0, maximum: 255 })]),
   'dst-port': Type.Optional(Type.Union([Port, Type.Null()], { description: 'required for tcp and udp' })),
   'src-port': Type.Optional(Type.Union([Port, Type.Null()])),
   'in-interface': Type.Optional(Type.Union([Type.String(), Type.Null()])),
   'src-zone': Type.Optional(Type.Union([Type.String(), Type.Null()])),
   'dst-zone': Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  'icmp-type': Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 255 }), Type.Null()], { description: 'icmp and icmpv6 only; 0 when not given' })),
+  'icmp-code': Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 255 }), Type.Null()], { description: 'icmp and icmpv6 only; 0 when not given' })),
 }, { additionalProperties: false });
 const BatchBody = Type.Object({ packets: Type.Array(PacketBody, { maxItems: 10000 }) }, { additionalProperties: false });
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
@@ -63,6 +65,8 @@ export const AnalysisReply = Type.Object({
   unreachableNat: Covered,
   unusedAddresses: Type.Array(Type.String()),
   unusedServices: Type.Array(Type.String()),
+  disabled: Type.Optional(Type.Array(Type.Integer(), { description: 'disabled policies (never reported as shadowed or redundant); present when there are some' })),
+  disabledNat: Type.Optional(Type.Array(Type.Integer(), { description: 'disabled NAT rules (never reported as unreachable); present when there are some' })),
   neverHit: Type.Union([Type.Array(Type.Integer()), Type.Null()], { description: 'running policies whose kernel counter is 0; null for the candidate or without a data plane' }),
 }, { additionalProperties: false });
 // evaluating the candidate compiles it: 409 without a session, 504 past the commit timeout
@@ -108,7 +112,7 @@ async function neverHit(ctx: AppContext, req: Req): Promise<number[] | null> {
   if (configQuery(req) === 'candidate') return null;
   const counters = await ctx.dataPlane.counters();
   if (!counters) return null;
-  return ctx.config.current().doc.policies.filter((p) => (counters.get(p.id)?.packets ?? 0) === 0).map((p) => p.id);
+  return ctx.config.current().doc.policies.filter((p) => !p.disabled && (counters.get(p.id)?.packets ?? 0) === 0).map((p) => p.id);
 }
 
 export function evalRoutes(ctx: AppContext): RouteDef[] {

@@ -8,6 +8,7 @@ import { NatModel, renderNat } from '../../config/render/rules';
 import { oneOf } from '../../config/render/objects';
 import { parseRuleId } from '../../config/validate';
 import type { NatType } from '../../config/types';
+import { filtered, ruleFilterOf, ruleFilterQuery, type RuleFilter } from '../rule-filter';
 
 const FILTERS: Record<string, readonly NatType[]> = {
   snat: ['snat'],
@@ -31,18 +32,22 @@ export function natRoutes(ctx: AppContext) {
     },
     model: NatModel,
     listModel: Type.Array(NatModel),
-    listQuery: { type: { schema: oneOf(Object.keys(FILTERS)), description: 'only rules of this type (dnat: both DNAT types)' } },
+    listQuery: { type: { schema: oneOf(Object.keys(FILTERS)), description: 'only rules of this type (dnat: both DNAT types)' }, ...ruleFilterQuery },
+    // the variant: the type, and the other filters as JSON after a newline (cached without them)
     listVariant: (query) => {
       const type = query.get('type');
-      if (type === null) return '';
-      if (!Object.hasOwn(FILTERS, type)) {
+      if (type !== null && !Object.hasOwn(FILTERS, type)) {
         throw new FwError('ERR_SEC_1001', `query "type": "${type}" is not one of ${Object.keys(FILTERS).join(', ')}`);
       }
-      return type;
+      const f = ruleFilterOf(query);
+      return `${type ?? ''}${f ? `\n${JSON.stringify(f)}` : ''}`;
     },
+    cachedVariant: (variant) => !variant.includes('\n'),
     list: (doc, variant) => {
-      const types = variant === '' ? null : FILTERS[variant];
-      return doc.nat.filter((n) => !types || types.includes(n.type)).map((n) => renderNat(doc, n));
+      const [type, filter] = variant.split('\n');
+      const types = type === '' ? null : FILTERS[type];
+      const f = filter === undefined ? null : JSON.parse(filter) as RuleFilter;
+      return filtered(doc.nat, f).filter((n) => !types || types.includes(n.type)).map((n) => renderNat(doc, n));
     },
     one: (doc, key) => {
       const id = parseRuleId(key);

@@ -7,6 +7,7 @@ import { Type } from '@sinclair/typebox';
 import { PolicyModel, renderPolicy } from '../../config/render/rules';
 import { parseRuleId } from '../../config/validate';
 import type { Handler, Reply, Req } from '../http';
+import { filtered, ruleFilterOf, ruleFilterQuery, type RuleFilter } from '../rule-filter';
 
 const Hits = Type.Object({ packets: Type.Integer({ minimum: 0 }), bytes: Type.Integer({ minimum: 0 }) }, { additionalProperties: false });
 
@@ -32,7 +33,14 @@ export function policyRoutes(ctx: AppContext) {
     },
     model: PolicyModel,
     listModel: Type.Array(PolicyModel),
-    list: (doc) => doc.policies.map((p) => renderPolicy(doc, p)),
+    listQuery: ruleFilterQuery,
+    // the variant is the filters as JSON ("" for none: the one cached answer)
+    listVariant: (query) => {
+      const f = ruleFilterOf(query);
+      return f ? JSON.stringify(f) : '';
+    },
+    cachedVariant: (variant) => variant === '',
+    list: (doc, variant) => filtered(doc.policies, variant === '' ? null : JSON.parse(variant) as RuleFilter).map((p) => renderPolicy(doc, p)),
     one: (doc, key) => {
       const id = parseRuleId(key);
       const p = doc.policies.find((x) => x.id === id);
@@ -47,15 +55,15 @@ export function policyRoutes(ctx: AppContext) {
     response: Type.Array(Type.Composite([PolicyModel, Type.Object({ hits: Type.Optional(Type.Union([Hits, Type.Null()])) })])),
   };
   const cached: Handler = list.handler;
-  const withHits = async (): Promise<Reply> => {
+  const withHits = async (filter: RuleFilter | null): Promise<Reply> => {
     const { doc } = ctx.config.current();
     const counters = await ctx.dataPlane.counters();
-    return { body: doc.policies.map((p) => ({
+    return { body: filtered(doc.policies, filter).map((p) => ({
       ...renderPolicy(doc, p),
       hits: counters ? counters.get(p.id) ?? { packets: 0, bytes: 0 } : null,
     })) };
   };
   // not async: the cached answer is given within the request's own call (src/api/server.ts)
-  list.handler = (req) => (wantsStats(req) ? withHits() : cached(req));
+  list.handler = (req) => (wantsStats(req) ? withHits(ruleFilterOf(req.query)) : cached(req));
   return routes;
 }

@@ -13,24 +13,31 @@ export interface TraceArgs {
   in?: string;
   'src-zone'?: string;
   'dst-zone'?: string;
+  'icmp-type'?: string;
+  'icmp-code'?: string;
   candidate: boolean;
   json: boolean;
 }
 
-function port(name: string, text: string | undefined): number | undefined {
+/** A number option 0..max (a port, an ICMP type or code), or undefined when not given. */
+function numberArg(name: string, text: string | undefined, max = 65535, what = 'a port'): number | undefined {
   if (text === undefined) return undefined;
-  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) throw new CliError(`--${name}: "${text}" is not a port`, EXIT.usage);
+  if (!/^\d{1,5}$/.test(text) || Number(text) > max) throw new CliError(`--${name}: "${text}" is not ${what}`, EXIT.usage);
   return Number(text);
 }
 
 function packetOf(a: TraceArgs): PacketRequest {
-  if (!a.src || !a.dst || !a.proto) throw new CliError('fwctl trace --src IP --dst IP --proto tcp|udp|icmp|NUMBER [--dport N] [--sport N] [--in IFACE] [--src-zone Z] [--dst-zone Z] [--candidate]', EXIT.usage);
-  const protocol = /^\d+$/.test(a.proto) ? Number(a.proto) : (a.proto as 'tcp' | 'udp' | 'icmp');
+  if (!a.src || !a.dst || !a.proto) throw new CliError('fwctl trace --src IP --dst IP --proto tcp|udp|sctp|icmp|icmpv6|NUMBER [--dport N] [--sport N] [--icmp-type N] [--icmp-code N] [--in IFACE] [--src-zone Z] [--dst-zone Z] [--candidate]', EXIT.usage);
+  const protocol = /^\d+$/.test(a.proto) ? Number(a.proto) : (a.proto as PacketRequest['protocol']);
   const p: PacketRequest = { 'src-ip': a.src, 'dst-ip': a.dst, protocol };
-  const dport = port('dport', a.dport);
-  const sport = port('sport', a.sport);
+  const dport = numberArg('dport', a.dport);
+  const sport = numberArg('sport', a.sport);
+  const icmpType = numberArg('icmp-type', a['icmp-type'], 255, 'an ICMP type 0-255');
+  const icmpCode = numberArg('icmp-code', a['icmp-code'], 255, 'an ICMP code 0-255');
   if (dport !== undefined) p['dst-port'] = dport;
   if (sport !== undefined) p['src-port'] = sport;
+  if (icmpType !== undefined) p['icmp-type'] = icmpType;
+  if (icmpCode !== undefined) p['icmp-code'] = icmpCode;
   if (a.in) p['in-interface'] = a.in;
   if (a['src-zone']) p['src-zone'] = a['src-zone'];
   if (a['dst-zone']) p['dst-zone'] = a['dst-zone'];
@@ -44,7 +51,8 @@ export async function trace(api: ApiClient, a: TraceArgs): Promise<number> {
     printJson(r);
     return EXIT.ok;
   }
-  const ports = packet['dst-port'] !== undefined ? `/${packet['dst-port']}` : '';
+  const ports = packet['dst-port'] !== undefined ? `/${packet['dst-port']}`
+    : packet['icmp-type'] != null ? ` type ${packet['icmp-type']}${packet['icmp-code'] != null ? ` code ${packet['icmp-code']}` : ''}` : '';
   process.stdout.write(pairs([
     ['packet', `${packet['src-ip']} -> ${packet['dst-ip']} ${packet.protocol}${ports}`],
     ['config', a.candidate ? `candidate (based on version ${r.version})` : `running version ${r.version}`],

@@ -32,14 +32,19 @@ export function renderAddress(a: AddressObj): AddressModel {
 
 export const ServiceModel = Type.Object({
   name: Type.String(),
-  protocol: oneOf(['tcp', 'udp'] as const),
-  // integers; a range is a string "low-high" (low < high)
+  protocol: Type.String({ description: 'a protocol name (tcp, udp, sctp, icmp, icmpv6, gre, ...), or the number of one without a name' }),
+  // integers; a range is a string "low-high" (low < high); [] for a protocol without ports
   ports: Type.Array(Type.Union([Type.Integer({ minimum: 1, maximum: 65535 }), Type.String({ pattern: '^\\d{1,5}-\\d{1,5}$' })])),
+  icmpType: Type.Optional(Type.Integer({ minimum: 0, maximum: 255, description: 'icmp/icmpv6 services that name a type' })),
+  icmpCode: Type.Optional(Type.Integer({ minimum: 0, maximum: 255 })),
 }, { additionalProperties: false });
 export type ServiceModel = Static<typeof ServiceModel>;
 
 export function renderService(s: ServiceObj): ServiceModel {
-  return { name: s.name, protocol: s.protocol, ports: [...s.ports] };
+  const m: ServiceModel = { name: s.name, protocol: s.protocol, ports: [...s.ports] };
+  if (s.icmpType !== undefined) m.icmpType = s.icmpType;
+  if (s.icmpCode !== undefined) m.icmpCode = s.icmpCode;
+  return m;
 }
 
 export const ZoneModel = Type.Object({

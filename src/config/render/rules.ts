@@ -3,6 +3,7 @@
 // address, [] for any service); a NAT rule names its addresses and service ("" for any).
 import { Type, type Static } from '@sinclair/typebox';
 import type { ConfigDoc, NatRule, PolicyObj, RouteObj } from '../types';
+import { metaOf, ruleMetaModelFields } from '../rule-meta';
 import { AddressModel, oneOf, renderAddress, renderService, renderZone, ServiceModel, ZoneModel } from './objects';
 
 const RuleId = Type.Integer({ minimum: 1 });
@@ -33,6 +34,8 @@ export const PolicyModel = Type.Object({
   dstAddr: AddressOrAny,
   services: Type.Array(ServiceModel),
   log: Type.Boolean(),
+  ...ruleMetaModelFields,
+  description: Type.Optional(Type.String()),
 }, { additionalProperties: false });
 export type PolicyModel = Static<typeof PolicyModel>;
 
@@ -61,6 +64,7 @@ export function renderPolicy(doc: ConfigDoc, p: PolicyObj): PolicyModel {
     dstAddr: addressModel(doc, p.dstAddr),
     services,
     log: p.log,
+    ...metaOf(p, true),
   };
 }
 
@@ -76,6 +80,7 @@ export const NatModel = Type.Object({
   translatedIP: Type.String(),
   translatedPort: Type.String(),
   outInterface: Type.String(),
+  ...ruleMetaModelFields,
 }, { additionalProperties: false });
 export type NatModel = Static<typeof NatModel>;
 
@@ -92,5 +97,6 @@ export function renderNat(doc: ConfigDoc, n: NatRule): NatModel {
     translatedIP: n.translatedIp,
     translatedPort: n.translatedPort,
     outInterface: n.outInterface,
+    ...metaOf(n, false),
   };
 }

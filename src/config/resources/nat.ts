@@ -6,7 +6,8 @@ import type { ConfigDoc, NatRule, NatType } from '../types';
 import type { ResourceOps } from '../resource';
 import { FwError } from '../../errors';
 import { linkExists } from '../refs';
-import { checkDescription, orderedRuleOps } from '../moves';
+import { orderedRuleOps } from '../moves';
+import { checkRuleDescription, mergedMeta, ruleMetaFields } from '../rule-meta';
 import { anyRef, checkEnum, checkIp, checkRange, checkRef, shapeChecker } from '../validate';
 
 export const NAT_TYPES: readonly NatType[] = ['snat', 'dnat-ip', 'dnat-port'];
@@ -21,6 +22,7 @@ const fields = {
   'translated-ip': Type.Optional(Type.String()),
   'translated-port': Type.Optional(Type.String()),
   'out-interface': Type.Optional(Type.String()),
+  ...ruleMetaFields,
 };
 export const bodies = {
   create: Type.Object({ ...fields, type: Type.String() }, { additionalProperties: false }),
@@ -57,7 +59,7 @@ function merge(doc: ConfigDoc, old: NatRule, b: Body): NatRule {
   const addr = (n: string) => doc.addresses.has(n);
   const r: NatRule = {
     id: old.id,
-    description: b.description === undefined ? old.description : checkDescription(b.description),
+    description: b.description === undefined ? old.description : checkRuleDescription(b.description),
     type: b.type === undefined ? old.type : checkEnum('type', b.type, NAT_TYPES, 'ERR_SEC_1001'),
     srcZone: b['src-zone'] === undefined ? old.srcZone : anyRef('src-zone', b['src-zone'], zone, 'zone'),
     dstZone: b['dst-zone'] === undefined ? old.dstZone : anyRef('dst-zone', b['dst-zone'], zone, 'zone'),
@@ -68,6 +70,7 @@ function merge(doc: ConfigDoc, old: NatRule, b: Body): NatRule {
     translatedPort: b['translated-port'] === undefined ? old.translatedPort : checkPortString('translated-port', b['translated-port']),
     outInterface:
       b['out-interface'] === undefined ? old.outInterface : checkRef('out-interface', b['out-interface'], (n) => linkExists(doc, n), 'interface'),
+    ...mergedMeta(old, b, false),
   };
   checkType(r);
   return r;

@@ -6,6 +6,7 @@ import type { ResourceOps } from '../resource';
 import { FwError } from '../../errors';
 import { orderedRuleOps } from '../moves';
 import { anyRef, checkEnum, checkRef, shapeChecker } from '../validate';
+import { mergedMeta, ruleDescriptionField, ruleMetaFields } from '../rule-meta';
 
 export const ACTIONS: readonly PolicyAction[] = ['allow', 'deny'];
 export const MAX_POLICY_SERVICES = 256;
@@ -17,6 +18,8 @@ const fields = {
   'dst-addr': Type.Optional(Type.String()),
   services: Type.Optional(Type.Array(Type.String())),
   log: Type.Optional(Type.Boolean()),
+  ...ruleMetaFields,
+  ...ruleDescriptionField,
 };
 export const bodies = {
   create: Type.Object({ ...fields, action: Type.String() }, { additionalProperties: false }),
@@ -61,6 +64,7 @@ function merge(doc: ConfigDoc, old: PolicyObj, b: Body): PolicyObj {
     dstAddr: b['dst-addr'] === undefined ? old.dstAddr : anyRef('dst-addr', b['dst-addr'], addr, 'address'),
     services: b.services === undefined ? old.services : checkServices(doc, b.services),
     log: b.log ?? old.log,
+    ...mergedMeta(old, b, true),
   };
 }
 

@@ -1,4 +1,6 @@
-// L4 service objects: a protocol and a list of ports or port ranges.
+// Service objects: a protocol and, for tcp, udp and sctp, a list of ports or port ranges; for
+// icmp and icmpv6 an optional type and code; any other IP protocol by name or number alone
+// (src/config/protocols.ts).
 //
 // Decisions (contract section 2 leaves them open):
 // - A port is an integer 1-65535; a range is a string "low-high" with 1 <= low <= high <= 65535.
@@ -10,23 +12,37 @@
 //   an entry that is neither an integer nor a string (80.5, true, null) is a wrong JSON type,
 //   400 ERR_NET_1004.
 // - Entries keep the order they were given in.
+// - `ports` is required for tcp, udp and sctp (missing: 400 ERR_NET_1004, as the seed's shape
+//   check answered for tcp and udp) and refused for the other protocols unless empty (400
+//   ERR_NET_1006 naming the protocol, as the seed refused "icmp" with ports). An unknown protocol name or a number outside 0-255: 400 ERR_NET_1006.
+// - `icmp-type` and `icmp-code` (0-255, else 400 ERR_NET_1008) only for icmp and icmpv6, and a
+//   code only with a type (else 400 ERR_NET_1004). The merged service of a PUT is checked as
+//   a whole. A PUT changes the protocol only between tcp and udp, as the seed's edits did
+//   (its suite refuses "sctp" there): any other change is 400 ERR_NET_1006, the service is
+//   deleted and created anew.
 import { Type } from '@sinclair/typebox';
-import type { ConfigDoc, PortEntry, Protocol } from '../types';
+import type { ConfigDoc, PortEntry, Protocol, ServiceObj } from '../types';
 import type { ResourceOps } from '../resource';
 import { FwError } from '../../errors';
 import { removeUnused } from '../refs';
-import { checkEnum, checkName, checkSameKey, existing, shapeChecker } from '../validate';
+import { checkName, checkRange, checkSameKey, existing, shapeChecker } from '../validate';
+import { hasPorts, isIcmp, protocolName, protocolNumber, PROTOCOL_NUMBERS } from '../protocols';
 
-const PROTOCOLS: readonly Protocol[] = ['tcp', 'udp'];
 const MAX_PORT_ENTRIES = 1024;
+/** The protocols a PUT may swap between (the seed's, whose edits refuse every other protocol). */
+const SEED_PROTOCOLS = ['tcp', 'udp'];
 
 const Ports = Type.Array(Type.Union([Type.Integer(), Type.String()]));
+// a number is written as a string ("47"): the seed refuses a JSON number here (wrong type)
+const ProtocolField = Type.String({ description: 'tcp, udp, sctp, icmp, icmpv6, another IP protocol\'s name, or its number 0-255 as a string ("47")' });
+const extra = {
+  ports: Type.Optional(Ports),
+  'icmp-type': Type.Optional(Type.Integer({ description: 'icmp/icmpv6 only: 0-255' })),
+  'icmp-code': Type.Optional(Type.Integer({ description: 'with icmp-type only: 0-255' })),
+};
 export const bodies = {
-  create: Type.Object({ name: Type.String(), protocol: Type.String(), ports: Ports }, { additionalProperties: false }),
-  update: Type.Object(
-    { name: Type.Optional(Type.String()), protocol: Type.Optional(Type.String()), ports: Type.Optional(Ports) },
-    { additionalProperties: false },
-  ),
+  create: Type.Object({ name: Type.String(), protocol: ProtocolField, ...extra }, { additionalProperties: false }),
+  update: Type.Object({ name: Type.Optional(Type.String()), protocol: Type.Optional(ProtocolField), ...extra }, { additionalProperties: false }),
 };
 const createShape = shapeChecker(bodies.create);
 const updateShape = shapeChecker(bodies.update);
@@ -73,8 +89,43 @@ export function checkPorts(ports: Array<number | string>): PortEntry[] {
   return spans.map(([low, high]) => (low === high ? low : `${low}-${high}`));
 }
 
+/** A protocol as stored: a name of protocols.ts, or the decimal number of one without a name. */
 function checkProtocol(value: string): Protocol {
-  return checkEnum('protocol', value, PROTOCOLS, 'ERR_NET_1006');
+  const n = PROTOCOL_NUMBERS.get(value) ?? (/^\d{1,3}$/.test(value) ? Number(value) : -1);
+  if (n < 0 || n > 255) {
+    throw new FwError('ERR_NET_1006', `field "protocol": "${value}" is neither a known protocol name (${[...PROTOCOL_NUMBERS.keys()].join(', ')}) nor a number 0-255`);
+  }
+  return protocolName(n);
+}
+
+type Body = ReturnType<typeof updateShape>;
+
+/** The service `b` makes over `old` (a create: no old), checked as a whole. */
+function merged(name: string, old: ServiceObj | undefined, b: Body): ServiceObj {
+  const protocol = b.protocol === undefined ? old!.protocol : checkProtocol(b.protocol);
+  if (old && protocol !== old.protocol && !(SEED_PROTOCOLS.includes(protocol) && SEED_PROTOCOLS.includes(old.protocol))) {
+    throw new FwError('ERR_NET_1006', `field "protocol": a ${old.protocol} service cannot become ${protocol} (only tcp and udp swap; delete and create it)`);
+  }
+  const n = protocolNumber(protocol);
+  const given = b.ports ?? old?.ports;
+  let ports: PortEntry[] = [];
+  if (hasPorts(n)) {
+    if (given === undefined) throw new FwError('ERR_NET_1004', 'missing field "ports"');
+    ports = b.ports === undefined ? given : checkPorts(b.ports);
+  } else if (given !== undefined && given.length > 0) {
+    // the seed refused such a service for its protocol (icmp with ports): so does this
+    throw new FwError('ERR_NET_1006', `field "protocol": a service with ports is tcp, udp or sctp; ${protocol} has none (give "ports": [])`);
+  }
+  const svc: ServiceObj = { name, protocol, ports };
+  const type = b['icmp-type'] ?? (b.protocol === undefined ? old?.icmpType : undefined);
+  const code = b['icmp-code'] ?? (b.protocol === undefined ? old?.icmpCode : undefined);
+  if (type !== undefined || code !== undefined) {
+    if (!isIcmp(n)) throw new FwError('ERR_NET_1004', `field "${type !== undefined ? 'icmp-type' : 'icmp-code'}": only an icmp or icmpv6 service has a type and code`);
+    if (type === undefined) throw new FwError('ERR_NET_1004', 'field "icmp-code": a code needs an icmp-type');
+    svc.icmpType = checkRange('icmp-type', type, 0, 255);
+    if (code !== undefined) svc.icmpCode = checkRange('icmp-code', code, 0, 255);
+  }
+  return svc;
 }
 
 export const serviceOps: ResourceOps = {
@@ -82,19 +133,16 @@ export const serviceOps: ResourceOps = {
   create(doc: ConfigDoc, body: unknown) {
     const b = createShape(body);
     const name = checkName('name', b.name);
-    const protocol = checkProtocol(b.protocol);
-    const ports = checkPorts(b.ports);
+    const svc = merged(name, undefined, b);
     if (doc.services.has(name)) throw new FwError('ERR_NET_2006', `service "${name}" already exists`);
-    doc.services.set(name, { name, protocol, ports });
+    doc.services.set(name, svc);
     return {};
   },
   update(doc: ConfigDoc, key: string, body: unknown) {
     const b = updateShape(body);
     checkSameKey('name', b.name, key);
     const old = existing(doc.services, 'service', key);
-    const protocol = b.protocol === undefined ? old.protocol : checkProtocol(b.protocol);
-    const ports = b.ports === undefined ? old.ports : checkPorts(b.ports);
-    doc.services.set(key, { name: key, protocol, ports });
+    doc.services.set(key, merged(key, old, b));
     return {};
   },
   remove(doc: ConfigDoc, key: string) {
