@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { FwError } from '../errors';
 import type { ConfigDoc } from '../config/types';
+import { deleteByTuple, deleteCut, listEntries, type ConnEntry } from './conntrack';
 import { DnsmasqProcess } from './dnsmasq-process';
 import { Host, CommandError } from './host';
 import { reconcile } from './kernel';
@@ -21,6 +22,14 @@ function messageOf(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
+export interface LinuxOptions {
+  /** FW_SESSION_REMATCH: connections accepted under an older version are judged again */
+  rematch: boolean;
+}
+
+/** How often connections that rematch cut are deleted from the conntrack table. */
+const CUT_SWEEP_MS = 1000;
+
 export class LinuxDataPlane implements DataPlane {
   readonly mode = 'linux' as const;
   private readonly host: Host;
@@ -28,10 +37,29 @@ export class LinuxDataPlane implements DataPlane {
   private applied: { doc: ConfigDoc; version: number; at: number } | null = null;
   private error: string | null = null;
   private queue: Promise<unknown> = Promise.resolve();
+  private readonly sweep: NodeJS.Timeout | null = null;
 
-  constructor(netns: string | null, dataDir: string, private readonly log: Logger) {
+  /** FW_DATA_DIR/dataplane: the files of dnsmasq and of conntrack batches */
+  private readonly dir: string;
+
+  constructor(netns: string | null, dataDir: string, private readonly log: Logger, private readonly opts: LinuxOptions) {
     this.host = new Host(netns);
-    this.dnsmasq = new DnsmasqProcess(this.host, path.join(dataDir, 'dataplane'));
+    this.dir = path.join(dataDir, 'dataplane');
+    this.dnsmasq = new DnsmasqProcess(this.host, this.dir);
+    if (opts.rematch) {
+      this.sweep = setInterval(() => void this.deleteCut(), CUT_SWEEP_MS);
+      this.sweep.unref();
+    }
+  }
+
+  /** A connection's packet refused by rematch leaves the entry marked cut: it goes here. */
+  private async deleteCut(): Promise<void> {
+    try {
+      const n = await deleteCut(this.host);
+      if (n > 0) this.log.info({ connections: n }, 'connections cut by rematch removed from conntrack');
+    } catch (e) {
+      this.log.debug({ err: messageOf(e) }, 'conntrack sweep failed');
+    }
   }
 
   /** One kernel change at a time: commits, start-up and cluster loads queue here. */
@@ -55,7 +83,7 @@ export class LinuxDataPlane implements DataPlane {
     return this.serial(async () => {
       const t0 = Date.now();
       try {
-        await this.enforce(doc);
+        await this.enforce(doc, version);
         this.applied = { doc, version, at: Date.now() };
         this.error = null;
         this.log.info({ version, ms: Date.now() - t0 }, 'data plane applied');
@@ -64,7 +92,7 @@ export class LinuxDataPlane implements DataPlane {
         this.log.error({ version, err: messageOf(e) }, 'data plane apply failed; restoring the previous version');
         const previous = this.applied;
         if (previous) {
-          await this.enforce(previous.doc).catch((e2) => {
+          await this.enforce(previous.doc, previous.version).catch((e2) => {
             this.error += `; restoring version ${previous.version} failed too: ${messageOf(e2)}`;
           });
         }
@@ -73,17 +101,23 @@ export class LinuxDataPlane implements DataPlane {
     });
   }
 
-  private async enforce(doc: ConfigDoc): Promise<void> {
+  private async enforce(doc: ConfigDoc, version: number): Promise<void> {
     const problems = planProblems(doc);
     if (problems.length) throw new Error(problems.join('\n'));
-    const first = renderPlan(doc, { leaseFile: this.dnsmasq.leaseFile });
+    const opts = { leaseFile: this.dnsmasq.leaseFile, version, rematch: this.opts.rematch };
+    const first = renderPlan(doc, opts);
     // the ruleset is checked before anything changes: a refused script touches nothing
     await this.host.exec('nft', ['-c', '-f', '-'], first.nft);
     await this.host.exec('sysctl', ['-q', '-w', 'net.ipv4.ip_forward=1', 'net.ipv6.conf.all.forwarding=1']);
     await reconcile(this.host, first.links);
     // counters carry over for the policies that stay (read as late as possible)
-    const plan = renderPlan(doc, { leaseFile: this.dnsmasq.leaseFile, counters: await this.readCounters() });
+    const plan = renderPlan(doc, { ...opts, counters: await this.readCounters() });
     await this.host.exec('nft', ['-f', '-'], plan.nft);
+    // after the table: its ct expressions load conntrack, whose settings exist only then.
+    // Packets, bytes and start time of every connection for the session table; no TCP
+    // pick-up mid-stream, so that a connection whose entry is deleted (ended, cut) stays
+    // ended: its next packet is invalid, not a new connection.
+    await this.host.exec('sysctl', ['-q', '-w', 'net.netfilter.nf_conntrack_acct=1', 'net.netfilter.nf_conntrack_timestamp=1', 'net.netfilter.nf_conntrack_tcp_loose=0']);
     await this.dnsmasq.ensure(plan.dnsmasq);
   }
 
@@ -107,6 +141,14 @@ export class LinuxDataPlane implements DataPlane {
     return this.readCounters();
   }
 
+  connections(): Promise<ConnEntry[]> {
+    return listEntries(this.host);
+  }
+
+  endConnections(entries: readonly ConnEntry[]): Promise<number> {
+    return deleteByTuple(this.host, this.dir, entries);
+  }
+
   status(): DataPlaneStatus {
     return {
       mode: 'linux',
@@ -118,6 +160,7 @@ export class LinuxDataPlane implements DataPlane {
   }
 
   async close(): Promise<void> {
+    if (this.sweep) clearInterval(this.sweep);
     await this.serial(() => this.dnsmasq.stop());
   }
 }

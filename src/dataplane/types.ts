@@ -3,6 +3,7 @@
 // implementation from FW_DATAPLANE (none: nothing is enforced, development machines are
 // untouched; linux: nftables and iproute2, see linux.ts).
 import type { ConfigDoc } from '../config/types';
+import type { ConnEntry } from './conntrack';
 import type { PolicyCounter } from './nft';
 
 export interface DataPlaneStatus {
@@ -26,6 +27,10 @@ export interface DataPlane {
   status(): DataPlaneStatus;
   /** Per-policy counters since they began, or null without a kernel. */
   counters(): Promise<Map<number, PolicyCounter> | null>;
+  /** The kernel's connection tracking entries, or null without a kernel. */
+  connections(): Promise<ConnEntry[] | null>;
+  /** Deletes these connections' entries (they end: their next packet is a new connection); how many went. */
+  endConnections(entries: readonly ConnEntry[]): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -51,6 +56,14 @@ export class NoDataPlane implements DataPlane {
 
   async counters(): Promise<null> {
     return null;
+  }
+
+  async connections(): Promise<null> {
+    return null;
+  }
+
+  async endConnections(): Promise<number> {
+    return 0;
   }
 
   async close(): Promise<void> {}

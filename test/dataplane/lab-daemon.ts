@@ -13,7 +13,7 @@ export interface LabDaemon {
 }
 
 /** Lab with `peers` peers, daemon on it (extra inventory links: `extra`), base config committed. */
-export async function startLabDaemon(peers: number, extra: string[] = [], family: 4 | 6 = 4): Promise<LabDaemon> {
+export async function startLabDaemon(peers: number, extra: string[] = [], family: 4 | 6 = 4, env: Record<string, string> = {}): Promise<LabDaemon> {
   requireLab();
   const lab = new Lab();
   const dir = tempDir('fwd-dp-');
@@ -21,7 +21,7 @@ export async function startLabDaemon(peers: number, extra: string[] = [], family
     await lab.create(peers, family);
     const links = lab.peers.map((p) => p.link);
     const td = await startTestDaemon({
-      FW_DATAPLANE: 'linux', FW_NETNS: lab.fw, FW_INTERFACES: [...links, ...extra].join(','),
+      FW_DATAPLANE: 'linux', FW_NETNS: lab.fw, FW_INTERFACES: [...links, ...extra].join(','), ...env,
     }, dir);
     const client = await new Client(td.url).login();
     await client.begin();
