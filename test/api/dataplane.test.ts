@@ -46,3 +46,10 @@ test('without a kernel, hits and neverHit are null; a bad ?stats is refused', as
   expectError(await d.client.get('/api/policies?stats=yes'), 400, 'ERR_NET_1005');
   expect((await ok(d.client.get('/api/analysis'))).body.neverHit).toBeNull();
 });
+
+test('without a kernel the session table is empty; DELETE needs a filter and checks it', async () => {
+  expect((await ok(d.client.get('/api/sessions?protocol=tcp'))).body).toEqual({ dataplane: 'none', total: 0, sessions: [], next: null });
+  expectError(await d.client.del('/api/sessions'), 400, 'ERR_NET_1004');
+  expectError(await d.client.del('/api/sessions?address=not-an-ip'), 400, 'ERR_NET_1001');
+  expect((await ok(d.client.del('/api/sessions?port=22'))).body).toEqual({ message: 'sessions ended', ended: '0', selected: '0' });
+});

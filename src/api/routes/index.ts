@@ -22,6 +22,7 @@ import { routeRoutes } from './routes';
 import { policyRoutes } from './policies';
 import { natRoutes } from './nat';
 import { dataPlaneRoutes } from './dataplane';
+import { sessionRoutes } from './sessions';
 import { auditRoutes } from './audit';
 import { operationsRoutes } from './operations';
 import { clusterRoutes } from './cluster';
@@ -58,6 +59,7 @@ export function allRoutes(ctx: AppContext, tokens: TokenService, limiter: LoginL
     ...policyRoutes(ctx),
     ...natRoutes(ctx),
     ...dataPlaneRoutes(ctx),
+    ...sessionRoutes(ctx),
     ...clusterRoutes(ctx),
     ...eventRoutes(ctx),
   ];
