@@ -53,3 +53,13 @@ test('without a kernel the session table is empty; DELETE needs a filter and che
   expectError(await d.client.del('/api/sessions?address=not-an-ip'), 400, 'ERR_NET_1001');
   expect((await ok(d.client.del('/api/sessions?port=22'))).body).toEqual({ message: 'sessions ended', ended: '0', selected: '0' });
 });
+
+test('impact: without a session 409; with one and no kernel, nothing to cut; the commit answer has no cut field', async () => {
+  expectError(await d.client.get('/api/config/impact'), 409, 'ERR_SYS_3001');
+  await d.client.begin();
+  expect((await ok(d.client.get('/api/config/impact'))).body).toEqual({
+    version: expect.any(Number), rematch: true, total: 0, cut: [], natChanged: [], perPolicy: [],
+  });
+  const r = await ok(d.client.post('/api/config/commit'));
+  expect(r.body).not.toHaveProperty('cut');
+});

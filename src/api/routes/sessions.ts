@@ -6,6 +6,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { FwError } from '../../errors';
 import { oneOf } from '../../config/render/objects';
 import type { ConnEntry } from '../../dataplane/conntrack';
+import { deniedBy, impactOf } from '../../sessions/impact';
 import { FILTER_DOCS, isEmptyFilter, matchesFilter, parseSessionFilter, sessionView, type SessionView } from '../../sessions/view';
 import type { AppContext } from '../context';
 import { message, type QueryDoc, type Req, type RouteDef } from '../http';
@@ -42,6 +43,32 @@ const SessionPage = Type.Object({
   sessions: Type.Array(SessionModel),
   next: Type.Union([Type.String(), Type.Null()], { description: 'pass as ?cursor= for the next page; null on the last page' }),
 }, { additionalProperties: false });
+
+const Reason = oneOf(['policy', 'default-deny', 'no-route'] as const);
+const NatAnswerModel = Type.Union([Type.Object({
+  id: Type.Integer(), type: oneOf(['snat', 'dnat-ip', 'dnat-port'] as const), translatedIP: Type.String(), translatedPort: Type.String(),
+}, { additionalProperties: false }), Type.Null()]);
+const ImpactReply = Type.Object({
+  version: Type.Integer({ minimum: 0, description: 'the running version the candidate is based on' }),
+  rematch: Type.Boolean({ description: 'FW_SESSION_REMATCH: whether the commit cuts the connections in `cut` (off: they flow on)' }),
+  total: Type.Integer({ minimum: 0, description: 'the live connections evaluated' }),
+  cut: Type.Array(Type.Composite([SessionModel, Type.Object({ deniedBy: Type.Object({ policy: Type.Union([Type.Integer(), Type.Null()]), reason: Reason }, { additionalProperties: false }) })])),
+  natChanged: Type.Array(Type.Composite([SessionModel, Type.Object({ runningNat: NatAnswerModel, candidateNat: NatAnswerModel })]), { description: 'allowed by both, NAT answered differently: the live connection keeps its NAT' }),
+  perPolicy: Type.Array(Type.Object({ policy: Type.Union([Type.Integer(), Type.Null()]), reason: Reason, connections: Type.Integer({ minimum: 1 }) }, { additionalProperties: false })),
+}, { additionalProperties: false });
+export type ImpactReplyModel = Static<typeof ImpactReply>;
+
+/**
+ * After a commit: the live connections the new running version denies are deleted at once
+ * (rematch would cut each at its next packet; an idle one goes now too). How many went.
+ */
+export async function cutDenied(ctx: AppContext): Promise<number> {
+  if (!ctx.settings.sessionRematch) return 0;
+  const entries = await ctx.dataPlane.connections();
+  if (!entries?.length) return 0;
+  const denied = deniedBy(entries, (await ctx.config.current().compiled).compiled);
+  return ctx.dataPlane.endConnections(denied.map((d) => d.entry));
+}
 
 /** What fwctl sessions reads (the CLI imports the type). */
 export type SessionPageModel = Static<typeof SessionPage>;
@@ -89,6 +116,15 @@ export function sessionRoutes(ctx: AppContext): RouteDef[] {
         const sessions = rest.slice(0, limit).map((s) => s.view);
         const next = rest.length > limit ? sessions[sessions.length - 1].id : null;
         return { body: { dataplane: ctx.dataPlane.mode, total: all.length, sessions, next } };
+      } },
+    { method: 'GET', pattern: '/api/config/impact', body: 'none', permission: 'read',
+      doc: { tag, summary: 'What committing the candidate would do to live connections', response: ImpactReply, errors: [409] },
+      handler: async () => {
+        const running = ctx.config.current();
+        const candidate = (await ctx.config.compiledCandidate()).compiled; // 409 without a session
+        const entries = (await ctx.dataPlane.connections()) ?? [];
+        const impact = impactOf(entries, (await running.compiled).compiled, candidate);
+        return { body: { version: running.meta.version, rematch: ctx.settings.sessionRematch, ...impact } };
       } },
     { method: 'DELETE', pattern: '/api/sessions', body: 'none', permission: 'configure',
       doc: { tag, summary: 'End the connections the filters select (at least one filter)', response: MessageReply, query: filterQuery },
