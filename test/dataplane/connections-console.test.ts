@@ -4,7 +4,7 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { ADMIN, ADMIN_PASSWORD, ok } from '../helpers/daemon';
 import { axeViolations, launchBrowser, watchProblems } from '../helpers/browser';
-import { startLabDaemon, stopLabDaemon, type LabDaemon } from './lab-daemon';
+import { lanDmzZones, startLabDaemon, stopLabDaemon, type LabDaemon } from './lab-daemon';
 
 let ld: LabDaemon;
 let browser: BrowserContext | undefined;
@@ -16,8 +16,7 @@ beforeAll(async () => {
   ld = await startLabDaemon(2);
   const c = ld.client;
   await c.begin();
-  await ok(c.post('/api/zones', { name: 'lan', type: 'l3', interfaces: ['fw1'] }));
-  await ok(c.post('/api/zones', { name: 'dmz', type: 'l3', interfaces: ['fw2'] }));
+  await lanDmzZones(c);
   await ok(c.post('/api/policies', { action: 'allow', 'src-zone': 'lan', 'dst-zone': 'dmz' }));
   await c.commit();
   const [p1, p2] = ld.lab.peers;

@@ -38,6 +38,12 @@ export async function startLabDaemon(peers: number, extra: string[] = [], family
   }
 }
 
+/** Zones lan (fw1, peer 1) and dmz (fw2, peer 2), created in the open session of `c`. */
+export async function lanDmzZones(c: Client): Promise<void> {
+  await ok(c.post('/api/zones', { name: 'lan', type: 'l3', interfaces: ['fw1'] }));
+  await ok(c.post('/api/zones', { name: 'dmz', type: 'l3', interfaces: ['fw2'] }));
+}
+
 export async function stopLabDaemon(ld: LabDaemon | undefined): Promise<void> {
   try {
     await ld?.td.close();

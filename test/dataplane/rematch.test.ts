@@ -7,7 +7,7 @@
 // outlives the policy that allowed it (the old behaviour, kept on request).
 import { expectError, ok, type Client } from '../helpers/daemon';
 import type { TcpEnd } from '../helpers/netns';
-import { startLabDaemon, stopLabDaemon, type LabDaemon } from './lab-daemon';
+import { lanDmzZones, startLabDaemon, stopLabDaemon, type LabDaemon } from './lab-daemon';
 
 interface Conn {
   client: TcpEnd;
@@ -19,8 +19,7 @@ interface Conn {
 /** lan (fw1) may reach dmz (fw2) on tcp 7001 (service a), 7002 and 7003 (service b), udp 7004 (u): policy 1. */
 async function allowBoth(c: Client): Promise<void> {
   await c.begin();
-  await ok(c.post('/api/zones', { name: 'lan', type: 'l3', interfaces: ['fw1'] }));
-  await ok(c.post('/api/zones', { name: 'dmz', type: 'l3', interfaces: ['fw2'] }));
+  await lanDmzZones(c);
   await ok(c.post('/api/services', { name: 'a', protocol: 'tcp', ports: [7001] }));
   await ok(c.post('/api/services', { name: 'b', protocol: 'tcp', ports: [7002, 7003] }));
   await ok(c.post('/api/services', { name: 'u', protocol: 'udp', ports: [7004] }));

@@ -6,7 +6,7 @@ import { Client, expectError, ok } from '../helpers/daemon';
 import { fwctl } from '../helpers/fwctl';
 import { roleClients } from '../helpers/roles';
 import type { TcpEnd } from '../helpers/netns';
-import { startLabDaemon, stopLabDaemon, type LabDaemon } from './lab-daemon';
+import { lanDmzZones, startLabDaemon, stopLabDaemon, type LabDaemon } from './lab-daemon';
 
 let ld: LabDaemon;
 const conns: Record<number, { client: TcpEnd; server: TcpEnd }> = {};
@@ -15,8 +15,7 @@ beforeAll(async () => {
   ld = await startLabDaemon(2);
   const c = ld.client;
   await c.begin();
-  await ok(c.post('/api/zones', { name: 'lan', type: 'l3', interfaces: ['fw1'] }));
-  await ok(c.post('/api/zones', { name: 'dmz', type: 'l3', interfaces: ['fw2'] }));
+  await lanDmzZones(c);
   await ok(c.post('/api/services', { name: 'apps', protocol: 'tcp', ports: ['7001-7003'] }));
   await ok(c.post('/api/policies', { action: 'allow', 'src-zone': 'lan', 'dst-zone': 'dmz', services: ['apps'] }));
   await ok(c.post('/api/nat', { type: 'snat', 'src-zone': 'lan', 'out-interface': 'fw2' }));
