@@ -11,6 +11,7 @@ import { Host, CommandError } from './host';
 import { reconcile } from './kernel';
 import { NFT_TABLE } from './names';
 import type { PolicyCounter } from './nft';
+import { HitTracker, type HitRecord, type RuleCounters } from './hits';
 import { renderPlan, planProblems } from './plan';
 import type { DataPlane, DataPlaneStatus } from './types';
 
@@ -25,6 +26,8 @@ function messageOf(e: unknown): string {
 export interface LinuxOptions {
   /** FW_SESSION_REMATCH: connections accepted under an older version are judged again */
   rematch: boolean;
+  /** FW_HITS_INTERVAL: how often the rule counters are sampled for hit times (ms) */
+  hitsIntervalMs: number;
 }
 
 /** How often connections that rematch cut are deleted from the conntrack table. */
@@ -38,6 +41,7 @@ export class LinuxDataPlane implements DataPlane {
   private error: string | null = null;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly sweep: NodeJS.Timeout | null = null;
+  private readonly hitTracker: HitTracker;
 
   /** FW_DATA_DIR/dataplane: the files of dnsmasq and of conntrack batches */
   private readonly dir: string;
@@ -46,6 +50,8 @@ export class LinuxDataPlane implements DataPlane {
     this.host = new Host(netns);
     this.dir = path.join(dataDir, 'dataplane');
     this.dnsmasq = new DnsmasqProcess(this.host, this.dir);
+    this.hitTracker = new HitTracker(path.join(this.dir, 'hits.json'), () => this.readCounters(), log);
+    this.hitTracker.start(opts.hitsIntervalMs);
     if (opts.rematch) {
       this.sweep = setInterval(() => void this.deleteCut(), CUT_SWEEP_MS);
       this.sweep.unref();
@@ -111,7 +117,8 @@ export class LinuxDataPlane implements DataPlane {
     await this.host.exec('sysctl', ['-q', '-w', 'net.ipv4.ip_forward=1', 'net.ipv6.conf.all.forwarding=1']);
     await reconcile(this.host, first.links);
     // counters carry over for the policies that stay (read as late as possible)
-    const plan = renderPlan(doc, { ...opts, counters: await this.readCounters() });
+    const counters = await this.readCounters();
+    const plan = renderPlan(doc, { ...opts, counters: counters.policies, natCounters: counters.nat });
     await this.host.exec('nft', ['-f', '-'], plan.nft);
     // after the table: its ct expressions load conntrack, whose settings exist only then.
     // Packets, bytes and start time of every connection for the session table; no TCP
@@ -121,8 +128,9 @@ export class LinuxDataPlane implements DataPlane {
     await this.dnsmasq.ensure(plan.dnsmasq);
   }
 
-  private async readCounters(): Promise<Map<number, PolicyCounter>> {
-    const out = new Map<number, PolicyCounter>();
+  /** Every counter of our table: policies (policy_N) and NAT rules (nat_N), by id. */
+  private async readCounters(): Promise<RuleCounters> {
+    const out: RuleCounters = { policies: new Map(), nat: new Map() };
     let json: string;
     try {
       json = await this.host.exec('nft', ['-j', 'list', 'counters', 'table', 'inet', NFT_TABLE]);
@@ -131,14 +139,22 @@ export class LinuxDataPlane implements DataPlane {
       throw e;
     }
     for (const item of (JSON.parse(json) as { nftables: NftCounter[] }).nftables) {
-      const m = item.counter && /^policy_(\d+)$/.exec(item.counter.name);
-      if (m) out.set(Number(m[1]), { packets: item.counter!.packets, bytes: item.counter!.bytes });
+      const m = item.counter && /^(policy|nat)_(\d+)$/.exec(item.counter.name);
+      if (m) out[m[1] === 'policy' ? 'policies' : 'nat'].set(Number(m[2]), { packets: item.counter!.packets, bytes: item.counter!.bytes });
     }
     return out;
   }
 
-  counters(): Promise<Map<number, PolicyCounter>> {
-    return this.readCounters();
+  async counters(): Promise<Map<number, PolicyCounter>> {
+    return (await this.readCounters()).policies;
+  }
+
+  hits(): Promise<{ sampledAt: number | null; rules: HitRecord[] }> {
+    return this.hitTracker.records();
+  }
+
+  resetHits(): Promise<void> {
+    return this.hitTracker.reset();
   }
 
   connections(): Promise<ConnEntry[]> {
@@ -161,6 +177,7 @@ export class LinuxDataPlane implements DataPlane {
 
   async close(): Promise<void> {
     if (this.sweep) clearInterval(this.sweep);
+    this.hitTracker.stop();
     await this.serial(() => this.dnsmasq.stop());
   }
 }

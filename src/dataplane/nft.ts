@@ -44,6 +44,11 @@ export function counterName(policyId: number): string {
   return `policy_${policyId}`;
 }
 
+/** The name of a NAT rule's counter: the first packet of every connection it translates. */
+export function natCounterName(natId: number): string {
+  return `nat_${natId}`;
+}
+
 function portRanges(s: ServiceObj): Array<[number, number]> {
   return s.ports.map((p) => {
     if (typeof p === 'number') return [p, p] as [number, number];
@@ -275,7 +280,7 @@ function natPre(r: Renderer): string[] {
       if (n.type === 'snat') out.push(`${match} return comment "nat ${n.id}: snat, in postrouting"`);
       else {
         const to = family === 6 && n.translatedPort ? `[${n.translatedIp}]:${n.translatedPort}` : n.translatedPort ? `${n.translatedIp}:${n.translatedPort}` : n.translatedIp;
-        out.push(`${match} dnat ${IP[family]} to ${to} comment "nat ${n.id}"`);
+        out.push(`${match} counter name "${natCounterName(n.id)}" dnat ${IP[family]} to ${to} comment "nat ${n.id}"`);
       }
     }
   }
@@ -287,8 +292,8 @@ function natPost(r: Renderer): string[] {
   for (const n of r.doc.nat) {
     for (const { family, match } of natMatches(r, n)) {
       if (n.type !== 'snat') out.push(`${match} return comment "nat ${n.id}: dnat, in prerouting"`);
-      else if (n.translatedIp === '') out.push(`${match} masquerade comment "nat ${n.id}"`);
-      else out.push(`${match} snat ${IP[family]} to ${n.translatedIp} comment "nat ${n.id}"`);
+      else if (n.translatedIp === '') out.push(`${match} counter name "${natCounterName(n.id)}" masquerade comment "nat ${n.id}"`);
+      else out.push(`${match} counter name "${natCounterName(n.id)}" snat ${IP[family]} to ${n.translatedIp} comment "nat ${n.id}"`);
     }
   }
   return out;
@@ -316,6 +321,8 @@ function chain(name: string, hook: string, rules: string[]): string {
 export interface NftOptions {
   /** counter values to start from (policy id: packets and bytes) */
   counters?: ReadonlyMap<number, PolicyCounter>;
+  /** the same for NAT rules (rule id) */
+  natCounters?: ReadonlyMap<number, PolicyCounter>;
   /** the version the script enforces: the generation in the connections' marks */
   version?: number;
   /** FW_SESSION_REMATCH: packets of connections accepted under an older version meet the policies again */
@@ -341,7 +348,7 @@ function forwardPrologue(version: number, rematch: boolean): string[] {
 
 /** The whole nft script: applied with `nft -f`, checked with `nft -c -f`. */
 export function renderNft(doc: ConfigDoc, opts: NftOptions = {}): string {
-  const { counters = new Map<number, PolicyCounter>(), version = 0, rematch = true } = opts;
+  const { counters = new Map<number, PolicyCounter>(), natCounters = new Map<number, PolicyCounter>(), version = 0, rematch = true } = opts;
   const topo = new Topology(doc);
   const r = new Renderer(doc, topo);
   const forward = [...forwardPrologue(version, rematch), ...doc.policies.flatMap((p) => policyRules(r, p, version))];
@@ -355,10 +362,11 @@ export function renderNft(doc: ConfigDoc, opts: NftOptions = {}): string {
     chain('nat_pre', 'type nat hook prerouting priority dstnat; policy accept;', natPre(r)),
     chain('nat_post', 'type nat hook postrouting priority srcnat; policy accept;', natPost(r)),
   ];
-  const counterDecls = doc.policies.map((p) => {
-    const c = counters.get(p.id) ?? { packets: 0, bytes: 0 };
-    return `  counter ${counterName(p.id)} { packets ${c.packets} bytes ${c.bytes} }`;
-  });
+  const decl = (name: string, c: PolicyCounter = { packets: 0, bytes: 0 }) => `  counter ${name} { packets ${c.packets} bytes ${c.bytes} }`;
+  const counterDecls = [
+    ...doc.policies.map((p) => decl(counterName(p.id), counters.get(p.id))),
+    ...doc.nat.map((n) => decl(natCounterName(n.id), natCounters.get(n.id))),
+  ];
   return [
     `# managed by fwd: this table is replaced as a whole on every commit`,
     `table inet ${NFT_TABLE}`,

@@ -4,6 +4,7 @@
 // untouched; linux: nftables and iproute2, see linux.ts).
 import type { ConfigDoc } from '../config/types';
 import type { ConnEntry } from './conntrack';
+import type { HitRecord } from './hits';
 import type { PolicyCounter } from './nft';
 
 export interface DataPlaneStatus {
@@ -27,6 +28,10 @@ export interface DataPlane {
   status(): DataPlaneStatus;
   /** Per-policy counters since they began, or null without a kernel. */
   counters(): Promise<Map<number, PolicyCounter> | null>;
+  /** Hits with times of every policy and NAT rule the kernel counted (a fresh sample), or null without a kernel. */
+  hits(): Promise<{ sampledAt: number | null; rules: HitRecord[] } | null>;
+  /** Zeroes the hit totals and times. */
+  resetHits(): Promise<void>;
   /** The kernel's connection tracking entries, or null without a kernel. */
   connections(): Promise<ConnEntry[] | null>;
   /** Deletes these connections' entries (they end: their next packet is a new connection); how many went. */
@@ -57,6 +62,12 @@ export class NoDataPlane implements DataPlane {
   async counters(): Promise<null> {
     return null;
   }
+
+  async hits(): Promise<null> {
+    return null;
+  }
+
+  async resetHits(): Promise<void> {}
 
   async connections(): Promise<null> {
     return null;

@@ -63,3 +63,12 @@ test('impact: without a session 409; with one and no kernel, nothing to cut; the
   const r = await ok(d.client.post('/api/config/commit'));
   expect(r.body).not.toHaveProperty('cut');
 });
+
+test('without a kernel, hit times are unknown (null) and the unused CSV has its header only', async () => {
+  expect((await ok(d.client.get('/api/analysis/hits'))).body).toEqual({ dataplane: 'none', version: expect.any(Number), sampledAt: null, rules: null });
+  expect((await ok(d.client.get('/api/analysis/unused?days=30'))).body).toEqual(expect.objectContaining({ days: 30, rules: null }));
+  expect((await ok(d.client.get('/api/analysis/unused.csv'))).text).toBe('kind,id,hits,bytes,firstHitAt,lastHitAt\r\n');
+  expectError(await d.client.get('/api/analysis/unused?days=0'), 400, 'ERR_NET_1008');
+  expectError(await d.client.get('/api/analysis/unused?days=soon'), 400, 'ERR_NET_1004');
+  expect((await ok(d.client.post('/api/analysis/hits/reset'))).body).toEqual({ message: 'hits reset' });
+});

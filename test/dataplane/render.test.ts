@@ -148,9 +148,10 @@ describe('rendered texts', () => {
       'ct original ip saddr @srczone4_0 ct reply ip saddr @dstzone4_1 ct original ip daddr 10.2.0.0/24 meta l4proto udp ct original proto-dst 53 log prefix "fwd policy 1: " counter name "policy_1" ct mark set 0x00800001 accept',
     ]);
     expect(fwd[8]).toBe('counter name "policy_2" drop');
-    expect(lines).toContain('meta nfproto ipv4 ip saddr @srczone4_1 meta l4proto udp th dport 53 dnat ip to 10.1.0.10:5353 comment "nat 1"');
-    expect(lines).toContain('meta nfproto ipv4 ip saddr @srczone4_0 ip daddr @egress4_2 ip daddr @masquerade4 masquerade comment "nat 2"');
-    expect(lines).toContain('meta nfproto ipv4 ip saddr @srczone4_0 snat ip to 10.2.0.99 comment "nat 3"');
+    expect(lines).toContain('meta nfproto ipv4 ip saddr @srczone4_1 meta l4proto udp th dport 53 counter name "nat_1" dnat ip to 10.1.0.10:5353 comment "nat 1"');
+    expect(lines).toContain('meta nfproto ipv4 ip saddr @srczone4_0 ip daddr @egress4_2 ip daddr @masquerade4 counter name "nat_2" masquerade comment "nat 2"');
+    expect(lines).toContain('meta nfproto ipv4 ip saddr @srczone4_0 counter name "nat_3" snat ip to 10.2.0.99 comment "nat 3"');
+    expect(lines).toContain('counter nat_3 { packets 0 bytes 0 }');
     expect(lines).toContain('iifname "eth0" tcp dport 22 accept');
     expect(lines).toContain('iifname "eth0" udp dport 67 accept');
     expect(lines.filter((l) => l.startsWith('iifname "eth1"'))).toEqual([]);
