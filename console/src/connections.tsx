@@ -5,7 +5,7 @@ import { useState } from 'preact/hooks';
 import { api } from './api';
 import type { LiveSession, LiveSessionPage } from './types';
 import { allowed } from './state';
-import { attempt, ErrorBox, Field, Page, useLoad } from './ui';
+import { attempt, ErrorBox, Field, Page, Pager, useLoad } from './ui';
 
 const FILTERS = [
   ['address', 'Address or prefix', 'either end, before or after NAT'],
@@ -76,10 +76,7 @@ export function ConnectionsPage() {
           ))}
         </tbody>
       </table>
-      <div class="buttons">
-        {cursors.length > 0 && <button type="button" onClick={() => setCursors(cursors.slice(0, -1))}>Previous</button>}
-        {page.data?.next && <button type="button" onClick={() => setCursors([...cursors, page.data!.next!])}>Next</button>}
-      </div>
+      <Pager stack={cursors} setStack={setCursors} next={page.data?.next} back="Previous" forward="Next" />
     </Page>
   );
 }
