@@ -30,8 +30,12 @@ export interface LinuxOptions {
   hitsIntervalMs: number;
 }
 
-/** How often connections that rematch cut are deleted from the conntrack table. */
-const CUT_SWEEP_MS = 1000;
+/**
+ * How often connections that rematch cut are deleted from the conntrack table. Their packets
+ * are dropped meanwhile (each meets the policies again), so this only bounds how long the
+ * entry lingers; the commit itself deletes what it denies at once.
+ */
+const CUT_SWEEP_MS = 5000;
 
 export class LinuxDataPlane implements DataPlane {
   readonly mode = 'linux' as const;

@@ -35,7 +35,7 @@ export interface SessionView {
   srcZone: string | null;
   dstZone: string | null;
   policy: number | null;
-  /** the rematch of a commit refused it: the data plane deletes it within a second */
+  /** the rematch of a commit refused it (its packets are dropped): the data plane deletes it within 5 seconds */
   cut: boolean;
   nat: { snat: Translation | null; dnat: Translation | null };
 }

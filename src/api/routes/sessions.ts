@@ -34,7 +34,7 @@ const SessionModel = Type.Object({
   srcZone: Nullable(Type.String()),
   dstZone: Nullable(Type.String()),
   policy: Type.Union([Type.Integer(), Type.Null()], { description: 'the policy that accepted it (its conntrack mark); null when unknown' }),
-  cut: Type.Boolean({ description: 'refused by the rematch of a commit: deleted within a second' }),
+  cut: Type.Boolean({ description: 'refused by the rematch of a commit (its packets are dropped): deleted within 5 seconds' }),
   nat: Type.Object({ snat: Translation, dnat: Translation }, { additionalProperties: false }),
 }, { additionalProperties: false });
 const SessionPage = Type.Object({
