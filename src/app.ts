@@ -206,7 +206,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     await ensureAdmin(store, settings, opts.announce ?? ((l) => process.stdout.write(`${l}\n`)));
     const secret = settings.jwtSecret ?? (await store.getOrCreateSecret(() => randomBytes(48).toString('base64')));
     compiler = metrics.timedCompiler(createCompiler());
-    dataPlane = createDataPlane(settings.dataPlane, settings.netns, settings.dataDir, log);
+    dataPlane = createDataPlane(settings.dataPlane, settings.netns, settings.dataDir, log, { rematch: settings.sessionRematch, hitsIntervalMs: settings.hitsIntervalMs });
     const config = new ConfigService(store, settings, log, compiler, commitChecks, dataPlane);
     const redis = store instanceof RedisStore ? store : null;
     hub = eventHub(settings, redis, log);

@@ -32,6 +32,10 @@ export interface Settings {
   dataPlane: 'none' | 'linux';
   /** FW_NETNS: the network namespace the linux data plane enforces on (null: this host's) */
   netns: string | null;
+  /** FW_SESSION_REMATCH: after a commit, connections accepted under an older version meet the new policies again */
+  sessionRematch: boolean;
+  /** FW_HITS_INTERVAL (seconds): how often the kernel's rule counters are sampled for hit times */
+  hitsIntervalMs: number;
   /** FW_METRICS: client addresses or networks that may scrape /metrics without a token ("" : none) */
   metricsAllow: string;
   /** FW_TRUSTED_PROXIES: proxies whose X-Forwarded-For names the client ("": none, the header is ignored) */
@@ -231,6 +235,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     commitTimeoutMs: int(env, 'FW_COMMIT_TIMEOUT', 60, 1, 3600) * 1000,
     dataPlane: dataPlaneMode(env.FW_DATAPLANE),
     netns: netns(env.FW_NETNS),
+    sessionRematch: onOff(env, 'FW_SESSION_REMATCH', true),
+    hitsIntervalMs: int(env, 'FW_HITS_INTERVAL', 5, 1, 3600) * 1000,
     metricsAllow: env.FW_METRICS ?? '',
     trustedProxies: env.FW_TRUSTED_PROXIES ?? '',
     analysisTimeoutMs: int(env, 'FW_ANALYSIS_TIMEOUT', 60, 0, 86400) * 1000,

@@ -3,6 +3,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { login, logOut, endLogin } from './api';
 import { AuditPage } from './audit';
+import { ConnectionsPage } from './connections';
 import { LoginPage } from './login';
 import { Overview } from './overview';
 import { ResourcePage } from './resource-page';
@@ -33,6 +34,7 @@ const NAV: NavItem[] = [
   { href: '/session', label: 'Session' },
   { href: '/versions', label: 'Versions' },
   { href: '/trace', label: 'Packet tracer' },
+  { href: '/connections', label: 'Connections' },
   { href: '/audit', label: 'Audit', permission: 'audit' },
   { href: '/users', label: 'Users', permission: ['users', 'audit'] },
   { href: '/tokens', label: 'API tokens', permission: ['tokens', 'audit'] },
@@ -50,6 +52,7 @@ function pageOf(path: string) {
     case '/session': return <SessionPage />;
     case '/versions': return <VersionsPage />;
     case '/trace': return <TracerPage />;
+    case '/connections': return <ConnectionsPage />;
     case '/audit': return allowed('audit') ? <AuditPage /> : <NotAllowed />;
     case '/users': return allowed(['users', 'audit']) ? <UsersPage /> : <NotAllowed />;
     case '/tokens': return allowed(['tokens', 'audit']) ? <TokensPage /> : <NotAllowed />;

@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import { api } from './api';
 import type { AuditEntries } from './types';
 import { when } from './format';
-import { ErrorBox, Field, Page, useLoad } from './ui';
+import { ErrorBox, Field, Page, Pager, useLoad } from './ui';
 
 export function AuditPage() {
   const [user, setUser] = useState('');
@@ -33,10 +33,7 @@ export function AuditPage() {
           ))}
         </tbody>
       </table>
-      <div class="buttons">
-        {pages.length > 0 && <button type="button" onClick={() => setPages(pages.slice(0, -1))}>Newer</button>}
-        {page.data?.next && <button type="button" onClick={() => setPages([...pages, page.data!.next!])}>Older</button>}
-      </div>
+      <Pager stack={pages} setStack={setPages} next={page.data?.next} back="Newer" forward="Older" />
     </Page>
   );
 }

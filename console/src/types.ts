@@ -10,6 +10,7 @@ import type { DiffReply, VersionModel, VersionWithConfig } from '../../src/api/r
 import type { AnalysisReply, EvalReply, PacketBody } from '../../src/api/routes/eval';
 import type { StatusReply } from '../../src/api/routes/status';
 import type { AuditPage } from '../../src/api/routes/audit';
+import type { SessionPageModel } from '../../src/api/routes/sessions';
 import type { UserModel } from '../../src/api/routes/users';
 import type { NodeModel } from '../../src/api/routes/cluster';
 import type { PoolLeases } from '../../src/dataplane/leases';
@@ -40,6 +41,9 @@ export type EvalAnswer = Static<typeof EvalReply>;
 export type Packet = Static<typeof PacketBody>;
 export type Status = Static<typeof StatusReply>;
 export type AuditEntries = Static<typeof AuditPage>;
+/** GET /api/sessions: live connections of the data plane (not configuration sessions) */
+export type LiveSessionPage = SessionPageModel;
+export type LiveSession = SessionPageModel['sessions'][number];
 export type User = Static<typeof UserModel>;
 export type ClusterNode = Static<typeof NodeModel>;
 export type { PoolLeases };

@@ -149,3 +149,16 @@ export function SortHeader(p: { label: string; active: boolean; dir: 1 | -1; onS
 export function ErrorBox(p: { text: string | null }) {
   return p.text ? <p class="error" role="alert">{p.text}</p> : null;
 }
+
+/**
+ * Back and forth through pages that the API chains by a token (`next`): `stack` holds the
+ * token of every page after the first; the labels name the direction (Older/Newer, Next/Previous).
+ */
+export function Pager<T>(p: { stack: T[]; setStack: (s: T[]) => void; next: T | null | undefined; back: string; forward: string }) {
+  return (
+    <div class="buttons">
+      {p.stack.length > 0 && <button type="button" onClick={() => p.setStack(p.stack.slice(0, -1))}>{p.back}</button>}
+      {p.next != null && <button type="button" onClick={() => p.setStack([...p.stack, p.next!])}>{p.forward}</button>}
+    </div>
+  );
+}

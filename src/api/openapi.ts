@@ -209,6 +209,7 @@ const TAG_TEXT: Record<string, string> = {
   policies: 'Security policies, in evaluation order',
   nat: 'NAT rules, in evaluation order',
   eval: 'What the configuration does to packets',
+  sessions: 'Live connections of the data plane (conntrack): list and end them',
   audit: 'The audit trail',
   cluster: 'The instances of a cluster',
   events: 'Server-Sent Events of commits, confirmations, sessions and nodes',

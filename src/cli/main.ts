@@ -9,6 +9,7 @@ import { status } from './commands/status';
 import { trace, type TraceArgs } from './commands/trace';
 import { watch } from './commands/watch';
 import { leases } from './commands/leases';
+import { endSessions, sessions, SESSION_FILTERS, type SessionFilterArgs } from './commands/sessions';
 import { apply, confirm, exportConfig, plan } from './commands/config-file';
 
 const HELP = `fwctl: the command-line client of the fwd firewall daemon
@@ -23,6 +24,10 @@ const HELP = `fwctl: the command-line client of the fwd firewall daemon
               [--in IF] [--candidate]
   fwctl watch [--types commit,confirm,...] [--since ID] [--count N]
   fwctl leases                     the DHCP leases handed out, per pool
+  fwctl sessions [FILTERS] [--limit N]   live connections (FILTERS: --address IP|PREFIX --port N
+                                   --protocol P --zone Z --policy ID --state S --id ID
+                                   --src IP --dst IP --sport N --dport N)
+  fwctl end-sessions FILTERS       end the connections they select (operator or admin)
 
 Every command: --json (output for scripts), --url URL (else FWCTL_URL, else the login's).
 Exit codes: 0 ok, 1 refused or failed, 2 plan found changes, 3 not logged in / token refused,
@@ -35,6 +40,11 @@ const common = {
   url: { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
+
+/** --address, --port ...: the session filters as string options. */
+function filterOptions(): Record<(typeof SESSION_FILTERS)[number], { type: 'string' }> {
+  return Object.fromEntries(SESSION_FILTERS.map((f) => [f, { type: 'string' }])) as Record<(typeof SESSION_FILTERS)[number], { type: 'string' }>;
+}
 
 const OPTIONS = {
   login: { user: { type: 'string', short: 'u' } },
@@ -53,6 +63,8 @@ const OPTIONS = {
   },
   watch: { types: { type: 'string' }, since: { type: 'string' }, count: { type: 'string' } },
   leases: {},
+  sessions: { ...filterOptions(), limit: { type: 'string' } },
+  'end-sessions': filterOptions(),
 } as const satisfies Record<string, ParseArgsConfig['options']>;
 
 type Command = keyof typeof OPTIONS;
@@ -95,6 +107,8 @@ async function run(argv: string[]): Promise<number> {
     case 'confirm': return confirm(api, o.json);
     case 'trace': return trace(api, o as unknown as TraceArgs);
     case 'leases': return leases(api, o.json);
+    case 'sessions': return sessions(api, o as unknown as SessionFilterArgs & { limit?: string; json: boolean });
+    case 'end-sessions': return endSessions(api, o as unknown as SessionFilterArgs & { json: boolean });
     case 'watch': return watch(api, { types: o.types as string | undefined, since: o.since as string | undefined, count: o.count as string | undefined, json: o.json });
   }
 }

@@ -5,11 +5,13 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { FwError } from '../errors';
 import type { ConfigDoc } from '../config/types';
+import { deleteByTuple, deleteCut, listEntries, type ConnEntry } from './conntrack';
 import { DnsmasqProcess } from './dnsmasq-process';
 import { Host, CommandError } from './host';
 import { reconcile } from './kernel';
 import { NFT_TABLE } from './names';
 import type { PolicyCounter } from './nft';
+import { HitTracker, type HitRecord, type RuleCounters } from './hits';
 import { renderPlan, planProblems } from './plan';
 import { missingRights } from './rights';
 import { linkKindProblem } from './link-kinds';
@@ -24,6 +26,20 @@ function messageOf(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
+export interface LinuxOptions {
+  /** FW_SESSION_REMATCH: connections accepted under an older version are judged again */
+  rematch: boolean;
+  /** FW_HITS_INTERVAL: how often the rule counters are sampled for hit times (ms) */
+  hitsIntervalMs: number;
+}
+
+/**
+ * How often connections that rematch cut are deleted from the conntrack table. Their packets
+ * are dropped meanwhile (each meets the policies again), so this only bounds how long the
+ * entry lingers; the commit itself deletes what it denies at once.
+ */
+const CUT_SWEEP_MS = 5000;
+
 export class LinuxDataPlane implements DataPlane {
   readonly mode = 'linux' as const;
   private readonly host: Host;
@@ -33,14 +49,36 @@ export class LinuxDataPlane implements DataPlane {
   private queue: Promise<unknown> = Promise.resolve();
   /** why this process cannot change the kernel (checked once, at start), or null */
   private readonly rights: Promise<string | null>;
+  private readonly sweep: NodeJS.Timeout | null = null;
+  private readonly hitTracker: HitTracker;
 
-  constructor(netns: string | null, dataDir: string, private readonly log: Logger) {
+  /** FW_DATA_DIR/dataplane: the files of dnsmasq and of conntrack batches */
+  private readonly dir: string;
+
+  constructor(netns: string | null, dataDir: string, private readonly log: Logger, private readonly opts: LinuxOptions) {
     this.host = new Host(netns);
-    this.dnsmasq = new DnsmasqProcess(this.host, path.join(dataDir, 'dataplane'));
+    this.dir = path.join(dataDir, 'dataplane');
+    this.dnsmasq = new DnsmasqProcess(this.host, this.dir);
     this.rights = missingRights(this.host).then((problem) => {
       if (problem) this.log.error({ netns }, problem);
       return problem;
     });
+    this.hitTracker = new HitTracker(path.join(this.dir, 'hits.json'), () => this.readCounters(), log);
+    this.hitTracker.start(opts.hitsIntervalMs);
+    if (opts.rematch) {
+      this.sweep = setInterval(() => void this.deleteCut(), CUT_SWEEP_MS);
+      this.sweep.unref();
+    }
+  }
+
+  /** A connection's packet refused by rematch leaves the entry marked cut: it goes here. */
+  private async deleteCut(): Promise<void> {
+    try {
+      const n = await deleteCut(this.host);
+      if (n > 0) this.log.info({ connections: n }, 'connections cut by rematch removed from conntrack');
+    } catch (e) {
+      this.log.debug({ err: messageOf(e) }, 'conntrack sweep failed');
+    }
   }
 
   /** One kernel change at a time: commits, start-up and cluster loads queue here. */
@@ -66,7 +104,7 @@ export class LinuxDataPlane implements DataPlane {
     return this.serial(async () => {
       const t0 = Date.now();
       try {
-        await this.enforce(doc);
+        await this.enforce(doc, version);
         this.applied = { doc, version, at: Date.now() };
         this.error = null;
         this.log.info({ version, ms: Date.now() - t0 }, 'data plane applied');
@@ -76,7 +114,7 @@ export class LinuxDataPlane implements DataPlane {
         this.log.error({ config: label, err: messageOf(e) }, 'data plane apply failed; restoring the previous version');
         const previous = this.applied;
         if (previous) {
-          await this.enforce(previous.doc).catch((e2) => {
+          await this.enforce(previous.doc, previous.version).catch((e2) => {
             this.error += `; restoring version ${previous.version} failed too: ${messageOf(e2)}`;
           });
         }
@@ -85,22 +123,30 @@ export class LinuxDataPlane implements DataPlane {
     });
   }
 
-  private async enforce(doc: ConfigDoc): Promise<void> {
+  private async enforce(doc: ConfigDoc, version: number): Promise<void> {
     const problems = planProblems(doc);
     if (problems.length) throw new Error(problems.join('\n'));
-    const first = renderPlan(doc, { leaseFile: this.dnsmasq.leaseFile });
+    const opts = { leaseFile: this.dnsmasq.leaseFile, version, rematch: this.opts.rematch };
+    const first = renderPlan(doc, opts);
     // the ruleset is checked before anything changes: a refused script touches nothing
     await this.host.exec('nft', ['-c', '-f', '-'], first.nft);
     await this.host.exec('sysctl', ['-q', '-w', 'net.ipv4.ip_forward=1', 'net.ipv6.conf.all.forwarding=1']);
     await reconcile(this.host, first.links);
     // counters carry over for the policies that stay (read as late as possible)
-    const plan = renderPlan(doc, { leaseFile: this.dnsmasq.leaseFile, counters: await this.readCounters() });
+    const counters = await this.readCounters();
+    const plan = renderPlan(doc, { ...opts, counters: counters.policies, natCounters: counters.nat });
     await this.host.exec('nft', ['-f', '-'], plan.nft);
+    // after the table: its ct expressions load conntrack, whose settings exist only then.
+    // Packets, bytes and start time of every connection for the session table; no TCP
+    // pick-up mid-stream, so that a connection whose entry is deleted (ended, cut) stays
+    // ended: its next packet is invalid, not a new connection.
+    await this.host.exec('sysctl', ['-q', '-w', 'net.netfilter.nf_conntrack_acct=1', 'net.netfilter.nf_conntrack_timestamp=1', 'net.netfilter.nf_conntrack_tcp_loose=0']);
     await this.dnsmasq.ensure(plan.dnsmasq);
   }
 
-  private async readCounters(): Promise<Map<number, PolicyCounter>> {
-    const out = new Map<number, PolicyCounter>();
+  /** Every counter of our table: policies (policy_N) and NAT rules (nat_N), by id. */
+  private async readCounters(): Promise<RuleCounters> {
+    const out: RuleCounters = { policies: new Map(), nat: new Map() };
     let json: string;
     try {
       json = await this.host.exec('nft', ['-j', 'list', 'counters', 'table', 'inet', NFT_TABLE]);
@@ -109,14 +155,30 @@ export class LinuxDataPlane implements DataPlane {
       throw e;
     }
     for (const item of (JSON.parse(json) as { nftables: NftCounter[] }).nftables) {
-      const m = item.counter && /^policy_(\d+)$/.exec(item.counter.name);
-      if (m) out.set(Number(m[1]), { packets: item.counter!.packets, bytes: item.counter!.bytes });
+      const m = item.counter && /^(policy|nat)_(\d+)$/.exec(item.counter.name);
+      if (m) out[m[1] === 'policy' ? 'policies' : 'nat'].set(Number(m[2]), { packets: item.counter!.packets, bytes: item.counter!.bytes });
     }
     return out;
   }
 
-  counters(): Promise<Map<number, PolicyCounter>> {
-    return this.readCounters();
+  async counters(): Promise<Map<number, PolicyCounter>> {
+    return (await this.readCounters()).policies;
+  }
+
+  hits(): Promise<{ sampledAt: number | null; rules: HitRecord[] }> {
+    return this.hitTracker.records();
+  }
+
+  resetHits(): Promise<void> {
+    return this.hitTracker.reset();
+  }
+
+  connections(): Promise<ConnEntry[]> {
+    return listEntries(this.host);
+  }
+
+  endConnections(entries: readonly ConnEntry[]): Promise<number> {
+    return deleteByTuple(this.host, this.dir, entries);
   }
 
   async leases(): Promise<DhcpLease[]> {
@@ -134,6 +196,8 @@ export class LinuxDataPlane implements DataPlane {
   }
 
   async close(): Promise<void> {
+    if (this.sweep) clearInterval(this.sweep);
+    this.hitTracker.stop();
     await this.serial(() => this.dnsmasq.stop());
   }
 }

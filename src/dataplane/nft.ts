@@ -6,9 +6,9 @@
 // of the route) is an interval set computed by topology.ts; rules then follow eval.md's order:
 //   nat_pre   (prerouting, dstnat)  NAT table in order on the original packet: dnat, or stop
 //                                   at a matching snat rule (first match wins)
-//   forward   (filter)              established/related accepted; policies in order on the
-//                                   post-NAT destination zone and the original addresses and
-//                                   service (ct original ...); anything else dropped
+//   forward   (filter)              established connections of this version and related accepted
+//                                   (older ones judged again: rematch); policies in order on the
+//                                   connection's tuples (ct original/reply ...); anything else dropped
 //   nat_post  (postrouting, srcnat) not for dnat'ed connections; the same NAT table in order:
 //                                   snat / masquerade (only allowed packets get here)
 //   input     (filter)              management access per link, everything else dropped
@@ -17,6 +17,7 @@
 import type { Family } from '../config/net';
 import { parseCidr, parseIp } from '../config/net';
 import type { ConfigDoc, NatRule, PolicyObj, ServiceObj } from '../config/types';
+import { acceptMark, CUT_MARK, GENERATION_MASK, generationMark, hex } from './marks';
 import { NFT_TABLE } from './names';
 import { hasPorts, isIcmp, PROTO, protocolNumber } from '../config/protocols';
 import { formatRange, select, union, type Seg } from './ranges';
@@ -42,6 +43,11 @@ const isAny = (name: string) => name === '' || name === 'any';
 /** The name of a policy's counter object: the API reads hits back by it. */
 export function counterName(policyId: number): string {
   return `policy_${policyId}`;
+}
+
+/** The name of a NAT rule's counter: the first packet of every connection it translates. */
+export function natCounterName(natId: number): string {
+  return `nat_${natId}`;
 }
 
 function portRanges(s: ServiceObj): Array<[number, number]> {
@@ -182,23 +188,40 @@ class Renderer {
   }
 }
 
+/** The expressions (IP: ip or ip6) a rule compares with the source, the destination zone and the destination address. */
+interface AddressExprs {
+  src: string;
+  dstZone: string;
+  dstAddr: string;
+}
+
+/** NAT rules see the packet before any translation. */
+const NAT_EXPRS: AddressExprs = { src: 'IP saddr', dstZone: 'IP daddr', dstAddr: 'IP daddr' };
+/**
+ * Policies compare the connection's tuples, not the packet's addresses, so that a packet of
+ * either direction of an established connection is judged as its first packet was (rematch):
+ * the original source; the destination zone of the post-dnat destination (the reply's
+ * source); the original destination (eval.md step 6).
+ */
+const POLICY_EXPRS: AddressExprs = { src: 'ct original IP saddr', dstZone: 'ct reply IP saddr', dstAddr: 'ct original IP daddr' };
+
 /** Matches of zones and addresses for one family; null when the rule cannot match it. */
 function addressMatches(
   r: Renderer, family: Family,
   m: { srcZone: string; dstZone: string; srcAddr: string; dstAddr: string },
-  dstAddrExpr: string,
+  exprs: AddressExprs,
 ): string[] | null {
   const ip = IP[family];
   const parts: string[] = [];
   const add = (expr: string, set: string | null) => {
     if (set === null) return false;
-    parts.push(`${expr} ${set}`);
+    parts.push(`${expr.replace('IP', ip)} ${set}`);
     return true;
   };
-  if (!isAny(m.srcZone) && !add(`${ip} saddr`, r.zoneSet('src', family, m.srcZone))) return null;
-  if (!isAny(m.dstZone) && !add(`${ip} daddr`, r.zoneSet('dst', family, m.dstZone))) return null;
-  if (!isAny(m.srcAddr) && !add(`${ip} saddr`, r.addrSet(family, m.srcAddr))) return null;
-  if (!isAny(m.dstAddr) && !add(dstAddrExpr.replace('IP', ip), r.addrSet(family, m.dstAddr))) return null;
+  if (!isAny(m.srcZone) && !add(exprs.src, r.zoneSet('src', family, m.srcZone))) return null;
+  if (!isAny(m.dstZone) && !add(exprs.dstZone, r.zoneSet('dst', family, m.dstZone))) return null;
+  if (!isAny(m.srcAddr) && !add(exprs.src, r.addrSet(family, m.srcAddr))) return null;
+  if (!isAny(m.dstAddr) && !add(exprs.dstAddr, r.addrSet(family, m.dstAddr))) return null;
   return parts;
 }
 
@@ -215,13 +238,15 @@ function serviceAlternatives(r: Renderer, names: string[], portExpr: string): st
   return names.map((n) => r.service(n, portExpr)).filter((m): m is string => m !== null);
 }
 
-function policyRules(r: Renderer, p: PolicyObj): string[] {
+function policyRules(r: Renderer, p: PolicyObj, version: number): string[] {
   if (p.disabled) return []; // its counter object stays, so its hits are kept
-  const tail = `${p.log ? `log prefix "fwd policy ${p.id}: " ` : ''}counter name "${counterName(p.id)}" ${p.action === 'allow' ? 'accept' : 'drop'}`;
+  // an accepted connection carries the version and the policy that accepted it (marks.ts)
+  const verdict = p.action === 'allow' ? `ct mark set ${acceptMark(version, p.id)} accept` : 'drop';
+  const tail = `${p.log ? `log prefix "fwd policy ${p.id}: " ` : ''}counter name "${counterName(p.id)}" ${verdict}`;
   // the original destination and port: dnat has already rewritten the packet in forward
   const services = serviceAlternatives(r, p.services, 'ct original proto-dst');
   const families: Array<string[] | null> = zoneOrAddressBound(p)
-    ? FAMILIES.map((f) => addressMatches(r, f, p, 'ct original IP daddr'))
+    ? FAMILIES.map((f) => addressMatches(r, f, p, POLICY_EXPRS))
     : [[]];
   const out: string[] = [];
   for (const fam of families) {
@@ -244,7 +269,7 @@ function natMatches(r: Renderer, n: NatRule): Array<{ family: Family; match: str
   if (n.disabled) return out;
   const svc = isAny(n.service) ? '' : r.service(n.service, 'th dport') ?? '';
   for (const family of natFamilies(n)) {
-    const parts = addressMatches(r, family, n, 'IP daddr');
+    const parts = addressMatches(r, family, n, NAT_EXPRS);
     if (parts === null) continue;
     if (!isAny(n.outInterface)) {
       const eg = r.egressSet(family, n.outInterface);
@@ -268,7 +293,7 @@ function natPre(r: Renderer): string[] {
       if (n.type === 'snat') out.push(`${match} return comment "nat ${n.id}: snat, in postrouting"`);
       else {
         const to = family === 6 && n.translatedPort ? `[${n.translatedIp}]:${n.translatedPort}` : n.translatedPort ? `${n.translatedIp}:${n.translatedPort}` : n.translatedIp;
-        out.push(`${match} dnat ${IP[family]} to ${to} comment "nat ${n.id}"`);
+        out.push(`${match} counter name "${natCounterName(n.id)}" dnat ${IP[family]} to ${to} comment "nat ${n.id}"`);
       }
     }
   }
@@ -280,8 +305,8 @@ function natPost(r: Renderer): string[] {
   for (const n of r.doc.nat) {
     for (const { family, match } of natMatches(r, n)) {
       if (n.type !== 'snat') out.push(`${match} return comment "nat ${n.id}: dnat, in prerouting"`);
-      else if (n.translatedIp === '') out.push(`${match} masquerade comment "nat ${n.id}"`);
-      else out.push(`${match} snat ${IP[family]} to ${n.translatedIp} comment "nat ${n.id}"`);
+      else if (n.translatedIp === '') out.push(`${match} counter name "${natCounterName(n.id)}" masquerade comment "nat ${n.id}"`);
+      else out.push(`${match} counter name "${natCounterName(n.id)}" snat ${IP[family]} to ${n.translatedIp} comment "nat ${n.id}"`);
     }
   }
   return out;
@@ -306,11 +331,40 @@ function chain(name: string, hook: string, rules: string[]): string {
   return `  chain ${name} {\n    ${hook}\n${rules.map((r) => `    ${r}`).join('\n')}\n  }`;
 }
 
+export interface NftOptions {
+  /** counter values to start from (policy id: packets and bytes) */
+  counters?: ReadonlyMap<number, PolicyCounter>;
+  /** the same for NAT rules (rule id) */
+  natCounters?: ReadonlyMap<number, PolicyCounter>;
+  /** the version the script enforces: the generation in the connections' marks */
+  version?: number;
+  /** FW_SESSION_REMATCH: packets of connections accepted under an older version meet the policies again */
+  rematch?: boolean;
+}
+
+/**
+ * The first rules of `forward`. With rematch, an established connection flows untouched only
+ * when this version accepted it; an older one's packet is marked cut and goes through the
+ * policies, where an accepting policy marks it anew (then it flows) and anything else leaves
+ * the cut mark and drops it (the data plane deletes cut conntrack entries). Without rematch,
+ * established connections flow whatever the version.
+ */
+function forwardPrologue(version: number, rematch: boolean): string[] {
+  if (!rematch) return ['ct state established,related accept', 'ct state invalid drop'];
+  return [
+    'ct state invalid drop',
+    'ct state related accept',
+    `ct state established ct mark and ${GENERATION_MASK} == ${generationMark(version)} accept`,
+    `ct state established ct mark set ${hex(CUT_MARK)}`,
+  ];
+}
+
 /** The whole nft script: applied with `nft -f`, checked with `nft -c -f`. */
-export function renderNft(doc: ConfigDoc, counters: ReadonlyMap<number, PolicyCounter> = new Map()): string {
+export function renderNft(doc: ConfigDoc, opts: NftOptions = {}): string {
+  const { counters = new Map<number, PolicyCounter>(), natCounters = new Map<number, PolicyCounter>(), version = 0, rematch = true } = opts;
   const topo = new Topology(doc);
   const r = new Renderer(doc, topo);
-  const forward = ['ct state established,related accept', 'ct state invalid drop', ...doc.policies.flatMap((p) => policyRules(r, p))];
+  const forward = [...forwardPrologue(version, rematch), ...doc.policies.flatMap((p) => policyRules(r, p, version))];
   const chains = [
     chain('rpf', 'type filter hook prerouting priority -150; policy accept;', [
       'meta nfproto ipv4 ip saddr != 0.0.0.0 fib saddr . iif oif missing drop',
@@ -321,10 +375,11 @@ export function renderNft(doc: ConfigDoc, counters: ReadonlyMap<number, PolicyCo
     chain('nat_pre', 'type nat hook prerouting priority dstnat; policy accept;', natPre(r)),
     chain('nat_post', 'type nat hook postrouting priority srcnat; policy accept;', natPost(r)),
   ];
-  const counterDecls = doc.policies.map((p) => {
-    const c = counters.get(p.id) ?? { packets: 0, bytes: 0 };
-    return `  counter ${counterName(p.id)} { packets ${c.packets} bytes ${c.bytes} }`;
-  });
+  const decl = (name: string, c: PolicyCounter = { packets: 0, bytes: 0 }) => `  counter ${name} { packets ${c.packets} bytes ${c.bytes} }`;
+  const counterDecls = [
+    ...doc.policies.map((p) => decl(counterName(p.id), counters.get(p.id))),
+    ...doc.nat.map((n) => decl(natCounterName(n.id), natCounters.get(n.id))),
+  ];
   return [
     `# managed by fwd: this table is replaced as a whole on every commit`,
     `table inet ${NFT_TABLE}`,

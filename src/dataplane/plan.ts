@@ -2,7 +2,7 @@
 // shows and what the Linux data plane applies.
 import type { ConfigDoc } from '../config/types';
 import { desiredLinks, renderIpCommands, type LinkState } from './links';
-import { renderNft, type PolicyCounter } from './nft';
+import { renderNft, type NftOptions } from './nft';
 import { renderDnsmasq } from './dnsmasq';
 import { linkNameProblems } from './names';
 import { Topology } from './topology';
@@ -14,10 +14,10 @@ export interface Plan {
   dnsmasq: string; // "" when there is no DHCP pool
 }
 
-export function renderPlan(doc: ConfigDoc, opts: { leaseFile?: string; counters?: ReadonlyMap<number, PolicyCounter> } = {}): Plan {
+export function renderPlan(doc: ConfigDoc, opts: NftOptions & { leaseFile?: string } = {}): Plan {
   const links = desiredLinks(doc);
   return {
-    nft: renderNft(doc, opts.counters),
+    nft: renderNft(doc, opts),
     links,
     ip: renderIpCommands(links),
     dnsmasq: renderDnsmasq(doc, opts.leaseFile ?? '/var/lib/fwd/dnsmasq.leases'),

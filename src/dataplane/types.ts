@@ -3,6 +3,8 @@
 // implementation from FW_DATAPLANE (none: nothing is enforced, development machines are
 // untouched; linux: nftables and iproute2, see linux.ts).
 import type { ConfigDoc } from '../config/types';
+import type { ConnEntry } from './conntrack';
+import type { HitRecord } from './hits';
 import type { PolicyCounter } from './nft';
 import type { DhcpLease } from './leases';
 
@@ -31,6 +33,14 @@ export interface DataPlane {
   counters(): Promise<Map<number, PolicyCounter> | null>;
   /** The DHCP leases dnsmasq has handed out ([] without a kernel). */
   leases(): Promise<DhcpLease[]>;
+  /** Hits with times of every policy and NAT rule the kernel counted (a fresh sample), or null without a kernel. */
+  hits(): Promise<{ sampledAt: number | null; rules: HitRecord[] } | null>;
+  /** Zeroes the hit totals and times. */
+  resetHits(): Promise<void>;
+  /** The kernel's connection tracking entries, or null without a kernel. */
+  connections(): Promise<ConnEntry[] | null>;
+  /** Deletes these connections' entries (they end: their next packet is a new connection); how many went. */
+  endConnections(entries: readonly ConnEntry[]): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -60,6 +70,20 @@ export class NoDataPlane implements DataPlane {
 
   async leases(): Promise<DhcpLease[]> {
     return [];
+  }
+
+  async hits(): Promise<null> {
+    return null;
+  }
+
+  async resetHits(): Promise<void> {}
+
+  async connections(): Promise<null> {
+    return null;
+  }
+
+  async endConnections(): Promise<number> {
+    return 0;
   }
 
   async close(): Promise<void> {}

@@ -13,7 +13,7 @@ export interface LabDaemon {
 }
 
 /** Lab with `peers` peers, daemon on it (extra inventory links: `extra`), base config committed. */
-export async function startLabDaemon(peers: number, extra: string[] = [], family: 4 | 6 = 4): Promise<LabDaemon> {
+export async function startLabDaemon(peers: number, extra: string[] = [], family: 4 | 6 = 4, env: Record<string, string> = {}): Promise<LabDaemon> {
   requireLab();
   const lab = new Lab();
   const dir = tempDir('fwd-dp-');
@@ -21,7 +21,7 @@ export async function startLabDaemon(peers: number, extra: string[] = [], family
     await lab.create(peers, family);
     const links = lab.peers.map((p) => p.link);
     const td = await startTestDaemon({
-      FW_DATAPLANE: 'linux', FW_NETNS: lab.fw, FW_INTERFACES: [...links, ...extra].join(','),
+      FW_DATAPLANE: 'linux', FW_NETNS: lab.fw, FW_INTERFACES: [...links, ...extra].join(','), ...env,
     }, dir);
     const client = await new Client(td.url).login();
     await client.begin();
@@ -36,6 +36,12 @@ export async function startLabDaemon(peers: number, extra: string[] = [], family
     fs.rmSync(dir, { recursive: true, force: true });
     throw e;
   }
+}
+
+/** Zones lan (fw1, peer 1) and dmz (fw2, peer 2), created in the open session of `c`. */
+export async function lanDmzZones(c: Client): Promise<void> {
+  await ok(c.post('/api/zones', { name: 'lan', type: 'l3', interfaces: ['fw1'] }));
+  await ok(c.post('/api/zones', { name: 'dmz', type: 'l3', interfaces: ['fw2'] }));
 }
 
 export async function stopLabDaemon(ld: LabDaemon | undefined): Promise<void> {

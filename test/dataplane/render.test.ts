@@ -121,7 +121,7 @@ describe('rendered texts', () => {
   });
   doc.interfaces.get('eth0')!.management = ['ping', 'ssh'];
   doc.dhcp.set('eth0', { interface: 'eth0', startIp: '10.1.0.100', endIp: '10.1.0.200', gateway: '10.1.0.1', dns: ['9.9.9.9'], leaseTime: 90 });
-  const plan = renderPlan(doc, { leaseFile: '/x/leases', counters: new Map([[1, { packets: 5, bytes: 300 }]]) });
+  const plan = renderPlan(doc, { leaseFile: '/x/leases', counters: new Map([[1, { packets: 5, bytes: 300 }]]), version: 7 });
 
   test('nft: one table replaced in one transaction, policies in order with counters, log, and original addresses', () => {
     const lines = plan.nft.split('\n').map((l) => l.trim());
@@ -136,21 +136,32 @@ describe('rendered texts', () => {
     // the route to 172.16.2.0/24 leaves through eth0 (lan), so it is not in the wan zone
     expect(lines).toContain('set dstzone4_1 { type ipv4_addr; flags interval; elements = { 10.2.0.0/24, 172.16.0.0/23, 172.16.3.0-172.31.255.255, 192.168.0.0/16 } }');
     const fwd = lines.slice(lines.indexOf('chain forward {'));
-    expect(fwd.slice(0, 6)).toEqual([
+    expect(fwd.slice(0, 8)).toEqual([
       'chain forward {',
       'type filter hook forward priority filter; policy drop;',
-      'ct state established,related accept',
       'ct state invalid drop',
-      'ip saddr @srczone4_0 ip daddr @dstzone4_1 ct original ip daddr 10.2.0.0/24 meta l4proto tcp ct original proto-dst @ports_1 log prefix "fwd policy 1: " counter name "policy_1" accept',
-      'ip saddr @srczone4_0 ip daddr @dstzone4_1 ct original ip daddr 10.2.0.0/24 meta l4proto udp ct original proto-dst 53 log prefix "fwd policy 1: " counter name "policy_1" accept',
+      'ct state related accept',
+      // version 7: generation 8 (marks.ts); older connections are judged again (rematch)
+      'ct state established ct mark and 0xfff00000 == 0x00800000 accept',
+      'ct state established ct mark set 0xffffffff',
+      'ct original ip saddr @srczone4_0 ct reply ip saddr @dstzone4_1 ct original ip daddr 10.2.0.0/24 meta l4proto tcp ct original proto-dst @ports_1 log prefix "fwd policy 1: " counter name "policy_1" ct mark set 0x00800001 accept',
+      'ct original ip saddr @srczone4_0 ct reply ip saddr @dstzone4_1 ct original ip daddr 10.2.0.0/24 meta l4proto udp ct original proto-dst 53 log prefix "fwd policy 1: " counter name "policy_1" ct mark set 0x00800001 accept',
     ]);
-    expect(fwd[6]).toBe('counter name "policy_2" drop');
-    expect(lines).toContain('meta nfproto ipv4 ip saddr @srczone4_1 meta l4proto udp th dport 53 dnat ip to 10.1.0.10:5353 comment "nat 1"');
-    expect(lines).toContain('meta nfproto ipv4 ip saddr @srczone4_0 ip daddr @egress4_2 ip daddr @masquerade4 masquerade comment "nat 2"');
-    expect(lines).toContain('meta nfproto ipv4 ip saddr @srczone4_0 snat ip to 10.2.0.99 comment "nat 3"');
+    expect(fwd[8]).toBe('counter name "policy_2" drop');
+    expect(lines).toContain('meta nfproto ipv4 ip saddr @srczone4_1 meta l4proto udp th dport 53 counter name "nat_1" dnat ip to 10.1.0.10:5353 comment "nat 1"');
+    expect(lines).toContain('meta nfproto ipv4 ip saddr @srczone4_0 ip daddr @egress4_2 ip daddr @masquerade4 counter name "nat_2" masquerade comment "nat 2"');
+    expect(lines).toContain('meta nfproto ipv4 ip saddr @srczone4_0 counter name "nat_3" snat ip to 10.2.0.99 comment "nat 3"');
+    expect(lines).toContain('counter nat_3 { packets 0 bytes 0 }');
     expect(lines).toContain('iifname "eth0" tcp dport 22 accept');
     expect(lines).toContain('iifname "eth0" udp dport 67 accept');
     expect(lines.filter((l) => l.startsWith('iifname "eth1"'))).toEqual([]);
+  });
+
+  test('nft without rematch: established connections flow whatever version accepted them', () => {
+    const lines = renderPlan(doc, { version: 7, rematch: false }).nft.split('\n').map((l) => l.trim());
+    const fwd = lines.slice(lines.indexOf('chain forward {'));
+    expect(fwd.slice(2, 4)).toEqual(['ct state established,related accept', 'ct state invalid drop']);
+    expect(fwd[4]).toMatch(/counter name "policy_1" ct mark set 0x00800001 accept$/);
   });
 
   test('ip: VLANs marked ours, states, addresses with our metric, and only the routes eval would use', () => {

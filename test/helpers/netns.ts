@@ -96,6 +96,48 @@ export class Agent {
   }
 }
 
+/** One end of a long-lived TCP connection in a namespace (tcp-peer.ts). */
+export class TcpEnd {
+  readonly lines: string[] = [];
+  closed = false;
+  private readonly proc: ChildProcess;
+  readonly ready: Promise<void>;
+
+  constructor(readonly ns: string, args: string[]) {
+    const script = path.join(__dirname, 'tcp-peer.js');
+    this.proc = spawn('ip', ['netns', 'exec', ns, process.execPath, script, ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
+    this.ready = new Promise((resolve, reject) => {
+      this.proc.once('exit', (code) => reject(new Error(`tcp-peer in ${ns} exited (${code})`)));
+      readline.createInterface({ input: this.proc.stdout! }).on('line', (line) => {
+        const m = JSON.parse(line) as { ready?: boolean; line?: string; closed?: boolean };
+        if (m.ready) resolve();
+        if (m.line !== undefined) this.lines.push(m.line);
+        if (m.closed) this.closed = true;
+      });
+    });
+    this.ready.catch(() => undefined);
+  }
+
+  send(line: string): void {
+    this.proc.stdin!.write(`${line}\n`);
+  }
+
+  /** Whether `line` arrives at this end within `ms` (bounded wait for a delivery or its absence). */
+  async receives(line: string, ms = 3000): Promise<boolean> {
+    const end = Date.now() + ms;
+    while (!this.lines.includes(line) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+    return this.lines.includes(line);
+  }
+
+  stop(): Promise<void> {
+    if (this.proc.exitCode !== null || this.proc.signalCode !== null) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.proc.once('exit', () => resolve());
+      this.proc.kill('SIGTERM');
+    });
+  }
+}
+
 export interface Peer {
   index: number; // 1..n
   ns: string;
@@ -112,7 +154,7 @@ export class Lab {
   readonly fw = `fwd-${this.id}-fw`;
   readonly peers: Peer[] = [];
   private readonly namespaces: string[] = [];
-  private readonly agents: Agent[] = [];
+  private readonly agents: Array<Agent | TcpEnd> = [];
 
   /**
    * The firewall namespace and `n` peers; each peer routes everything through the firewall.
@@ -148,6 +190,20 @@ export class Lab {
     this.agents.push(a);
     await a.ready;
     return a;
+  }
+
+  /**
+   * A long-lived TCP connection: a listener in `server.ns` on `dst`:`dport`, then a client in
+   * `client.ns` from `src`:`sport`; resolves once both ends are connected.
+   */
+  async tcpConnection(client: { ns: string; src: string; sport: number }, server: { ns: string; dst: string; dport: number }): Promise<{ client: TcpEnd; server: TcpEnd }> {
+    const srv = new TcpEnd(server.ns, ['listen', server.dst, String(server.dport)]);
+    this.agents.push(srv);
+    await srv.ready;
+    const cli = new TcpEnd(client.ns, ['connect', client.src, String(client.sport), server.dst, String(server.dport)]);
+    this.agents.push(cli);
+    await cli.ready;
+    return { client: cli, server: srv };
   }
 
   /** Runs a program in a namespace (argument array). */

@@ -15,7 +15,7 @@ const AuditEntryModel = Type.Object({
   user: Type.String({ description: 'the account that acted (for a failed login: the name it tried)' }),
   role: Type.Optional(Type.String({ description: 'the role the request had; absent where no account acted (failed login, session expiry)' })),
   token: Type.Optional(Type.String({ description: 'the name of the API token the request presented' })),
-  action: Type.String({ description: 'auth.login, auth.login-failed, auth.logout, auth.forbidden (a 403, at most once a second per actor and route), session.begin, session.discard, session.force-discard, session.expire, change.create/update/delete/move, config.commit, config.rollback, user.create/password/role/delete, token.create/revoke' }),
+  action: Type.String({ description: 'auth.login, auth.login-failed, auth.logout, auth.forbidden (a 403, at most once a second per actor and route), session.begin, session.discard, session.force-discard, session.expire, change.create/update/delete/move, config.commit, config.rollback, user.create/password/role/delete, token.create/revoke, sessions.end, hits.reset' }),
   details: Type.String(),
   requestId: Type.String({ description: 'the X-Request-Id of the request; "" for the daemon\'s own (session expiry)' }),
   payload: Type.Optional(Type.Unknown({ description: 'the request body of a change' })),

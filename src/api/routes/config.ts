@@ -4,6 +4,7 @@ import { FwError } from '../../errors';
 import { checkRange, shapeChecker } from '../../config/validate';
 import { serializeDoc } from '../../config/document';
 import type { AppContext } from '../context';
+import { cutDenied } from './sessions';
 import { can } from '../../auth/roles';
 import { forbidden } from '../../auth/user';
 import { message, type Req, type RouteDef, type RouteDoc } from '../http';
@@ -97,7 +98,7 @@ export function configRoutes(ctx: AppContext): RouteDef[] {
       const confirmBy = confirmTimeout === undefined ? {} : await confirmByField(r.version, r.confirmBy);
       await ctx.audit.record(req, 'config.commit', `version ${r.version}${confirmBy.confirm_by ? `, to be confirmed by ${confirmBy.confirm_by}` : ''}`, confirmTimeout === undefined ? { description } : { description, confirm_timeout: confirmTimeout });
       const unconfirmed: Record<string, string> = r.unconfirmed.length ? { unconfirmed_nodes: r.unconfirmed.join(',') } : {};
-      return message('commit successful', { version: String(r.version), ...confirmBy, ...warningsField(r.warnings), ...unconfirmed });
+      return message('commit successful', { version: String(r.version), ...confirmBy, ...warningsField(r.warnings), ...unconfirmed, ...(await cutField(ctx)) });
     } },
     { method: 'POST', pattern: '/api/config/confirm', body: 'none', permission: 'configure', doc: doc('Confirm the pending commit confirmed: keep it running (its author, or an admin)', MessageReply, { errors: [409] }), handler: async (req) => {
       const version = await ctx.confirmation.confirm(user(req), mayForce(req, 'confirming another user\'s commit'));
@@ -143,4 +144,19 @@ export function configRoutes(ctx: AppContext): RouteDef[] {
       return message(`version ${version} loaded into candidate`);
     } },
   ];
+}
+
+/**
+ * `cut`: the live connections the new version denies, ended by the commit (with the data
+ * plane and rematch on; absent otherwise). A failure to read or delete them does not undo
+ * the commit: rematch still cuts each at its next packet.
+ */
+async function cutField(ctx: AppContext): Promise<Record<string, string>> {
+  if (ctx.dataPlane.mode !== 'linux' || !ctx.settings.sessionRematch) return {};
+  try {
+    return { cut: String(await cutDenied(ctx)) };
+  } catch (e) {
+    ctx.log.warn({ err: String(e) }, 'commit: ending the connections it denies failed; rematch cuts them at their next packet');
+    return {};
+  }
 }

@@ -35,10 +35,12 @@ export function dataPlaneRoutes(ctx: AppContext): RouteDef[] {
     { method: 'GET', pattern: '/api/dataplane/render', body: 'none', permission: 'read', doc: { tag: 'dataplane', summary: 'What the data plane would apply', response: RenderReply, query: configQueryDoc, errors: [409] }, handler: async (req) => {
       const which = configQuery(req);
       const { doc } = await readSource(ctx, req);
-      const plan = renderPlan(doc);
+      const version = ctx.config.current().meta.version;
+      // a candidate is rendered as the version its commit would make (the marks carry it)
+      const plan = renderPlan(doc, { version: which === 'candidate' ? version + 1 : version, rematch: ctx.settings.sessionRematch });
       return { body: {
         config: which,
-        version: ctx.config.current().meta.version,
+        version,
         dataplane: ctx.dataPlane.mode,
         nft: plan.nft,
         ip: plan.ip.map((args) => ['ip', ...(netns ? ['-n', netns] : []), ...args].join(' ')),

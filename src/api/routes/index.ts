@@ -22,6 +22,8 @@ import { routeRoutes } from './routes';
 import { policyRoutes } from './policies';
 import { natRoutes } from './nat';
 import { dataPlaneRoutes } from './dataplane';
+import { sessionRoutes } from './sessions';
+import { hitRoutes } from './hits';
 import { auditRoutes } from './audit';
 import { operationsRoutes } from './operations';
 import { clusterRoutes } from './cluster';
@@ -58,6 +60,8 @@ export function allRoutes(ctx: AppContext, tokens: TokenService, limiter: LoginL
     ...policyRoutes(ctx),
     ...natRoutes(ctx),
     ...dataPlaneRoutes(ctx),
+    ...sessionRoutes(ctx),
+    ...hitRoutes(ctx),
     ...clusterRoutes(ctx),
     ...eventRoutes(ctx),
   ];

@@ -1,0 +1,82 @@
+// Live connections of the data plane (GET /api/sessions): filters, pages, and ending the
+// selected ones (DELETE /api/sessions?id=..., operator and admin). Named "connections" here:
+// "session" in the console is the configuration session.
+import { useState } from 'preact/hooks';
+import { api } from './api';
+import type { LiveSession, LiveSessionPage } from './types';
+import { allowed } from './state';
+import { attempt, ErrorBox, Field, Page, Pager, useLoad } from './ui';
+
+const FILTERS = [
+  ['address', 'Address or prefix', 'either end, before or after NAT'],
+  ['port', 'Port', ''],
+  ['protocol', 'Protocol', 'tcp, udp, icmp or a number'],
+  ['zone', 'Zone', 'source or destination'],
+  ['policy', 'Policy id', ''],
+  ['state', 'State', 'e.g. established'],
+] as const;
+type Filters = Record<(typeof FILTERS)[number][0], string>;
+const NO_FILTERS: Filters = { address: '', port: '', protocol: '', zone: '', policy: '', state: '' };
+
+const end = (ip: string, port: number | null) => (port === null ? ip : ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`);
+
+function natText(s: LiveSession): string {
+  return [s.nat.snat && `snat ${end(s.nat.snat.ip, s.nat.snat.port)}`, s.nat.dnat && `dnat ${end(s.nat.dnat.ip, s.nat.dnat.port)}`].filter(Boolean).join(', ') || '-';
+}
+
+export function ConnectionsPage() {
+  const [draft, setDraft] = useState<Filters>(NO_FILTERS);
+  const [applied, setApplied] = useState<Filters>(NO_FILTERS);
+  const [cursors, setCursors] = useState<string[]>([]); // the cursor of each page after the first
+  const [picked, setPicked] = useState<Set<string>>(new Set());
+  const q = new URLSearchParams({ limit: '100' });
+  for (const [k, v] of Object.entries(applied)) if (v.trim()) q.set(k, v.trim());
+  const cursor = cursors[cursors.length - 1];
+  if (cursor) q.set('cursor', cursor);
+  const page = useLoad(() => api<LiveSessionPage>('GET', `/api/sessions?${q}`), [q.toString()]);
+  const canEnd = allowed('configure');
+  const toggle = (id: string, on: boolean) => {
+    const next = new Set(picked);
+    if (on) next.add(id);
+    else next.delete(id);
+    setPicked(next);
+  };
+  const endPicked = async () => {
+    const ids = [...picked];
+    const ok = await attempt(async () => {
+      for (const id of ids) await api('DELETE', `/api/sessions?id=${encodeURIComponent(id)}`);
+    }, `${ids.length} connection${ids.length === 1 ? '' : 's'} ended`);
+    if (ok) setPicked(new Set());
+    page.reload();
+  };
+  return (
+    <Page title="Connections" actions={canEnd && <button type="button" disabled={picked.size === 0} onClick={() => void endPicked()}>End selected ({picked.size})</button>}>
+      <form class="card inline" aria-label="Connection filters" onSubmit={(e) => { e.preventDefault(); setCursors([]); setPicked(new Set()); setApplied(draft); }}>
+        {FILTERS.map(([k, label, hint]) => <Field key={k} label={label} value={draft[k]} onInput={(v) => setDraft({ ...draft, [k]: v })} hint={hint || undefined} />)}
+        <button type="submit">Apply filters</button>
+      </form>
+      <ErrorBox text={page.error} />
+      {page.data && <p aria-live="polite">{page.data.total} connection{page.data.total === 1 ? '' : 's'}{page.data.dataplane === 'none' ? ' (no data plane: FW_DATAPLANE=none)' : ''}</p>}
+      <table class="grid">
+        <caption class="sr-only">Live connections</caption>
+        <thead><tr>
+          {canEnd && <th scope="col">End</th>}
+          <th scope="col">Id</th><th scope="col">Protocol</th><th scope="col">Source</th><th scope="col">Destination</th><th scope="col">State</th>
+          <th scope="col">Zones</th><th scope="col">Policy</th><th scope="col">NAT</th><th scope="col">Packets</th><th scope="col">Bytes</th><th scope="col">Age (s)</th>
+        </tr></thead>
+        <tbody>
+          {(page.data?.sessions ?? []).map((s) => (
+            <tr key={s.id}>
+              {canEnd && <td><input type="checkbox" aria-label={`select connection ${s.id}`} checked={picked.has(s.id)} onChange={(e) => toggle(s.id, (e.target as HTMLInputElement).checked)} /></td>}
+              <th scope="row" class="mono">{s.id}</th><td>{s.protocol}</td>
+              <td class="mono">{end(s.original.src, s.original['src-port'])}</td><td class="mono">{end(s.original.dst, s.original['dst-port'])}</td>
+              <td>{s.cut ? 'cut' : s.state ?? '-'}</td><td>{s.srcZone ?? '-'} → {s.dstZone ?? '-'}</td>
+              <td>{s.policy ?? '-'}</td><td class="mono">{natText(s)}</td><td>{s.packets}</td><td>{s.bytes}</td><td>{s.age ?? '-'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <Pager stack={cursors} setStack={setCursors} next={page.data?.next} back="Previous" forward="Next" />
+    </Page>
+  );
+}

@@ -1,0 +1,138 @@
+// GET /api/sessions: the live connections of the data plane's kernel (conntrack), with their
+// zones, accepting policy and NAT, filtered, by pages (?cursor= the previous page's next).
+// DELETE /api/sessions: ends the connections the same filters select (operator or admin),
+// audited. Without a kernel (FW_DATAPLANE=none) the table is empty.
+import { Type, type Static } from '@sinclair/typebox';
+import { FwError } from '../../errors';
+import { oneOf } from '../../config/render/objects';
+import type { ConnEntry } from '../../dataplane/conntrack';
+import { deniedBy, impactOf } from '../../sessions/impact';
+import { FILTER_DOCS, isEmptyFilter, matchesFilter, parseSessionFilter, sessionView, type SessionView } from '../../sessions/view';
+import type { AppContext } from '../context';
+import { message, type QueryDoc, type Req, type RouteDef } from '../http';
+import { MessageReply } from '../schemas';
+
+const MAX_LIMIT = 1000;
+const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+const NullInt = Type.Union([Type.Integer(), Type.Null()]);
+const Tuple = Type.Object({
+  src: Type.String(), dst: Type.String(), 'src-port': NullInt, 'dst-port': NullInt,
+  packets: Type.Integer({ minimum: 0 }), bytes: Type.Integer({ minimum: 0 }),
+}, { additionalProperties: false });
+const Translation = Type.Union([Type.Object({ ip: Type.String(), port: NullInt }, { additionalProperties: false }), Type.Null()]);
+const SessionModel = Type.Object({
+  id: Type.String({ description: 'the kernel\'s id of the conntrack entry' }),
+  family: Type.Union([Type.Literal(4), Type.Literal(6)]),
+  protocol: Type.String(),
+  state: Nullable(Type.String({ description: 'TCP state; null for protocols without one' })),
+  age: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'seconds since the connection began' }),
+  timeout: Type.Integer({ minimum: 0, description: 'seconds before the kernel forgets it if no packet comes' }),
+  original: Tuple,
+  reply: Tuple,
+  packets: Type.Integer({ minimum: 0 }),
+  bytes: Type.Integer({ minimum: 0 }),
+  srcZone: Nullable(Type.String()),
+  dstZone: Nullable(Type.String()),
+  policy: Type.Union([Type.Integer(), Type.Null()], { description: 'the policy that accepted it (its conntrack mark); null when unknown' }),
+  cut: Type.Boolean({ description: 'refused by the rematch of a commit (its packets are dropped): deleted within 5 seconds' }),
+  nat: Type.Object({ snat: Translation, dnat: Translation }, { additionalProperties: false }),
+}, { additionalProperties: false });
+const SessionPage = Type.Object({
+  dataplane: oneOf(['none', 'linux'] as const),
+  total: Type.Integer({ minimum: 0, description: 'the connections the filters select, on every page' }),
+  sessions: Type.Array(SessionModel),
+  next: Type.Union([Type.String(), Type.Null()], { description: 'pass as ?cursor= for the next page; null on the last page' }),
+}, { additionalProperties: false });
+
+const Reason = oneOf(['policy', 'default-deny', 'no-route'] as const);
+const NatAnswerModel = Type.Union([Type.Object({
+  id: Type.Integer(), type: oneOf(['snat', 'dnat-ip', 'dnat-port'] as const), translatedIP: Type.String(), translatedPort: Type.String(),
+}, { additionalProperties: false }), Type.Null()]);
+const ImpactReply = Type.Object({
+  version: Type.Integer({ minimum: 0, description: 'the running version the candidate is based on' }),
+  rematch: Type.Boolean({ description: 'FW_SESSION_REMATCH: whether the commit cuts the connections in `cut` (off: they flow on)' }),
+  total: Type.Integer({ minimum: 0, description: 'the live connections evaluated' }),
+  cut: Type.Array(Type.Composite([SessionModel, Type.Object({ deniedBy: Type.Object({ policy: Type.Union([Type.Integer(), Type.Null()]), reason: Reason }, { additionalProperties: false }) })])),
+  natChanged: Type.Array(Type.Composite([SessionModel, Type.Object({ runningNat: NatAnswerModel, candidateNat: NatAnswerModel })]), { description: 'allowed by both, NAT answered differently: the live connection keeps its NAT' }),
+  perPolicy: Type.Array(Type.Object({ policy: Type.Union([Type.Integer(), Type.Null()]), reason: Reason, connections: Type.Integer({ minimum: 1 }) }, { additionalProperties: false })),
+}, { additionalProperties: false });
+export type ImpactReplyModel = Static<typeof ImpactReply>;
+
+/**
+ * After a commit: the live connections the new running version denies are deleted at once
+ * (rematch would cut each at its next packet; an idle one goes now too). How many went.
+ */
+export async function cutDenied(ctx: AppContext): Promise<number> {
+  if (!ctx.settings.sessionRematch) return 0;
+  const entries = await ctx.dataPlane.connections();
+  if (!entries?.length) return 0;
+  const denied = deniedBy(entries, (await ctx.config.current().compiled).compiled);
+  return ctx.dataPlane.endConnections(denied.map((d) => d.entry));
+}
+
+/** What fwctl sessions reads (the CLI imports the type). */
+export type SessionPageModel = Static<typeof SessionPage>;
+
+const filterQuery: Record<string, QueryDoc> = Object.fromEntries(Object.entries(FILTER_DOCS).map(([k, description]) => [k, { schema: Type.String(), description }]));
+
+/** The connections the query's filters select, each with its kernel entry. */
+async function selected(ctx: AppContext, req: Req): Promise<Array<{ entry: ConnEntry; view: SessionView }>> {
+  const filter = parseSessionFilter(req.query);
+  if (req.method === 'DELETE' && isEmptyFilter(filter)) {
+    throw new FwError('ERR_NET_1004', `DELETE /api/sessions needs at least one filter (${Object.keys(FILTER_DOCS).join(', ')}); it never ends every connection at once`);
+  }
+  const entries = await ctx.dataPlane.connections();
+  if (!entries) return [];
+  const compiled = (await ctx.config.current().compiled).compiled;
+  return entries.map((entry) => ({ entry, view: sessionView(entry, compiled) })).filter((s) => matchesFilter(s.view, filter));
+}
+
+function pageArgs(q: URLSearchParams): { limit: number; cursor: number } {
+  const limitText = q.get('limit');
+  let limit = 100;
+  if (limitText !== null) {
+    if (!/^\d{1,6}$/.test(limitText)) throw new FwError('ERR_NET_1004', `query "limit": "${limitText.slice(0, 64)}" is not a whole number`);
+    limit = Number(limitText);
+    if (limit < 1 || limit > MAX_LIMIT) throw new FwError('ERR_NET_1008', `query "limit": ${limit} is not within 1-${MAX_LIMIT}`);
+  }
+  const cursorText = q.get('cursor');
+  if (cursorText !== null && !/^\d{1,10}$/.test(cursorText)) throw new FwError('ERR_NET_1004', `query "cursor": "${cursorText.slice(0, 64)}" is not the next of a previous page`);
+  return { limit, cursor: cursorText === null ? -1 : Number(cursorText) };
+}
+
+export function sessionRoutes(ctx: AppContext): RouteDef[] {
+  const tag = 'sessions';
+  return [
+    { method: 'GET', pattern: '/api/sessions', body: 'none', permission: 'read',
+      doc: { tag, summary: 'Live connections (conntrack), filtered, by pages', response: SessionPage, query: {
+        ...filterQuery,
+        limit: { schema: Type.Integer({ minimum: 1, maximum: MAX_LIMIT }), description: `connections per page, 1-${MAX_LIMIT} (default 100)` },
+        cursor: { schema: Type.String(), description: 'the previous page\'s next' },
+      } },
+      handler: async (req) => {
+        const { limit, cursor } = pageArgs(req.query);
+        const all = await selected(ctx, req); // by id
+        const rest = all.filter((s) => s.entry.id > cursor);
+        const sessions = rest.slice(0, limit).map((s) => s.view);
+        const next = rest.length > limit ? sessions[sessions.length - 1].id : null;
+        return { body: { dataplane: ctx.dataPlane.mode, total: all.length, sessions, next } };
+      } },
+    { method: 'GET', pattern: '/api/config/impact', body: 'none', permission: 'read',
+      doc: { tag, summary: 'What committing the candidate would do to live connections', response: ImpactReply, errors: [409] },
+      handler: async () => {
+        const running = ctx.config.current();
+        const candidate = (await ctx.config.compiledCandidate()).compiled; // 409 without a session
+        const entries = (await ctx.dataPlane.connections()) ?? [];
+        const impact = impactOf(entries, (await running.compiled).compiled, candidate);
+        return { body: { version: running.meta.version, rematch: ctx.settings.sessionRematch, ...impact } };
+      } },
+    { method: 'DELETE', pattern: '/api/sessions', body: 'none', permission: 'configure',
+      doc: { tag, summary: 'End the connections the filters select (at least one filter)', response: MessageReply, query: filterQuery },
+      handler: async (req) => {
+        const chosen = await selected(ctx, req);
+        const ended = await ctx.dataPlane.endConnections(chosen.map((s) => s.entry));
+        await ctx.audit.record(req, 'sessions.end', `${ended} of ${chosen.length} connections selected by ${req.query.toString()}`);
+        return message('sessions ended', { ended: String(ended), selected: String(chosen.length) });
+      } },
+  ];
+}

@@ -1,0 +1,150 @@
+// The kernel's connection tracking table of the data plane's namespace, through Debian's
+// `conntrack` tool (conntrack-tools): listed for the session table, deleted by tuple for
+// DELETE /api/sessions, and what rematch at commit cut is swept away here.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { CommandError, type Host } from './host';
+import { CUT_MARK } from './marks';
+
+/** One direction of a connection as conntrack prints it (ports null without tcp/udp/sctp/dccp). */
+export interface FlowTuple {
+  src: string;
+  dst: string;
+  sport: number | null;
+  dport: number | null;
+  packets: number;
+  bytes: number;
+}
+
+export interface ConnEntry {
+  /** the kernel's id of the entry (conntrack -o id) */
+  id: number;
+  family: 4 | 6;
+  protocol: string; // tcp, udp, icmp, icmpv6, unknown ...
+  protonum: number;
+  /** seconds left before the entry expires */
+  timeout: number;
+  /** the TCP (or SCTP, DCCP) state; null for protocols without one */
+  state: string | null;
+  original: FlowTuple;
+  reply: FlowTuple;
+  /** ICMP type, code and id of the original direction */
+  icmp: { type: number; code: number; id: number } | null;
+  mark: number;
+  /** seconds since the entry was created (nf_conntrack_timestamp); null when unknown */
+  age: number | null;
+  assured: boolean;
+  unreplied: boolean;
+}
+
+const TUPLE_KEYS = new Set(['src', 'dst', 'sport', 'dport', 'type', 'code', 'id', 'packets', 'bytes']);
+
+function emptyTuple(): FlowTuple {
+  return { src: '', dst: '', sport: null, dport: null, packets: 0, bytes: 0 };
+}
+
+/** One line of `conntrack -L -o extended,id,timestamp`; null when it is not an entry. */
+export function parseEntry(line: string): ConnEntry | null {
+  const t = line.trim().split(/\s+/);
+  if (t[0] !== 'ipv4' && t[0] !== 'ipv6') return null;
+  const e: ConnEntry = {
+    id: 0, family: t[0] === 'ipv4' ? 4 : 6, protocol: t[2], protonum: Number(t[3]), timeout: Number(t[4]),
+    state: null, original: emptyTuple(), reply: emptyTuple(), icmp: null, mark: 0, age: null, assured: false, unreplied: false,
+  };
+  let phase: 'head' | 'original' | 'reply' | 'meta' = 'head';
+  const icmp = { type: -1, code: -1, id: -1 };
+  for (const tok of t.slice(5)) {
+    if (tok === '[ASSURED]') e.assured = true;
+    else if (tok === '[UNREPLIED]') e.unreplied = true;
+    const eq = tok.indexOf('=');
+    if (eq < 0) {
+      if (phase === 'head' && /^[A-Z_]+$/.test(tok)) e.state = tok;
+      continue;
+    }
+    const key = tok.slice(0, eq);
+    const value = tok.slice(eq + 1);
+    if (key === 'src' && phase !== 'meta') phase = phase === 'head' ? 'original' : 'reply';
+    else if (!TUPLE_KEYS.has(key) && phase !== 'head') phase = 'meta';
+    if (phase === 'original' || phase === 'reply') setTupleField(phase === 'original' ? e.original : e.reply, key, value, phase === 'original' ? icmp : null);
+    else if (key === 'mark') e.mark = Number(value);
+    else if (key === 'delta-time') e.age = Number(value);
+    else if (key === 'id') e.id = Number(value);
+  }
+  if (icmp.type >= 0) e.icmp = icmp;
+  return e.original.src && e.reply.src ? e : null;
+}
+
+function setTupleField(tuple: FlowTuple, key: string, value: string, icmp: { type: number; code: number; id: number } | null): void {
+  switch (key) {
+    case 'src': tuple.src = value; break;
+    case 'dst': tuple.dst = value; break;
+    case 'sport': tuple.sport = Number(value); break;
+    case 'dport': tuple.dport = Number(value); break;
+    case 'packets': tuple.packets = Number(value); break;
+    case 'bytes': tuple.bytes = Number(value); break;
+    default: if (icmp && (key === 'type' || key === 'code' || key === 'id')) icmp[key] = Number(value);
+  }
+}
+
+/** `conntrack -L` exits 0 and writes "N flow entries have been shown" to stderr; a namespace without conntrack lists nothing. */
+async function listFamily(host: Host, family: 'ipv4' | 'ipv6'): Promise<ConnEntry[]> {
+  const out = await host.exec('conntrack', ['-L', '-f', family, '-o', 'extended,id,timestamp']);
+  const entries: ConnEntry[] = [];
+  for (const line of out.split('\n')) {
+    const e = parseEntry(line);
+    if (e) entries.push(e);
+  }
+  return entries;
+}
+
+/** Every entry of both families, by id. */
+export async function listEntries(host: Host): Promise<ConnEntry[]> {
+  const [v4, v6] = await Promise.all([listFamily(host, 'ipv4'), listFamily(host, 'ipv6')]);
+  return [...v4, ...v6].sort((a, b) => a.id - b.id);
+}
+
+/** The conntrack options that select exactly this entry (its original tuple). */
+function tupleOptions(e: ConnEntry): string[] {
+  const o = ['-f', e.family === 4 ? 'ipv4' : 'ipv6', '-p', String(e.protonum), '-s', e.original.src, '-d', e.original.dst];
+  if (e.original.sport !== null) o.push('--sport', String(e.original.sport));
+  if (e.original.dport !== null) o.push('--dport', String(e.original.dport));
+  if (e.icmp) o.push('--icmp-type', String(e.icmp.type), '--icmp-code', String(e.icmp.code), '--icmp-id', String(e.icmp.id));
+  return o;
+}
+
+/**
+ * Deletes these entries in one `conntrack -R FILE` batch (a file in `dir`: conntrack cannot
+ * read a batch from a socket, which is what a child's stdin is); how many the kernel deleted.
+ */
+export async function deleteByTuple(host: Host, dir: string, entries: readonly ConnEntry[]): Promise<number> {
+  if (entries.length === 0) return 0;
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `conntrack-delete-${randomBytes(6).toString('hex')}.batch`);
+  fs.writeFileSync(file, `${entries.map((e) => ['-D', ...tupleOptions(e)].join(' ')).join('\n')}\n`);
+  try {
+    return countDeleted(await host.exec('conntrack', ['-R', file]));
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
+}
+
+/** `conntrack -D` exits 1 with this on stderr when no entry matched: not a failure. */
+const NONE_DELETED = /0 flow entries have been deleted/;
+
+function countDeleted(stdout: string): number {
+  return stdout.split('\n').filter((l) => l.trim() !== '').length;
+}
+
+/** Deletes the connections the current version refused when they were judged again (marks.ts). */
+export async function deleteCut(host: Host): Promise<number> {
+  let n = 0;
+  for (const family of ['ipv4', 'ipv6']) {
+    try {
+      n += countDeleted(await host.exec('conntrack', ['-D', '-f', family, '--mark', String(CUT_MARK)]));
+    } catch (e) {
+      if (!(e instanceof CommandError && NONE_DELETED.test(e.stderr))) throw e;
+    }
+  }
+  return n;
+}

@@ -1,0 +1,206 @@
+// The session table (GET/DELETE /api/sessions): the kernel's conntrack entries as the API
+// shows them (zones, the accepting policy from the mark, the NAT applied), and the filters.
+import { cidrContainsIp, parseCidr, parseIp, type Cidr, type IpAddr } from '../config/net';
+import type { ConnEntry, FlowTuple } from '../dataplane/conntrack';
+import { readMark } from '../dataplane/marks';
+import type { CompiledConfig } from '../eval/compiled';
+import { parsePacket } from '../eval/packet';
+import { FwError } from '../errors';
+
+export interface TupleView {
+  src: string;
+  dst: string;
+  'src-port': number | null;
+  'dst-port': number | null;
+  packets: number;
+  bytes: number;
+}
+
+export interface Translation {
+  ip: string;
+  port: number | null;
+}
+
+export interface SessionView {
+  id: string;
+  family: 4 | 6;
+  protocol: string;
+  state: string | null;
+  age: number | null;
+  timeout: number;
+  original: TupleView;
+  reply: TupleView;
+  packets: number;
+  bytes: number;
+  srcZone: string | null;
+  dstZone: string | null;
+  policy: number | null;
+  /** the rematch of a commit refused it (its packets are dropped): the data plane deletes it within 5 seconds */
+  cut: boolean;
+  nat: { snat: Translation | null; dnat: Translation | null };
+}
+
+function tupleView(t: FlowTuple): TupleView {
+  return { src: t.src, dst: t.dst, 'src-port': t.sport, 'dst-port': t.dport, packets: t.packets, bytes: t.bytes };
+}
+
+/**
+ * The translations conntrack applied, read from the tuples: the reply comes from the real
+ * destination (dnat when it is not the original one) and goes to the real source (snat).
+ */
+function natOf(e: ConnEntry): SessionView['nat'] {
+  const o = e.original;
+  const r = e.reply;
+  const dnat = r.src !== o.dst || r.sport !== o.dport ? { ip: r.src, port: r.sport !== o.dport ? r.sport : null } : null;
+  const snat = r.dst !== o.src || r.dport !== o.sport ? { ip: r.dst, port: r.dport !== o.sport ? r.dport : null } : null;
+  return { snat, dnat };
+}
+
+/**
+ * Source and destination zone of a connection by the running version: eval.md's address
+ * steps on its original source and its real (post-dnat) destination.
+ */
+function zonesOf(e: ConnEntry, compiled: CompiledConfig | null): { srcZone: string | null; dstZone: string | null } {
+  if (!compiled) return { srcZone: null, dstZone: null };
+  try {
+    const p = parsePacket({ 'src-ip': e.original.src, 'dst-ip': e.reply.src, protocol: e.protonum, 'dst-port': e.reply.sport ?? 0 });
+    const a = compiled.eval(p);
+    return { srcZone: a.srcZone, dstZone: a.dstZone };
+  } catch {
+    return { srcZone: null, dstZone: null }; // an address eval cannot take (e.g. a zone id)
+  }
+}
+
+export function sessionView(e: ConnEntry, compiled: CompiledConfig | null): SessionView {
+  const mark = readMark(e.mark);
+  return {
+    id: String(e.id),
+    family: e.family,
+    protocol: e.protocol,
+    state: e.state,
+    age: e.age,
+    timeout: e.timeout,
+    original: tupleView(e.original),
+    reply: tupleView(e.reply),
+    packets: e.original.packets + e.reply.packets,
+    bytes: e.original.bytes + e.reply.bytes,
+    ...zonesOf(e, compiled),
+    policy: mark.policy,
+    cut: mark.cut,
+    nat: natOf(e),
+  };
+}
+
+/** What ?address= ... selects; every given field must match. */
+export interface SessionFilter {
+  address?: Cidr;
+  port?: number;
+  protocol?: string;
+  zone?: string;
+  policy?: number;
+  state?: string;
+  id?: string;
+  src?: IpAddr;
+  dst?: IpAddr;
+  sport?: number;
+  dport?: number;
+}
+
+const PROTOCOLS: Record<string, string> = { 1: 'icmp', 6: 'tcp', 17: 'udp', 58: 'icmpv6', 132: 'sctp', 33: 'dccp', 47: 'gre' };
+const STATES = ['SYN_SENT', 'SYN_RECV', 'ESTABLISHED', 'FIN_WAIT', 'CLOSE_WAIT', 'LAST_ACK', 'TIME_WAIT', 'CLOSE', 'SYN_SENT2'];
+
+/** The filters' documentation (OpenAPI) and fwctl's options: one list. */
+export const FILTER_DOCS: Record<string, string> = {
+  address: 'an address or prefix: any address of either direction (before or after NAT) in it',
+  port: 'a port of either direction',
+  protocol: 'tcp, udp, icmp, icmpv6, sctp, dccp, gre or a protocol number',
+  zone: 'the source or the destination zone',
+  policy: 'the id of the policy that accepted it',
+  state: `the TCP state: ${STATES.join(', ')} (any case)`,
+  id: 'the kernel\'s id of the entry',
+  src: 'the original source address (exact)',
+  dst: 'the original destination address (exact)',
+  sport: 'the original source port',
+  dport: 'the original destination port',
+};
+
+function int(name: string, text: string, max: number): number {
+  if (!/^\d{1,10}$/.test(text)) throw new FwError('ERR_NET_1004', `query "${name}": "${text.slice(0, 64)}" is not a whole number`);
+  const n = Number(text);
+  if (n > max) throw new FwError('ERR_NET_1008', `query "${name}": ${n} is not within 0-${max}`);
+  return n;
+}
+
+function ip(name: string, text: string): IpAddr {
+  const a = parseIp(text);
+  if (!a) throw new FwError('ERR_NET_1001', `query "${name}": "${text.slice(0, 64)}" is not an IP address`);
+  return a;
+}
+
+/** The filters of a query; a bad one is 400 with the contract's code. */
+export function parseSessionFilter(q: URLSearchParams): SessionFilter {
+  const f: SessionFilter = {};
+  const get = (k: string) => q.get(k) ?? undefined;
+  const address = get('address');
+  if (address !== undefined) {
+    const c = parseCidr(address);
+    if (!c) throw new FwError('ERR_NET_1001', `query "address": "${address.slice(0, 64)}" is not an IP address or prefix`);
+    f.address = c;
+  }
+  const protocol = get('protocol');
+  if (protocol !== undefined) {
+    const name = /^\d+$/.test(protocol) ? PROTOCOLS[int('protocol', protocol, 255)] ?? protocol : protocol.toLowerCase();
+    if (!Object.values(PROTOCOLS).includes(name) && !/^\d+$/.test(name)) throw new FwError('ERR_NET_1006', `query "protocol": "${protocol.slice(0, 64)}" is not one of ${Object.values(PROTOCOLS).join(', ')} or a number`);
+    f.protocol = name;
+  }
+  const state = get('state');
+  if (state !== undefined) {
+    if (!STATES.includes(state.toUpperCase())) throw new FwError('ERR_NET_1005', `query "state": "${state.slice(0, 64)}" is not one of ${STATES.join(', ')}`);
+    f.state = state.toUpperCase();
+  }
+  for (const k of ['port', 'sport', 'dport'] as const) {
+    const v = get(k);
+    if (v !== undefined) f[k] = int(k, v, 65535);
+  }
+  const policy = get('policy');
+  if (policy !== undefined) f.policy = int('policy', policy, 2 ** 31);
+  const id = get('id');
+  if (id !== undefined) f.id = String(int('id', id, 2 ** 32));
+  const zone = get('zone');
+  if (zone !== undefined) f.zone = zone;
+  const src = get('src');
+  if (src !== undefined) f.src = ip('src', src);
+  const dst = get('dst');
+  if (dst !== undefined) f.dst = ip('dst', dst);
+  return f;
+}
+
+export const isEmptyFilter = (f: SessionFilter) => Object.keys(f).length === 0;
+
+function sameIp(text: string, want: IpAddr): boolean {
+  const a = parseIp(text);
+  return a !== null && a.family === want.family && a.bytes.every((b, i) => b === want.bytes[i]);
+}
+
+function inPrefix(text: string, c: Cidr): boolean {
+  const a = parseIp(text);
+  return a !== null && cidrContainsIp(c, a);
+}
+
+export function matchesFilter(s: SessionView, f: SessionFilter): boolean {
+  const o = s.original;
+  const r = s.reply;
+  if (f.id !== undefined && s.id !== f.id) return false;
+  if (f.protocol !== undefined && s.protocol !== f.protocol) return false;
+  if (f.state !== undefined && s.state !== f.state) return false;
+  if (f.policy !== undefined && s.policy !== f.policy) return false;
+  if (f.zone !== undefined && s.srcZone !== f.zone && s.dstZone !== f.zone) return false;
+  if (f.sport !== undefined && o['src-port'] !== f.sport) return false;
+  if (f.dport !== undefined && o['dst-port'] !== f.dport) return false;
+  if (f.port !== undefined && ![o['src-port'], o['dst-port'], r['src-port'], r['dst-port']].includes(f.port)) return false;
+  if (f.src !== undefined && !sameIp(o.src, f.src)) return false;
+  if (f.dst !== undefined && !sameIp(o.dst, f.dst)) return false;
+  const prefix = f.address;
+  if (prefix !== undefined && ![o.src, o.dst, r.src, r.dst].some((a) => inPrefix(a, prefix))) return false;
+  return true;
+}
