@@ -21,6 +21,7 @@ import { buildClassifier, classifierBytes, DEFAULT_BUILD_PARAMS, FamilyClassifie
 import { policySpecs } from '../src/eval/compile';
 import { buildFamilyTable } from '../src/eval/rules';
 import { packetKey, parsePortEntry } from '../src/eval/sets';
+import { hasPorts } from '../src/config/protocols';
 import { rng } from './generate';
 import { makePackets, type PacketSet } from './packets';
 import { median } from './stats';
@@ -165,7 +166,9 @@ export function readTrace(text: string): PacketSet {
     const f = l.trim().split(/\s+/).map(Number);
     pk.words[i * 8] = f[0] | 0;
     pk.words[i * 8 + 4] = f[1] | 0;
-    pk.key[i] = packetKey(f[4], f[3]);
+    // the anchors' traces give every packet a destination port; it means nothing where the
+    // protocol has none (an ICMP packet's type and code are not in the trace)
+    pk.key[i] = packetKey(f[4], hasPorts(f[4]) ? f[3] : 0);
   });
   return pk;
 }

@@ -15,8 +15,10 @@ afterAll(async () => {
   await cluster?.close();
 });
 
-const keyed = (x: Client, method: string, path: string, key: string, body?: unknown) =>
-  x.raw(method, path, body === undefined ? undefined : JSON.stringify(body), { 'Idempotency-Key': key });
+/** A request with an Idempotency-Key sent to instance `x` with `as`'s credential (a key is the
+ * credential's own: a client retrying through the load balancer sends its one token anywhere). */
+const keyed = (x: Client, method: string, path: string, key: string, body?: unknown, as: Client = x) =>
+  x.raw(method, path, body === undefined ? undefined : JSON.stringify(body), { 'Idempotency-Key': key, Authorization: `Bearer ${as.token}` });
 
 test('load on one instance, batch on another, commit on a third with a key: every instance agrees, a retry anywhere is replayed', async () => {
   expectMessage(await a.post('/api/config/begin'), 'config session started');
@@ -39,11 +41,11 @@ test('load on one instance, batch on another, commit on a third with a key: ever
   const commit = await keyed(b, 'POST', '/api/config/commit', 'cluster-commit', { description: 'keyed' });
   expectMessage(commit, 'commit successful');
   for (const x of [a, c]) {
-    const retry = await keyed(x, 'POST', '/api/config/commit', 'cluster-commit', { description: 'keyed' });
+    const retry = await keyed(x, 'POST', '/api/config/commit', 'cluster-commit', { description: 'keyed' }, b);
     expect({ status: retry.status, body: retry.body, replayed: retry.headers.get('idempotent-replayed') }).toEqual({ status: 200, body: commit.body, replayed: 'true' });
     expect((await x.get('/api/config/export')).body).toEqual({ ...expected, version: Number(commit.body.version) });
   }
   expect((await a.get('/api/config/versions')).body.filter((v: { description: string }) => v.description === 'keyed')).toHaveLength(1);
   // another request with the key, on yet another instance
-  expect((await keyed(c, 'POST', '/api/config/commit', 'cluster-commit', { description: 'other' })).status).toBe(422);
+  expect((await keyed(c, 'POST', '/api/config/commit', 'cluster-commit', { description: 'other' }, b)).status).toBe(422);
 });

@@ -34,7 +34,8 @@ const SEND = 'import socket, sys\ns = socket.socket(socket.AF_INET, socket.SOCK_
 
 /** Whether one packet of IP protocol `proto` from `from` reaches `to`. */
 async function rawArrives(from: Peer, to: Peer, proto: number): Promise<boolean> {
-  const rx = spawn('ip', ['netns', 'exec', to.ns, 'python3', '-c', RECEIVE, String(proto), '3'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // 8 s: the sender is a python3 of its own, whose start alone took seconds on a loaded machine
+  const rx = spawn('ip', ['netns', 'exec', to.ns, 'python3', '-c', RECEIVE, String(proto), '8'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const lines: string[] = [];
   const done = new Promise<void>((resolve) => rx.once('exit', () => resolve()));
   await new Promise<void>((resolve, reject) => {
