@@ -4,6 +4,9 @@
 // (issue 25, item 6). Aggregation alone (test/api/login-names.test.ts) only slowed this: each
 // window adds up to 41 failed-login entries, so three windows pushed a user.create out. The
 // spray here is the one that writes most per failure: every failed login becomes an entry.
+import fs from 'node:fs';
+import path from 'node:path';
+import IORedis from 'ioredis';
 import { Client, expectError, ok, startTestDaemon, tempDir, type TestDaemon } from '../helpers/daemon';
 
 interface Entry { id: number; user: string; action: string; details: string }
@@ -89,4 +92,26 @@ test('pages and filters see both kinds merged, newest first', async () => {
   expect((await page(`limit=1000&user=${ghost.user}`)).entries).toEqual(entries.filter((e) => e.user === ghost.user));
   const middle = entries.find((e) => e.action === 'user.create')!.id;
   expect((await page(`limit=3&before=${middle}`)).entries).toEqual(entries.filter((e) => e.id < middle).slice(0, 3));
+});
+
+test('the store holds the failed logins within their budget: the Redis stream of its own, the lines of audit.log', async () => {
+  if (t!.redis) {
+    const r = new IORedis(t!.redis.url);
+    try {
+      expect(await r.xlen('fw:{default}:audit-login-failures')).toBe(50);
+      expect(await r.xlen('fw:{default}:audit')).toBe(5);
+    } finally {
+      r.disconnect();
+    }
+  } else {
+    const lines = fs.readFileSync(path.join(t!.dir, 'audit.log'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Entry);
+    // rewritten once a quarter of the budget more than kept was recorded: at most 50 + 12
+    expect(lines.filter(isFailure).length).toBeLessThanOrEqual(62);
+    expect(lines.filter((e) => !isFailure(e))).toHaveLength(5);
+  }
+});
+
+test('FW_AUDIT_LOGIN_FAILURES_KEEP must be a whole number: the daemon refuses to start otherwise', async () => {
+  await expect(startTestDaemon({ FW_AUDIT_LOGIN_FAILURES_KEEP: 'lots' }, tempDir())).rejects.toThrow(/FW_AUDIT_LOGIN_FAILURES_KEEP must be an integer/);
+  await expect(startTestDaemon({ FW_AUDIT_LOGIN_FAILURES_KEEP: '-1' }, tempDir())).rejects.toThrow(/FW_AUDIT_LOGIN_FAILURES_KEEP must be an integer/);
 });
