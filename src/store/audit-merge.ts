@@ -15,17 +15,26 @@ export interface AuditCursor {
 /** The entries of both parts that match the query, newest first, at most `limit`. */
 export async function mergeAudit(query: AuditQuery, trail: AuditCursor, loginFailures: AuditCursor): Promise<AuditEntry[]> {
   // a query for other actions never reads the failed logins
-  const parts = actionMatches(LOGIN_FAILED_ACTION, query) ? [trail, loginFailures] : [trail];
+  const failures = actionMatches(LOGIN_FAILED_ACTION, query) ? loginFailures : null;
+  let a = await trail.head();
+  let b = failures ? await failures.head() : undefined;
   const out: AuditEntry[] = [];
-  while (out.length < query.limit) {
-    let newest: { part: AuditCursor; entry: AuditEntry } | undefined;
-    for (const part of parts) {
-      const entry = await part.head();
-      if (entry && (!newest || entry.id > newest.entry.id)) newest = { part, entry };
+  while (out.length < query.limit && (a || b)) {
+    // the next head is awaited only when it is a promise: an await per entry would cost a
+    // turn of the microtask queue, several times slower through 100,000 entries in memory
+    let entry: AuditEntry;
+    if (a && (!b || a.id > b.id)) {
+      entry = a;
+      trail.next();
+      const head = trail.head();
+      a = head instanceof Promise ? await head : head;
+    } else {
+      entry = b!;
+      failures!.next();
+      const head = failures!.head();
+      b = head instanceof Promise ? await head : head;
     }
-    if (!newest) break;
-    newest.part.next();
-    if (auditMatches(newest.entry, query)) out.push(newest.entry);
+    if (auditMatches(entry, query)) out.push(entry);
   }
   return out;
 }
