@@ -4,8 +4,8 @@
 // FW_AUDIT_LOGIN_FAILURES_KEEP failed logins, so that no flood of failed logins pushes
 // configuration and account changes out. Once a kind has recorded a quarter of its budget more
 // than it keeps, its memory is trimmed and the file rewritten with the kept entries of both
-// kinds, in id order, each with its id (ids never change). Lines without an id follow the line before them (the first
-// line of a file never compacted is id 1).
+// kinds, in id order, each with its id (ids never change). Lines without an id follow the line
+// before them (the first line of a file never compacted is id 1).
 import { mergeAudit, type AuditCursor } from './audit-merge';
 import { cutPartialLastLine, ensureDurableFile, GroupAppender, readJsonLines, replaceAppendLog } from './files';
 import type { Logger } from './recovery';

@@ -266,6 +266,20 @@ export function storeContract(backend: Backend): void {
       await failure(62);
       expect(await ids()).toEqual([62, 61, 60, 59, 56, 54, 3]);
     });
+
+    test('a listing merges both kinds across many entries (Redis reads its streams 500 at a time)', async () => {
+      // ids 1-1400: odd ones failed logins, even ones changes; every 100th of each kind by bob
+      await Promise.all(Array.from({ length: 1400 }, (_, i) => store.audit({
+        at: i + 1, user: i % 200 < 2 ? 'bob' : 'alice', action: i % 2 ? 'config.commit' : 'auth.login-failed', details: `e${i + 1}`,
+      })));
+      const all = await store.listAudit({ limit: 2000 });
+      expect(all.map((e) => e.id)).toEqual(Array.from({ length: 1400 }, (_, i) => 1400 - i));
+      expect(all.every((e) => e.details === `e${e.id}`)).toBe(true);
+      expect(all.filter((e) => e.user === 'bob')).toHaveLength(14);
+      expect((await store.listAudit({ limit: 2000, user: 'bob' })).map((e) => e.id)).toEqual(all.filter((e) => (e.id - 1) % 200 < 2).map((e) => e.id));
+      expect((await store.listAudit({ limit: 3, before: 900, action: 'config' })).map((e) => e.id)).toEqual([898, 896, 894]);
+      expect((await store.listAudit({ limit: 600, before: 1001 })).map((e) => e.id)).toEqual(Array.from({ length: 600 }, (_, i) => 1000 - i));
+    });
   });
 
   describe(`${backend.name}: users, tokens, secret, revocation`, () => {

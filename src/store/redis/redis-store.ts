@@ -569,10 +569,8 @@ export class RedisStore implements Store, ClusterBus {
       at = 0;
     };
     return {
-      head: async () => {
-        if (at === page.length && !last) await read();
-        return page[at];
-      },
+      // a promise only when the page is read through and another must be fetched
+      head: () => (at < page.length || last ? page[at] : read().then(() => page[at])),
       next: () => void at++,
     };
   }
