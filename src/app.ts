@@ -131,7 +131,7 @@ function redisStore(settings: Settings): RedisStore {
   const leaseMs = settings.sessionTimeoutSec * 1000 + 5000;
   return new RedisStore({
     target: settings.redis!, minReplicas: settings.redisMinReplicas, clusterName: settings.clusterName, sessionLeaseMs: leaseMs,
-    versionsKeep: settings.versionsKeep, auditKeep: settings.auditKeep,
+    versionsKeep: settings.versionsKeep, auditKeep: settings.auditKeep, auditLoginFailuresKeep: settings.auditLoginFailuresKeep,
   });
 }
 
@@ -145,6 +145,7 @@ function openStore(settings: Settings, log: Logger, onFatal: (err: unknown) => v
     logger: log,
     versionsKeep: settings.versionsKeep,
     auditKeep: settings.auditKeep,
+    auditLoginFailuresKeep: settings.auditLoginFailuresKeep,
     // a failed disk write leaves memory ahead of the disk: stop, and let the supervisor
     // restart us on what is durable (crash-only, like after kill -9)
     onFailure: onFatal,

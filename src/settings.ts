@@ -75,8 +75,10 @@ export interface Settings {
   tlsKeyPassphrase: string | undefined;
   /** FW_VERSIONS_KEEP: committed versions kept (the newest, the running one always among them); 0: all */
   versionsKeep: number;
-  /** FW_AUDIT_KEEP: audit entries kept (the newest); 0: all */
+  /** FW_AUDIT_KEEP: audit entries kept (the newest), failed logins apart; 0: all */
   auditKeep: number;
+  /** FW_AUDIT_LOGIN_FAILURES_KEEP: failed-login audit entries kept (the newest), never counted in FW_AUDIT_KEEP; 0: all */
+  auditLoginFailuresKeep: number;
   /** FW_ALLOWED_HOSTS: the host names requests may give in Host (421 otherwise); empty: any */
   allowedHosts: string[];
   /** FW_MAX_YAML_BODY: the body limit of a YAML document (parsing YAML takes ~100 times its size in memory) */
@@ -258,6 +260,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     tlsKeyPassphrase: env.FW_TLS_KEY_PASSPHRASE || undefined,
     versionsKeep: versionsKeep(env),
     auditKeep: int(env, 'FW_AUDIT_KEEP', RETENTION_DEFAULTS.auditKeep, 0, 100_000_000),
+    auditLoginFailuresKeep: int(env, 'FW_AUDIT_LOGIN_FAILURES_KEEP', RETENTION_DEFAULTS.auditLoginFailuresKeep, 0, 100_000_000),
     allowedHosts: parseAllowedHosts(env.FW_ALLOWED_HOSTS ?? ''),
     maxYamlBodyBytes: int(env, 'FW_MAX_YAML_BODY', 10 * 1024 * 1024, 1024, 256 * 1024 * 1024),
   };

@@ -1,6 +1,7 @@
-// Failed logins in the audit trail, bounded and aggregated, so that a flood of them cannot push
-// configuration and account changes out of a trail of FW_AUDIT_KEEP entries. Per window
-// (FW_LOGIN_WINDOW):
+// Failed logins in the audit trail, bounded and aggregated, so that a flood of them writes
+// little. (That they cannot push configuration and account changes out of the trail is the
+// store's part: they are kept within FW_AUDIT_LOGIN_FAILURES_KEEP, never counted in
+// FW_AUDIT_KEEP; src/store/audit-merge.ts.) Per window (FW_LOGIN_WINDOW):
 // - the first failure of a (name, address) pair is recorded at once ("from <address>", with
 //   its request id, as its log line);
 // - the pair's further failures are counted, and recorded as one entry when the window ends
@@ -10,7 +11,7 @@
 // So a window adds at most 2 x PAIRS_PER_WINDOW + 1 entries whatever is sent, and memory holds
 // at most PAIRS_PER_WINDOW pairs. Each instance of a cluster counts its own.
 import type { Logger } from 'pino';
-import type { Store } from '../store/types';
+import { LOGIN_FAILED_ACTION, type Store } from '../store/types';
 
 /** Pairs itemized per window. */
 const PAIRS_PER_WINDOW = 20;
@@ -46,7 +47,7 @@ export class FailedLogins {
       this.unlisted++;
     } else {
       this.pairs.set(key, { user: username, from, more: 0, reqId });
-      await this.store.audit({ at: Date.now(), user: username, action: 'auth.login-failed', details: `from ${from}`, reqId });
+      await this.store.audit({ at: Date.now(), user: username, action: LOGIN_FAILED_ACTION, details: `from ${from}`, reqId });
     }
   }
 
@@ -58,10 +59,10 @@ export class FailedLogins {
     this.unlisted = 0;
     const within = `within ${this.windowSec} s`;
     const at = Date.now();
-    const writes = pairs.map((p) => this.store.audit({ at, user: p.user, action: 'auth.login-failed', details: `from ${p.from}: ${p.more} more ${within}`, reqId: p.reqId }));
+    const writes = pairs.map((p) => this.store.audit({ at, user: p.user, action: LOGIN_FAILED_ACTION, details: `from ${p.from}: ${p.more} more ${within}`, reqId: p.reqId }));
     if (unlisted > 0) {
       const details = `${unlisted} failed logins of other names or addresses ${within} (more than ${PAIRS_PER_WINDOW} pairs failed)`;
-      writes.push(this.store.audit({ at, user: '', action: 'auth.login-failed', details, reqId: '' }));
+      writes.push(this.store.audit({ at, user: '', action: LOGIN_FAILED_ACTION, details, reqId: '' }));
     }
     await Promise.all(writes).catch((err: unknown) => this.log.warn({ err: String(err) }, 'failed logins could not be audited'));
   }

@@ -12,7 +12,7 @@ import { MetaState } from './meta-state';
 import { Lru } from '../lru';
 import { IdempotencyLog } from './idempotency-log';
 import { DIR_MODE, FILE_MODE, GroupAppender, atomicWriteFile, durableUnlink, ensureDurableFile, errCode, fsyncDir, replaceAppendLog } from './files';
-import { AuditLog } from './audit-log';
+import { AuditLog, type AuditBudgets } from './audit-log';
 import { RETENTION_DEFAULTS, expiryMs, initialVersion, metaOf } from './records';
 import {
   dropUncommittedVersions,
@@ -61,8 +61,10 @@ export interface EmbeddedStoreOptions {
   versionCacheSize?: number;
   /** FW_VERSIONS_KEEP: committed versions kept, the newest (default 100; 0: all). */
   versionsKeep?: number;
-  /** FW_AUDIT_KEEP: audit entries kept, the newest (default 100,000; 0: all). */
+  /** FW_AUDIT_KEEP: audit entries kept, the newest, failed logins apart (default 100,000; 0: all). */
   auditKeep?: number;
+  /** FW_AUDIT_LOGIN_FAILURES_KEEP: failed-login audit entries kept, the newest (default 10,000; 0: all). */
+  auditLoginFailuresKeep?: number;
   /** Told once when a write fails and the store stops serving (e.g. to exit for a restart). */
   onFailure?: (err: Error) => void;
 }
@@ -118,7 +120,7 @@ export class EmbeddedStore implements Store {
   private history!: GroupAppender;
   private auditLog!: AuditLog;
   private readonly versionsKeep: number;
-  private readonly auditKeep: number;
+  private readonly auditBudgets: AuditBudgets;
   private idempotency!: IdempotencyLog;
 
   constructor(opts: EmbeddedStoreOptions) {
@@ -127,7 +129,10 @@ export class EmbeddedStore implements Store {
     this.versionCache = new Lru(opts.versionCacheSize ?? 8, (n) => n === this.running?.version);
     this.onFailure = opts.onFailure ?? (() => undefined);
     this.versionsKeep = opts.versionsKeep ?? RETENTION_DEFAULTS.versionsKeep;
-    this.auditKeep = opts.auditKeep ?? RETENTION_DEFAULTS.auditKeep;
+    this.auditBudgets = {
+      keep: opts.auditKeep ?? RETENTION_DEFAULTS.auditKeep,
+      loginFailuresKeep: opts.auditLoginFailuresKeep ?? RETENTION_DEFAULTS.auditLoginFailuresKeep,
+    };
   }
 
   // ---- life cycle ----
@@ -189,7 +194,7 @@ export class EmbeddedStore implements Store {
       this.log.info({ owner: s.record.owner, changes: s.journal.length }, 'recovered the active session');
     }
     await ensureDurableFile(p.history);
-    this.auditLog = await AuditLog.open(p.audit, this.auditKeep, this.log, (e) => this.fail(e));
+    this.auditLog = await AuditLog.open(p.audit, this.auditBudgets, this.log, (e) => this.fail(e));
     this.history = GroupAppender.open(p.history, (e) => this.fail(e));
     this.idempotency = new IdempotencyLog(p.idempotency, (e) => this.fail(e));
     await this.idempotency.open();

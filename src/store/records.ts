@@ -4,8 +4,9 @@
 import type { SerializedDoc } from '../config/document';
 import type { VersionMeta, VersionRecord } from './types';
 
-/** What a store keeps when not told otherwise (FW_VERSIONS_KEEP, FW_AUDIT_KEEP; 0: all). */
-export const RETENTION_DEFAULTS = { versionsKeep: 100, auditKeep: 100_000 } as const;
+/** What a store keeps when not told otherwise (FW_VERSIONS_KEEP, FW_AUDIT_KEEP,
+ * FW_AUDIT_LOGIN_FAILURES_KEEP; 0: all). */
+export const RETENTION_DEFAULTS = { versionsKeep: 100, auditKeep: 100_000, auditLoginFailuresKeep: 10_000 } as const;
 
 /** Version 0, written once by a new store: the initial document. */
 export function initialVersion(doc: SerializedDoc): VersionRecord {

@@ -377,7 +377,22 @@ export interface Store extends SessionJournal {
 /** Whether an entry matches the user and action filters of a query (one rule for every store). */
 export function auditMatches(e: AuditEvent, q: AuditQuery): boolean {
   if (q.user !== undefined && e.user !== q.user) return false;
-  return q.action === undefined || e.action === q.action || e.action.startsWith(`${q.action}.`);
+  return actionMatches(e.action, q);
+}
+
+/** Whether the action filter of a query lets `action` through. */
+export function actionMatches(action: string, q: AuditQuery): boolean {
+  return q.action === undefined || action === q.action || action.startsWith(`${q.action}.`);
+}
+
+/** The action of every failed-login entry, the aggregated ones too (src/api/failed-logins.ts). */
+export const LOGIN_FAILED_ACTION = 'auth.login-failed';
+
+/** Whether an event is a failed login: those are kept within a budget of their own
+ * (FW_AUDIT_LOGIN_FAILURES_KEEP) and never count against FW_AUDIT_KEEP, so that no flood of
+ * them can push configuration and account changes out of the trail. */
+export function isLoginFailure(e: AuditEvent): boolean {
+  return e.action === LOGIN_FAILED_ACTION;
 }
 
 /** An event as both stores record it: its fields in one order, the optional ones only when

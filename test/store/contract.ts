@@ -3,12 +3,13 @@
 // TypeScript and the Redis store's Lua fails here rather than in a cluster. What only one
 // store has (files and their recovery, group appends with footprints) stays in that store's
 // own tests.
-import { StoreConflict, type ApiTokenRecord, type ConflictReason, type Store, type UserRecord } from '../../src/store/types';
+import { StoreConflict, type ApiTokenRecord, type AuditQuery, type ConflictReason, type Store, type UserRecord } from '../../src/store/types';
 import { entry, markerDoc, rejection, sessionRec, versionRec } from './helpers';
 
 export interface StoreOptions {
   versionsKeep?: number;
   auditKeep?: number;
+  auditLoginFailuresKeep?: number;
 }
 
 /** One store implementation as the contract drives it. */
@@ -232,6 +233,52 @@ export function storeContract(backend: Backend): void {
       expect((await store.listAudit({ limit: 100, user: 'bob' })).map((e) => e.details)).toEqual(['u21']);
       expect((await store.listAudit({ limit: 100, action: 'user' })).length).toBe(4);
       expect((await store.listAudit({ limit: 100, action: 'user.delete' })).map((e) => e.id)).toEqual([21]);
+    });
+
+    test('failed logins are kept within a budget of their own: many never push other entries out; a listing merges both kinds by id', async () => {
+      await restart({ auditKeep: 4, auditLoginFailuresKeep: 3 });
+      const change = (at: number, action: string) => store.audit({ at, user: 'alice', action, details: `c${at}` });
+      const failure = (at: number) => store.audit({ at, user: at % 2 ? 'ghost' : 'alice', action: 'auth.login-failed', details: `f${at}` });
+      await change(1, 'user.create');
+      await change(2, 'config.commit');
+      await change(3, 'user.create');
+      await Promise.all(Array.from({ length: 50 }, (_, i) => failure(4 + i))); // ids 4-53, in call order
+      await change(54, 'config.commit');
+      await failure(55);
+      await change(56, 'user.delete');
+      for (let at = 57; at <= 60; at++) await failure(at);
+      const ids = async (q: Omit<AuditQuery, 'limit'> & { limit?: number } = {}) => (await store.listAudit({ limit: 100, ...q })).map((e) => e.id);
+      // the newest 4 of the 5 others, the newest 3 of the 55 failed logins
+      const all = [60, 59, 58, 56, 54, 3, 2];
+      expect(await ids()).toEqual(all);
+      expect((await store.listAudit({ limit: 100 })).map((e) => e.at)).toEqual(all); // each entry under its own id
+      expect(await ids({ limit: 4 })).toEqual([60, 59, 58, 56]);
+      expect(await ids({ before: 59, limit: 3 })).toEqual([58, 56, 54]);
+      expect(await ids({ before: 57 })).toEqual([56, 54, 3, 2]);
+      expect(await ids({ action: 'auth' })).toEqual([60, 59, 58]);
+      expect(await ids({ action: 'auth.login-failed', before: 60 })).toEqual([59, 58]);
+      expect(await ids({ action: 'config' })).toEqual([54, 2]);
+      expect(await ids({ user: 'ghost' })).toEqual([59]);
+      expect(await ids({ user: 'alice', before: 58 })).toEqual([56, 54, 3, 2]);
+      await restart({ auditKeep: 4, auditLoginFailuresKeep: 3 });
+      expect(await ids()).toEqual(all);
+      await change(61, 'user.delete');
+      await failure(62);
+      expect(await ids()).toEqual([62, 61, 60, 59, 56, 54, 3]);
+    });
+
+    test('a listing merges both kinds across many entries (Redis reads its streams 500 at a time)', async () => {
+      // ids 1-1400: odd ones failed logins, even ones changes; every 100th of each kind by bob
+      await Promise.all(Array.from({ length: 1400 }, (_, i) => store.audit({
+        at: i + 1, user: i % 200 < 2 ? 'bob' : 'alice', action: i % 2 ? 'config.commit' : 'auth.login-failed', details: `e${i + 1}`,
+      })));
+      const all = await store.listAudit({ limit: 2000 });
+      expect(all.map((e) => e.id)).toEqual(Array.from({ length: 1400 }, (_, i) => 1400 - i));
+      expect(all.every((e) => e.details === `e${e.id}`)).toBe(true);
+      expect(all.filter((e) => e.user === 'bob')).toHaveLength(14);
+      expect((await store.listAudit({ limit: 2000, user: 'bob' })).map((e) => e.id)).toEqual(all.filter((e) => (e.id - 1) % 200 < 2).map((e) => e.id));
+      expect((await store.listAudit({ limit: 3, before: 900, action: 'config' })).map((e) => e.id)).toEqual([898, 896, 894]);
+      expect((await store.listAudit({ limit: 600, before: 1001 })).map((e) => e.id)).toEqual(Array.from({ length: 600 }, (_, i) => 1000 - i));
     });
   });
 

@@ -9,8 +9,8 @@ import type Redis from 'ioredis';
 import type { SerializedDoc } from '../../config/document';
 import {
   StoreConflict,
-  auditMatches,
   auditRecordOf,
+  isLoginFailure,
   sortApiTokens,
   sortUsers,
   userOf,
@@ -39,11 +39,15 @@ import { COMMAND_TIMEOUT_MS, connect, failFastOptions, patientOptions, unreachab
 import { REPLICA_WAIT_MS, ReplicaConfirm } from './replicas';
 import * as lua from './scripts';
 import { TickBatch } from './tick-batch';
+import { mergeAudit, type AuditCursor } from '../audit-merge';
 import { FwError, isFwError } from '../../errors';
 import type { FailureLog } from '../../auth/login-limiter';
 import type { ClusterBus, Registry, StoreEvent } from '../cluster-bus';
 
 export type { StoreEvent };
+
+/** Audit stream entries read per call. */
+const AUDIT_PAGE = 500;
 
 export interface RedisStoreOptions {
   /** One server (REDIS_URL) ... */
@@ -60,8 +64,10 @@ export interface RedisStoreOptions {
   connectWaitMs?: number;
   /** FW_VERSIONS_KEEP: committed versions kept, the newest (default 100; 0: all). */
   versionsKeep?: number;
-  /** FW_AUDIT_KEEP: audit entries kept, the newest (default 100,000; 0: all). */
+  /** FW_AUDIT_KEEP: audit entries kept, the newest, failed logins apart (default 100,000; 0: all). */
   auditKeep?: number;
+  /** FW_AUDIT_LOGIN_FAILURES_KEEP: failed-login audit entries kept, the newest (default 10,000; 0: all). */
+  auditLoginFailuresKeep?: number;
 }
 
 type ScriptName = 'fwInit' | 'fwBegin' | 'fwHead' | 'fwAppend' | 'fwEnd' | 'fwClaim' | 'fwRelease' | 'fwCommit' | 'fwPutUser' | 'fwDeleteUser' | 'fwAddApiToken' | 'fwDeleteApiToken' | 'fwTouchApiTokens' | 'fwRevoke' | 'fwRecordFailure' | 'fwAudit'
@@ -87,7 +93,7 @@ const SCRIPTS: Record<ScriptName, { keys: number; lua: string }> = {
   fwTouchApiTokens: { keys: 2, lua: lua.TOUCH_API_TOKENS },
   fwRevoke: { keys: 1, lua: lua.REVOKE },
   fwRecordFailure: { keys: 1, lua: lua.RECORD_FAILURE },
-  fwAudit: { keys: 2, lua: lua.AUDIT },
+  fwAudit: { keys: 3, lua: lua.AUDIT },
   fwIdemClaim: { keys: 1, lua: lua.IDEM_CLAIM },
   fwIdemRelease: { keys: 1, lua: lua.IDEM_RELEASE },
 };
@@ -115,6 +121,8 @@ export function keysOf(clusterName: string) {
     claim: `${p}claim`,
     lastCommit: `${p}last-commit`,
     audit: `${p}audit`,
+    /** failed logins, kept apart from the other audit entries (FW_AUDIT_LOGIN_FAILURES_KEEP) */
+    auditLoginFailures: `${p}audit-login-failures`,
     auditSeq: `${p}audit-seq`,
     nodes: `${p}nodes`,
     /** commit workers (in instances and stand-alone): id -> heartbeat (cluster/nodes.ts) */
@@ -172,9 +180,12 @@ export class RedisStore implements Store, ClusterBus {
   private readonly emitter = new EventEmitter();
   private readonly versionsKeep: number;
   private readonly auditKeep: number;
+  private readonly auditLoginFailuresKeep: number;
   private closed = false;
-  /** audit entries recorded in one turn of the event loop go in one script call */
-  private readonly audits = new TickBatch<string>((lines) => this.call(() => this.redis.fwAudit(this.keys.audit, this.keys.auditSeq, this.auditKeep, ...lines)));
+  /** audit entries recorded in one turn of the event loop go in one script call: [kind, JSON] each */
+  private readonly audits = new TickBatch<[string, string]>((entries) => this.call(() => this.redis.fwAudit(
+    this.keys.audit, this.keys.auditLoginFailures, this.keys.auditSeq, this.auditKeep, this.auditLoginFailuresKeep, ...entries.flat(),
+  )));
 
   constructor(private readonly opts: RedisStoreOptions) {
     this.keys = keysOf(opts.clusterName);
@@ -187,6 +198,7 @@ export class RedisStore implements Store, ClusterBus {
     this.sub = connect(patientOptions(target));
     this.versionsKeep = opts.versionsKeep ?? RETENTION_DEFAULTS.versionsKeep;
     this.auditKeep = opts.auditKeep ?? RETENTION_DEFAULTS.auditKeep;
+    this.auditLoginFailuresKeep = opts.auditLoginFailuresKeep ?? RETENTION_DEFAULTS.auditLoginFailuresKeep;
     // connection errors are reported where a call fails; without listeners ioredis would print them
     this.redis.on('error', () => undefined);
     this.writer.on('error', () => undefined);
@@ -532,24 +544,35 @@ export class RedisStore implements Store, ClusterBus {
 
   async audit(event: AuditEvent): Promise<void> {
     const entry = auditRecordOf(event);
-    await this.audits.add(JSON.stringify(entry));
+    await this.audits.add([isLoginFailure(entry) ? 'login-failure' : '', JSON.stringify(entry)]);
   }
 
-  /** Newest first from the stream (ids "<id>-1"), a page of 500 at a time until `limit` match. */
+  /** Both streams (ids "<id>-1") merged, newest first. */
   async listAudit(query: AuditQuery): Promise<AuditEntry[]> {
-    const out: AuditEntry[] = [];
-    let end = query.before === undefined ? '+' : `(${query.before}-0`;
-    for (;;) {
-      const page = await this.call(() => this.redis.xrevrange(this.keys.audit, end, '-', 'COUNT', 500));
-      for (const [streamId, fields] of page) {
-        const id = Number(streamId.split('-')[0]);
+    return mergeAudit(query, this.auditCursor(this.keys.audit, query.before), this.auditCursor(this.keys.auditLoginFailures, query.before));
+  }
+
+  /** An audit stream read newest first from below `before`, a page of 500 at a time, each when needed. */
+  private auditCursor(stream: string, before: number | undefined): AuditCursor {
+    let end = before === undefined ? '+' : `(${before}-0`;
+    let page: AuditEntry[] = [];
+    let at = 0;
+    let last = false;
+    const read = async (): Promise<void> => {
+      const raw = await this.call(() => this.redis.xrevrange(stream, end, '-', 'COUNT', AUDIT_PAGE));
+      last = raw.length < AUDIT_PAGE;
+      if (raw.length) end = `(${raw[raw.length - 1][0]}`;
+      page = raw.map(([streamId, fields]) => {
         const e = JSON.parse(fields[1]) as AuditEvent;
-        if (auditMatches(e, query)) out.push({ ...e, id, reqId: e.reqId ?? '' });
-        if (out.length >= query.limit) return out;
-      }
-      if (page.length < 500) return out;
-      end = `(${page[page.length - 1][0]}`;
-    }
+        return { ...e, id: Number(streamId.split('-')[0]), reqId: e.reqId ?? '' };
+      });
+      at = 0;
+    };
+    return {
+      // a promise only when the page is read through and another must be fetched
+      head: () => (at < page.length || last ? page[at] : read().then(() => page[at])),
+      next: () => void at++,
+    };
   }
 
   async ping(): Promise<void> {

@@ -258,19 +258,23 @@ redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 0`;
 
 /**
- * KEYS audit stream, audit counter; ARGV entries kept (0: all), event JSON... The next audit
- * id for each entry, in order, and the entry under the stream id "<id>-1", in one step: ids
- * follow the stream's order whichever instance records. The stream is trimmed exactly to the
- * newest entries kept. Answers the last id.
+ * KEYS audit stream, failed-login stream, audit counter; ARGV entries kept of each (0: all),
+ * then a kind ("login-failure" or "") and an event JSON per entry. The next audit id for each
+ * entry, in order, and the entry under the stream id "<id>-1" in the stream of its kind, in one
+ * step: ids follow the order recorded whichever instance records, across both streams. Each
+ * stream is trimmed exactly to the newest entries it keeps, so failed logins never push other
+ * entries out. Answers the last id.
  */
 export const AUDIT = `
 local id = 0
-for i = 2, #ARGV do
-  id = redis.call('INCR', KEYS[2])
-  if tonumber(ARGV[1]) > 0 then
-    redis.call('XADD', KEYS[1], 'MAXLEN', '=', ARGV[1], id .. '-1', 'e', ARGV[i])
+for i = 3, #ARGV, 2 do
+  id = redis.call('INCR', KEYS[3])
+  local stream, keep = KEYS[1], tonumber(ARGV[1])
+  if ARGV[i] == 'login-failure' then stream, keep = KEYS[2], tonumber(ARGV[2]) end
+  if keep > 0 then
+    redis.call('XADD', stream, 'MAXLEN', '=', keep, id .. '-1', 'e', ARGV[i + 1])
   else
-    redis.call('XADD', KEYS[1], id .. '-1', 'e', ARGV[i])
+    redis.call('XADD', stream, id .. '-1', 'e', ARGV[i + 1])
   end
 end
 return id`;
