@@ -3,6 +3,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { FwError } from '../../errors';
 import { checkRange, shapeChecker } from '../../config/validate';
 import { serializeDoc } from '../../config/document';
+import { oneOf } from '../../config/render/objects';
 import type { AppContext } from '../context';
 import { can } from '../../auth/roles';
 import { forbidden } from '../../auth/user';
@@ -32,6 +33,31 @@ export const DiffReply = Type.Object({
 }, { additionalProperties: false });
 /** GET /api/config/diff's answer (also the answer of a declarative load; fwctl plan and apply show it). */
 export type DiffReplyModel = Static<typeof DiffReply>;
+const Neighbours = Type.Object({
+  above: Type.Union([Type.String(), Type.Null()], { description: 'the id of the rule just above; null at the top' }),
+  below: Type.Union([Type.String(), Type.Null()], { description: 'the id of the rule just below; null at the bottom' }),
+}, { additionalProperties: false });
+/** The diff with, per changed object, its fields (old and new), and the rules that moved. */
+export const DetailedDiffReply = Type.Object({
+  base_version: Type.Integer({ minimum: 0 }),
+  added: Type.Array(Type.Object({
+    kind: Type.String(), key: Type.String(),
+    position: Type.Optional(Type.Integer({ minimum: 1, description: 'policies and NAT rules: where the rule lands (1: top)' })),
+  }, { additionalProperties: false })),
+  changed: Type.Array(Type.Object({
+    kind: Type.String(), key: Type.String(),
+    fields: Type.Array(Type.Object({ field: Type.String(), old: Type.Unknown(), new: Type.Unknown() }, { additionalProperties: false }),
+      { description: 'the fields that differ, in the create payload\'s spelling' }),
+  }, { additionalProperties: false })),
+  deleted: DiffItems,
+  reordered: Type.Array(Type.String()),
+  moved: Type.Array(Type.Object({
+    kind: oneOf(['policy', 'nat'] as const), key: Type.String(),
+    from: Type.Integer({ minimum: 1, description: 'old position (1: top)' }), to: Type.Integer({ minimum: 1, description: 'new position' }),
+    old_neighbours: Neighbours, new_neighbours: Neighbours,
+  }, { additionalProperties: false }), { description: 'the fewest rules whose moves explain the new order' }),
+}, { additionalProperties: false });
+export type DetailedDiffModel = Static<typeof DetailedDiffReply>;
 const versionFields = {
   version: Type.Integer({ minimum: 0 }),
   author: Type.String(),
