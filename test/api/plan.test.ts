@@ -100,3 +100,17 @@ test('a bad document: 400 with every problem placed; a bad mode: 400 ERR_NET_100
   expectError(await c.raw('POST', '/api/config/plan', 'not json'), 400, 'ERR_NET_1004');
   expectError(await new Client(d.url).post('/api/config/plan', running), 401, 'ERR_SEC_5001');
 });
+
+test('YAML loads the same through the fast reader (the export\'s own text) and the library (comments, flow lists)', async () => {
+  const doc = copy();
+  doc.addresses.push({ name: 'yaml-only', ips: ['10.7.0.0/16', '2001:db8::/32'] });
+  const exportStyle = YAML.stringify(doc, { aliasDuplicateObjects: false, lineWidth: 0 });
+  const libraryStyle = `# written by hand\n${YAML.stringify(doc, { aliasDuplicateObjects: false, lineWidth: 0, collectionStyle: 'flow' })}`;
+  const json = (await ok(plan(doc))).body;
+  for (const text of [exportStyle, libraryStyle]) {
+    const r = await ok(c.raw('POST', '/api/config/plan', text, { 'Content-Type': 'application/yaml' }));
+    expect(r.body).toEqual(json);
+  }
+  expect(json.added).toEqual([{ kind: 'address', key: 'yaml-only' }]);
+  expectError(await c.raw('POST', '/api/config/plan', 'a: 1\na: 2', { 'Content-Type': 'application/yaml' }), 400, 'ERR_NET_1004'); // duplicate key: the library's refusal
+});
