@@ -108,6 +108,7 @@ export function RulesPage({ kind }: { kind: Kind }) {
     </>}>
       {editing && (
         <ResourceForm key={editing === 'new' ? 'new' : editing.id} def={def as never} editing={editing === 'new' ? null : (editing as never)}
+          placeAmong={loaded.data?.rules.map((r) => r.id) ?? []}
           onDone={(changed) => { setEditing(null); if (changed) loaded.reload(); }} />
       )}
       <ErrorBox text={loaded.error} />
