@@ -7,7 +7,7 @@
 // stay; every other one moved. A catch-all moved from the bottom to the top is one move, not
 // 2,000 rules each one place down.
 import { EXPORT_FORMS } from './export';
-import type { ConfigDiff, DiffItem } from './diff';
+import { diffDocs, diffSummary, type ConfigDiff, type DiffItem } from './diff';
 import type { ConfigDoc } from './types';
 
 export interface FieldChange {
@@ -126,4 +126,32 @@ export function detailDiff(before: ConfigDoc, after: ConfigDoc, diff: ConfigDiff
     ...(diff.reordered.includes('nat') ? ruleMoves('nat', before.nat, after.nat) : []),
   ];
   return { changed, added, moved };
+}
+
+export type FullDetailedDiff = Omit<ConfigDiff, 'added' | 'changed'> & DetailedDiff & { base_version: number };
+
+/** The whole detailed answer from `before` (version `baseVersion`) to `after`. */
+export function detailedDiff(before: ConfigDoc, after: ConfigDoc, baseVersion: number): FullDetailedDiff {
+  const d = diffDocs(before, after);
+  return { base_version: baseVersion, ...d, ...detailDiff(before, after, d) };
+}
+
+/** At most this many moves are named in a version's change summary; the rest are counted. */
+const SUMMARY_MOVES = 5;
+
+/**
+ * A version's change summary: diffSummary's counts, then the rules that moved with their old
+ * and new positions ("; moved policy 2001 from 2001 to 1"), so that the version list, the
+ * commit event and the audit say what a reorder did.
+ */
+export function changeSummary(before: ConfigDoc, after: ConfigDoc): string {
+  const d = diffDocs(before, after);
+  const moves = [
+    ...(d.reordered.includes('policies') ? ruleMoves('policy', before.policies, after.policies) : []),
+    ...(d.reordered.includes('nat') ? ruleMoves('nat', before.nat, after.nat) : []),
+  ];
+  if (!moves.length) return diffSummary(d);
+  const named = moves.slice(0, SUMMARY_MOVES).map((m) => `${m.kind} ${m.key} from ${m.from} to ${m.to}`);
+  const more = moves.length > SUMMARY_MOVES ? ` and ${moves.length - SUMMARY_MOVES} more` : '';
+  return `${diffSummary(d)}; moved ${named.join(', ')}${more}`;
 }

@@ -3,17 +3,15 @@
 // nothing stored: the same load (load.ts) as PUT /api/config/candidate, so a plan and the
 // apply that follows it agree, field for field and move for move.
 import { workingCopy } from './document';
-import { diffDocs, type ConfigDiff } from './diff';
-import { detailDiff, type DetailedDiff } from './diff-detail';
+import { detailedDiff, type FullDetailedDiff } from './diff-detail';
 import { loadDocument, type LoadMode } from './load';
 import type { ConfigDoc } from './types';
 
-export type Plan = Omit<ConfigDiff, 'added' | 'changed'> & DetailedDiff & { base_version: number };
+export type Plan = FullDetailedDiff;
 
 /** The diff, with its details, from `base` (version `version`) to `base` loaded with `input`. */
 export function planDocument(base: ConfigDoc, version: number, input: unknown, mode: LoadMode): Plan {
   const work = workingCopy(base);
   loadDocument(work, input, mode);
-  const diff = diffDocs(base, work);
-  return { base_version: version, ...diff, ...detailDiff(base, work, diff) };
+  return detailedDiff(base, work, version);
 }

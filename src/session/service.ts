@@ -13,7 +13,8 @@ import { FwError, isFwError } from '../errors';
 import { applyChange, type ApplyContext, type Change } from '../config/changes';
 import type { ChangeResult } from '../config/resource';
 import { parseDoc, serializeDoc, workingCopy } from '../config/document';
-import { diffDocs, diffSummary, type ConfigDiff } from '../config/diff';
+import { diffDocs, type ConfigDiff } from '../config/diff';
+import { changeSummary } from '../config/diff-detail';
 import type { ConfigDoc } from '../config/types';
 import type { SessionHead, SessionRecord, Store, VersionMeta, JournalEntry } from '../store/types';
 import { RunningState } from './running';
@@ -753,7 +754,7 @@ export class ConfigService<C = unknown> {
     let base = this.running;
     let summary: VersionMeta['summary'];
     try {
-      summary = diffSummary(diffDocs(base.doc, doc));
+      summary = changeSummary(base.doc, doc);
     } catch (e) {
       await compiling.catch(() => undefined); // its failure is not left unhandled
       throw e;
@@ -761,7 +762,7 @@ export class ConfigService<C = unknown> {
     const { compiled, warnings } = await compiling;
     if (this.running !== base) {
       base = this.running;
-      summary = diffSummary(diffDocs(base.doc, doc));
+      summary = changeSummary(base.doc, doc);
     }
     return { compiled, warnings, base, summary };
   }

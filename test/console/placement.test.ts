@@ -4,34 +4,26 @@
 // issue 29.)
 import type { BrowserContext, Page } from 'playwright-core';
 import { ADMIN, ADMIN_PASSWORD, ok, useDaemon } from '../helpers/daemon';
-import { axeViolations, launchBrowser, watchProblems } from '../helpers/browser';
+import { axeViolations, loggedInConsole } from '../helpers/browser';
 
 const d = useDaemon();
-let browser: BrowserContext | undefined;
-let page: Page;
-let problems: string[] = [];
+let opened: { browser: BrowserContext; page: Page; problems: string[] } | undefined;
 const WAIT = { timeout: 15_000 };
 
 beforeAll(async () => {
-  browser = await launchBrowser();
-  page = browser.pages()[0] ?? (await browser.newPage());
-  problems = watchProblems(page);
   await d.client.begin();
   for (const action of ['allow', 'allow', 'deny']) await ok(d.client.post('/api/policies', { action }));
-  await page.goto(d.url + '/');
-  await page.getByLabel('Username').fill(ADMIN);
-  await page.getByLabel('Password').fill(ADMIN_PASSWORD);
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.getByTestId('who').waitFor(WAIT);
+  opened = await loggedInConsole(d.url, ADMIN, ADMIN_PASSWORD);
 });
 
 afterAll(async () => {
-  await browser?.close();
+  await opened?.browser.close();
 });
 
 const order = async () => ((await ok(d.client.get('/api/policies?config=candidate'))).body as { id: number }[]).map((p) => p.id);
 
 test('a new policy placed before the deny-all lands there; the form says where before it is created', async () => {
+  const { page, problems } = opened!;
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Policies', exact: true }).click();
   await page.getByRole('radio', { name: 'Candidate' }).check(); // the candidate's rules, where the create goes
   await page.locator('table.rules tbody tr[data-id="3"]').waitFor(WAIT);
