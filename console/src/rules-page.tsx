@@ -72,8 +72,10 @@ export function RulesPage({ kind }: { kind: Kind }) {
   const badges = useMemo(() => badgesOf(kind, loaded.data?.analysis ?? null), [loaded.data]);
   const columns = def.columns as { label: string; text: (m: Rule) => string }[];
   const badgeText = useMemo(() => (m: Rule) => `#${m.id} ` + (badges.get(m.id) ?? []).map((b) => b.text).join(' '), [badges]);
-  const t = useSortFilter(loaded.data?.rules ?? null, columns, badgeText);
-  const initialShow = new URLSearchParams(route.value.split('?')[1] ?? '').get('show');
+  const query = new URLSearchParams(route.value.split('?')[1] ?? '');
+  // ?filter=: a link to rules (the warning panel's "#2001 ")
+  const t = useSortFilter(loaded.data?.rules ?? null, columns, badgeText, query.get('filter') ?? '');
+  const initialShow = query.get('show');
   const [show, setShow] = useState<(typeof SHOW)[number]>(SHOW.includes(initialShow as never) ? (initialShow as (typeof SHOW)[number]) : 'all');
   const [editing, setEditing] = useState<Rule | 'new' | null>(null);
   const [announce, setAnnounce] = useState('');

@@ -1,5 +1,6 @@
 // The configuration session: begin, the pending diff, validate, commit with a description,
 // discard (another user's session only with the force permission).
+import { WarningPanel } from './warnings';
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, login } from './api';
 import { allowed, ownSession, refreshStatus, say, status } from './state';
@@ -20,6 +21,7 @@ export function SessionPage() {
   const offersConfirm = s !== null && 'pending_confirm' in s;
   const pending = s?.pending_confirm ?? null;
   const [validation, setValidation] = useState<string | null>(null);
+  const [warnings, setWarnings] = useState<{ title: string; text: string | undefined } | null>(null);
   const diff = useLoad(() => (own ? api<Diff>('GET', '/api/config/diff') : Promise.resolve(null)), [own]);
   const other = s?.active && s.owner !== login.value?.username;
 
@@ -36,7 +38,8 @@ export function SessionPage() {
     if (confirmed) body.confirm_timeout = /^\d+$/.test(minutes.trim()) ? Number(minutes.trim()) * 60 : minutes;
     try {
       const r = await api<{ message: string; version: string; warnings?: string; confirm_by?: string }>('POST', '/api/config/commit', body);
-      say(`Committed version ${r.version}${r.confirm_by ? `: confirm it by ${when(r.confirm_by)} or it is rolled back` : ''}${r.warnings ? ` (warnings: ${r.warnings})` : ''}`);
+      say(`Committed version ${r.version}${r.confirm_by ? `: confirm it by ${when(r.confirm_by)} or it is rolled back` : ''}`);
+      setWarnings({ title: `Version ${r.version}`, text: r.warnings });
       setDescription('');
       await refreshStatus();
       diff.reload();
@@ -48,13 +51,15 @@ export function SessionPage() {
 
   const validate = () => act(async () => {
     const r = await api<{ message: string; warnings?: string }>('POST', '/api/config/validate');
-    setValidation(`${r.message}${r.warnings ? `; warnings: ${r.warnings}` : ''}`);
+    setValidation(r.message);
+    setWarnings({ title: 'Validation', text: r.warnings });
   }, 'Validation passed');
 
   const d = diff.data;
   const empty = d && d.added.length + d.changed.length + d.deleted.length + d.reordered.length === 0;
   return (
     <Page title="Session">
+      {warnings && <WarningPanel title={warnings.title} text={warnings.text} />}
       {pending && <PendingConfirmation pending={pending} mayConfirm={mayConfigure} onConfirm={() => act(() => api('POST', '/api/config/confirm'), `Version ${pending.version} confirmed`)} />}
       <section class="card" aria-labelledby="lock-h">
         <h2 id="lock-h">Lock</h2>

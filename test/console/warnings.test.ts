@@ -1,0 +1,42 @@
+// Validate and commit warnings in a collapsible, scrollable warning panel, grouped and counted
+// by the API, each policy id a link to that rule in the policy table. (They were run together
+// into one paragraph of the green success banner; issue 29.)
+import type { BrowserContext, Page } from 'playwright-core';
+import { ADMIN, ADMIN_PASSWORD, ok, useDaemon } from '../helpers/daemon';
+import { axeViolations, loggedInConsole } from '../helpers/browser';
+
+const d = useDaemon();
+let opened: { browser: BrowserContext; page: Page; problems: string[] } | undefined;
+const WAIT = { timeout: 15_000 };
+
+beforeAll(async () => {
+  await d.client.begin();
+  for (let i = 0; i < 12; i++) await ok(d.client.post('/api/addresses', { name: `h${i}`, ips: [`10.0.${i}.1`] }));
+  for (let i = 0; i < 12; i++) await ok(d.client.post('/api/policies', { action: 'allow', 'dst-addr': `h${i}` }));
+  await ok(d.client.post('/api/policies', { action: 'deny', position: 'top' })); // 13, above all
+  opened = await loggedInConsole(d.url, ADMIN, ADMIN_PASSWORD);
+});
+
+afterAll(async () => {
+  await opened?.browser.close();
+});
+
+test('validate shows one grouped warning in an open, scrollable warning panel; a policy id links to its rule', async () => {
+  const { page, problems } = opened!;
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Session', exact: true }).click();
+  await page.getByRole('button', { name: 'Validate' }).click();
+  const panel = page.locator('details.warnings');
+  await panel.waitFor(WAIT);
+  expect(await panel.locator('summary').innerText()).toBe('Validation: 1 warning');
+  expect(await panel.locator('li').allInnerTexts()).toEqual(['policies 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and 2 more (12) are shadowed by policy 13']);
+  expect(await panel.evaluate((e) => (e as unknown as { open: boolean }).open)).toBe(true);
+  expect(await panel.locator('ul').evaluate((e) => (globalThis as unknown as { getComputedStyle(x: unknown): { overflowY: string } }).getComputedStyle(e).overflowY)).toBe('auto');
+  // the counts are not links; the ids are
+  expect(await panel.getByRole('link').allInnerTexts()).toEqual(['1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '13']);
+  expect(await axeViolations(page)).toEqual([]);
+  await panel.getByRole('link', { name: '13', exact: true }).click();
+  await page.getByRole('heading', { level: 1, name: 'Policies' }).waitFor(WAIT);
+  await page.locator('table.rules tbody tr[data-id="13"]').waitFor(WAIT);
+  expect(await page.locator('table.rules tbody tr[data-id]').evaluateAll((rows) => rows.map((r) => Number(r.getAttribute('data-id'))))).toEqual([13]);
+  expect(problems).toEqual([]);
+});
