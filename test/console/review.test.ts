@@ -1,6 +1,8 @@
-// Validate and commit warnings in a collapsible, scrollable warning panel, grouped and counted
-// by the API, each policy id a link to that rule in the policy table. (They were run together
-// into one paragraph of the green success banner; issue 29.)
+// Reviewing a change in the console: validate and commit warnings in a collapsible, scrollable
+// warning panel, grouped and counted by the API, each policy id a link to that rule in the
+// policy table (they were run together into one paragraph of the green success banner); the
+// session's diff with each changed field and each moved rule's positions and neighbours (it
+// said only "Reordered - policies"; issue 29).
 import type { BrowserContext, Page } from 'playwright-core';
 import { ADMIN, ADMIN_PASSWORD, ok, useDaemon } from '../helpers/daemon';
 import { axeViolations, loggedInConsole } from '../helpers/browser';
@@ -38,5 +40,23 @@ test('validate shows one grouped warning in an open, scrollable warning panel; a
   await page.getByRole('heading', { level: 1, name: 'Policies' }).waitFor(WAIT);
   await page.locator('table.rules tbody tr[data-id="13"]').waitFor(WAIT);
   expect(await page.locator('table.rules tbody tr[data-id]').evaluateAll((rows) => rows.map((r) => Number(r.getAttribute('data-id'))))).toEqual([13]);
+  expect(problems).toEqual([]);
+});
+
+test('the session\'s diff shows the changed field, old and new, and the moved rule with its positions', async () => {
+  const { page, problems } = opened!;
+  await d.client.commit();
+  await d.client.begin();
+  await ok(d.client.post('/api/policies/13/move', { position: 'bottom' }));
+  await ok(d.client.put('/api/policies/1', { log: true }));
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Overview', exact: true }).click();
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Session', exact: true }).click();
+  const rows = page.locator('.diff tbody tr');
+  await rows.filter({ hasText: 'Moved' }).waitFor(WAIT);
+  expect(await rows.allInnerTexts()).toEqual([
+    'Changed\tpolicy\t1\tlog: false → true',
+    'Moved\tpolicy\t13\tposition 1 → 13, now at the bottom (was at the top)',
+    'Reordered\tpolicies\torder of policies\t',
+  ]);
   expect(problems).toEqual([]);
 });
