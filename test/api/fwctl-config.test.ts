@@ -123,6 +123,8 @@ test('plan of a file without ids matches rules by content (no change); a moved r
   expect(moved.code).toBe(2);
   expect(moved.stdout).toMatch(new RegExp(`^\\^ +policy +${ids[1]} +position 2 -> 1, now at the top \\(was at the bottom\\)$`, 'm'));
   expect(moved.stdout).toMatch(/0 to add, 0 to change, 0 to delete, 1 reordered, 1 moved/);
+  const applied = await fwctl(['apply', '-f', file('deny-first.json'), '--yes'], env()); // apply shows the same detail
+  expect({ code: applied.code, out: applied.stdout }).toEqual({ code: 0, out: expect.stringMatching(new RegExp(`^\\^ +policy +${ids[1]} +position 2 -> 1`, 'm')) });
 });
 
 test('apply --confirm: reverted by the daemon unless fwctl confirm comes in time', async () => {

@@ -96,9 +96,11 @@ export async function apply(api: ApiClient, a: ApplyArgs): Promise<number> {
   }
   const file = readConfigFile(a.file);
   const quiet = a.json;
-  const diff = await beginAndLoad(api, file, a.merge ? 'merge' : 'replace', quiet);
+  await beginAndLoad(api, file, a.merge ? 'merge' : 'replace', quiet);
   let committed = false;
   try {
+    // the load's diff in detail (fields, moves), as plan shows it
+    const diff = await api.request<DetailedDiffModel>('GET', '/api/config/diff?detail=true');
     if (!quiet) process.stdout.write(diffText(diff));
     if (!changeCount(diff)) {
       if (a.json) printJson({ changes: 0, diff });
