@@ -38,3 +38,21 @@ test('?config=candidate answers for the candidate; unknown objects 404; a candid
   await ok(c.post('/api/config/discard'));
   expectError(await c.get('/api/addresses/idle/usage?config=candidate'), 409, 'ERR_SYS_3001');
 });
+
+test('search across object types: by name, by address (which objects hold 10.0.0.10?), by port', async () => {
+  const byAddress = (await ok(c.get('/api/search?address=10.0.0.10'))).body.results;
+  expect(byAddress).toEqual([
+    { kind: 'address', key: 'web', match: 'ips 10.0.0.10/32' },
+    { kind: 'policy', key: '1', match: 'dst-addr web' },
+    { kind: 'nat', key: '1', match: 'dst-addr web' },
+  ]);
+  expect((await ok(c.get('/api/search?address=203.0.113.77'))).body.results).toEqual([{ kind: 'interface', key: 'eth0', match: 'ip 203.0.113.2/24' }]);
+  expect((await ok(c.get('/api/search?address=192.168.1.7'))).body.results).toEqual([{ kind: 'nat', key: '1', match: 'translated-ip 192.168.1.7' }]);
+  expect((await ok(c.get('/api/search?name=WE'))).body.results).toEqual([{ kind: 'address', key: 'web', match: 'name web' }]);
+  expect((await ok(c.get('/api/search?port=443'))).body.results).toEqual([{ kind: 'service', key: 'https', match: 'ports 443' }]);
+  expect((await ok(c.get('/api/search?port=444'))).body.results).toEqual([]);
+  expectError(await c.get('/api/search'), 400, 'ERR_NET_1005');
+  expectError(await c.get('/api/search?name=a&port=1'), 400, 'ERR_NET_1005');
+  expectError(await c.get('/api/search?address=10.0.0.300'), 400, 'ERR_NET_1001');
+  expectError(await c.get('/api/search?port=70000'), 400, 'ERR_NET_1005');
+});
