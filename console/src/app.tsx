@@ -9,6 +9,7 @@ import { ResourcePage } from './resource-page';
 import { RESOURCE_DEFS } from './resources';
 import { RulesPage } from './rules-page';
 import { SessionPage } from './session';
+import { SearchPage } from './search';
 import { allowed, notice, route, startLive, status, stopLive, streaming } from './state';
 import { TracerPage } from './tracer';
 import { Link } from './ui';
@@ -33,6 +34,7 @@ const NAV: NavItem[] = [
   { href: '/session', label: 'Session' },
   { href: '/versions', label: 'Versions' },
   { href: '/trace', label: 'Packet tracer' },
+  { href: '/search', label: 'Search' },
   { href: '/audit', label: 'Audit', permission: 'audit' },
   { href: '/users', label: 'Users', permission: ['users', 'audit'] },
   { href: '/tokens', label: 'API tokens', permission: ['tokens', 'audit'] },
@@ -50,6 +52,7 @@ function pageOf(path: string) {
     case '/session': return <SessionPage />;
     case '/versions': return <VersionsPage />;
     case '/trace': return <TracerPage />;
+    case '/search': return <SearchPage />;
     case '/audit': return allowed('audit') ? <AuditPage /> : <NotAllowed />;
     case '/users': return allowed(['users', 'audit']) ? <UsersPage /> : <NotAllowed />;
     case '/tokens': return allowed(['tokens', 'audit']) ? <TokensPage /> : <NotAllowed />;

@@ -60,3 +60,25 @@ test('the session\'s diff shows the changed field, old and new, and the moved ru
   ]);
   expect(problems).toEqual([]);
 });
+
+test('search by address and where used: results link to their rules', async () => {
+  const { page, problems } = opened!;
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Search', exact: true }).click();
+  const form = page.getByRole('form', { name: 'Search objects' });
+  await form.getByLabel('IP address', { exact: true }).fill('10.0.3.1');
+  await form.getByRole('button', { name: 'Search' }).click();
+  const rows = page.locator('table.grid tbody tr');
+  await page.getByRole('heading', { name: '2 results' }).waitFor(WAIT);
+  expect(await rows.allInnerTexts()).toEqual(['address\th3\tips 10.0.3.1/32', 'policy\t4\tdst-addr h3']);
+  await form.getByLabel('Search by', { exact: true }).selectOption('used by');
+  await form.getByLabel('Object name', { exact: true }).fill('h3');
+  await form.getByRole('button', { name: 'Search' }).click();
+  await page.getByRole('heading', { name: '1 result' }).waitFor(WAIT);
+  expect(await rows.allInnerTexts()).toEqual(['policy\t4\treferences it']);
+  expect(await axeViolations(page)).toEqual([]);
+  await rows.getByRole('link', { name: '4' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Policies' }).waitFor(WAIT);
+  await page.locator('table.rules tbody tr[data-id="4"]').waitFor(WAIT);
+  expect(await page.locator('table.rules tbody tr[data-id]').evaluateAll((r) => r.map((x) => Number(x.getAttribute('data-id'))))).toEqual([4]);
+  expect(problems).toEqual([]);
+});
