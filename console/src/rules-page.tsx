@@ -166,6 +166,17 @@ function VirtualRules(p: VirtualProps) {
     return () => ro.disconnect();
   }, []);
 
+  // fewer rows (a filter typed while scrolled down): the scroll position and the window are
+  // brought within the new rows, as the browser would clamp a shorter page; else the window
+  // stayed past the end and the table showed nothing
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (!el) return;
+    const max = Math.max(0, p.rows.length * ROW_HEIGHT + ROW_HEIGHT - el.clientHeight);
+    if (el.scrollTop > max) el.scrollTop = max;
+    setTopRow(Math.floor(el.scrollTop / ROW_HEIGHT));
+  }, [p.rows.length]);
+
   // a traced rule is scrolled into the window
   useEffect(() => {
     if (p.tracedId === null) return;

@@ -82,3 +82,22 @@ test('search by address and where used: results link to their rules', async () =
   expect(await page.locator('table.rules tbody tr[data-id]').evaluateAll((r) => r.map((x) => Number(x.getAttribute('data-id'))))).toEqual([4]);
   expect(problems).toEqual([]);
 });
+
+test('a filter typed with the table scrolled to the bottom shows its matches', async () => {
+  const { page, problems } = opened!;
+  await d.client.begin();
+  const operations = Array.from({ length: 150 }, (_, i) => ({ method: 'POST', path: '/api/policies', body: { action: 'allow', 'dst-addr': `h${i % 12}`, log: i % 15 === 0 } }));
+  await ok(d.client.post('/api/config/batch', { operations }));
+  await d.client.commit();
+  await page.goto(d.url + '/policies'); // a fresh table: no filter left by the links above
+  await page.getByRole('radio', { name: 'Running' }).check();
+  await page.locator('table.rules tbody tr[data-id]').first().waitFor(WAIT);
+  const scroller = page.getByRole('region', { name: 'Policies table' });
+  await scroller.evaluate((e) => { (e as unknown as { scrollTop: number }).scrollTop = 1e6; });
+  await page.locator('table.rules tbody tr[data-id="163"]').waitFor(WAIT); // the last rows are shown
+  await page.getByRole('searchbox').fill('yes'); // the Log column: 10 of the new rules
+  await page.locator('.count').filter({ hasText: /^10 of 163 / }).waitFor(WAIT);
+  const shown = await page.locator('table.rules tbody tr[data-id]').evaluateAll((r) => r.map((x) => Number(x.getAttribute('data-id'))));
+  expect(shown).toHaveLength(10);
+  expect(problems).toEqual([]);
+});
