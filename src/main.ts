@@ -1,6 +1,6 @@
 // Entry point: settings from the environment, start, and a graceful stop on SIGTERM/SIGINT
 // (stop accepting, finish requests and commits in flight, close the store).
-import { loadSettings } from './settings';
+import { loadSettings, type Settings } from './settings';
 import { startDaemon, type Daemon } from './app';
 
 /**
@@ -20,9 +20,18 @@ function gcOnSignal(daemon: Daemon): void {
   });
 }
 
+/** The address the daemon answers on, as a browser or curl takes it. */
+function listenUrl(settings: Settings, port: number): string {
+  const scheme = settings.tlsCert && settings.tlsKey ? 'https' : 'http';
+  const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
+  return `${scheme}://${host}:${port}`;
+}
+
 async function main(): Promise<void> {
   const settings = loadSettings();
   const daemon = await startDaemon(settings);
+  // for the person who typed npm start (the log line "listening" says it for machines)
+  process.stdout.write(`listening on ${listenUrl(settings, daemon.port)}\n`);
   gcOnSignal(daemon);
   let stopping = false;
   const stop = (signal: string) => {

@@ -10,6 +10,7 @@ import { ResourcePage } from './resource-page';
 import { RESOURCE_DEFS } from './resources';
 import { RulesPage } from './rules-page';
 import { SessionPage } from './session';
+import { SearchPage } from './search';
 import { allowed, notice, route, startLive, status, stopLive, streaming } from './state';
 import { TracerPage } from './tracer';
 import { Link } from './ui';
@@ -35,6 +36,7 @@ const NAV: NavItem[] = [
   { href: '/versions', label: 'Versions' },
   { href: '/trace', label: 'Packet tracer' },
   { href: '/connections', label: 'Connections' },
+  { href: '/search', label: 'Search' },
   { href: '/audit', label: 'Audit', permission: 'audit' },
   { href: '/users', label: 'Users', permission: ['users', 'audit'] },
   { href: '/tokens', label: 'API tokens', permission: ['tokens', 'audit'] },
@@ -53,6 +55,7 @@ function pageOf(path: string) {
     case '/versions': return <VersionsPage />;
     case '/trace': return <TracerPage />;
     case '/connections': return <ConnectionsPage />;
+    case '/search': return <SearchPage />;
     case '/audit': return allowed('audit') ? <AuditPage /> : <NotAllowed />;
     case '/users': return allowed(['users', 'audit']) ? <UsersPage /> : <NotAllowed />;
     case '/tokens': return allowed(['tokens', 'audit']) ? <TokensPage /> : <NotAllowed />;

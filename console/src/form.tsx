@@ -6,11 +6,14 @@ import { bodyOf, type FormValues, type RefKind, type ResourceDef } from './resou
 import type { ResourceKey, ResourceModels } from './types';
 import { attempt, Checkbox, describeError, ErrorBox, Field, useLoad } from './ui';
 import { ensureSession, refreshStatus, say, view } from './state';
+import { AT_BOTTOM, PlacementFields, placementBody, type PlacementValue } from './placement';
 
 interface Props<K extends ResourceKey> {
   def: ResourceDef<K>;
   editing: ResourceModels[K] | null;
   onDone: (changed: boolean) => void;
+  /** ordered rule tables: the ids in evaluation order, to place a new rule among them */
+  placeAmong?: number[];
 }
 
 const REF_PATHS: Record<RefKind, string> = { zones: '/api/zones', addresses: '/api/addresses', services: '/api/services', interfaces: '/api/interfaces' };
@@ -46,8 +49,10 @@ function defaults<K extends ResourceKey>(def: ResourceDef<K>): FormValues {
   return out;
 }
 
-export function ResourceForm<K extends ResourceKey>({ def, editing, onDone }: Props<K>) {
+export function ResourceForm<K extends ResourceKey>({ def, editing, onDone, placeAmong }: Props<K>) {
   const [values, setValues] = useState<FormValues>(() => (editing ? def.formOf(editing) : defaults(def)));
+  const [placement, setPlacement] = useState<PlacementValue>(AT_BOTTOM);
+  const placing = !editing && placeAmong !== undefined;
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [general, setGeneral] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -61,7 +66,7 @@ export function ResourceForm<K extends ResourceKey>({ def, editing, onDone }: Pr
     setGeneral(null);
     try {
       await ensureSession();
-      const body = bodyOf(def.fields, values, !editing);
+      const body = { ...bodyOf(def.fields, values, !editing), ...(placing ? placementBody(placement) : {}) };
       if (editing) await api('PUT', `${def.path}/${encodeURIComponent(def.idOf(editing))}`, body);
       else await api('POST', def.path, body);
       say(editing ? `${def.noun} ${def.idOf(editing)} updated in the candidate` : `${def.noun} created in the candidate`);
@@ -69,7 +74,7 @@ export function ResourceForm<K extends ResourceKey>({ def, editing, onDone }: Pr
       onDone(true);
     } catch (err) {
       const field = err instanceof ApiError ? err.field : null;
-      const known = field !== null && def.fields.some((f) => f.key === field);
+      const known = field !== null && (def.fields.some((f) => f.key === field) || (placing && (field === 'position' || field === 'reference_id')));
       if (known) setErrors({ [field]: describeError(err) });
       else setGeneral(describeError(err));
     } finally {
@@ -97,6 +102,7 @@ export function ResourceForm<K extends ResourceKey>({ def, editing, onDone }: Pr
           );
         })}
       </div>
+      {placing && <PlacementFields value={placement} ids={placeAmong!} noun={def.noun} errors={errors} onChange={setPlacement} />}
       <div class="buttons">
         <button type="submit" class="primary" disabled={busy}>{editing ? 'Save' : 'Create'}</button>
         <button type="button" onClick={() => onDone(false)}>Cancel</button>

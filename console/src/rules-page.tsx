@@ -72,8 +72,10 @@ export function RulesPage({ kind }: { kind: Kind }) {
   const badges = useMemo(() => badgesOf(kind, loaded.data?.analysis ?? null), [loaded.data]);
   const columns = def.columns as { label: string; text: (m: Rule) => string }[];
   const badgeText = useMemo(() => (m: Rule) => `#${m.id} ` + (badges.get(m.id) ?? []).map((b) => b.text).join(' '), [badges]);
-  const t = useSortFilter(loaded.data?.rules ?? null, columns, badgeText);
-  const initialShow = new URLSearchParams(route.value.split('?')[1] ?? '').get('show');
+  const query = new URLSearchParams(route.value.split('?')[1] ?? '');
+  // ?filter=: a link to rules (the warning panel's "#2001 ")
+  const t = useSortFilter(loaded.data?.rules ?? null, columns, badgeText, query.get('filter') ?? '');
+  const initialShow = query.get('show');
   const [show, setShow] = useState<(typeof SHOW)[number]>(SHOW.includes(initialShow as never) ? (initialShow as (typeof SHOW)[number]) : 'all');
   const [editing, setEditing] = useState<Rule | 'new' | null>(null);
   const [announce, setAnnounce] = useState('');
@@ -120,6 +122,7 @@ export function RulesPage({ kind }: { kind: Kind }) {
     </>}>
       {editing && (
         <ResourceForm key={editing === 'new' ? 'new' : editing.id} def={def as never} editing={editing === 'new' ? null : (editing as never)}
+          placeAmong={loaded.data?.rules.map((r) => r.id) ?? []}
           onDone={(changed) => { setEditing(null); if (changed) loaded.reload(); }} />
       )}
       <ErrorBox text={loaded.error} />
@@ -178,6 +181,17 @@ function VirtualRules(p: VirtualProps) {
     ro.observe(el);
     return () => ro.disconnect();
   }, []);
+
+  // fewer rows (a filter typed while scrolled down): the scroll position and the window are
+  // brought within the new rows, as the browser would clamp a shorter page; else the window
+  // stayed past the end and the table showed nothing
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (!el) return;
+    const max = Math.max(0, p.rows.length * ROW_HEIGHT + ROW_HEIGHT - el.clientHeight);
+    if (el.scrollTop > max) el.scrollTop = max;
+    setTopRow(Math.floor(el.scrollTop / ROW_HEIGHT));
+  }, [p.rows.length]);
 
   // a traced rule is scrolled into the window
   useEffect(() => {

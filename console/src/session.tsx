@@ -1,9 +1,10 @@
 // The configuration session: begin, the pending diff, validate, commit with a description,
 // discard (another user's session only with the force permission).
+import { WarningPanel } from './warnings';
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, login } from './api';
 import { allowed, ownSession, refreshStatus, say, status } from './state';
-import type { Diff, PendingConfirm, Session } from './types';
+import type { DetailedDiff, Diff, PendingConfirm, Session } from './types';
 import { when } from './format';
 import { attempt, Checkbox, describeError, ErrorBox, Field, Page, useLoad } from './ui';
 
@@ -20,7 +21,8 @@ export function SessionPage() {
   const offersConfirm = s !== null && 'pending_confirm' in s;
   const pending = s?.pending_confirm ?? null;
   const [validation, setValidation] = useState<string | null>(null);
-  const diff = useLoad(() => (own ? api<Diff>('GET', '/api/config/diff') : Promise.resolve(null)), [own]);
+  const [warnings, setWarnings] = useState<{ title: string; text: string | undefined } | null>(null);
+  const diff = useLoad(() => (own ? api<DetailedDiff>('GET', '/api/config/diff?detail=true') : Promise.resolve(null)), [own]);
   const other = s?.active && s.owner !== login.value?.username;
 
   const act = (fn: () => Promise<unknown>, done: string) => attempt(async () => {
@@ -36,7 +38,8 @@ export function SessionPage() {
     if (confirmed) body.confirm_timeout = /^\d+$/.test(minutes.trim()) ? Number(minutes.trim()) * 60 : minutes;
     try {
       const r = await api<{ message: string; version: string; warnings?: string; confirm_by?: string }>('POST', '/api/config/commit', body);
-      say(`Committed version ${r.version}${r.confirm_by ? `: confirm it by ${when(r.confirm_by)} or it is rolled back` : ''}${r.warnings ? ` (warnings: ${r.warnings})` : ''}`);
+      say(`Committed version ${r.version}${r.confirm_by ? `: confirm it by ${when(r.confirm_by)} or it is rolled back` : ''}`);
+      setWarnings({ title: `Version ${r.version}`, text: r.warnings });
       setDescription('');
       await refreshStatus();
       diff.reload();
@@ -48,13 +51,15 @@ export function SessionPage() {
 
   const validate = () => act(async () => {
     const r = await api<{ message: string; warnings?: string }>('POST', '/api/config/validate');
-    setValidation(`${r.message}${r.warnings ? `; warnings: ${r.warnings}` : ''}`);
+    setValidation(r.message);
+    setWarnings({ title: 'Validation', text: r.warnings });
   }, 'Validation passed');
 
   const d = diff.data;
   const empty = d && d.added.length + d.changed.length + d.deleted.length + d.reordered.length === 0;
   return (
     <Page title="Session">
+      {warnings && <WarningPanel title={warnings.title} text={warnings.text} />}
       {pending && <PendingConfirmation pending={pending} mayConfirm={mayConfigure} onConfirm={() => act(() => api('POST', '/api/config/confirm'), `Version ${pending.version} confirmed`)} />}
       <section class="card" aria-labelledby="lock-h">
         <h2 id="lock-h">Lock</h2>
@@ -120,18 +125,30 @@ function useCountdown(iso: string): number {
   return Math.max(0, Math.round((Date.parse(iso) - now) / 1000));
 }
 
-export function DiffView({ diff }: { diff: Diff }) {
-  const groups: [string, { kind: string; key: string }[]][] = [['Added', diff.added], ['Changed', diff.changed], ['Deleted', diff.deleted]];
+/** A field change as text: `log: true → false`. */
+const fieldText = (f: { field: string; old: unknown; new: unknown }) => `${f.field}: ${JSON.stringify(f.old)} → ${JSON.stringify(f.new)}`;
+const place = (n: { above: string | null; below: string | null }) =>
+  (n.above === null ? 'at the top' : n.below === null ? 'at the bottom' : `between ${n.above} and ${n.below}`);
+
+export function DiffView({ diff }: { diff: Diff | DetailedDiff }) {
+  const groups: [string, Array<{ kind: string; key: string; fields?: DetailedDiff['changed'][number]['fields']; position?: number }>][] =
+    [['Added', diff.added], ['Changed', diff.changed], ['Deleted', diff.deleted]];
+  const moved = 'moved' in diff ? diff.moved : [];
   return (
     <div class="diff">
       <table class="grid">
         <caption class="sr-only">Changes against version {diff.base_version}</caption>
-        <thead><tr><th scope="col">Change</th><th scope="col">Kind</th><th scope="col">Object</th></tr></thead>
+        <thead><tr><th scope="col">Change</th><th scope="col">Kind</th><th scope="col">Object</th><th scope="col">Details</th></tr></thead>
         <tbody>
           {groups.flatMap(([label, items]) => items.map((i) => (
-            <tr key={`${label}-${i.kind}-${i.key}`} class={`diff-${label.toLowerCase()}`}><td>{label}</td><td>{i.kind}</td><th scope="row">{i.key}</th></tr>
+            <tr key={`${label}-${i.kind}-${i.key}`} class={`diff-${label.toLowerCase()}`}><td>{label}</td><td>{i.kind}</td><th scope="row">{i.key}</th>
+              <td>{i.fields ? i.fields.map(fieldText).join('; ') : i.position ? `at position ${i.position}` : ''}</td></tr>
           )))}
-          {diff.reordered.map((t) => <tr key={`re-${t}`} class="diff-reordered"><td>Reordered</td><td>{t}</td><th scope="row">order of {t}</th></tr>)}
+          {moved.map((m) => (
+            <tr key={`mv-${m.kind}-${m.key}`} class="diff-reordered"><td>Moved</td><td>{m.kind}</td><th scope="row">{m.key}</th>
+              <td>position {m.from} → {m.to}, now {place(m.new_neighbours)} (was {place(m.old_neighbours)})</td></tr>
+          ))}
+          {diff.reordered.map((t) => <tr key={`re-${t}`} class="diff-reordered"><td>Reordered</td><td>{t}</td><th scope="row">order of {t}</th><td /></tr>)}
         </tbody>
       </table>
     </div>

@@ -10,8 +10,8 @@ export interface Sorting {
   dir: 1 | -1;
 }
 
-export function useSortFilter<M extends object>(rows: M[] | null, columns: Column<M>[], extra?: (m: M) => string) {
-  const [filter, setFilter] = useState('');
+export function useSortFilter<M extends object>(rows: M[] | null, columns: Column<M>[], extra?: (m: M) => string, initialFilter = '') {
+  const [filter, setFilter] = useState(initialFilter);
   const [sort, setSort] = useState<Sorting>({ col: -1, dir: 1 });
   // each row's searchable text, made the first time a filter needs it, kept for the data
   const texts = useMemo(() => new WeakMap<M, string>(), [rows]);

@@ -6,7 +6,7 @@ import type { AddressModel, DhcpModel, InterfaceModel, ServiceModel, VlanModel, 
 import type { NatModel, PolicyModel, RouteModel } from '../../src/config/render/rules';
 import type { SessionModel } from '../../src/api/schemas';
 import type { MeReply, TokenReply } from '../../src/api/routes/auth';
-import type { DiffReply, VersionModel, VersionWithConfig } from '../../src/api/routes/config';
+import type { DetailedDiffReply, DiffReply, VersionModel, VersionWithConfig } from '../../src/api/routes/config';
 import type { AnalysisReply, EvalReply, PacketBody } from '../../src/api/routes/eval';
 import type { StatusReply } from '../../src/api/routes/status';
 import type { AuditPage } from '../../src/api/routes/audit';
@@ -34,6 +34,8 @@ export type PendingConfirm = NonNullable<Session['pending_confirm']>;
 export type Me = Static<typeof MeReply>;
 export type Token = Static<typeof TokenReply>;
 export type Diff = Static<typeof DiffReply>;
+/** GET /api/config/diff?detail=true: fields, positions, moved rules. */
+export type DetailedDiff = Static<typeof DetailedDiffReply>;
 export type Version = Static<typeof VersionModel>;
 export type VersionConfig = Static<typeof VersionWithConfig>;
 export type Analysis = Static<typeof AnalysisReply>;

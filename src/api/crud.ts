@@ -141,6 +141,14 @@ export function crudRoutes(ctx: AppContext, spec: CrudSpec): RouteDef[] {
     spec.checkKey?.(params[spec.param]);
     return params[spec.param];
   };
+  /** " to position 3 of 20" for a rule of an ordered table just moved or created (the audit says where it went). */
+  const placeOf = async (kind: string, id: string): Promise<string> => {
+    if (kind !== 'policy' && kind !== 'nat') return '';
+    const { doc } = await ctx.config.candidate();
+    const rules = kind === 'policy' ? doc.policies : doc.nat;
+    const at = rules.findIndex((r) => String(r.id) === id);
+    return at < 0 ? '' : ` to position ${at + 1} of ${rules.length}`;
+  };
   /** A changing route: its change (what a batch runs too), applied, audited and answered. */
   const changing = (method: 'POST' | 'PUT' | 'DELETE', pattern: string, summary: string, msg: string, build: ObjectChangeRoute['build'], body?: TSchema): RouteDef => ({
     method,
@@ -154,7 +162,8 @@ export function crudRoutes(ctx: AppContext, spec: CrudSpec): RouteDef[] {
       const r = await ctx.config.change(user(req), c);
       // the object's key: the path's, the id handed out, or the name the (accepted) body gave
       const objectKey = 'key' in c ? c.key : r.id !== undefined ? String(r.id) : String((req.body as Record<string, unknown>)[spec.param]);
-      await audited(req, c.op, objectKey, 'body' in c ? c.body : undefined);
+      const where = c.op === 'move' || (c.op === 'create' && r.id !== undefined) ? await placeOf(spec.kind, objectKey) : '';
+      await audited(req, c.op, objectKey + where, 'body' in c ? c.body : undefined);
       return message(msg, r.id !== undefined ? { id: String(r.id) } : {});
     },
   });

@@ -22,8 +22,13 @@ export const EXIT = {
 } as const;
 
 export class CliError extends Error {
-  constructor(message: string, readonly exitCode: number, readonly code?: string) {
+  constructor(message: string, readonly exitCode: number, readonly code?: string, readonly status?: number) {
     super(message);
+  }
+
+  /** The error as `--json` prints it on standard output. */
+  toJSON(): { error: { message: string; exit_code: number; code?: string; status?: number } } {
+    return { error: { message: this.message, exit_code: this.exitCode, code: this.code, status: this.status } };
   }
 }
 
@@ -71,7 +76,7 @@ export class ApiClient {
     if (opts.accept) headers.Accept = opts.accept;
     const r = await this.fetch(path, { method, headers, body });
     const text = await r.text();
-    if (r.status >= 400) throw apiError(method, path, r.status, text);
+    if (r.status >= 400) throw this.refusal(method, path, r.status, text);
     const type = r.headers.get('content-type') ?? '';
     return (type.startsWith('application/json') ? JSON.parse(text) : text) as T;
   }
@@ -79,8 +84,15 @@ export class ApiClient {
   /** The raw answer of a streaming GET (GET /api/events); errors thrown as CliError. */
   async stream(path: string, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Response> {
     const r = await this.fetch(path, { method: 'GET', headers: this.headers(headers), signal });
-    if (r.status >= 400) throw apiError('GET', path, r.status, await r.text());
+    if (r.status >= 400) throw this.refusal('GET', path, r.status, await r.text());
     return r;
+  }
+
+  /** An error answer as a CliError; "missing token" without one says how to log in. */
+  private refusal(method: string, path: string, status: number, text: string): CliError {
+    const e = apiError(method, path, status, text);
+    if (e.code !== 'ERR_SEC_5001' || this.token) return e;
+    return new CliError(`not logged in to ${this.url}: run fwctl login ${this.url} (or set FWCTL_TOKEN)`, EXIT.auth, e.code, status);
   }
 
   private async fetch(path: string, init: RequestInit): Promise<Response> {
@@ -102,5 +114,5 @@ function apiError(method: string, path: string, status: number, text: string): C
     // not the daemon's error body (a proxy's page): shown as text
   }
   const what = body?.code ? `${body.code} ${body.message}${body.details ? `: ${body.details}` : ''}` : text.slice(0, 200);
-  return new CliError(`${method} ${path}: ${status} ${what}`, exitCodeOf(status), body?.code);
+  return new CliError(`${method} ${path}: ${status} ${what}`, exitCodeOf(status), body?.code, status);
 }

@@ -1,8 +1,11 @@
 #!/usr/bin/env node
 // fwctl, the command-line client of fwd: a client of the HTTP API like any other (it imports
 // only the daemon's types). `fwctl help` lists the commands; docs/automation.md has the rest.
+import fs from 'node:fs';
+import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { CliError, EXIT } from './api';
+import { commandHelp, generalHelp } from './help';
 import { clientFrom } from './profile';
 import { login } from './commands/login';
 import { status } from './commands/status';
@@ -11,29 +14,6 @@ import { watch } from './commands/watch';
 import { leases } from './commands/leases';
 import { endSessions, sessions, SESSION_FILTERS, type SessionFilterArgs } from './commands/sessions';
 import { apply, confirm, exportConfig, plan } from './commands/config-file';
-
-const HELP = `fwctl: the command-line client of the fwd firewall daemon
-
-  fwctl login URL --user NAME      log in (password: prompt or FWCTL_PASSWORD; or FWCTL_TOKEN)
-  fwctl status                     running version, session, pending confirmation, data plane
-  fwctl export [--candidate] [--format json|yaml] [-o FILE]
-  fwctl plan -f FILE [--merge]     the changes FILE makes to running (exit 0: none, 2: some)
-  fwctl apply -f FILE [--merge] [--confirm SECONDS] [--yes] [--description TEXT]
-  fwctl confirm                    keep a commit made with --confirm
-  fwctl trace --src IP --dst IP --proto P [--dport N] [--sport N] [--icmp-type N] [--icmp-code N]
-              [--in IF] [--candidate]
-  fwctl watch [--types commit,confirm,...] [--since ID] [--count N]
-  fwctl leases                     the DHCP leases handed out, per pool
-  fwctl sessions [FILTERS] [--limit N]   live connections (FILTERS: --address IP|PREFIX --port N
-                                   --protocol P --zone Z --policy ID --state S --id ID
-                                   --src IP --dst IP --sport N --dport N)
-  fwctl end-sessions FILTERS       end the connections they select (operator or admin)
-
-Every command: --json (output for scripts), --url URL (else FWCTL_URL, else the login's).
-Exit codes: 0 ok, 1 refused or failed, 2 plan found changes, 3 not logged in / token refused,
-4 conflict (session held by another user, nothing to confirm), 5 daemon unreachable,
-10 apply answered no, 64 bad command line.
-`;
 
 const common = {
   json: { type: 'boolean', default: false },
@@ -47,7 +27,7 @@ function filterOptions(): Record<(typeof SESSION_FILTERS)[number], { type: 'stri
 }
 
 const OPTIONS = {
-  login: { user: { type: 'string', short: 'u' } },
+  login: { user: { type: 'string', short: 'u' }, 'password-stdin': { type: 'boolean', default: false } },
   status: {},
   export: { candidate: { type: 'boolean', default: false }, format: { type: 'string' }, output: { type: 'string', short: 'o' } },
   plan: { file: { type: 'string', short: 'f' }, merge: { type: 'boolean', default: false } },
@@ -73,32 +53,42 @@ function parse(command: Command, argv: string[]) {
   try {
     return parseArgs({ args: argv, options: { ...common, ...OPTIONS[command] }, allowPositionals: command === 'login', strict: true });
   } catch (e) {
-    throw new CliError(`fwctl ${command}: ${(e as Error).message}`, EXIT.usage);
+    throw new CliError(`${(e as Error).message} (fwctl ${command} --help)`, EXIT.usage);
   }
+}
+
+/** fwctl's version: the package's (dist/src/cli/main.js is three folders below package.json). */
+function version(): string {
+  const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '../../../package.json'), 'utf8')) as { version: string };
+  return `fwctl ${pkg.version}\n`;
+}
+
+function isCommand(name: string | undefined): name is Command {
+  return name !== undefined && Object.prototype.hasOwnProperty.call(OPTIONS, name);
 }
 
 async function run(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  if (command === '--version' || command === '-V') return print(version());
   if (!command || command === 'help' || command === '--help' || command === '-h') {
-    process.stdout.write(HELP);
+    if (isCommand(rest[0])) return print(commandHelp(rest[0]));
+    if (rest[0] !== undefined) throw new CliError(`unknown command "${rest[0]}" (fwctl help)`, EXIT.usage);
+    process.stdout.write(generalHelp());
     return command ? EXIT.ok : EXIT.usage;
   }
-  if (!(command in OPTIONS)) throw new CliError(`fwctl: unknown command "${command}" (fwctl help)`, EXIT.usage);
-  const { values: v, positionals } = parse(command as Command, rest);
+  if (!isCommand(command)) throw new CliError(`unknown command "${command}" (fwctl help)`, EXIT.usage);
+  const { values: v, positionals } = parse(command, rest);
   const o = v as Record<string, string | boolean | undefined> & { json: boolean; url?: string; help: boolean };
-  if (o.help) {
-    process.stdout.write(HELP);
-    return EXIT.ok;
-  }
+  if (o.help) return print(commandHelp(command));
   if (command === 'login') {
     const url = positionals[0] ?? o.url;
-    if (!url) throw new CliError('fwctl login URL --user NAME', EXIT.usage);
-    return login({ url, user: o.user as string | undefined, json: o.json });
+    if (!url) throw new CliError('a URL is required (fwctl login --help)', EXIT.usage);
+    return login({ url, user: o.user as string | undefined, passwordStdin: o['password-stdin'] === true, json: o.json });
   }
   const api = clientFrom(o.url);
-  switch (command as Exclude<Command, 'login'>) {
+  switch (command) {
     case 'status': return status(api, o.json);
-    case 'export': return exportConfig(api, { candidate: o.candidate === true, format: o.format as string | undefined, output: o.output as string | undefined });
+    case 'export': return exportConfig(api, { candidate: o.candidate === true, format: o.format as string | undefined, output: o.output as string | undefined, json: o.json });
     case 'plan': return plan(api, { file: o.file as string | undefined, merge: o.merge === true, json: o.json });
     case 'apply': return apply(api, {
       file: o.file as string | undefined, merge: o.merge === true, confirm: o.confirm as string | undefined, yes: o.yes === true,
@@ -113,15 +103,21 @@ async function run(argv: string[]): Promise<number> {
   }
 }
 
-run(process.argv.slice(2)).then(
+function print(text: string): number {
+  process.stdout.write(text);
+  return EXIT.ok;
+}
+
+/** A failure as the user asked for it: `fwctl COMMAND: message` on stderr, or JSON on stdout (--json). */
+function report(e: unknown, argv: string[]): number {
+  const err = e instanceof CliError ? e : new CliError((e as Error).stack ?? String(e), EXIT.failed);
+  if (argv.includes('--json')) process.stdout.write(JSON.stringify(err) + '\n');
+  else process.stderr.write(`fwctl${isCommand(argv[0]) ? ` ${argv[0]}` : ''}: ${err.message}\n`);
+  return err.exitCode;
+}
+
+const args = process.argv.slice(2);
+run(args).then(
   (code) => { process.exitCode = code; },
-  (e: unknown) => {
-    if (e instanceof CliError) {
-      process.stderr.write(`fwctl: ${e.message}\n`);
-      process.exitCode = e.exitCode;
-    } else {
-      process.stderr.write(`fwctl: ${(e as Error).stack ?? String(e)}\n`);
-      process.exitCode = EXIT.failed;
-    }
-  },
+  (e: unknown) => { process.exitCode = report(e, args); },
 );

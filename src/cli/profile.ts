@@ -37,12 +37,15 @@ export function writeProfile(p: Profile, env: NodeJS.ProcessEnv = process.env): 
   return file;
 }
 
-/** The client of the commands: --url, else FWCTL_URL, else the profile; token likewise. */
+/**
+ * The client of the commands: --url, else FWCTL_URL, else the profile; token likewise. With no
+ * token for the URL the request still goes out: a daemon that cannot be reached is exit 5, one
+ * that refuses the missing token exit 3 (ApiClient says how to log in).
+ */
 export function clientFrom(urlOption: string | undefined, env: NodeJS.ProcessEnv = process.env): ApiClient {
   const p = readProfile(env);
-  const url = urlOption ?? env.FWCTL_URL ?? p?.url;
+  const url = (urlOption ?? env.FWCTL_URL ?? p?.url)?.replace(/\/+$/, '');
   if (!url) throw new CliError('not logged in: run fwctl login URL (or set FWCTL_URL and FWCTL_TOKEN)', EXIT.auth);
   const token = env.FWCTL_TOKEN || (p && p.url === url ? p.token : null);
-  if (!token) throw new CliError(`no token for ${url}: run fwctl login ${url} (or set FWCTL_TOKEN)`, EXIT.auth);
-  return new ApiClient(url.replace(/\/+$/, ''), token);
+  return new ApiClient(url, token);
 }

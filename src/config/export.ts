@@ -96,3 +96,8 @@ export function exportDoc(doc: ConfigDoc, version: number): ConfigExport {
     nat: doc.nat.map(nat),
   };
 }
+
+/** Each kind of object in its document (API) spelling: what a field-level diff compares. */
+export const EXPORT_FORMS: Readonly<Record<string, (o: never) => Record<string, unknown>>> = {
+  address, service, zone, interface: iface, vlan, dhcp, route, policy, nat,
+};

@@ -10,7 +10,8 @@
 // merge: objects the document lists are created, or updated as a PUT with the same body
 //   would (fields present replace, fields absent keep theirs); nothing is deleted. A rule
 //   whose id exists is updated in place; other rules are added at the bottom in document order.
-// A rule with an id keeps it (ids are unique per table); a rule without one gets the next
+// A rule with an id keeps it (ids are unique per table); a rule without one takes, in replace
+// mode, the id of the replaced rule of the same name or content (matchIds), else the next
 // free id, after every id the document or the candidate has used. Zones are written without
 // `interfaces`: membership is each interface's and VLAN's `zone`.
 import { FwError, isFwError, type ErrorCode } from '../errors';
@@ -151,8 +152,47 @@ function withoutId(item: unknown): unknown {
   return body;
 }
 
-/** Loads one rule table: every rule checked, ids kept or handed out, the table assigned once. */
-function loadRules(work: ConfigDoc, part: Part, items: unknown[], merge: boolean, problems: Problems): void {
+/** A rule's name, for the rule tables that have one ("" when none). */
+function nameOf(rule: Rule): string {
+  const name = (rule as { name?: unknown }).name;
+  return typeof name === 'string' ? name : '';
+}
+
+/** A rule's content without its id: equal for two rules that match the same packets the same way. */
+function contentOf(rule: Rule): string {
+  return JSON.stringify({ ...rule, id: 0 });
+}
+
+/**
+ * Ids for the rules a replacing document gives without one, from the table it replaces: the
+ * rule of the same name, else of the same content, that no id of the document claims. So a
+ * file written without ids plans and loads as the rules it repeats, not as a delete and a
+ * re-create of each (which would also lose their hit counters).
+ */
+function matchIds(previous: readonly Rule[], added: Array<{ rule: Rule; id: number | undefined }>, claimed: Set<number>): void {
+  const byName = new Map<string, number[]>();
+  const byContent = new Map<string, number[]>();
+  const push = (m: Map<string, number[]>, k: string, id: number) => { const l = m.get(k); if (l) l.push(id); else m.set(k, [id]); };
+  for (const r of previous) {
+    if (claimed.has(r.id)) continue;
+    if (nameOf(r)) push(byName, nameOf(r), r.id);
+    push(byContent, contentOf(r), r.id);
+  }
+  const taken = new Set<number>();
+  const take = (ids: number[] | undefined): number | undefined => {
+    while (ids?.length) {
+      const id = ids.shift()!;
+      if (!taken.has(id)) return taken.add(id), id;
+    }
+    return undefined;
+  };
+  const open = added.filter((a) => a.id === undefined);
+  for (const a of open) if (nameOf(a.rule)) a.id = take(byName.get(nameOf(a.rule)));
+  for (const a of open) if (a.id === undefined) a.id = take(byContent.get(contentOf(a.rule)));
+}
+
+/** Loads one rule table: every rule checked, ids kept, matched (replace) or handed out, the table assigned once. */
+function loadRules(work: ConfigDoc, previous: readonly Rule[], part: Part, items: unknown[], merge: boolean, problems: Problems): void {
   const rt: RuleTable = RESOURCES[part.kind].rules!;
   const current = (merge ? work[rt.table] : []) as Rule[];
   const byId = new Map<number, number>(current.map((r, i) => [r.id, i]));
@@ -174,6 +214,7 @@ function loadRules(work: ConfigDoc, part: Part, items: unknown[], merge: boolean
     }
     if (id !== undefined && id > maxId) maxId = id;
   });
+  if (!merge) matchIds(previous, added, seen);
   for (const a of added) a.rule.id = a.id ?? ++maxId;
   const rules = [...updated, ...added.map((a) => a.rule)];
   if (rt.table === 'routes') rules.sort((a, b) => a.id - b.id);
@@ -197,7 +238,7 @@ export function loadDocument(doc: ConfigDoc, input: unknown, mode: LoadMode): vo
     const items = parts[part.collection];
     if (!items) continue;
     if (part.table) loadNamed(work, part, items, merge, problems);
-    else loadRules(work, part, items, merge, problems);
+    else loadRules(work, doc[RESOURCES[part.kind].rules!.table], part, items, merge, problems);
   }
   if (problems.count) throw problems.error();
   Object.assign(doc, work);

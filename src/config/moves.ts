@@ -8,6 +8,7 @@ import type { ConfigDoc, Counters } from './types';
 import type { ResourceOps, RuleTable } from './resource';
 import { checkEnum, checkSameKey, checkText, notFound, parseRuleId, shapeChecker } from './validate';
 import { checkNameFree } from './rule-meta';
+import { isPlainObject } from './json';
 
 /**
  * Hands out the next id of a kind: the counter holds the last id given, so ids start at 1
@@ -70,18 +71,43 @@ export function movedRules<T extends { id: number }>(rules: readonly T[], key: s
   const from = ruleIndex(rules, key, what);
   const rule = rules[from];
   const rest = rules.filter((_, i) => i !== from);
-  if (position === 'top') return [rule, ...rest];
-  if (position === 'bottom') return [...rest, rule];
-  if (b.reference_id === undefined) {
-    throw new FwError('ERR_NET_1004', `field "reference_id": required when position is "${position}"`);
-  }
-  if (b.reference_id === id) {
+  if (b.reference_id === id && (position === 'before' || position === 'after')) {
     throw new FwError('ERR_NET_2003', `field "reference_id": ${what} ${id} cannot be moved relative to itself`);
   }
-  const at = rest.findIndex((r) => r.id === b.reference_id);
-  if (at < 0) throw new FwError('ERR_NET_2003', `field "reference_id": ${what} ${b.reference_id} does not exist`);
+  return placed(rest, rule, position, b.reference_id, what);
+}
+
+/**
+ * `rules` with `rule` (not among them) put where `position` says: top, bottom, or before or
+ * after the rule `referenceId` (required for those two: 400 ERR_NET_1004; unknown: 400
+ * ERR_NET_2003). For top and bottom a reference_id is ignored, as in a move.
+ */
+function placed<T extends { id: number }>(rules: readonly T[], rule: T, position: Position, referenceId: number | undefined, what: string): T[] {
+  if (position === 'top') return [rule, ...rules];
+  if (position === 'bottom') return [...rules, rule];
+  if (referenceId === undefined) {
+    throw new FwError('ERR_NET_1004', `field "reference_id": required when position is "${position}"`);
+  }
+  const at = rules.findIndex((r) => r.id === referenceId);
+  if (at < 0) throw new FwError('ERR_NET_2003', `field "reference_id": ${what} ${referenceId} does not exist`);
   const insertAt = position === 'before' ? at : at + 1;
-  return [...rest.slice(0, insertAt), rule, ...rest.slice(insertAt)];
+  return [...rules.slice(0, insertAt), rule, ...rules.slice(insertAt)];
+}
+
+/** The placement fields a create of a policy or NAT rule may carry besides the rule's own. */
+const placementFields = {
+  position: Type.Optional(Type.String({ description: 'where the new rule goes: top, bottom (default), before, after (as a move)' })),
+  reference_id: Type.Optional(Type.Integer({ description: 'the rule it goes before or after' })),
+};
+
+/** A create body split into the rule's own fields and its placement (absent: bottom, as before). */
+function placementOf(body: unknown): { rule: unknown; position: Position; referenceId: number | undefined } {
+  if (!isPlainObject(body) || (body.position === undefined && body.reference_id === undefined)) return { rule: body, position: 'bottom', referenceId: undefined };
+  const { position, reference_id: referenceId, ...rule } = body;
+  if (position === undefined) throw new FwError('ERR_NET_1004', 'field "position": required with "reference_id"');
+  if (typeof position !== 'string') throw new FwError('ERR_NET_1004', 'field "position": must be a string');
+  if (referenceId !== undefined && !Number.isSafeInteger(referenceId)) throw new FwError('ERR_NET_1004', 'field "reference_id": must be an integer');
+  return { rule, position: checkEnum<Position>('position', position, POSITIONS), referenceId: referenceId as number | undefined };
 }
 
 /** The ordered rule tables of a document, and the type of one rule of table K. */
@@ -106,7 +132,7 @@ export interface OrderedTable<K extends OrderedTableKey, B extends { id?: number
 
 /**
  * The operations of an ordered rule table (security policies, NAT rules): a create goes to
- * the bottom with the next id; an update merges into the rule in place and may repeat its id
+ * the bottom with the next id, or where its `position` and `reference_id` say (as a move); an update merges into the rule in place and may repeat its id
  * but not change it; delete; move. The table is replaced, never mutated.
  */
 export function orderedRuleOps<K extends OrderedTableKey, B extends { id?: number }>(t: OrderedTable<K, B>): ResourceOps {
@@ -116,15 +142,18 @@ export function orderedRuleOps<K extends OrderedTableKey, B extends { id?: numbe
   };
   const build = (doc: ConfigDoc, body: unknown, old?: RuleOf<K>): RuleOf<K> =>
     (old ? t.merge(doc, old, t.updateShape(body)) : t.merge(doc, t.defaults, t.createShape(body)));
+  const create = Type.Object({ ...t.bodies.create.properties, ...placementFields }, { additionalProperties: false });
   return {
-    bodies: { ...t.bodies, move: MoveBody },
+    bodies: { ...t.bodies, create, move: MoveBody },
     rules: { table: t.table, counter: t.counter, build: build as RuleTable['build'] },
     create(doc: ConfigDoc, body: unknown) {
-      const rule = build(doc, body);
+      const p = placementOf(body);
+      const rule = build(doc, p.rule);
       checkNameFree(get(doc), rule, 0, t.what);
-      const id = nextId(doc, t.counter);
-      set(doc, [...get(doc), { ...rule, id }]);
-      return { id };
+      const rules = placed(get(doc), { ...rule, id: doc.counters[t.counter] + 1 }, p.position, p.referenceId, t.what);
+      nextId(doc, t.counter); // only once every check passed: a refused create hands out no id
+      set(doc, rules);
+      return { id: doc.counters[t.counter] };
     },
     update(doc: ConfigDoc, key: string, body: unknown) {
       const b = t.updateShape(body);

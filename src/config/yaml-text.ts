@@ -5,6 +5,7 @@
 import { CST, Composer, Lexer, LineCounter, Parser, type Document } from 'yaml';
 import { FwError } from '../errors';
 import { MAX_DEPTH, tooDeep } from './document-text';
+import { NOT_SIMPLE, parseSimpleYaml } from './yaml-fast';
 
 /** Aliases resolved at most (the yaml library's guard against "billion laughs" documents) */
 const MAX_ALIAS_COUNT = 100;
@@ -89,10 +90,34 @@ function composed(text: string): Document.Parsed {
 
 /** The values of a YAML document (toJS: strings, numbers, booleans, null, arrays, plain objects), or 400 ERR_NET_1004. */
 export function yamlValue(text: string): unknown {
+  const fast = simpleValue(text);
+  if (fast !== NOT_SIMPLE) return fast;
   const doc = composed(text);
   try {
     return doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) ?? null;
   } catch (e) {
     throw new FwError('ERR_NET_1004', `malformed YAML: ${(e as Error).message.split('\n')[0]}`);
   }
+}
+
+/**
+ * The export's subset of YAML read at JSON's pace (yaml-fast.ts, whose result is always the
+ * library's), or NOT_SIMPLE: for anything else, and for a document nested near MAX_DEPTH or
+ * past it (a reader that recursed too deep included), which the bounded path above refuses
+ * with the line and column where the bound was passed.
+ */
+function simpleValue(text: string): unknown {
+  try {
+    const value = parseSimpleYaml(text);
+    return value !== NOT_SIMPLE && nestedWithin(value, MAX_DEPTH - 1) ? value : NOT_SIMPLE;
+  } catch {
+    return NOT_SIMPLE;
+  }
+}
+
+function nestedWithin(value: unknown, levels: number): boolean {
+  if (value === null || typeof value !== 'object') return true;
+  if (levels === 0) return false;
+  for (const v of Array.isArray(value) ? value : Object.values(value)) if (!nestedWithin(v, levels - 1)) return false;
+  return true;
 }

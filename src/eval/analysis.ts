@@ -18,7 +18,7 @@
 // Two speeds: the commit's quick pass (budgeted, covered policies only) and the deep pass
 // (deep: true; no budget unless given, a deadline, partial shadows and NAT rules too).
 import type { ConfigDoc } from '../config/types';
-import type { Analysis, AnalysisStats, AnalyzeOptions, PartialShadow } from './analysis-types';
+import type { Analysis, AnalysisStats, AnalyzeOptions, Coverage, PartialShadow } from './analysis-types';
 import { CompiledConfig } from './compiled';
 import { policySpecs, zoneIndexOf } from './compile';
 import { firstPoint, firstWatched, irredundant, irredundantAcross, unionCover, type FamilyPart } from './cover-search';
@@ -37,13 +37,45 @@ function plural(ids: number[]): string {
   return ids.length === 1 ? `policy ${ids[0]}` : `policies ${ids.join(', ')}`;
 }
 
-/** One human-readable warning a line: shadowed policies, redundant policies (each in policy
- * order), then with `unused` the unused objects. Commit and validate use the default. */
+/** Policies named in one grouped warning line; the rest are counted. */
+const GROUP_IDS = 10;
+/** Grouped warning lines at most; the rest are counted in a last line. */
+const MAX_WARNING_LINES = 100;
+
+/**
+ * The coverages grouped by their covering policies, in policy order: one policy keeps its own
+ * line ("policy 3 is shadowed by policies 1, 2"); many share one, named up to GROUP_IDS and
+ * counted ("policies 1, 2, ... 10 and 1990 more (2000) are shadowed by policy 2001"), so a
+ * catch-all moved to the top is one warning, not 2,000 run together.
+ */
+function groupedLines(coverages: Coverage[], one: string, many: string): string[] {
+  const groups = new Map<string, Coverage[]>();
+  for (const c of coverages) {
+    const key = c.coveredBy.join(',');
+    const g = groups.get(key);
+    if (g) g.push(c);
+    else groups.set(key, [c]);
+  }
+  return [...groups.values()].map((g) => {
+    const by = plural(g[0].coveredBy);
+    if (g.length === 1) return `policy ${g[0].id} ${one} ${by}`;
+    const named = g.slice(0, GROUP_IDS).map((c) => c.id).join(', ');
+    const more = g.length > GROUP_IDS ? ` and ${g.length - GROUP_IDS} more` : '';
+    return `policies ${named}${more} (${g.length}) ${many} ${by}`;
+  });
+}
+
+/** Human-readable warnings, grouped by covering policies: shadowed policies, redundant policies
+ * (each in policy order), at most MAX_WARNING_LINES lines, then with `unused` the unused
+ * objects. Commit and validate use the default. */
 export function warningLines(a: Analysis, opts: { unused?: boolean } = {}): string[] {
-  const out = [
-    ...a.shadowed.map((c) => `policy ${c.id} is shadowed by ${plural(c.coveredBy)}`),
-    ...a.redundant.map((c) => `policy ${c.id} is redundant: covered by ${plural(c.coveredBy)}`),
+  const grouped = [
+    ...groupedLines(a.shadowed, 'is shadowed by', 'are shadowed by'),
+    ...groupedLines(a.redundant, 'is redundant: covered by', 'are redundant: covered by'),
   ];
+  const out = grouped.length > MAX_WARNING_LINES
+    ? [...grouped.slice(0, MAX_WARNING_LINES), `... and ${grouped.length - MAX_WARNING_LINES} more warnings (GET /api/analysis lists them all)`]
+    : grouped;
   if (opts.unused) {
     for (const n of a.unusedAddresses) out.push(`address ${n} is not used by any policy or NAT rule`);
     for (const n of a.unusedServices) out.push(`service ${n} is not used by any policy or NAT rule`);

@@ -6,7 +6,8 @@
 import type { Logger } from 'pino';
 import { FwError, isFwError } from '../errors';
 import { serializeDoc } from '../config/document';
-import { diffDocs, diffSummary, type ConfigDiff } from '../config/diff';
+import { diffDocs, type ConfigDiff } from '../config/diff';
+import { changeSummary } from '../config/diff-detail';
 import type { ConfigDoc } from '../config/types';
 import type { DataPlane } from '../dataplane/types';
 import type { EventEmitterFn } from '../events/types';
@@ -207,7 +208,7 @@ export class CommitPipeline<C> {
     let base = this.versions.current();
     let summary: VersionMeta['summary'];
     try {
-      summary = diffSummary(diffDocs(base.doc, doc));
+      summary = changeSummary(base.doc, doc);
     } catch (e) {
       await compiling.catch(() => undefined); // its failure is not left unhandled
       throw e;
@@ -215,7 +216,7 @@ export class CommitPipeline<C> {
     const { compiled, warnings } = await compiling;
     if (this.versions.current() !== base) {
       base = this.versions.current();
-      summary = diffSummary(diffDocs(base.doc, doc));
+      summary = changeSummary(base.doc, doc);
     }
     return { compiled, warnings, base, summary };
   }

@@ -1,7 +1,8 @@
 // fwctl export, plan and apply against a real daemon, run as processes: the file round trip,
 // plan's exit codes (0 no change, 2 changes), apply with --yes (without it and no terminal: 64),
 // apply --confirm (the daemon reverts it unless fwctl confirm comes), a refused file leaves
-// no session behind, and a session held by another user is exit 4.
+// no session behind, a session held by another user is exit 4 for apply (plan is read-only
+// and never takes one), plan's field-level output and rules matched without ids.
 import fs from 'node:fs';
 import path from 'node:path';
 import { ADMIN, ADMIN_PASSWORD, Client, ok, tempDir, useDaemon } from '../helpers/daemon';
@@ -50,6 +51,7 @@ test('plan of a changed file: exit 2, the changes as a table (and as the diff wi
   expect(plan.code).toBe(2);
   expect(plan.stdout).toMatch(/^\+ +address +db$/m);
   expect(plan.stdout).toMatch(/^~ +policy +\d+$/m);
+  expect(plan.stdout).toMatch(/^~ +policy +\d+\n +dst-addr: "web" -> "db"$/m); // the field, old and new
   expect(plan.stdout).toMatch(/1 to add, 1 to change, 0 to delete, 0 reordered/);
   const json = await fwctl(['plan', '-f', file('changed.json'), '--json'], env());
   expect(json.code).toBe(2);
@@ -85,14 +87,44 @@ test('a file the daemon refuses: exit 1 with every problem, and no session left 
   expect((await fwctl(['apply', '-f', file('missing.json'), '--yes'], env())).code).toBe(64);
 });
 
-test('a session held by another user: exit 4, and that session is untouched', async () => {
+test('a session held by another user: plan still answers (read-only), apply is exit 4, and that session is untouched', async () => {
   await ok(d.client.post('/api/users', { username: 'other', password: 'other-password-123', role: 'operator' }));
   const other = await new Client(d.url).login('other', 'other-password-123');
+  expect((await fwctl(['export', '-o', file('now.json')], env())).code).toBe(0);
   await other.begin();
-  const r = await fwctl(['plan', '-f', file('running.json')], env());
-  expect({ code: r.code, err: r.stderr }).toEqual({ code: 4, err: expect.stringMatching(/409 ERR_SYS_3002.*owner: other/) });
-  expect((await ok(d.client.get('/api/config/session'))).body.owner).toBe('other');
-  await ok(other.post('/api/config/discard'));
+  try {
+    const audited = (await ok(d.client.get('/api/audit?limit=1000'))).body.entries.length;
+    const p = await fwctl(['plan', '-f', file('now.json')], env());
+    expect({ code: p.code, err: p.stderr }).toEqual({ code: 0, err: '' });
+    expect((await ok(d.client.get('/api/audit?limit=1000'))).body.entries.length).toBe(audited); // no begin, load, discard
+    const r = await fwctl(['apply', '-f', file('now.json'), '--yes'], env());
+    expect({ code: r.code, err: r.stderr }).toEqual({ code: 4, err: expect.stringMatching(/^fwctl apply: .*409 ERR_SYS_3002.*owner: other/) });
+    const json = await fwctl(['apply', '-f', file('now.json'), '--yes', '--json'], env());
+    expect({ code: json.code, out: JSON.parse(json.stdout) }).toEqual({ code: 4, out: { error: expect.objectContaining({ code: 'ERR_SYS_3002', status: 409, exit_code: 4 }) } });
+    expect((await ok(d.client.get('/api/config/session'))).body.owner).toBe('other');
+  } finally {
+    await ok(other.post('/api/config/discard'));
+  }
+});
+
+test('plan of a file without ids matches rules by content (no change); a moved rule shows its positions', async () => {
+  const doc = JSON.parse(fs.readFileSync(file('now.json'), 'utf8'));
+  doc.policies.push({ action: 'deny' });
+  fs.writeFileSync(file('with-deny.json'), JSON.stringify(doc));
+  expect((await fwctl(['apply', '-f', file('with-deny.json'), '--yes'], env())).code).toBe(0);
+  const ids = (await ok(d.client.get('/api/config/export'))).body.policies.map((p: { id: number }) => String(p.id));
+  for (const p of doc.policies) delete p.id;
+  fs.writeFileSync(file('no-ids.json'), JSON.stringify(doc));
+  const same = await fwctl(['plan', '-f', file('no-ids.json')], env());
+  expect({ code: same.code, out: same.stdout }).toEqual({ code: 0, out: expect.stringMatching(/^no changes against version \d+$/m) });
+  doc.policies.unshift(doc.policies.pop());
+  fs.writeFileSync(file('deny-first.json'), JSON.stringify(doc));
+  const moved = await fwctl(['plan', '-f', file('deny-first.json')], env());
+  expect(moved.code).toBe(2);
+  expect(moved.stdout).toMatch(new RegExp(`^\\^ +policy +${ids[1]} +position 2 -> 1, now at the top \\(was at the bottom\\)$`, 'm'));
+  expect(moved.stdout).toMatch(/0 to add, 0 to change, 0 to delete, 1 reordered, 1 moved/);
+  const applied = await fwctl(['apply', '-f', file('deny-first.json'), '--yes'], env()); // apply shows the same detail
+  expect({ code: applied.code, out: applied.stdout }).toEqual({ code: 0, out: expect.stringMatching(new RegExp(`^\\^ +policy +${ids[1]} +position 2 -> 1`, 'm')) });
 });
 
 test('apply --confirm: reverted by the daemon unless fwctl confirm comes in time', async () => {

@@ -143,3 +143,45 @@ test('watch stops with exit 3 when its token is revoked while it watches (the da
   expect(r.stderr).toMatch(/event stream ended; reconnecting/);
   expect(r.stderr).toMatch(/401 ERR_SEC_5003/);
 });
+
+test('login --password-stdin reads the password from a pipe; without it and without a terminal, the message names it', async () => {
+  const other = path.join(home, 'stdin-login.json');
+  const bare = { HOME: home, FWCTL_CONFIG: other };
+  const r = await fwctl(['login', d.url, '--user', ADMIN, '--password-stdin'], bare, `${ADMIN_PASSWORD}\n`);
+  expect({ code: r.code, out: r.stdout, err: r.stderr }).toEqual({ code: 0, out: expect.stringMatching(/^logged in to .* as admin/), err: '' });
+  expect(JSON.parse(fs.readFileSync(other, 'utf8')).user).toBe(ADMIN);
+  const piped = await fwctl(['login', d.url, '--user', ADMIN], bare, `${ADMIN_PASSWORD}\n`);
+  expect({ code: piped.code, err: piped.stderr }).toEqual({ code: 64, err: expect.stringMatching(/^fwctl login: no terminal .*--password-stdin/) });
+  const empty = await fwctl(['login', d.url, '--user', ADMIN, '--password-stdin'], bare, '');
+  expect(empty.code).toBe(64);
+});
+
+test('messages: one "fwctl" prefix, --version, --help per command, and --json errors as JSON on stdout', async () => {
+  const unknown = await fwctl(['frobnicate'], env());
+  expect({ code: unknown.code, err: unknown.stderr }).toEqual({ code: 64, err: 'fwctl: unknown command "frobnicate" (fwctl help)\n' });
+  const bogus = await fwctl(['status', '--bogus'], env());
+  expect(bogus.stderr).toMatch(/^fwctl status: Unknown option '--bogus' \(fwctl status --help\)\n$/);
+  const version = await fwctl(['--version'], env());
+  expect({ code: version.code, out: version.stdout }).toEqual({ code: 0, out: `fwctl ${JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../../package.json'), 'utf8')).version}\n` });
+  const help = await fwctl(['plan', '--help'], env());
+  expect({ code: help.code, out: help.stdout }).toEqual({ code: 0, out: expect.stringMatching(/^usage: fwctl plan -f FILE \[--merge\]\n/) });
+  expect(help.stdout).not.toMatch(/fwctl trace/); // that command's help only
+  expect((await fwctl(['help', 'trace'], env())).stdout).toMatch(/^usage: fwctl trace --src IP/);
+  const json = await fwctl(['trace', '--src', 'nonsense', '--dst', '8.8.8.8', '--proto', 'tcp', '--json'], env());
+  expect({ code: json.code, out: JSON.parse(json.stdout), err: json.stderr }).toEqual({
+    code: 1, out: { error: { message: expect.stringMatching(/^POST \/api\/eval: 400 ERR_NET_1001/), code: 'ERR_NET_1001', status: 400, exit_code: 1 } }, err: '',
+  });
+  const usage = await fwctl(['frobnicate', '--json'], env());
+  expect({ code: usage.code, out: JSON.parse(usage.stdout) }).toEqual({ code: 64, out: { error: { message: 'unknown command "frobnicate" (fwctl help)', exit_code: 64 } } });
+});
+
+test('an unreachable URL is exit 5 also without a token; a reachable daemon without one is 3 with how to log in', async () => {
+  const bare = { HOME: home, XDG_CONFIG_HOME: path.join(home, 'none') };
+  const port = await freePort();
+  const down = await fwctl(['status', '--url', `http://127.0.0.1:${port}`], bare);
+  expect({ code: down.code, err: down.stderr }).toEqual({ code: 5, err: expect.stringMatching(/^fwctl status: cannot reach/) });
+  const noToken = await fwctl(['status', '--url', d.url, '--json'], bare);
+  expect({ code: noToken.code, out: JSON.parse(noToken.stdout) }).toEqual({
+    code: 3, out: { error: expect.objectContaining({ message: `not logged in to ${d.url}: run fwctl login ${d.url} (or set FWCTL_TOKEN)`, status: 401 }) },
+  });
+});

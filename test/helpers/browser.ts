@@ -63,3 +63,16 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   fs.mkdirSync(dir, { recursive: true });
   await page.screenshot({ path: path.join(dir, `${name}.png`) });
 }
+
+/** A browser on the console at `url`, logged in as `user`: its first tab and the problems it logs. */
+export async function loggedInConsole(url: string, user: string, password: string): Promise<{ browser: BrowserContext; page: Page; problems: string[] }> {
+  const browser = await launchBrowser();
+  const page = browser.pages()[0] ?? (await browser.newPage());
+  const problems = watchProblems(page);
+  await page.goto(url + '/');
+  await page.getByLabel('Username').fill(user);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.getByTestId('who').waitFor({ timeout: 15_000 });
+  return { browser, page, problems };
+}

@@ -7,6 +7,7 @@ import YAML from 'yaml';
 import { FwError, isFwError } from '../../errors';
 import { exportDoc, ExportModel } from '../../config/export';
 import { LOAD_MODES, type LoadMode } from '../../config/load';
+import { planDocument } from '../../config/plan';
 import type { ObjectChange } from '../../config/changes';
 import { shapeChecker } from '../../config/validate';
 import { oneOf } from '../../config/render/objects';
@@ -17,7 +18,7 @@ import { parseJsonBody } from '../http';
 import { Router } from '../router';
 import { bodyType, mediaType, YAML_TYPE, YAML_TYPES } from '../media-type';
 import { configQueryDoc } from '../schemas';
-import { DiffReply } from './config';
+import { DetailedDiffReply, DiffReply } from './config';
 import type { ParsePool } from '../../workers/parse-pool';
 
 /** At most this many operations in one batch. */
@@ -145,6 +146,16 @@ export function automationRoutes(ctx: AppContext, routes: () => readonly RouteDe
         await cfg.change(req.user.username, { op: 'load', mode, config });
         await ctx.audit.record(req, 'config.load', `mode ${mode}`, { mode });
         return { body: await cfg.diff() };
+      } },
+    { method: 'POST', pattern: '/api/config/plan', body: 'raw', maxBody, permission: 'read',
+      doc: { tag: 'config', summary: 'What a document would change against the running configuration: no session, nothing stored', response: DetailedDiffReply,
+        body: ExportModel, yaml: true, query: modeQuery, errors: [404] },
+      handler: async (req) => {
+        const mode: LoadMode = queryOneOf(req, 'mode', LOAD_MODES) ?? 'replace';
+        const config = await parseDocument(req, ctx.parsePool);
+        await cfg.refreshRunning();
+        const running = cfg.current();
+        return { body: planDocument(running.doc, running.meta.version, config, mode) };
       } },
     { method: 'POST', pattern: '/api/config/batch', maxBody, permission: 'configure',
       doc: { tag: 'config', summary: `Up to ${MAX_BATCH} object changes, all applied in order or none (one change)`, response: BatchReply, body: BatchBody, errors: [404, 405, 409] },

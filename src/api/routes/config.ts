@@ -3,6 +3,10 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { FwError } from '../../errors';
 import { checkRange, shapeChecker } from '../../config/validate';
 import { serializeDoc } from '../../config/document';
+import { oneOf } from '../../config/render/objects';
+import { detailedDiff } from '../../config/diff-detail';
+import { analysisChanges } from '../../config/analysis-changes';
+import type { ConfigDoc } from '../../config/types';
 import type { AppContext } from '../context';
 import { cutDenied } from './sessions';
 import { can } from '../../auth/roles';
@@ -33,6 +37,40 @@ export const DiffReply = Type.Object({
 }, { additionalProperties: false });
 /** GET /api/config/diff's answer (also the answer of a declarative load; fwctl plan and apply show it). */
 export type DiffReplyModel = Static<typeof DiffReply>;
+const Neighbours = Type.Object({
+  above: Type.Union([Type.String(), Type.Null()], { description: 'the id of the rule just above; null at the top' }),
+  below: Type.Union([Type.String(), Type.Null()], { description: 'the id of the rule just below; null at the bottom' }),
+}, { additionalProperties: false });
+/** The diff with, per changed object, its fields (old and new), and the rules that moved. */
+export const DetailedDiffReply = Type.Object({
+  base_version: Type.Integer({ minimum: 0 }),
+  added: Type.Array(Type.Object({
+    kind: Type.String(), key: Type.String(),
+    position: Type.Optional(Type.Integer({ minimum: 1, description: 'policies and NAT rules: where the rule lands (1: top)' })),
+  }, { additionalProperties: false })),
+  changed: Type.Array(Type.Object({
+    kind: Type.String(), key: Type.String(),
+    fields: Type.Array(Type.Object({ field: Type.String(), old: Type.Unknown(), new: Type.Unknown() }, { additionalProperties: false }),
+      { description: 'the fields that differ, in the create payload\'s spelling' }),
+  }, { additionalProperties: false })),
+  deleted: DiffItems,
+  reordered: Type.Array(Type.String()),
+  moved: Type.Array(Type.Object({
+    kind: oneOf(['policy', 'nat'] as const), key: Type.String(),
+    from: Type.Integer({ minimum: 1, description: 'old position (1: top)' }), to: Type.Integer({ minimum: 1, description: 'new position' }),
+    old_neighbours: Neighbours, new_neighbours: Neighbours,
+  }, { additionalProperties: false }), { description: 'the fewest rules whose moves explain the new order' }),
+}, { additionalProperties: false });
+export type DetailedDiffModel = Static<typeof DetailedDiffReply>;
+const Status = oneOf(['shadowed', 'redundant', 'partially-shadowed', 'undecided', 'unreachable', 'ok'] as const);
+/** The candidate's detailed diff with the analysis changes (?detail=true&analysis=true). */
+const DiffWithAnalysis = Type.Object({
+  ...DetailedDiffReply.properties,
+  analysis_changes: Type.Array(Type.Object({
+    kind: oneOf(['policy', 'nat'] as const), status: Status, by: Type.Array(Type.Integer(), { description: 'the rules that cause the status' }),
+    rules: Type.Array(Type.Object({ id: Type.Integer(), was: Status }, { additionalProperties: false })),
+  }, { additionalProperties: false }), { description: 'groups of rules that get one status from the same rules, largest first' }),
+}, { additionalProperties: false });
 const versionFields = {
   version: Type.Integer({ minimum: 0 }),
   author: Type.String(),
@@ -65,8 +103,44 @@ function parseVersion(text: string): number {
   return Number(text);
 }
 
+const diffQuery = {
+  detail: { schema: Type.Union([Type.Literal('true'), Type.Literal('false')]), description: 'true: the changed fields (old, new), added rules\' positions and the moved rules with their neighbours' },
+  from: { schema: Type.String(), description: 'with to: compare two committed versions (no session needed; always in detail)' },
+  to: { schema: Type.String(), description: 'the later version of the comparison' },
+  analysis: { schema: Type.Union([Type.Literal('true'), Type.Literal('false')]), description: 'with detail=true: the rules whose analysis status the candidate changes, grouped (the candidate is compiled)' },
+};
+
 export function configRoutes(ctx: AppContext): RouteDef[] {
   const cfg = ctx.config;
+  /** GET /api/config/diff: the candidate against running (in detail on request), or two versions. */
+  const diffAnswer = async (req: Req) => {
+    const detail = req.query.get('detail');
+    if (detail !== null && detail !== 'true' && detail !== 'false') throw new FwError('ERR_NET_1005', `query "detail": "${detail}" is not one of true, false`);
+    const from = req.query.get('from');
+    const to = req.query.get('to');
+    if ((from === null) !== (to === null)) throw new FwError('ERR_NET_1005', 'query "from" and "to" go together');
+    if (from !== null && to !== null) {
+      const [a, b] = [parseVersion(from), parseVersion(to)];
+      const [before, after] = await Promise.all([cfg.versionDoc(a), cfg.versionDoc(b)]);
+      return detailedDiff(before, after, a);
+    }
+    const analysis = req.query.get('analysis');
+    if (analysis !== null && analysis !== 'true' && analysis !== 'false') throw new FwError('ERR_NET_1005', `query "analysis": "${analysis}" is not one of true, false`);
+    if (detail !== 'true') return cfg.diff();
+    const { doc } = await cfg.candidate();
+    await cfg.refreshRunning();
+    const running = cfg.current();
+    const answer = detailedDiff(running.doc, doc, running.meta.version);
+    if (analysis !== 'true') return answer;
+    return { ...answer, analysis_changes: await candidateAnalysisChanges(running, doc) };
+  };
+  /** The policies and NAT rules present in both whose analysis the candidate changes (both compiled in the pool). */
+  const candidateAnalysisChanges = async (running: ReturnType<typeof cfg.current>, doc: ConfigDoc) => {
+    const [before, after] = await Promise.all([running.compiled, cfg.compiledCandidate()]);
+    if (!before.compiled.analysis || !after.compiled.analysis) throw new FwError('ERR_SYS_4001', 'the analysis was not computed');
+    const kept = (a: Array<{ id: number }>, b: Array<{ id: number }>) => { const ids = new Set(a.map((r) => r.id)); return b.map((r) => r.id).filter((id) => ids.has(id)); };
+    return analysisChanges(before.compiled.analysis, after.compiled.analysis, { policy: kept(running.doc.policies, doc.policies), nat: kept(running.doc.nat, doc.nat) });
+  };
   /** The deadline of a commit confirmed just made (a job retried in a cluster answers without it: read it back). */
   const confirmByField = async (version: number, confirmBy: number | undefined): Promise<{ confirm_by?: string }> => {
     if (confirmBy !== undefined) return { confirm_by: new Date(confirmBy).toISOString() };
@@ -116,7 +190,9 @@ export function configRoutes(ctx: AppContext): RouteDef[] {
       return message('config session discarded');
     } },
     { method: 'GET', pattern: '/api/config/session', body: 'none', permission: 'read', doc: doc('The session, if any', SessionModel, { errors: [] }), handler: async () => ({ body: await cfg.info() }) },
-    { method: 'GET', pattern: '/api/config/diff', body: 'none', permission: 'read', doc: doc('What the candidate changes', DiffReply), handler: async () => ({ body: await cfg.diff() }) },
+    { method: 'GET', pattern: '/api/config/diff', body: 'none', permission: 'read',
+      doc: doc('What the candidate changes (?detail=true: field by field, moves; ?from=&to=: between two versions)', Type.Union([DiffReply, DetailedDiffReply, DiffWithAnalysis]), { query: diffQuery, errors: [404, 409] }),
+      handler: async (req) => ({ body: await diffAnswer(req) }) },
     { method: 'POST', pattern: '/api/config/validate', body: 'none', permission: 'configure', doc: doc('Run the commit checks on the candidate', MessageReply, { errors: [400, 409, 504] }), handler: async () => {
       const r = await cfg.validate();
       return message('validation passed', warningsField(r.warnings));

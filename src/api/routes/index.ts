@@ -28,6 +28,7 @@ import { auditRoutes } from './audit';
 import { operationsRoutes } from './operations';
 import { clusterRoutes } from './cluster';
 import { eventRoutes } from './events';
+import { searchRoutes, usageRoutes } from './usage';
 
 /** The daemon's version (package.json, found above this file in src/ or dist/src/), shown in the OpenAPI document. */
 function packageVersion(): string {
@@ -50,6 +51,8 @@ export function allRoutes(ctx: AppContext, tokens: TokenService, limiter: LoginL
     ...automationRoutes(ctx, () => routes),
     ...statusRoutes(ctx),
     ...addressRoutes(ctx),
+    ...usageRoutes(ctx),
+    ...searchRoutes(ctx),
     ...evalRoutes(ctx),
     ...serviceRoutes(ctx),
     ...zoneRoutes(ctx),

@@ -2,9 +2,10 @@
 // declarative load of the candidate (PUT /api/config/candidate) and commit (confirmed).
 import fs from 'node:fs';
 import readline from 'node:readline';
-import type { DiffReplyModel } from '../../api/routes/config';
+import type { DetailedDiffModel, DiffReplyModel } from '../../api/routes/config';
 import { CliError, EXIT, type ApiClient } from '../api';
-import { printJson, step, table } from '../output';
+import { changeCount, diffText } from '../diff-text';
+import { printJson, step } from '../output';
 
 interface Message {
   message: string;
@@ -25,30 +26,20 @@ function readConfigFile(file: string | undefined): { text: string; contentType: 
   return { text, contentType: /\.ya?ml$/i.test(file) ? 'application/yaml' : 'application/json' };
 }
 
-function changeCount(d: DiffReplyModel): number {
-  return d.added.length + d.changed.length + d.deleted.length + d.reordered.length;
-}
-
-function diffTable(d: DiffReplyModel): string {
-  const rows: string[][] = [
-    ...d.added.map((x) => ['+', x.kind, x.key]),
-    ...d.changed.map((x) => ['~', x.kind, x.key]),
-    ...d.deleted.map((x) => ['-', x.kind, x.key]),
-    ...d.reordered.map((k) => ['^', k, 'reordered']),
-  ];
-  const summary = `${d.added.length} to add, ${d.changed.length} to change, ${d.deleted.length} to delete, ${d.reordered.length} reordered (against version ${d.base_version})\n`;
-  return rows.length ? table(['', 'KIND', 'KEY'], rows) + summary : `no changes against version ${d.base_version}\n`;
-}
-
-export async function exportConfig(api: ApiClient, a: { candidate: boolean; format?: string; output?: string }): Promise<number> {
+export async function exportConfig(api: ApiClient, a: { candidate: boolean; format?: string; output?: string; json: boolean }): Promise<number> {
   if (a.format !== undefined && a.format !== 'json' && a.format !== 'yaml') throw new CliError(`--format: "${a.format}" is not json or yaml`, EXIT.usage);
+  // --json keeps standard output JSON: a YAML document goes to a file
+  if (a.json && a.format === 'yaml' && !a.output) throw new CliError('--json with --format yaml needs -o FILE', EXIT.usage);
   const q = new URLSearchParams();
   if (a.candidate) q.set('config', 'candidate');
   if (a.format === 'yaml') q.set('format', 'yaml');
   const body = await api.request<unknown>('GET', `/api/config/export${q.size ? `?${q}` : ''}`);
   const text = typeof body === 'string' ? body : JSON.stringify(body, null, 2) + '\n';
-  if (a.output) fs.writeFileSync(a.output, text);
-  else process.stdout.write(text);
+  if (!a.output) process.stdout.write(text);
+  else {
+    fs.writeFileSync(a.output, text);
+    if (a.json) printJson({ output: a.output, bytes: Buffer.byteLength(text) });
+  }
   return EXIT.ok;
 }
 
@@ -72,12 +63,12 @@ async function discard(api: ApiClient): Promise<void> {
   await api.request('POST', '/api/config/discard').catch(() => undefined);
 }
 
+/** The plan of a file: POST /api/config/plan, read-only (no session, nothing audited as a change). */
 export async function plan(api: ApiClient, a: { file?: string; merge: boolean; json: boolean }): Promise<number> {
   const file = readConfigFile(a.file);
-  const diff = await beginAndLoad(api, file, a.merge ? 'merge' : 'replace', a.json);
-  await discard(api);
+  const diff = await api.request<DetailedDiffModel>('POST', `/api/config/plan?mode=${a.merge ? 'merge' : 'replace'}`, { raw: file });
   if (a.json) printJson(diff);
-  else process.stdout.write(diffTable(diff));
+  else process.stdout.write(diffText(diff));
   return changeCount(diff) ? EXIT.changes : EXIT.ok;
 }
 
@@ -105,16 +96,19 @@ export async function apply(api: ApiClient, a: ApplyArgs): Promise<number> {
   }
   const file = readConfigFile(a.file);
   const quiet = a.json;
-  const diff = await beginAndLoad(api, file, a.merge ? 'merge' : 'replace', quiet);
+  await beginAndLoad(api, file, a.merge ? 'merge' : 'replace', quiet);
   let committed = false;
   try {
-    if (!quiet) process.stdout.write(diffTable(diff));
+    // the load's diff in detail (fields, moves), as plan shows it
+    const diff = await api.request<DetailedDiffModel>('GET', '/api/config/diff?detail=true');
+    if (!quiet) process.stdout.write(diffText(diff));
     if (!changeCount(diff)) {
       if (a.json) printJson({ changes: 0, diff });
       return EXIT.ok;
     }
     if (!a.yes && !(await askYes('apply these changes? [y/N] '))) {
-      process.stderr.write('not applied\n');
+      if (a.json) printJson({ changes: changeCount(diff), diff, applied: false });
+      else process.stderr.write('not applied\n');
       return EXIT.aborted;
     }
     const checked = await step('validating', quiet, () => api.request<Message>('POST', '/api/config/validate'));

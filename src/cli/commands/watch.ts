@@ -20,7 +20,8 @@ export function eventLine(e: FwEvent): string {
       case 'rollback': return `version ${e.version} loaded into the candidate by ${e.user}`;
       case 'confirm': return `${e.state} version ${e.version} (${e.user})${e.deadline ? ` deadline ${e.deadline}` : ''}${e.new_version ? `: version ${e.new_version} restores ${e.restored_version}` : ''}`;
       case 'session': return `${e.state} (owner ${e.owner}, by ${e.user})`;
-      case 'node': return `${e.node} ${e.state}${e.version !== undefined ? ` version ${e.version}` : ''}`;
+      // state "version": the instance serves another version now ("node-a serves version 3")
+      case 'node': return e.state === 'version' ? `${e.node} serves version ${e.version}` : `${e.node} ${e.state}${e.version !== undefined ? ` version ${e.version}` : ''}`;
     }
   })();
   return `${e.at}  ${String(e.id).padStart(6)}  ${e.type.padEnd(8)}  ${what}`;

@@ -1,0 +1,65 @@
+// Search across every object type (GET /api/search: by address, name or port) and where an
+// object is used (GET /api/{kind}/{name}/usage), with each result a link to its table.
+import { useState } from 'preact/hooks';
+import { api } from './api';
+import { view } from './state';
+import { attempt, ErrorBox, Field, Link, Page } from './ui';
+import { ViewSwitch } from './view-switch';
+
+interface Hit { kind: string; key: string; match?: string }
+
+const BY = ['address', 'name', 'port', 'used by'] as const;
+const USED_KINDS = ['addresses', 'services', 'zones', 'interfaces', 'vlans'] as const;
+const PAGE_OF: Record<string, string> = {
+  address: '/addresses', service: '/services', zone: '/zones', interface: '/interfaces', vlan: '/vlans', dhcp: '/dhcp', route: '/routes', policy: '/policies', nat: '/nat',
+};
+
+/** The table a result is in; a policy or NAT rule filtered to itself ("#12 "). */
+const hrefOf = (h: Hit) => (h.kind === 'policy' || h.kind === 'nat' ? `${PAGE_OF[h.kind]}?filter=%23${h.key}%20` : PAGE_OF[h.kind] ?? '/');
+
+export function SearchPage() {
+  const [by, setBy] = useState<(typeof BY)[number]>('address');
+  const [kind, setKind] = useState<(typeof USED_KINDS)[number]>('addresses');
+  const [value, setValue] = useState('');
+  const [hits, setHits] = useState<Hit[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setError(null);
+    const q = view.value === 'candidate' ? 'config=candidate' : '';
+    const ok = await attempt(async () => {
+      if (by === 'used by') {
+        const r = await api<{ used_by: Hit[] }>('GET', `/api/${kind}/${encodeURIComponent(value)}/usage${q ? `?${q}` : ''}`);
+        setHits(r.used_by);
+      } else {
+        const r = await api<{ results: Hit[] }>('GET', `/api/search?${by}=${encodeURIComponent(value)}${q ? `&${q}` : ''}`);
+        setHits(r.results);
+      }
+    });
+    if (!ok) setHits(null);
+  };
+  return (
+    <Page title="Search" actions={<ViewSwitch />}>
+      <form class="card inline" aria-label="Search objects" onSubmit={submit}>
+        <Field label="Search by" value={by} options={[...BY]} onInput={(v) => setBy(v as typeof by)} />
+        {by === 'used by' && <Field label="Object type" value={kind} options={[...USED_KINDS]} onInput={(v) => setKind(v as typeof kind)} />}
+        <Field label={by === 'used by' ? 'Object name' : by === 'address' ? 'IP address' : by === 'port' ? 'Port' : 'Name'} value={value} onInput={setValue} required />
+        <div class="buttons"><button type="submit" class="primary">Search</button></div>
+      </form>
+      <ErrorBox text={error} />
+      {hits && (
+        <section class="card" aria-labelledby="results-h">
+          <h2 id="results-h">{hits.length} result{hits.length === 1 ? '' : 's'}</h2>
+          {hits.length > 0 && (
+            <table class="grid">
+              <thead><tr><th scope="col">Kind</th><th scope="col">Object</th><th scope="col">Matched</th></tr></thead>
+              <tbody>{hits.map((h) => (
+                <tr key={`${h.kind}-${h.key}`}><td>{h.kind}</td><th scope="row"><Link href={hrefOf(h)}>{h.key}</Link></th><td>{h.match ?? 'references it'}</td></tr>
+              ))}</tbody>
+            </table>
+          )}
+        </section>
+      )}
+    </Page>
+  );
+}

@@ -1,0 +1,87 @@
+// Where an object is used, and a search across every object type (GET /api/search). Where used: GET /api/{addresses,services,zones,interfaces,vlans}/{name}/usage
+// answers every policy, NAT rule, interface, VLAN, DHCP pool and route that references it
+// (refs.ts's referrers: the same list a refused delete names), in the running configuration
+// or, with ?config=candidate, the candidate. An operator sees it before trying a delete.
+import { Type } from '@sinclair/typebox';
+import { FwError } from '../../errors';
+import { referrers, type RefKind } from '../../config/refs';
+import { parseIp } from '../../config/net';
+import { searchByAddress, searchByName, searchByPort } from '../../config/search';
+import type { ConfigDoc } from '../../config/types';
+import type { AppContext } from '../context';
+import { readSource } from '../crud';
+import type { RouteDef } from '../http';
+import { configQueryDoc } from '../schemas';
+
+export const UsageReply = Type.Object({
+  kind: Type.String(),
+  name: Type.String(),
+  used_by: Type.Array(Type.Object({
+    kind: Type.String({ description: 'policy, nat, interface, vlan, dhcp, route' }),
+    key: Type.String({ description: 'the id or name of the referrer' }),
+  }, { additionalProperties: false })),
+}, { additionalProperties: false });
+
+/** The name-keyed objects others reference: path, kind in answers, kind of reference, table. */
+const USED: Array<{ path: string; kind: string; ref: RefKind; table: (d: ConfigDoc) => Map<string, unknown> }> = [
+  { path: 'addresses', kind: 'address', ref: 'address', table: (d) => d.addresses },
+  { path: 'services', kind: 'service', ref: 'service', table: (d) => d.services },
+  { path: 'zones', kind: 'zone', ref: 'zone', table: (d) => d.zones },
+  { path: 'interfaces', kind: 'interface', ref: 'link', table: (d) => d.interfaces },
+  { path: 'vlans', kind: 'vlan', ref: 'link', table: (d) => d.vlans },
+];
+
+export function usageRoutes(ctx: AppContext): RouteDef[] {
+  return USED.map((u) => ({
+    method: 'GET' as const, pattern: `/api/${u.path}/:name/usage`, body: 'none' as const, permission: 'read' as const,
+    doc: { tag: u.path, summary: `What references a ${u.kind}`, response: UsageReply, query: configQueryDoc, errors: [404, 409] },
+    handler: async (req) => {
+      const name = req.params.name;
+      const { doc } = await readSource(ctx, req);
+      if (!u.table(doc).has(name)) throw new FwError('ERR_NET_1003', `${u.kind} "${name}" not found`);
+      const used_by = referrers(doc, u.ref, name).map((r) => {
+        const at = r.indexOf(' ');
+        return { kind: r.slice(0, at), key: r.slice(at + 1) };
+      });
+      return { body: { kind: u.kind, name, used_by } };
+    },
+  }));
+}
+
+export const SearchReply = Type.Object({
+  results: Type.Array(Type.Object({
+    kind: Type.String(), key: Type.String(), match: Type.String({ description: 'the field and value that matched' }),
+  }, { additionalProperties: false })),
+}, { additionalProperties: false });
+
+const searchQuery = {
+  ...configQueryDoc,
+  name: { schema: Type.String(), description: 'a part of a name (any case), or a rule id' },
+  address: { schema: Type.String(), description: 'an IP address: the objects that hold it' },
+  port: { schema: Type.String(), description: 'a port 0-65535: services and NAT rules that hold it' },
+};
+
+/** GET /api/search: exactly one of name, address, port (search.ts). */
+export function searchRoutes(ctx: AppContext): RouteDef[] {
+  return [{
+    method: 'GET', pattern: '/api/search', body: 'none', permission: 'read',
+    doc: { tag: 'config', summary: 'Objects of every type by name, address or port', response: SearchReply, query: searchQuery, errors: [409] },
+    handler: async (req) => {
+      const given = (['name', 'address', 'port'] as const).filter((k) => req.query.get(k) !== null);
+      if (given.length !== 1) throw new FwError('ERR_NET_1005', 'exactly one of the queries "name", "address", "port" is required');
+      const value = req.query.get(given[0])!;
+      const { doc } = await readSource(ctx, req);
+      if (given[0] === 'name') {
+        if (value === '') throw new FwError('ERR_NET_1005', 'query "name": empty');
+        return { body: { results: searchByName(doc, value) } };
+      }
+      if (given[0] === 'address') {
+        const ip = parseIp(value);
+        if (!ip) throw new FwError('ERR_NET_1001', `query "address": "${value}" is not an IPv4 or IPv6 address`);
+        return { body: { results: searchByAddress(doc, ip) } };
+      }
+      if (!/^\d{1,5}$/.test(value) || Number(value) > 65535) throw new FwError('ERR_NET_1005', `query "port": "${value}" is not a port 0-65535`);
+      return { body: { results: searchByPort(doc, Number(value)) } };
+    },
+  }];
+}

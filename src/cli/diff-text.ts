@@ -1,0 +1,42 @@
+// A diff as fwctl prints it: one line per object (+ added, ~ changed, - deleted, ^ moved), the
+// changed fields under their object (old -> new), a moved rule's positions and neighbours.
+import type { DetailedDiffModel, DiffReplyModel } from '../api/routes/config';
+
+type AnyDiff = DiffReplyModel | DetailedDiffModel;
+
+function isDetailed(d: AnyDiff): d is DetailedDiffModel {
+  return 'moved' in d;
+}
+
+export function changeCount(d: AnyDiff): number {
+  return d.added.length + d.changed.length + d.deleted.length + (isDetailed(d) ? d.moved.length : d.reordered.length);
+}
+
+const show = (v: unknown): string => JSON.stringify(v);
+
+function moveText(m: DetailedDiffModel['moved'][number]): string {
+  const place = (n: { above: string | null; below: string | null }) =>
+    (n.above === null ? 'at the top' : n.below === null ? 'at the bottom' : `between ${n.above} and ${n.below}`);
+  return `position ${m.from} -> ${m.to}, now ${place(m.new_neighbours)} (was ${place(m.old_neighbours)})`;
+}
+
+/** The lines of a diff, with a summary line; "no changes" when there are none. */
+export function diffText(d: AnyDiff): string {
+  const rows: Array<{ sign: string; kind: string; key: string; note?: string; fields?: string[] }> = [
+    ...d.added.map((x) => ({ sign: '+', kind: x.kind, key: x.key, note: 'position' in x && x.position ? `position ${x.position}` : undefined })),
+    ...d.changed.map((x) => ({ sign: '~', kind: x.kind, key: x.key, fields: 'fields' in x ? x.fields.map((f) => `${f.field}: ${show(f.old)} -> ${show(f.new)}`) : [] })),
+    ...d.deleted.map((x) => ({ sign: '-', kind: x.kind, key: x.key })),
+    ...(isDetailed(d) ? d.moved.map((m) => ({ sign: '^', kind: m.kind, key: m.key, note: moveText(m) })) : d.reordered.map((k) => ({ sign: '^', kind: k, key: 'reordered' }))),
+  ];
+  if (!rows.length) return `no changes against version ${d.base_version}\n`;
+  const kindWidth = Math.max(4, ...rows.map((r) => r.kind.length));
+  const keyWidth = Math.max(3, ...rows.map((r) => r.key.length));
+  const lines = [`   ${'KIND'.padEnd(kindWidth)}  KEY`];
+  for (const r of rows) {
+    lines.push(`${r.sign}  ${r.kind.padEnd(kindWidth)}  ${r.note ? `${r.key.padEnd(keyWidth)}  ${r.note}` : r.key}`);
+    for (const f of r.fields ?? []) lines.push(`       ${f}`);
+  }
+  const moved = isDetailed(d) ? `, ${d.moved.length} moved` : '';
+  lines.push(`${d.added.length} to add, ${d.changed.length} to change, ${d.deleted.length} to delete, ${d.reordered.length} reordered${moved} (against version ${d.base_version})`);
+  return lines.join('\n') + '\n';
+}

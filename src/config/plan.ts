@@ -1,0 +1,17 @@
+// A plan: what loading a document would change against a configuration, computed on a
+// working copy that is thrown away (POST /api/config/plan, fwctl plan, CI jobs). No session,
+// nothing stored: the same load (load.ts) as PUT /api/config/candidate, so a plan and the
+// apply that follows it agree, field for field and move for move.
+import { workingCopy } from './document';
+import { detailedDiff, type FullDetailedDiff } from './diff-detail';
+import { loadDocument, type LoadMode } from './load';
+import type { ConfigDoc } from './types';
+
+export type Plan = FullDetailedDiff;
+
+/** The diff, with its details, from `base` (version `version`) to `base` loaded with `input`. */
+export function planDocument(base: ConfigDoc, version: number, input: unknown, mode: LoadMode): Plan {
+  const work = workingCopy(base);
+  loadDocument(work, input, mode);
+  return detailedDiff(base, work, version);
+}

@@ -1,0 +1,71 @@
+// A search across every object type (GET /api/search): by name (a case-insensitive part of
+// an object's name or rule id), by address (which objects hold 10.1.2.3: addresses and zone
+// networks containing it, interfaces and VLANs whose subnet does, policies and NAT rules using
+// such an address, NAT rules translating to it) and by port (services whose ports or ranges
+// hold it, NAT rules translating to it). Tags: not in this build's objects (none are tagged).
+import { cidrContainsIp, parseCidrKeepHost, parseIp, type IpAddr } from './net';
+import type { ConfigDoc, PortEntry } from './types';
+
+export interface SearchHit {
+  kind: string;
+  key: string;
+  /** why it matched: the field and the value that did */
+  match: string;
+}
+
+function holds(cidrs: string[], ip: IpAddr): string | undefined {
+  return cidrs.find((c) => {
+    const n = c ? parseCidrKeepHost(c) : null;
+    return n !== null && cidrContainsIp(n, ip);
+  });
+}
+
+function portHolds(ports: PortEntry[], port: number): PortEntry | undefined {
+  return ports.find((p) => {
+    if (typeof p === 'number') return p === port;
+    const [lo, hi] = p.split('-').map(Number);
+    return port >= lo && port <= hi;
+  });
+}
+
+export function searchByName(doc: ConfigDoc, text: string): SearchHit[] {
+  const q = text.toLowerCase();
+  const out: SearchHit[] = [];
+  const named: Array<[string, Map<string, unknown>]> = [['address', doc.addresses], ['service', doc.services], ['zone', doc.zones], ['interface', doc.interfaces], ['vlan', doc.vlans], ['dhcp', doc.dhcp]];
+  for (const [kind, table] of named) for (const key of table.keys()) if (key.toLowerCase().includes(q)) out.push({ kind, key, match: `name ${key}` });
+  for (const r of doc.routes) if (String(r.id) === text || r.description.toLowerCase().includes(q)) out.push({ kind: 'route', key: String(r.id), match: `route ${r.id}` });
+  for (const p of doc.policies) if (String(p.id) === text) out.push({ kind: 'policy', key: String(p.id), match: `id ${p.id}` });
+  for (const n of doc.nat) if (String(n.id) === text || n.description.toLowerCase().includes(q)) out.push({ kind: 'nat', key: String(n.id), match: `nat ${n.id}` });
+  return out;
+}
+
+export function searchByAddress(doc: ConfigDoc, ip: IpAddr): SearchHit[] {
+  const out: SearchHit[] = [];
+  const addresses = new Set<string>();
+  for (const a of doc.addresses.values()) {
+    const c = holds(a.ips, ip);
+    if (c) { addresses.add(a.name); out.push({ kind: 'address', key: a.name, match: `ips ${c}` }); }
+  }
+  for (const z of doc.zones.values()) { const c = holds(z.networks, ip); if (c) out.push({ kind: 'zone', key: z.name, match: `networks ${c}` }); }
+  for (const i of doc.interfaces.values()) { const c = holds([i.ip], ip); if (c) out.push({ kind: 'interface', key: i.name, match: `ip ${c}` }); }
+  for (const v of doc.vlans.values()) { const c = holds([v.ip], ip); if (c) out.push({ kind: 'vlan', key: v.name, match: `ip ${c}` }); }
+  for (const r of doc.routes) { const c = holds([r.destination], ip); if (c) out.push({ kind: 'route', key: String(r.id), match: `destination ${c}` }); }
+  for (const p of doc.policies) {
+    const f = addresses.has(p.srcAddr) ? `src-addr ${p.srcAddr}` : addresses.has(p.dstAddr) ? `dst-addr ${p.dstAddr}` : null;
+    if (f) out.push({ kind: 'policy', key: String(p.id), match: f });
+  }
+  for (const n of doc.nat) {
+    const translated = n.translatedIp ? parseIp(n.translatedIp) : null;
+    const f = addresses.has(n.srcAddr) ? `src-addr ${n.srcAddr}` : addresses.has(n.dstAddr) ? `dst-addr ${n.dstAddr}`
+      : translated && holds([n.translatedIp], ip) ? `translated-ip ${n.translatedIp}` : null;
+    if (f) out.push({ kind: 'nat', key: String(n.id), match: f });
+  }
+  return out;
+}
+
+export function searchByPort(doc: ConfigDoc, port: number): SearchHit[] {
+  const out: SearchHit[] = [];
+  for (const s of doc.services.values()) { const p = portHolds(s.ports, port); if (p !== undefined) out.push({ kind: 'service', key: s.name, match: `ports ${p}` }); }
+  for (const n of doc.nat) if (n.translatedPort === String(port)) out.push({ kind: 'nat', key: String(n.id), match: `translated-port ${port}` });
+  return out;
+}
