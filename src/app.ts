@@ -162,6 +162,7 @@ function wireCluster(settings: Settings, store: RedisStore, config: ConfigServic
   const queueSettings = { redis: settings.redis!, clusterName: settings.clusterName, commitTimeoutMs: settings.commitTimeoutMs };
   const queue = new CommitQueue(queueSettings, store, log);
   const worker = settings.worker ? new CommitWorker(queueSettings, store, config as ConfigService<unknown>, log) : null;
+  queue.localWorker = worker !== null;
   store.onEvent((e) => {
     if (e.type === 'version') config.refreshRunning().catch((err: unknown) => log.warn({ err: String(err) }, 'could not load the new running version'));
     else if (e.type === 'revoked') tokens?.forgetToken(e.jti);

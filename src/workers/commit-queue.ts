@@ -60,8 +60,11 @@ export class CommitQueue implements CommitRunner {
     await Promise.all([this.queue.waitUntilReady(), this.events.waitUntilReady()]);
   }
 
+  /** Set when this process runs a commit worker itself: one is alive, whatever the registry says. */
+  localWorker = false;
+
   async run(job: CommitJob): Promise<CommitResult> {
-    if ((await liveWorkers(this.store)).length === 0) throw this.noWorker();
+    if (!this.localWorker && !(await this.someWorkerAlive())) throw this.noWorker();
     let queued: Job;
     try {
       queued = await this.queue.add(QUEUE, job, {
@@ -81,6 +84,20 @@ export class CommitQueue implements CommitRunner {
       throw new FwError(outcome.error.code, outcome.error.details, outcome.error.message);
     }
     return outcome;
+  }
+
+  /**
+   * Whether the registry names a live worker, looked at again for two heartbeats when it names
+   * none: after a failover the registry is the new primary's, which the workers' beats reach
+   * within a heartbeat (a commit right after one must not be refused for it).
+   */
+  private async someWorkerAlive(): Promise<boolean> {
+    const until = Date.now() + 2 * WORKER_HEARTBEAT_MS;
+    for (;;) {
+      if ((await liveWorkers(this.store)).length > 0) return true;
+      if (Date.now() >= until) return false;
+      await new Promise((r) => setTimeout(r, WORKER_HEARTBEAT_MS / 4));
+    }
   }
 
   /** 503: no worker can run the commit; the session is untouched (no job claimed it). */

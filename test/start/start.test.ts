@@ -46,7 +46,7 @@ test('a fresh checkout starts and answers; started again with nothing changed, n
   const outputs = ['dist/src/main.js', 'dist/src/app.js', 'dist/console/index.html'].map((f) => path.join(dir, f));
   const before = outputs.map((f) => fs.statSync(f).mtimeMs);
   const second = await start(dir);
-  expect((await fetch(`${second.url}/api/login`, { method: 'POST', body: '{}' })).status).toBe(400);
+  expect((await fetch(`${second.url}/api/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' })).status).toBe(400);
   await stop(second);
   expect(outputs.map((f) => fs.statSync(f).mtimeMs)).toEqual(before);
 

@@ -4,7 +4,7 @@
 // store has (files and their recovery, group appends with footprints) stays in that store's
 // own tests.
 import { StoreConflict, type ApiTokenRecord, type AuditQuery, type ConflictReason, type Store, type UserRecord } from '../../src/store/types';
-import { entry, markerDoc, rejection, sessionRec, versionRec } from './helpers';
+import { commitNext, entry, markerDoc, rejection, sessionRec, versionRec } from './helpers';
 
 export interface StoreOptions {
   versionsKeep?: number;
@@ -34,14 +34,6 @@ const user = (username: string, hash = 'scrypt$1', role = 'admin'): UserRecord =
 
 function token(owner: string, name: string, hash = `h-${owner}-${name}`): ApiTokenRecord {
   return { hash, name, owner, role: 'viewer', createdAt: 1000, expiresAt: null, lastUsedAt: null };
-}
-
-async function commitNext(s: Store): Promise<number> {
-  const v = (await s.runningVersion()).version + 1;
-  const rec = sessionRec('admin', v - 1);
-  await s.beginSession(rec);
-  await s.commit(rec.id, 0, versionRec(v));
-  return v;
 }
 
 export function storeContract(backend: Backend): void {

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { EmbeddedStore } from '../../src/store/embedded';
-import type { JournalEntry, SessionRecord, VersionRecord } from '../../src/store/types';
+import type { JournalEntry, SessionRecord, Store, VersionRecord } from '../../src/store/types';
 import { markerDoc } from './fixtures/crash-child';
 
 export { markerDoc };
@@ -48,4 +48,13 @@ export async function rejection(p: Promise<unknown>): Promise<Error & { code?: s
     return e as Error & { code?: string };
   }
   throw new Error('expected a rejection');
+}
+
+/** Commits the next version (a session begun on the running one, no change): its number. */
+export async function commitNext(s: Store): Promise<number> {
+  const v = (await s.runningVersion()).version + 1;
+  const rec = sessionRec('admin', v - 1);
+  await s.beginSession(rec);
+  await s.commit(rec.id, 0, versionRec(v));
+  return v;
 }
