@@ -12,7 +12,7 @@ export function sh(argv: string[], input?: string): string {
   return execFileSync(argv[0], argv.slice(1), { input, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
 }
 
-const PACKAGES: Array<[string, string]> = [['nft', 'nftables'], ['ip', 'iproute2'], ['dnsmasq', 'dnsmasq'], ['busybox', 'busybox'], ['python3', 'python3-minimal']];
+const PACKAGES: Array<[string, string]> = [['nft', 'nftables'], ['ip', 'iproute2'], ['dnsmasq', 'dnsmasq'], ['busybox', 'busybox'], ['conntrack', 'conntrack'], ['python3', 'python3-minimal']];
 
 function has(cmd: string): boolean {
   try {
