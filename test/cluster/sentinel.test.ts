@@ -58,10 +58,17 @@ class Writers {
   }
 }
 
-/** Every acknowledged name is in what `path` answers, on every instance. */
+/**
+ * Every acknowledged name is in what `path` answers, on every instance. An instance whose
+ * connection is still finding the new primary answers 503 for a moment (the documented
+ * outage answer): it is asked again for up to 15 s, since writes come back by themselves.
+ */
 async function everywhere(path: string, names: string[]): Promise<void> {
   for (const c of clients) {
-    const r = await c.get(path);
+    let r = await c.get(path);
+    for (const deadline = Date.now() + 15_000; r.status === 503 && Date.now() < deadline; r = await c.get(path)) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
     expect({ url: c.url, status: r.status, text: r.status === 200 ? '' : r.text }).toEqual({ url: c.url, status: 200, text: '' });
     const have = new Set(Object.keys(r.body));
     expect(names.filter((n) => !have.has(n))).toEqual([]);
