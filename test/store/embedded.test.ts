@@ -34,19 +34,6 @@ async function expectConflict(p: Promise<unknown>, re: RegExp): Promise<void> {
 }
 
 describe('a new store', () => {
-  test('writes version 0 from the initial document', async () => {
-    const running = await store.runningVersion();
-    expect(running).toMatchObject({ version: 0, author: 'system', description: 'initial configuration', summary: '' });
-    expect(typeof running.time).toBe('number');
-    expect(await store.listVersions()).toEqual([running]);
-    expect(await store.getVersion(0)).toEqual({ ...running, doc: markerDoc(0) });
-    expect(await store.getVersion(1)).toBeUndefined();
-    expect(await store.getVersion(-1)).toBeUndefined();
-    expect(await store.getVersion(0.5)).toBeUndefined();
-    expect(await store.getSession()).toBeNull();
-    expect(await store.listUsers()).toEqual([]);
-  });
-
   test('creates a missing directory (and parents) with private permissions', async () => {
     const nested = path.join(dir, 'a', 'b', 'data');
     const s = await openStore(nested);
