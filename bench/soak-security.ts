@@ -9,7 +9,9 @@
 // - N API tokens created with an Idempotency-Key (the secret is never stored) and revoked;
 // - N Idempotency-Key changes (address creations) in a session, then discarded.
 // After each round the daemon collects its garbage (SIGUSR2) and one row is printed: RSS, heap
-// after GC, the audit trail's length. A leak shows as a slope over the rounds.
+// after GC, the audit trail's length. A leak shows as a slope over the rounds. FW_TOKEN_TTL and
+// FW_LOGIN_WINDOW from the environment shorten what the daemon keeps on purpose (revoked
+// tokens until they expire, failure times for their window), so that a slope left is a leak.
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -114,7 +116,7 @@ async function main(): Promise<void> {
   const inst = await startInstance(env, undefined, ['--expose-gc']);
   const probe = new HeapProbe(inst.proc);
   try {
-    const admin = await login(inst.port);
+    let admin = await login(inst.port);
     console.log(`\nSoak of the hardened paths: ${rounds} rounds of ${logins} failed logins, ${streams} streams ended by logout, ${tokens} API tokens made and revoked, ${keys} Idempotency-Key changes; load ${os.loadavg()[0].toFixed(2)}\n`);
     console.log('| round | RSS MB | heap after GC MB | heap total MB | audit entries | round s |');
     console.log('|---:|---:|---:|---:|---:|---:|');
@@ -127,6 +129,7 @@ async function main(): Promise<void> {
     await row(0, 0);
     for (let round = 1; round <= rounds; round++) {
       const t0 = Date.now();
+      admin = await login(inst.port); // a fresh token each round: a long soak may outlive FW_TOKEN_TTL
       await failedLogins(inst.port, round, logins);
       await streamsEndedByLogout(inst.port, streams);
       await apiTokensMadeAndRevoked(inst.port, admin, round, tokens);

@@ -23,18 +23,32 @@ export interface FailureLog {
   clear(key: string): Promise<void>;
 }
 
-/** Keys kept in memory before the stale ones are dropped (a spray of names and addresses). */
-const MEMORY_KEYS_MAX = 100_000;
+/** Keys kept in memory before the first look for stale ones. */
+const PRUNE_FIRST = 1024;
 
 export class MemoryFailureLog implements FailureLog {
   /** key -> failure times (ms, oldest first) and how long they are kept */
   private readonly failures = new Map<string, { times: number[]; windowMs: number }>();
+  /**
+   * The stale keys are dropped once the map has twice the keys it had after the last look:
+   * a spray of names and addresses costs memory for the keys still within their windows (and
+   * as many again at most), and each key is looked at a constant number of times on average.
+   */
+  private pruneAt = PRUNE_FIRST;
+
+  /** Keys held now (failure times of addresses, pairs, strikes). */
+  get size(): number {
+    return this.failures.size;
+  }
 
   async add(key: string, now: number, windowMs: number): Promise<void> {
     const times = this.recent(key, now, windowMs);
     times.push(now);
     this.failures.set(key, { times, windowMs });
-    if (this.failures.size > MEMORY_KEYS_MAX) this.prune(now);
+    if (this.failures.size > this.pruneAt) {
+      this.prune(now);
+      this.pruneAt = Math.max(PRUNE_FIRST, 2 * this.failures.size);
+    }
   }
 
   async times(key: string, now: number, windowMs: number): Promise<number[]> {
