@@ -49,10 +49,9 @@ export function userRoutes(ctx: AppContext, tokens: TokenService): RouteDef[] {
       body: 'none',
       permission: 'audit',
       doc: { tag: 'users', summary: 'List the accounts and their roles', response: Type.Array(UserModel) },
+      // in the order every store lists them (sortUsers, checked by the store contract)
       handler: async () => ({
-        body: (await ctx.store.listUsers())
-          .map((u) => ({ username: u.username, role: roleOf(u), created_at: new Date(u.createdAt).toISOString() }))
-          .sort((a, b) => (a.username < b.username ? -1 : 1)),
+        body: (await ctx.store.listUsers()).map((u) => ({ username: u.username, role: roleOf(u), created_at: new Date(u.createdAt).toISOString() })),
       }),
     },
     {
