@@ -4,35 +4,20 @@
 // described in docs/store.md.
 import * as fs from 'node:fs';
 import { promises as fsp } from 'node:fs';
-import * as path from 'node:path';
 import type { SerializedDoc } from '../config/document';
 import { FwError, isFwError } from '../errors';
 import { acquireDirLock, type DirLock } from './dir-lock';
 import { MetaState } from './meta-state';
-import { Lru } from '../lru';
+import { EmbeddedAccounts } from './embedded-accounts';
+import { EmbeddedVersions } from './embedded-versions';
+import { activeSession, checkLength, claimHeld, type ActiveSession } from './embedded-session';
 import { IdempotencyLog } from './idempotency-log';
-import { DIR_MODE, FILE_MODE, GroupAppender, atomicWriteFile, durableUnlink, ensureDurableFile, errCode, fsyncDir, replaceAppendLog } from './files';
+import { DIR_MODE, FILE_MODE, GroupAppender, atomicWriteFile, durableUnlink, ensureDurableFile, errCode, fsyncNewDirs } from './files';
 import { AuditLog, type AuditBudgets } from './audit-log';
-import { RETENTION_DEFAULTS, expiryMs, initialVersion, metaOf } from './records';
-import {
-  dropUncommittedVersions,
-  historyText,
-  layout,
-  loadHistory,
-  loadMeta,
-  loadSession,
-  newMeta,
-  removeTmpFiles,
-  versionFiles,
-  type Logger,
-  type MetaFile,
-  type Paths,
-} from './recovery';
+import { RETENTION_DEFAULTS } from './records';
+import { dropUncommittedVersions, initializeDataDir, layout, loadMeta, loadSession, removeTmpFiles, type Logger, type Paths } from './recovery';
 import {
   StoreConflict,
-  sortApiTokens,
-  userOf,
-  ADMIN_ROLE,
   type ApiTokenRecord,
   type AppendReach,
   type AuditEntry,
@@ -45,8 +30,6 @@ import {
   type SessionHead,
   type SessionState,
   type Store,
-  refusedReplacing,
-  replacingRefusal,
   type Replacing,
   type StoredUser,
   type UserRecord,
@@ -69,22 +52,7 @@ export interface EmbeddedStoreOptions {
   onFailure?: (err: Error) => void;
 }
 
-interface ActiveSession {
-  record: SessionRecord;
-  /** Accepted entries; an entry is visible as soon as its append is accepted. */
-  journal: JournalEntry[];
-  log: GroupAppender;
-  committing: boolean;
-  /** A commit's claim (claimCommit): who holds it and until when (unix ms). */
-  claim: { by: string; until: number } | null;
-}
-
-function claimHeld(s: ActiveSession): boolean {
-  return s.committing || (s.claim !== null && s.claim.until > Date.now());
-}
-
 const silent: Logger = { info: () => undefined, warn: () => undefined };
-
 
 export class EmbeddedStore implements Store {
   readonly kind = 'embedded' as const;
@@ -99,36 +67,30 @@ export class EmbeddedStore implements Store {
 
   /** What meta.json holds, or is being written to hold. Users and revocations are read here. */
   private meta!: MetaState;
-  private secretWrite: Promise<string> | null = null;
-  /** the automatic revert of an unconfirmed commit in progress (claimRevert) */
-  private revertClaim: { version: number; until: number } | null = null;
+  /** secret, users, tokens, revocations, confirmation: the rest of meta.json */
+  private accounts!: EmbeddedAccounts;
 
-  /** The running version as readers see it: switched once a commit is durable. */
-  private running!: VersionMeta;
-  /** The kept versions, oldest first; the running one is the last. */
-  private metas: VersionMeta[] = [];
-  /** The lowest version whose file may still exist (pruning deletes from here up). */
-  private lowestFile = 0;
-  /** Lines in history.log (it is rewritten with the kept versions once it holds twice as many). */
-  private historyLines = 0;
-  /** Version file texts, least recently used out first; the running version's always stays. */
-  private readonly versionCache: Lru<number, Promise<string>>;
+  /** the committed versions: files, history.log, the kept list, the text cache, retention */
+  private readonly versions: EmbeddedVersions;
 
   private session: ActiveSession | null = null;
   /** Session file operations (begin, end, commit), strictly in call order. */
   private fileOps: Promise<unknown> = Promise.resolve();
-  private history!: GroupAppender;
   private auditLog!: AuditLog;
-  private readonly versionsKeep: number;
   private readonly auditBudgets: AuditBudgets;
   private idempotency!: IdempotencyLog;
 
   constructor(opts: EmbeddedStoreOptions) {
     this.paths = layout(opts.dir);
     this.log = opts.logger ?? silent;
-    this.versionCache = new Lru(opts.versionCacheSize ?? 8, (n) => n === this.running?.version);
     this.onFailure = opts.onFailure ?? (() => undefined);
-    this.versionsKeep = opts.versionsKeep ?? RETENTION_DEFAULTS.versionsKeep;
+    this.versions = new EmbeddedVersions({
+      paths: this.paths,
+      log: this.log,
+      cacheSize: opts.versionCacheSize ?? 8,
+      keep: opts.versionsKeep ?? RETENTION_DEFAULTS.versionsKeep,
+      fail: (e) => this.fail(e),
+    });
     this.auditBudgets = {
       keep: opts.auditKeep ?? RETENTION_DEFAULTS.auditKeep,
       loginFailuresKeep: opts.auditLoginFailuresKeep ?? RETENTION_DEFAULTS.auditLoginFailuresKeep,
@@ -146,10 +108,10 @@ export class EmbeddedStore implements Store {
       if (this.lock.tookOverFrom !== null) {
         this.log.warn({ dir: this.paths.dir, pid: this.lock.tookOverFrom }, 'took over the lock of a daemon that is gone');
       }
-      if (made !== undefined) await this.syncNewDirs(made);
+      if (made !== undefined) await fsyncNewDirs(this.paths.dir, made);
       await this.recover(initialDoc);
     } catch (e) {
-      await this.history?.close().catch(() => undefined);
+      await this.versions.close();
       await this.auditLog?.close().catch(() => undefined);
       await this.session?.log.close().catch(() => undefined);
       this.lock?.release();
@@ -159,34 +121,19 @@ export class EmbeddedStore implements Store {
     this.state = 'open';
   }
 
-  /** Makes directories just created durable: fsync of each new one's parent. */
-  private async syncNewDirs(firstMade: string): Promise<void> {
-    let d = path.resolve(this.paths.dir);
-    const top = path.resolve(firstMade);
-    for (;;) {
-      await fsyncDir(path.dirname(d));
-      if (d === top || path.dirname(d) === d) break;
-      d = path.dirname(d);
-    }
-  }
-
   private async recover(initialDoc: () => SerializedDoc): Promise<void> {
     const p = this.paths;
     await fsp.mkdir(p.versions, { recursive: true, mode: DIR_MODE });
     const tmp = [...(await removeTmpFiles(p.dir)), ...(await removeTmpFiles(p.versions))];
     if (tmp.length) this.log.info({ files: tmp }, 'removed temporary files of an interrupted write');
 
-    const meta = (await loadMeta(p.meta)) ?? (await this.initialize(initialDoc));
+    const meta = (await loadMeta(p.meta)) ?? (await initializeDataDir(p, initialDoc(), this.log));
     this.meta = new MetaState(p.meta, meta, (e) => this.fail(e));
+    this.accounts = new EmbeddedAccounts(this.meta, () => this.check());
 
     const dropped = await dropUncommittedVersions(p, meta.running);
     if (dropped.length) this.log.warn({ versions: dropped }, 'dropped versions of a commit that did not finish');
-    // pruning deletes the oldest files first: the lowest file left is the oldest kept version
-    this.lowestFile = (await versionFiles(p))[0] ?? meta.running;
-    this.metas = await loadHistory(p, this.lowestFile, meta.running, this.log);
-    this.historyLines = this.metas.length;
-    this.running = this.metas[this.metas.length - 1];
-    await this.versionText(meta.running); // the running document must be readable now
+    await this.versions.open(meta.running);
 
     const s = await loadSession(p, meta.lastEndedSession, this.log);
     if (s) {
@@ -195,27 +142,10 @@ export class EmbeddedStore implements Store {
     }
     await ensureDurableFile(p.history);
     this.auditLog = await AuditLog.open(p.audit, this.auditBudgets, this.log, (e) => this.fail(e));
-    this.history = GroupAppender.open(p.history, (e) => this.fail(e));
+    this.versions.openHistory();
     this.idempotency = new IdempotencyLog(p.idempotency, (e) => this.fail(e));
     await this.idempotency.open();
     this.log.info({ dir: p.dir, running: meta.running, session: s !== null }, 'embedded store open');
-  }
-
-  /** A new data directory: version 0, then meta.json (written last: it marks the store as made). */
-  private async initialize(initialDoc: () => SerializedDoc): Promise<MetaFile> {
-    const p = this.paths;
-    const leftovers = (await versionFiles(p)).filter((n) => n !== 0);
-    if (leftovers.length) {
-      throw new Error(`${p.dir} holds committed versions but no meta.json; refusing to start (restore meta.json from a backup)`);
-    }
-    const rec = initialVersion(initialDoc());
-    await atomicWriteFile(p.version(0), JSON.stringify(rec));
-    await atomicWriteFile(p.history, JSON.stringify(metaOf(rec)) + '\n');
-    await fsp.rm(p.session, { force: true });
-    const meta = newMeta();
-    await atomicWriteFile(p.meta, JSON.stringify(meta));
-    this.log.info({ dir: p.dir }, 'initialized a new data directory');
-    return meta;
   }
 
   async close(): Promise<void> {
@@ -224,7 +154,7 @@ export class EmbeddedStore implements Store {
     await this.fileOps.catch(() => undefined);
     await this.meta.idle();
     await this.session?.log.close().catch(() => undefined);
-    await this.history.close().catch(() => undefined);
+    await this.versions.close();
     await this.auditLog.close().catch(() => undefined);
     await this.idempotency.close().catch(() => undefined);
     this.lock?.release();
@@ -256,177 +186,83 @@ export class EmbeddedStore implements Store {
     return this.failure;
   }
 
-  // ---- users, secret, revocations (meta.json) ----
+  // ---- users, secret, API tokens, revocations, confirmation (meta.json): EmbeddedAccounts ----
 
-  async getOrCreateSecret(generate: () => string): Promise<string> {
-    this.check();
-    if (this.secretWrite) return this.secretWrite;
-    if (this.meta.secret !== null) return this.meta.secret;
-    const secret = generate();
-    this.meta.secret = secret;
-    this.secretWrite = this.meta.persist().then(() => secret);
-    return this.secretWrite;
+  getOrCreateSecret(generate: () => string): Promise<string> {
+    return this.accounts.getOrCreateSecret(generate);
   }
 
-  async listUsers(): Promise<UserRecord[]> {
-    this.check();
-    return this.meta.sortedUsers();
+  listUsers(): Promise<UserRecord[]> {
+    return this.accounts.listUsers();
   }
 
-  async getUser(username: string): Promise<UserRecord | undefined> {
-    this.check();
-    const u = this.meta.users.get(username);
-    return u && { ...u };
+  getUser(username: string): Promise<UserRecord | undefined> {
+    return this.accounts.getUser(username);
   }
 
-  async putUser(user: StoredUser, replacing?: Replacing): Promise<boolean> {
-    this.check();
-    const refusal = replacing === undefined ? null : replacingRefusal(this.meta.users.get(user.username), replacing);
-    if (refusal) throw refusedReplacing(refusal, user.username);
-    if (user.role !== ADMIN_ROLE && this.meta.isLastAdmin(user.username)) return false;
-    this.meta.users.set(user.username, userOf(user));
-    await this.meta.persist();
-    return true;
+  putUser(user: StoredUser, replacing?: Replacing): Promise<boolean> {
+    return this.accounts.putUser(user, replacing);
   }
 
-  async deleteUser(username: string): Promise<boolean> {
-    this.check();
-    if (!this.meta.users.has(username)) return true;
-    if (this.meta.isLastAdmin(username)) return false;
-    this.meta.users.delete(username);
-    for (const t of [...this.meta.apiTokens.values()]) if (t.owner === username) this.meta.apiTokens.delete(t.hash);
-    await this.meta.persist();
-    return true;
+  deleteUser(username: string): Promise<boolean> {
+    return this.accounts.deleteUser(username);
   }
 
-  // ---- API tokens (meta.json) ----
-
-  async addApiToken(token: ApiTokenRecord): Promise<boolean> {
-    this.check();
-    if (this.meta.apiTokenNamed(token.owner, token.name)) return false;
-    this.meta.apiTokens.set(token.hash, { ...token });
-    await this.meta.persist();
-    return true;
+  addApiToken(token: ApiTokenRecord): Promise<boolean> {
+    return this.accounts.addApiToken(token);
   }
 
-  async getApiToken(hash: string): Promise<ApiTokenRecord | undefined> {
-    this.check();
-    const t = this.meta.apiTokens.get(hash);
-    return t && { ...t };
+  getApiToken(hash: string): Promise<ApiTokenRecord | undefined> {
+    return this.accounts.getApiToken(hash);
   }
 
-  async listApiTokens(owner?: string): Promise<ApiTokenRecord[]> {
-    this.check();
-    const all = [...this.meta.apiTokens.values()].filter((t) => owner === undefined || t.owner === owner);
-    return sortApiTokens(all.map((t) => ({ ...t })));
+  listApiTokens(owner?: string): Promise<ApiTokenRecord[]> {
+    return this.accounts.listApiTokens(owner);
   }
 
-  async deleteApiToken(owner: string, name: string): Promise<ApiTokenRecord | undefined> {
-    this.check();
-    const t = this.meta.apiTokenNamed(owner, name);
-    if (!t) return undefined;
-    this.meta.apiTokens.delete(t.hash);
-    await this.meta.persist();
-    return { ...t };
+  deleteApiToken(owner: string, name: string): Promise<ApiTokenRecord | undefined> {
+    return this.accounts.deleteApiToken(owner, name);
   }
 
-  async touchApiTokens(used: ReadonlyMap<string, number>): Promise<void> {
-    this.check();
-    let changed = false;
-    for (const [hash, at] of used) {
-      const t = this.meta.apiTokens.get(hash);
-      if (t && (t.lastUsedAt ?? 0) < at) {
-        t.lastUsedAt = at;
-        changed = true;
-      }
-    }
-    if (changed) await this.meta.persist();
+  touchApiTokens(used: ReadonlyMap<string, number>): Promise<void> {
+    return this.accounts.touchApiTokens(used);
   }
 
-  /** `expiresAt` in unix ms (unix seconds are recognised and scaled). */
-  async revokeToken(jti: string, expiresAt: number): Promise<void> {
-    this.check();
-    const exp = expiryMs(expiresAt);
-    if (exp < Date.now()) return; // an expired token is refused anyway: nothing to keep
-    this.meta.revoked.set(jti, exp);
-    await this.meta.persist();
+  revokeToken(jti: string, expiresAt: number): Promise<void> {
+    return this.accounts.revokeToken(jti, expiresAt);
   }
 
-  async isRevoked(jti: string): Promise<boolean> {
-    this.check();
-    return this.meta.revoked.has(jti);
+  isRevoked(jti: string): Promise<boolean> {
+    return this.accounts.isRevoked(jti);
   }
 
-  // ---- commit confirmed ----
-
-  async confirmedVersion(): Promise<number> {
-    this.check();
-    return this.meta.confirmed;
+  confirmedVersion(): Promise<number> {
+    return this.accounts.confirmedVersion();
   }
 
-  async confirmVersion(version: number): Promise<boolean> {
-    this.check();
-    const r = this.revertClaim;
-    if (r && r.version === version && r.until > Date.now()) return false;
-    this.meta.confirmed = Math.max(this.meta.confirmed, version);
-    await this.meta.persist();
-    return true;
+  confirmVersion(version: number): Promise<boolean> {
+    return this.accounts.confirmVersion(version);
   }
 
-  /** One process holds the data folder: the claim lives in memory (a restart may revert again). */
-  async claimRevert(version: number, leaseMs: number): Promise<boolean> {
-    this.check();
-    const now = Date.now();
-    if (this.meta.confirmed >= version) return false;
-    const r = this.revertClaim;
-    if (r && r.version === version && r.until > now) return false;
-    this.revertClaim = { version, until: now + leaseMs };
-    return true;
+  claimRevert(version: number, leaseMs: number): Promise<boolean> {
+    return this.accounts.claimRevert(version, leaseMs);
   }
 
-  // ---- versions ----
+  // ---- versions: EmbeddedVersions ----
 
   async runningVersion(): Promise<VersionMeta> {
     this.check();
-    return { ...this.running };
+    return { ...this.versions.runningMeta };
   }
 
   async listVersions(): Promise<VersionMeta[]> {
     this.check();
-    return this.metas.map((m) => ({ ...m }));
+    return this.versions.list();
   }
 
-  /** A fresh copy of a committed version each call (callers may mutate it). */
   async getVersion(version: number): Promise<VersionRecord | undefined> {
     this.check();
-    if (!this.kept(version)) return undefined;
-    let text: string;
-    try {
-      text = await this.versionText(version);
-    } catch (e) {
-      if (!this.kept(version)) return undefined; // pruned while it was being read: as if not found
-      throw e;
-    }
-    return JSON.parse(text) as VersionRecord;
-  }
-
-  /** Whether `version` is one of the kept versions (not pruned, not above running). */
-  private kept(version: number): boolean {
-    return Number.isSafeInteger(version) && version >= this.metas[0].version && version <= this.running.version;
-  }
-
-  /** The JSON of a version file, from a small LRU cache (the running version always stays). */
-  private versionText(n: number): Promise<string> {
-    let text = this.versionCache.get(n);
-    if (!text) {
-      text = fsp.readFile(this.paths.version(n), 'utf8');
-      text.catch(() => this.versionCache.delete(n));
-      text = text.catch((e: unknown) => {
-        throw new FwError('ERR_SYS_4002', `version ${n} cannot be read: ${e instanceof Error ? e.message : String(e)}`);
-      });
-      this.versionCache.set(n, text);
-    }
-    return text;
+    return this.versions.get(version);
   }
 
   // ---- the session and its journal ----
@@ -464,12 +300,9 @@ export class EmbeddedStore implements Store {
   async claimCommit(sessionId: string, journalLength: number, leaseMs: number): Promise<void> {
     const claimer = `${sessionId}:${journalLength}`;
     this.check();
-    const s = this.session;
-    if (!s || s.record.id !== sessionId) throw new StoreConflict(`session ${sessionId} is not active`, 'session');
+    const s = activeSession(this.session, sessionId);
     if (claimHeld(s) && s.claim?.by !== claimer) throw new StoreConflict(`session ${sessionId} is being committed`, 'committing');
-    if (s.journal.length !== journalLength) {
-      throw new StoreConflict(`session ${sessionId} has ${s.journal.length} changes, not ${journalLength}`, 'length');
-    }
+    checkLength(s, journalLength);
     s.claim = { by: claimer, until: Date.now() + leaseMs };
   }
 
@@ -499,8 +332,7 @@ export class EmbeddedStore implements Store {
 
   async appendChange(sessionId: string, entry: JournalEntry): Promise<void> {
     this.check();
-    const s = this.session;
-    if (!s || s.record.id !== sessionId) throw new StoreConflict(`session ${sessionId} is not active`, 'session');
+    const s = activeSession(this.session, sessionId);
     if (claimHeld(s)) throw new StoreConflict(`session ${sessionId} is being committed`, 'committing');
     if (entry.seq !== s.journal.length) {
       throw new StoreConflict(`session ${sessionId} has ${s.journal.length} changes; cannot append change ${entry.seq}`, 'length');
@@ -544,32 +376,24 @@ export class EmbeddedStore implements Store {
 
   async commit(sessionId: string, journalLength: number, version: VersionRecord): Promise<void> {
     this.check();
-    const s = this.session;
-    if (!s || s.record.id !== sessionId) throw new StoreConflict(`session ${sessionId} is not active`, 'session');
+    const s = activeSession(this.session, sessionId);
     if (s.committing) throw new StoreConflict(`session ${sessionId} is already being committed`, 'committing');
-    if (s.journal.length !== journalLength) {
-      throw new StoreConflict(`session ${sessionId} has ${s.journal.length} changes, not ${journalLength}`, 'length');
-    }
+    checkLength(s, journalLength);
     const n = version.version;
-    if (n !== this.running.version + 1) {
-      throw new StoreConflict(`version ${n} does not follow the running version ${this.running.version}`, 'session');
+    const running = this.versions.runningMeta.version;
+    if (n !== running + 1) {
+      throw new StoreConflict(`version ${n} does not follow the running version ${running}`, 'session');
     }
     const text = JSON.stringify(version); // a snapshot: the caller may reuse its objects
-    const meta = metaOf(version);
     s.committing = true;
     try {
       await this.sessionOp(async () => {
         await s.log.close(); // every accepted change is durable before the commit point
-        await atomicWriteFile(this.paths.version(n), text);
-        await this.history.append(JSON.stringify(meta) + '\n');
+        const meta = await this.versions.write(version, text);
         this.meta.running = n;
         this.meta.lastEndedSession = sessionId;
         await this.meta.persist(); // the commit point: the rename of meta.json
-        this.running = meta;
-        this.metas.push(meta);
-        this.historyLines++;
-        this.versionCache.set(n, Promise.resolve(text)); // evicts the previous running version's text when it is not recent
-        this.forgetPrunedVersions();
+        this.versions.switchTo(meta, text);
         this.session = null;
         // not needed for correctness: open() removes a log whose session the commit ended
         await fsp.unlink(this.paths.session).catch((e: unknown) => {
@@ -580,44 +404,7 @@ export class EmbeddedStore implements Store {
       throw this.fail(e);
     }
     // after the answer: the files of the versions no longer kept
-    this.sessionOp(() => this.deletePrunedFiles()).catch((e: unknown) => this.fail(e));
-  }
-
-  /**
-   * Retention, in memory (synchronously at the commit point's switch): the versions older than
-   * the newest `versionsKeep` stop being listed and read (getVersion answers undefined, 404)
-   * before any of their files is deleted, so no reader ever sees half a version.
-   */
-  private forgetPrunedVersions(): void {
-    if (this.versionsKeep === 0 || this.metas.length <= this.versionsKeep) return;
-    this.metas = this.metas.slice(-this.versionsKeep);
-    const oldest = this.metas[0].version;
-    this.versionCache.deleteWhere((n) => n < oldest);
-  }
-
-  /**
-   * Retention, on disk (a session file operation of its own, after the commit): the files of
-   * pruned versions, oldest first (a crash leaves the kept versions contiguous), and
-   * history.log rewritten with the kept versions once it holds twice as many lines. A file
-   * that cannot be deleted is tried again after the next commit.
-   */
-  private async deletePrunedFiles(): Promise<void> {
-    const oldest = this.metas[0].version;
-    if (this.lowestFile >= oldest) return;
-    for (; this.lowestFile < oldest; this.lowestFile++) {
-      try {
-        await fsp.rm(this.paths.version(this.lowestFile), { force: true });
-      } catch (e) {
-        this.log.warn({ err: String(e), version: this.lowestFile }, 'could not delete a pruned version file');
-        return;
-      }
-    }
-    await fsyncDir(this.paths.versions);
-    if (this.historyLines < 2 * this.metas.length) return;
-    const { appender, done } = replaceAppendLog(this.history, this.paths.history, () => historyText(this.metas), (e) => this.fail(e));
-    this.history = appender;
-    await done;
-    this.historyLines = this.metas.length;
+    this.sessionOp(() => this.versions.deletePrunedFiles()).catch((e: unknown) => this.fail(e));
   }
 
   async audit(event: AuditEvent): Promise<void> {

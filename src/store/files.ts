@@ -32,6 +32,17 @@ export async function fsyncDir(dir: string): Promise<void> {
 
 /** Creates `file` if it is missing and makes its directory entry durable (a power cut must
  * not lose a log whose appends were acknowledged). */
+/** Makes directories just made (`firstMade` the top one) durable: fsync of each new one's parent. */
+export async function fsyncNewDirs(dir: string, firstMade: string): Promise<void> {
+  let d = path.resolve(dir);
+  const top = path.resolve(firstMade);
+  for (;;) {
+    await fsyncDir(path.dirname(d));
+    if (d === top || path.dirname(d) === d) break;
+    d = path.dirname(d);
+  }
+}
+
 export async function ensureDurableFile(file: string): Promise<void> {
   try {
     await fsp.access(file);

@@ -5,7 +5,8 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import type { ApiTokenRecord, JournalEntry, SessionRecord, StoredUser, VersionMeta, VersionRecord } from './types';
-import { metaOf } from './records';
+import { initialVersion, metaOf } from './records';
+import type { SerializedDoc } from '../config/document';
 import {
   CorruptFileError,
   TMP_SUFFIX,
@@ -239,4 +240,20 @@ export async function loadSession(p: Paths, lastEnded: string | null, log: Logge
   const record: SessionRecord = { ...first };
   if (journal.length) record.lastChangeAt = journal[journal.length - 1].at;
   return { record, journal };
+}
+
+/** A new data directory: version 0, then meta.json (written last: it marks the store as made). */
+export async function initializeDataDir(p: Paths, initialDoc: SerializedDoc, log: Logger): Promise<MetaFile> {
+  const leftovers = (await versionFiles(p)).filter((n) => n !== 0);
+  if (leftovers.length) {
+    throw new Error(`${p.dir} holds committed versions but no meta.json; refusing to start (restore meta.json from a backup)`);
+  }
+  const rec = initialVersion(initialDoc);
+  await atomicWriteFile(p.version(0), JSON.stringify(rec));
+  await atomicWriteFile(p.history, JSON.stringify(metaOf(rec)) + '\n');
+  await fsp.rm(p.session, { force: true });
+  const meta = newMeta();
+  await atomicWriteFile(p.meta, JSON.stringify(meta));
+  log.info({ dir: p.dir }, 'initialized a new data directory');
+  return meta;
 }
