@@ -9,7 +9,7 @@ import { settledWithin } from './deadline';
 import type { Settings } from './settings';
 import { newUser, type Store } from './store/types';
 import { EmbeddedStore } from './store/embedded';
-import { RedisFailureLog, RedisStore } from './store/redis/redis-store';
+import { RedisStore } from './store/redis/redis-store';
 import { CommitQueue, CommitWorker } from './workers/commit-queue';
 import { describeTarget } from './store/redis/connection';
 import { ClusterNode, LocalNode, defaultNodeId, type NodeDirectory } from './cluster/nodes';
@@ -222,7 +222,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     const deep = analysis;
     config.onRunningChange((state) => deep.watch(state));
     const tokens = new TokenService(secret, settings.tokenTtlSec, store);
-    const limiter = new LoginLimiter(settings.loginMaxFailures, settings.loginWindowSec, redis ? new RedisFailureLog(redis) : undefined);
+    const limiter = new LoginLimiter(settings.loginMaxFailures, settings.loginWindowSec, redis?.failureLog());
     if (redis) cluster = wireCluster(settings, redis, config, tokens, log);
     eventStreams = new EventStreams(tokens, streamLimits(settings, log), EVENTS_PERMISSION, log);
     const ctx: AppContext = {

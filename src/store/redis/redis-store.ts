@@ -2,52 +2,31 @@
 // cluster. Each write that must be atomic is one Lua script (scripts.ts); every key of one
 // firewall sits under the hash-tagged prefix fw:{NAME}: so the layout also works on Redis
 // Cluster. Instances learn of new versions, revoked tokens and deleted users through the
-// firewall's pub/sub channel (events()).
-import { EventEmitter } from 'node:events';
-import { randomUUID } from 'node:crypto';
+// firewall's pub/sub channel (bus.ts, the ClusterBus port).
 import type Redis from 'ioredis';
 import type { SerializedDoc } from '../../config/document';
 import {
-  StoreConflict,
-  auditRecordOf,
-  isLoginFailure,
-  sortApiTokens,
-  sortUsers,
-  userOf,
-  type ApiTokenRecord,
-  type AuditEntry,
-  type AuditEvent,
-  type AuditQuery,
-  type AppendReach,
-  type ConflictReason,
-  type IdempotencyRecord,
-  type JournalEntry,
-  type StoredAnswer,
-  type SessionHead,
-  type SessionRecord,
-  type SessionState,
-  type Store,
-  refusedReplacing,
-  type Replacing,
-  type StoredUser,
-  type UserRecord,
-  type VersionMeta,
-  type VersionRecord,
+  StoreConflict, auditRecordOf, isLoginFailure, sortApiTokens, sortUsers, userOf, type ApiTokenRecord, type AuditEntry,
+  type AuditEvent, type AuditQuery, type AppendReach, type IdempotencyRecord, type JournalEntry, type StoredAnswer,
+  type SessionHead, type SessionRecord, type SessionState, type Store, refusedReplacing, type Replacing, type StoredUser,
+  type UserRecord, type VersionMeta, type VersionRecord,
 } from '../types';
 import { RETENTION_DEFAULTS, expiryMs, initialVersion, metaOf } from '../records';
 import { COMMAND_TIMEOUT_MS, connect, failFastOptions, patientOptions, unreachable, whenReady, type RedisTarget } from './connection';
 import { REPLICA_WAIT_MS, ReplicaConfirm } from './replicas';
-import * as lua from './scripts';
-import { TickBatch } from './tick-batch';
-import { mergeAudit, type AuditCursor } from '../audit-merge';
-import { FwError, isFwError } from '../../errors';
+import { scripted, type Scripted } from './scripts';
+import { keysOf } from './keys';
+import { RedisBus } from './bus';
+import { RedisFailureLog } from './failure-log';
 import type { FailureLog } from '../../auth/login-limiter';
+import { conflictReason, entriesOf, sessionOf, withLastUse } from './decode';
+import { auditCursor, type RedisCall } from './audit-stream';
+import { TickBatch } from './tick-batch';
+import { mergeAudit } from '../audit-merge';
+import { FwError, isFwError } from '../../errors';
 import type { ClusterBus, Registry, StoreEvent } from '../cluster-bus';
 
 export type { StoreEvent };
-
-/** Audit stream entries read per call. */
-const AUDIT_PAGE = 500;
 
 export interface RedisStoreOptions {
   /** One server (REDIS_URL) ... */
@@ -70,97 +49,6 @@ export interface RedisStoreOptions {
   auditLoginFailuresKeep?: number;
 }
 
-type ScriptName = 'fwInit' | 'fwBegin' | 'fwHead' | 'fwAppend' | 'fwEnd' | 'fwClaim' | 'fwRelease' | 'fwCommit' | 'fwPutUser' | 'fwDeleteUser' | 'fwAddApiToken' | 'fwDeleteApiToken' | 'fwTouchApiTokens' | 'fwRevoke' | 'fwRecordFailure' | 'fwAudit'
-  | 'fwIdemClaim' | 'fwIdemRelease' | 'fwConfirm' | 'fwClaimRevert' | 'fwEvent';
-type Scripted = Redis & Record<ScriptName, (...args: (string | number)[]) => Promise<unknown>>;
-
-const SCRIPTS: Record<ScriptName, { keys: number; lua: string }> = {
-  fwConfirm: { keys: 2, lua: lua.CONFIRM },
-  fwClaimRevert: { keys: 2, lua: lua.CLAIM_REVERT },
-  fwEvent: { keys: 2, lua: lua.EVENT },
-  fwInit: { keys: 3, lua: lua.INIT },
-  fwBegin: { keys: 3, lua: lua.BEGIN },
-  fwHead: { keys: 2, lua: lua.HEAD },
-  fwAppend: { keys: 4, lua: lua.APPEND },
-  fwEnd: { keys: 3, lua: lua.END },
-  fwClaim: { keys: 3, lua: lua.CLAIM },
-  fwRelease: { keys: 1, lua: lua.RELEASE },
-  fwCommit: { keys: 7, lua: lua.COMMIT },
-  fwPutUser: { keys: 1, lua: lua.PUT_USER },
-  fwDeleteUser: { keys: 4, lua: lua.DELETE_USER },
-  fwAddApiToken: { keys: 2, lua: lua.ADD_API_TOKEN },
-  fwDeleteApiToken: { keys: 3, lua: lua.DELETE_API_TOKEN },
-  fwTouchApiTokens: { keys: 2, lua: lua.TOUCH_API_TOKENS },
-  fwRevoke: { keys: 1, lua: lua.REVOKE },
-  fwRecordFailure: { keys: 1, lua: lua.RECORD_FAILURE },
-  fwAudit: { keys: 3, lua: lua.AUDIT },
-  fwIdemClaim: { keys: 1, lua: lua.IDEM_CLAIM },
-  fwIdemRelease: { keys: 1, lua: lua.IDEM_RELEASE },
-};
-
-/** The key names of one firewall. */
-export function keysOf(clusterName: string) {
-  const p = `fw:{${clusterName}}:`;
-  return {
-    prefix: p,
-    secret: `${p}secret`,
-    users: `${p}users`,
-    /** API tokens: hash -> record; owner/name -> hash; hash -> last use (unix ms) */
-    apiTokens: `${p}api-tokens`,
-    apiTokenNames: `${p}api-token-names`,
-    apiTokenUsed: `${p}api-token-used`,
-    revoked: (jti: string) => `${p}revoked:${jti}`,
-    running: `${p}running`,
-    history: `${p}history`,
-    versionPrefix: `${p}version:`,
-    version: (n: number) => `${p}version:${n}`,
-    session: `${p}session`,
-    journal: `${p}journal`,
-    /** per footprint key, the journal position and instance that last touched it (scripts.ts APPEND) */
-    journalWriters: `${p}journal-writers`,
-    claim: `${p}claim`,
-    lastCommit: `${p}last-commit`,
-    audit: `${p}audit`,
-    /** failed logins, kept apart from the other audit entries (FW_AUDIT_LOGIN_FAILURES_KEEP) */
-    auditLoginFailures: `${p}audit-login-failures`,
-    auditSeq: `${p}audit-seq`,
-    nodes: `${p}nodes`,
-    /** commit workers (in instances and stand-alone): id -> heartbeat (cluster/nodes.ts) */
-    workers: `${p}workers`,
-    failures: (key: string) => `${p}login-failures:${key}`,
-    idempotency: (scope: string) => `${p}idempotency:${scope}`,
-    channel: `${p}events`,
-    confirmed: `${p}confirmed`,
-    revertClaim: `${p}revert-claim`,
-    eventSeq: `${p}event-seq`,
-    eventLog: `${p}event-log`,
-  };
-}
-
-function conflictReason(answer: string): ConflictReason {
-  return answer === 'committing' ? 'committing' : answer.startsWith('length') ? 'length' : 'session';
-}
-
-/** Journal lines read from position `from` on; an entry's seq is its position in the list. */
-function entriesOf(lines: string[], from: number): JournalEntry[] {
-  return lines.map((t, i) => ({ ...(JSON.parse(t) as Omit<JournalEntry, 'seq'>), seq: from + i }));
-}
-
-function sessionOf(flat: string[]): SessionRecord | null {
-  if (!flat.length) return null;
-  const h: Record<string, string> = {};
-  for (let i = 0; i < flat.length; i += 2) h[flat[i]] = flat[i + 1];
-  return {
-    id: h.id, owner: h.owner, startedAt: Number(h.startedAt), lastChangeAt: Number(h.lastChangeAt), baseVersion: Number(h.baseVersion),
-  };
-}
-
-/** A stored token with its last use (kept apart: a use is a small write of its own). */
-function withLastUse(json: string, used: string | null | undefined): ApiTokenRecord {
-  const t = JSON.parse(json) as ApiTokenRecord;
-  return { ...t, lastUsedAt: used ? Number(used) : null };
-}
-
 export class RedisStore implements Store, ClusterBus {
   readonly kind = 'redis' as const;
   /** every instance sharing the server writes the journal */
@@ -177,7 +65,8 @@ export class RedisStore implements Store, ClusterBus {
   private readonly replicas: ReplicaConfirm | null;
   /** The firewall's channel, on a connection of its own (a subscriber cannot send commands). */
   private readonly sub: Redis;
-  private readonly emitter = new EventEmitter();
+  /** the ClusterBus this store answers through */
+  private readonly bus: RedisBus;
   private readonly versionsKeep: number;
   private readonly auditKeep: number;
   private readonly auditLoginFailuresKeep: number;
@@ -190,10 +79,10 @@ export class RedisStore implements Store, ClusterBus {
   constructor(private readonly opts: RedisStoreOptions) {
     this.keys = keysOf(opts.clusterName);
     const target = opts.target ?? { url: opts.url };
-    this.redis = this.scripted(connect(failFastOptions(target)));
+    this.redis = scripted(connect(failFastOptions(target)));
     const minReplicas = opts.minReplicas ?? 0;
     // a write may queue behind two WAITs (one in flight, one queued) before its own answer
-    this.writer = minReplicas > 0 ? this.scripted(connect({ ...failFastOptions(target), commandTimeout: COMMAND_TIMEOUT_MS + 2 * REPLICA_WAIT_MS })) : this.redis;
+    this.writer = minReplicas > 0 ? scripted(connect({ ...failFastOptions(target), commandTimeout: COMMAND_TIMEOUT_MS + 2 * REPLICA_WAIT_MS })) : this.redis;
     this.replicas = minReplicas > 0 ? new ReplicaConfirm(this.writer, minReplicas) : null;
     this.sub = connect(patientOptions(target));
     this.versionsKeep = opts.versionsKeep ?? RETENTION_DEFAULTS.versionsKeep;
@@ -203,18 +92,7 @@ export class RedisStore implements Store, ClusterBus {
     this.redis.on('error', () => undefined);
     this.writer.on('error', () => undefined);
     this.sub.on('error', () => undefined);
-    this.sub.on('message', (channel: string, text: string) => this.onMessage(channel, text));
-    // after an outage the instance may have missed messages: listeners re-read what matters
-    let wasReady = false;
-    this.redis.on('ready', () => {
-      if (wasReady) this.emitter.emit('reconnected');
-      wasReady = true;
-    });
-  }
-
-  private scripted(conn: Redis): Scripted {
-    for (const [name, s] of Object.entries(SCRIPTS)) conn.defineCommand(name, { numberOfKeys: s.keys, lua: s.lua });
-    return conn as Scripted;
+    this.bus = new RedisBus(this.keys, this.redis, this.writer, this.sub, (fn) => this.call(fn));
   }
 
   /** True while the command connection is up. */
@@ -222,24 +100,39 @@ export class RedisStore implements Store, ClusterBus {
     return this.redis.status === 'ready';
   }
 
+  // ---- the ClusterBus port: RedisBus ----
+
   onEvent(listener: (e: StoreEvent) => void): void {
-    this.emitter.on('event', listener);
+    this.bus.onEvent(listener);
   }
 
   /** Called after Redis came back from an outage (pub/sub messages may have been missed). */
   onReconnect(listener: () => void): void {
-    this.emitter.on('reconnected', listener);
+    this.bus.onReconnect(listener);
   }
 
-  private onMessage(channel: string, text: string): void {
-    if (channel !== this.keys.channel) return;
-    let event: StoreEvent;
-    try {
-      event = JSON.parse(text) as StoreEvent;
-    } catch {
-      return; // not ours: ignore
-    }
-    this.emitter.emit('event', event);
+  publishEvent(body: Record<string, unknown>, keep: number): Promise<number> {
+    return this.bus.publishEvent(body, keep);
+  }
+
+  eventsAfter(afterId: number, count: number): Promise<{ events: Array<{ id: number } & Record<string, unknown>>; lastId: number }> {
+    return this.bus.eventsAfter(afterId, count);
+  }
+
+  register(registry: Registry, id: string, registration: string): Promise<void> {
+    return this.bus.register(registry, id, registration);
+  }
+
+  registrations(registry: Registry): Promise<Record<string, string>> {
+    return this.bus.registrations(registry);
+  }
+
+  forget(registry: Registry, ids: string[]): Promise<void> {
+    return this.bus.forget(registry, ids);
+  }
+
+  claimOnce(what: string, by: string, ttlMs: number): Promise<boolean> {
+    return this.bus.claimOnce(what, by, ttlMs);
   }
 
   /**
@@ -263,6 +156,9 @@ export class RedisStore implements Store, ClusterBus {
     return result;
   }
 
+  /** A read on the command connection, for the modules that read through the store. */
+  private readonly redisCall: RedisCall = (fn) => this.call(() => fn(this.redis));
+
   /** Runs one Redis call; connection trouble becomes 503 ERR_SYS_4002. */
   private async call<T>(fn: () => Promise<T>): Promise<T> {
     if (this.closed) throw new FwError('ERR_SYS_4002', 'the store is closed');
@@ -277,7 +173,7 @@ export class RedisStore implements Store, ClusterBus {
   async open(initialDoc: () => SerializedDoc): Promise<void> {
     const wait = this.opts.connectWaitMs ?? 30_000;
     await Promise.all([whenReady(this.redis, wait), whenReady(this.sub, wait), whenReady(this.writer, wait)]);
-    await this.sub.subscribe(this.keys.channel);
+    await this.bus.subscribe();
     if (await this.redis.exists(this.keys.running)) return;
     const record = initialVersion(initialDoc());
     const k = this.keys;
@@ -503,45 +399,6 @@ export class RedisStore implements Store, ClusterBus {
     return (await this.durable((w) => w.fwClaimRevert(this.keys.confirmed, this.keys.revertClaim, version, leaseMs))) === 'ok';
   }
 
-  // ---- the events of GET /api/events ----
-
-  /** Numbers the event (one counter for the cluster), keeps it in a trimmed stream and publishes it. */
-  async publishEvent(body: Record<string, unknown>, keep: number): Promise<number> {
-    const k = this.keys;
-    // best effort like every event (the change it reports is acknowledged already): no WAIT
-    return Number(await this.call(() => this.writer.fwEvent(k.eventSeq, k.eventLog, JSON.stringify(body), keep, k.channel)));
-  }
-
-  /** The kept events after `afterId`, oldest first (at most `count`), and the last id given out. */
-  async eventsAfter(afterId: number, count: number): Promise<{ events: Array<{ id: number } & Record<string, unknown>>; lastId: number }> {
-    const k = this.keys;
-    const [page, last] = await this.call(async () => {
-      const r = await this.redis.multi().xrange(k.eventLog, `(${afterId}-0`, '+', 'COUNT', count).get(k.eventSeq).exec();
-      if (!r) throw new Error('transaction aborted');
-      for (const [err] of r) if (err) throw err;
-      return [r[0][1] as Array<[string, string[]]>, Number(r[1][1] ?? 0)];
-    });
-    return { events: page.map(([, fields]) => JSON.parse(fields[1]) as { id: number } & Record<string, unknown>), lastId: last };
-  }
-
-  // ---- the registries of instances and commit workers ----
-
-  async register(registry: Registry, id: string, registration: string): Promise<void> {
-    await this.call(() => this.redis.hset(this.keys[registry], id, registration));
-  }
-
-  async registrations(registry: Registry): Promise<Record<string, string>> {
-    return this.call(() => this.redis.hgetall(this.keys[registry]));
-  }
-
-  async forget(registry: Registry, ids: string[]): Promise<void> {
-    if (ids.length) await this.call(() => this.redis.hdel(this.keys[registry], ...ids));
-  }
-
-  async claimOnce(what: string, by: string, ttlMs: number): Promise<boolean> {
-    return (await this.call(() => this.redis.set(`${this.keys.prefix}${what}`, by, 'PX', ttlMs, 'NX'))) === 'OK';
-  }
-
   async audit(event: AuditEvent): Promise<void> {
     const entry = auditRecordOf(event);
     await this.audits.add([isLoginFailure(entry) ? 'login-failure' : '', JSON.stringify(entry)]);
@@ -549,30 +406,7 @@ export class RedisStore implements Store, ClusterBus {
 
   /** Both streams (ids "<id>-1") merged, newest first. */
   async listAudit(query: AuditQuery): Promise<AuditEntry[]> {
-    return mergeAudit(query, this.auditCursor(this.keys.audit, query.before), this.auditCursor(this.keys.auditLoginFailures, query.before));
-  }
-
-  /** An audit stream read newest first from below `before`, a page of 500 at a time, each when needed. */
-  private auditCursor(stream: string, before: number | undefined): AuditCursor {
-    let end = before === undefined ? '+' : `(${before}-0`;
-    let page: AuditEntry[] = [];
-    let at = 0;
-    let last = false;
-    const read = async (): Promise<void> => {
-      const raw = await this.call(() => this.redis.xrevrange(stream, end, '-', 'COUNT', AUDIT_PAGE));
-      last = raw.length < AUDIT_PAGE;
-      if (raw.length) end = `(${raw[raw.length - 1][0]}`;
-      page = raw.map(([streamId, fields]) => {
-        const e = JSON.parse(fields[1]) as AuditEvent;
-        return { ...e, id: Number(streamId.split('-')[0]), reqId: e.reqId ?? '' };
-      });
-      at = 0;
-    };
-    return {
-      // a promise only when the page is read through and another must be fetched
-      head: () => (at < page.length || last ? page[at] : read().then(() => page[at])),
-      next: () => void at++,
-    };
+    return mergeAudit(query, auditCursor(this.redisCall, this.keys.audit, query.before), auditCursor(this.redisCall, this.keys.auditLoginFailures, query.before));
   }
 
   async ping(): Promise<void> {
@@ -597,34 +431,8 @@ export class RedisStore implements Store, ClusterBus {
     await this.call(() => this.redis.fwIdemRelease(this.keys.idempotency(scope), JSON.stringify(claim)));
   }
 
-  // ---- login failures, counted across the cluster ----
-
-  async recordFailure(key: string, now: number, windowMs: number): Promise<void> {
-    await this.call(() => this.redis.fwRecordFailure(this.keys.failures(key), now, windowMs, `${now}:${randomUUID()}`));
-  }
-
-  async failureTimes(key: string, now: number, windowMs: number): Promise<number[]> {
-    const flat = await this.call(() => this.redis.zrangebyscore(this.keys.failures(key), `(${now - windowMs}`, '+inf', 'WITHSCORES'));
-    const times: number[] = [];
-    for (let i = 1; i < flat.length; i += 2) times.push(Number(flat[i]));
-    return times;
-  }
-
-  async clearFailures(key: string): Promise<void> {
-    await this.call(() => this.redis.del(this.keys.failures(key)));
-  }
-}
-
-/** The login limiter's failures, kept in Redis and so shared by every instance. */
-export class RedisFailureLog implements FailureLog {
-  constructor(private readonly store: RedisStore) {}
-  add(key: string, now: number, windowMs: number): Promise<void> {
-    return this.store.recordFailure(key, now, windowMs);
-  }
-  times(key: string, now: number, windowMs: number): Promise<number[]> {
-    return this.store.failureTimes(key, now, windowMs);
-  }
-  clear(key: string): Promise<void> {
-    return this.store.clearFailures(key);
+  /** The login limiter's failures, kept in Redis and so shared by every instance. */
+  failureLog(): FailureLog {
+    return new RedisFailureLog(this.redisCall, this.keys);
   }
 }

@@ -2,6 +2,7 @@
 // firewall (all under one hash tag, so they live in one Redis Cluster slot), and each costs
 // one round trip whatever the size of the configuration. Answers are plain strings or
 // numbers so that the caller can tell every refusal apart.
+import type Redis from 'ioredis';
 
 /** First start of a firewall: version 0 becomes running unless something already is. */
 export const INIT = `
@@ -317,3 +318,37 @@ return false`;
 export const IDEM_RELEASE = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 0`;
+
+export type ScriptName = 'fwInit' | 'fwBegin' | 'fwHead' | 'fwAppend' | 'fwEnd' | 'fwClaim' | 'fwRelease' | 'fwCommit' | 'fwPutUser' | 'fwDeleteUser' | 'fwAddApiToken' | 'fwDeleteApiToken' | 'fwTouchApiTokens' | 'fwRevoke' | 'fwRecordFailure' | 'fwAudit'
+  | 'fwIdemClaim' | 'fwIdemRelease' | 'fwConfirm' | 'fwClaimRevert' | 'fwEvent';
+export type Scripted = Redis & Record<ScriptName, (...args: (string | number)[]) => Promise<unknown>>;
+
+export const SCRIPTS: Record<ScriptName, { keys: number; lua: string }> = {
+  fwConfirm: { keys: 2, lua: CONFIRM },
+  fwClaimRevert: { keys: 2, lua: CLAIM_REVERT },
+  fwEvent: { keys: 2, lua: EVENT },
+  fwInit: { keys: 3, lua: INIT },
+  fwBegin: { keys: 3, lua: BEGIN },
+  fwHead: { keys: 2, lua: HEAD },
+  fwAppend: { keys: 4, lua: APPEND },
+  fwEnd: { keys: 3, lua: END },
+  fwClaim: { keys: 3, lua: CLAIM },
+  fwRelease: { keys: 1, lua: RELEASE },
+  fwCommit: { keys: 7, lua: COMMIT },
+  fwPutUser: { keys: 1, lua: PUT_USER },
+  fwDeleteUser: { keys: 4, lua: DELETE_USER },
+  fwAddApiToken: { keys: 2, lua: ADD_API_TOKEN },
+  fwDeleteApiToken: { keys: 3, lua: DELETE_API_TOKEN },
+  fwTouchApiTokens: { keys: 2, lua: TOUCH_API_TOKENS },
+  fwRevoke: { keys: 1, lua: REVOKE },
+  fwRecordFailure: { keys: 1, lua: RECORD_FAILURE },
+  fwAudit: { keys: 3, lua: AUDIT },
+  fwIdemClaim: { keys: 1, lua: IDEM_CLAIM },
+  fwIdemRelease: { keys: 1, lua: IDEM_RELEASE },
+};
+
+/** `conn` with every script defined as a command of its own (EVALSHA, loaded on first use). */
+export function scripted(conn: Redis): Scripted {
+  for (const [name, s] of Object.entries(SCRIPTS)) conn.defineCommand(name, { numberOfKeys: s.keys, lua: s.lua });
+  return conn as Scripted;
+}

@@ -1,0 +1,27 @@
+// What the Redis store reads back turned into the store's records: a script's refusal, journal
+// lines, the session hash, an API token with its last use.
+import type { ApiTokenRecord, ConflictReason, JournalEntry, SessionRecord } from '../types';
+
+export function conflictReason(answer: string): ConflictReason {
+  return answer === 'committing' ? 'committing' : answer.startsWith('length') ? 'length' : 'session';
+}
+
+/** Journal lines read from position `from` on; an entry's seq is its position in the list. */
+export function entriesOf(lines: string[], from: number): JournalEntry[] {
+  return lines.map((t, i) => ({ ...(JSON.parse(t) as Omit<JournalEntry, 'seq'>), seq: from + i }));
+}
+
+export function sessionOf(flat: string[]): SessionRecord | null {
+  if (!flat.length) return null;
+  const h: Record<string, string> = {};
+  for (let i = 0; i < flat.length; i += 2) h[flat[i]] = flat[i + 1];
+  return {
+    id: h.id, owner: h.owner, startedAt: Number(h.startedAt), lastChangeAt: Number(h.lastChangeAt), baseVersion: Number(h.baseVersion),
+  };
+}
+
+/** A stored token with its last use (kept apart: a use is a small write of its own). */
+export function withLastUse(json: string, used: string | null | undefined): ApiTokenRecord {
+  const t = JSON.parse(json) as ApiTokenRecord;
+  return { ...t, lastUsedAt: used ? Number(used) : null };
+}
