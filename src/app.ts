@@ -19,6 +19,7 @@ import { commitChecks } from './config/commit-checks';
 import { ConfigService } from './session/service';
 import { TokenService } from './auth/tokens';
 import { LoginLimiter } from './auth/login-limiter';
+import { AccountService } from './auth/accounts';
 import { hashPassword, randomPassword } from './auth/passwords';
 import { HttpServer } from './api/server';
 import { ConsoleSite, defaultConsoleDir } from './api/console-site';
@@ -107,6 +108,24 @@ function streamLimits(settings: Settings, log: Logger): StreamLimits {
  * it answers over the API). A commit applies its version before it is running: the kernel may
  * be one version ahead for a moment, which is ready.
  */
+/** The account service, its logins told to the metrics and the log. */
+function accountService(store: Store, tokens: TokenService, limiter: LoginLimiter, audit: AuditTrail, config: ConfigService<CompiledConfig>, metrics: Metrics, log: Logger): AccountService {
+  return new AccountService({
+    store, tokens, limiter, audit,
+    logins: {
+      throttled: () => metrics.loginThrottled.inc(),
+      failed: (caller, username) => {
+        metrics.loginFailures.inc();
+        log.warn({ reqId: caller.id, username, ip: caller.ip }, 'login failed');
+      },
+      succeeded: (caller, username) => log.info({ reqId: caller.id, username }, 'login'),
+    },
+    endSessionOf: async (owner, caller) => {
+      if (await config.endSessionOf(owner, caller.user.username)) await audit.sessionEnded(caller, owner, 'account deleted');
+    },
+  });
+}
+
 function registerCoreReadiness(ctx: AppContext): void {
   ctx.readiness.register('store', () => ctx.store.ping());
   ctx.readiness.register('running', async () => {
@@ -225,9 +244,10 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     const limiter = new LoginLimiter(settings.loginMaxFailures, settings.loginWindowSec, redis?.failureLog());
     if (redis) cluster = wireCluster(settings, redis, config, tokens, log);
     eventStreams = new EventStreams(tokens, streamLimits(settings, log), EVENTS_PERMISSION, log);
+    const audit = new AuditTrail(store, { loginWindowSec: settings.loginWindowSec, log });
     const ctx: AppContext = {
       settings, store, log, config, dataPlane, startedAt: Date.now(), nodes: null!, analysis: deep,
-      audit: new AuditTrail(store, { loginWindowSec: settings.loginWindowSec, log }), metrics, readiness: new Readiness(),
+      audit, accounts: accountService(store, tokens, limiter, audit, config, metrics, log), metrics, readiness: new Readiness(),
       batchPool: settings.evalThreads > 0 ? new BatchPool(settings.evalThreads, log) : undefined,
       parsePool: new ParsePool(Math.min(settings.maxYamlBodyBytes, settings.maxLoadBodyBytes)),
       events, eventStreams, confirmation: new CommitConfirmation(config as ConfigService<unknown>, store, events.emit, log, settings.commitTimeoutMs * 2),
@@ -235,7 +255,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     registerCoreReadiness(ctx);
     const server = new HttpServer({
       host: settings.host, port: settings.port, maxBodyBytes: settings.maxBodyBytes, logger: log,
-      routes: allRoutes(ctx, tokens, limiter), auth: tokens, requests: metrics.requests,
+      routes: allRoutes(ctx), auth: tokens, requests: metrics.requests,
       // a claim outlives the longest request (a commit), so a live first request is never run twice
       idempotency: new Idempotency(store, { ttlMs: settings.idempotencyTtlMs, leaseMs: 2 * settings.commitTimeoutMs + 10_000 }),
       onForbidden: (def, req, refusal) => ctx.audit.forbidden(req, def.method, def.pattern, refusal.details), tls,

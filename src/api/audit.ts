@@ -3,6 +3,7 @@
 // log line and its X-Request-Id answer header) and the change's payload.
 import type { Logger } from 'pino';
 import type { Role } from '../auth/roles';
+import type { AuthUser } from '../auth/user';
 import type { Store } from '../store/types';
 import { FailedLogins } from './failed-logins';
 import type { Req } from './http';
@@ -38,11 +39,18 @@ export class AuditTrail {
   }
 
   /** Records `action` by the request's user (or `actor`: the account a login is for). */
-  record(req: Pick<Req, 'id' | 'user'>, action: string, details: string, payload?: unknown, actor?: Actor): Promise<void> {
-    const u = req.user;
-    const who = actor ?? { username: u.username, role: u.role };
-    const token = actor === undefined ? u.apiToken?.name : undefined;
+  record(req: { id: string; user?: AuthUser }, action: string, details: string, payload?: unknown, actor?: Actor): Promise<void> {
+    const who = actor ?? req.user;
+    if (!who) return Promise.reject(new Error(`audit entry ${action} names no one`));
+    const token = actor === undefined ? req.user?.apiToken?.name : undefined;
     return this.store.audit({ at: Date.now(), user: who.username, role: who.role, token, action, details, reqId: req.id, payload });
+  }
+
+  /** Records the end of `owner`'s configuration session by the request's user: a discard of
+   * one's own, else a forced one (`why` says what forced it when it was not a request to). */
+  sessionEnded(req: Pick<Req, 'id' | 'user'>, owner: string, why = ''): Promise<void> {
+    if (owner === req.user.username && !why) return this.record(req, 'session.discard', '');
+    return this.record(req, 'session.force-discard', `owner: ${owner}${why ? ` (${why})` : ''}`);
   }
 
   /**

@@ -15,6 +15,7 @@ import type { ParsePool } from '../workers/parse-pool';
 import type { EventHub } from '../events/hub';
 import type { EventStreams } from './event-streams';
 import type { CommitConfirmation } from '../session/confirm';
+import type { AccountService } from '../auth/accounts';
 
 export interface AppContext {
   settings: Settings;
@@ -24,6 +25,8 @@ export interface AppContext {
   dataPlane: DataPlane;
   startedAt: number; // unix ms
   audit: AuditTrail;
+  /** users, API tokens, login and logout, with their rules and audit entries */
+  accounts: AccountService;
   metrics: Metrics;
   /** the checks of GET /readyz: modules with a readiness condition register one here */
   readiness: Readiness;

@@ -1,11 +1,6 @@
-// /api/login, /api/logout, /api/me.
+// /api/login, /api/logout, /api/me, over the account service (src/auth/accounts.ts).
 import { Type } from '@sinclair/typebox';
-import { FwError } from '../../errors';
-import { checkName, shapeChecker } from '../../config/validate';
-import { dummyHash, verifyPassword } from '../../auth/passwords';
-import type { LoginLimiter } from '../../auth/login-limiter';
-import type { TokenService } from '../../auth/tokens';
-import { roleOf } from '../../auth/api-tokens';
+import { shapeChecker } from '../../config/validate';
 import { ROLES } from '../../auth/roles';
 import type { AuthUser } from '../../auth/user';
 import type { AppContext } from '../context';
@@ -37,7 +32,7 @@ function meOf(user: AuthUser): Record<string, unknown> {
 
 const meAnswers = new WeakMap<AuthUser, Reply>();
 
-export function authRoutes(ctx: AppContext, tokens: TokenService, limiter: LoginLimiter): RouteDef[] {
+export function authRoutes(ctx: AppContext): RouteDef[] {
   return [
     {
       method: 'POST',
@@ -47,27 +42,7 @@ export function authRoutes(ctx: AppContext, tokens: TokenService, limiter: Login
       doc: { tag: 'auth', summary: 'Log in: a bearer token for the other routes', body: LoginBody, response: TokenReply, errors: [401, 429] },
       handler: async (req) => {
         const b = loginShape(req.body);
-        // nothing is counted, logged or recorded of a name that no account can have
-        const username = checkName('username', b.username);
-        const wait = await limiter.retryAfter(req.ip, username);
-        if (wait > 0) {
-          ctx.metrics.loginThrottled.inc();
-          throw new FwError('ERR_SEC_5007', `try again in ${wait} s`, undefined, { 'Retry-After': String(wait) });
-        }
-        const user = await ctx.store.getUser(username);
-        const ok = await verifyPassword(b.password, user?.hash ?? (await dummyHash()));
-        if (!user || !ok) {
-          await limiter.recordFailure(req.ip, username);
-          ctx.metrics.loginFailures.inc();
-          req.log.warn({ reqId: req.id, username, ip: req.ip }, 'login failed');
-          await ctx.audit.failedLogin(req, username);
-          throw new FwError('ERR_SEC_5005', 'unknown user or wrong password');
-        }
-        await limiter.recordSuccess(req.ip, username);
-        req.log.info({ reqId: req.id, username }, 'login');
-        const role = roleOf(user);
-        await ctx.audit.record(req, 'auth.login', `from ${req.ip}`, undefined, { username, role });
-        return { body: tokens.issue({ ...user, role }), headers: NO_STORE };
+        return { body: await ctx.accounts.login(req, b.username, b.password), headers: NO_STORE };
       },
     },
     {
@@ -77,10 +52,7 @@ export function authRoutes(ctx: AppContext, tokens: TokenService, limiter: Login
       permission: 'read',
       doc: { tag: 'auth', summary: 'Revoke the token of this request (an API token: deleted for good)', response: MessageReply },
       handler: async (req) => {
-        await tokens.revoke(req.user);
-        const api = req.user.apiToken;
-        if (api) await ctx.audit.record(req, 'token.revoke', `${req.user.username}/${api.name}`);
-        else await ctx.audit.record(req, 'auth.logout', '');
+        await ctx.accounts.logout(req);
         return message('logged out');
       },
     },

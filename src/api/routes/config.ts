@@ -185,8 +185,7 @@ export function configRoutes(ctx: AppContext): RouteDef[] {
         throw new FwError('ERR_NET_1005', `query "force": "${force}" is not one of true, false`);
       }
       const owner = await cfg.discard(user(req), force === 'true', mayForce(req, 'discarding another user\'s session'));
-      if (owner === user(req)) await ctx.audit.record(req, 'session.discard', '');
-      else await ctx.audit.record(req, 'session.force-discard', `owner: ${owner}`);
+      await ctx.audit.sessionEnded(req, owner);
       return message('config session discarded');
     } },
     { method: 'GET', pattern: '/api/config/session', body: 'none', permission: 'read', doc: doc('The session, if any', SessionModel, { errors: [] }), handler: async () => ({ body: await cfg.info() }) },

@@ -3,8 +3,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { AppContext } from '../context';
 import type { RouteDef } from '../http';
-import type { TokenService } from '../../auth/tokens';
-import type { LoginLimiter } from '../../auth/login-limiter';
 import { authRoutes } from './auth';
 import { userRoutes } from './users';
 import { tokenRoutes } from './tokens';
@@ -40,13 +38,13 @@ function packageVersion(): string {
 }
 const VERSION = packageVersion();
 
-export function allRoutes(ctx: AppContext, tokens: TokenService, limiter: LoginLimiter): RouteDef[] {
+export function allRoutes(ctx: AppContext): RouteDef[] {
   const routes: RouteDef[] = [
     ...operationsRoutes(ctx, () => routes, VERSION),
     ...auditRoutes(ctx),
-    ...authRoutes(ctx, tokens, limiter),
-    ...userRoutes(ctx, tokens),
-    ...tokenRoutes(ctx, tokens),
+    ...authRoutes(ctx),
+    ...userRoutes(ctx),
+    ...tokenRoutes(ctx),
     ...configRoutes(ctx),
     ...automationRoutes(ctx, () => routes),
     ...statusRoutes(ctx),

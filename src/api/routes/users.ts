@@ -1,19 +1,13 @@
-// /api/users: the accounts and their roles. The last admin can be neither deleted nor demoted;
-// a role change or deletion applies to the account's next request (its cached tokens are
-// forgotten here, and on the other instances through the store's event). Setting a password
-// raises the account's credential epoch: its login tokens and API tokens end (src/auth); a
-// deletion ends them too (a new account of the name has a new id), and its session.
+// /api/users: the accounts and their roles, over the account service (src/auth/accounts.ts),
+// which keeps the rules (the last admin, a new password ending every credential, a deleted
+// account's session ended) and writes the audit entries.
 import { Type } from '@sinclair/typebox';
-import { FwError } from '../../errors';
-import { checkName, checkSameKey, shapeChecker } from '../../config/validate';
-import { hashPassword, passwordProblem } from '../../auth/passwords';
+import { checkSameKey, shapeChecker } from '../../config/validate';
 import { roleOf } from '../../auth/api-tokens';
-import { ROLES, isRole, type Role } from '../../auth/roles';
-import type { TokenService } from '../../auth/tokens';
+import { ROLES } from '../../auth/roles';
 import type { AppContext } from '../context';
 import { message, type RouteDef } from '../http';
 import { IsoTime, MessageReply } from '../schemas';
-import { newUser, refusedReplacing } from '../../store/types';
 import { oneOf } from '../../config/render/objects';
 
 export const RoleSchema = oneOf(ROLES);
@@ -29,19 +23,7 @@ const createShape = shapeChecker(CreateBody);
 const updateShape = shapeChecker(UpdateBody);
 export const UserModel = Type.Object({ username: Type.String(), role: RoleSchema, created_at: IsoTime }, { additionalProperties: false });
 
-function checkPassword(password: string): string {
-  const problem = passwordProblem(password);
-  if (problem !== null) throw new FwError('ERR_NET_1004', `field "password": ${problem}`);
-  return password;
-}
-
-/** A role field: one of ROLES, else 400 ERR_NET_1005. */
-export function checkRole(value: string): Role {
-  if (!isRole(value)) throw new FwError('ERR_NET_1005', `field "role": "${value.slice(0, 64)}" is not one of ${ROLES.join(', ')}`);
-  return value;
-}
-
-export function userRoutes(ctx: AppContext, tokens: TokenService): RouteDef[] {
+export function userRoutes(ctx: AppContext): RouteDef[] {
   return [
     {
       method: 'GET',
@@ -51,7 +33,7 @@ export function userRoutes(ctx: AppContext, tokens: TokenService): RouteDef[] {
       doc: { tag: 'users', summary: 'List the accounts and their roles', response: Type.Array(UserModel) },
       // in the order every store lists them (sortUsers, checked by the store contract)
       handler: async () => ({
-        body: (await ctx.store.listUsers()).map((u) => ({ username: u.username, role: roleOf(u), created_at: new Date(u.createdAt).toISOString() })),
+        body: (await ctx.accounts.listUsers()).map((u) => ({ username: u.username, role: roleOf(u), created_at: new Date(u.createdAt).toISOString() })),
       }),
     },
     {
@@ -61,12 +43,7 @@ export function userRoutes(ctx: AppContext, tokens: TokenService): RouteDef[] {
       doc: { tag: 'users', summary: 'Create an account (role default viewer)', body: CreateBody, response: MessageReply, errors: [409] },
       handler: async (req) => {
         const b = createShape(req.body);
-        const username = checkName('username', b.username);
-        const password = checkPassword(b.password);
-        const role = b.role === undefined ? 'viewer' : checkRole(b.role);
-        if (await ctx.store.getUser(username)) throw refusedReplacing('exists', username);
-        await ctx.store.putUser(newUser(username, await hashPassword(password), role), null);
-        await ctx.audit.record(req, 'user.create', username, { role });
+        await ctx.accounts.createUser(req, b.username, b.password, b.role);
         return message('user created');
       },
     },
@@ -76,26 +53,9 @@ export function userRoutes(ctx: AppContext, tokens: TokenService): RouteDef[] {
       permission: 'users',
       doc: { tag: 'users', summary: 'Set an account\'s password or role (not the last admin\'s role)', body: UpdateBody, response: MessageReply, errors: [409] },
       handler: async (req) => {
-        const name = req.params.name;
         const b = updateShape(req.body);
-        checkSameKey('username', b.username, name);
-        if (b.password === undefined && b.role === undefined) throw new FwError('ERR_NET_1004', 'give "password", "role" or both');
-        const password = b.password === undefined ? undefined : checkPassword(b.password);
-        const role = b.role === undefined ? undefined : checkRole(b.role);
-        const old = await ctx.store.getUser(name);
-        if (!old) throw new FwError('ERR_NET_1003', `user "${name}" not found`);
-        const hash = password === undefined ? old.hash : await hashPassword(password);
-        // a new password ends every credential of the old one (a reset after a compromise)
-        const epoch = password === undefined ? old.epoch : old.epoch + 1;
-        if (!(await ctx.store.putUser({ ...old, hash, role: role ?? old.role, epoch }, old))) {
-          throw new FwError('ERR_NET_2007', `"${name}" is the last admin: make another account admin first`);
-        }
-        tokens.forgetUser(name);
-        if (password !== undefined) {
-          const revoked = await tokens.revokeApiTokensOf(name);
-          await ctx.audit.record(req, 'user.password', name, revoked > 0 ? { api_tokens_revoked: revoked } : undefined);
-        }
-        if (role !== undefined && role !== roleOf(old)) await ctx.audit.record(req, 'user.role', `${name}: ${roleOf(old)} -> ${role}`);
+        checkSameKey('username', b.username, req.params.name);
+        await ctx.accounts.updateUser(req, req.params.name, b);
         return message('user updated');
       },
     },
@@ -106,15 +66,7 @@ export function userRoutes(ctx: AppContext, tokens: TokenService): RouteDef[] {
       permission: 'users',
       doc: { tag: 'users', summary: 'Delete an account and its API tokens (not the last admin)', response: MessageReply, errors: [409] },
       handler: async (req) => {
-        const name = req.params.name;
-        if (!(await ctx.store.getUser(name))) throw new FwError('ERR_NET_1003', `user "${name}" not found`);
-        if (!(await ctx.store.deleteUser(name))) {
-          throw new FwError('ERR_NET_2007', `"${name}" is the last admin: make another account admin first`);
-        }
-        tokens.forgetUser(name);
-        await ctx.audit.record(req, 'user.delete', name);
-        // its session lock goes with it, not after the idle timeout
-        if (await ctx.config.endSessionOf(name, req.user.username)) await ctx.audit.record(req, 'session.force-discard', `owner: ${name} (account deleted)`);
+        await ctx.accounts.deleteUser(req, req.params.name);
         return message('user deleted');
       },
     },
