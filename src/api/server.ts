@@ -3,65 +3,23 @@
 // client sends can crash the process. uWS rules kept here: onAborted before any await, copy
 // request data before going async, copy onData chunks, cork writes made after an await.
 import uWS from 'uWebSockets.js';
-import type { Logger } from 'pino';
 import { randomBytes } from 'node:crypto';
-import { FwError, errorBody, isFwError, ERRORS } from '../errors';
+import { FwError, errorBody, isFwError } from '../errors';
 import { NO_PARAMS, Router } from './router';
 import { parseJsonBody, type Reply, type Req, type RouteDef } from './http';
 import { ResponseStream } from './stream';
 import { forbidden, type AuthUser } from '../auth/user';
 import { allows } from '../auth/roles';
-import { BytePool } from '../byte-pool';
-import type { ConsoleSite, SiteFile } from './console-site';
-import { fingerprint, type Idempotency } from './idempotency';
-import type { Cidr } from '../config/net';
+import type { SiteFile } from './console-site';
+import { fingerprint } from './idempotency';
 import { clientAddress } from './client-address';
 import { bodyType } from './media-type';
 import { hostName } from '../host-names';
+import { OUT, STATUS_TEXT, headerName, toFwError, write, writeSecurityHeaders } from './answer-writer';
+import { KEY, appendBody, bodyMemory } from './request-reading';
+import type { ServerOptions } from './server-options';
 
-export interface Authenticator {
-  /** Resolves the bearer header to a user or throws FwError ERR_SEC_5001/5002/5003. */
-  authenticate(header: string): AuthUser | Promise<AuthUser>;
-}
-
-/** Where each answer is counted (src/api/metrics.ts): by route pattern, method and status. */
-export interface RequestObserver<S = unknown> {
-  seriesOf(route: string, method: string, status: number): S;
-  observe(series: S, seconds: number): void;
-}
-
-export interface ServerOptions {
-  host: string;
-  port: number;
-  maxBodyBytes: number;
-  logger: Logger;
-  routes: RouteDef[];
-  auth: Authenticator;
-  requests?: RequestObserver;
-  /** The operator's console, answered for GETs no API route matches. */
-  site?: ConsoleSite;
-  /** Idempotency-Key handling of changing requests (absent: the header is ignored) */
-  idempotency?: Idempotency;
-  /** Told of each request refused for its role (403, by the route's permission or by its
-   * handler), before the refusal is answered: the audit trail records it (rate-limited there).
-   * A promise it gives is awaited (so the trail has the entry once the 403 is seen); it must
-   * not throw or reject. */
-  onForbidden?: (def: RouteDef, req: Req, refusal: FwError) => Promise<void> | undefined;
-  /** TLS: the daemon answers HTTPS only (src/api/tls.ts checked the files at start-up). */
-  tls?: TlsFiles;
-  /** proxies whose X-Forwarded-For names the client (FW_TRUSTED_PROXIES); none: the header is ignored */
-  trustedProxies?: readonly Cidr[];
-  /** FW_ALLOWED_HOSTS: the host names (src/host-names.ts) requests may name; absent or empty: any */
-  allowedHosts?: readonly string[];
-}
-
-/** PEM files as uWS's SSLApp takes them. */
-export interface TlsFiles {
-  cert_file_name: string;
-  key_file_name: string;
-  passphrase?: string;
-  ssl_ciphers?: string;
-}
+export type { Authenticator, RequestObserver, ServerOptions, TlsFiles } from './server-options';
 
 const KNOWN_METHODS = new Set(['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS']);
 
@@ -92,36 +50,7 @@ function markAborted(a: Answering): void {
   a.stream?.aborted();
 }
 
-const STATUS_TEXT: Record<number, string> = {
-  200: '200 OK', 304: '304 Not Modified', 400: '400 Bad Request', 401: '401 Unauthorized', 403: '403 Forbidden', 404: '404 Not Found',
-  405: '405 Method Not Allowed', 409: '409 Conflict', 413: '413 Payload Too Large', 415: '415 Unsupported Media Type',
-  421: '421 Misdirected Request', 422: '422 Unprocessable Content',
-  429: '429 Too Many Requests', 500: '500 Internal Server Error', 503: '503 Service Unavailable',
-  504: '504 Gateway Timeout',
-};
-
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
-// The constant strings given to uWS on every request, as bytes: uWS reads a string argument by
-// copying it into a new UTF-8 buffer, bytes in place (two bare uWS servers A/B under wrk, same
-// three header reads and two writes: 10.0-10.5 against 10.9-11.9 CPU µs a request)
-const KEY = {
-  requestId: Buffer.from('x-request-id'),
-  contentLength: Buffer.from('content-length'),
-  transferEncoding: Buffer.from('transfer-encoding'),
-  authorization: Buffer.from('authorization'),
-  ifNoneMatch: Buffer.from('if-none-match'),
-  accept: Buffer.from('accept'),
-  acceptEncoding: Buffer.from('accept-encoding'),
-  contentType: Buffer.from('content-type'),
-  idempotencyKey: Buffer.from('idempotency-key'),
-  host: Buffer.from('host'),
-};
-const OUT = { contentType: Buffer.from('Content-Type'), json: Buffer.from('application/json'), requestId: Buffer.from('X-Request-Id') };
-/** The security headers of every answer (writeSecurityHeaders) */
-const SECURITY = {
-  nosniff: Buffer.from('X-Content-Type-Options'), nosniffValue: Buffer.from('nosniff'),
-  hsts: Buffer.from('Strict-Transport-Security'), hstsValue: Buffer.from('max-age=31536000'),
-};
 /** The query of a request without one (handlers only read it). */
 const NO_QUERY = new URLSearchParams();
 const ID_PREFIX = randomBytes(3).toString('hex');
@@ -511,62 +440,4 @@ export class HttpServer {
 function refuseTokenInUrl(req: Req): void {
   if (!req.query.has('access_token')) return;
   throw new FwError('ERR_NET_1004', 'query "access_token": a token is never accepted in a URL (proxies and browsers log URLs); send it as the header Authorization: Bearer <token>. GET /api/events too: read it with fetch() and the header, as the console and fwctl do (docs/api.md, Events)');
-}
-
-/** Request bodies, read into reused memory (one buffer per body being read or handled). */
-const bodyMemory = new BytePool(4);
-
-/**
- * A body chunk appended to the body read so far (`size` bytes of `memory`, null before the
- * first chunk): the memory holding both, grown from the pool as chunks arrive, never sized
- * by what Content-Length announces (a client could announce megabytes on many connections
- * and send nothing).
- */
-function appendBody(memory: ArrayBuffer | null, size: number, chunk: ArrayBuffer): ArrayBuffer {
-  let m = memory;
-  if (m === null || m.byteLength < size + chunk.byteLength) {
-    m = bodyMemory.take(Math.max(size + chunk.byteLength, 2 * size));
-    if (memory !== null) {
-      new Uint8Array(m).set(new Uint8Array(memory, 0, size));
-      bodyMemory.release(new Uint8Array(memory));
-    }
-  }
-  new Uint8Array(m, size).set(new Uint8Array(chunk));
-  return m;
-}
-
-function write(res: uWS.HttpResponse, id: string, status: number, json: string | Uint8Array, tls: boolean, extra?: Record<string, string>): void {
-  if (status !== 200) res.writeStatus(STATUS_TEXT[status] ?? String(status));
-  if (extra?.['Content-Type'] === undefined) res.writeHeader(OUT.contentType, OUT.json);
-  res.writeHeader(OUT.requestId, id);
-  writeSecurityHeaders(res, tls);
-  if (extra) for (const k in extra) res.writeHeader(headerName(k), extra[k]);
-  res.end(json);
-}
-
-/**
- * On every answer (API, errors, console files, streams): nosniff, so that no browser reads an
- * answer as another type than it says (a JSON error echoing input, read as HTML); over TLS
- * HSTS, so that a browser that reached the daemon over HTTPS never tries plain HTTP for a year.
- */
-function writeSecurityHeaders(res: uWS.HttpResponse, tls: boolean): void {
-  res.writeHeader(SECURITY.nosniff, SECURITY.nosniffValue);
-  if (tls) res.writeHeader(SECURITY.hsts, SECURITY.hstsValue);
-}
-
-/** A header name as bytes, made once per name (names come from the code, so they are few). */
-function headerName(name: string): Buffer {
-  let b = headerNames.get(name);
-  if (b === undefined) headerNames.set(name, (b = Buffer.from(name)));
-  return b;
-}
-const headerNames = new Map<string, Buffer>();
-
-function toFwError(e: unknown, log: Logger, reqId: string): FwError {
-  if (isFwError(e)) {
-    if (e.status >= 500) log.error({ reqId, code: e.code, details: e.details }, 'request failed');
-    return e;
-  }
-  log.error({ reqId, err: e }, 'unexpected error');
-  return new FwError('ERR_SYS_4001', '', ERRORS.ERR_SYS_4001.message);
 }
