@@ -8,7 +8,7 @@ import { allowed, traced, view } from './state';
 import { FilterBox, useSortFilter } from './table';
 import type { ResourceKey, ResourceModels } from './types';
 import { ErrorBox, Page, useLoad } from './ui';
-import { ACTIONS_WIDTH, RowActions, VirtualTable, type VColumn } from './virtual-table';
+import { ACTIONS, RowActions, VirtualTable, type VColumn } from './virtual-table';
 import { ViewSwitch } from './view-switch';
 
 export function ResourcePage<K extends ResourceKey>({ def }: { def: ResourceDef<K> }) {
@@ -39,7 +39,7 @@ export function ResourcePage<K extends ResourceKey>({ def }: { def: ResourceDef<
             sort: { active: t.sort.col === i, dir: t.sort.dir, onSort: () => t.toggle(i) },
           })),
           ...(mayChange ? [{
-            label: 'Actions', width: ACTIONS_WIDTH, cell: (m: ResourceModels[K]) => (
+            ...ACTIONS, cell: (m: ResourceModels[K]) => (
               <RowActions>
                 <button type="button" onClick={() => setEditing(m)} aria-label={`Edit ${def.noun} ${def.idOf(m)}`}>Edit</button>
                 {def.remove && <button type="button" class="danger" onClick={() => remove(m)} aria-label={`Delete ${def.noun} ${def.idOf(m)}`}>Delete</button>}

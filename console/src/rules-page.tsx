@@ -8,9 +8,9 @@ import { removeObject, ResourceForm } from './form';
 import { RESOURCE_DEFS, type Column } from './resources';
 import { allowed, ensureSession, refreshStatus, route, traced, view } from './state';
 import { FilterBox, useSortFilter } from './table';
-import type { Analysis, Move, NatModel, PolicyModel } from './types';
+import type { Analysis, HitsReply, Move, NatModel, PolicyModel, RuleHits } from './types';
 import { attempt, ErrorBox, Field, Page, useLoad } from './ui';
-import { ACTIONS_WIDTH, ROW_HEIGHT, RowActions, scrollRowIntoView, VirtualTable, type VColumn } from './virtual-table';
+import { ACTIONS, ROW_HEIGHT, RowActions, scrollRowIntoView, VirtualTable, type VColumn } from './virtual-table';
 import { ViewSwitch } from './view-switch';
 
 type Kind = 'policies' | 'nat';
@@ -19,7 +19,7 @@ type Hits = { packets: number; bytes: number } | null;
 
 
 export interface Badge {
-  kind: 'shadowed' | 'redundant' | 'partial' | 'never-hit' | 'unreachable';
+  kind: 'shadowed' | 'redundant' | 'partial' | 'never-hit' | 'unreachable' | 'stale';
   text: string;
   title?: string;
 }
@@ -43,14 +43,43 @@ export function badgesOf(kind: Kind, a: Analysis | null): Map<number, Badge[]> {
   return out;
 }
 
-const SHOW = ['all', 'shadowed', 'redundant', 'partial', 'never-hit', 'unreachable'] as const;
+const SHOW = ['all', 'shadowed', 'redundant', 'partial', 'never-hit', 'unreachable', 'stale'] as const;
 const SHOW_LABEL: Record<(typeof SHOW)[number], string> = {
-  all: 'all rules', shadowed: 'shadowed', redundant: 'redundant', partial: 'partially shadowed', 'never-hit': 'never hit', unreachable: 'unreachable',
+  all: 'all rules', shadowed: 'shadowed', redundant: 'redundant', partial: 'partially shadowed', 'never-hit': 'never hit', unreachable: 'unreachable', stale: 'no hit for N days',
 };
+const DAY_MS = 86_400_000;
+
+/**
+ * "no hit for N days" per rule: no hit since N days ago by the sampled hit times, as GET
+ * /api/analysis/unused counts it (a rule never hit counts too: the auditor's list is every rule
+ * without a hit in the period). Nothing without a kernel (no times).
+ */
+export function addStale(badges: Map<number, Badge[]>, times: Map<number, RuleHits> | null, days: number, now: number): Map<number, Badge[]> {
+  if (!times || !(days >= 1)) return badges;
+  const since = new Date(now - days * DAY_MS).toISOString();
+  const out = new Map(badges);
+  for (const [id, r] of times) {
+    if (r.lastHitAt !== null && r.lastHitAt >= since) continue;
+    out.set(id, [...(out.get(id) ?? []), { kind: 'stale', text: `no hit for ${days} day${days === 1 ? '' : 's'}`, title: r.lastHitAt ? `last hit ${r.lastHitAt}` : 'no hit recorded' }]);
+  }
+  return out;
+}
+
+/** A hit time as an age: "4 min ago", "3 days ago" (the exact time is the cell's title). */
+export function ago(iso: string | null, now: number): string {
+  if (iso === null) return 'never';
+  const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  if (s < 60) return `${s} s ago`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
+  return `${Math.floor(s / 86400)} days ago`;
+}
 
 interface Data {
   rules: Rule[];
   hits: Map<number, Hits>;
+  /** hits with their times (GET /api/analysis/hits); null without a kernel */
+  times: Map<number, RuleHits> | null;
   analysis: Analysis | null;
 }
 
@@ -58,24 +87,31 @@ async function loadRules(kind: Kind, which: 'running' | 'candidate'): Promise<Da
   const def = RESOURCE_DEFS[kind];
   const q = which === 'candidate' ? '?config=candidate' : '';
   // counters are the kernel's, for the running version; a candidate rule shows its running count
-  const [rules, stats, analysis] = await Promise.all([
+  const [rules, stats, analysis, sampled] = await Promise.all([
     kind === 'policies' && which === 'running' ? api<(PolicyModel & { hits?: Hits })[]>('GET', `${def.path}?stats=true`) : api<Rule[]>('GET', def.path + q),
     kind === 'policies' && which === 'candidate' ? api<(PolicyModel & { hits?: Hits })[]>('GET', `${def.path}?stats=true`) : Promise.resolve(null),
     api<Analysis>('GET', `/api/analysis${q}`).catch(() => null),
+    api<HitsReply>('GET', '/api/analysis/hits').catch(() => null),
   ]);
   const hits = new Map<number, Hits>();
   for (const r of (stats ?? rules) as (Rule & { hits?: Hits })[]) if (r.hits !== undefined) hits.set(r.id, r.hits);
-  return { rules, hits, analysis };
+  const ruleKind = kind === 'policies' ? 'policy' : 'nat';
+  const times = sampled?.rules ? new Map(sampled.rules.filter((r) => r.kind === ruleKind).map((r) => [r.id, r])) : null;
+  // NAT has no ?stats=true: its hits (connections translated) come with the times
+  if (kind === 'nat' && times) for (const [id, r] of times) hits.set(id, { packets: r.hits, bytes: r.bytes });
+  return { rules, hits, times, analysis };
 }
 
 export function RulesPage({ kind }: { kind: Kind }) {
   const def = RESOURCE_DEFS[kind];
   const which = view.value;
   const loaded = useLoad(() => loadRules(kind, which), [kind, which]);
-  const badges = useMemo(() => badgesOf(kind, loaded.data?.analysis ?? null), [loaded.data]);
+  const query0 = new URLSearchParams(route.value.split('?')[1] ?? '');
+  const [days, setDays] = useState(query0.get('days') ?? '90');
+  const badges = useMemo(() => addStale(badgesOf(kind, loaded.data?.analysis ?? null), loaded.data?.times ?? null, Number(days), Date.now()), [loaded.data, days]);
   const columns = def.columns as Column<Rule>[];
   const badgeText = useMemo(() => (m: Rule) => `#${m.id} ` + (badges.get(m.id) ?? []).map((b) => `${b.text} ${b.title ?? ''}`).join(' '), [badges]);
-  const query = new URLSearchParams(route.value.split('?')[1] ?? '');
+  const query = query0;
   const [announce, setAnnounce] = useState('');
   const focusAfter = useRef<number | null>(null);
   const send = (id: number, body: Move) => attempt(async () => {
@@ -131,8 +167,9 @@ export function RulesPage({ kind }: { kind: Kind }) {
       <ErrorBox text={loaded.error} />
       <div class="toolbar">
         <FilterBox value={t.filter} onInput={t.setFilter} />
-        <Field label="Show" value={show} options={SHOW.filter((s) => (kind === 'nat' ? s === 'all' || s === 'unreachable' : s !== 'unreachable'))}
+        <Field label="Show" value={show} options={SHOW.filter((s) => (kind === 'nat' ? s === 'all' || s === 'unreachable' || s === 'stale' : s !== 'unreachable'))}
           onInput={(v) => setShow(v as typeof show)} />
+        {loaded.data?.times && <Field label="No hit for (days)" type="number" value={days} onInput={setDays} />}
         <span class="count">{rows.length} of {loaded.data?.rules.length ?? 0} in evaluation order{show !== 'all' ? `, ${SHOW_LABEL[show]} only` : ''}</span>
         {!inOrder && <button type="button" onClick={() => t.setSort({ col: -1, dir: 1 })}>Back to evaluation order</button>}
         {mayChange && rows.length > 0 && <>
@@ -142,7 +179,7 @@ export function RulesPage({ kind }: { kind: Kind }) {
       </div>
       {mayChange && <p class="help" id={`${kind}-move-help`}>Reorder: drag a row by its handle, or focus the handle and press Arrow Up or Arrow Down (Home, End: to the top, the bottom).{inOrder ? '' : ' Sorted by a column: reordering is off.'}</p>}
       <p class="sr-only" role="status" aria-live="polite">{announce}</p>
-      <RulesTable kind={kind} rows={rows} columns={columns} hits={loaded.data?.hits ?? new Map()} badges={badges}
+      <RulesTable kind={kind} rows={rows} columns={columns} hits={loaded.data?.hits ?? new Map()} times={loaded.data?.times ?? null} badges={badges}
         sortCol={t.sort.col} sortDir={t.sort.dir} onSort={t.toggle} reorder={mayChange && inOrder} tracedId={tracedId}
         focusAfter={focusAfter} onMove={move} onEdit={(r) => setEditing(r)} onDelete={remove} mayChange={mayChange} />
     </Page>
@@ -154,6 +191,7 @@ interface TableProps {
   rows: Rule[];
   columns: Column<Rule>[];
   hits: Map<number, Hits>;
+  times: Map<number, RuleHits> | null;
   badges: Map<number, Badge[]>;
   sortCol: number;
   sortDir: 1 | -1;
@@ -255,11 +293,15 @@ function RulesTable(p: TableProps) {
       cell: (m) => { const h = p.hits.get(m.id); return h ? h.packets.toLocaleString() : '–'; },
     },
     {
+      label: 'Last hit', width: 7.5, title: (m) => p.times?.get(m.id)?.lastHitAt ?? undefined,
+      cell: (m) => { const t = p.times?.get(m.id); return t ? ago(t.lastHitAt, Date.now()) : '–'; },
+    },
+    {
       label: 'Analysis', width: 19, cellClass: () => 'badges', title: (m) => (p.badges.get(m.id) ?? []).map((b) => b.title ? `${b.kind}: ${b.title}` : b.text).join('; ') || undefined,
       cell: (m) => (p.badges.get(m.id) ?? []).map((x) => <span key={x.kind} class={`badge badge-${x.kind}`}>{x.text}</span>),
     },
     ...(p.mayChange ? [{
-      label: 'Actions', width: ACTIONS_WIDTH, cell: (m: Rule) => (
+      ...ACTIONS, cell: (m: Rule) => (
         <RowActions>
           <button type="button" onClick={() => p.onEdit(m)} aria-label={`Edit ${def.noun} ${m.id}`}>Edit</button>
           <button type="button" class="danger" onClick={() => p.onDelete(m.id)} aria-label={`Delete ${def.noun} ${m.id}`}>Delete</button>

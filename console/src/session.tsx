@@ -9,6 +9,7 @@ import type { DetailedDiff, Diff, PendingConfirm, Session } from './types';
 import { when } from './format';
 import { attempt, Checkbox, describeError, ErrorBox, Field, Page, useLoad } from './ui';
 import { VirtualTable } from './virtual-table';
+import { ImpactView } from './impact';
 
 export function SessionPage() {
   const s = (status.value?.session ?? null) as Session | null;
@@ -91,6 +92,7 @@ export function SessionPage() {
             <div class="buttons"><button type="button" onClick={validate}>Validate</button></div>
             {validation && <p role="status">{validation}</p>}
           </section>
+          {!empty && <ImpactView changes={s?.changes ?? 0} />}
           <form class="card" aria-labelledby="commit-h" onSubmit={commit}>
             <h2 id="commit-h">Commit</h2>
             <ErrorBox text={commitError[''] ?? null} />

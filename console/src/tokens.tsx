@@ -8,7 +8,7 @@ import type { ApiToken, CreatedToken, Role } from './types';
 import { when } from './format';
 import { ROLES, within } from '../../src/auth/roles';
 import { attempt, describeError, ErrorBox, Field, Page, useLoad } from './ui';
-import { ACTIONS_WIDTH, RowActions, VirtualTable } from './virtual-table';
+import { ACTIONS, RowActions, VirtualTable } from './virtual-table';
 
 export function TokensPage() {
   const me = login.value!;
@@ -72,7 +72,7 @@ export function TokensPage() {
         { label: 'Created', width: 12, cell: (t) => when(t.created_at) },
         { label: 'Expires', width: 12, cell: (t) => (t.expires_at ? when(t.expires_at) : 'never') },
         { label: 'Last used', width: 12, cell: (t) => (t.last_used_at ? when(t.last_used_at) : '—') },
-        { label: 'Actions', width: ACTIONS_WIDTH, cell: (t) => mayRevoke(t) && <RowActions><button type="button" class="danger" onClick={() => revoke(t)} aria-label={`Revoke token ${t.owner}/${t.name}`}>Revoke</button></RowActions> },
+        { ...ACTIONS, cell: (t) => mayRevoke(t) && <RowActions><button type="button" class="danger" onClick={() => revoke(t)} aria-label={`Revoke token ${t.owner}/${t.name}`}>Revoke</button></RowActions> },
       ]} empty={list.data ? 'No API tokens.' : undefined} />
     </Page>
   );

@@ -8,7 +8,7 @@ import type { Role, User } from './types';
 import { when } from './format';
 import { ROLES } from '../../src/auth/roles';
 import { attempt, describeError, ErrorBox, Field, Page, useId, useLoad } from './ui';
-import { ACTIONS_WIDTH, RowActions, VirtualTable } from './virtual-table';
+import { ACTIONS, RowActions, VirtualTable } from './virtual-table';
 
 export function UsersPage() {
   const list = useLoad(() => api<User[]>('GET', '/api/users'), []);
@@ -56,7 +56,7 @@ export function UsersPage() {
         { label: 'Username', rowHeader: true, cell: (u) => u.username },
         { label: 'Role', width: 10, cell: (u) => (manage && u.username !== login.value?.username ? <RoleSelect user={u} onChange={(r) => setUserRole(u.username, r)} /> : u.role) },
         { label: 'Created', width: 12, cell: (u) => when(u.created_at) },
-        ...(manage ? [{ label: 'Actions', width: ACTIONS_WIDTH, cell: (u: User) => <RowActions><button type="button" class="danger" onClick={() => remove(u.username)} aria-label={`Delete user ${u.username}`}>Delete</button></RowActions> }] : []),
+        ...(manage ? [{ ...ACTIONS, cell: (u: User) => <RowActions><button type="button" class="danger" onClick={() => remove(u.username)} aria-label={`Delete user ${u.username}`}>Delete</button></RowActions> }] : []),
       ]} />
     </Page>
   );

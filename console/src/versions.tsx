@@ -6,7 +6,7 @@ import { allowed, ensureSession, navigate, refreshStatus } from './state';
 import type { Version, VersionConfig } from './types';
 import { when } from './format';
 import { attempt, ErrorBox, Field, Page, useLoad } from './ui';
-import { ACTIONS_WIDTH, RowActions, VirtualTable } from './virtual-table';
+import { ACTIONS, RowActions, VirtualTable } from './virtual-table';
 
 type Tables = Omit<VersionConfig['config'], 'counters'>;
 const KEYS: Record<keyof Tables, string> = {
@@ -98,7 +98,7 @@ export function VersionsPage() {
         { label: 'Time', width: 12, cell: (v) => when(v.time) },
         { label: 'Description', cell: (v) => v.description, title: (v) => v.description },
         { label: 'Summary', cell: (v) => v.summary, title: (v) => v.summary },
-        ...(mayRollBack ? [{ label: 'Actions', width: ACTIONS_WIDTH, cell: (v: Version) => <RowActions><button type="button" onClick={() => rollBack(v.version)} aria-label={`Roll back to version ${v.version}`}>Roll back</button></RowActions> }] : []),
+        ...(mayRollBack ? [{ ...ACTIONS, cell: (v: Version) => <RowActions><button type="button" onClick={() => rollBack(v.version)} aria-label={`Roll back to version ${v.version}`}>Roll back</button></RowActions> }] : []),
       ]} />
     </Page>
   );

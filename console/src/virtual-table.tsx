@@ -12,9 +12,11 @@ import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 export const ROW_HEIGHT = 36;
 const OVERSCAN = 10;
 /** The least width of a column without one of its own (rem). */
-const FLEX_MIN_REM = 6;
+const FLEX_MIN_REM = 7.5;
 /** The Actions column: Edit and Delete whole at any window width (rem). */
 export const ACTIONS_WIDTH = 9;
+/** The Actions column of any table: fixed width, kept in view when the table scrolls sideways. */
+export const ACTIONS = { label: 'Actions', width: ACTIONS_WIDTH, sticky: true } as const;
 
 export interface VColumn<R> {
   label: string;
@@ -30,6 +32,8 @@ export interface VColumn<R> {
   cell: (r: R, index: number) => ComponentChildren;
   cellClass?: (r: R) => string | undefined;
   title?: (r: R) => string | undefined;
+  /** kept at the right edge when the table scrolls sideways (row actions) */
+  sticky?: boolean;
 }
 
 export interface VirtualTableProps<R> {
@@ -101,7 +105,7 @@ export function VirtualTable<R>(p: VirtualTableProps<R>) {
         <thead>
           <tr aria-rowindex={1}>
             {p.columns.map((c) => (
-              <th key={c.label} scope="col" class={c.num ? 'num' : undefined}
+              <th key={c.label} scope="col" class={[c.num ? 'num' : '', c.sticky ? 'sticky-end' : ''].filter(Boolean).join(' ') || undefined}
                 aria-sort={c.sort ? (c.sort.active ? (c.sort.dir === 1 ? 'ascending' : 'descending') : 'none') : undefined}>
                 {c.hiddenLabel ? <span class="sr-only">{c.label}</span>
                   : c.sort ? <button type="button" class="sort" onClick={c.sort.onSort}>{c.label}{c.sort.active ? (c.sort.dir === 1 ? ' ▲' : ' ▼') : ''}</button>
@@ -119,7 +123,7 @@ export function VirtualTable<R>(p: VirtualTableProps<R>) {
               // instead of building new rows (a whole new window each frame at scrollbar speed)
               <tr key={j} data-key={p.keyOf(r)} aria-rowindex={index + 2} {...(p.rowProps ? p.rowProps(r, index) : {})}>
                 {p.columns.map((c) => {
-                  const cls = [c.num ? 'num' : '', c.cellClass?.(r) ?? ''].filter(Boolean).join(' ') || undefined;
+                  const cls = [c.num ? 'num' : '', c.sticky ? 'sticky-end' : '', c.cellClass?.(r) ?? ''].filter(Boolean).join(' ') || undefined;
                   return c.rowHeader
                     ? <th key={c.label} scope="row" class={cls} title={c.title?.(r)}>{c.cell(r, index)}</th>
                     : <td key={c.label} class={cls} title={c.title?.(r)}>{c.cell(r, index)}</td>;

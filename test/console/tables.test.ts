@@ -144,7 +144,7 @@ describe('layout', () => {
         await openPage(label, HEADINGS[label] ?? label);
         if (label === 'Policies' || label === 'NAT') {
           await page.getByRole('radio', { name: 'Candidate' }).check();
-          await page.locator('table.rules tbody tr[data-id] .badge').first().waitFor(WAIT);
+          await page.locator(label === 'NAT' ? 'table.rules tbody tr[data-id="13"]' : 'table.rules tbody tr[data-id] .badge').first().waitFor(WAIT);
         }
         if (label === 'Addresses') await page.locator('tbody tr[data-key="host-000"]').waitFor(WAIT);
         await page.waitForFunction(() => (globalThis as unknown as { document: { fonts: { status: string } } }).document.fonts.status === 'loaded');
@@ -156,7 +156,11 @@ describe('layout', () => {
             const b = el.getBoundingClientRect();
             const cell = el.closest('td, th');
             const c = cell?.getBoundingClientRect();
-            if (el.scrollWidth > el.clientWidth + 1 || (c && (b.right > c.right + 0.5 || b.left < c.left - 0.5))) cut.push((el.textContent ?? '').trim().slice(0, 40));
+            // within the cell's content box (its padding is where text-overflow draws its dots)
+            const pad = cell ? g.getComputedStyle(cell) : null;
+            const right = c ? c.right - parseFloat(pad.paddingRight) - parseFloat(pad.borderRightWidth) : 0;
+            const left = c ? c.left + parseFloat(pad.paddingLeft) : 0;
+            if (el.scrollWidth > el.clientWidth + 1 || (c && (b.right > right + 0.5 || b.left < left - 0.5))) cut.push((el.textContent ?? '').trim().slice(0, 40));
           }
           return { page: [doc.scrollWidth, doc.scrollHeight], window: [g.innerWidth, g.innerHeight], cut };
         });
