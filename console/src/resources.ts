@@ -193,7 +193,7 @@ type RuleMeta = { name?: string; tags?: string[]; disabled?: boolean };
 const metaColumns: Column<RuleMeta>[] = [
   { label: 'Name', text: (m) => m.name ?? '' },
   { label: 'Tags', text: (m) => join(m.tags ?? []) },
-  { label: 'Disabled', text: (m) => (m.disabled ? 'disabled' : ''), width: 5.5 },
+  { label: 'Disabled', text: (m) => (m.disabled ? 'disabled' : ''), width: 6.5 },
 ];
 const metaFields = [
   { key: 'name', label: 'Name', hint: 'optional, unique among the rules of the table' },
