@@ -27,7 +27,7 @@ export function AuditPage() {
       <ErrorBox text={page.error} />
       <VirtualTable label="Audit table" caption="Audit entries, newest first" rows={page.data?.entries ?? []} keyOf={(e) => String(e.id)} columns={[
         { label: 'Id', width: 5, rowHeader: true, cell: (e) => e.id },
-        { label: 'Time', width: 12, cell: (e) => when(e.time) },
+        { label: 'Time', width: 14, cell: (e) => when(e.time) },
         { label: 'User', width: 8, cell: (e) => e.user, title: (e) => e.user },
         { label: 'Action', width: 11, cell: (e) => e.action, title: (e) => e.action },
         { label: 'Details', cell: (e) => e.details, title: (e) => e.details },

@@ -142,9 +142,11 @@ export function RulesPage({ kind }: { kind: Kind }) {
 
   const remove = (id: number) => removeObject(def as never, String(id), loaded.reload);
 
-  // the shown rules (filter, "Show") switched on or off in one batch: one change of the session
+  // the shown rules (filter, "Show") switched on or off in one batch: one change of the session.
+  // Every shown rule, whatever its state in the last load: a click made before the previous
+  // switch's reload arrived found no rule to change in the stale rows
   const switchShown = async (disabled: boolean) => {
-    const ids = rows.filter((r) => (r.disabled ?? false) !== disabled).map((r) => r.id);
+    const ids = rows.map((r) => r.id);
     const ok = ids.length > 0 && await attempt(async () => {
       await ensureSession();
       await api('POST', '/api/config/batch', { operations: ids.map((id) => ({ method: 'PUT', path: `${def.path}/${id}`, body: { disabled } })) });
@@ -297,7 +299,7 @@ function RulesTable(p: TableProps) {
       cell: (m) => { const t = p.times?.get(m.id); return t ? ago(t.lastHitAt, Date.now()) : '–'; },
     },
     {
-      label: 'Analysis', width: 19, cellClass: () => 'badges', title: (m) => (p.badges.get(m.id) ?? []).map((b) => b.title ? `${b.kind}: ${b.title}` : b.text).join('; ') || undefined,
+      label: 'Analysis', width: 19, sticky: true, cellClass: () => 'badges', title: (m) => (p.badges.get(m.id) ?? []).map((b) => b.title ? `${b.kind}: ${b.title}` : b.text).join('; ') || undefined,
       cell: (m) => (p.badges.get(m.id) ?? []).map((x) => <span key={x.kind} class={`badge badge-${x.kind}`}>{x.text}</span>),
     },
     ...(p.mayChange ? [{

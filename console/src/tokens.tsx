@@ -69,9 +69,9 @@ export function TokensPage() {
         { label: 'Name', rowHeader: true, cell: (t) => t.name },
         { label: 'Owner', cell: (t) => t.owner },
         { label: 'Role', width: 7, cell: (t) => t.role },
-        { label: 'Created', width: 12, cell: (t) => when(t.created_at) },
-        { label: 'Expires', width: 12, cell: (t) => (t.expires_at ? when(t.expires_at) : 'never') },
-        { label: 'Last used', width: 12, cell: (t) => (t.last_used_at ? when(t.last_used_at) : '—') },
+        { label: 'Created', width: 14, cell: (t) => when(t.created_at) },
+        { label: 'Expires', width: 14, cell: (t) => (t.expires_at ? when(t.expires_at) : 'never') },
+        { label: 'Last used', width: 14, cell: (t) => (t.last_used_at ? when(t.last_used_at) : '—') },
         { ...ACTIONS, cell: (t) => mayRevoke(t) && <RowActions><button type="button" class="danger" onClick={() => revoke(t)} aria-label={`Revoke token ${t.owner}/${t.name}`}>Revoke</button></RowActions> },
       ]} empty={list.data ? 'No API tokens.' : undefined} />
     </Page>

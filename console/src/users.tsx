@@ -55,7 +55,7 @@ export function UsersPage() {
       <VirtualTable label="Users table" caption="Accounts" rows={list.data ?? []} keyOf={(u) => u.username} columns={[
         { label: 'Username', rowHeader: true, cell: (u) => u.username },
         { label: 'Role', width: 10, cell: (u) => (manage && u.username !== login.value?.username ? <RoleSelect user={u} onChange={(r) => setUserRole(u.username, r)} /> : u.role) },
-        { label: 'Created', width: 12, cell: (u) => when(u.created_at) },
+        { label: 'Created', width: 14, cell: (u) => when(u.created_at) },
         ...(manage ? [{ ...ACTIONS, cell: (u: User) => <RowActions><button type="button" class="danger" onClick={() => remove(u.username)} aria-label={`Delete user ${u.username}`}>Delete</button></RowActions> }] : []),
       ]} />
     </Page>

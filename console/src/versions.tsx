@@ -95,7 +95,7 @@ export function VersionsPage() {
       <VirtualTable label="Versions table" caption="Committed versions, newest first" rows={versions} keyOf={(v) => String(v.version)} columns={[
         { label: 'Version', width: 5.5, num: true, rowHeader: true, cell: (v) => v.version },
         { label: 'Author', width: 8, cell: (v) => v.author },
-        { label: 'Time', width: 12, cell: (v) => when(v.time) },
+        { label: 'Time', width: 14, cell: (v) => when(v.time) },
         { label: 'Description', cell: (v) => v.description, title: (v) => v.description },
         { label: 'Summary', cell: (v) => v.summary, title: (v) => v.summary },
         ...(mayRollBack ? [{ ...ACTIONS, cell: (v: Version) => <RowActions><button type="button" onClick={() => rollBack(v.version)} aria-label={`Roll back to version ${v.version}`}>Roll back</button></RowActions> }] : []),

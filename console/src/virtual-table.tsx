@@ -32,7 +32,7 @@ export interface VColumn<R> {
   cell: (r: R, index: number) => ComponentChildren;
   cellClass?: (r: R) => string | undefined;
   title?: (r: R) => string | undefined;
-  /** kept at the right edge when the table scrolls sideways (row actions) */
+  /** kept at the right edge when the table scrolls sideways (the analysis, row actions): only the last columns */
   sticky?: boolean;
 }
 
@@ -95,6 +95,15 @@ export function VirtualTable<R>(p: VirtualTableProps<R>) {
   const flexible = p.columns.filter((c) => c.width === undefined).length;
   const minWidth = `${fixed + flexible * FLEX_MIN_REM}rem`;
   const span = p.columns.length;
+  // sticky columns (the last ones) keep their place at the right edge, each left of those after it
+  const stickAt = new Map<string, string>();
+  let right = 0;
+  for (const c of [...p.columns].reverse()) {
+    if (!c.sticky) break;
+    stickAt.set(c.label, `${right}rem`);
+    right += c.width ?? 0;
+  }
+  const stick = (c: VColumn<R>) => (stickAt.has(c.label) ? { right: stickAt.get(c.label) } : undefined);
   // a short table is as tall as its rows; a long one fills the page (style.css .page > .scroller)
   const least = `${Math.min(p.rows.length + 1, 6) * ROW_HEIGHT + 2}px`;
   return (
@@ -105,7 +114,7 @@ export function VirtualTable<R>(p: VirtualTableProps<R>) {
         <thead>
           <tr aria-rowindex={1}>
             {p.columns.map((c) => (
-              <th key={c.label} scope="col" class={[c.num ? 'num' : '', c.sticky ? 'sticky-end' : ''].filter(Boolean).join(' ') || undefined}
+              <th key={c.label} scope="col" class={[c.num ? 'num' : '', c.sticky ? 'sticky-end' : ''].filter(Boolean).join(' ') || undefined} style={stick(c)}
                 aria-sort={c.sort ? (c.sort.active ? (c.sort.dir === 1 ? 'ascending' : 'descending') : 'none') : undefined}>
                 {c.hiddenLabel ? <span class="sr-only">{c.label}</span>
                   : c.sort ? <button type="button" class="sort" onClick={c.sort.onSort}>{c.label}{c.sort.active ? (c.sort.dir === 1 ? ' ▲' : ' ▼') : ''}</button>
@@ -125,8 +134,8 @@ export function VirtualTable<R>(p: VirtualTableProps<R>) {
                 {p.columns.map((c) => {
                   const cls = [c.num ? 'num' : '', c.sticky ? 'sticky-end' : '', c.cellClass?.(r) ?? ''].filter(Boolean).join(' ') || undefined;
                   return c.rowHeader
-                    ? <th key={c.label} scope="row" class={cls} title={c.title?.(r)}>{c.cell(r, index)}</th>
-                    : <td key={c.label} class={cls} title={c.title?.(r)}>{c.cell(r, index)}</td>;
+                    ? <th key={c.label} scope="row" class={cls} title={c.title?.(r)} style={stick(c)}>{c.cell(r, index)}</th>
+                    : <td key={c.label} class={cls} title={c.title?.(r)} style={stick(c)}>{c.cell(r, index)}</td>;
                 })}
               </tr>
             );

@@ -165,6 +165,7 @@ describe('layout', () => {
           return { page: [doc.scrollWidth, doc.scrollHeight], window: [g.innerWidth, g.innerHeight], cut };
         });
         expect({ label, ...m }).toEqual({ label, page: m.window, window: [width, height], cut: [] });
+        await screenshot(page, `${file}-${width}x${height}`);
         if (label === 'NAT') {
           // the last columns: in the window, or reached by scrolling the table itself (never the page)
           const region = page.getByRole('region', { name: 'NAT table' });
@@ -174,7 +175,6 @@ describe('layout', () => {
             expect({ name, right: box.x + box.width <= width, left: box.x >= 0 }).toEqual({ name, right: true, left: true });
           }
         }
-        await screenshot(page, `${file}-${width}x${height}`);
       }
       await page.setViewportSize({ width: 1400, height: 900 });
       expect(opened!.problems).toEqual([]);
