@@ -7,6 +7,7 @@ import type { LiveSession, LiveSessionPage } from './types';
 import { allowed } from './state';
 import { attempt, ErrorBox, Field, Page, Pager, useLoad } from './ui';
 import { VirtualTable } from './virtual-table';
+import { endpoint as end } from './format';
 
 const FILTERS = [
   ['address', 'Address or prefix', 'either end, before or after NAT'],
@@ -19,7 +20,6 @@ const FILTERS = [
 type Filters = Record<(typeof FILTERS)[number][0], string>;
 const NO_FILTERS: Filters = { address: '', port: '', protocol: '', zone: '', policy: '', state: '' };
 
-const end = (ip: string, port: number | null) => (port === null ? ip : ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`);
 
 function natText(s: LiveSession): string {
   return [s.nat.snat && `snat ${end(s.nat.snat.ip, s.nat.snat.port)}`, s.nat.dnat && `dnat ${end(s.nat.dnat.ip, s.nat.dnat.port)}`].filter(Boolean).join(', ') || '-';

@@ -6,8 +6,8 @@ import { api } from './api';
 import type { ImpactReply, LiveSession } from './types';
 import { ErrorBox, useLoad } from './ui';
 import { VirtualTable } from './virtual-table';
+import { endpoint as end } from './format';
 
-const end = (ip: string, port: number | null) => (port === null ? ip : ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`);
 const flow = (s: LiveSession) => `${s.protocol} ${end(s.original.src, s.original['src-port'])} → ${end(s.original.dst, s.original['dst-port'])}`;
 const by = (policy: number | null, reason: string) => (policy === null ? reason : `policy ${policy}`);
 
