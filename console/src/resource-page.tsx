@@ -35,7 +35,7 @@ export function ResourcePage<K extends ResourceKey>({ def }: { def: ResourceDef<
       <VirtualTable label={`${def.title} table`} caption={`${def.title} (${which})`} rows={t.shown} keyOf={(m) => def.idOf(m)}
         columns={[
           ...def.columns.map((c, i): VColumn<ResourceModels[K]> => ({
-            label: c.label, width: c.width, rowHeader: i === 0, cell: (m) => c.text(m), title: (m) => c.text(m),
+            label: c.label, width: c.width, rowHeader: i === 0, text: c.text,
             sort: { active: t.sort.col === i, dir: t.sort.dir, onSort: () => t.toggle(i) },
           })),
           ...(mayChange ? [{

@@ -286,7 +286,7 @@ function RulesTable(p: TableProps) {
     { label: '#', width: 4, num: true, sort: { active: p.sortCol < 0, dir: 1, onSort: () => p.onSort(-1) }, cell: (_m, index) => index + 1 },
     { label: 'Id', width: 4, num: true, rowHeader: true, cell: (m) => m.id },
     ...p.columns.map((c, i): VColumn<Rule> => ({
-      label: c.label, width: c.width, cell: (m) => c.text(m), title: (m) => c.text(m) || undefined,
+      label: c.label, width: c.width, text: c.text,
       cellClass: i === 0 ? (m) => `action-${c.text(m)}` : undefined,
       sort: { active: p.sortCol === i, dir: p.sortDir, onSort: () => p.onSort(i) },
     })),

@@ -29,7 +29,9 @@ export interface VColumn<R> {
   sort?: { active: boolean; dir: 1 | -1; onSort: () => void };
   /** the cell is the row's header (th scope="row") */
   rowHeader?: boolean;
-  cell: (r: R, index: number) => ComponentChildren;
+  cell?: (r: R, index: number) => ComponentChildren;
+  /** a plain-text cell: its text is also its title (the whole of a cut value), computed once */
+  text?: (r: R) => string;
   cellClass?: (r: R) => string | undefined;
   title?: (r: R) => string | undefined;
   /** kept at the right edge when the table scrolls sideways (the analysis, row actions): only the last columns */
@@ -133,9 +135,12 @@ export function VirtualTable<R>(p: VirtualTableProps<R>) {
               <tr key={j} data-key={p.keyOf(r)} aria-rowindex={index + 2} {...(p.rowProps ? p.rowProps(r, index) : {})}>
                 {p.columns.map((c) => {
                   const cls = [c.num ? 'num' : '', c.sticky ? 'sticky-end' : '', c.cellClass?.(r) ?? ''].filter(Boolean).join(' ') || undefined;
+                  const text = c.text?.(r);
+                  const content = text ?? c.cell?.(r, index);
+                  const title = text !== undefined ? text || undefined : c.title?.(r);
                   return c.rowHeader
-                    ? <th key={c.label} scope="row" class={cls} title={c.title?.(r)} style={stick(c)}>{c.cell(r, index)}</th>
-                    : <td key={c.label} class={cls} title={c.title?.(r)} style={stick(c)}>{c.cell(r, index)}</td>;
+                    ? <th key={c.label} scope="row" class={cls} title={title} style={stick(c)}>{content}</th>
+                    : <td key={c.label} class={cls} title={title} style={stick(c)}>{content}</td>;
                 })}
               </tr>
             );
