@@ -233,12 +233,11 @@ function RulesTable(p: TableProps) {
     if (i < 0 || !el) return;
     const handle = () => el.querySelector<HTMLButtonElement>(`button[data-handle="${id}"]`);
     scrollRowIntoView(el, i);
-    if (handle()) {
-      handle()!.focus();
-      p.focusAfter.current = null;
-    } else {
-      requestAnimationFrame(() => handle()?.focus());
-    }
+    // once: a later change of the rows (a filter typed) must not take the focus back
+    p.focusAfter.current = null;
+    // a rule moved out of the rendered window (Home, End) is there after the scroll's render
+    if (handle()) handle()!.focus();
+    else requestAnimationFrame(() => handle()?.focus());
   }, [p.rows]);
 
   const keyMove = (e: KeyboardEvent, id: number) => {

@@ -92,6 +92,27 @@ describe('keyboard moves', () => {
       expect(opened!.problems).toEqual([]);
     });
   }
+
+  test('Home on a rule far down puts it at the top: the table scrolls to it, its handle keeps the focus, a filter typed then keeps its own', async () => {
+    const page = await openPage('Policies');
+    await page.getByRole('radio', { name: 'Candidate' }).check();
+    const region = page.getByRole('region', { name: 'Policies table' });
+    await page.locator('table.rules tbody tr[data-id]').first().waitFor(WAIT);
+    const at = (await order()).indexOf(1000);
+    await region.evaluate((e, top) => { (e as unknown as { scrollTop: number }).scrollTop = top; }, at * 36);
+    await page.locator('table.rules tbody tr[data-id="1000"]').waitFor(WAIT);
+    await page.getByRole('button', { name: 'Move policy 1000', exact: true }).focus();
+    await page.keyboard.press('Home');
+    expect((await until(async () => (await order())[0], 1000))).toBe(1000);
+    expect(await until(focused, 'Move policy 1000')).toBe('Move policy 1000');
+    expect(await region.evaluate((e) => (e as unknown as { scrollTop: number }).scrollTop)).toBeLessThan(36 * 5);
+    const filter = page.getByRole('searchbox');
+    await filter.fill('host-007');
+    await page.locator('.count').filter({ hasText: /^7 of 2000 / }).waitFor(WAIT);
+    expect(await filter.evaluate((e) => (globalThis as unknown as { document: { activeElement: unknown } }).document.activeElement === e)).toBe(true);
+    await filter.fill('');
+    expect(opened!.problems).toEqual([]);
+  });
 });
 
 describe('virtual tables', () => {
