@@ -40,8 +40,10 @@ export function SessionPage() {
     const body: Record<string, unknown> = { description };
     if (confirmed) body.confirm_timeout = /^\d+$/.test(minutes.trim()) ? Number(minutes.trim()) * 60 : minutes;
     try {
-      const r = await api<{ message: string; version: string; warnings?: string; confirm_by?: string }>('POST', '/api/config/commit', body);
-      say(`Committed version ${r.version}${r.confirm_by ? `: confirm it by ${when(r.confirm_by)} or it is rolled back` : ''}`);
+      const r = await api<{ message: string; version: string; warnings?: string; confirm_by?: string; cut?: string }>('POST', '/api/config/commit', body);
+      // `cut`: the live connections the new version denies, ended by the commit (a kernel, rematch on)
+      const cut = r.cut === undefined ? '' : `; ${r.cut} live connection${r.cut === '1' ? '' : 's'} cut`;
+      say(`Committed version ${r.version}${cut}${r.confirm_by ? `: confirm it by ${when(r.confirm_by)} or it is rolled back` : ''}`);
       setWarnings({ title: `Version ${r.version}`, text: r.warnings });
       setDescription('');
       await refreshStatus();

@@ -1,7 +1,7 @@
 // The console on a real kernel (issue 28, point 8): the policy table's "Last hit" moves with
 // traffic and a rule no packet met carries "no hit for N days"; the Session page shows, beside
 // the pending diff, the live connection a candidate would cut and the rule that would deny it
-// (GET /api/config/impact), before anything is committed.
+// (GET /api/config/impact), before anything is committed, and the commit says it cut it.
 import type { BrowserContext, Page } from 'playwright-core';
 import { ADMIN, ADMIN_PASSWORD, ok } from '../helpers/daemon';
 import { axeViolations, loggedInConsole, screenshot } from '../helpers/browser';
@@ -78,6 +78,10 @@ test('the Session page shows, beside the pending diff, the connection the commit
   await page.locator('.diff tbody tr').filter({ hasText: 'Changed' }).waitFor(WAIT);
   expect(await axeViolations(page)).toEqual([]);
   await screenshot(page, 'session-impact');
-  await ok(ld.client.post('/api/config/discard'));
+  // committed from the console: the answer says how many connections it cut
+  const commit = page.getByRole('form', { name: 'Commit' });
+  await commit.getByLabel('Description', { exact: true }).fill('app no longer allowed');
+  await commit.getByRole('button', { name: 'Commit' }).click();
+  await page.locator('.notice').filter({ hasText: /^Committed version \d+; 1 live connection cut/ }).waitFor(WAIT);
   expect(problems).toEqual([]);
 });
