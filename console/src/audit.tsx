@@ -4,6 +4,7 @@ import { api } from './api';
 import type { AuditEntries } from './types';
 import { when } from './format';
 import { ErrorBox, Field, Page, Pager, useLoad } from './ui';
+import { VirtualTable } from './virtual-table';
 
 export function AuditPage() {
   const [user, setUser] = useState('');
@@ -24,15 +25,14 @@ export function AuditPage() {
         <button type="submit">Apply filters</button>
       </form>
       <ErrorBox text={page.error} />
-      <table class="grid">
-        <caption class="sr-only">Audit entries, newest first</caption>
-        <thead><tr><th scope="col">Id</th><th scope="col">Time</th><th scope="col">User</th><th scope="col">Action</th><th scope="col">Details</th><th scope="col">Request</th></tr></thead>
-        <tbody>
-          {(page.data?.entries ?? []).map((e) => (
-            <tr key={e.id}><th scope="row">{e.id}</th><td>{when(e.time)}</td><td>{e.user}</td><td>{e.action}</td><td>{e.details}</td><td class="mono">{e.requestId}</td></tr>
-          ))}
-        </tbody>
-      </table>
+      <VirtualTable label="Audit table" caption="Audit entries, newest first" rows={page.data?.entries ?? []} keyOf={(e) => String(e.id)} columns={[
+        { label: 'Id', width: 5, rowHeader: true, cell: (e) => e.id },
+        { label: 'Time', width: 14, cell: (e) => when(e.time) },
+        { label: 'User', width: 8, cell: (e) => e.user, title: (e) => e.user },
+        { label: 'Action', width: 11, cell: (e) => e.action, title: (e) => e.action },
+        { label: 'Details', cell: (e) => e.details, title: (e) => e.details },
+        { label: 'Request', width: 11, cellClass: () => 'mono', cell: (e) => e.requestId, title: (e) => e.requestId },
+      ]} empty={page.data ? 'No entries.' : undefined} />
       <Pager stack={pages} setStack={setPages} next={page.data?.next} back="Newer" forward="Older" />
     </Page>
   );

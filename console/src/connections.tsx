@@ -6,6 +6,8 @@ import { api } from './api';
 import type { LiveSession, LiveSessionPage } from './types';
 import { allowed } from './state';
 import { attempt, ErrorBox, Field, Page, Pager, useLoad } from './ui';
+import { VirtualTable } from './virtual-table';
+import { endpoint as end } from './format';
 
 const FILTERS = [
   ['address', 'Address or prefix', 'either end, before or after NAT'],
@@ -18,7 +20,6 @@ const FILTERS = [
 type Filters = Record<(typeof FILTERS)[number][0], string>;
 const NO_FILTERS: Filters = { address: '', port: '', protocol: '', zone: '', policy: '', state: '' };
 
-const end = (ip: string, port: number | null) => (port === null ? ip : ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`);
 
 function natText(s: LiveSession): string {
   return [s.nat.snat && `snat ${end(s.nat.snat.ip, s.nat.snat.port)}`, s.nat.dnat && `dnat ${end(s.nat.dnat.ip, s.nat.dnat.port)}`].filter(Boolean).join(', ') || '-';
@@ -57,25 +58,20 @@ export function ConnectionsPage() {
       </form>
       <ErrorBox text={page.error} />
       {page.data && <p aria-live="polite">{page.data.total} connection{page.data.total === 1 ? '' : 's'}{page.data.dataplane === 'none' ? ' (no data plane: FW_DATAPLANE=none)' : ''}</p>}
-      <table class="grid">
-        <caption class="sr-only">Live connections</caption>
-        <thead><tr>
-          {canEnd && <th scope="col">End</th>}
-          <th scope="col">Id</th><th scope="col">Protocol</th><th scope="col">Source</th><th scope="col">Destination</th><th scope="col">State</th>
-          <th scope="col">Zones</th><th scope="col">Policy</th><th scope="col">NAT</th><th scope="col">Packets</th><th scope="col">Bytes</th><th scope="col">Age (s)</th>
-        </tr></thead>
-        <tbody>
-          {(page.data?.sessions ?? []).map((s) => (
-            <tr key={s.id}>
-              {canEnd && <td><input type="checkbox" aria-label={`select connection ${s.id}`} checked={picked.has(s.id)} onChange={(e) => toggle(s.id, (e.target as HTMLInputElement).checked)} /></td>}
-              <th scope="row" class="mono">{s.id}</th><td>{s.protocol}</td>
-              <td class="mono">{end(s.original.src, s.original['src-port'])}</td><td class="mono">{end(s.original.dst, s.original['dst-port'])}</td>
-              <td>{s.cut ? 'cut' : s.state ?? '-'}</td><td>{s.srcZone ?? '-'} → {s.dstZone ?? '-'}</td>
-              <td>{s.policy ?? '-'}</td><td class="mono">{natText(s)}</td><td>{s.packets}</td><td>{s.bytes}</td><td>{s.age ?? '-'}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <VirtualTable label="Connections table" caption="Live connections" rows={page.data?.sessions ?? []} keyOf={(s) => String(s.id)} columns={[
+        ...(canEnd ? [{ label: 'End', width: 3.5, cell: (s: LiveSession) => <input type="checkbox" aria-label={`select connection ${s.id}`} checked={picked.has(s.id)} onChange={(e) => toggle(s.id, (e.target as HTMLInputElement).checked)} /> }] : []),
+        { label: 'Id', width: 5, rowHeader: true, cellClass: () => 'mono', cell: (s) => s.id },
+        { label: 'Protocol', width: 5.5, cell: (s) => s.protocol },
+        { label: 'Source', cellClass: () => 'mono', cell: (s) => end(s.original.src, s.original['src-port']) },
+        { label: 'Destination', cellClass: () => 'mono', cell: (s) => end(s.original.dst, s.original['dst-port']) },
+        { label: 'State', width: 7, cell: (s) => (s.cut ? 'cut' : s.state ?? '-') },
+        { label: 'Zones', width: 9, cell: (s) => `${s.srcZone ?? '-'} → ${s.dstZone ?? '-'}` },
+        { label: 'Policy', width: 4.5, cell: (s) => s.policy ?? '-' },
+        { label: 'NAT', cellClass: () => 'mono', cell: (s) => natText(s) },
+        { label: 'Packets', width: 5.5, num: true, cell: (s) => s.packets },
+        { label: 'Bytes', width: 6, num: true, cell: (s) => s.bytes },
+        { label: 'Age (s)', width: 5, num: true, cell: (s) => s.age ?? '-' },
+      ]} />
       <Pager stack={cursors} setStack={setCursors} next={page.data?.next} back="Previous" forward="Next" />
     </Page>
   );

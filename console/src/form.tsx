@@ -1,7 +1,8 @@
 // The create/edit form of any resource: one labelled field per API field, the API's error
 // details shown at the field they name (ERR_* details start with `field "name"`).
 import { useState } from 'preact/hooks';
-import { api, ApiError, asList } from './api';
+import { api, asList } from './api';
+import { fieldErrorOf } from './field-errors';
 import { bodyOf, type FormValues, type RefKind, type ResourceDef } from './resources';
 import type { ResourceKey, ResourceModels } from './types';
 import { attempt, Checkbox, describeError, ErrorBox, Field, useLoad } from './ui';
@@ -73,9 +74,9 @@ export function ResourceForm<K extends ResourceKey>({ def, editing, onDone, plac
       void refreshStatus();
       onDone(true);
     } catch (err) {
-      const field = err instanceof ApiError ? err.field : null;
-      const known = field !== null && (def.fields.some((f) => f.key === field) || (placing && (field === 'position' || field === 'reference_id')));
-      if (known) setErrors({ [field]: describeError(err) });
+      const at = fieldErrorOf(err);
+      const known = at !== null && (def.fields.some((f) => f.key === at.field) || (placing && (at.field === 'position' || at.field === 'reference_id')));
+      if (known) setErrors({ [at.field]: at.text });
       else setGeneral(describeError(err));
     } finally {
       setBusy(false);

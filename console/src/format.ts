@@ -36,3 +36,6 @@ export function when(iso: string | null): string {
   if (!iso) return '';
   return new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 }
+
+/** A connection's end: "10.0.0.1:443", "[2001:db8::1]:443", or the address alone without a port. */
+export const endpoint = (ip: string, port: number | null): string => (port === null ? ip : ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`);

@@ -5,6 +5,7 @@ import { status } from './state';
 import type { Analysis, ClusterNode, PoolLeases } from './types';
 import { when } from './format';
 import { ErrorBox, Link, Page, useLoad } from './ui';
+import { VirtualTable } from './virtual-table';
 
 export function Overview() {
   const s = status.value;
@@ -72,18 +73,19 @@ export function Overview() {
             <ErrorBox text={leases.error} />
             {leases.data?.length === 0 && <p>No DHCP pool.</p>}
             {!!leases.data?.length && (
-              <table class="grid" data-testid="leases">
-                <thead><tr><th scope="col">Pool</th><th scope="col">Address</th><th scope="col">MAC</th><th scope="col">Host name</th><th scope="col">Expires</th></tr></thead>
-                <tbody>
-                  {leases.data.flatMap((p) => (p.leases.length ? p.leases.map((l) => (
-                    <tr key={`${p.interface} ${l.address}`}>
-                      <th scope="row">{p.interface}</th><td>{l.address}</td><td>{l.mac}</td><td>{l.hostname ?? '—'}</td><td>{l.expires_at ? when(l.expires_at) : 'never'}</td>
-                    </tr>
-                  )) : [(
-                    <tr key={p.interface}><th scope="row">{p.interface}</th><td colSpan={4}>no lease</td></tr>
-                  )]))}
-                </tbody>
-              </table>
+              <div data-testid="leases">
+                <VirtualTable label="DHCP leases table" caption="DHCP leases per pool" keyOf={(r) => `${r.pool} ${r.address}`}
+                  rows={leases.data.flatMap((p) => (p.leases.length
+                    ? p.leases.map((l) => ({ pool: p.interface, address: l.address, mac: l.mac, host: l.hostname ?? '—', expires: l.expires_at ? when(l.expires_at) : 'never' }))
+                    : [{ pool: p.interface, address: 'no lease', mac: '', host: '', expires: '' }]))}
+                  columns={[
+                    { label: 'Pool', width: 8, rowHeader: true, cell: (r) => r.pool },
+                    { label: 'Address', cell: (r) => r.address },
+                    { label: 'MAC', cell: (r) => r.mac },
+                    { label: 'Host name', cell: (r) => r.host, title: (r) => r.host || undefined },
+                    { label: 'Expires', width: 14, cell: (r) => r.expires },
+                  ]} />
+              </div>
             )}
           </section>
           <section class="card wide" aria-labelledby="ov-nodes">

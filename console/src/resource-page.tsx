@@ -7,7 +7,8 @@ import type { ResourceDef } from './resources';
 import { allowed, traced, view } from './state';
 import { FilterBox, useSortFilter } from './table';
 import type { ResourceKey, ResourceModels } from './types';
-import { ErrorBox, Page, SortHeader, useLoad } from './ui';
+import { ErrorBox, Page, useLoad } from './ui';
+import { ACTIONS, RowActions, VirtualTable, type VColumn } from './virtual-table';
 import { ViewSwitch } from './view-switch';
 
 export function ResourcePage<K extends ResourceKey>({ def }: { def: ResourceDef<K> }) {
@@ -31,34 +32,26 @@ export function ResourcePage<K extends ResourceKey>({ def }: { def: ResourceDef<
       )}
       <ErrorBox text={loaded.error} />
       <div class="toolbar"><FilterBox value={t.filter} onInput={t.setFilter} /><span class="count">{t.shown.length} of {loaded.data?.length ?? 0}</span></div>
-      <table class="grid">
-        <caption class="sr-only">{def.title} ({which})</caption>
-        <thead>
-          <tr>
-            {def.columns.map((c, i) => <SortHeader key={c.label} label={c.label} active={t.sort.col === i} dir={t.sort.dir} onSort={() => t.toggle(i)} />)}
-            {mayChange && <th scope="col">Actions</th>}
-          </tr>
-        </thead>
-        <tbody>
-          {t.shown.map((m) => {
-            const id = def.idOf(m);
-            const cells = def.columns.map((c) => c.text(m));
-            const hit = tracedRoute !== null && String(tracedRoute) === id;
-            return (
-              <tr key={id} class={hit ? 'traced' : undefined} aria-current={hit ? 'true' : undefined}>
-                {cells.map((c, i) => (i === 0 ? <th scope="row" key={i}>{c}</th> : <td key={i}>{c}</td>))}
-                {mayChange && (
-                  <td class="row-actions">
-                    <button type="button" onClick={() => setEditing(m)} aria-label={`Edit ${def.noun} ${id}`}>Edit</button>
-                    {def.remove && <button type="button" class="danger" onClick={() => remove(m)} aria-label={`Delete ${def.noun} ${id}`}>Delete</button>}
-                  </td>
-                )}
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-      {loaded.data && loaded.data.length === 0 && <p class="empty">No {def.title.toLowerCase()} in the {which} configuration.</p>}
+      <VirtualTable label={`${def.title} table`} caption={`${def.title} (${which})`} rows={t.shown} keyOf={(m) => def.idOf(m)}
+        columns={[
+          ...def.columns.map((c, i): VColumn<ResourceModels[K]> => ({
+            label: c.label, width: c.width, rowHeader: i === 0, text: c.text,
+            sort: { active: t.sort.col === i, dir: t.sort.dir, onSort: () => t.toggle(i) },
+          })),
+          ...(mayChange ? [{
+            ...ACTIONS, cell: (m: ResourceModels[K]) => (
+              <RowActions>
+                <button type="button" onClick={() => setEditing(m)} aria-label={`Edit ${def.noun} ${def.idOf(m)}`}>Edit</button>
+                {def.remove && <button type="button" class="danger" onClick={() => remove(m)} aria-label={`Delete ${def.noun} ${def.idOf(m)}`}>Delete</button>}
+              </RowActions>
+            ),
+          }] : []),
+        ]}
+        rowProps={(m) => {
+          const hit = tracedRoute !== null && String(tracedRoute) === def.idOf(m);
+          return { class: hit ? 'traced' : undefined, 'aria-current': hit ? 'true' : undefined };
+        }}
+        empty={loaded.data ? `No ${def.title.toLowerCase()} in the ${which} configuration.` : undefined} />
     </Page>
   );
 }

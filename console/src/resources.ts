@@ -23,6 +23,8 @@ export interface FieldSpec<B> {
 export interface Column<M> {
   label: string;
   text: (m: M) => string;
+  /** a fixed width in rem (virtual-table.tsx); absent: shares what is left */
+  width?: number;
 }
 
 export type FormValues = Record<string, string | boolean>;
@@ -191,7 +193,7 @@ type RuleMeta = { name?: string; tags?: string[]; disabled?: boolean };
 const metaColumns: Column<RuleMeta>[] = [
   { label: 'Name', text: (m) => m.name ?? '' },
   { label: 'Tags', text: (m) => join(m.tags ?? []) },
-  { label: 'Disabled', text: (m) => (m.disabled ? 'disabled' : '') },
+  { label: 'Disabled', text: (m) => (m.disabled ? 'disabled' : ''), width: 6.5 },
 ];
 const metaFields = [
   { key: 'name', label: 'Name', hint: 'optional, unique among the rules of the table' },
@@ -204,13 +206,13 @@ const policies: ResourceDef<'policies'> = {
   key: 'policies', title: 'Policies', noun: 'policy', path: '/api/policies', create: true, remove: true, ordered: true,
   idOf: (m) => String(m.id),
   columns: [
-    { label: 'Action', text: (m) => m.action },
+    { label: 'Action', text: (m) => m.action, width: 5 },
     { label: 'Source zone', text: (m) => anyIfEmpty(m.srcZone?.name) },
     { label: 'Source', text: (m) => anyIfEmpty(m.srcAddr?.name) },
     { label: 'Destination zone', text: (m) => anyIfEmpty(m.dstZone?.name) },
     { label: 'Destination', text: (m) => anyIfEmpty(m.dstAddr?.name) },
     { label: 'Services', text: (m) => anyIfEmpty(names(m.services)) },
-    { label: 'Log', text: (m) => (m.log ? 'yes' : '') },
+    { label: 'Log', text: (m) => (m.log ? 'yes' : ''), width: 3.5 },
     ...metaColumns,
   ],
   fields: [
@@ -234,7 +236,7 @@ const nat: ResourceDef<'nat'> = {
   key: 'nat', title: 'NAT', noun: 'NAT rule', path: '/api/nat', create: true, remove: true, ordered: true,
   idOf: (m) => String(m.id),
   columns: [
-    { label: 'Type', text: (m) => m.type },
+    { label: 'Type', text: (m) => m.type, width: 6 },
     { label: 'Source zone', text: (m) => anyIfEmpty(m.srcZone?.name) },
     { label: 'Destination zone', text: (m) => anyIfEmpty(m.dstZone?.name) },
     { label: 'Source', text: (m) => anyIfEmpty(m.srcAddress) },

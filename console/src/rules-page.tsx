@@ -2,52 +2,84 @@
 // badges naming the covering rules, reordering by drag and drop or by keyboard (the move
 // API), and only the visible rows in the DOM, so that 20,000 rules scroll smoothly.
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useMoveQueue } from './move-queue';
 import { api } from './api';
 import { removeObject, ResourceForm } from './form';
-import { RESOURCE_DEFS } from './resources';
+import { RESOURCE_DEFS, type Column } from './resources';
 import { allowed, ensureSession, refreshStatus, route, traced, view } from './state';
 import { FilterBox, useSortFilter } from './table';
-import type { Analysis, Move, NatModel, PolicyModel } from './types';
-import { attempt, ErrorBox, Field, Page, SortHeader, useLoad } from './ui';
+import type { Analysis, HitsReply, Move, NatModel, PolicyModel, RuleHits } from './types';
+import { attempt, ErrorBox, Field, Page, useLoad } from './ui';
+import { ACTIONS, ROW_HEIGHT, RowActions, scrollRowIntoView, VirtualTable, type VColumn } from './virtual-table';
 import { ViewSwitch } from './view-switch';
 
 type Kind = 'policies' | 'nat';
 type Rule = PolicyModel | NatModel;
 type Hits = { packets: number; bytes: number } | null;
 
-/** One row's height in pixels (style.css .rules tr): the window of rows is computed from it. */
-export const ROW_HEIGHT = 36;
-const OVERSCAN = 10;
 
 export interface Badge {
-  kind: 'shadowed' | 'redundant' | 'partial' | 'never-hit' | 'unreachable';
+  kind: 'shadowed' | 'redundant' | 'partial' | 'never-hit' | 'unreachable' | 'stale';
   text: string;
+  title?: string;
 }
 
-/** The analysis as badges per rule id. */
+/** Covering rules named in a badge: the first three, then a count (the title has them all). */
+const ids = (list: number[]) => (list.length <= 3 ? list.join(', ') : `${list.slice(0, 3).join(', ')} +${list.length - 3}`);
+
+/** The analysis as badges per rule id; `title`: the whole list of covering rules. */
 export function badgesOf(kind: Kind, a: Analysis | null): Map<number, Badge[]> {
   const out = new Map<number, Badge[]>();
   if (!a) return out;
   const add = (id: number, b: Badge) => out.set(id, [...(out.get(id) ?? []), b]);
   if (kind === 'nat') {
-    for (const u of a.unreachableNat) add(u.id, { kind: 'unreachable', text: `unreachable: covered by ${u.coveredBy.join(', ')}` });
+    for (const u of a.unreachableNat) add(u.id, { kind: 'unreachable', text: `unreachable: covered by ${ids(u.coveredBy)}`, title: u.coveredBy.join(', ') });
     return out;
   }
-  for (const s of a.shadowed) add(s.id, { kind: 'shadowed', text: `shadowed by ${s.coveredBy.join(', ')}` });
-  for (const r of a.redundant) add(r.id, { kind: 'redundant', text: `redundant: covered by ${r.coveredBy.join(', ')}` });
+  for (const s of a.shadowed) add(s.id, { kind: 'shadowed', text: `shadowed by ${ids(s.coveredBy)}`, title: s.coveredBy.join(', ') });
+  for (const r of a.redundant) add(r.id, { kind: 'redundant', text: `redundant: covered by ${ids(r.coveredBy)}`, title: r.coveredBy.join(', ') });
   for (const p of a.partiallyShadowed) add(p.id, { kind: 'partial', text: `partially shadowed by ${p.by}` });
   for (const id of a.neverHit ?? []) add(id, { kind: 'never-hit', text: 'never hit' });
   return out;
 }
 
-const SHOW = ['all', 'shadowed', 'redundant', 'partial', 'never-hit', 'unreachable'] as const;
+const SHOW = ['all', 'shadowed', 'redundant', 'partial', 'never-hit', 'unreachable', 'stale'] as const;
 const SHOW_LABEL: Record<(typeof SHOW)[number], string> = {
-  all: 'all rules', shadowed: 'shadowed', redundant: 'redundant', partial: 'partially shadowed', 'never-hit': 'never hit', unreachable: 'unreachable',
+  all: 'all rules', shadowed: 'shadowed', redundant: 'redundant', partial: 'partially shadowed', 'never-hit': 'never hit', unreachable: 'unreachable', stale: 'no hit for N days',
 };
+const DAY_MS = 86_400_000;
+
+/**
+ * "no hit for N days" per rule: no hit since N days ago by the sampled hit times, as GET
+ * /api/analysis/unused counts it (a rule never hit counts too: the auditor's list is every rule
+ * without a hit in the period). Nothing without a kernel (no times).
+ */
+export function addStale(badges: Map<number, Badge[]>, times: Map<number, RuleHits> | null, days: number, now: number): Map<number, Badge[]> {
+  if (!times || !(days >= 1)) return badges;
+  const since = new Date(now - days * DAY_MS).toISOString();
+  const out = new Map(badges);
+  for (const [id, r] of times) {
+    if (r.lastHitAt !== null && r.lastHitAt >= since) continue;
+    out.set(id, [...(out.get(id) ?? []), { kind: 'stale', text: `no hit for ${days} day${days === 1 ? '' : 's'}`, title: r.lastHitAt ? `last hit ${r.lastHitAt}` : 'no hit recorded' }]);
+  }
+  return out;
+}
+
+/** A hit time as an age: "4 min ago", "3 days ago" (the exact time is the cell's title). */
+export function ago(iso: string | null, now: number): string {
+  if (iso === null) return 'never';
+  const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  if (s < 60) return `${s} s ago`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
+  return `${Math.floor(s / 86400)} days ago`;
+}
 
 interface Data {
   rules: Rule[];
   hits: Map<number, Hits>;
+  /** hits with their times (GET /api/analysis/hits); null without a kernel */
+  times: Map<number, RuleHits> | null;
   analysis: Analysis | null;
 }
 
@@ -55,57 +87,66 @@ async function loadRules(kind: Kind, which: 'running' | 'candidate'): Promise<Da
   const def = RESOURCE_DEFS[kind];
   const q = which === 'candidate' ? '?config=candidate' : '';
   // counters are the kernel's, for the running version; a candidate rule shows its running count
-  const [rules, stats, analysis] = await Promise.all([
+  const [rules, stats, analysis, sampled] = await Promise.all([
     kind === 'policies' && which === 'running' ? api<(PolicyModel & { hits?: Hits })[]>('GET', `${def.path}?stats=true`) : api<Rule[]>('GET', def.path + q),
     kind === 'policies' && which === 'candidate' ? api<(PolicyModel & { hits?: Hits })[]>('GET', `${def.path}?stats=true`) : Promise.resolve(null),
     api<Analysis>('GET', `/api/analysis${q}`).catch(() => null),
+    api<HitsReply>('GET', '/api/analysis/hits').catch(() => null),
   ]);
   const hits = new Map<number, Hits>();
   for (const r of (stats ?? rules) as (Rule & { hits?: Hits })[]) if (r.hits !== undefined) hits.set(r.id, r.hits);
-  return { rules, hits, analysis };
+  const ruleKind = kind === 'policies' ? 'policy' : 'nat';
+  const times = sampled?.rules ? new Map(sampled.rules.filter((r) => r.kind === ruleKind).map((r) => [r.id, r])) : null;
+  // NAT has no ?stats=true: its hits (connections translated) come with the times
+  if (kind === 'nat' && times) for (const [id, r] of times) hits.set(id, { packets: r.hits, bytes: r.bytes });
+  return { rules, hits, times, analysis };
 }
 
 export function RulesPage({ kind }: { kind: Kind }) {
   const def = RESOURCE_DEFS[kind];
   const which = view.value;
   const loaded = useLoad(() => loadRules(kind, which), [kind, which]);
-  const badges = useMemo(() => badgesOf(kind, loaded.data?.analysis ?? null), [loaded.data]);
-  const columns = def.columns as { label: string; text: (m: Rule) => string }[];
-  const badgeText = useMemo(() => (m: Rule) => `#${m.id} ` + (badges.get(m.id) ?? []).map((b) => b.text).join(' '), [badges]);
-  const query = new URLSearchParams(route.value.split('?')[1] ?? '');
+  const query0 = new URLSearchParams(route.value.split('?')[1] ?? '');
+  const [days, setDays] = useState(query0.get('days') ?? '90');
+  const badges = useMemo(() => addStale(badgesOf(kind, loaded.data?.analysis ?? null), loaded.data?.times ?? null, Number(days), Date.now()), [loaded.data, days]);
+  const columns = def.columns as Column<Rule>[];
+  const badgeText = useMemo(() => (m: Rule) => `#${m.id} ` + (badges.get(m.id) ?? []).map((b) => `${b.text} ${b.title ?? ''}`).join(' '), [badges]);
+  const query = query0;
+  const [announce, setAnnounce] = useState('');
+  const focusAfter = useRef<number | null>(null);
+  const send = (id: number, body: Move) => attempt(async () => {
+    await ensureSession();
+    await api('POST', `${def.path}/${id}/move`, body);
+    void refreshStatus();
+  });
+  const moves = useMoveQueue(loaded.data?.rules ?? null, send, loaded.reload);
   // ?filter=: a link to rules (the warning panel's "#2001 ")
-  const t = useSortFilter(loaded.data?.rules ?? null, columns, badgeText, query.get('filter') ?? '');
+  const t = useSortFilter(moves.rules, columns, badgeText, query.get('filter') ?? '');
   const initialShow = query.get('show');
   const [show, setShow] = useState<(typeof SHOW)[number]>(SHOW.includes(initialShow as never) ? (initialShow as (typeof SHOW)[number]) : 'all');
   const [editing, setEditing] = useState<Rule | 'new' | null>(null);
-  const [announce, setAnnounce] = useState('');
   const mayChange = allowed('configure');
   const rows = useMemo(() => (show === 'all' ? t.shown : t.shown.filter((r) => badges.get(r.id)?.some((b) => b.kind === show))), [t.shown, show, badges]);
   const inOrder = t.sort.col < 0;
   const tracedId = kind === 'policies' ? traced.value.policy : traced.value.nat;
-  const focusAfter = useRef<number | null>(null);
   // the first frame that shows the loaded rules, for bench/console.ts (a User Timing mark)
   useEffect(() => {
     if (loaded.data) requestAnimationFrame(() => performance.mark(`fwd:${kind}-shown`));
   }, [loaded.data]);
 
-  const move = async (id: number, body: Move, said: string) => {
-    const ok = await attempt(async () => {
-      await ensureSession();
-      await api('POST', `${def.path}/${id}/move`, body);
-    });
-    if (!ok) return;
+  const move = (id: number, body: Move, said: string) => {
     focusAfter.current = id;
     setAnnounce(said);
-    void refreshStatus();
-    loaded.reload();
+    moves.enqueue(id, body);
   };
 
   const remove = (id: number) => removeObject(def as never, String(id), loaded.reload);
 
-  // the shown rules (filter, "Show") switched on or off in one batch: one change of the session
+  // the shown rules (filter, "Show") switched on or off in one batch: one change of the session.
+  // Every shown rule, whatever its state in the last load: a click made before the previous
+  // switch's reload arrived found no rule to change in the stale rows
   const switchShown = async (disabled: boolean) => {
-    const ids = rows.filter((r) => (r.disabled ?? false) !== disabled).map((r) => r.id);
+    const ids = rows.map((r) => r.id);
     const ok = ids.length > 0 && await attempt(async () => {
       await ensureSession();
       await api('POST', '/api/config/batch', { operations: ids.map((id) => ({ method: 'PUT', path: `${def.path}/${id}`, body: { disabled } })) });
@@ -128,8 +169,9 @@ export function RulesPage({ kind }: { kind: Kind }) {
       <ErrorBox text={loaded.error} />
       <div class="toolbar">
         <FilterBox value={t.filter} onInput={t.setFilter} />
-        <Field label="Show" value={show} options={SHOW.filter((s) => (kind === 'nat' ? s === 'all' || s === 'unreachable' : s !== 'unreachable'))}
+        <Field label="Show" value={show} options={SHOW.filter((s) => (kind === 'nat' ? s === 'all' || s === 'unreachable' || s === 'stale' : s !== 'unreachable'))}
           onInput={(v) => setShow(v as typeof show)} />
+        {loaded.data?.times && <Field label="No hit for (days)" type="number" value={days} onInput={setDays} />}
         <span class="count">{rows.length} of {loaded.data?.rules.length ?? 0} in evaluation order{show !== 'all' ? `, ${SHOW_LABEL[show]} only` : ''}</span>
         {!inOrder && <button type="button" onClick={() => t.setSort({ col: -1, dir: 1 })}>Back to evaluation order</button>}
         {mayChange && rows.length > 0 && <>
@@ -139,18 +181,19 @@ export function RulesPage({ kind }: { kind: Kind }) {
       </div>
       {mayChange && <p class="help" id={`${kind}-move-help`}>Reorder: drag a row by its handle, or focus the handle and press Arrow Up or Arrow Down (Home, End: to the top, the bottom).{inOrder ? '' : ' Sorted by a column: reordering is off.'}</p>}
       <p class="sr-only" role="status" aria-live="polite">{announce}</p>
-      <VirtualRules kind={kind} rows={rows} columns={columns} hits={loaded.data?.hits ?? new Map()} badges={badges}
+      <RulesTable kind={kind} rows={rows} columns={columns} hits={loaded.data?.hits ?? new Map()} times={loaded.data?.times ?? null} badges={badges}
         sortCol={t.sort.col} sortDir={t.sort.dir} onSort={t.toggle} reorder={mayChange && inOrder} tracedId={tracedId}
         focusAfter={focusAfter} onMove={move} onEdit={(r) => setEditing(r)} onDelete={remove} mayChange={mayChange} />
     </Page>
   );
 }
 
-interface VirtualProps {
+interface TableProps {
   kind: Kind;
   rows: Rule[];
-  columns: { label: string; text: (m: Rule) => string }[];
+  columns: Column<Rule>[];
   hits: Map<number, Hits>;
+  times: Map<number, RuleHits> | null;
   badges: Map<number, Badge[]>;
   sortCol: number;
   sortDir: 1 | -1;
@@ -164,34 +207,14 @@ interface VirtualProps {
   onDelete: (id: number) => void;
 }
 
-function VirtualRules(p: VirtualProps) {
+function RulesTable(p: TableProps) {
   const def = RESOURCE_DEFS[p.kind];
   const scroller = useRef<HTMLDivElement>(null);
-  // the first row in view: the table re-renders when the window moves by a row, not per pixel
-  const [topRow, setTopRow] = useState(0);
-  const [height, setHeight] = useState(600);
   const [dragging, setDragging] = useState<number | null>(null);
   const [dropAt, setDropAt] = useState<{ id: number; where: 'before' | 'after' } | null>(null);
-
-  useLayoutEffect(() => {
-    const el = scroller.current!;
-    const resize = () => setHeight(el.clientHeight);
-    resize();
-    const ro = new ResizeObserver(resize);
-    ro.observe(el);
-    return () => ro.disconnect();
-  }, []);
-
-  // fewer rows (a filter typed while scrolled down): the scroll position and the window are
-  // brought within the new rows, as the browser would clamp a shorter page; else the window
-  // stayed past the end and the table showed nothing
-  useLayoutEffect(() => {
-    const el = scroller.current;
-    if (!el) return;
-    const max = Math.max(0, p.rows.length * ROW_HEIGHT + ROW_HEIGHT - el.clientHeight);
-    if (el.scrollTop > max) el.scrollTop = max;
-    setTopRow(Math.floor(el.scrollTop / ROW_HEIGHT));
-  }, [p.rows.length]);
+  // the rows as last rendered: a key press reads its neighbours from them, never from a stale closure
+  const current = useRef(p.rows);
+  current.current = p.rows;
 
   // a traced rule is scrolled into the window
   useEffect(() => {
@@ -200,37 +223,35 @@ function VirtualRules(p: VirtualProps) {
     if (i >= 0 && scroller.current) scroller.current.scrollTop = Math.max(0, i * ROW_HEIGHT - 2 * ROW_HEIGHT);
   }, [p.tracedId, p.rows.length > 0]);
 
-  // after a keyboard move, the moved rule's handle keeps the focus (and is scrolled to)
-  useEffect(() => {
+  // after a move the moved rule's handle has the focus, in the same frame as the new order (a
+  // layout effect: before the browser takes the next key press, which must reach this rule)
+  useLayoutEffect(() => {
     const id = p.focusAfter.current;
     if (id === null) return;
     const i = p.rows.findIndex((r) => r.id === id);
-    if (i < 0) return;
-    const el = scroller.current!;
-    if (i * ROW_HEIGHT < el.scrollTop || (i + 1) * ROW_HEIGHT > el.scrollTop + el.clientHeight - ROW_HEIGHT) el.scrollTop = Math.max(0, (i - 3) * ROW_HEIGHT);
-    requestAnimationFrame(() => {
-      el.querySelector<HTMLButtonElement>(`button[data-handle="${id}"]`)?.focus();
-      p.focusAfter.current = null;
-    });
+    const el = scroller.current;
+    if (i < 0 || !el) return;
+    const handle = () => el.querySelector<HTMLButtonElement>(`button[data-handle="${id}"]`);
+    scrollRowIntoView(el, i);
+    // once: a later change of the rows (a filter typed) must not take the focus back
+    p.focusAfter.current = null;
+    // a rule moved out of the rendered window (Home, End) is there after the scroll's render
+    if (handle()) handle()!.focus();
+    else requestAnimationFrame(() => handle()?.focus());
   }, [p.rows]);
 
-  const first = Math.max(0, topRow - OVERSCAN);
-  const last = Math.min(p.rows.length, topRow + Math.ceil(height / ROW_HEIGHT) + 1 + OVERSCAN);
-  const visible = p.rows.slice(first, last);
-  const total = p.columns.length + 5 + (p.mayChange ? 1 : 0);
-
-  const keyMove = (e: KeyboardEvent, index: number, id: number) => {
-    const rows = p.rows;
-    const noun = def.noun;
+  const keyMove = (e: KeyboardEvent, id: number) => {
+    const rows = current.current;
+    const index = rows.findIndex((r) => r.id === id);
     let body: Move | null = null;
     let to = index;
     if (e.key === 'ArrowUp' && index > 0) { body = { position: 'before', reference_id: rows[index - 1].id }; to = index - 1; }
-    else if (e.key === 'ArrowDown' && index < rows.length - 1) { body = { position: 'after', reference_id: rows[index + 1].id }; to = index + 1; }
+    else if (e.key === 'ArrowDown' && index >= 0 && index < rows.length - 1) { body = { position: 'after', reference_id: rows[index + 1].id }; to = index + 1; }
     else if (e.key === 'Home' && index > 0) { body = { position: 'top' }; to = 0; }
-    else if (e.key === 'End' && index < rows.length - 1) { body = { position: 'bottom' }; to = rows.length - 1; }
+    else if (e.key === 'End' && index >= 0 && index < rows.length - 1) { body = { position: 'bottom' }; to = rows.length - 1; }
     if (!body) return;
     e.preventDefault();
-    p.onMove(id, body, `${noun} ${id} moved to position ${to + 1}`);
+    p.onMove(id, body, `${def.noun} ${id} moved to position ${to + 1}`);
   };
 
   const onDrop = (e: DragEvent, target: number) => {
@@ -252,63 +273,55 @@ function VirtualRules(p: VirtualProps) {
     if (dropAt?.id !== target || dropAt.where !== where) setDropAt({ id: target, where });
   };
 
+  const cols: VColumn<Rule>[] = [
+    ...(p.reorder ? [{
+      label: 'Move', width: 2.5, hiddenLabel: true, cellClass: () => 'handle-col', cell: (m: Rule) => (
+        <button type="button" class="handle" draggable data-handle={m.id} aria-label={`Move ${def.noun} ${m.id}`} aria-describedby={`${p.kind}-move-help`}
+          onDragStart={(e) => { setDragging(m.id); e.dataTransfer?.setData('text/plain', String(m.id)); if (e.dataTransfer) e.dataTransfer.effectAllowed = 'move'; }}
+          onDragEnd={() => { setDragging(null); setDropAt(null); }}
+          onKeyDown={(e) => keyMove(e, m.id)}>⠿</button>
+      ),
+    }] : []),
+    { label: '#', width: 4, num: true, sort: { active: p.sortCol < 0, dir: 1, onSort: () => p.onSort(-1) }, cell: (_m, index) => index + 1 },
+    { label: 'Id', width: 4, num: true, rowHeader: true, cell: (m) => m.id },
+    ...p.columns.map((c, i): VColumn<Rule> => ({
+      label: c.label, width: c.width, text: c.text,
+      cellClass: i === 0 ? (m) => `action-${c.text(m)}` : undefined,
+      sort: { active: p.sortCol === i, dir: p.sortDir, onSort: () => p.onSort(i) },
+    })),
+    {
+      label: 'Hits', width: 6, num: true, title: (m) => { const h = p.hits.get(m.id); return h ? `${h.bytes} bytes` : undefined; },
+      cell: (m) => { const h = p.hits.get(m.id); return h ? h.packets.toLocaleString() : '–'; },
+    },
+    {
+      label: 'Last hit', width: 7.5, title: (m) => p.times?.get(m.id)?.lastHitAt ?? undefined,
+      cell: (m) => { const t = p.times?.get(m.id); return t ? ago(t.lastHitAt, Date.now()) : '–'; },
+    },
+    {
+      label: 'Analysis', width: 19, sticky: true, cellClass: () => 'badges', title: (m) => (p.badges.get(m.id) ?? []).map((b) => b.title ? `${b.kind}: ${b.title}` : b.text).join('; ') || undefined,
+      cell: (m) => (p.badges.get(m.id) ?? []).map((x) => <span key={x.kind} class={`badge badge-${x.kind}`}>{x.text}</span>),
+    },
+    ...(p.mayChange ? [{
+      ...ACTIONS, cell: (m: Rule) => (
+        <RowActions>
+          <button type="button" onClick={() => p.onEdit(m)} aria-label={`Edit ${def.noun} ${m.id}`}>Edit</button>
+          <button type="button" class="danger" onClick={() => p.onDelete(m.id)} aria-label={`Delete ${def.noun} ${m.id}`}>Delete</button>
+        </RowActions>
+      ),
+    }] : []),
+  ];
+
   return (
-    <div class="scroller" ref={scroller} onScroll={(e) => setTopRow(Math.floor((e.currentTarget as HTMLDivElement).scrollTop / ROW_HEIGHT))}
-      tabIndex={0} role="region" aria-label={`${def.title} table`}>
-      <table class="grid rules" aria-rowcount={p.rows.length + 1}>
-        <caption class="sr-only">{def.title} in evaluation order</caption>
-        <thead>
-          <tr aria-rowindex={1}>
-            {p.reorder && <th scope="col" class="handle-col"><span class="sr-only">Move</span></th>}
-            <SortHeader label="#" active={p.sortCol < 0} dir={1} onSort={() => p.onSort(-1)} class="num" />
-            <th scope="col" class="num">Id</th>
-            {p.columns.map((c, i) => <SortHeader key={c.label} label={c.label} active={p.sortCol === i} dir={p.sortDir} onSort={() => p.onSort(i)} />)}
-            <th scope="col" class="num">Hits</th>
-            <th scope="col">Analysis</th>
-            {p.mayChange && <th scope="col">Actions</th>}
-          </tr>
-        </thead>
-        <tbody>
-          {first > 0 && <tr class="spacer" aria-hidden="true" style={{ height: `${first * ROW_HEIGHT}px` }}><td colSpan={total} /></tr>}
-          {visible.map((m, j) => {
-            const index = first + j;
-            const cells = p.columns.map((c) => c.text(m));
-            const b = p.badges.get(m.id) ?? [];
-            const h = p.hits.get(m.id);
-            const isTraced = p.tracedId === m.id;
-            const cls = [isTraced ? 'traced' : '', dragging === m.id ? 'dragging' : '', dropAt?.id === m.id ? `drop-${dropAt.where}` : ''].filter(Boolean).join(' ');
-            return (
-              // keyed by its place in the window: scrolling patches the rows' text in place
-              // instead of building new rows (a whole new window each frame at scrollbar speed)
-              <tr key={j} data-id={m.id} class={cls || undefined} aria-rowindex={index + 2} aria-current={isTraced ? 'true' : undefined}
-                onDragOver={(e) => onDragOver(e, m.id)} onDrop={(e) => onDrop(e, m.id)}>
-                {p.reorder && (
-                  <td class="handle-col">
-                    <button type="button" class="handle" draggable data-handle={m.id} aria-label={`Move ${def.noun} ${m.id}`}
-                      aria-describedby={`${p.kind}-move-help`}
-                      onDragStart={(e) => { setDragging(m.id); e.dataTransfer?.setData('text/plain', String(m.id)); if (e.dataTransfer) e.dataTransfer.effectAllowed = 'move'; }}
-                      onDragEnd={() => { setDragging(null); setDropAt(null); }}
-                      onKeyDown={(e) => keyMove(e, index, m.id)}>⠿</button>
-                  </td>
-                )}
-                <td class="num">{index + 1}</td>
-                <th scope="row" class="num">{m.id}</th>
-                {cells.map((c, i) => <td key={i} class={i === 0 ? `action-${c}` : undefined}>{c}</td>)}
-                <td class="num" title={h ? `${h.bytes} bytes` : undefined}>{h ? h.packets.toLocaleString() : '–'}</td>
-                <td class="badges">{b.map((x) => <span key={x.kind} class={`badge badge-${x.kind}`}>{x.text}</span>)}</td>
-                {p.mayChange && (
-                  <td class="row-actions">
-                    <button type="button" onClick={() => p.onEdit(m)} aria-label={`Edit ${def.noun} ${m.id}`}>Edit</button>
-                    <button type="button" class="danger" onClick={() => p.onDelete(m.id)} aria-label={`Delete ${def.noun} ${m.id}`}>Delete</button>
-                  </td>
-                )}
-              </tr>
-            );
-          })}
-          {last < p.rows.length && <tr class="spacer" aria-hidden="true" style={{ height: `${(p.rows.length - last) * ROW_HEIGHT}px` }}><td colSpan={total} /></tr>}
-        </tbody>
-      </table>
-      {p.rows.length === 0 && <p class="empty">No {def.title === 'NAT' ? 'NAT rules' : 'policies'} to show.</p>}
-    </div>
+    <VirtualTable label={`${def.title} table`} caption={`${def.title} in evaluation order`} class="rules" scroller={scroller}
+      rows={p.rows} columns={cols} keyOf={(m) => String(m.id)}
+      rowProps={(m) => {
+        const isTraced = p.tracedId === m.id;
+        const cls = [isTraced ? 'traced' : '', dragging === m.id ? 'dragging' : '', dropAt?.id === m.id ? `drop-${dropAt.where}` : ''].filter(Boolean).join(' ');
+        return {
+          'data-id': m.id, class: cls || undefined, 'aria-current': isTraced ? 'true' : undefined,
+          onDragOver: (e: DragEvent) => onDragOver(e, m.id), onDrop: (e: DragEvent) => onDrop(e, m.id),
+        } as never;
+      }}
+      empty={`No ${p.kind === 'nat' ? 'NAT rules' : 'policies'} to show.`} />
   );
 }

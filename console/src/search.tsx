@@ -1,14 +1,15 @@
-// Search across every object type (GET /api/search: by address, name or port) and where an
+// Search across every object type (GET /api/search: by address, name, port or tag) and where an
 // object is used (GET /api/{kind}/{name}/usage), with each result a link to its table.
 import { useState } from 'preact/hooks';
 import { api } from './api';
 import { view } from './state';
 import { attempt, ErrorBox, Field, Link, Page } from './ui';
+import { VirtualTable } from './virtual-table';
 import { ViewSwitch } from './view-switch';
 
 interface Hit { kind: string; key: string; match?: string }
 
-const BY = ['address', 'name', 'port', 'used by'] as const;
+const BY = ['address', 'name', 'port', 'tag', 'used by'] as const;
 const USED_KINDS = ['addresses', 'services', 'zones', 'interfaces', 'vlans'] as const;
 const PAGE_OF: Record<string, string> = {
   address: '/addresses', service: '/services', zone: '/zones', interface: '/interfaces', vlan: '/vlans', dhcp: '/dhcp', route: '/routes', policy: '/policies', nat: '/nat',
@@ -43,7 +44,7 @@ export function SearchPage() {
       <form class="card inline" aria-label="Search objects" onSubmit={submit}>
         <Field label="Search by" value={by} options={[...BY]} onInput={(v) => setBy(v as typeof by)} />
         {by === 'used by' && <Field label="Object type" value={kind} options={[...USED_KINDS]} onInput={(v) => setKind(v as typeof kind)} />}
-        <Field label={by === 'used by' ? 'Object name' : by === 'address' ? 'IP address' : by === 'port' ? 'Port' : 'Name'} value={value} onInput={setValue} required />
+        <Field label={by === 'used by' ? 'Object name' : by === 'address' ? 'IP address' : by === 'port' ? 'Port' : by === 'tag' ? 'Tag' : 'Name'} value={value} onInput={setValue} required />
         <div class="buttons"><button type="submit" class="primary">Search</button></div>
       </form>
       <ErrorBox text={error} />
@@ -51,12 +52,11 @@ export function SearchPage() {
         <section class="card" aria-labelledby="results-h">
           <h2 id="results-h">{hits.length} result{hits.length === 1 ? '' : 's'}</h2>
           {hits.length > 0 && (
-            <table class="grid">
-              <thead><tr><th scope="col">Kind</th><th scope="col">Object</th><th scope="col">Matched</th></tr></thead>
-              <tbody>{hits.map((h) => (
-                <tr key={`${h.kind}-${h.key}`}><td>{h.kind}</td><th scope="row"><Link href={hrefOf(h)}>{h.key}</Link></th><td>{h.match ?? 'references it'}</td></tr>
-              ))}</tbody>
-            </table>
+            <VirtualTable label="Search results table" caption="Search results" rows={hits} keyOf={(h) => `${h.kind}-${h.key}`} columns={[
+              { label: 'Kind', width: 8, cell: (h) => h.kind },
+              { label: 'Object', rowHeader: true, cell: (h) => <Link href={hrefOf(h)}>{h.key}</Link> },
+              { label: 'Matched', cell: (h) => h.match ?? 'references it', title: (h) => h.match },
+            ]} />
           )}
         </section>
       )}

@@ -2,11 +2,14 @@
 // discard (another user's session only with the force permission).
 import { WarningPanel } from './warnings';
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, login } from './api';
+import { api, login } from './api';
+import { fieldErrorOf } from './field-errors';
 import { allowed, ownSession, refreshStatus, say, status } from './state';
 import type { DetailedDiff, Diff, PendingConfirm, Session } from './types';
 import { when } from './format';
 import { attempt, Checkbox, describeError, ErrorBox, Field, Page, useLoad } from './ui';
+import { VirtualTable } from './virtual-table';
+import { ImpactView } from './impact';
 
 export function SessionPage() {
   const s = (status.value?.session ?? null) as Session | null;
@@ -37,15 +40,18 @@ export function SessionPage() {
     const body: Record<string, unknown> = { description };
     if (confirmed) body.confirm_timeout = /^\d+$/.test(minutes.trim()) ? Number(minutes.trim()) * 60 : minutes;
     try {
-      const r = await api<{ message: string; version: string; warnings?: string; confirm_by?: string }>('POST', '/api/config/commit', body);
-      say(`Committed version ${r.version}${r.confirm_by ? `: confirm it by ${when(r.confirm_by)} or it is rolled back` : ''}`);
+      const r = await api<{ message: string; version: string; warnings?: string; confirm_by?: string; cut?: string }>('POST', '/api/config/commit', body);
+      // `cut`: the live connections the new version denies, ended by the commit (a kernel, rematch on)
+      const cut = r.cut === undefined ? '' : `; ${r.cut} live connection${r.cut === '1' ? '' : 's'} cut`;
+      say(`Committed version ${r.version}${cut}${r.confirm_by ? `: confirm it by ${when(r.confirm_by)} or it is rolled back` : ''}`);
       setWarnings({ title: `Version ${r.version}`, text: r.warnings });
       setDescription('');
       await refreshStatus();
       diff.reload();
     } catch (err) {
-      const field = err instanceof ApiError ? err.field : null;
-      setCommitError({ [field === 'description' ? 'description' : field === 'confirm_timeout' ? 'minutes' : '']: describeError(err) });
+      const at = fieldErrorOf(err);
+      const field = at?.field === 'description' ? 'description' : at?.field === 'confirm_timeout' ? 'minutes' : '';
+      setCommitError({ [field]: field ? at!.text : describeError(err) });
     }
   };
 
@@ -88,6 +94,7 @@ export function SessionPage() {
             <div class="buttons"><button type="button" onClick={validate}>Validate</button></div>
             {validation && <p role="status">{validation}</p>}
           </section>
+          {!empty && <ImpactView changes={s?.changes ?? 0} />}
           <form class="card" aria-labelledby="commit-h" onSubmit={commit}>
             <h2 id="commit-h">Commit</h2>
             <ErrorBox text={commitError[''] ?? null} />
@@ -130,27 +137,26 @@ const fieldText = (f: { field: string; old: unknown; new: unknown }) => `${f.fie
 const place = (n: { above: string | null; below: string | null }) =>
   (n.above === null ? 'at the top' : n.below === null ? 'at the bottom' : `between ${n.above} and ${n.below}`);
 
+interface DiffRow { change: string; kind: string; key: string; details: string }
+
 export function DiffView({ diff }: { diff: Diff | DetailedDiff }) {
   const groups: [string, Array<{ kind: string; key: string; fields?: DetailedDiff['changed'][number]['fields']; position?: number }>][] =
     [['Added', diff.added], ['Changed', diff.changed], ['Deleted', diff.deleted]];
   const moved = 'moved' in diff ? diff.moved : [];
+  const rows: DiffRow[] = [
+    ...groups.flatMap(([change, items]) => items.map((i) => ({ change, kind: i.kind, key: i.key, details: i.fields ? i.fields.map(fieldText).join('; ') : i.position ? `at position ${i.position}` : '' }))),
+    ...moved.map((m) => ({ change: 'Moved', kind: m.kind, key: m.key, details: `position ${m.from} → ${m.to}, now ${place(m.new_neighbours)} (was ${place(m.old_neighbours)})` })),
+    ...diff.reordered.map((t) => ({ change: 'Reordered', kind: t, key: `order of ${t}`, details: '' })),
+  ];
   return (
     <div class="diff">
-      <table class="grid">
-        <caption class="sr-only">Changes against version {diff.base_version}</caption>
-        <thead><tr><th scope="col">Change</th><th scope="col">Kind</th><th scope="col">Object</th><th scope="col">Details</th></tr></thead>
-        <tbody>
-          {groups.flatMap(([label, items]) => items.map((i) => (
-            <tr key={`${label}-${i.kind}-${i.key}`} class={`diff-${label.toLowerCase()}`}><td>{label}</td><td>{i.kind}</td><th scope="row">{i.key}</th>
-              <td>{i.fields ? i.fields.map(fieldText).join('; ') : i.position ? `at position ${i.position}` : ''}</td></tr>
-          )))}
-          {moved.map((m) => (
-            <tr key={`mv-${m.kind}-${m.key}`} class="diff-reordered"><td>Moved</td><td>{m.kind}</td><th scope="row">{m.key}</th>
-              <td>position {m.from} → {m.to}, now {place(m.new_neighbours)} (was {place(m.old_neighbours)})</td></tr>
-          ))}
-          {diff.reordered.map((t) => <tr key={`re-${t}`} class="diff-reordered"><td>Reordered</td><td>{t}</td><th scope="row">order of {t}</th><td /></tr>)}
-        </tbody>
-      </table>
+      <VirtualTable label="Pending changes table" caption={`Changes against version ${diff.base_version}`} rows={rows} keyOf={(r) => `${r.change}-${r.kind}-${r.key}`}
+        rowProps={(r) => ({ class: `diff-${r.change === 'Moved' ? 'reordered' : r.change.toLowerCase()}` })} columns={[
+          { label: 'Change', width: 7, cell: (r) => r.change },
+          { label: 'Kind', width: 8, cell: (r) => r.kind },
+          { label: 'Object', width: 12, rowHeader: true, cell: (r) => r.key, title: (r) => r.key },
+          { label: 'Details', cell: (r) => r.details, title: (r) => r.details || undefined },
+        ]} />
     </div>
   );
 }

@@ -1,12 +1,14 @@
 // API tokens: one's own (create, revoke); admins and auditors see everyone's, admins revoke
 // anyone's. A new token's secret is shown once.
 import { useState } from 'preact/hooks';
-import { api, ApiError, login } from './api';
+import { api, login } from './api';
+import { fieldErrorOf } from './field-errors';
 import { allowed } from './state';
 import type { ApiToken, CreatedToken, Role } from './types';
 import { when } from './format';
 import { ROLES, within } from '../../src/auth/roles';
 import { attempt, describeError, ErrorBox, Field, Page, useLoad } from './ui';
+import { ACTIONS, RowActions, VirtualTable } from './virtual-table';
 
 export function TokensPage() {
   const me = login.value!;
@@ -30,8 +32,10 @@ export function TokensPage() {
       setName('');
       list.reload();
     } catch (err) {
-      const field = err instanceof ApiError ? err.field : null;
-      setErrors({ [field === 'name' || field === 'role' ? field : field === 'expires_in' ? 'days' : '']: describeError(err) });
+      const at = fieldErrorOf(err);
+      const field = at?.field === 'expires_in' ? 'days' : at?.field ?? '';
+      if (field === 'name' || field === 'role' || field === 'days') setErrors({ [field]: at!.text });
+      else setErrors({ '': describeError(err) });
     }
   };
 
@@ -61,20 +65,15 @@ export function TokensPage() {
         </section>
       )}
       <ErrorBox text={errors[''] ?? list.error} />
-      <table class="grid">
-        <caption class="sr-only">API tokens</caption>
-        <thead><tr><th scope="col">Name</th><th scope="col">Owner</th><th scope="col">Role</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Last used</th><th scope="col">Actions</th></tr></thead>
-        <tbody>
-          {(list.data ?? []).map((t) => (
-            <tr key={`${t.owner}/${t.name}`}>
-              <th scope="row">{t.name}</th><td>{t.owner}</td><td>{t.role}</td><td>{when(t.created_at)}</td>
-              <td>{t.expires_at ? when(t.expires_at) : 'never'}</td><td>{t.last_used_at ? when(t.last_used_at) : '—'}</td>
-              <td>{mayRevoke(t) && <button type="button" class="danger" onClick={() => revoke(t)} aria-label={`Revoke token ${t.owner}/${t.name}`}>Revoke</button>}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {list.data && list.data.length === 0 && <p class="empty">No API tokens.</p>}
+      <VirtualTable label="API tokens table" caption="API tokens" rows={list.data ?? []} keyOf={(t) => `${t.owner}/${t.name}`} columns={[
+        { label: 'Name', rowHeader: true, cell: (t) => t.name },
+        { label: 'Owner', cell: (t) => t.owner },
+        { label: 'Role', width: 7, cell: (t) => t.role },
+        { label: 'Created', width: 14, cell: (t) => when(t.created_at) },
+        { label: 'Expires', width: 14, cell: (t) => (t.expires_at ? when(t.expires_at) : 'never') },
+        { label: 'Last used', width: 14, cell: (t) => (t.last_used_at ? when(t.last_used_at) : '—') },
+        { ...ACTIONS, cell: (t) => mayRevoke(t) && <RowActions><button type="button" class="danger" onClick={() => revoke(t)} aria-label={`Revoke token ${t.owner}/${t.name}`}>Revoke</button></RowActions> },
+      ]} empty={list.data ? 'No API tokens.' : undefined} />
     </Page>
   );
 }

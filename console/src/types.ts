@@ -10,7 +10,8 @@ import type { DetailedDiffReply, DiffReply, VersionModel, VersionWithConfig } fr
 import type { AnalysisReply, EvalReply, PacketBody } from '../../src/api/routes/eval';
 import type { StatusReply } from '../../src/api/routes/status';
 import type { AuditPage } from '../../src/api/routes/audit';
-import type { SessionPageModel } from '../../src/api/routes/sessions';
+import type { ImpactReplyModel, SessionPageModel } from '../../src/api/routes/sessions';
+import type { HitsReplyModel } from '../../src/api/routes/hits';
 import type { UserModel } from '../../src/api/routes/users';
 import type { NodeModel } from '../../src/api/routes/cluster';
 import type { PoolLeases } from '../../src/dataplane/leases';
@@ -46,6 +47,9 @@ export type AuditEntries = Static<typeof AuditPage>;
 /** GET /api/sessions: live connections of the data plane (not configuration sessions) */
 export type LiveSessionPage = SessionPageModel;
 export type LiveSession = SessionPageModel['sessions'][number];
+export type ImpactReply = ImpactReplyModel;
+export type HitsReply = HitsReplyModel;
+export type RuleHits = NonNullable<HitsReplyModel['rules']>[number];
 export type User = Static<typeof UserModel>;
 export type ClusterNode = Static<typeof NodeModel>;
 export type { PoolLeases };

@@ -1,12 +1,14 @@
 // Accounts and their roles: listed for roles that may audit, managed by those that hold the
 // users permission.
 import { useState } from 'preact/hooks';
-import { api, ApiError, login } from './api';
+import { api, login } from './api';
+import { fieldErrorOf } from './field-errors';
 import { allowed } from './state';
 import type { Role, User } from './types';
 import { when } from './format';
 import { ROLES } from '../../src/auth/roles';
 import { attempt, describeError, ErrorBox, Field, Page, useId, useLoad } from './ui';
+import { ACTIONS, RowActions, VirtualTable } from './virtual-table';
 
 export function UsersPage() {
   const list = useLoad(() => api<User[]>('GET', '/api/users'), []);
@@ -25,8 +27,10 @@ export function UsersPage() {
       setPassword('');
       list.reload();
     } catch (err) {
-      const field = err instanceof ApiError ? err.field : null;
-      setErrors({ [field === 'username' || field === 'password' || field === 'role' ? field : '']: describeError(err) });
+      const at = fieldErrorOf(err);
+      const field = at?.field ?? '';
+      if (field === 'username' || field === 'password' || field === 'role') setErrors({ [field]: at!.text });
+      else setErrors({ '': describeError(err) });
     }
   };
 
@@ -48,20 +52,12 @@ export function UsersPage() {
         </form>
       )}
       <ErrorBox text={errors[''] ?? list.error} />
-      <table class="grid">
-        <caption class="sr-only">Accounts</caption>
-        <thead><tr><th scope="col">Username</th><th scope="col">Role</th><th scope="col">Created</th>{manage && <th scope="col">Actions</th>}</tr></thead>
-        <tbody>
-          {(list.data ?? []).map((u) => (
-            <tr key={u.username}>
-              <th scope="row">{u.username}</th>
-              <td>{manage && u.username !== login.value?.username ? <RoleSelect user={u} onChange={(r) => setUserRole(u.username, r)} /> : u.role}</td>
-              <td>{when(u.created_at)}</td>
-              {manage && <td><button type="button" class="danger" onClick={() => remove(u.username)} aria-label={`Delete user ${u.username}`}>Delete</button></td>}
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <VirtualTable label="Users table" caption="Accounts" rows={list.data ?? []} keyOf={(u) => u.username} columns={[
+        { label: 'Username', rowHeader: true, cell: (u) => u.username },
+        { label: 'Role', width: 10, cell: (u) => (manage && u.username !== login.value?.username ? <RoleSelect user={u} onChange={(r) => setUserRole(u.username, r)} /> : u.role) },
+        { label: 'Created', width: 14, cell: (u) => when(u.created_at) },
+        ...(manage ? [{ ...ACTIONS, cell: (u: User) => <RowActions><button type="button" class="danger" onClick={() => remove(u.username)} aria-label={`Delete user ${u.username}`}>Delete</button></RowActions> }] : []),
+      ]} />
     </Page>
   );
 }

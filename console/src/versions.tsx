@@ -6,13 +6,14 @@ import { allowed, ensureSession, navigate, refreshStatus } from './state';
 import type { Version, VersionConfig } from './types';
 import { when } from './format';
 import { attempt, ErrorBox, Field, Page, useLoad } from './ui';
+import { ACTIONS, RowActions, VirtualTable } from './virtual-table';
 
 type Tables = Omit<VersionConfig['config'], 'counters'>;
 const KEYS: Record<keyof Tables, string> = {
   addresses: 'name', services: 'name', zones: 'name', interfaces: 'name', vlans: 'name', dhcp: 'interface', routes: 'id', policies: 'id', nat: 'id',
 };
 
-interface Change { table: string; key: string; change: 'added' | 'deleted' | 'changed' }
+interface Change { table: string; key: string; change: 'added' | 'deleted' | 'changed' | 'reordered' }
 
 /** What differs from version a's configuration to b's, object by object, plus reorders. */
 export function compareConfigs(a: VersionConfig['config'], b: VersionConfig['config']): { changes: Change[]; reordered: string[] } {
@@ -82,27 +83,23 @@ export function VersionsPage() {
         <section class="card" aria-labelledby="cmp-h">
           <h2 id="cmp-h">Version {result.from} → {result.to}</h2>
           {result.changes.length + result.reordered.length === 0 && <p>The two versions hold the same configuration.</p>}
-          <table class="grid">
-            <thead><tr><th scope="col">Change</th><th scope="col">Kind</th><th scope="col">Object</th></tr></thead>
-            <tbody>
-              {result.changes.map((c) => <tr key={`${c.table}/${c.key}`} class={`diff-${c.change}`}><td>{c.change}</td><td>{c.table}</td><th scope="row">{c.key}</th></tr>)}
-              {result.reordered.map((t) => <tr key={t} class="diff-reordered"><td>reordered</td><td>{t}</td><th scope="row">order</th></tr>)}
-            </tbody>
-          </table>
+          <VirtualTable label="Version comparison table" caption={`Version ${result.from} to ${result.to}`}
+            rows={[...result.changes, ...result.reordered.map((t): Change => ({ table: t, key: 'order', change: 'reordered' }))]}
+            keyOf={(c) => `${c.table}/${c.key}`} rowProps={(c) => ({ class: `diff-${c.change}` })} columns={[
+              { label: 'Change', width: 8, cell: (c) => c.change },
+              { label: 'Kind', width: 9, cell: (c) => c.table },
+              { label: 'Object', rowHeader: true, cell: (c) => c.key },
+            ]} />
         </section>
       )}
-      <table class="grid">
-        <caption class="sr-only">Committed versions, newest first</caption>
-        <thead><tr><th scope="col">Version</th><th scope="col">Author</th><th scope="col">Time</th><th scope="col">Description</th><th scope="col">Summary</th>{mayRollBack && <th scope="col">Actions</th>}</tr></thead>
-        <tbody>
-          {versions.map((v) => (
-            <tr key={v.version}>
-              <th scope="row">{v.version}</th><td>{v.author}</td><td>{when(v.time)}</td><td>{v.description}</td><td>{v.summary}</td>
-              {mayRollBack && <td><button type="button" onClick={() => rollBack(v.version)} aria-label={`Roll back to version ${v.version}`}>Roll back</button></td>}
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <VirtualTable label="Versions table" caption="Committed versions, newest first" rows={versions} keyOf={(v) => String(v.version)} columns={[
+        { label: 'Version', width: 5.5, num: true, rowHeader: true, cell: (v) => v.version },
+        { label: 'Author', width: 8, cell: (v) => v.author },
+        { label: 'Time', width: 14, cell: (v) => when(v.time) },
+        { label: 'Description', cell: (v) => v.description, title: (v) => v.description },
+        { label: 'Summary', cell: (v) => v.summary, title: (v) => v.summary },
+        ...(mayRollBack ? [{ ...ACTIONS, cell: (v: Version) => <RowActions><button type="button" onClick={() => rollBack(v.version)} aria-label={`Roll back to version ${v.version}`}>Roll back</button></RowActions> }] : []),
+      ]} />
     </Page>
   );
 }

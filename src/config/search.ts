@@ -2,7 +2,8 @@
 // an object's name or rule id), by address (which objects hold 10.1.2.3: addresses and zone
 // networks containing it, interfaces and VLANs whose subnet does, policies and NAT rules using
 // such an address, NAT rules translating to it) and by port (services whose ports or ranges
-// hold it, NAT rules translating to it). Tags: not in this build's objects (none are tagged).
+// hold it, NAT rules translating to it) and by tag (the policies and NAT rules carrying it, in
+// any case: the only objects with tags).
 import { cidrContainsIp, parseCidrKeepHost, parseIp, type IpAddr } from './net';
 import type { ConfigDoc, PortEntry } from './types';
 
@@ -67,5 +68,17 @@ export function searchByPort(doc: ConfigDoc, port: number): SearchHit[] {
   const out: SearchHit[] = [];
   for (const s of doc.services.values()) { const p = portHolds(s.ports, port); if (p !== undefined) out.push({ kind: 'service', key: s.name, match: `ports ${p}` }); }
   for (const n of doc.nat) if (n.translatedPort === String(port)) out.push({ kind: 'nat', key: String(n.id), match: `translated-port ${port}` });
+  return out;
+}
+
+export function searchByTag(doc: ConfigDoc, tag: string): SearchHit[] {
+  const q = tag.toLowerCase();
+  const out: SearchHit[] = [];
+  for (const [kind, rules] of [['policy', doc.policies], ['nat', doc.nat]] as const) {
+    for (const r of rules) {
+      const t = r.tags?.find((x) => x.toLowerCase() === q);
+      if (t !== undefined) out.push({ kind, key: String(r.id), match: `tags ${t}` });
+    }
+  }
   return out;
 }

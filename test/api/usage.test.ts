@@ -56,3 +56,20 @@ test('search across object types: by name, by address (which objects hold 10.0.0
   expectError(await c.get('/api/search?address=10.0.0.300'), 400, 'ERR_NET_1001');
   expectError(await c.get('/api/search?port=70000'), 400, 'ERR_NET_1005');
 });
+
+test('search by tag: the policies and NAT rules carrying it, in any case; running or candidate', async () => {
+  await c.begin();
+  await ok(c.put('/api/policies/1', { tags: ['PCI', 'web'] }));
+  await ok(c.put('/api/nat/1', { tags: ['pci'] }));
+  await ok(c.post('/api/policies', { action: 'deny', tags: ['other'] }));
+  expect((await ok(c.get('/api/search?tag=pci&config=candidate'))).body.results).toEqual([
+    { kind: 'policy', key: '1', match: 'tags PCI' },
+    { kind: 'nat', key: '1', match: 'tags pci' },
+  ]);
+  expect((await ok(c.get('/api/search?tag=pci'))).body.results).toEqual([]); // running: untagged yet
+  await c.commit();
+  expect((await ok(c.get('/api/search?tag=Other'))).body.results).toEqual([{ kind: 'policy', key: '2', match: 'tags other' }]);
+  expect((await ok(c.get('/api/search?tag=pc'))).body.results).toEqual([]); // a whole tag, not a part
+  expectError(await c.get('/api/search?tag='), 400, 'ERR_NET_1005');
+  expectError(await c.get('/api/search?tag=pci&name=web'), 400, 'ERR_NET_1005');
+});

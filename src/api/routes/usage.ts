@@ -6,7 +6,7 @@ import { Type } from '@sinclair/typebox';
 import { FwError } from '../../errors';
 import { referrers, type RefKind } from '../../config/refs';
 import { parseIp } from '../../config/net';
-import { searchByAddress, searchByName, searchByPort } from '../../config/search';
+import { searchByAddress, searchByName, searchByTag, searchByPort } from '../../config/search';
 import type { ConfigDoc } from '../../config/types';
 import type { AppContext } from '../context';
 import { readSource } from '../crud';
@@ -59,21 +59,26 @@ const searchQuery = {
   name: { schema: Type.String(), description: 'a part of a name (any case), or a rule id' },
   address: { schema: Type.String(), description: 'an IP address: the objects that hold it' },
   port: { schema: Type.String(), description: 'a port 0-65535: services and NAT rules that hold it' },
+  tag: { schema: Type.String(), description: 'a tag (any case): the policies and NAT rules carrying it' },
 };
 
-/** GET /api/search: exactly one of name, address, port (search.ts). */
+/** GET /api/search: exactly one of name, address, port, tag (search.ts). */
 export function searchRoutes(ctx: AppContext): RouteDef[] {
   return [{
     method: 'GET', pattern: '/api/search', body: 'none', permission: 'read',
-    doc: { tag: 'config', summary: 'Objects of every type by name, address or port', response: SearchReply, query: searchQuery, errors: [409] },
+    doc: { tag: 'config', summary: 'Objects of every type by name, address, port or tag', response: SearchReply, query: searchQuery, errors: [409] },
     handler: async (req) => {
-      const given = (['name', 'address', 'port'] as const).filter((k) => req.query.get(k) !== null);
-      if (given.length !== 1) throw new FwError('ERR_NET_1005', 'exactly one of the queries "name", "address", "port" is required');
+      const given = (['name', 'address', 'port', 'tag'] as const).filter((k) => req.query.get(k) !== null);
+      if (given.length !== 1) throw new FwError('ERR_NET_1005', 'exactly one of the queries "name", "address", "port", "tag" is required');
       const value = req.query.get(given[0])!;
       const { doc } = await readSource(ctx, req);
       if (given[0] === 'name') {
         if (value === '') throw new FwError('ERR_NET_1005', 'query "name": empty');
         return { body: { results: searchByName(doc, value) } };
+      }
+      if (given[0] === 'tag') {
+        if (value === '') throw new FwError('ERR_NET_1005', 'query "tag": empty');
+        return { body: { results: searchByTag(doc, value) } };
       }
       if (given[0] === 'address') {
         const ip = parseIp(value);
