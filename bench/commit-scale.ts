@@ -179,10 +179,16 @@ export async function scaleBench(): Promise<void> {
         const rows: Row[] = [];
         for (const [label, main] of builds) {
           const before = os.loadavg()[0];
-          const r = await measure(main, doc, store);
+          const where = `| ${generator} | ${fmt(doc.policies.length)} / ${fmt(doc.addresses.size)} | ${store}${store === 'redis' ? ` x${opts.instances}` : ''} | ${label} |`;
+          const r = await measure(main, doc, store).catch((e: unknown) => {
+            // a refused step is a result too (the issue's 504 at 100,000): shown, and the run goes on
+            console.log(`${where} failed: ${(e instanceof Error ? e.message : String(e)).slice(0, 200)} | load ${before.toFixed(1)}-${os.loadavg()[0].toFixed(1)} |`);
+            return null;
+          });
+          if (!r) continue;
           rows.push(r);
           const cells = COLUMNS.map(([k]) => (ratio && rows.length > 1 ? `${fmt(r[k])} (${(rows[0][k] / r[k]).toFixed(2)}x)` : fmt(r[k])));
-          console.log(`| ${generator} | ${fmt(doc.policies.length)} / ${fmt(doc.addresses.size)} | ${store}${store === 'redis' ? ` x${opts.instances}` : ''} | ${label} | ${cells.join(' | ')} | ${(r.listBytes / 1048576).toFixed(1)} | ${before.toFixed(1)}-${os.loadavg()[0].toFixed(1)} |`);
+          console.log(`${where} ${cells.join(' | ')} | ${(r.listBytes / 1048576).toFixed(1)} | ${before.toFixed(1)}-${os.loadavg()[0].toFixed(1)} |`);
         }
       }
     }
