@@ -2,6 +2,7 @@
 // data-plane tests share: the base configuration (an address on every firewall link) and a
 // reader of the kernel state of the firewall namespace.
 import fs from 'node:fs';
+import type pino from 'pino';
 import { Client, ok, startTestDaemon, tempDir, type TestDaemon } from '../helpers/daemon';
 import { Lab, requireLab, sh, fwAddress, fwAddress6 } from '../helpers/netns';
 
@@ -12,8 +13,8 @@ export interface LabDaemon {
   baseVersion: number;
 }
 
-/** Lab with `peers` peers, daemon on it (extra inventory links: `extra`), base config committed. */
-export async function startLabDaemon(peers: number, extra: string[] = [], family: 4 | 6 = 4, env: Record<string, string> = {}): Promise<LabDaemon> {
+/** Lab with `peers` peers, daemon on it (extra inventory links: `extra`), base config committed; `logger`: the daemon's. */
+export async function startLabDaemon(peers: number, extra: string[] = [], family: 4 | 6 = 4, env: Record<string, string> = {}, logger?: pino.Logger): Promise<LabDaemon> {
   requireLab();
   const lab = new Lab();
   const dir = tempDir('fwd-dp-');
@@ -22,7 +23,7 @@ export async function startLabDaemon(peers: number, extra: string[] = [], family
     const links = lab.peers.map((p) => p.link);
     const td = await startTestDaemon({
       FW_DATAPLANE: 'linux', FW_NETNS: lab.fw, FW_INTERFACES: [...links, ...extra].join(','), ...env,
-    }, dir);
+    }, dir, logger);
     const client = await new Client(td.url).login();
     await client.begin();
     for (const p of lab.peers) {
