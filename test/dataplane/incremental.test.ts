@@ -11,7 +11,7 @@ import pino from 'pino';
 import { rng } from '../../src/eval/prng';
 import { ok, type Client } from '../helpers/daemon';
 import type { Agent } from '../helpers/netns';
-import { lanDmzZones, startLabDaemon, stopLabDaemon, type LabDaemon } from './lab-daemon';
+import { lanDmzZones, startLabDaemon, stopLabDaemon, tableListing, type LabDaemon } from './lab-daemon';
 import { sendAndCompare, type Trial } from './trials';
 
 const PORTS = [22, 80, 443, 8080];
@@ -66,18 +66,11 @@ afterAll(async () => {
   await stopLabDaemon(ld);
 });
 
-/** `nft list table` of a namespace, comparable: counter values gone, top-level blocks sorted (a new set or chain is listed last). */
-function listing(ns: string): string {
-  const text = execFileSync('ip', ['netns', 'exec', ns, 'nft', 'list', 'table', 'inet', 'fwdaemon'], { encoding: 'utf8' }).replace(/packets \d+ bytes \d+/g, '');
-  const blocks = text.split('\n\n').flatMap((b) => b.split(/\n(?=\t(?:set|chain|counter) )/)).map((b) => b.trim()).filter(Boolean);
-  return blocks.sort().join('\n\n');
-}
-
 /** The running version's listing written whole into the scratch namespace. */
 async function fullListing(c: Client): Promise<string> {
   const nft = (await ok(c.get('/api/dataplane/render'))).body.nft as string;
   execFileSync('ip', ['netns', 'exec', scratch, 'nft', '-f', '-'], { input: nft });
-  return listing(scratch);
+  return tableListing(scratch);
 }
 
 async function commitAndCheck(c: Client): Promise<{ nft: string; nftOperations: number }> {
@@ -85,7 +78,7 @@ async function commitAndCheck(c: Client): Promise<{ nft: string; nftOperations: 
   const version = (await ok(c.get('/api/status'))).body.version as number;
   const apply = applies.filter((a) => a.version === version).at(-1);
   expect(apply).toBeDefined();
-  expect(listing(ld!.lab.fw)).toBe(await fullListing(c));
+  expect(tableListing(ld!.lab.fw)).toBe(await fullListing(c));
   return apply!;
 }
 

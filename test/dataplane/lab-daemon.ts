@@ -60,7 +60,7 @@ export function kernelState(ns: string): { addresses: string[]; routes: string[]
   const routes = JSON.parse(sh(['ip', '-n', ns, '-json', 'route', 'show'])) as Array<Record<string, unknown>>;
   let rules = '';
   try {
-    rules = sh(['ip', 'netns', 'exec', ns, 'nft', 'list', 'table', 'inet', 'fwdaemon']).replace(/packets \d+ bytes \d+/g, '');
+    rules = tableListing(ns);
   } catch {
     rules = '(no table)';
   }
@@ -70,4 +70,18 @@ export function kernelState(ns: string): { addresses: string[]; routes: string[]
     routes: routes.map((r) => JSON.stringify({ dst: r.dst, gateway: r.gateway, dev: r.dev, metric: r.metric, protocol: r.protocol })).sort(),
     rules,
   };
+}
+
+/**
+ * `nft list table inet fwdaemon` of a namespace, comparable: counter values gone and the
+ * table's sets, counters and chains sorted (the kernel lists them in the order they were
+ * added: a chain an incremental commit added comes last, where a whole table has it in order;
+ * the order of a chain's rules stays).
+ */
+export function tableListing(ns: string): string {
+  const lines = sh(['ip', 'netns', 'exec', ns, 'nft', 'list', 'table', 'inet', 'fwdaemon']).replace(/packets \d+ bytes \d+/g, '').trimEnd().split('\n');
+  // the table's own first and last lines, then its blocks
+  const text = lines.slice(1, -1).join('\n');
+  const blocks = text.split('\n\n').flatMap((b) => b.split(/\n(?=\t(?:set|chain|counter) )/)).map((b) => b.trim()).filter(Boolean);
+  return [lines[0], ...blocks.sort(), lines.at(-1)].join('\n\n');
 }
