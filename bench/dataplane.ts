@@ -48,7 +48,7 @@ function main(): void {
         t.check.push(timed(() => nft(['-c', '-f', '-'], script)));
         t.apply.push(timed(() => nft(['-f', '-'], script)));
       }
-      const rules = script.split('\n').filter((l) => /(accept|drop|return|dnat|snat|masquerade)( comment .*)?$/.test(l.trim())).length;
+      const rules = script.split('\n').filter((l) => /(accept|drop|return|dnat|snat|masquerade|goto stamp)( comment .*)?$/.test(l.trim())).length;
       const [c, r, k, a] = [median(t.compile), median(t.render), median(t.check), median(t.apply)];
       console.log(`| ${policies} | ${rules} | ${(script.length / 1024).toFixed(0)} | ${c.toFixed(0)} | ${r.toFixed(0)} | ${k.toFixed(0)} | ${a.toFixed(0)} | ${((r + a) / c).toFixed(2)} |`);
     }
