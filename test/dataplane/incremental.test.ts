@@ -159,3 +159,18 @@ test('random change sequences: the incremental table is the full table of each v
   expect(applies.slice(-6).filter((a) => a.nft === 'incremental').length).toBeGreaterThanOrEqual(3);
   await packetsAgree();
 }, 300000);
+
+test('a table changed behind the daemon\'s back is written whole at the next commit', async () => {
+  const c = ld!.client;
+  // someone flushes a chain of ours: the kernel no longer holds the table the daemon applied
+  ld!.lab.exec(ld!.lab.fw, ['nft', 'flush', 'chain', 'inet', 'fwdaemon', 'stamp']);
+  await c.begin();
+  await ok(c.put('/api/policies/152', { action: 'deny' }));
+  const a = await commitAndCheck(c);
+  expect(a.nft).toBe('full');
+  await packetsAgree();
+  // and the next small change is incremental again
+  await c.begin();
+  await ok(c.put('/api/policies/152', { action: 'allow' }));
+  expect((await commitAndCheck(c)).nft).toBe('incremental');
+}, 120000);
