@@ -1,3 +1,4 @@
+// `node dist/bench/commit-cpu.js --scale ...`: the commit at scale over HTTP (commit-scale.ts).
 // `node dist/bench/commit-cpu.js [--rounds N] [--against DIST]`: the compile worker's part of
 // a commit of the 20,000-policy generated configuration (policySpecs, compileImage, analyze),
 // step by step, in a worker thread with the compile pool's resource limits (the 8 MB young
@@ -14,6 +15,7 @@ import path from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { WORKER_RESOURCE_LIMITS } from '../src/workers/compile-pool';
+import { scaleBench } from './commit-scale';
 
 const STEPS = ['specs', 'compile', 'analyze', 'total'] as const;
 type Step = (typeof STEPS)[number];
@@ -126,7 +128,7 @@ async function main(): Promise<void> {
 }
 
 if (isMainThread) {
-  main().catch((e) => {
+  (process.argv.includes('--scale') ? scaleBench() : main()).catch((e) => {
     console.error(e);
     process.exit(1);
   });

@@ -9,6 +9,8 @@ import { FwError } from '../errors';
 import type { AppContext } from './context';
 import { message, type ObjectChangeRoute, type QueryDoc, type Reply, type Req, type RouteDef } from './http';
 import { configQueryDoc, MessageReply } from './schemas';
+import { listReply } from './list-reply';
+import { EncodedList } from '../session/encoded-list';
 
 export interface CrudSpec {
   kind: ResourceKind;
@@ -18,6 +20,11 @@ export interface CrudSpec {
   messages: { create?: string; update?: string; remove?: string; move?: string };
   /** The list read model. `variant` is what listVariant returned. */
   list(doc: ConfigDoc, variant: string): unknown;
+  /**
+   * The list as rows and each row's read model (what `list` answers, as an array): long lists
+   * (rule tables) are then encoded and streamed a slice at a time (list-reply.ts).
+   */
+  listRows?: { rows(doc: ConfigDoc, variant: string): readonly unknown[]; render(doc: ConfigDoc, row: never): unknown };
   /** Checks the list's query filters and names the variant (part of the cache key). */
   listVariant?(query: URLSearchParams): string;
   /** False for variants too many to cache (free-text filters): answered afresh each time. */
@@ -112,11 +119,20 @@ export function crudRoutes(ctx: AppContext, spec: CrudSpec): RouteDef[] {
       doc: read(`List ${tag}`, spec.listModel, spec.listQuery),
       handler: (req) => {
         const variant = spec.listVariant ? spec.listVariant(req.query) : '';
-        // the running version's answer is cached JSON, given in the same call
-        if (configQuery(req) === 'candidate') return ctx.config.candidate().then(({ doc }) => ({ body: spec.list(doc, variant) }));
+        const rows = spec.listRows;
+        // the candidate changes under a later turn of the event loop: its list is encoded whole first
+        if (configQuery(req) === 'candidate') {
+          return ctx.config.candidate().then(({ doc }) => (rows
+            ? listReply(new EncodedList(rows.rows(doc, variant), (row) => rows.render(doc, row as never)).encodeAll(), req.log)
+            : { body: spec.list(doc, variant) }));
+        }
         const running = ctx.config.current();
         if (spec.cachedVariant?.(variant) === false) return notModified(req, running.etag) ?? { body: spec.list(running.doc, variant), headers: { ETag: running.etag } };
-        return notModified(req, running.etag) ?? running.cachedAnswer(`${spec.kind}:${variant}`, () => spec.list(running.doc, variant));
+        const hit = notModified(req, running.etag);
+        if (hit) return hit;
+        // the running version's answer is its cached encoding: given in the same call, or streamed
+        if (rows) return listReply(running.encodedList(`${spec.kind}:${variant}`, () => rows.rows(running.doc, variant), (row) => rows.render(running.doc, row as never)), req.log, { ETag: running.etag });
+        return running.cachedAnswer(`${spec.kind}:${variant}`, () => spec.list(running.doc, variant));
       },
     },
     {

@@ -51,7 +51,7 @@ export interface Reply {
    * stream never starts (the client went away first). */
   release?: () => void;
   /**
-   * A streamed answer (Server-Sent Events): the server writes the status and `headers` (which
+   * A streamed answer (Server-Sent Events, a long list: list-reply.ts): the server writes the status and `headers` (which
    * name the Content-Type), then hands the open stream to this function; `body` is unused.
    */
   stream?: (out: StreamSink) => void;
@@ -62,10 +62,14 @@ export interface Reply {
  * queued, and a client that falls too far behind is disconnected (it may resume).
  */
 export interface StreamSink {
-  /** Sends text (or queues it behind earlier text); false once the stream is closed. */
-  write(text: string): boolean;
+  /** Sends text or bytes (or queues them behind earlier ones); false once the stream is closed. */
+  write(text: string | Uint8Array): boolean;
+  /** Resolves once what was written has gone to the socket (a bulk writer's backpressure). */
+  writable(): Promise<void>;
   /** Ends the answer. */
   end(): void;
+  /** Closes the connection without completing the answer (it could not be finished). */
+  cut(): void;
   /** Called once when the stream ends: the client went away, end(), or the server stops. */
   onClose(listener: () => void): void;
   readonly closed: boolean;

@@ -10,12 +10,13 @@ import type { StreamSink } from './http';
 const MAX_QUEUED_CHARS = 256 * 1024;
 
 export class ResponseStream implements StreamSink {
-  private queue: string[] = [];
+  private queue: Array<string | Uint8Array> = [];
   private queuedChars = 0;
   /** uWS holds written text the socket has not taken yet: wait for onWritable */
   private blocked = false;
   private isClosed = false;
   private closeListeners: Array<() => void> = [];
+  private writableWaiters: Array<() => void> = [];
 
   constructor(private readonly res: uWS.HttpResponse, private readonly onFinish: () => void) {
     res.onWritable(() => this.drain());
@@ -25,7 +26,7 @@ export class ResponseStream implements StreamSink {
     return this.isClosed;
   }
 
-  write(text: string): boolean {
+  write(text: string | Uint8Array): boolean {
     if (this.isClosed) return false;
     if (this.blocked) {
       if (this.queuedChars + text.length > MAX_QUEUED_CHARS) {
@@ -50,12 +51,30 @@ export class ResponseStream implements StreamSink {
       if (!this.res.write(text)) return true; // held by uWS again: the next onWritable goes on
     }
     this.blocked = false;
+    this.wake();
     return true;
+  }
+
+  /** Resolves once uWS has handed everything written to the socket, or the stream closed. */
+  writable(): Promise<void> {
+    if (!this.blocked || this.isClosed) return Promise.resolve();
+    return new Promise((resolve) => this.writableWaiters.push(resolve));
+  }
+
+  private wake(): void {
+    for (const w of this.writableWaiters.splice(0)) w();
   }
 
   end(): void {
     if (this.isClosed) return;
     this.res.cork(() => this.res.end());
+    this.finish();
+  }
+
+  /** Closes the connection without completing the answer: the client sees it cut short. */
+  cut(): void {
+    if (this.isClosed) return;
+    this.res.close();
     this.finish();
   }
 
@@ -75,6 +94,7 @@ export class ResponseStream implements StreamSink {
     this.queue = [];
     this.queuedChars = 0;
     this.onFinish();
+    this.wake();
     for (const l of this.closeListeners.splice(0)) l();
   }
 }

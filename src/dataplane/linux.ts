@@ -10,7 +10,8 @@ import { DnsmasqProcess } from './dnsmasq-process';
 import { Host, CommandError } from './host';
 import { reconcile } from './kernel';
 import { NFT_TABLE } from './names';
-import type { PolicyCounter } from './nft';
+import { renderNftTable, type PolicyCounter } from './nft';
+import { tableScript, tableUpdate, type NftTable } from './nft-table';
 import { HitTracker, type HitRecord, type RuleCounters } from './hits';
 import { renderPlan, planProblems } from './plan';
 import { missingRights } from './rights';
@@ -51,6 +52,8 @@ export class LinuxDataPlane implements DataPlane {
   private readonly rights: Promise<string | null>;
   private readonly sweep: NodeJS.Timeout | null = null;
   private readonly hitTracker: HitTracker;
+  /** The table our last apply left in the kernel (null: unknown, the next apply writes it whole) */
+  private kernelTable: NftTable | null = null;
 
   /** FW_DATA_DIR/dataplane: the files of dnsmasq and of conntrack batches */
   private readonly dir: string;
@@ -127,21 +130,48 @@ export class LinuxDataPlane implements DataPlane {
     const problems = planProblems(doc);
     if (problems.length) throw new Error(problems.join('\n'));
     const opts = { leaseFile: this.dnsmasq.leaseFile, version, rematch: this.opts.rematch };
-    const first = renderPlan(doc, opts);
+    const plan = renderPlan(doc, opts);
+    const table = renderNftTable(doc, opts);
+    // the difference from what the kernel holds, when we know what it holds (our last apply,
+    // and its digest still in the kernel's table); else, or when large, the whole table
+    const previous = this.kernelTable;
+    this.kernelTable = null; // unknown until this apply is through
+    const update = previous && (await this.kernelHolds(previous)) ? tableUpdate(previous, table) : null;
     // the ruleset is checked before anything changes: a refused script touches nothing
-    await this.host.exec('nft', ['-c', '-f', '-'], first.nft);
+    if (update) await this.host.exec('nft', ['-c', '-f', '-'], update.script);
+    else await this.host.exec('nft', ['-c', '-f', '-'], plan.nft);
     await this.host.exec('sysctl', ['-q', '-w', 'net.ipv4.ip_forward=1', 'net.ipv6.conf.all.forwarding=1']);
-    await reconcile(this.host, first.links);
-    // counters carry over for the policies that stay (read as late as possible)
-    const counters = await this.readCounters();
-    const plan = renderPlan(doc, { ...opts, counters: counters.policies, natCounters: counters.nat });
-    await this.host.exec('nft', ['-f', '-'], plan.nft);
+    await reconcile(this.host, plan.links);
+    let nft: { mode: 'incremental' | 'full'; operations: number };
+    if (update) {
+      if (update.operations) await this.host.exec('nft', ['-f', '-'], update.script);
+      nft = { mode: 'incremental', operations: update.operations };
+    } else {
+      // counters carry over for the policies that stay (read as late as possible)
+      const counters = await this.readCounters();
+      const script = tableScript(renderNftTable(doc, { ...opts, counters: counters.policies, natCounters: counters.nat }));
+      await this.host.exec('nft', ['-f', '-'], script);
+      nft = { mode: 'full', operations: script.split('\n').length };
+    }
+    this.kernelTable = table;
+    this.log.info({ version, nft: nft.mode, nftOperations: nft.operations }, 'nft table applied');
     // after the table: its ct expressions load conntrack, whose settings exist only then.
     // Packets, bytes and start time of every connection for the session table; no TCP
     // pick-up mid-stream, so that a connection whose entry is deleted (ended, cut) stays
     // ended: its next packet is invalid, not a new connection.
     await this.host.exec('sysctl', ['-q', '-w', 'net.netfilter.nf_conntrack_acct=1', 'net.netfilter.nf_conntrack_timestamp=1', 'net.netfilter.nf_conntrack_tcp_loose=0']);
     await this.dnsmasq.ensure(plan.dnsmasq);
+  }
+
+  /** Whether the kernel's table is `table` (its stamp rule carries the table's digest). */
+  private async kernelHolds(table: NftTable): Promise<boolean> {
+    const digest = /comment "([^"]*)"/.exec(table.chains.find((c) => c.name === 'stamp')?.rules[0] ?? '')?.[1];
+    if (!digest) return false;
+    try {
+      return (await this.host.exec('nft', ['list', 'chain', 'inet', NFT_TABLE, 'stamp'])).includes(`comment "${digest}"`);
+    } catch {
+      return false; // no table, or no stamp chain: someone else's table, or none
+    }
   }
 
   /** Every counter of our table: policies (policy_N) and NAT rules (nat_N), by id. */

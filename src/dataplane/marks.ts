@@ -35,10 +35,13 @@ export function generationMark(version: number): string {
   return hex(generation(version) * 2 ** POLICY_BITS);
 }
 
-/** The mark a policy gives a connection it accepts; a policy id above 2^20-1 is recorded as 0 (unknown). */
-export function acceptMark(version: number, policyId: number): string {
-  const id = policyId <= POLICY_MASK ? policyId : 0;
-  return hex(generation(version) * 2 ** POLICY_BITS + id);
+/**
+ * The policy bits an allowing rule sets; the `stamp` chain then adds the version's generation
+ * (`ct mark or generationMark`), so the version is written in one rule, not in every policy's.
+ * A policy id above 2^20-1 is recorded as 0 (unknown).
+ */
+export function policyMark(policyId: number): string {
+  return hex(policyId <= POLICY_MASK ? policyId : 0);
 }
 
 /** What a mark says: the accepting policy (null: unknown) and whether the connection is being cut. */

@@ -1,14 +1,20 @@
-// The nft script of a configuration: one table of our own (inet fwd) that is deleted and
-// recreated in the same transaction, so a commit replaces it atomically and never touches
-// another owner's tables. Pure: the same document (and counter values) gives the same text.
+// The nft table of a configuration: one table of our own (inet fwdaemon) as units that two
+// versions can be compared by (nft-table.ts): written whole (deleted and recreated in one
+// transaction) or as the difference, atomically either way, never touching another owner's
+// tables. Pure: the same document (and counter values) gives the same table. Names of sets
+// and chains come from what they stand for (an object's name, a policy's id), never from a
+// position, so a change renames nothing else.
 //
 // Every decision eval.md makes from an address alone (source zone, destination zone, egress
 // of the route) is an interval set computed by topology.ts; rules then follow eval.md's order:
 //   nat_pre   (prerouting, dstnat)  NAT table in order on the original packet: dnat, or stop
 //                                   at a matching snat rule (first match wins)
-//   forward   (filter)              established connections of this version and related accepted
-//                                   (older ones judged again: rematch); policies in order on the
-//                                   connection's tuples (ct original/reply ...); anything else dropped
+//   forward   (filter)              `admit`: established connections of this version and related
+//                                   accepted (older ones judged again: rematch); then the policies in
+//                                   order on the connection's tuples (ct original/reply ...), in
+//                                   chains of about 64 policies (`pol_<last id>`); an allow marks
+//                                   the connection and ends in `stamp` (the version's generation);
+//                                   anything else dropped
 //   nat_post  (postrouting, srcnat) not for dnat'ed connections; the same NAT table in order:
 //                                   snat / masquerade (only allowed packets get here)
 //   input     (filter)              management access per link, everything else dropped
@@ -17,8 +23,9 @@
 import type { Family } from '../config/net';
 import { parseCidr, parseIp } from '../config/net';
 import type { ConfigDoc, NatRule, PolicyObj, ServiceObj } from '../config/types';
-import { acceptMark, CUT_MARK, GENERATION_MASK, generationMark, hex } from './marks';
-import { NFT_TABLE } from './names';
+import { createHash } from 'node:crypto';
+import { CUT_MARK, GENERATION_MASK, generationMark, hex, policyMark } from './marks';
+import { tableDigest, tableScript, type NftChain, type NftSet, type NftTable } from './nft-table';
 import { hasPorts, isIcmp, PROTO, protocolNumber } from '../config/protocols';
 import { formatRange, select, union, type Seg } from './ranges';
 import { Topology } from './topology';
@@ -79,7 +86,7 @@ function portItems(ranges: Array<[number, number]>): string[] {
 class Sets {
   private readonly byName = new Map<string, string | null>();
   private readonly byContent = new Map<string, string>();
-  private readonly decls: string[] = [];
+  readonly decls: NftSet[] = [];
 
   /** A reference to the set `name` of `type` (elements built on first use), or null. */
   use(name: string, type: string, build: () => string[], comment: string): string | null {
@@ -94,7 +101,7 @@ class Sets {
       if (ref === null) {
         ref = `@${name}`;
         this.byContent.set(key, ref);
-        this.decls.push(`  # ${comment}\n  set ${name} { type ${type}; flags interval; elements = { ${elements.join(', ')} } }`);
+        this.decls.push({ name, type, elements, comment });
       }
     }
     this.byName.set(name, ref);
@@ -102,36 +109,27 @@ class Sets {
   }
 
   /** The ports of a service: one set per service (a single port or range stands alone). */
-  ports(service: ServiceObj, index: number): string {
-    return this.use(`ports_${index}`, 'inet_service', () => portItems(portRanges(service)), `ports of service ${service.name}`)!;
-  }
-
-  text(): string {
-    return this.decls.join('\n');
+  ports(service: ServiceObj): string {
+    return this.use(`ports_${stableId(service.name)}`, 'inet_service', () => portItems(portRanges(service)), `ports of service ${service.name}`)!;
   }
 }
 
 const addrElements = (family: Family, ranges: Array<[bigint, bigint]>) => ranges.map(([lo, hi]) => formatRange(family, lo, hi));
 
-/** Position of each name in a sorted list: the stable number in a set's name. */
-function indexOf(names: Iterable<string>): Map<string, number> {
-  return new Map([...names].sort().map((n, i) => [n, i]));
+/**
+ * The part of a set's name that says which object it holds: 48 bits of the object name's
+ * hash (not its position among the names: a new object would rename every later set, and an
+ * incremental commit would write them all again). Collisions among 100,000 names: about 2e-5.
+ */
+export function stableId(name: string): string {
+  return createHash('sha1').update(name).digest('hex').slice(0, 12);
 }
 
 class Renderer {
   readonly sets = new Sets();
   private readonly segCache = new Map<string, Seg<string | null>[]>();
-  private readonly zoneIndex: Map<string, number>;
-  private readonly addrIndex: Map<string, number>;
-  private readonly linkIndex: Map<string, number>;
-  private readonly serviceIndex: Map<string, number>;
 
-  constructor(readonly doc: ConfigDoc, readonly topo: Topology) {
-    this.zoneIndex = indexOf(topo.zones);
-    this.addrIndex = indexOf(doc.addresses.keys());
-    this.linkIndex = new Map(topo.links.map((l, i) => [l.name, i]));
-    this.serviceIndex = indexOf(doc.services.keys());
-  }
+  constructor(readonly doc: ConfigDoc, readonly topo: Topology) {}
 
   private segs(kind: 'src' | 'dst' | 'route', family: Family): Seg<string | null>[] {
     const k = `${kind}${family}`;
@@ -146,20 +144,20 @@ class Renderer {
   }
 
   zoneSet(kind: 'src' | 'dst', family: Family, zone: string): string | null {
-    return this.sets.use(`${kind}zone${family}_${this.zoneIndex.get(zone)}`, ADDR_TYPE[family],
+    return this.sets.use(`${kind}zone${family}_${stableId(zone)}`, ADDR_TYPE[family],
       () => addrElements(family, select(this.segs(kind, family), (v) => v === zone)),
       `${kind === 'src' ? 'source' : 'destination'} zone ${zone}`);
   }
 
   addrSet(family: Family, name: string): string | null {
-    return this.sets.use(`addr${family}_${this.addrIndex.get(name)}`, ADDR_TYPE[family], () => {
+    return this.sets.use(`addr${family}_${stableId(name)}`, ADDR_TYPE[family], () => {
       const nets = (this.doc.addresses.get(name)?.ips ?? []).map((t) => parseCidr(t)).filter((c) => c !== null);
       return addrElements(family, union(family, nets));
     }, `address ${name}`);
   }
 
   egressSet(family: Family, link: string): string | null {
-    return this.sets.use(`egress${family}_${this.linkIndex.get(link)}`, ADDR_TYPE[family],
+    return this.sets.use(`egress${family}_${stableId(link)}`, ADDR_TYPE[family],
       () => addrElements(family, select(this.segs('route', family), (v) => v === link)), `routed out of ${link}`);
   }
 
@@ -174,7 +172,7 @@ class Renderer {
     if (!svc) return null;
     const n = protocolNumber(svc.protocol);
     const proto = `meta l4proto ${svc.protocol === 'tcp' || svc.protocol === 'udp' ? svc.protocol : n}`;
-    if (hasPorts(n)) return `${proto} ${portExpr} ${this.sets.ports(svc, this.serviceIndex.get(name)!)}`;
+    if (hasPorts(n)) return `${proto} ${portExpr} ${this.sets.ports(svc)}`;
     if (!isIcmp(n) || svc.icmpType === undefined) return proto;
     const k = n === PROTO.icmp ? 'icmp' : 'icmpv6';
     return `${proto} ${k} type ${svc.icmpType}${svc.icmpCode === undefined ? '' : ` ${k} code ${svc.icmpCode}`}`;
@@ -238,10 +236,11 @@ function serviceAlternatives(r: Renderer, names: string[], portExpr: string): st
   return names.map((n) => r.service(n, portExpr)).filter((m): m is string => m !== null);
 }
 
-function policyRules(r: Renderer, p: PolicyObj, version: number): string[] {
+function policyRules(r: Renderer, p: PolicyObj): string[] {
   if (p.disabled) return []; // its counter object stays, so its hits are kept
-  // an accepted connection carries the version and the policy that accepted it (marks.ts)
-  const verdict = p.action === 'allow' ? `ct mark set ${acceptMark(version, p.id)} accept` : 'drop';
+  // an accepted connection carries the policy that accepted it and, from `stamp`, the version
+  // (marks.ts): the version is in one rule, so that a commit rewrites no policy for it
+  const verdict = p.action === 'allow' ? `ct mark set ${policyMark(p.id)} goto stamp` : 'drop';
   const tail = `${p.log ? `log prefix "fwd policy ${p.id}: " ` : ''}counter name "${counterName(p.id)}" ${verdict}`;
   // the original destination and port: dnat has already rewritten the packet in forward
   const services = serviceAlternatives(r, p.services, 'ct original proto-dst');
@@ -327,8 +326,31 @@ function input(doc: ConfigDoc, topo: Topology): string[] {
   return out;
 }
 
-function chain(name: string, hook: string, rules: string[]): string {
-  return `  chain ${name} {\n    ${hook}\n${rules.map((r) => `    ${r}`).join('\n')}\n  }`;
+/**
+ * Whether a chain of policies ends after policy `id`: about one policy in 64, chosen by the id
+ * (not by position, so a policy created, deleted or moved changes the chains around it only).
+ * Few enough chains that a packet's jumps cost little against its rules; small enough that
+ * a changed policy's chain is written again in a few hundred rules at most.
+ */
+const POLICY_CHAIN_SPREAD = 64;
+const endsChain = (id: number) => (Math.imul(id, 0x9e3779b1) >>> 0) % POLICY_CHAIN_SPREAD === 0;
+
+/**
+ * The policies in order as chains, each named by the policy that ends it (`pol_<id>`, the last
+ * one `pol_end`): a policy created or moved at the top joins the first chain and renames none.
+ */
+function policyChains(r: Renderer, policies: readonly PolicyObj[]): NftChain[] {
+  const out: NftChain[] = [];
+  let rules: string[] = [];
+  policies.forEach((p, i) => {
+    rules.push(...policyRules(r, p));
+    const last = i === policies.length - 1;
+    if (endsChain(p.id) || last) {
+      out.push({ name: endsChain(p.id) ? `pol_${p.id}` : 'pol_end', hook: null, rules });
+      rules = [];
+    }
+  });
+  return out;
 }
 
 export interface NftOptions {
@@ -361,34 +383,46 @@ function forwardPrologue(version: number, rematch: boolean): string[] {
 
 /** The whole nft script: applied with `nft -f`, checked with `nft -c -f`. */
 export function renderNft(doc: ConfigDoc, opts: NftOptions = {}): string {
+  return tableScript(renderNftTable(doc, opts));
+}
+
+/**
+ * The table of a configuration. The version is in two rules only (`admit`, `stamp`), so two
+ * versions' tables differ where their configurations do; `stamp` also carries the digest of
+ * the rest (a comment), which the data plane reads back to know the kernel holds that table.
+ */
+export function renderNftTable(doc: ConfigDoc, opts: NftOptions = {}): NftTable {
   const { counters = new Map<number, PolicyCounter>(), natCounters = new Map<number, PolicyCounter>(), version = 0, rematch = true } = opts;
   const topo = new Topology(doc);
   const r = new Renderer(doc, topo);
-  const forward = [...forwardPrologue(version, rematch), ...doc.policies.flatMap((p) => policyRules(r, p, version))];
+  const blocks = policyChains(r, doc.policies);
+  const chain = (name: string, hook: string | null, rules: string[]): NftChain => ({ name, hook, rules });
   const chains = [
+    chain('admit', null, forwardPrologue(version, rematch)),
+    ...blocks,
     chain('rpf', 'type filter hook prerouting priority -150; policy accept;', [
       'meta nfproto ipv4 ip saddr != 0.0.0.0 fib saddr . iif oif missing drop',
       'meta nfproto ipv6 ip6 saddr != { ::, fe80::/10 } fib saddr . iif oif missing drop',
     ]),
     chain('input', 'type filter hook input priority filter; policy drop;', input(doc, topo)),
-    chain('forward', 'type filter hook forward priority filter; policy drop;', forward),
+    chain('forward', 'type filter hook forward priority filter; policy drop;', ['jump admit', ...blocks.map((b) => `jump ${b.name}`)]),
     chain('nat_pre', 'type nat hook prerouting priority dstnat; policy accept;', natPre(r)),
     chain('nat_post', 'type nat hook postrouting priority srcnat; policy accept;', natPost(r)),
   ];
-  const decl = (name: string, c: PolicyCounter = { packets: 0, bytes: 0 }) => `  counter ${name} { packets ${c.packets} bytes ${c.bytes} }`;
-  const counterDecls = [
-    ...doc.policies.map((p) => decl(counterName(p.id), counters.get(p.id))),
-    ...doc.nat.map((n) => decl(natCounterName(n.id), natCounters.get(n.id))),
-  ];
-  return [
-    `# managed by fwd: this table is replaced as a whole on every commit`,
-    `table inet ${NFT_TABLE}`,
-    `delete table inet ${NFT_TABLE}`,
-    `table inet ${NFT_TABLE} {`,
-    ...counterDecls,
-    r.sets.text(),
-    ...chains,
-    `}`,
-    '',
-  ].filter((l) => l !== '').join('\n') + '\n';
+  const decl = (name: string, c: PolicyCounter = { packets: 0, bytes: 0 }) => ({ name, packets: c.packets, bytes: c.bytes });
+  const table: NftTable = {
+    counters: [
+      ...doc.policies.map((p) => decl(counterName(p.id), counters.get(p.id))),
+      ...doc.nat.map((n) => decl(natCounterName(n.id), natCounters.get(n.id))),
+    ],
+    sets: r.sets.decls,
+    chains,
+  };
+  const stamp = `ct mark set ct mark or ${generationMark(version)} accept comment "${stampComment(tableDigest(table))}"`;
+  return { ...table, chains: [...chains, chain('stamp', null, [stamp])] };
+}
+
+/** The comment of the stamp rule: the digest of the table it belongs to. */
+export function stampComment(digest: string): string {
+  return `fwd table ${digest}`;
 }

@@ -2,6 +2,7 @@
 // running, so serialized read models and the compiled matchers are computed once per version.
 import type { ConfigDoc } from '../config/types';
 import type { VersionMeta } from '../store/types';
+import { EncodedList } from './encoded-list';
 
 /** A read's answer made once per version: its UTF-8 bytes and its ETag header. */
 export interface CachedAnswer {
@@ -12,6 +13,7 @@ export interface CachedAnswer {
 
 export class RunningState<C> {
   private readonly answers = new Map<string, CachedAnswer>();
+  private readonly lists = new Map<string, EncodedList>();
   /** The ETag of every read of this version: its number and commit time name it exactly. */
   readonly etag: string;
 
@@ -37,5 +39,15 @@ export class RunningState<C> {
       this.answers.set(key, a);
     }
     return a;
+  }
+
+  /** A list answer of this version, encoded a slice at a time as it is read (encoded-list.ts). */
+  encodedList<T>(key: string, items: () => readonly T[], render: (item: T) => unknown): EncodedList {
+    let l = this.lists.get(key);
+    if (l === undefined) {
+      l = new EncodedList(items(), render) as EncodedList;
+      this.lists.set(key, l);
+    }
+    return l;
   }
 }

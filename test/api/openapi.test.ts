@@ -74,7 +74,7 @@ test('every operation lists its error answers with the contract\'s codes, and th
   expect(doc.paths['/api/me'].get.security).toBeUndefined(); // the document's: bearer
   expect(doc.security).toEqual([{ bearer: [] }]);
   expect(doc.paths['/api/policies'].get.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'config', in: 'query' }), expect.objectContaining({ name: 'stats', in: 'query' })]));
-  expect(doc.paths['/api/policies'].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['config', 'disabled', 'name', 'q', 'stats', 'tag']);
+  expect(doc.paths['/api/policies'].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['config', 'cursor', 'disabled', 'limit', 'name', 'q', 'stats', 'tag']);
 });
 
 test('the checker refuses answers the document does not describe', () => {

@@ -110,11 +110,11 @@ test('export and load keep every kind; the data plane renders protocol numbers, 
   await ok(c.put('/api/config/candidate', x));
   expect((await ok(c.get('/api/config/diff'))).body).toMatchObject({ added: [], changed: [], deleted: [] });
   const nft: string = (await ok(c.get('/api/dataplane/render?config=candidate'))).body.nft;
-  expect(nft).toMatch(/meta l4proto 1 icmp type 8 counter name "policy_1" ct mark set 0x[0-9a-f]+ accept/);
-  expect(nft).toMatch(/meta l4proto 58 icmpv6 type 128 counter name "policy_1" ct mark set 0x[0-9a-f]+ accept/);
-  expect(nft).toMatch(/meta l4proto 47 counter name "policy_1" ct mark set 0x[0-9a-f]+ accept/);
-  expect(nft).toMatch(/meta l4proto 253 counter name "policy_1" ct mark set 0x[0-9a-f]+ accept/);
-  expect(nft).toMatch(/meta l4proto 132 ct original proto-dst @ports_\d+ counter name "policy_1" ct mark set 0x[0-9a-f]+ accept/);
+  expect(nft).toMatch(/meta l4proto 1 icmp type 8 counter name "policy_1" ct mark set 0x[0-9a-f]+ goto stamp/);
+  expect(nft).toMatch(/meta l4proto 58 icmpv6 type 128 counter name "policy_1" ct mark set 0x[0-9a-f]+ goto stamp/);
+  expect(nft).toMatch(/meta l4proto 47 counter name "policy_1" ct mark set 0x[0-9a-f]+ goto stamp/);
+  expect(nft).toMatch(/meta l4proto 253 counter name "policy_1" ct mark set 0x[0-9a-f]+ goto stamp/);
+  expect(nft).toMatch(/meta l4proto 132 ct original proto-dst @ports_[0-9a-f]+ counter name "policy_1" ct mark set 0x[0-9a-f]+ goto stamp/);
   expect(nft).toMatch(/meta l4proto 1 log prefix "fwd policy 2: " counter name "policy_2" drop/);
   expect(nft).toMatch(/meta l4proto 50 log prefix/);
 });

@@ -2,6 +2,7 @@
 // data-plane tests share: the base configuration (an address on every firewall link) and a
 // reader of the kernel state of the firewall namespace.
 import fs from 'node:fs';
+import type pino from 'pino';
 import { Client, ok, startTestDaemon, tempDir, type TestDaemon } from '../helpers/daemon';
 import { Lab, requireLab, sh, fwAddress, fwAddress6 } from '../helpers/netns';
 
@@ -12,8 +13,8 @@ export interface LabDaemon {
   baseVersion: number;
 }
 
-/** Lab with `peers` peers, daemon on it (extra inventory links: `extra`), base config committed. */
-export async function startLabDaemon(peers: number, extra: string[] = [], family: 4 | 6 = 4, env: Record<string, string> = {}): Promise<LabDaemon> {
+/** Lab with `peers` peers, daemon on it (extra inventory links: `extra`), base config committed; `logger`: the daemon's. */
+export async function startLabDaemon(peers: number, extra: string[] = [], family: 4 | 6 = 4, env: Record<string, string> = {}, logger?: pino.Logger): Promise<LabDaemon> {
   requireLab();
   const lab = new Lab();
   const dir = tempDir('fwd-dp-');
@@ -22,7 +23,7 @@ export async function startLabDaemon(peers: number, extra: string[] = [], family
     const links = lab.peers.map((p) => p.link);
     const td = await startTestDaemon({
       FW_DATAPLANE: 'linux', FW_NETNS: lab.fw, FW_INTERFACES: [...links, ...extra].join(','), ...env,
-    }, dir);
+    }, dir, logger);
     const client = await new Client(td.url).login();
     await client.begin();
     for (const p of lab.peers) {
@@ -59,7 +60,7 @@ export function kernelState(ns: string): { addresses: string[]; routes: string[]
   const routes = JSON.parse(sh(['ip', '-n', ns, '-json', 'route', 'show'])) as Array<Record<string, unknown>>;
   let rules = '';
   try {
-    rules = sh(['ip', 'netns', 'exec', ns, 'nft', 'list', 'table', 'inet', 'fwdaemon']).replace(/packets \d+ bytes \d+/g, '');
+    rules = tableListing(ns);
   } catch {
     rules = '(no table)';
   }
@@ -69,4 +70,18 @@ export function kernelState(ns: string): { addresses: string[]; routes: string[]
     routes: routes.map((r) => JSON.stringify({ dst: r.dst, gateway: r.gateway, dev: r.dev, metric: r.metric, protocol: r.protocol })).sort(),
     rules,
   };
+}
+
+/**
+ * `nft list table inet fwdaemon` of a namespace, comparable: counter values gone and the
+ * table's sets, counters and chains sorted (the kernel lists them in the order they were
+ * added: a chain an incremental commit added comes last, where a whole table has it in order;
+ * the order of a chain's rules stays).
+ */
+export function tableListing(ns: string): string {
+  const lines = sh(['ip', 'netns', 'exec', ns, 'nft', 'list', 'table', 'inet', 'fwdaemon']).replace(/packets \d+ bytes \d+/g, '').trimEnd().split('\n');
+  // the table's own first and last lines, then its blocks
+  const text = lines.slice(1, -1).join('\n');
+  const blocks = text.split('\n\n').flatMap((b) => b.split(/\n(?=\t(?:set|chain|counter) )/)).map((b) => b.trim()).filter(Boolean);
+  return [lines[0], ...blocks.sort(), lines.at(-1)].join('\n\n');
 }

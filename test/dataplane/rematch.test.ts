@@ -137,12 +137,15 @@ describe('FW_SESSION_REMATCH on (the default)', () => {
 
   test('the forward chain lets only this version\'s connections through untouched', async () => {
     const version = (await ok(ld.client.get('/api/status'))).body.version as number;
-    const chain = ld.lab.exec(ld.lab.fw, ['nft', 'list', 'chain', 'inet', 'fwdaemon', 'forward']);
+    const chain = (name: string) => ld.lab.exec(ld.lab.fw, ['nft', 'list', 'chain', 'inet', 'fwdaemon', name]);
     const generation = (1 + (version % 4094)) * 2 ** 20;
-    // nft lists `ct mark and 0xfff00000 == G` as a prefix of the mark: G/12
-    expect(chain).toContain(`ct state established ct mark 0x${generation.toString(16).padStart(8, '0')}/12 accept`);
-    expect(chain).toContain(`ct mark set 0x${(generation + 1).toString(16).padStart(8, '0')} accept`);
-    expect(chain).toContain('ct state established ct mark set 0xffffffff');
+    // forward first jumps to admit; nft lists `ct mark and 0xfff00000 == G` as a prefix of the mark: G/12
+    expect(chain('forward')).toMatch(/policy drop;\s+jump admit\s/);
+    expect(chain('admit')).toContain(`ct state established ct mark 0x${generation.toString(16).padStart(8, '0')}/12 accept`);
+    expect(chain('admit')).toContain('ct state established ct mark set 0xffffffff');
+    // an allow sets its policy's bits and goes to stamp, which adds this version's generation
+    expect(ld.lab.exec(ld.lab.fw, ['nft', 'list', 'table', 'inet', 'fwdaemon'])).toContain('ct mark set 0x00000001 goto stamp');
+    expect(chain('stamp')).toContain(`ct mark set ct mark | 0x${generation.toString(16).padStart(8, '0')} accept`);
   });
 });
 
@@ -160,6 +163,6 @@ describe('FW_SESSION_REMATCH=off', () => {
     a.client.send('still-here');
     expect(await a.server.receives('still-here')).toBe(true);
     expect(entries(ld, a)).toHaveLength(1);
-    expect(ld.lab.exec(ld.lab.fw, ['nft', 'list', 'chain', 'inet', 'fwdaemon', 'forward'])).toContain('ct state established,related accept');
+    expect(ld.lab.exec(ld.lab.fw, ['nft', 'list', 'chain', 'inet', 'fwdaemon', 'admit'])).toContain('ct state established,related accept');
   }, 90000);
 });

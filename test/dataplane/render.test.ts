@@ -8,6 +8,7 @@ import { parsePacket } from '../../src/eval/packet';
 import { bytesToBig, cidrRange, flatten, formatRange, overlay, union, type Seg } from '../../src/dataplane/ranges';
 import { Topology } from '../../src/dataplane/topology';
 import { renderPlan, planProblems } from '../../src/dataplane/plan';
+import { stableId } from '../../src/dataplane/nft';
 import { commitChecks } from '../../src/config/commit-checks';
 import { addrArb, mkDoc, specArb, specDoc } from '../eval/helpers';
 
@@ -125,32 +126,41 @@ describe('rendered texts', () => {
 
   test('nft: one table replaced in one transaction, policies in order with counters, log, and original addresses', () => {
     const lines = plan.nft.split('\n').map((l) => l.trim());
+    // sets are named by what they hold (their object's name), never by position
+    const [lan, wan, http, eth1] = ['lan', 'wan', 'http', 'eth1'].map(stableId);
     expect(lines.slice(1, 4)).toEqual(['table inet fwdaemon', 'delete table inet fwdaemon', 'table inet fwdaemon {']);
     expect(lines).toContain('counter policy_1 { packets 5 bytes 300 }');
     expect(lines).toContain('counter policy_2 { packets 0 bytes 0 }');
     // a set of one element is written into the rule; sets are shared by content
-    expect(plan.nft).not.toMatch(/set addr4_0/);
-    expect(lines).toContain('set ports_1 { type inet_service; flags interval; elements = { 80, 8000-8090 } }');
+    expect(plan.nft).not.toMatch(/set addr4_/);
+    expect(lines).toContain(`set ports_${http} { type inet_service; flags interval; elements = { 80, 8000-8090 } }`);
     // no IPv6 set: the policy's zones have no IPv6 addresses, so it has no IPv6 rule
     expect(plan.nft).not.toMatch(/ipv6_addr/);
     // the route to 172.16.2.0/24 leaves through eth0 (lan), so it is not in the wan zone
-    expect(lines).toContain('set dstzone4_1 { type ipv4_addr; flags interval; elements = { 10.2.0.0/24, 172.16.0.0/23, 172.16.3.0-172.31.255.255, 192.168.0.0/16 } }');
-    const fwd = lines.slice(lines.indexOf('chain forward {'));
-    expect(fwd.slice(0, 8)).toEqual([
-      'chain forward {',
-      'type filter hook forward priority filter; policy drop;',
+    expect(lines).toContain(`set dstzone4_${wan} { type ipv4_addr; flags interval; elements = { 10.2.0.0/24, 172.16.0.0/23, 172.16.3.0-172.31.255.255, 192.168.0.0/16 } }`);
+    const chainOf = (name: string) => {
+      const from = lines.indexOf(`chain ${name} {`);
+      return lines.slice(from + 1, lines.indexOf('}', from));
+    };
+    // the forward chain: admit, then the policies' chains (one here: neither id 1 nor 2 ends a chain)
+    expect(chainOf('forward')).toEqual(['type filter hook forward priority filter; policy drop;', 'jump admit', 'jump pol_end']);
+    expect(chainOf('admit')).toEqual([
       'ct state invalid drop',
       'ct state related accept',
       // version 7: generation 8 (marks.ts); older connections are judged again (rematch)
       'ct state established ct mark and 0xfff00000 == 0x00800000 accept',
       'ct state established ct mark set 0xffffffff',
-      'ct original ip saddr @srczone4_0 ct reply ip saddr @dstzone4_1 ct original ip daddr 10.2.0.0/24 meta l4proto tcp ct original proto-dst @ports_1 log prefix "fwd policy 1: " counter name "policy_1" ct mark set 0x00800001 accept',
-      'ct original ip saddr @srczone4_0 ct reply ip saddr @dstzone4_1 ct original ip daddr 10.2.0.0/24 meta l4proto udp ct original proto-dst 53 log prefix "fwd policy 1: " counter name "policy_1" ct mark set 0x00800001 accept',
     ]);
-    expect(fwd[8]).toBe('counter name "policy_2" drop');
-    expect(lines).toContain('meta nfproto ipv4 ip saddr @srczone4_1 meta l4proto udp th dport 53 counter name "nat_1" dnat ip to 10.1.0.10:5353 comment "nat 1"');
-    expect(lines).toContain('meta nfproto ipv4 ip saddr @srczone4_0 ip daddr @egress4_2 ip daddr @masquerade4 counter name "nat_2" masquerade comment "nat 2"');
-    expect(lines).toContain('meta nfproto ipv4 ip saddr @srczone4_0 counter name "nat_3" snat ip to 10.2.0.99 comment "nat 3"');
+    expect(chainOf('pol_end')).toEqual([
+      `ct original ip saddr @srczone4_${lan} ct reply ip saddr @dstzone4_${wan} ct original ip daddr 10.2.0.0/24 meta l4proto tcp ct original proto-dst @ports_${http} log prefix "fwd policy 1: " counter name "policy_1" ct mark set 0x00000001 goto stamp`,
+      `ct original ip saddr @srczone4_${lan} ct reply ip saddr @dstzone4_${wan} ct original ip daddr 10.2.0.0/24 meta l4proto udp ct original proto-dst 53 log prefix "fwd policy 1: " counter name "policy_1" ct mark set 0x00000001 goto stamp`,
+      'counter name "policy_2" drop',
+    ]);
+    // the version's generation is added in one rule, which names the table's digest
+    expect(chainOf('stamp')).toEqual([expect.stringMatching(/^ct mark set ct mark or 0x00800000 accept comment "fwd table [0-9a-f]{32}"$/)]);
+    expect(lines).toContain(`meta nfproto ipv4 ip saddr @srczone4_${wan} meta l4proto udp th dport 53 counter name "nat_1" dnat ip to 10.1.0.10:5353 comment "nat 1"`);
+    expect(lines).toContain(`meta nfproto ipv4 ip saddr @srczone4_${lan} ip daddr @egress4_${eth1} ip daddr @masquerade4 counter name "nat_2" masquerade comment "nat 2"`);
+    expect(lines).toContain(`meta nfproto ipv4 ip saddr @srczone4_${lan} counter name "nat_3" snat ip to 10.2.0.99 comment "nat 3"`);
     expect(lines).toContain('counter nat_3 { packets 0 bytes 0 }');
     expect(lines).toContain('iifname "eth0" tcp dport 22 accept');
     expect(lines).toContain('iifname "eth0" udp dport 67 accept');
@@ -159,9 +169,8 @@ describe('rendered texts', () => {
 
   test('nft without rematch: established connections flow whatever version accepted them', () => {
     const lines = renderPlan(doc, { version: 7, rematch: false }).nft.split('\n').map((l) => l.trim());
-    const fwd = lines.slice(lines.indexOf('chain forward {'));
-    expect(fwd.slice(2, 4)).toEqual(['ct state established,related accept', 'ct state invalid drop']);
-    expect(fwd[4]).toMatch(/counter name "policy_1" ct mark set 0x00800001 accept$/);
+    const admit = lines.slice(lines.indexOf('chain admit {'));
+    expect(admit.slice(1, 4)).toEqual(['ct state established,related accept', 'ct state invalid drop', '}']);
   });
 
   test('ip: VLANs marked ours, states, addresses with our metric, and only the routes eval would use', () => {

@@ -1,7 +1,10 @@
 // The pure parts of the live half of the data plane: the settings, the layout of the
 // conntrack mark, and conntrack's lines as the session table reads them.
 import { loadSettings } from '../../src/settings';
-import { acceptMark, CUT_MARK, generation, generationMark, readMark } from '../../src/dataplane/marks';
+import { CUT_MARK, generation, generationMark, hex, policyMark, readMark } from '../../src/dataplane/marks';
+
+/** The mark an accepted connection ends with: the policy's bits, then the stamp chain's generation (or, disjoint bits). */
+const acceptMark = (version: number, policyId: number) => hex(Number(policyMark(policyId)) + Number(generationMark(version)));
 import { parseEntry } from '../../src/dataplane/conntrack';
 
 test('FW_SESSION_REMATCH is on by default, off on request, refused otherwise; FW_HITS_INTERVAL in seconds', () => {

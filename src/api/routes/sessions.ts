@@ -11,6 +11,7 @@ import { FILTER_DOCS, isEmptyFilter, matchesFilter, parseSessionFilter, sessionV
 import type { AppContext } from '../context';
 import { message, type QueryDoc, type Req, type RouteDef } from '../http';
 import { MessageReply } from '../schemas';
+import { pageArgs, pageQuery } from '../paging';
 
 const MAX_LIMIT = 1000;
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
@@ -87,32 +88,18 @@ async function selected(ctx: AppContext, req: Req): Promise<Array<{ entry: ConnE
   return entries.map((entry) => ({ entry, view: sessionView(entry, compiled) })).filter((s) => matchesFilter(s.view, filter));
 }
 
-function pageArgs(q: URLSearchParams): { limit: number; cursor: number } {
-  const limitText = q.get('limit');
-  let limit = 100;
-  if (limitText !== null) {
-    if (!/^\d{1,6}$/.test(limitText)) throw new FwError('ERR_NET_1004', `query "limit": "${limitText.slice(0, 64)}" is not a whole number`);
-    limit = Number(limitText);
-    if (limit < 1 || limit > MAX_LIMIT) throw new FwError('ERR_NET_1008', `query "limit": ${limit} is not within 1-${MAX_LIMIT}`);
-  }
-  const cursorText = q.get('cursor');
-  if (cursorText !== null && !/^\d{1,10}$/.test(cursorText)) throw new FwError('ERR_NET_1004', `query "cursor": "${cursorText.slice(0, 64)}" is not the next of a previous page`);
-  return { limit, cursor: cursorText === null ? -1 : Number(cursorText) };
-}
-
 export function sessionRoutes(ctx: AppContext): RouteDef[] {
   const tag = 'sessions';
   return [
     { method: 'GET', pattern: '/api/sessions', body: 'none', permission: 'read',
       doc: { tag, summary: 'Live connections (conntrack), filtered, by pages', response: SessionPage, query: {
         ...filterQuery,
-        limit: { schema: Type.Integer({ minimum: 1, maximum: MAX_LIMIT }), description: `connections per page, 1-${MAX_LIMIT} (default 100)` },
-        cursor: { schema: Type.String(), description: 'the previous page\'s next' },
+        ...pageQuery('connections', 100, MAX_LIMIT),
       } },
       handler: async (req) => {
-        const { limit, cursor } = pageArgs(req.query);
+        const { limit, cursor } = pageArgs(req.query, 100, MAX_LIMIT) ?? { limit: 100, cursor: null };
         const all = await selected(ctx, req); // by id
-        const rest = all.filter((s) => s.entry.id > cursor);
+        const rest = all.filter((s) => s.entry.id > (cursor ?? -1));
         const sessions = rest.slice(0, limit).map((s) => s.view);
         const next = rest.length > limit ? sessions[sessions.length - 1].id : null;
         return { body: { dataplane: ctx.dataPlane.mode, total: all.length, sessions, next } };

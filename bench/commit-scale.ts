@@ -1,0 +1,197 @@
+// Commit at scale (issue 30): `npm run bench:commit -- --scale [--sizes 20000,100000]
+// [--generators random,realistic] [--stores embedded,redis] [--instances 3] [--against DIST]`.
+// For each generator (bench/scale-config.ts: the issue's flat random rule base;
+// bench/generate.ts: the realistic one, addresses scaled with the policies), size and store,
+// daemons are started as child processes on an empty store (Redis: a throwaway redis-server
+// and --instances daemons on it, the requests of one change spread over them as behind a load
+// balancer), and it measures, over HTTP:
+//   load     PUT /api/config/candidate of the whole exported document (one request)
+//   commit   POST /api/config/commit of that load (a full build)
+//   address  begin, PUT one address object's ips, commit: end to end
+//   policy   begin, PUT one policy's action, commit: end to end
+//   list     GET /api/policies of the running version: first byte, whole answer, bytes
+//   RSS      of each daemon at the end (/proc/<pid>/status VmRSS), the largest shown
+// With --against DIST (another build's dist directory, e.g. main's) the same runs are made
+// with that build's daemon right after this build's, and a ratio column compares them.
+// No data plane (FW_DATAPLANE=none); FW_COMMIT_TIMEOUT is raised to 15 minutes so a slow
+// build's commit is measured rather than refused.
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { exportDoc } from '../src/config/export';
+import type { ConfigDoc } from '../src/config/types';
+import { startRedis, type TestRedis } from '../test/helpers/redis';
+import { loadable } from './automation';
+import { generateConfig, REALISTIC } from './generate';
+import { closeAgent, fmt, login, request, startInstance, type Instance } from './http-load';
+import { scaleConfig } from './scale-config';
+
+function arg(name: string, def: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1] : def;
+}
+
+const opts = {
+  sizes: arg('sizes', '20000,100000').split(',').map(Number),
+  generators: arg('generators', 'random,realistic').split(','),
+  stores: arg('stores', 'embedded,redis').split(','),
+  instances: Number(arg('instances', '3')),
+  against: process.argv.includes('--against') ? path.resolve(arg('against', '')) : null,
+};
+
+interface Row {
+  loadMs: number;
+  commitMs: number;
+  addressMs: number;
+  policyMs: number;
+  listFirstMs: number;
+  listMs: number;
+  listBytes: number;
+  rssMb: number;
+}
+const COLUMNS: Array<[keyof Row, string]> = [
+  ['loadMs', 'load ms'], ['commitMs', 'full commit ms'], ['addressMs', 'address + commit ms'], ['policyMs', 'policy + commit ms'],
+  ['listFirstMs', 'list first byte ms'], ['listMs', 'list total ms'], ['rssMb', 'RSS MB'],
+];
+
+function generate(generator: string, policies: number): ConfigDoc {
+  if (generator === 'random') return scaleConfig({ policies });
+  if (generator === 'realistic') return generateConfig({ ...REALISTIC, policies, addresses: Math.round((REALISTIC.addresses * policies) / REALISTIC.policies) });
+  throw new Error(`--generators: random or realistic, not ${generator}`);
+}
+
+const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
+
+async function ok(p: Promise<{ status: number; text: string }>, what: string): Promise<string> {
+  const r = await p;
+  if (r.status !== 200) throw new Error(`${what}: ${r.status} ${r.text.slice(0, 300)}`);
+  return r.text;
+}
+
+/** GET `p`: ms to the answer's first byte (its head), ms to its end, and its bytes. */
+function timedGet(port: number, p: string, token: string): Promise<{ first: number; total: number; bytes: number }> {
+  return new Promise((resolve, reject) => {
+    const t0 = process.hrtime.bigint();
+    const req = http.get({ host: '127.0.0.1', port, path: p, headers: { Authorization: `Bearer ${token}` } }, (res) => {
+      const first = ms(t0);
+      let bytes = 0;
+      res.on('data', (c: Buffer) => { bytes += c.length; });
+      res.on('end', () => (res.statusCode === 200 ? resolve({ first, total: ms(t0), bytes }) : reject(new Error(`GET ${p}: ${res.statusCode}`))));
+    });
+    req.on('error', reject);
+  });
+}
+
+function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+async function allReady(daemons: Instance[]): Promise<void> {
+  for (const d of daemons) {
+    while ((await request(d.port, 'GET', '/readyz', '')).status !== 200) await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** One address object's ips moved to a neighbouring host of its first network. */
+function changedAddress(doc: ConfigDoc): [string, string] {
+  const used = doc.policies.find((p) => p.srcAddr && doc.addresses.get(p.srcAddr)!.ips[0].includes('.'))!.srcAddr;
+  const [a, b, c, d] = doc.addresses.get(used)!.ips[0].split('/')[0].split('.').map(Number);
+  return [used, JSON.stringify({ ips: [`${a}.${b}.${c}.${(d + 1) % 256}/32`] })];
+}
+
+async function measure(main: string, doc: ConfigDoc, store: string): Promise<Row> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fwd-bench-scale-'));
+  let redis: TestRedis | null = null;
+  const procs: ChildProcess[] = [];
+  try {
+    const env: Record<string, string> = {
+      FW_DATA_DIR: path.join(dir, 'data'), FW_INTERFACES: 'eth0,eth1,eth2,eth3', FW_DATAPLANE: 'none', FW_COMMIT_TIMEOUT: '900',
+      FW_TOKEN_TTL: '86400',
+    };
+    if (store === 'redis') {
+      redis = await startRedis(path.join(dir, 'redis'));
+      env.REDIS_URL = redis.url;
+    }
+    const daemons: Instance[] = [];
+    for (let n = 0; n < (redis ? opts.instances : 1); n++) {
+      const d = await startInstance({ ...env, FW_NODE_ID: `scale${n}` }, main);
+      daemons.push(d);
+      procs.push(d.proc);
+    }
+    await allReady(daemons);
+    const tokens = await Promise.all(daemons.map((d) => login(d.port)));
+    // the k-th request of a change goes to the k-th instance (round robin)
+    const req = (k: number, method: string, p: string, body?: string) => ok(request(daemons[k % daemons.length].port, method, p, tokens[k % daemons.length], body), `${method} ${p}`);
+    const body = loadable(JSON.stringify(exportDoc(doc, 0)));
+    await req(0, 'POST', '/api/config/begin');
+    let t = process.hrtime.bigint();
+    await req(1, 'PUT', '/api/config/candidate', body);
+    const loadMs = ms(t);
+    t = process.hrtime.bigint();
+    await req(2, 'POST', '/api/config/commit', JSON.stringify({ description: 'scale load' }));
+    const commitMs = ms(t);
+    await allReady(daemons);
+    const change = async (p: string, b: string) => {
+      const t0 = process.hrtime.bigint();
+      await req(0, 'POST', '/api/config/begin');
+      await req(1, 'PUT', p, b);
+      await req(2, 'POST', '/api/config/commit', JSON.stringify({ description: `scale ${p}` }));
+      const took = ms(t0);
+      await allReady(daemons);
+      return took;
+    };
+    const [name, ips] = changedAddress(doc);
+    const addressMs = await change(`/api/addresses/${name}`, ips);
+    const mid = doc.policies[doc.policies.length >> 1];
+    const policyMs = await change(`/api/policies/${mid.id}`, JSON.stringify({ action: mid.action === 'allow' ? 'deny' : 'allow' }));
+    const k = 1 % daemons.length;
+    const list = await timedGet(daemons[k].port, '/api/policies', tokens[k]);
+    return {
+      loadMs, commitMs, addressMs, policyMs, listFirstMs: list.first, listMs: list.total, listBytes: list.bytes,
+      rssMb: Math.max(...daemons.map((d) => rssMb(d.proc.pid!))),
+    };
+  } finally {
+    await Promise.all(procs.filter((p) => p.exitCode === null).map((p) => {
+      const exited = new Promise((r) => p.once('exit', r));
+      p.kill('SIGTERM');
+      return exited;
+    }));
+    closeAgent();
+    await redis?.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function scaleBench(): Promise<void> {
+  const builds: Array<[string, string]> = [['this build', path.resolve(__dirname, '../src/main.js')]];
+  if (opts.against) builds.push([`against ${opts.against}`, path.join(opts.against, 'src/main.js')]);
+  console.log(`Commit at scale: ${os.cpus().length} x ${os.cpus()[0]?.model ?? '?'}, node ${process.version}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GB; no data plane; Redis: ${opts.instances} instances, a change's requests spread over them\n`);
+  const ratio = builds.length > 1;
+  console.log(`| generator | policies / addresses | store | build | ${COLUMNS.map(([, h]) => h).join(' | ')} | list MB | load avg |`);
+  console.log(`|---|---|---|---|${COLUMNS.map(() => '---:').join('|')}|---:|---:|`);
+  for (const generator of opts.generators) {
+    for (const size of opts.sizes) {
+      const doc = generate(generator, size);
+      for (const store of opts.stores) {
+        const rows: Row[] = [];
+        for (const [label, main] of builds) {
+          const before = os.loadavg()[0];
+          const where = `| ${generator} | ${fmt(doc.policies.length)} / ${fmt(doc.addresses.size)} | ${store}${store === 'redis' ? ` x${opts.instances}` : ''} | ${label} |`;
+          const r = await measure(main, doc, store).catch((e: unknown) => {
+            // a refused step is a result too (the issue's 504 at 100,000): shown, and the run goes on
+            console.log(`${where} failed: ${(e instanceof Error ? e.message : String(e)).slice(0, 200)} | load ${before.toFixed(1)}-${os.loadavg()[0].toFixed(1)} |`);
+            return null;
+          });
+          if (!r) continue;
+          rows.push(r);
+          const cells = COLUMNS.map(([k]) => (ratio && rows.length > 1 ? `${fmt(r[k])} (${(rows[0][k] / r[k]).toFixed(2)}x)` : fmt(r[k])));
+          console.log(`${where} ${cells.join(' | ')} | ${(r.listBytes / 1048576).toFixed(1)} | ${before.toFixed(1)}-${os.loadavg()[0].toFixed(1)} |`);
+        }
+      }
+    }
+  }
+  if (ratio) console.log('\n(ratio: this build\'s value over the other build\'s: below 1 is faster or smaller here)');
+}

@@ -1,0 +1,40 @@
+// A list answer (a JSON array) encoded a slice of items at a time. A running version's list is
+// encoded as it is first streamed (src/api/list-reply.ts) and kept for the life of the version,
+// so the first reader of a 100,000-policy list gets its first bytes after one slice rather
+// than after the whole 40 MB, and later readers write the kept bytes. Slices are built on
+// demand, in order or not: two readers streaming at once share them.
+
+/** Items per slice: small enough that one slice renders in milliseconds. */
+export const SLICE_ITEMS = 500;
+
+export class EncodedList<T = unknown> {
+  private readonly slices: Array<Buffer | undefined>;
+
+  constructor(private readonly items: readonly T[], private readonly render: (item: T) => unknown) {
+    this.slices = new Array<Buffer | undefined>(Math.max(1, Math.ceil(items.length / SLICE_ITEMS)));
+  }
+
+  get sliceCount(): number {
+    return this.slices.length;
+  }
+
+  /** The i-th slice's bytes: "[" before the first item, "," between items, "]" after the last. */
+  slice(i: number): Buffer {
+    let b = this.slices[i];
+    if (b === undefined) {
+      const from = i * SLICE_ITEMS;
+      const to = Math.min(this.items.length, from + SLICE_ITEMS);
+      const parts: string[] = [];
+      for (let k = from; k < to; k++) parts.push(JSON.stringify(this.render(this.items[k])));
+      b = Buffer.from(`${i === 0 ? '[' : ','}${parts.join(',')}${i === this.slices.length - 1 ? ']' : ''}`);
+      this.slices[i] = b;
+    }
+    return b;
+  }
+
+  /** Encodes every slice now (a list whose items may change after this call: the candidate's). */
+  encodeAll(): this {
+    for (let i = 0; i < this.slices.length; i++) this.slice(i);
+    return this;
+  }
+}
