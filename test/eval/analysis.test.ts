@@ -408,7 +408,7 @@ describe('covered policies, exactly', () => {
         covered += expectExact(t, TINY_SPORTS);
         if (t.services.some((s) => s.sourcePorts)) named++;
       }),
-      { numRuns: 30, seed },
+      { numRuns: 20, seed },
     );
     expect(covered).toBeGreaterThan(5);
     expect(named).toBeGreaterThan(5);
