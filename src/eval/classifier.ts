@@ -29,9 +29,11 @@ export interface ClassifierData {
   addrMask: Int32Array;
   svcLo: Int32Array;
   svcHi: Int32Array;
-  // source ports: per rule index (the ordered table's) 0, or 1 + the offset of its pieces in
-  // spData (rules.ts). The trees cut the three other fields and take the pieces' union as the
-  // service; a leaf entry that matches there is checked against its pieces.
+  // source ports: per rule index (the ordered table's) 0, 1 + the offset of its pieces in
+  // spData (rules.ts), or, for a rule of one piece, ~ the offset of that piece's source-port
+  // run (its service keys are the rule's, which the entry has checked). The trees cut the three
+  // other fields and take the pieces' union as the service; a leaf entry that matches there is
+  // checked against its pieces.
   spHead: Int32Array;
   spData: Int32Array;
 }
@@ -118,7 +120,10 @@ export function buildClassifier(t: FamilyTable, zones: number, params: BuildPara
   let rules = 0;
   for (let r = 0; r < t.count; r++) if (t.spAt[r] !== 0) rules = t.rule[r] + 1;
   const spHead = new Int32Array(rules);
-  for (let r = 0; r < t.count; r++) spHead[t.rule[r]] = t.spAt[r];
+  for (let r = 0; r < t.count; r++) {
+    const at = t.spAt[r]; // 1 + offset of [pieces, svcCount, svc..., spCount, sp...]
+    spHead[t.rule[r]] = at !== 0 && t.spData[at - 1] === 1 ? ~(at + 1 + 2 * t.spData[at]) : at;
+  }
   return {
     hdr: Int32Array.of(zones, dense ? 1 : 0, all, t.count),
     pairKeys: Int32Array.from(pairKeys),
@@ -291,8 +296,14 @@ export class FamilyClassifier {
    * rule without pieces takes every one)? Asked only of an entry that matched: most rules
    * have no pieces, and spHead ends at the last rule that has some. */
   private sportHolds(rule: number): boolean {
-    const at = rule < this.spHead.length ? this.spHead[rule] : 0;
-    return at === 0 || inPieces(this.spData, at - 1, this.q[8], this.q[9]);
+    const h = rule < this.spHead.length ? this.spHead[rule] : 0;
+    if (h === 0) return true;
+    const d = this.spData;
+    if (h > 0) return inPieces(d, h - 1, this.q[8], this.q[9]);
+    // one piece (every ClassBench rule that has one): its source-port run alone
+    const sp = this.q[9];
+    for (let a = ~h + 1, e = a + 2 * d[~h]; a < e; a += 2) if (sp >= d[a] && sp <= d[a + 1]) return true;
+    return false;
   }
 
   /** The runs into the pools at `rec` (an entry of the slow form): do they match? */

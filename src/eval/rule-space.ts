@@ -4,7 +4,7 @@ import type { Family } from '../config/net';
 import { covers, meets, type Region } from './coverage';
 import { EarlierIndex } from './earlier-index';
 import { ANY_ZONE, familyBit, NEVER, type RuleSpec } from './rules';
-import { sportKeyOf, type Interval } from './sets';
+import { mergeIntervals, sportKeyOf, type Interval } from './sets';
 
 /** A source-port piece of a rule (sets.ts SportPiece): its service keys as the region's v. */
 export interface RegionPiece {
@@ -148,15 +148,7 @@ export class RuleSpace {
     const keys = r.pieces.filter((p) => p.sp.some(([lo, hi]) => lo <= x && x <= hi)).map((p) => p.v);
     if (keys.length === 0) return null;
     if (keys.length === 1) return { ...base, v: keys[0], logs: undefined };
-    const v = keys.flat().sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-    const merged: Interval[] = [];
-    for (const [lo, hi] of v) {
-      const last = merged[merged.length - 1];
-      if (last && lo <= last[1] + 1n) {
-        if (hi > last[1]) last[1] = hi;
-      } else merged.push([lo, hi]);
-    }
-    return { ...base, v: merged, logs: undefined };
+    return { ...base, v: mergeIntervals(keys.flat()), logs: undefined };
   }
 
   /**
