@@ -4,26 +4,13 @@
 // (a policy of services with and without source ports, packets with and without src-port); the
 // analysis (a cover by source ports, a partial shadow whose example carries its src-port,
 // replayed on /api/eval); the nft rendering of policies and NAT.
-import { parseDoc } from '../../src/config/document';
-import { parsePacket } from '../../src/eval/packet';
-import { ReferenceEvaluator } from '../../src/eval/reference';
-import { expectError, ok, refusal, useDaemon, type Client, type Res } from '../helpers/daemon';
+import { expectError, ok, refusal, useDaemon } from '../helpers/daemon';
+import { deepResult, expectEvalCases } from '../helpers/eval-checks';
 import { lanWan } from '../helpers/lan-wan';
 
 const c = useDaemon().client;
 const svc = async (name: string) => (await ok(c.get(`/api/services/${name}?config=candidate`))).body;
 const V4 = { 'src-ip': '10.0.0.5', 'dst-ip': '8.8.8.8' };
-
-/** GET /api/analysis until the deep result of `version` is there (bounded: 600 tries). */
-async function deepResult(client: Client, version: number): Promise<Res> {
-  for (let i = 0; i < 600; i++) {
-    const r = await client.get('/api/analysis');
-    expect(r.status).toBe(200);
-    if (r.body.version === version && r.body.pass === 'deep') return r;
-    await new Promise((res) => setTimeout(res, 100));
-  }
-  throw new Error(`no deep analysis of version ${version}`);
-}
 
 beforeAll(async () => {
   await c.begin();
@@ -82,15 +69,7 @@ test('eval and batch: a service with source ports takes only their packets, as t
     [{ ...V4, protocol: 'sctp', 'dst-port': 36412, 'src-port': 36413 }, null],
     [{ 'src-ip': '2001:db8::5', 'dst-ip': '2001:db8:1::1', 'src-zone': 'lan', 'dst-zone': 'wan', protocol: 'udp', 'dst-port': 53, 'src-port': 53 }, 1],
   ];
-  const batch = (await ok(c.post('/api/eval/batch', { packets: cases.map(([p]) => p) }))).body;
-  const ref = new ReferenceEvaluator(parseDoc((await ok(c.get(`/api/config/versions/${batch.version}`))).body.config));
-  for (const [i, [p, id]] of cases.entries()) {
-    const one = (await ok(c.post('/api/eval', p))).body;
-    expect({ i, policy: one.policy?.id ?? null }).toEqual({ i, policy: id });
-    expect({ i, ...batch.results[i] }).toEqual({ i, ...ref.eval(parsePacket(p)) });
-    const { version: _v, ...answer } = one;
-    expect({ i, ...answer }).toEqual({ i, ...batch.results[i] });
-  }
+  await expectEvalCases(c, cases);
   expectError(await c.post('/api/eval', { ...V4, protocol: 'udp', 'dst-port': 53, 'src-port': 65536 }), 400, 'ERR_NET_1004');
   await c.begin();
 });
