@@ -3,8 +3,9 @@
 // James Daly), built into a folder outside the repository (their code is never copied into
 // the project), on exactly our rules and our packets:
 // - the rules are written in ClassBench form from the configuration our mapping produced
-//   (one-CIDR address objects, the service's protocol and port range, `any` as 0x00/0x00 and
-//   0 : 65535, source ports 0 : 65535), so the anchors classify what our classifier classifies;
+//   (one-CIDR address objects, the service's protocol, destination and source port ranges,
+//   `any` as 0x00/0x00 and 0 : 65535), so the anchors classify what our classifier classifies:
+//   all five fields of ClassBench (issue 27);
 // - the packets are our benchmark packets (bench/packets.ts), written one a line as the
 //   anchor reads them;
 // - on a sample, both anchors must pick the same first-match rule as ours (the anchor prints
@@ -16,12 +17,12 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { ConfigDoc } from '../src/config/types';
+import type { ConfigDoc, PortEntry } from '../src/config/types';
 import { buildClassifier, classifierBytes, DEFAULT_BUILD_PARAMS, FamilyClassifier, type BuildParams } from '../src/eval/classifier';
 import { policySpecs } from '../src/eval/compile';
 import { buildFamilyTable } from '../src/eval/rules';
 import { packetKey, parsePortEntry } from '../src/eval/sets';
-import { hasPorts } from '../src/config/protocols';
+import { hasPorts, protocolNumber } from '../src/config/protocols';
 import { rng } from './generate';
 import { makePackets, type PacketSet } from './packets';
 import { median } from './stats';
@@ -86,18 +87,28 @@ export function classBenchText(doc: ConfigDoc): string {
     return ips[0];
   };
   const lines: string[] = [];
+  const one = (entries: PortEntry[] | undefined, what: string) => {
+    if (!entries || entries.length === 0) return '0 : 65535';
+    const range = entries.length === 1 ? parsePortEntry(entries[0]) : null;
+    if (!range) throw new Error(`${what}: not one port range`);
+    return `${range[0]} : ${range[1]}`;
+  };
   for (const p of doc.policies) {
     if (p.srcZone !== '' || p.dstZone !== '') throw new Error(`policy ${p.id}: zones have no ClassBench form`);
     let ports = '0 : 65535';
+    let sports = '0 : 65535';
     let proto = '0x00/0x00';
     if (p.services.length > 0 && !p.services.includes('any')) {
       const svc = p.services.length === 1 ? doc.services.get(p.services[0]) : undefined;
-      const range = svc && svc.ports.length === 1 ? parsePortEntry(svc.ports[0]) : null;
-      if (!svc || !range) throw new Error(`policy ${p.id}: not one service with one port range`);
-      ports = `${range[0]} : ${range[1]}`;
-      proto = svc.protocol === 'tcp' ? '0x06/0xFF' : '0x11/0xFF';
+      if (!svc || (svc.icmpType !== undefined)) throw new Error(`policy ${p.id}: not one service of a protocol and port ranges`);
+      const n = protocolNumber(svc.protocol);
+      if (hasPorts(n)) {
+        ports = one(svc.ports, `policy ${p.id}`);
+        sports = one(svc.sourcePorts, `policy ${p.id}`);
+      }
+      proto = `0x${n.toString(16).padStart(2, '0')}/0xFF`;
     }
-    lines.push(`@${cidr(p.srcAddr)}\t${cidr(p.dstAddr)}\t0 : 65535\t${ports}\t${proto}\t0x0000/0x0000`);
+    lines.push(`@${cidr(p.srcAddr)}\t${cidr(p.dstAddr)}\t${sports}\t${ports}\t${proto}\t0x0000/0x0000`);
   }
   return lines.join('\n') + '\n';
 }
@@ -108,7 +119,7 @@ export function traceText(pk: PacketSet, from: number, to: number): string {
   for (let i = from; i < to; i++) {
     if (pk.fam[i] !== 4) throw new Error('the anchors classify IPv4 packets only');
     const key = pk.key[i];
-    out.push(`${pk.words[i * 8] >>> 0}\t${pk.words[i * 8 + 4] >>> 0}\t0\t${key & 0xffff}\t${key >>> 16}`);
+    out.push(`${pk.words[i * 8] >>> 0}\t${pk.words[i * 8 + 4] >>> 0}\t${pk.sport[i]}\t${key & 0xffff}\t${key >>> 16}`);
   }
   return out.join('\n') + '\n';
 }
@@ -148,11 +159,12 @@ function runAnchor(exe: string, rules: string, trace: string, tmp: string): Map<
 /** Our classifier's first match of packets [from, to), as rule indices (-1: none). */
 function ours(c: FamilyClassifier, pk: PacketSet, from: number, to: number, out: Int32Array): void {
   const q = c.q;
-  const { words: w, key } = pk;
+  const { words: w, key, sport } = pk;
   for (let i = from; i < to; i++) {
     q[0] = w[i * 8];
     q[4] = w[i * 8 + 4];
     q[8] = key[i];
+    q[9] = sport[i];
     out[i] = c.first(0, 0, 0);
   }
 }
@@ -161,7 +173,7 @@ function ours(c: FamilyClassifier, pk: PacketSet, from: number, to: number, out:
 export function readTrace(text: string): PacketSet {
   const lines = text.split('\n').filter((l) => l.trim() !== '');
   const n = lines.length;
-  const pk: PacketSet = { n, fam: new Uint8Array(n).fill(4), sz: new Int32Array(n), dz: new Int32Array(n), words: new Int32Array(n * 8), key: new Int32Array(n), zones: [] };
+  const pk: PacketSet = { n, fam: new Uint8Array(n).fill(4), sz: new Int32Array(n), dz: new Int32Array(n), words: new Int32Array(n * 8), key: new Int32Array(n), sport: new Int32Array(n), zones: [] };
   lines.forEach((l, i) => {
     const f = l.trim().split(/\s+/).map(Number);
     pk.words[i * 8] = f[0] | 0;
@@ -169,6 +181,7 @@ export function readTrace(text: string): PacketSet {
     // the anchors' traces give every packet a destination port; it means nothing where the
     // protocol has none (an ICMP packet's type and code are not in the trace)
     pk.key[i] = packetKey(f[4], hasPorts(f[4]) ? f[3] : 0);
+    pk.sport[i] = f[2];
   });
   return pk;
 }

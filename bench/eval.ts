@@ -65,7 +65,7 @@ function cpuNs(): number {
 function timeCompiled(cfg: CompiledConfig, pk: PacketSet, out: Int32Array): number {
   const c4 = cfg.policyClassifier(4), c6 = cfg.policyClassifier(6);
   const q4 = c4.q, q6 = c6.q;
-  const { fam, sz, dz, words: w, key, n } = pk;
+  const { fam, sz, dz, words: w, key, sport, n } = pk;
   const pass = () => {
     for (let i = 0; i < n; i++) {
       const o = i * 8;
@@ -73,11 +73,13 @@ function timeCompiled(cfg: CompiledConfig, pk: PacketSet, out: Int32Array): numb
         q4[0] = w[o];
         q4[4] = w[o + 4];
         q4[8] = key[i];
+        q4[9] = sport[i];
         out[i] = c4.first(sz[i], dz[i], 0);
       } else {
         q6[0] = w[o]; q6[1] = w[o + 1]; q6[2] = w[o + 2]; q6[3] = w[o + 3];
         q6[4] = w[o + 4]; q6[5] = w[o + 5]; q6[6] = w[o + 6]; q6[7] = w[o + 7];
         q6[8] = key[i];
+        q6[9] = sport[i];
         out[i] = c6.first(sz[i], dz[i], 0);
       }
     }
@@ -96,12 +98,13 @@ function timeCompiled(cfg: CompiledConfig, pk: PacketSet, out: Int32Array): numb
 
 function timeLinear(lin: LinearClassifier, pk: PacketSet, expect: Int32Array): { perSec: number; n: number; mismatches: number } {
   const q = lin.q;
-  const { fam, sz, dz, words: w, key } = pk;
+  const { fam, sz, dz, words: w, key, sport } = pk;
   let mismatches = 0;
   const one = (i: number) => {
     const o = i * 8;
     for (let k = 0; k < 8; k++) q[k] = w[o + k];
     q[8] = key[i];
+    q[9] = sport[i];
     return lin.first(fam[i] as 4 | 6, sz[i], dz[i]);
   };
   for (let i = 0; i < Math.min(200, pk.n); i++) one(i); // warm-up

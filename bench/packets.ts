@@ -6,6 +6,7 @@ import type { ConfigDoc } from '../src/config/types';
 import { loadWords } from '../src/eval/compiled';
 import { packetOf } from '../src/eval/packet';
 import { parsePortEntry } from '../src/eval/sets';
+import { hasPorts, protocolNumber } from '../src/config/protocols';
 import type { Packet } from '../src/eval/types';
 
 export interface PacketSet {
@@ -15,6 +16,7 @@ export interface PacketSet {
   dz: Int32Array;
   words: Int32Array; // 8 per packet: src 0..3, dst 4..7
   key: Int32Array; // service key: protocol << 16 | port
+  sport: Int32Array; // source port (0 in configurations whose services name none)
   zones: string[];
 }
 
@@ -40,7 +42,14 @@ function randomAddr(family: Family, r: R): Uint8Array {
 export function makePackets(doc: ConfigDoc, n: number, r: R, uniform = 0.2): PacketSet {
   const zones = [...doc.zones.keys()].sort();
   const zi = new Map(zones.map((z, i) => [z, i + 1]));
-  const set: PacketSet = { n, fam: new Uint8Array(n), sz: new Int32Array(n), dz: new Int32Array(n), words: new Int32Array(n * 8), key: new Int32Array(n), zones };
+  const set: PacketSet = { n, fam: new Uint8Array(n), sz: new Int32Array(n), dz: new Int32Array(n), words: new Int32Array(n * 8), key: new Int32Array(n), sport: new Int32Array(n), zones };
+  // source ports are drawn only where services name some (ClassBench), so the packets of
+  // every other configuration are the ones its earlier measurements used
+  const sports = [...doc.services.values()].some((s) => s.sourcePorts !== undefined);
+  const inRange = ([lo, hi]: [number, number]) => {
+    const c = r();
+    return c < 0.2 ? lo : c < 0.4 ? hi : lo + Math.floor(r() * (hi - lo + 1));
+  };
   const fams = (name: string): Family[] => {
     if (name === '') return [4, 6];
     const ips = doc.addresses.get(name)?.ips ?? [];
@@ -70,10 +79,11 @@ export function makePackets(doc: ConfigDoc, n: number, r: R, uniform = 0.2): Pac
         key = proto === 6 || proto === 17 ? (proto << 16) | Math.floor(r() * 65536) : proto << 16;
       } else {
         const svc = doc.services.get(p.services[Math.floor(r() * p.services.length)])!;
-        const [lo, hi] = parsePortEntry(svc.ports[Math.floor(r() * svc.ports.length)])!;
-        const c = r();
-        const port = c < 0.2 ? lo : c < 0.4 ? hi : lo + Math.floor(r() * (hi - lo + 1));
-        key = ((svc.protocol === 'tcp' ? 6 : 17) << 16) | port;
+        const proto = protocolNumber(svc.protocol);
+        // a protocol without ports: type and code 0 (every service of it here names none)
+        key = hasPorts(proto) ? (proto << 16) | inRange(parsePortEntry(svc.ports[Math.floor(r() * svc.ports.length)])!) : proto << 16;
+        if (sports && svc.sourcePorts) set.sport[i] = inRange(parsePortEntry(svc.sourcePorts[Math.floor(r() * svc.sourcePorts.length)])!);
+        else if (sports) set.sport[i] = Math.floor(r() * 65536);
       }
     } else {
       s = randomAddr(f, r);
@@ -83,6 +93,7 @@ export function makePackets(doc: ConfigDoc, n: number, r: R, uniform = 0.2): Pac
       const proto = protos[Math.floor(r() * protos.length)];
       key = proto === 6 || proto === 17 ? (proto << 16) | Math.floor(r() * 65536) : proto << 16;
     }
+    if (sports && (p === null || p.services.length === 0)) set.sport[i] = Math.floor(r() * 65536);
     set.fam[i] = f;
     set.sz[i] = sz;
     set.dz[i] = dz;
@@ -96,5 +107,5 @@ export function makePackets(doc: ConfigDoc, n: number, r: R, uniform = 0.2): Pac
 /** Packet i as an eval request: zones pinned when `pin`, else derived by the pipeline. */
 export function toPacket(set: PacketSet, i: number, pin: boolean): Packet {
   const zone = (z: number) => (pin && z > 0 ? set.zones[z - 1] : null);
-  return packetOf(set.fam[i] as Family, set.words, i * 8, set.key[i] >> 16, set.key[i] & 0xffff, null, null, zone(set.sz[i]), zone(set.dz[i]));
+  return packetOf(set.fam[i] as Family, set.words, i * 8, set.key[i] >> 16, set.key[i] & 0xffff, set.sport[i], null, zone(set.sz[i]), zone(set.dz[i]));
 }

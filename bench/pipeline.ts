@@ -42,6 +42,7 @@ function batchOf(cfg: CompiledConfig, pk: PacketSet): PacketBatch {
     b.fam[i] = p.family;
     b.protocol[i] = p.protocol;
     b.dstPort[i] = p.dstPort;
+    b.srcPort[i] = p.srcPort ?? -1;
     b.srcZone[i] = p.srcZone;
     b.dstZone[i] = p.dstZone;
   }
@@ -60,6 +61,7 @@ export interface PipelineRow {
 /** Packet p as the request body of POST /api/eval. */
 function jsonOf(p: Packet): Record<string, unknown> {
   const j: Record<string, unknown> = { 'src-ip': p.srcIp, 'dst-ip': p.dstIp, protocol: p.protocol, 'dst-port': p.dstPort };
+  if (p.srcPort) j['src-port'] = p.srcPort;
   if (p.srcZone !== null) j['src-zone'] = p.srcZone;
   if (p.dstZone !== null) j['dst-zone'] = p.dstZone;
   return j;
@@ -79,6 +81,7 @@ export function pipelineRow(name: string, doc: ConfigDoc, rounds: number, second
         const c = pk.fam[i] === 4 ? c4 : c6;
         for (let k = 0; k < 8; k++) c.q[k] = pk.words[i * 8 + k];
         c.q[8] = pk.key[i];
+        c.q[9] = pk.sport[i];
         c.first(pk.sz[i], pk.dz[i], 0);
       }
     },

@@ -71,6 +71,7 @@ const services: ResourceDef<'services'> = {
     { label: 'Name', text: (m) => m.name },
     { label: 'Protocol', text: (m) => m.protocol },
     { label: 'Ports', text: (m) => join(m.ports) },
+    { label: 'Source ports', text: (m) => join(m.sourcePorts ?? []) },
   ],
   fields: [
     { key: 'name', label: 'Name', required: true, fixed: true },
@@ -78,8 +79,9 @@ const services: ResourceDef<'services'> = {
     { key: 'ports', label: 'Ports', kind: 'ports', hint: 'tcp, udp, sctp: ports or ranges (8000-8080), separated by commas' },
     { key: 'icmp-type', label: 'ICMP type', kind: 'number', hint: 'icmp, icmpv6: 0-255; empty: every type' },
     { key: 'icmp-code', label: 'ICMP code', kind: 'number', hint: 'with a type: 0-255; empty: every code' },
+    { key: 'source-ports', label: 'Source ports', kind: 'ports', hint: 'tcp, udp, sctp: source ports or ranges; empty: every source port' },
   ],
-  formOf: (m) => ({ name: m.name, protocol: m.protocol, ports: join(m.ports), 'icmp-type': m.icmpType === undefined ? '' : String(m.icmpType), 'icmp-code': m.icmpCode === undefined ? '' : String(m.icmpCode) }),
+  formOf: (m) => ({ name: m.name, protocol: m.protocol, ports: join(m.ports), 'icmp-type': m.icmpType === undefined ? '' : String(m.icmpType), 'icmp-code': m.icmpCode === undefined ? '' : String(m.icmpCode), 'source-ports': join(m.sourcePorts ?? []) }),
 };
 
 const zones: ResourceDef<'zones'> = {

@@ -34,6 +34,7 @@ export const ExportModel = Type.Object({
   addresses: Type.Array(Type.Object({ name: Str, ips: Strs }, open)),
   services: Type.Array(Type.Object({
     name: Str, protocol: Str, ports: Type.Array(Type.Union([Type.Integer(), Str])), 'icmp-type': Type.Optional(Type.Integer()), 'icmp-code': Type.Optional(Type.Integer()),
+    'source-ports': Type.Optional(Type.Array(Type.Union([Type.Integer(), Str]))),
   }, open)),
   vlans: Type.Array(Type.Object({ name: Str, id: Type.Integer(), parent: Str, ip: Str, ...linkExtraFields, zone: Str, state: Str, management: Strs }, open)),
   dhcp: Type.Array(Type.Object({ interface: Str, start_ip: Str, end_ip: Str, gateway: Str, dns: Strs, lease_time: Type.Integer() }, open)),
@@ -62,6 +63,7 @@ const address = (a: AddressObj) => ({ name: a.name, ips: [...a.ips] });
 const service = (s: ServiceObj) => ({
   name: s.name, protocol: s.protocol, ports: [...s.ports],
   ...(s.icmpType !== undefined ? { 'icmp-type': s.icmpType } : {}), ...(s.icmpCode !== undefined ? { 'icmp-code': s.icmpCode } : {}),
+  ...(s.sourcePorts !== undefined ? { 'source-ports': [...s.sourcePorts] } : {}),
 });
 const vlan = (v: VlanObj) => ({ name: v.name, id: v.id, parent: v.parent, ip: v.ip, ...linkExtraModel(v), zone: v.zone, state: v.state, management: [...v.management] });
 const dhcp = (p: DhcpPool) => ({

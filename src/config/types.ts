@@ -24,6 +24,7 @@ export interface ServiceObj {
   ports: PortEntry[]; // [] for a protocol without ports (icmp, gre, ...)
   icmpType?: number; // icmp/icmpv6 only, 0-255; absent: every type
   icmpCode?: number; // only with icmpType; absent: every code
+  sourcePorts?: PortEntry[]; // tcp/udp/sctp only, non-empty when present; absent: every source port
 }
 
 export interface ZoneObj {

@@ -57,8 +57,8 @@ export function natCounterName(natId: number): string {
   return `nat_${natId}`;
 }
 
-function portRanges(s: ServiceObj): Array<[number, number]> {
-  return s.ports.map((p) => {
+function portRanges(ports: ServiceObj['ports']): Array<[number, number]> {
+  return ports.map((p) => {
     if (typeof p === 'number') return [p, p] as [number, number];
     const [lo, hi] = p.split('-').map(Number);
     return [lo, hi] as [number, number];
@@ -110,7 +110,12 @@ class Sets {
 
   /** The ports of a service: one set per service (a single port or range stands alone). */
   ports(service: ServiceObj): string {
-    return this.use(`ports_${stableId(service.name)}`, 'inet_service', () => portItems(portRanges(service)), `ports of service ${service.name}`)!;
+    return this.use(`ports_${stableId(service.name)}`, 'inet_service', () => portItems(portRanges(service.ports)), `ports of service ${service.name}`)!;
+  }
+
+  /** The source ports of a service that names some (issue 27), one set per service. */
+  sourcePorts(service: ServiceObj): string {
+    return this.use(`sports_${stableId(service.name)}`, 'inet_service', () => portItems(portRanges(service.sourcePorts ?? [])), `source ports of service ${service.name}`)!;
   }
 }
 
@@ -163,7 +168,8 @@ class Renderer {
 
   /**
    * The match of a service (null: no such service): `meta l4proto tcp <portExpr> <ports>` for
-   * a ported protocol, `icmp type T [icmp code C]` for ICMP that names a type, else the
+   * a ported protocol (and its source ports, when it names some, by the same expression of the
+   * source: `th sport`, `ct original proto-src`), `icmp type T [icmp code C]` for ICMP that names a type, else the
    * protocol alone. Protocols other than tcp and udp are written as numbers: nothing then
    * depends on the host's /etc/protocols.
    */
@@ -172,7 +178,12 @@ class Renderer {
     if (!svc) return null;
     const n = protocolNumber(svc.protocol);
     const proto = `meta l4proto ${svc.protocol === 'tcp' || svc.protocol === 'udp' ? svc.protocol : n}`;
-    if (hasPorts(n)) return `${proto} ${portExpr} ${this.sets.ports(svc)}`;
+    if (hasPorts(n)) {
+      const dst = `${proto} ${portExpr} ${this.sets.ports(svc)}`;
+      if (!svc.sourcePorts || svc.sourcePorts.length === 0) return dst;
+      const srcExpr = portExpr.replace('dport', 'sport').replace('proto-dst', 'proto-src');
+      return `${dst} ${srcExpr} ${this.sets.sourcePorts(svc)}`;
+    }
     if (!isIcmp(n) || svc.icmpType === undefined) return proto;
     const k = n === PROTO.icmp ? 'icmp' : 'icmpv6';
     return `${proto} ${k} type ${svc.icmpType}${svc.icmpCode === undefined ? '' : ` ${k} code ${svc.icmpCode}`}`;

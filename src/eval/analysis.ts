@@ -99,7 +99,7 @@ function spaceKey(r: RuleRegions): string {
   return families.map((f) => {
     const R = regionOf(r, f);
     return R ? `${R.zs}:${R.zd}:${field(R.s)}:${field(R.d)}:${field(R.v)}` : '';
-  }).join('/');
+  }).join('/') + (r.sportKey ? `/${r.sportKey}` : '');
 }
 
 /** What the painting found for one policy. */
@@ -146,34 +146,36 @@ export function analyze(doc: ConfigDoc, compiled?: CompiledConfig, opts: Analyze
     // irredundant across the families at the end
     const parts: FamilyPart[] = [];
     let keep = -1;
+    // each family, cut by source ports when the question names some (RuleSpace.parts)
     for (const f of families) {
-      const R = regionOf(me, f);
-      if (!R) continue;
-      parts.push({ R, of: (j) => regionOf(space.rules[j], f) });
+      if (!regionOf(me, f)) continue;
       // an earlier covered policy takes no packet: leaving it out changes no first match
-      const { C, ids } = space.candidates(i, f, (j) => covered[j] === 0);
-      if (v.covered) {
-        const u = unionCover(R, C, work);
-        if (u.covered) {
-          // one candidate, holding it all: it takes every packet (no painting needed)
-          const first = C.length === 1 ? { watched: other(ids)(0) ? { cand: 0, at: firstPoint(C[0], R) } : null, takers: [0] } : firstWatched(R, C, other(ids), work);
-          v.otherTakes ||= first.watched !== null;
-          if (first.watched && deep) otherPacket ??= partialOf(f, ids[first.watched.cand], first.watched.at);
-          // a shadowed policy is named with a policy of the other action that takes some of
-          // its packets, a redundant one with policies of its own action
-          const shadow = first.watched?.cand ?? -1;
-          if (shadow >= 0 && keep < 0) keep = ids[shadow];
-          const from = shadow >= 0 ? unionCover(R, C, work, shadow).cover : first.takers ?? u.cover;
-          for (const c of irredundant(R, C, from, work, shadow)) v.cover.push(ids[c]);
-          continue;
+      for (const { R, C, ids, of, sport } of space.parts(i, f, (j) => covered[j] === 0)) {
+        const at = (p: Point): Point => (sport === null ? p : { ...p, sp: sport });
+        parts.push({ R, of });
+        if (v.covered) {
+          const u = unionCover(R, C, work);
+          if (u.covered) {
+            // one candidate, holding it all: it takes every packet (no painting needed)
+            const first = C.length === 1 ? { watched: other(ids)(0) ? { cand: 0, at: firstPoint(C[0], R) } : null, takers: [0] } : firstWatched(R, C, other(ids), work);
+            v.otherTakes ||= first.watched !== null;
+            if (first.watched && deep) otherPacket ??= partialOf(f, ids[first.watched.cand], at(first.watched.at));
+            // a shadowed policy is named with a policy of the other action that takes some of
+            // its packets, a redundant one with policies of its own action
+            const shadow = first.watched?.cand ?? -1;
+            if (shadow >= 0 && keep < 0) keep = ids[shadow];
+            const from = shadow >= 0 ? unionCover(R, C, work, shadow).cover : first.takers ?? u.cover;
+            for (const c of irredundant(R, C, from, work, shadow)) v.cover.push(ids[c]);
+            continue;
+          }
+          v.covered = false;
+          v.cover = [];
+          if (!deep) return v;
         }
-        v.covered = false;
-        v.cover = [];
-        if (!deep) return v;
-      }
-      if (deep && !v.partial) {
-        const first = firstWatched(R, C, other(ids), work);
-        if (first.watched) v.partial = partialOf(f, ids[first.watched.cand], first.watched.at);
+        if (deep && !v.partial) {
+          const first = firstWatched(R, C, other(ids), work);
+          if (first.watched) v.partial = partialOf(f, ids[first.watched.cand], at(first.watched.at));
+        }
       }
     }
     if (!v.covered) v.partial ??= otherPacket;
@@ -190,7 +192,7 @@ export function analyze(doc: ConfigDoc, compiled?: CompiledConfig, opts: Analyze
   for (let i = 0; i < n; i++) {
     const me = space.rules[i];
     if (!me.r4 && !me.r6) continue; // matches nothing at all: not "covered by" anything
-    const reached = families.some((f, k) => regionOf(me, f) !== null && probe(cfg, i, f, regionOf(me, f)!, samples, i * 2 + k + 1));
+    const reached = families.some((f, k) => regionOf(me, f) !== null && probe(cfg, i, f, regionOf(me, f)!, samples, i * 2 + k + 1, me.pieces));
     if (reached) stats.reached++;
     if (reached && !deep) continue;
     // (a reached policy is not covered, so no covered policy has its space)

@@ -29,9 +29,16 @@ export interface ClassifierData {
   addrMask: Int32Array;
   svcLo: Int32Array;
   svcHi: Int32Array;
+  // source ports: per rule index (the ordered table's) 0, 1 + the offset of its pieces in
+  // spData (rules.ts), or, for a rule of one piece, ~ the offset of that piece's source-port
+  // run (its service keys are the rule's, which the entry has checked). The trees cut the three
+  // other fields and take the pieces' union as the service; a leaf entry that matches there is
+  // checked against its pieces.
+  spHead: Int32Array;
+  spData: Int32Array;
 }
 
-export const CLASSIFIER_KEYS = ['hdr', 'pairKeys', 'pairForest', 'srcForest', 'dstForest', 'mem', 'addrWords', 'addrMask', 'svcLo', 'svcHi'] as const;
+export const CLASSIFIER_KEYS = ['hdr', 'pairKeys', 'pairForest', 'srcForest', 'dstForest', 'mem', 'addrWords', 'addrMask', 'svcLo', 'svcHi', 'spHead', 'spData'] as const;
 
 export interface BuildParams extends TreeParams {
   /** an address field is "specific" when all its prefixes are at least this long */
@@ -110,6 +117,13 @@ export function buildClassifier(t: FamilyTable, zones: number, params: BuildPara
     else if (b > 0) dstForest[b] = f;
     else all = f;
   }
+  let rules = 0;
+  for (let r = 0; r < t.count; r++) if (t.spAt[r] !== 0) rules = t.rule[r] + 1;
+  const spHead = new Int32Array(rules);
+  for (let r = 0; r < t.count; r++) {
+    const at = t.spAt[r]; // 1 + offset of [pieces, svcCount, svc..., spCount, sp...]
+    spHead[t.rule[r]] = at !== 0 && t.spData[at - 1] === 1 ? ~(at + 1 + 2 * t.spData[at]) : at;
+  }
   return {
     hdr: Int32Array.of(zones, dense ? 1 : 0, all, t.count),
     pairKeys: Int32Array.from(pairKeys),
@@ -121,6 +135,8 @@ export function buildClassifier(t: FamilyTable, zones: number, params: BuildPara
     addrMask: t.addrMask,
     svcLo: t.svcLo,
     svcHi: t.svcHi,
+    spHead,
+    spData: t.spData,
   };
 }
 
@@ -132,12 +148,28 @@ export function classifierBytes(d: ClassifierData): number {
 
 const NONE = 0x7fffffff;
 
+/** Does (service key v, source port sp) lie in one of the pieces at `at` of spData? */
+export function inPieces(data: Int32Array, at: number, v: number, sp: number): boolean {
+  let o = at + 1;
+  for (let k = data[at]; k > 0; k--) {
+    let svcIn = false;
+    for (let e = o + 1 + 2 * data[o], a = o + 1; a < e; a += 2) if (v >= data[a] && v <= data[a + 1]) svcIn = true;
+    o += 1 + 2 * data[o];
+    let spIn = false;
+    for (let e = o + 1 + 2 * data[o], a = o + 1; a < e; a += 2) if (sp >= data[a] && sp <= data[a + 1]) spIn = true;
+    o += 1 + 2 * data[o];
+    if (svcIn && spIn) return true;
+  }
+  return false;
+}
+
 /**
  * The lookup side of one family. Fill `q` (src words q[0..3], dst words q[4..7], service key
- * q[8]; IPv4 uses q[0] and q[4]) and call first(). Not re-entrant: one per thread.
+ * q[8], source port q[9]; IPv4 uses q[0] and q[4]) and call first(). Not re-entrant: one per
+ * thread.
  */
 export class FamilyClassifier {
-  readonly q = new Int32Array(9);
+  readonly q = new Int32Array(10);
   /** no rules: first() is always -1 (the pipeline skips filling q) */
   readonly empty: boolean;
   private readonly Z1: number;
@@ -153,8 +185,12 @@ export class FamilyClassifier {
   private readonly lo: Int32Array;
   private readonly hi: Int32Array;
   private readonly v6: boolean;
+  private readonly spHead: Int32Array;
+  private readonly spData: Int32Array;
 
   constructor(d: ClassifierData, family: Family) {
+    this.spHead = d.spHead;
+    this.spData = d.spData;
     this.Z1 = d.hdr[0] + 1;
     this.dense = d.hdr[1] === 1;
     this.all = d.hdr[2];
@@ -240,13 +276,13 @@ export class FamilyClassifier {
           // the words share at least its length of leading bits (both differences >= 0)
           const rule = w >>> Layout.RuleShift;
           if (rule >= best) continue trees;
-          if (((Math.clz32(s ^ m[o1 + 1]) - ((w >>> 6) & 63)) | (Math.clz32(d ^ m[o1 + 2]) - (w & 63))) >= 0 && v >= m[o1 + 3] && v <= m[o1 + 4] && rule >= min) {
+          if (((Math.clz32(s ^ m[o1 + 1]) - ((w >>> 6) & 63)) | (Math.clz32(d ^ m[o1 + 2]) - (w & 63))) >= 0 && v >= m[o1 + 3] && v <= m[o1 + 4] && rule >= min && this.sportHolds(rule)) {
             best = rule;
             continue trees;
           }
         } else {
           if (~w >= best) continue trees;
-          if (~w >= min && this.runs4(m[o1 + 1], s, d, v)) {
+          if (~w >= min && this.runs4(m[o1 + 1], s, d, v) && this.sportHolds(~w)) {
             best = ~w;
             continue trees;
           }
@@ -254,6 +290,20 @@ export class FamilyClassifier {
       }
     }
     return best;
+  }
+
+  /** Does rule `rule`, matched in the three other fields, take the query's source port (a
+   * rule without pieces takes every one)? Asked only of an entry that matched: most rules
+   * have no pieces, and spHead ends at the last rule that has some. */
+  private sportHolds(rule: number): boolean {
+    const h = rule < this.spHead.length ? this.spHead[rule] : 0;
+    if (h === 0) return true;
+    const d = this.spData;
+    if (h > 0) return inPieces(d, h - 1, this.q[8], this.q[9]);
+    // one piece (every ClassBench rule that has one): its source-port run alone
+    const sp = this.q[9];
+    for (let a = ~h + 1, e = a + 2 * d[~h]; a < e; a += 2) if (sp >= d[a] && sp <= d[a + 1]) return true;
+    return false;
   }
 
   /** The runs into the pools at `rec` (an entry of the slow form): do they match? */
@@ -294,6 +344,7 @@ export class FamilyClassifier {
       if (m[o + 2] !== 0 && !this.in6(m[o + 1], m[o + 2], 0)) continue;
       if (m[o + 4] !== 0 && !this.in6(m[o + 3], m[o + 4], 4)) continue;
       if (m[o + 6] !== 0 && !this.inSvc(v, m[o + 5], m[o + 6])) continue;
+      if (!this.sportHolds(rule)) continue;
       return rule;
     }
     return best;

@@ -8,7 +8,7 @@ import { buildClassifier, CLASSIFIER_KEYS, DEFAULT_BUILD_PARAMS, type BuildParam
 import { packArrays, type CompiledImage, type IfaceMeta, type NatMeta, type RouteMeta } from './image';
 import { buildLpm, type LpmData, type LpmEntry } from './lpm';
 import { ANY_ZONE, buildFamilyTable, familyBit, NEVER, type RuleSpec, type ServiceSplits } from './rules';
-import { addrFieldSet, bytesToBig, natServiceSet, serviceSetsOf, type AddrSet } from './sets';
+import { addrFieldSet, bytesToBig, natServiceSet, serviceSetsOf, sportPiecesOf, type AddrSet, type SportPiece } from './sets';
 
 const FAMILIES: Family[] = [4, 6];
 
@@ -64,21 +64,22 @@ export function policySpecs(doc: ConfigDoc): RuleSpec[] {
   // one service set per list of names as written, shared like the address sets (policies
   // repeat their lists; sorting the names and merging the intervals in BigInt for each policy
   // was most of policySpecs)
-  const svcSets = new Map<string, { svc: Array<[number, number]>; svcKey: string }>();
+  const svcSets = new Map<string, { svc: Array<[number, number]>; svcKey: string; sport: SportPiece[] | null }>();
   const serviceSet = serviceSetsOf(doc.services);
   const svcOf = (services: string[]) => {
     const raw = `${services.length}:${services.join('\n')}`;
     let e = svcSets.get(raw);
     if (!e) {
       const names = services.length === 0 || services.includes('any') ? [] : [...new Set(services)].sort();
-      e = { svc: serviceSet(names), svcKey: names.length === 0 ? '*' : names.join(',') };
+      e = { svc: serviceSet(names), svcKey: names.length === 0 ? '*' : names.join(','), sport: sportPiecesOf(doc.services, names) };
       svcSets.set(raw, e);
     }
     return e;
   };
   return doc.policies.map((p) => {
-    const { svc, svcKey } = svcOf(p.services);
+    const { svc, svcKey, sport } = svcOf(p.services);
     return {
+      sport,
       sz: zoneField(p.srcZone),
       dz: zoneField(p.dstZone),
       src: addr(p.srcAddr),
@@ -120,6 +121,7 @@ export function natTable(doc: ConfigDoc, ifIdx: ReadonlyMap<string, number>): { 
       src: addr(r.srcAddr),
       dst: addr(r.dstAddr),
       svc: natServiceSet(svc, doc.services),
+      sport: svc === '' ? null : sportPiecesOf(doc.services, [svc]),
       srcKey: akey(r.srcAddr),
       dstKey: akey(r.dstAddr),
       svcKey: svc === '' ? '*' : svc,

@@ -154,7 +154,7 @@ export class CompiledConfig implements Evaluator {
       w[6] = p.d2;
       w[7] = p.d3;
     }
-    this.run(p.family, packetKey(p.protocol, p.dstPort), p.inInterface, p.srcZone, p.dstZone, this.oneAnswer, 0);
+    this.run(p.family, packetKey(p.protocol, p.dstPort), p.srcPort ?? 0, p.inInterface, p.srcZone, p.dstZone, this.oneAnswer, 0);
     this.objects ??= new AnswerObjects(this.meta, this.routeAnswers, this.natAnswers, this.polId, this.polFlags);
     return this.objects.answer(this.oneAnswer, 0);
   }
@@ -197,16 +197,18 @@ export class CompiledConfig implements Evaluator {
   private evalSlot(b: PacketBatch, i: number, a: BatchAnswers, j: number): void {
     const family = b.family(i);
     copyWords(b.words, i * 8, this.w, family);
-    this.run(family, packetKey(b.protocol[i], b.dstPort[i]), b.inInterface[i], b.srcZone[i], b.dstZone[i], a, j);
+    const sp = b.srcPort[i];
+    this.run(family, packetKey(b.protocol[i], b.dstPort[i]), sp < 0 ? 0 : sp, b.inInterface[i], b.srcZone[i], b.dstZone[i], a, j);
   }
 
   /**
    * eval.md's pipeline for one packet, its address words in w[0..7] (IPv4: w[0] and w[4]),
+   * `sport` its source port (0 when not given: no service names port 0),
    * answer into slot j of `a`: every step a typed-array lookup, the only state the scratch
    * words `w`. Throws ERR_NET_2003 (unprefixed) for an unknown interface or zone name,
    * checked in that order.
    */
-  private run(family: Family, key: number, inName: string | null, szName: string | null, dzName: string | null, a: BatchAnswers, j: number): void {
+  private run(family: Family, key: number, sport: number, inName: string | null, szName: string | null, dzName: string | null, a: BatchAnswers, j: number): void {
     const inIf = inName === null ? -1 : this.ifIdx.get(inName) ?? -2;
     if (inIf === -2) throw new FwError('ERR_NET_2003', `in-interface: unknown interface or VLAN "${inName}"`);
     const szPin = szName === null ? 0 : this.zoneIdx.get(szName) ?? -1;
@@ -234,6 +236,7 @@ export class CompiledConfig implements Evaluator {
       const nq = F.nat.q;
       copyWords(w, 0, nq, family);
       nq[8] = key;
+      nq[9] = sport;
       n = F.nat.first(sz, dz1, 0);
       while (n >= 0) {
         const m = this.meta.nat[n];
@@ -267,6 +270,7 @@ export class CompiledConfig implements Evaluator {
     const pq = F.pol.q;
     copyWords(w, 0, pq, family);
     pq[8] = key;
+    pq[9] = sport;
     const p = F.pol.first(sz, dz, 0);
     if (p < 0) {
       a.code[j] = DENY_DEFAULT;

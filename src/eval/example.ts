@@ -24,6 +24,7 @@ export function examplePacket(p: Point, family: Family, zones: readonly string[]
   };
   // a service key of another protocol is its protocol alone (every rule holds all or none of it)
   if (hasPorts(proto)) j['dst-port'] = key & 0xffff;
+  if (hasPorts(proto) && p.sp !== undefined) j['src-port'] = p.sp;
   if (isIcmp(proto)) {
     j['icmp-type'] = (key >> 8) & 0xff;
     j['icmp-code'] = key & 0xff;

@@ -4,10 +4,11 @@
 import type { Family } from '../config/net';
 import type { ConfigDoc } from '../config/types';
 import { policySpecs } from './compile';
+import { inPieces } from './classifier';
 import { buildFamilyTable, type FamilyTable } from './rules';
 
 export class LinearClassifier {
-  readonly q = new Int32Array(9);
+  readonly q = new Int32Array(10); // as FamilyClassifier's: q[9] the source port
   private readonly t: Record<Family, FamilyTable>;
 
   constructor(t4: FamilyTable, t6: FamilyTable) {
@@ -47,7 +48,8 @@ export class LinearClassifier {
       e = j + dc[r];
       while (j < e && ((d ^ aw[j]) & am[j]) !== 0) j++;
       if (j === e) continue;
-      for (j = vo[r], e = j + vc[r]; j < e; j++) if (v >= lo[j] && v <= hi[j]) return t.rule[r];
+      for (j = vo[r], e = j + vc[r]; j < e; j++) if (v >= lo[j] && v <= hi[j]) break;
+      if (j < e && (t.spAt[r] === 0 || inPieces(t.spData, t.spAt[r] - 1, v, q[9]))) return t.rule[r];
       continue next;
     }
     return -1;
@@ -67,7 +69,10 @@ export class LinearClassifier {
       const a = t.sz[r], b = t.dz[r];
       if ((a >= 0 && a !== sz) || (b >= 0 && b !== dz)) continue;
       if (!inSet(t.srcOff[r], t.srcCnt[r], 0) || !inSet(t.dstOff[r], t.dstCnt[r], 4)) continue;
-      for (let j = t.svcOff[r], e = j + t.svcCnt[r]; j < e; j++) if (v >= lo[j] && v <= hi[j]) return t.rule[r];
+      let j = t.svcOff[r];
+      const e = j + t.svcCnt[r];
+      while (j < e && !(v >= lo[j] && v <= hi[j])) j++;
+      if (j < e && (t.spAt[r] === 0 || inPieces(t.spData, t.spAt[r] - 1, v, q[9]))) return t.rule[r];
     }
     return -1;
   }

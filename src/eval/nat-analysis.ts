@@ -25,12 +25,13 @@ export function unreachableNatRules(doc: ConfigDoc, zoneCount: number, work: Wor
     if (doc.nat[i].disabled) return void (never[i] = 1);
     const cover = new Set<number>();
     for (const f of [4, 6] as const) {
-      const R = regionOf(me, f);
-      if (!R) continue;
-      const { C, ids } = space.candidates(i, f, (j) => always[j] && !never[j]);
-      const u = unionCover(R, C, work);
-      if (!u.covered) return;
-      for (const c of irredundant(R, C, u.cover, work)) cover.add(ids[c]);
+      if (!regionOf(me, f)) continue;
+      // per class of source ports when the rules name some (RuleSpace.parts)
+      for (const { R, C, ids } of space.parts(i, f, (j) => always[j] && !never[j])) {
+        const u = unionCover(R, C, work);
+        if (!u.covered) return;
+        for (const c of irredundant(R, C, u.cover, work)) cover.add(ids[c]);
+      }
     }
     never[i] = 1;
     out.push({ id: meta[i].id, coveredBy: [...cover].sort((a, b) => a - b).map((j) => meta[j].id) });

@@ -32,6 +32,8 @@ export interface Point {
   s: bigint;
   d: bigint;
   v: bigint;
+  /** a source port, when the question names some (rule-space.ts parts; painting never sets it) */
+  sp?: number;
 }
 
 export interface PaintOptions {

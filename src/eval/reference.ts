@@ -22,6 +22,7 @@ interface Svc {
   ranges: Array<[number, number]>; // destination ports (tcp, udp, sctp)
   icmpType?: number;
   icmpCode?: number;
+  sources?: Array<[number, number]>; // source ports (tcp, udp, sctp); absent: every one
 }
 
 interface Route {
@@ -80,7 +81,8 @@ export class ReferenceEvaluator implements Evaluator {
     }
     for (const s of doc.services.values()) {
       const ranges = s.ports.map(parsePorts).filter((r): r is [number, number] => r !== null);
-      this.services.set(s.name, { protocol: protocolNumber(s.protocol), ranges, icmpType: s.icmpType, icmpCode: s.icmpCode });
+      const sources = s.sourcePorts?.map(parsePorts).filter((r): r is [number, number] => r !== null);
+      this.services.set(s.name, { protocol: protocolNumber(s.protocol), ranges, icmpType: s.icmpType, icmpCode: s.icmpCode, sources });
     }
     this.routes = doc.routes;
     this.policies = doc.policies;
@@ -236,11 +238,16 @@ export class ReferenceEvaluator implements Evaluator {
   }
 
   /** A ported protocol by destination port, ICMP by the type and code it names (an ICMP
-   * packet's dstPort is type << 8 | code), any other protocol by its number alone. */
+   * packet's dstPort is type << 8 | code), any other protocol by its number alone. [decision]
+   * A service with source ports takes a packet whose src-port is one of them; a packet
+   * without src-port counts as source port 0, which no service names. */
   private serviceMatches(name: string, p: Packet): boolean {
     const s = this.services.get(name);
     if (s === undefined || s.protocol !== p.protocol) return false;
-    if (hasPorts(s.protocol)) return s.ranges.some(([lo, hi]) => lo <= p.dstPort && p.dstPort <= hi);
+    if (hasPorts(s.protocol)) {
+      const sp = p.srcPort ?? 0;
+      return s.ranges.some(([lo, hi]) => lo <= p.dstPort && p.dstPort <= hi) && (s.sources === undefined || s.sources.some(([lo, hi]) => lo <= sp && sp <= hi));
+    }
     if (!isIcmp(s.protocol)) return true;
     return (s.icmpType === undefined || s.icmpType === p.dstPort >> 8) && (s.icmpCode === undefined || s.icmpCode === (p.dstPort & 0xff));
   }

@@ -1,16 +1,39 @@
 // An ordered rule table as the analysis sees it: each rule's match space per address family
 // as a Region, and the earlier rules that can meet a rule's space (earlier-index.ts finds them).
 import type { Family } from '../config/net';
-import { covers, type Region } from './coverage';
+import { covers, meets, type Region } from './coverage';
 import { EarlierIndex } from './earlier-index';
 import { ANY_ZONE, familyBit, NEVER, type RuleSpec } from './rules';
-import type { Interval } from './sets';
+import { mergeIntervals, sportKeyOf, type Interval } from './sets';
+
+/** A source-port piece of a rule (sets.ts SportPiece): its service keys as the region's v. */
+export interface RegionPiece {
+  v: Interval[];
+  sp: Array<[number, number]>;
+}
 
 export interface RuleRegions {
   r4: Region | null; // null: matches no packet of the family
   r6: Region | null;
   sz: number; // zone fields as in RuleSpec
   dz: number;
+  /** source-port pieces; null: every source port (then r4/r6 are the whole space) */
+  pieces: RegionPiece[] | null;
+  sportKey: string; // '' without pieces
+}
+
+/**
+ * One piece of a cover question: a rule's space within a class of source ports no rule of the
+ * question tells apart (or, when no rule of it names source ports, the whole space), the
+ * earlier rules there, and any rule's region there (null: none).
+ */
+export interface SportPart {
+  R: Region;
+  C: Region[];
+  ids: number[];
+  of: (j: number) => Region | null;
+  /** a source port of the class (an example packet's), null: the rules name none */
+  sport: number | null;
 }
 
 /**
@@ -24,17 +47,27 @@ export function regionMaker(zoneCount: number): (spec: RuleSpec) => RuleRegions 
   const zones = Array.from({ length: zoneCount + 1 }, (_, z) => 1n << BigInt(z));
   const zone = (z: number) => (z === ANY_ZONE ? all : z === NEVER ? 0n : zones[z] ?? 1n << BigInt(z));
   const fields = new Map<RuleSpec['svc'], Interval[]>();
+  const big = (svc: RuleSpec['svc']) => {
+    let v = fields.get(svc);
+    if (!v) fields.set(svc, (v = svc.map(([a, b]): Interval => [BigInt(a), BigInt(b)])));
+    return v;
+  };
+  const piecesOf = new Map<NonNullable<RuleSpec['sport']>, RegionPiece[]>();
   return (spec) => {
     const zs = zone(spec.sz), zd = zone(spec.dz);
-    let v = fields.get(spec.svc);
-    if (!v) fields.set(spec.svc, (v = spec.svc.map(([a, b]): Interval => [BigInt(a), BigInt(b)])));
+    const v = big(spec.svc);
+    let pieces: RegionPiece[] | null = null;
+    if (spec.sport) {
+      pieces = piecesOf.get(spec.sport) ?? spec.sport.map((p) => ({ v: big(p.svc), sp: p.sp }));
+      piecesOf.set(spec.sport, pieces);
+    }
     const region = (f: Family): Region | null => {
       if ((spec.families & familyBit(f)) === 0) return null;
       const s = f === 4 ? spec.src.v4 : spec.src.v6;
       const d = f === 4 ? spec.dst.v4 : spec.dst.v6;
       return zs && zd && s.length && d.length && v.length ? { zs, zd, s, d, v } : null;
     };
-    return { r4: region(4), r6: region(6), sz: spec.sz, dz: spec.dz };
+    return { r4: region(4), r6: region(6), sz: spec.sz, dz: spec.dz, pieces, sportKey: sportKeyOf(spec.sport ?? null) };
   };
 }
 
@@ -90,8 +123,78 @@ export class RuleSpace {
       if (!(o.zs & R.zs) || !(o.zd & R.zd) || !use(j)) continue;
       C.push(o);
       ids.push(j);
-      if (this.hullHolds(f, j, i) && covers(o, R)) break;
+      // a rule that names source ports holds all of R only for some of them
+      if (!this.rules[j].pieces && this.hullHolds(f, j, i) && covers(o, R)) break;
     }
     return { C, ids };
+  }
+
+  /** The pieces active at source port x of rule j, as a bit mask (a rule without pieces: -1). */
+  private activeAt(j: number, x: number): number {
+    const pieces = this.rules[j].pieces;
+    if (!pieces) return -1;
+    let mask = 0;
+    pieces.forEach((p, k) => {
+      if (p.sp.some(([lo, hi]) => lo <= x && x <= hi)) mask |= 1 << (k & 31);
+    });
+    return mask;
+  }
+
+  /** Rule j's region of family f at source port x: its space there (null: none). */
+  private restrict(j: number, f: Family, x: number): Region | null {
+    const r = this.rules[j];
+    const base = regionOf(r, f);
+    if (!base || !r.pieces) return base;
+    const keys = r.pieces.filter((p) => p.sp.some(([lo, hi]) => lo <= x && x <= hi)).map((p) => p.v);
+    if (keys.length === 0) return null;
+    if (keys.length === 1) return { ...base, v: keys[0], logs: undefined };
+    return { ...base, v: mergeIntervals(keys.flat()), logs: undefined };
+  }
+
+  /**
+   * Rule i's cover question of family f (candidates as `candidates` finds them) cut by source
+   * ports: the source ports the rules of the question name are cut into classes no rule tells
+   * apart, and in each class every rule is a product again (its pieces that hold the class).
+   * Classes where every rule has the same pieces ask the same question: one part for all.
+   * Without source ports anywhere in the question, one part: the question as it was.
+   */
+  parts(i: number, f: Family, use: (j: number) => boolean = () => true): SportPart[] {
+    const R = regionOf(this.rules[i], f)!;
+    const { C, ids } = this.candidates(i, f, use);
+    const named = [i, ...ids].filter((j) => this.rules[j].pieces);
+    if (named.length === 0) return [{ R, C, ids, of: (j) => regionOf(this.rules[j], f), sport: null }];
+    const cuts = new Set<number>([0]);
+    for (const j of named) {
+      for (const p of this.rules[j].pieces!) {
+        for (const [lo, hi] of p.sp) {
+          cuts.add(lo);
+          if (hi < 65535) cuts.add(hi + 1);
+        }
+      }
+    }
+    const starts = [...cuts].sort((a, b) => a - b);
+    const seen = new Set<string>();
+    const out: SportPart[] = [];
+    starts.forEach((x, k) => {
+      const sig = named.map((j) => this.activeAt(j, x)).join(',');
+      if (seen.has(sig)) return;
+      seen.add(sig);
+      const Rx = this.restrict(i, f, x);
+      if (!Rx) return;
+      const Cx: Region[] = [];
+      const idsx: number[] = [];
+      ids.forEach((j) => {
+        const o = this.restrict(j, f, x);
+        if (o && meets(o.v, Rx.v)) {
+          Cx.push(o);
+          idsx.push(j);
+        }
+      });
+      // a class starting at 0 offers 1 when it can (no service names source port 0)
+      const end = k + 1 < starts.length ? starts[k + 1] - 1 : 65535;
+      const of = (j: number) => this.restrict(j, f, x);
+      out.push({ R: Rx, C: Cx, ids: idsx, of, sport: x === 0 && end > 0 ? 1 : x });
+    });
+    return out;
   }
 }

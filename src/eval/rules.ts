@@ -4,7 +4,7 @@
 // (addrWords, addrMask, svcLo, svcHi) are also what the compiled leaves check against.
 import type { Family } from '../config/net';
 import { GrowI32 } from './grow';
-import { eachPrefix32, FIELD_BITS, intervalPrefixes, SVC_BITS, type AddrSet, type Interval } from './sets';
+import { eachPrefix32, FIELD_BITS, intervalPrefixes, SVC_BITS, type AddrSet, type Interval, type SportPiece } from './sets';
 
 /** Zone field of a rule: a zone index 1..Z, ANY_ZONE, or NEVER (a zone that does not exist). */
 export const ANY_ZONE = -1;
@@ -16,6 +16,8 @@ export interface RuleSpec {
   src: AddrSet;
   dst: AddrSet;
   svc: Array<[number, number]>; // service key intervals (sets.ts), merged
+  /** source-port pieces (sets.ts): absent or null, every source port; else `svc` is their union */
+  sport?: SportPiece[] | null;
   /** pool sharing: equal keys mean equal sets */
   srcKey: string;
   dstKey: string;
@@ -50,6 +52,26 @@ export interface FamilyTable {
   pfxLen: Int32Array;
   pfxWord: Int32Array;
   pfxIv: Int32Array; // the interval a prefix belongs to
+  // source ports: per row 0 (every source port) or 1 + the offset of its pieces in spData,
+  // [pieces, (svcCount, (lo, hi) * svcCount, spCount, (lo, hi) * spCount) * pieces]
+  spAt: Int32Array;
+  spData: Int32Array;
+}
+
+/** Writes a rule's pieces into `out` (the spData layout above); returns 1 + their offset. */
+function pushPieces(out: GrowI32, pieces: readonly SportPiece[]): number {
+  const at = out.length;
+  out.push(pieces.length);
+  for (const p of pieces) {
+    for (const l of [p.svc, p.sp]) {
+      out.push(l.length);
+      for (const [lo, hi] of l) {
+        out.push(lo);
+        out.push(hi);
+      }
+    }
+  }
+  return at + 1;
 }
 
 export function wordsOf(value: bigint, nw: number): number[] {
@@ -93,7 +115,10 @@ export function buildFamilyTable(specs: readonly RuleSpec[], family: Family, spl
   // by srcKey / dstKey (one family per table: the key alone names the set)
   const addrRuns = new Map<string, [number, number]>();
   const svcRuns = new Map<string, [number, number, number, number]>();
-  const cols = { rule: grow(), sz: grow(), dz: grow(), srcOff: grow(), srcCnt: grow(), dstOff: grow(), dstCnt: grow(), svcOff: grow(), svcCnt: grow(), pfxOff: grow(), pfxCnt: grow() };
+  const spData = grow();
+  spData.push(0); // offset 0 is never a rule's: spAt 0 means none
+  const spRuns = new Map<SportPiece[], number>();
+  const cols = { spAt: grow(), rule: grow(), sz: grow(), dz: grow(), srcOff: grow(), srcCnt: grow(), dstOff: grow(), dstCnt: grow(), svcOff: grow(), svcCnt: grow(), pfxOff: grow(), pfxCnt: grow() };
 
   const addrRun = (key: string, set: Interval[]): [number, number] => {
     let run = addrRuns.get(key);
@@ -153,6 +178,12 @@ export function buildFamilyTable(specs: readonly RuleSpec[], family: Family, spl
     const d = addrRun(r.dstKey, r.dst[fam]);
     const v = svcRun(r.svcKey, r.svc);
     cols.rule.push(index);
+    let sp = 0;
+    if (r.sport) {
+      sp = spRuns.get(r.sport) ?? pushPieces(spData, r.sport);
+      spRuns.set(r.sport, sp);
+    }
+    cols.spAt.push(sp);
     cols.sz.push(r.sz);
     cols.dz.push(r.dz);
     cols.srcOff.push(s[0]); cols.srcCnt.push(s[1]);
@@ -173,5 +204,6 @@ export function buildFamilyTable(specs: readonly RuleSpec[], family: Family, spl
     addrLen: addrLen.done(), addrWords: addrWords.done(), addrMask: addrMask.done(),
     svcLo: svcLo.done(), svcHi: svcHi.done(),
     pfxLen: pfxLen.done(), pfxWord: pfxWord.done(), pfxIv: pfxIv.done(),
+    spAt: cols.spAt.done(), spData: spData.done(),
   };
 }

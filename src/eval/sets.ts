@@ -171,6 +171,50 @@ export function serviceSetsOf(services: ReadonlyMap<string, ServiceObj>): (names
 
 export const SVC_ANY: Array<[number, number]> = [[0, SVC_MAX]];
 
+/** Every source port: what a service without `source-ports` takes. */
+export const SPORT_ANY: ReadonlyArray<[number, number]> = [[0, 65535]];
+
+/**
+ * Source ports (issue 27) are a fourth field that only some services restrict, so a rule's
+ * space is a union of (service keys x source ports) pieces: its services grouped by their
+ * source-port set (services without one in a piece of SPORT_ANY). `svc` is the merged keys of
+ * a piece's services, `sp` its merged source ports. A rule none of whose services names source
+ * ports has no pieces (null): its space is a product, as before.
+ */
+export interface SportPiece {
+  svc: Array<[number, number]>;
+  sp: Array<[number, number]>;
+}
+
+/** A service's merged source-port intervals, SPORT_ANY when it names none. */
+export function sourcePortSet(s: ServiceObj): Array<[number, number]> {
+  if (!s.sourcePorts || s.sourcePorts.length === 0) return SPORT_ANY.map(([a, b]) => [a, b]);
+  return mergeKeys(s.sourcePorts.map(parsePortEntry).filter((r): r is [number, number] => r !== null));
+}
+
+/** The pieces of a list of services (names as a policy lists them; [] or "any": null). */
+export function sportPiecesOf(services: ReadonlyMap<string, ServiceObj>, names: readonly string[]): SportPiece[] | null {
+  if (names.length === 0 || names.some((n) => n === 'any' || n === '')) return null;
+  const objs = names.map((n) => services.get(n)).filter((s): s is ServiceObj => s !== undefined);
+  if (!objs.some((s) => s.sourcePorts && s.sourcePorts.length > 0)) return null;
+  const groups = new Map<string, { sp: Array<[number, number]>; keys: Array<[number, number]> }>();
+  for (const s of objs) {
+    const sp = sourcePortSet(s);
+    const k = sp.map(([a, b]) => `${a}-${b}`).join(',');
+    let g = groups.get(k);
+    if (!g) groups.set(k, (g = { sp, keys: [] }));
+    g.keys.push(...ownKeys(s));
+  }
+  return [...groups.values()].map((g) => ({ svc: mergeKeys(g.keys), sp: g.sp }));
+}
+
+/** The identity of a rule's pieces (equal keys: equal pieces), '' for none. */
+export function sportKeyOf(pieces: readonly SportPiece[] | null): string {
+  if (!pieces) return '';
+  const iv = (l: Array<[number, number]>) => l.map(([a, b]) => `${a}-${b}`).join(',');
+  return pieces.map((p) => `${iv(p.svc)}@${iv(p.sp)}`).sort().join(';');
+}
+
 /**
  * The key intervals of a policy's services ([] or a listed "any": everything). Unknown
  * names contribute nothing (cannot happen in a referentially complete document).

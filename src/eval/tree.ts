@@ -240,10 +240,11 @@ export class TreeBuilder {
   /** `hashOk` false: the default child of a hash node, which takes no hash cut itself (its
    * region is the parent's, so chains of defaults could otherwise run as deep as the rules). */
   private node(rules: Int32Array, runs: Int32Array, nIn: number, p: number[], depth: number, hashOk = true): number {
-    // rules after the first one that covers the whole region can never be the first match
+    // rules after the first one that covers the whole region can never be the first match (a
+    // rule with source-port pieces covers no region: the lookup checks its pieces at the leaf)
     let n = nIn;
     for (let i = 0; i < n && this.firstOnly; i++) {
-      if (this.covered(runs, i, 0, p[0]) && this.covered(runs, i, 1, p[1]) && this.covered(runs, i, 2, p[2])) {
+      if (this.t.spAt[rules[i]] === 0 && this.covered(runs, i, 0, p[0]) && this.covered(runs, i, 1, p[1]) && this.covered(runs, i, 2, p[2])) {
         n = i + 1;
         break;
       }

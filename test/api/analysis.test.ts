@@ -2,22 +2,12 @@
 // (shadowed policies with minimal covers, a partial shadow with an example packet that
 // POST /api/eval confirms, a NAT rule that can never match), a newer commit's pass, and a
 // daemon whose deep pass is turned off (FW_ANALYSIS_TIMEOUT=0).
-import { expectMessage, ok, startTestDaemon, Client, useDaemon, type Res } from '../helpers/daemon';
+import { expectMessage, ok, startTestDaemon, Client, useDaemon } from '../helpers/daemon';
+import { deepResult } from '../helpers/eval-checks';
 import { lanWan } from '../helpers/lan-wan';
 
 const used = useDaemon();
 const c = used.client;
-
-/** GET /api/analysis until the deep result of `version` is there (bounded: 600 tries). */
-async function deepResult(client: Client, version: number): Promise<Res> {
-  for (let i = 0; i < 600; i++) {
-    const r = await client.get('/api/analysis');
-    expect(r.status).toBe(200);
-    if (r.body.version === version && r.body.pass === 'deep') return r;
-    await new Promise((res) => setTimeout(res, 100));
-  }
-  throw new Error(`no deep analysis of version ${version}`);
-}
 
 beforeAll(async () => {
   await c.begin();

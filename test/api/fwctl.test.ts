@@ -100,6 +100,25 @@ test('trace of an ICMP packet by type and code (issue 27): the table names them,
   expect((await fwctl(['trace', '--src', '10.0.0.5', '--dst', '8.8.8.8', '--proto', 'icmp', '--icmp-type', '256'], env())).code).toBe(64);
 });
 
+test('trace --sport (issue 27): a service with source ports takes the packet from one of them only; the table names the port', async () => {
+  await d.client.begin();
+  await ok(d.client.post('/api/services', { name: 'dns-53', protocol: 'udp', ports: [53], 'source-ports': [53] }));
+  await ok(d.client.post('/api/policies', { action: 'deny', 'src-zone': 'lan', 'dst-zone': 'wan', services: ['dns-53'], position: 'top' }));
+  await d.client.commit();
+  const top = (await ok(d.client.get('/api/policies'))).body[0].id;
+  const args = (sport: string) => ['trace', '--src', '10.0.0.5', '--dst', '8.8.8.8', '--proto', 'udp', '--dport', '53', '--sport', sport];
+  const r = await fwctl(args('53'), env());
+  expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
+  expect(r.stdout).toMatch(/^packet +10\.0\.0\.5 -> 8\.8\.8\.8 udp\/53 from port 53$/m);
+  expect(r.stdout).toMatch(new RegExp(`^policy +#${top} deny$`, 'm'));
+  for (const sport of ['53', '54']) {
+    const json = JSON.parse((await fwctl([...args(sport), '--json'], env())).stdout);
+    expect(json).toEqual((await ok(d.client.post('/api/eval', { 'src-ip': '10.0.0.5', 'dst-ip': '8.8.8.8', protocol: 'udp', 'dst-port': 53, 'src-port': Number(sport) }))).body);
+    expect(json.policy?.id === top).toBe(sport === '53');
+  }
+  expect((await fwctl(args('65536'), env())).code).toBe(64);
+});
+
 test('confirm: 4 with nothing pending; after a commit confirmed, 0 and the version', async () => {
   const none = await fwctl(['confirm'], env());
   expect({ code: none.code, err: none.stderr }).toEqual({ code: 4, err: expect.stringMatching(/409 ERR_SYS_3004/) });

@@ -2,10 +2,8 @@
 // with an optional type and code, any other IP protocol by name or number; their refusals with
 // the contract's codes; the read model and export (seed services unchanged); POST /api/eval and
 // the batch with icmp-type/icmp-code, equal to the reference evaluator; the nft rendering.
-import { parseDoc } from '../../src/config/document';
-import { parsePacket } from '../../src/eval/packet';
-import { ReferenceEvaluator } from '../../src/eval/reference';
 import { expectError, ok, refusal, useDaemon } from '../helpers/daemon';
+import { expectEvalCases } from '../helpers/eval-checks';
 import { lanWan } from '../helpers/lan-wan';
 
 const c = useDaemon().client;
@@ -89,15 +87,7 @@ test('eval and batch: each protocol kind matches as the reference evaluator says
     [{ ...V4, protocol: 'sctp', 'dst-port': 443 }, null],
     [{ ...V4, protocol: 'tcp', 'dst-port': 36412 }, null],
   ];
-  const batch = (await ok(c.post('/api/eval/batch', { packets: cases.map(([p]) => p) }))).body;
-  const ref = new ReferenceEvaluator(parseDoc((await ok(c.get(`/api/config/versions/${batch.version}`))).body.config));
-  for (const [i, [p, id]] of cases.entries()) {
-    const one = (await ok(c.post('/api/eval', p))).body;
-    expect({ i, policy: one.policy?.id ?? null }).toEqual({ i, policy: id });
-    expect({ i, ...batch.results[i] }).toEqual({ i, ...ref.eval(parsePacket(p)) });
-    const { version: _v, ...answer } = one;
-    expect({ i, ...answer }).toEqual({ i, ...batch.results[i] });
-  }
+  await expectEvalCases(c, cases);
   expectError(await c.post('/api/eval', { ...V4, protocol: 'tcp', 'dst-port': 1, 'icmp-type': 8 }), 400, 'ERR_NET_1004');
   expectError(await c.post('/api/eval', { ...V4, protocol: 'icmp', 'icmp-code': 256 }), 400, 'ERR_NET_1004');
   await c.begin();

@@ -1,6 +1,7 @@
 // The anchors benchmark (bench/anchors.ts) hands the reference C++ classifiers our rules and
 // packets as files: these tests pin that the ClassBench text it writes is exactly what our
-// mapping (bench/classbench.ts) read, and that packets survive the trace format both ways.
+// mapping (bench/classbench.ts) read (all five fields: protocols and source port ranges too,
+// issue 27), and that packets survive the trace format both ways.
 import os from 'node:os';
 import path from 'node:path';
 import { buildAnchor, classBenchText, readTrace, traceText } from '../../bench/anchors';
@@ -9,9 +10,11 @@ import { rng } from '../../bench/generate';
 import { makePackets } from '../../bench/packets';
 
 const SAMPLE = [
-  '@10.1.2.3/32\t192.168.0.0/16\t1024 : 2048\t0 : 1023\t0x06/0xFF\t0x0000/0x0200', // port range from 0: 1
+  '@10.1.2.3/32\t192.168.0.0/16\t1024 : 2048\t0 : 1023\t0x06/0xFF\t0x0000/0x0200', // port range from 0: 1; source ports kept
   '@0.0.0.0/0\t10.0.0.0/8\t0 : 65535\t53 : 53\t0x11/0xFF\t0x0000/0x0000',
-  '@172.16.5.0/24\t0.0.0.0/0\t0 : 65535\t80 : 80\t0x01/0xFF\t0x0000/0x0000', // icmp: any
+  '@172.16.5.0/24\t0.0.0.0/0\t0 : 65535\t0 : 65535\t0x01/0xFF\t0x0000/0x0000', // icmp
+  '@172.16.5.0/24\t10.0.0.0/8\t0 : 65535\t0 : 65535\t0x2f/0xFF\t0x0000/0x0000', // gre
+  '@0.0.0.0/0\t10.0.0.0/8\t53 : 53\t1024 : 65535\t0x11/0xFF\t0x0000/0x0000', // udp from source port 53
   '@10.1.2.3/32\t10.0.0.0/8\t0 : 65535\t443 : 443\t0x00/0x00\t0x0000/0x0000', // any protocol: ports dropped
   '@10.1.2.3/32\t192.168.0.0/16\t0 : 65535\t22 : 22\t0x06/0xFF\t0x0000/0x0000', // shares both addresses
 ].join('\n');
@@ -20,12 +23,20 @@ describe('anchors: rules and packets as the reference classifiers read them', ()
   test('the ClassBench text is our mapping of the rules, in order', () => {
     const doc = classBenchDoc(parseClassBench(SAMPLE));
     expect(classBenchText(doc).split('\n')).toEqual([
-      '@10.1.2.3/32\t192.168.0.0/16\t0 : 65535\t1 : 1023\t0x06/0xFF\t0x0000/0x0000',
+      '@10.1.2.3/32\t192.168.0.0/16\t1024 : 2048\t1 : 1023\t0x06/0xFF\t0x0000/0x0000',
       '@0.0.0.0/0\t10.0.0.0/8\t0 : 65535\t53 : 53\t0x11/0xFF\t0x0000/0x0000',
-      '@172.16.5.0/24\t0.0.0.0/0\t0 : 65535\t0 : 65535\t0x00/0x00\t0x0000/0x0000',
+      '@172.16.5.0/24\t0.0.0.0/0\t0 : 65535\t0 : 65535\t0x01/0xFF\t0x0000/0x0000',
+      '@172.16.5.0/24\t10.0.0.0/8\t0 : 65535\t0 : 65535\t0x2f/0xFF\t0x0000/0x0000',
+      '@0.0.0.0/0\t10.0.0.0/8\t53 : 53\t1024 : 65535\t0x11/0xFF\t0x0000/0x0000',
       '@10.1.2.3/32\t10.0.0.0/8\t0 : 65535\t0 : 65535\t0x00/0x00\t0x0000/0x0000',
       '@10.1.2.3/32\t192.168.0.0/16\t0 : 65535\t22 : 22\t0x06/0xFF\t0x0000/0x0000',
       '',
+    ]);
+    expect([...doc.services.values()].slice(0, 4)).toEqual([
+      { name: 'tcp-1-1023-from-1024-2048', protocol: 'tcp', ports: ['1-1023'], sourcePorts: ['1024-2048'] },
+      { name: 'udp-53', protocol: 'udp', ports: [53] },
+      { name: 'icmp', protocol: 'icmp', ports: [] },
+      { name: 'gre', protocol: 'gre', ports: [] },
     ]);
     // read back through the mapping, it gives the same configuration
     const again = classBenchDoc(parseClassBench(classBenchText(doc)));
@@ -50,14 +61,17 @@ describe('anchors: rules and packets as the reference classifiers read them', ()
     expect(back.n).toBe(pk.n);
     let nonTcpUdp = 0;
     for (let i = 0; i < pk.n; i++) {
-      expect([back.words[i * 8], back.words[i * 8 + 4], back.key[i]]).toEqual([pk.words[i * 8], pk.words[i * 8 + 4], pk.key[i]]);
+      expect([back.words[i * 8], back.words[i * 8 + 4], back.key[i], back.sport[i]]).toEqual([pk.words[i * 8], pk.words[i * 8 + 4], pk.key[i], pk.sport[i]]);
       const proto = pk.key[i] >>> 16;
       if (proto !== 6 && proto !== 17) nonTcpUdp++;
     }
     expect(nonTcpUdp).toBeGreaterThan(0); // protocols without ports went through too
+    // packets of the rules with source ports carry one of them
+    expect([...pk.sport].filter((p) => p === 53).length).toBeGreaterThan(10);
     // the anchor's own traces carry extra columns, and ports on any protocol: our key ignores them
     const own = readTrace('167772161\t3232235777\t1234\t80\t6\t0\t7\n167772161\t3232235777\t1234\t80\t1\t0\t7\n');
     expect([...own.key]).toEqual([(6 << 16) | 80, 1 << 16]);
+    expect([...own.sport]).toEqual([1234, 1234]);
     expect(own.words[0] >>> 0).toBe(167772161);
     expect(own.words[8 + 4] >>> 0).toBe(3232235777);
   });

@@ -119,6 +119,11 @@ describe('compiled matchers = reference evaluator', () => {
     rounds(() => fc.property(specArb(LARGE, { protocols: true }), smallPackets, paramsArb, check), 10, 10_000);
   });
 
+  test('source ports (issue 27): services with and without them, in one policy too; packets with and without src-port', () => {
+    rounds(() => fc.property(specArb(SMALL, { protocols: true, sports: true, disabled: true }), smallPackets, paramsArb, check), 60, 30_000);
+    rounds(() => fc.property(specArb(LARGE, { sports: true }), smallPackets, paramsArb, check), 10, 10_000);
+  });
+
   test('at least 100,000 packets were compared, one by one and as batches', () => {
     expect(packets).toBeGreaterThanOrEqual(100_000);
     expect(batches).toBeGreaterThanOrEqual(100);

@@ -12,7 +12,7 @@ export interface DocSpec {
   interfaces?: Record<string, { ip?: string; zone?: string; state?: 'up' | 'down' }>;
   vlans?: Record<string, { ip?: string; zone?: string; state?: 'up' | 'down'; parent?: string; id?: number }>;
   addresses?: Record<string, string[]>;
-  services?: Record<string, { protocol: string; ports: PortEntry[]; icmpType?: number; icmpCode?: number }>;
+  services?: Record<string, { protocol: string; ports: PortEntry[]; icmpType?: number; icmpCode?: number; sourcePorts?: PortEntry[] }>;
   routes?: Array<{ destination: string; gateway?: string; interface?: string; metric?: number; id?: number }>;
   policies?: Array<{ action?: 'allow' | 'deny'; srcZone?: string; dstZone?: string; srcAddr?: string; dstAddr?: string; services?: string[]; log?: boolean; id?: number; disabled?: boolean }>;
   nat?: Array<{ type: NatType; srcZone?: string; dstZone?: string; srcAddr?: string; dstAddr?: string; service?: string; translatedIp?: string; translatedPort?: string; outInterface?: string; id?: number; disabled?: boolean }>;
@@ -91,7 +91,7 @@ export interface RandomSpec {
   ifaces: Array<{ ip: string | null; zone: number | null; up: boolean }>;
   vlans: Array<{ ip: string | null; zone: number | null; up: boolean }>;
   addresses: string[][];
-  services: Array<{ protocol: string; ports: PortEntry[]; icmpType?: number | null; icmpCode?: number | null }>;
+  services: Array<{ protocol: string; ports: PortEntry[]; icmpType?: number | null; icmpCode?: number | null; sourcePorts?: PortEntry[] | null }>;
   routes: Array<{ destination: string; gateway: string | null; iface: number | null; metric: number }>;
   policies: Array<{ allow: boolean; sz: number | null; dz: number | null; sa: number | null; da: number | null; svcs: number[] | null; log: boolean; off?: boolean }>;
   nat: Array<{ type: NatType; sz: number | null; dz: number | null; sa: number | null; da: number | null; svc: number | null; tip: string | null; port: number; out: number | null; off?: boolean }>;
@@ -123,16 +123,21 @@ const anyServiceArb: fc.Arbitrary<RandomSpec['services'][number]> = fc.record({
   icmpCode: opt(fc.constantFrom(0, 1, 3)),
 });
 
+/** Source ports of a service (issue 27): the ports packets draw (PORTS) and ranges around them. */
+const sourcePortsArb = opt(fc.uniqueArray(portEntryArb, { minLength: 1, maxLength: 2 }), 2);
+
 /**
  * Random configurations. `disabled`: some policies and NAT rules are disabled (rule
- * metadata); `protocols`: services of every protocol kind, not only tcp and udp.
+ * metadata); `protocols`: services of every protocol kind, not only tcp and udp; `sports`:
+ * about half the ported services name source ports.
  */
-export const specArb = (z: SpecSizes = SMALL, { disabled = false, protocols = false } = {}): fc.Arbitrary<RandomSpec> => fc.record({
+export const specArb = (z: SpecSizes = SMALL, { disabled = false, protocols = false, sports = false } = {}): fc.Arbitrary<RandomSpec> => fc.record({
   zones: fc.array(fc.record({ networks: fc.array(cidrArb, { maxLength: 2 }) }), { maxLength: 4 }),
   ifaces: fc.array(fc.record({ ip: opt(ifaceIpArb, 5), zone: opt(idx), up: fc.boolean() }), { minLength: 1, maxLength: 4 }),
   vlans: fc.array(fc.record({ ip: opt(ifaceIpArb, 5), zone: opt(idx), up: fc.boolean() }), { maxLength: 2 }),
   addresses: fc.array(fc.array(cidrArb, { minLength: 1, maxLength: 3 }), { maxLength: z.addresses }),
-  services: fc.array(protocols ? anyServiceArb : fc.record<RandomSpec['services'][number]>({ protocol: fc.constantFrom('tcp', 'udp'), ports: fc.uniqueArray(portEntryArb, { minLength: 1, maxLength: 3 }) }), { maxLength: z.services }),
+  services: fc.array(fc.tuple(protocols ? anyServiceArb : fc.record<RandomSpec['services'][number]>({ protocol: fc.constantFrom('tcp', 'udp'), ports: fc.uniqueArray(portEntryArb, { minLength: 1, maxLength: 3 }) }), sports ? sourcePortsArb : fc.constant(null))
+    .map(([svc, sourcePorts]) => (sourcePorts ? { ...svc, sourcePorts } : svc)), { maxLength: z.services }),
   routes: fc.array(
     fc.record({
       destination: fc.oneof(cidrArb, fc.constantFrom('0.0.0.0/0', '::/0', '10.0.0.0/24', '10.0.0.0/24')),
@@ -164,6 +169,7 @@ function serviceOf(v: RandomSpec['services'][number]): NonNullable<DocSpec['serv
   const ported = v.protocol === 'tcp' || v.protocol === 'udp' || v.protocol === 'sctp';
   const icmp = v.protocol === 'icmp' || v.protocol === 'icmpv6';
   const out: NonNullable<DocSpec['services']>[string] = { protocol: v.protocol, ports: ported ? v.ports : [] };
+  if (ported && v.sourcePorts) out.sourcePorts = v.sourcePorts;
   if (icmp && v.icmpType != null) {
     out.icmpType = v.icmpType;
     if (v.icmpCode != null) out.icmpCode = v.icmpCode;
@@ -229,6 +235,7 @@ export interface PacketSpec {
   sz: number | null;
   dz: number | null;
   seed: number;
+  sport: number | null; // the packet's src-port; null: one now and then from the seed
 }
 
 /** A random eval request; zone and interface indices are resolved against a document later. */
@@ -241,6 +248,7 @@ export const packetArb: fc.Arbitrary<PacketSpec> = fc.record({
   sz: opt(fc.nat(4), 4),
   dz: opt(fc.nat(4), 4),
   seed: fc.nat(),
+  sport: opt(fc.oneof(fc.constantFrom(0, ...PORTS, 1025, 60000), fc.nat(65535)), 2),
 });
 
 /** The JSON request of a packet spec; an index past the document's names gives an unknown name
@@ -248,7 +256,8 @@ export const packetArb: fc.Arbitrary<PacketSpec> = fc.record({
 export function packetJson(p: PacketSpec, zones: number, members: string[]): JsonPacket {
   const j: JsonPacket = { 'src-ip': p.family === 4 ? p.src4 : p.src6, 'dst-ip': p.family === 4 ? p.dst4 : p.dst6, protocol: p.protocol };
   if (p.protocol === 'tcp' || p.protocol === 'udp' || p.protocol === 6 || p.protocol === 17 || p.seed % 3 === 0) j['dst-port'] = p.port;
-  if (p.seed % 5 === 0) j['src-port'] = p.seed % 65536;
+  if (p.sport !== null) j['src-port'] = p.sport;
+  else if (p.seed % 5 === 0) j['src-port'] = p.seed % 65536;
   // ICMP: a type (and a code) most of the time, from the types services name
   if ((p.protocol === 'icmp' || p.protocol === 'icmpv6' || p.protocol === 1 || p.protocol === 58) && p.seed % 4 !== 0) {
     j['icmp-type'] = ICMP_TYPES[p.seed % ICMP_TYPES.length];

@@ -23,6 +23,7 @@ function fill(q: Int32Array, ps: PacketSpec): Family {
   loadWords(dst.bytes, q, 4);
   const proto = typeof ps.protocol === 'number' ? ps.protocol : { tcp: 6, udp: 17, icmp: 1 }[ps.protocol]!;
   q[8] = packetKey(proto, ps.port);
+  q[9] = ps.sport ?? 0;
   return ps.family;
 }
 
@@ -93,7 +94,7 @@ describe('classifier = linear scan on large rule tables', () => {
       const forms = { inline: 0, runs: 0 };
       fc.assert(
         fc.property(
-          specArb({ policies: [300, 1500], nat: [0, 0], addresses: 40, services: 12 }),
+          specArb({ policies: [300, 1500], nat: [0, 0], addresses: 40, services: 12 }, { sports: true }),
           fc.array(packetArb, { minLength: 100, maxLength: 1500, size: 'max' }),
           fc.constantFrom(4, 8, 16),
           (spec, packets, binth) => {

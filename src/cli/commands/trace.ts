@@ -54,7 +54,7 @@ export async function trace(api: ApiClient, a: TraceArgs): Promise<number> {
   const ports = packet['dst-port'] !== undefined ? `/${packet['dst-port']}`
     : packet['icmp-type'] != null ? ` type ${packet['icmp-type']}${packet['icmp-code'] != null ? ` code ${packet['icmp-code']}` : ''}` : '';
   process.stdout.write(pairs([
-    ['packet', `${packet['src-ip']} -> ${packet['dst-ip']} ${packet.protocol}${ports}`],
+    ['packet', `${packet['src-ip']} -> ${packet['dst-ip']} ${packet.protocol}${ports}${packet['src-port'] !== undefined ? ` from port ${packet['src-port']}` : ''}`],
     ['config', a.candidate ? `candidate (based on version ${r.version})` : `running version ${r.version}`],
     ['zones', `${r.srcZone ?? '-'} -> ${r.dstZone ?? '-'}`],
     ['route', r.route ? `${r.route.id === null ? 'connected' : `#${r.route.id}`} ${r.route.destination} via ${r.egressInterface ?? '-'}` : 'none'],

@@ -37,6 +37,8 @@ export const ServiceModel = Type.Object({
   ports: Type.Array(Type.Union([Type.Integer({ minimum: 1, maximum: 65535 }), Type.String({ pattern: '^\\d{1,5}-\\d{1,5}$' })])),
   icmpType: Type.Optional(Type.Integer({ minimum: 0, maximum: 255, description: 'icmp/icmpv6 services that name a type' })),
   icmpCode: Type.Optional(Type.Integer({ minimum: 0, maximum: 255 })),
+  // tcp/udp/sctp services that name source ports, written like ports; absent: every source port
+  sourcePorts: Type.Optional(Type.Array(Type.Union([Type.Integer({ minimum: 1, maximum: 65535 }), Type.String({ pattern: '^\\d{1,5}-\\d{1,5}$' })]))),
 }, { additionalProperties: false });
 export type ServiceModel = Static<typeof ServiceModel>;
 
@@ -44,6 +46,7 @@ export function renderService(s: ServiceObj): ServiceModel {
   const m: ServiceModel = { name: s.name, protocol: s.protocol, ports: [...s.ports] };
   if (s.icmpType !== undefined) m.icmpType = s.icmpType;
   if (s.icmpCode !== undefined) m.icmpCode = s.icmpCode;
+  if (s.sourcePorts !== undefined) m.sourcePorts = [...s.sourcePorts];
   return m;
 }
 

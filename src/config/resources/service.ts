@@ -20,6 +20,11 @@
 //   a whole. A PUT changes the protocol only between tcp and udp, as the seed's edits did
 //   (its suite refuses "sctp" there): any other change is 400 ERR_NET_1006, the service is
 //   deleted and created anew.
+// - `source-ports` (issue 27) is optional, takes the syntax and checks of `ports` (its errors
+//   name "source-ports"), and only for tcp, udp and sctp (another protocol: 400 ERR_NET_1006
+//   naming the field). Absent: every source port. `[]` removes it (on a PUT: back to every
+//   source port); it is kept across a PUT that does not name it, dropped when the PUT changes
+//   the protocol to one without ports (refused anyway: only tcp and udp swap).
 import { Type } from '@sinclair/typebox';
 import type { ConfigDoc, PortEntry, Protocol, ServiceObj } from '../types';
 import type { ResourceOps } from '../resource';
@@ -39,6 +44,7 @@ const extra = {
   ports: Type.Optional(Ports),
   'icmp-type': Type.Optional(Type.Integer({ description: 'icmp/icmpv6 only: 0-255' })),
   'icmp-code': Type.Optional(Type.Integer({ description: 'with icmp-type only: 0-255' })),
+  'source-ports': Type.Optional(Type.Array(Type.Union([Type.Integer(), Type.String()]), { description: 'tcp, udp and sctp only: source ports or ranges, as ports; absent or []: every source port' })),
 };
 export const bodies = {
   create: Type.Object({ name: Type.String(), protocol: ProtocolField, ...extra }, { additionalProperties: false }),
@@ -75,15 +81,15 @@ function showPort([low, high]: [number, number]): string {
 }
 
 /** Checks and normalizes a port list (see the decisions above). */
-export function checkPorts(ports: Array<number | string>): PortEntry[] {
-  if (ports.length === 0) throw outOfRange('ports', 'at least one port is required');
-  if (ports.length > MAX_PORT_ENTRIES) throw outOfRange('ports', `at most ${MAX_PORT_ENTRIES} entries`);
-  const spans = ports.map((p, i) => parsePort(`ports[${i}]`, p));
+export function checkPorts(ports: Array<number | string>, field = 'ports'): PortEntry[] {
+  if (ports.length === 0) throw outOfRange(field, 'at least one port is required');
+  if (ports.length > MAX_PORT_ENTRIES) throw outOfRange(field, `at most ${MAX_PORT_ENTRIES} entries`);
+  const spans = ports.map((p, i) => parsePort(`${field}[${i}]`, p));
   const sorted = [...spans].sort((a, b) => a[0] - b[0]);
   for (let i = 1; i < sorted.length; i++) {
     if (sorted[i][0] <= sorted[i - 1][1]) {
       const [a, b] = [showPort(sorted[i - 1]), showPort(sorted[i])];
-      throw outOfRange('ports', a === b ? `port ${a} appears twice` : `${a} and ${b} overlap`);
+      throw outOfRange(field, a === b ? `port ${a} appears twice` : `${a} and ${b} overlap`);
     }
   }
   return spans.map(([low, high]) => (low === high ? low : `${low}-${high}`));
@@ -117,6 +123,11 @@ function merged(name: string, old: ServiceObj | undefined, b: Body): ServiceObj 
     throw new FwError('ERR_NET_1006', `field "protocol": a service with ports is tcp, udp or sctp; ${protocol} has none (give "ports": [])`);
   }
   const svc: ServiceObj = { name, protocol, ports };
+  const sources = b['source-ports'] ?? (b.protocol === undefined || hasPorts(n) ? old?.sourcePorts : undefined);
+  if (sources !== undefined && sources.length > 0) {
+    if (!hasPorts(n)) throw new FwError('ERR_NET_1006', `field "source-ports": a service with source ports is tcp, udp or sctp; ${protocol} has none`);
+    svc.sourcePorts = b['source-ports'] === undefined ? sources : checkPorts(sources, 'source-ports');
+  }
   const type = b['icmp-type'] ?? (b.protocol === undefined ? old?.icmpType : undefined);
   const code = b['icmp-code'] ?? (b.protocol === undefined ? old?.icmpCode : undefined);
   if (type !== undefined || code !== undefined) {
