@@ -120,10 +120,10 @@ test('export and load keep source ports; diff names the change; the data plane r
   expect(d.changed).toEqual([{ kind: 'service', key: 'dns-53', fields: [{ field: 'source-ports', old: [53], new: [53, 5353] }] }]);
   await ok(c.post('/api/nat', { type: 'dnat-port', 'src-zone': 'wan', 'dst-addr': 'any', service: 'dns-53', 'translated-ip': '10.0.0.53', 'translated-port': '53' }));
   const nft: string = (await ok(c.get('/api/dataplane/render?config=candidate'))).body.nft;
-  expect(nft).toMatch(/set sports_\d+ \{ type inet_service; flags interval; elements = \{ 53, 5353 \} \}/);
-  expect(nft).toMatch(/meta l4proto udp ct original proto-dst 53 ct original proto-src @sports_\d+ counter name "policy_\d+"/);
+  expect(nft).toMatch(/set sports_[0-9a-f]+ \{ type inet_service; flags interval; elements = \{ 53, 5353 \} \}/);
+  expect(nft).toMatch(/meta l4proto udp ct original proto-dst 53 ct original proto-src @sports_[0-9a-f]+ counter name "policy_\d+"/);
   expect(nft).toMatch(/meta l4proto tcp ct original proto-dst 22 ct original proto-src 1024-65535 counter/);
-  expect(nft).toMatch(/meta l4proto udp th dport 53 th sport @sports_\d+ .*dnat/);
+  expect(nft).toMatch(/meta l4proto udp th dport 53 th sport @sports_[0-9a-f]+ .*dnat/);
   // a service without source ports renders as before
   expect(nft).toMatch(/meta l4proto udp ct original proto-dst 53 (log prefix "fwd policy \d+: " )?counter/);
   await ok(c.post('/api/config/discard'));
