@@ -14,9 +14,10 @@
 //   input     (filter)              management access per link, everything else dropped
 //   rpf       (prerouting, -150)    a source that would not be routed back out of the link it
 //                                   came in on is dropped (the source zone is decided by address)
+import { GroupFlattener } from '../config/groups';
 import type { Family } from '../config/net';
 import { parseCidr, parseIp } from '../config/net';
-import type { ConfigDoc, NatRule, PolicyObj, ServiceObj } from '../config/types';
+import type { AddressObj, ConfigDoc, NatRule, PolicyObj, ServiceObj } from '../config/types';
 import { acceptMark, CUT_MARK, GENERATION_MASK, generationMark, hex } from './marks';
 import { NFT_TABLE } from './names';
 import { hasPorts, isIcmp, PROTO, protocolNumber } from '../config/protocols';
@@ -125,10 +126,15 @@ class Renderer {
   private readonly addrIndex: Map<string, number>;
   private readonly linkIndex: Map<string, number>;
   private readonly serviceIndex: Map<string, number>;
+  /** address groups flattened into the interval sets, service groups into their services: each group once per render */
+  readonly groups: GroupFlattener;
+  private readonly addresses: ReadonlyMap<string, AddressObj>;
 
   constructor(readonly doc: ConfigDoc, readonly topo: Topology) {
+    this.groups = new GroupFlattener(doc);
+    this.addresses = this.groups.addresses();
     this.zoneIndex = indexOf(topo.zones);
-    this.addrIndex = indexOf(doc.addresses.keys());
+    this.addrIndex = indexOf(this.addresses.keys());
     this.linkIndex = new Map(topo.links.map((l, i) => [l.name, i]));
     this.serviceIndex = indexOf(doc.services.keys());
   }
@@ -153,9 +159,9 @@ class Renderer {
 
   addrSet(family: Family, name: string): string | null {
     return this.sets.use(`addr${family}_${this.addrIndex.get(name)}`, ADDR_TYPE[family], () => {
-      const nets = (this.doc.addresses.get(name)?.ips ?? []).map((t) => parseCidr(t)).filter((c) => c !== null);
+      const nets = (this.addresses.get(name)?.ips ?? []).map((t) => parseCidr(t)).filter((c) => c !== null);
       return addrElements(family, union(family, nets));
-    }, `address ${name}`);
+    }, `${this.doc.addressGroups.has(name) ? 'address group' : 'address'} ${name}`);
   }
 
   egressSet(family: Family, link: string): string | null {
@@ -235,7 +241,7 @@ const zoneOrAddressBound = (m: { srcZone: string; dstZone: string; srcAddr: stri
  */
 function serviceAlternatives(r: Renderer, names: string[], portExpr: string): string[] {
   if (names.length === 0 || names.some(isAny)) return [''];
-  return names.map((n) => r.service(n, portExpr)).filter((m): m is string => m !== null);
+  return r.groups.services(names).map((n) => r.service(n, portExpr)).filter((m): m is string => m !== null);
 }
 
 function policyRules(r: Renderer, p: PolicyObj, version: number): string[] {
@@ -267,7 +273,8 @@ function natFamilies(n: NatRule): Family[] {
 function natMatches(r: Renderer, n: NatRule): Array<{ family: Family; match: string }> {
   const out: Array<{ family: Family; match: string }> = [];
   if (n.disabled) return out;
-  const svc = isAny(n.service) ? '' : r.service(n.service, 'th dport') ?? '';
+  // a service group: one rule per service it holds, as a policy's list of services is
+  const svcs = isAny(n.service) ? [''] : serviceAlternatives(r, [n.service], 'th dport');
   for (const family of natFamilies(n)) {
     const parts = addressMatches(r, family, n, NAT_EXPRS);
     if (parts === null) continue;
@@ -281,7 +288,7 @@ function natMatches(r: Renderer, n: NatRule): Array<{ family: Family; match: str
       if (mq === null) continue;
       parts.push(`${IP[family]} daddr ${mq}`);
     }
-    out.push({ family, match: [`meta nfproto ipv${family}`, ...parts, svc].filter(Boolean).join(' ') });
+    for (const svc of svcs) out.push({ family, match: [`meta nfproto ipv${family}`, ...parts, svc].filter(Boolean).join(' ') });
   }
   return out;
 }

@@ -8,6 +8,7 @@ import { linkCidrs } from '../config/link-addresses';
 import type { ConfigDoc, NatRule, PolicyObj, RouteObj } from '../config/types';
 import type { EvalResult, Evaluator, NatAnswer, Packet } from './types';
 import { hasPorts, isIcmp, protocolNumber } from '../config/protocols';
+import { GroupFlattener } from '../config/groups';
 
 interface Iface {
   name: string;
@@ -53,6 +54,8 @@ export class ReferenceEvaluator implements Evaluator {
   private readonly ifaces = new Map<string, Iface>();
   private readonly ifaceList: Iface[] = []; // sorted by name: ties go to the first [decision]
   private readonly addresses = new Map<string, Cidr[]>();
+  /** each service group's services (flattened once) */
+  private readonly serviceGroups = new Map<string, readonly string[]>();
   private readonly services = new Map<string, Svc>();
   private readonly routes: RouteObj[];
   private readonly policies: PolicyObj[];
@@ -75,9 +78,12 @@ export class ReferenceEvaluator implements Evaluator {
       this.ifaces.set(m.name, iface);
       this.ifaceList.push(iface);
     }
-    for (const a of doc.addresses.values()) {
+    // an address group is looked up like an address, by its flattened networks
+    const groups = new GroupFlattener(doc);
+    for (const a of groups.addresses().values()) {
       this.addresses.set(a.name, a.ips.map((t) => parseCidr(t)).filter((c): c is Cidr => c !== null));
     }
+    for (const g of doc.serviceGroups.keys()) this.serviceGroups.set(g, groups.serviceLeaves(g));
     for (const s of doc.services.values()) {
       const ranges = s.ports.map(parsePorts).filter((r): r is [number, number] => r !== null);
       this.services.set(s.name, { protocol: protocolNumber(s.protocol), ranges, icmpType: s.icmpType, icmpCode: s.icmpCode });
@@ -238,6 +244,8 @@ export class ReferenceEvaluator implements Evaluator {
   /** A ported protocol by destination port, ICMP by the type and code it names (an ICMP
    * packet's dstPort is type << 8 | code), any other protocol by its number alone. */
   private serviceMatches(name: string, p: Packet): boolean {
+    const leaves = this.serviceGroups.get(name);
+    if (leaves) return leaves.some((l) => this.serviceMatches(l, p));
     const s = this.services.get(name);
     if (s === undefined || s.protocol !== p.protocol) return false;
     if (hasPorts(s.protocol)) return s.ranges.some(([lo, hi]) => lo <= p.dstPort && p.dstPort <= hi);

@@ -16,7 +16,7 @@ import { CompiledConfig } from '../../src/eval/compiled';
 import { parsePacket } from '../../src/eval/packet';
 import { ReferenceEvaluator } from '../../src/eval/reference';
 import type { Evaluator, Packet } from '../../src/eval/types';
-import { LARGE, packetArb, packetJson, SMALL, specArb, specDoc, specMembers, type PacketSpec, type RandomSpec } from './helpers';
+import { LARGE, packetArb, packetJson, SMALL, specArb, specDoc, specMembers, withoutGroups, type PacketSpec, type RandomSpec } from './helpers';
 
 const seed = process.env.FC_SEED ? Number(process.env.FC_SEED) : undefined;
 
@@ -122,5 +122,28 @@ describe('compiled matchers = reference evaluator', () => {
   test('at least 100,000 packets were compared, one by one and as batches', () => {
     expect(packets).toBeGreaterThanOrEqual(100_000);
     expect(batches).toBeGreaterThanOrEqual(100);
+  });
+});
+
+describe('groups', () => {
+  // the compiled classifier equals the reference evaluator on documents with nested address
+  // and service groups, and both equal the reference evaluator on the same document written
+  // without groups (flattened by the test itself)
+  function checkGroups(spec: RandomSpec, list: PacketSpec[], params: BuildParams): void {
+    check(spec, list, params);
+    const doc = specDoc(spec);
+    const ref = new ReferenceEvaluator(doc);
+    const flat = new ReferenceEvaluator(withoutGroups(doc));
+    const members = specMembers(spec);
+    for (const ps of list) {
+      const p = parsePacket(packetJson(ps, spec.zones.length, members));
+      const want = outcome(flat, p);
+      const got = outcome(ref, p);
+      if (JSON.stringify(want) !== JSON.stringify(got)) expect({ packet: packetJson(ps, spec.zones.length, members), got }).toEqual({ packet: packetJson(ps, spec.zones.length, members), got: want });
+    }
+  }
+  test('address and service groups, nested, in policies and NAT rules (every protocol kind, disabled rules)', () => {
+    rounds(() => fc.property(specArb(SMALL, { groups: true, protocols: true, disabled: true }), smallPackets, paramsArb, checkGroups), 60, 30_000);
+    rounds(() => fc.property(specArb(LARGE, { groups: true }), smallPackets, paramsArb, checkGroups), 15, 10_000);
   });
 });

@@ -14,6 +14,7 @@ import { statusRoutes } from './status';
 import { addressRoutes } from './addresses';
 import { evalRoutes } from './eval';
 import { serviceRoutes } from './services';
+import { addressGroupRoutes, serviceGroupRoutes } from './groups';
 import { zoneRoutes } from './zones';
 import { interfaceRoutes } from './interfaces';
 import { vlanRoutes } from './vlans';
@@ -55,6 +56,8 @@ export function allRoutes(ctx: AppContext, tokens: TokenService, limiter: LoginL
     ...searchRoutes(ctx),
     ...evalRoutes(ctx),
     ...serviceRoutes(ctx),
+    ...addressGroupRoutes(ctx),
+    ...serviceGroupRoutes(ctx),
     ...zoneRoutes(ctx),
     ...interfaceRoutes(ctx),
     ...vlanRoutes(ctx),
