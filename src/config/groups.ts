@@ -135,17 +135,31 @@ export function checkMembers(doc: ConfigDoc, kind: GroupKind, name: string, memb
     const cycle = groups.has(m) ? pathTo(groups, m, name) : null;
     if (cycle) throw new FwError('ERR_NET_2003', `field "${field}": ${kind.what} "${m}" holds "${name}" (${[name, ...cycle].join(' -> ')}): a group cannot hold itself`);
   });
+  const memo = new Map<string, number>();
+  // a base member counts 0, a group its depth
+  const depth = (g: ReadonlyMap<string, GroupObj>, m: string) => (g.has(m) ? depthOf(g, m, memo) : 0);
+  const deepest = (g: ReadonlyMap<string, GroupObj>) => {
+    let at = 0;
+    members.forEach((m, i) => { if (depth(g, m) > depth(g, members[at])) at = i; });
+    return at;
+  };
+  const tooDeep = (g: string, d: number, at: number) =>
+    new FwError('ERR_NET_1008', `field "members[${at}]": ${kind.what} "${g}" would nest ${d} deep, more than ${MAX_GROUP_DEPTH}`);
+  if (!groups.has(name)) {
+    // a new group: nothing holds it yet, so only its own depth can be too much (and no copy
+    // of the table: a load creates thousands of groups)
+    const at = deepest(groups);
+    const d = 1 + depth(groups, members[at]);
+    if (d > MAX_GROUP_DEPTH) throw tooDeep(name, d, at);
+    return members;
+  }
+  // an edit: the group and every group holding it may get deeper
   const after = new Map(groups);
   after.set(name, { name, members, description: '' });
-  const memo = new Map<string, number>();
-  // the groups whose depth the write can change: this one and, for an edit, every group holding it
-  const affected = groups.has(name) ? [...after.keys()].filter((g) => g === name || pathTo(after, g, name)) : [name];
-  for (const g of affected) {
+  for (const g of after.keys()) {
+    if (g !== name && !pathTo(after, g, name)) continue;
     const d = depthOf(after, g, memo);
-    if (d <= MAX_GROUP_DEPTH) continue;
-    let deepest = 0;
-    members.forEach((m, i) => { if (depthOf(after, m, memo) > depthOf(after, members[deepest], memo)) deepest = i; });
-    throw new FwError('ERR_NET_1008', `field "members[${deepest}]": ${kind.what} "${g}" would nest ${d} deep, more than ${MAX_GROUP_DEPTH}`);
+    if (d > MAX_GROUP_DEPTH) throw tooDeep(g, d, deepest(after));
   }
   return members;
 }
