@@ -30,7 +30,7 @@ async function timed(what: string, p: () => Promise<{ status: number; text: stri
  * and some of its services have overlapping port entries, which a create refuses (each such
  * entry is dropped here).
  */
-function loadable(exported: string): string {
+export function loadable(exported: string): string {
   const x = JSON.parse(exported) as { services: Array<{ ports: Array<number | string> }> };
   for (const s of x.services) {
     const taken: Array<[number, number]> = [];

@@ -4,6 +4,7 @@
 import { exportDoc } from '../src/config/export';
 import { GroupFlattener } from '../src/config/groups';
 import type { ConfigDoc } from '../src/config/types';
+import { loadable } from './automation';
 import { generateConfig, REALISTIC, rng } from './generate';
 
 /** The generated configuration with 2,000 nested address groups and 100 service groups in its policies. */
@@ -62,18 +63,8 @@ export function flatConfig(doc: ConfigDoc): ConfigDoc {
   return flat;
 }
 
-/** A document the API loads: the generator's services may hold overlapping port entries, which a create refuses (dropped). */
-export function loadable(doc: ConfigDoc): string {
-  const x = exportDoc(doc, 0);
-  for (const s of x.services) {
-    const taken: Array<[number, number]> = [];
-    s.ports = s.ports.filter((p) => {
-      const [lo, hi] = String(p).split('-').map(Number);
-      if (taken.some(([a, b]) => lo <= b && a <= (hi ?? lo))) return false;
-      taken.push([lo, hi ?? lo]);
-      return true;
-    });
-  }
-  return JSON.stringify(x);
+/** A document the API loads (bench/automation.ts's: the generator's overlapping port entries dropped). */
+export function loadableDoc(doc: ConfigDoc): string {
+  return loadable(JSON.stringify(exportDoc(doc, 0)));
 }
 

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { GroupFlattener } from '../src/config/groups';
 import type { ConfigDoc } from '../src/config/types';
 import { EmbeddedStore } from '../src/store/embedded';
-import { flatConfig, groupedConfig, loadable } from './groups-config';
+import { flatConfig, groupedConfig, loadableDoc } from './groups-config';
 import { closeAgent, fmt, login, request, seedStore, startInstance, type Instance } from './http-load';
 import { median } from './stats';
 
@@ -62,8 +62,8 @@ async function main(): Promise<void> {
   const flat = flatConfig(grouped);
   const leaf = grouped.addressGroups.get('grp0')!;
   const variants: Variant[] = [
-    { label: 'plain addresses (baseline)', doc: flat, body: loadable(flat), edit: (n) => ['/api/addresses/grp0', JSON.stringify({ ips: new GroupFlattener(grouped).address('grp0')!.ips.slice((n + 1) % 2) })] },
-    { label: '2,000 nested address groups', doc: grouped, body: loadable(grouped), edit: (n) => ['/api/address-groups/grp0', JSON.stringify({ members: leaf.members.slice((n + 1) % 2) })] },
+    { label: 'plain addresses (baseline)', doc: flat, body: loadableDoc(flat), edit: (n) => ['/api/addresses/grp0', JSON.stringify({ ips: new GroupFlattener(grouped).address('grp0')!.ips.slice((n + 1) % 2) })] },
+    { label: '2,000 nested address groups', doc: grouped, body: loadableDoc(grouped), edit: (n) => ['/api/address-groups/grp0', JSON.stringify({ members: leaf.members.slice((n + 1) % 2) })] },
   ];
   const times = variants.map((): Times => ({ listFirst: [], listCached: [], commitOne: [], commitLoad: [] }));
   try {

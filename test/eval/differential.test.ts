@@ -44,6 +44,11 @@ const paramsArb: fc.Arbitrary<BuildParams> = fc.record({
 let packets = 0;
 let batches = 0;
 
+/** Fails with the packet and both answers when they differ (compared as JSON first: cheap). */
+function expectSame(want: unknown, got: unknown, packet: unknown): void {
+  if (JSON.stringify(want) !== JSON.stringify(got)) expect({ packet, got }).toEqual({ packet, got: want });
+}
+
 function check(spec: RandomSpec, list: PacketSpec[], params: BuildParams): void {
   const doc = specDoc(spec);
   const ref = new ReferenceEvaluator(doc);
@@ -53,8 +58,7 @@ function check(spec: RandomSpec, list: PacketSpec[], params: BuildParams): void 
   for (const ps of list) {
     const p = parsePacket(packetJson(ps, spec.zones.length, members));
     const want = outcome(ref, p);
-    const got = outcome(cc, p);
-    if (JSON.stringify(want) !== JSON.stringify(got)) expect({ packet: packetJson(ps, spec.zones.length, members), got }).toEqual({ packet: packetJson(ps, spec.zones.length, members), got: want });
+    expectSame(want, outcome(cc, p), packetJson(ps, spec.zones.length, members));
     wants.push(want);
     packets++;
   }
@@ -137,9 +141,7 @@ describe('groups', () => {
     const members = specMembers(spec);
     for (const ps of list) {
       const p = parsePacket(packetJson(ps, spec.zones.length, members));
-      const want = outcome(flat, p);
-      const got = outcome(ref, p);
-      if (JSON.stringify(want) !== JSON.stringify(got)) expect({ packet: packetJson(ps, spec.zones.length, members), got }).toEqual({ packet: packetJson(ps, spec.zones.length, members), got: want });
+      expectSame(outcome(flat, p), outcome(ref, p), packetJson(ps, spec.zones.length, members));
     }
   }
   test('address and service groups, nested, in policies and NAT rules (every protocol kind, disabled rules)', () => {
