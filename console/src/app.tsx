@@ -27,6 +27,8 @@ const NAV: NavItem[] = [
   { href: '/nat', label: 'NAT' },
   { href: '/addresses', label: 'Addresses' },
   { href: '/services', label: 'Services' },
+  { href: '/address-groups', label: 'Address groups' },
+  { href: '/service-groups', label: 'Service groups' },
   { href: '/zones', label: 'Zones' },
   { href: '/interfaces', label: 'Interfaces' },
   { href: '/vlans', label: 'VLANs' },
@@ -47,7 +49,7 @@ function pageOf(path: string) {
     case '/': return <Overview />;
     case '/policies': return <RulesPage key="policies" kind="policies" />;
     case '/nat': return <RulesPage key="nat" kind="nat" />;
-    case '/addresses': case '/services': case '/zones': case '/interfaces': case '/vlans': case '/dhcp': case '/routes': {
+    case '/addresses': case '/services': case '/address-groups': case '/service-groups': case '/zones': case '/interfaces': case '/vlans': case '/dhcp': case '/routes': {
       const def = RESOURCE_DEFS[path.slice(1) as 'addresses'];
       return <ResourcePage key={path} def={def} />;
     }

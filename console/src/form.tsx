@@ -17,7 +17,10 @@ interface Props<K extends ResourceKey> {
   placeAmong?: number[];
 }
 
-const REF_PATHS: Record<RefKind, string> = { zones: '/api/zones', addresses: '/api/addresses', services: '/api/services', interfaces: '/api/interfaces' };
+// a group goes wherever an object of its kind does, so its names are suggested with them
+const REF_PATHS: Record<RefKind, string[]> = {
+  zones: ['/api/zones'], addresses: ['/api/addresses', '/api/address-groups'], services: ['/api/services', '/api/service-groups'], interfaces: ['/api/interfaces'],
+};
 
 /** Names to suggest for reference fields (a datalist per kind). */
 function useRefNames(kinds: RefKind[]): Partial<Record<RefKind, string[]>> {
@@ -25,7 +28,8 @@ function useRefNames(kinds: RefKind[]): Partial<Record<RefKind, string[]>> {
     const out: Partial<Record<RefKind, string[]>> = {};
     const q = view.value === 'candidate' ? '?config=candidate' : '';
     await Promise.all(kinds.map(async (k) => {
-      out[k] = asList(await api<{ name: string }[] | Record<string, { name: string }>>('GET', REF_PATHS[k] + q)).map((x) => x.name);
+      const lists = await Promise.all(REF_PATHS[k].map((path) => api<{ name: string }[] | Record<string, { name: string }>>('GET', path + q)));
+      out[k] = lists.flatMap((l) => asList(l).map((x) => x.name));
     }));
     return out;
   }, [kinds.join(), view.value]);

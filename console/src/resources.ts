@@ -5,7 +5,7 @@ import type { ResourceBodies, ResourceKey, ResourceModels } from './types';
 import { anyIfEmpty, cidr } from './format';
 
 export type FieldKind = 'text' | 'number' | 'list' | 'ports' | 'bool';
-/** Where a field's suggestions come from (names of existing objects). */
+/** Where a field's suggestions come from (names of existing objects; addresses and services with their groups). */
 export type RefKind = 'zones' | 'addresses' | 'services' | 'interfaces';
 
 export interface FieldSpec<B> {
@@ -83,6 +83,27 @@ const services: ResourceDef<'services'> = {
   ],
   formOf: (m) => ({ name: m.name, protocol: m.protocol, ports: join(m.ports), 'icmp-type': m.icmpType === undefined ? '' : String(m.icmpType), 'icmp-code': m.icmpCode === undefined ? '' : String(m.icmpCode), 'source-ports': join(m.sourcePorts ?? []) }),
 };
+
+/** Address and service groups: members are objects or groups of the same kind (nested up to 8 deep). */
+function groupDef<K extends 'address-groups' | 'service-groups'>(key: K, title: string, noun: string, ref: 'addresses' | 'services'): ResourceDef<K> {
+  return {
+    key, title, noun, path: `/api/${key}`, create: true, remove: true,
+    idOf: (m) => m.name,
+    columns: [
+      { label: 'Name', text: (m) => m.name },
+      { label: 'Members', text: (m) => join(m.members) },
+      { label: 'Description', text: (m) => m.description },
+    ],
+    fields: [
+      { key: 'name', label: 'Name', required: true, fixed: true },
+      { key: 'members', label: 'Members', kind: 'list', ref, required: true, hint: `${ref} or other groups, separated by commas` },
+      { key: 'description', label: 'Description' },
+    ],
+    formOf: (m) => ({ name: m.name, members: join(m.members), description: m.description }),
+  };
+}
+const addressGroups = groupDef('address-groups', 'Address groups', 'address group', 'addresses');
+const serviceGroups = groupDef('service-groups', 'Service groups', 'service group', 'services');
 
 const zones: ResourceDef<'zones'> = {
   key: 'zones', title: 'Zones', noun: 'zone', path: '/api/zones', create: true, remove: true,
@@ -269,7 +290,7 @@ const nat: ResourceDef<'nat'> = {
   }),
 };
 
-export const RESOURCE_DEFS = { policies, nat, addresses, services, zones, interfaces, vlans, dhcp, routes } as const;
+export const RESOURCE_DEFS = { policies, nat, addresses, services, 'address-groups': addressGroups, 'service-groups': serviceGroups, zones, interfaces, vlans, dhcp, routes } as const;
 
 /** The request body of a form: typed values, empty optional fields left out of a create. */
 export function bodyOf<B>(fields: FieldSpec<B>[], values: FormValues, creating: boolean): Record<string, unknown> {

@@ -10,9 +10,9 @@ import { ViewSwitch } from './view-switch';
 interface Hit { kind: string; key: string; match?: string }
 
 const BY = ['address', 'name', 'port', 'tag', 'used by'] as const;
-const USED_KINDS = ['addresses', 'services', 'zones', 'interfaces', 'vlans'] as const;
+const USED_KINDS = ['addresses', 'services', 'address-groups', 'service-groups', 'zones', 'interfaces', 'vlans'] as const;
 const PAGE_OF: Record<string, string> = {
-  address: '/addresses', service: '/services', zone: '/zones', interface: '/interfaces', vlan: '/vlans', dhcp: '/dhcp', route: '/routes', policy: '/policies', nat: '/nat',
+  address: '/addresses', service: '/services', 'address-group': '/address-groups', 'service-group': '/service-groups', zone: '/zones', interface: '/interfaces', vlan: '/vlans', dhcp: '/dhcp', route: '/routes', policy: '/policies', nat: '/nat',
 };
 
 /** The table a result is in; a policy or NAT rule filtered to itself ("#12 "). */

@@ -2,7 +2,7 @@
 // erased by esbuild, so no daemon code reaches the browser while any change of a field the
 // console uses fails the console's type check (npm run build).
 import type { Static, TSchema } from '@sinclair/typebox';
-import type { AddressModel, DhcpModel, InterfaceModel, ServiceModel, VlanModel, ZoneModel } from '../../src/config/render/objects';
+import type { AddressModel, DhcpModel, GroupModel, InterfaceModel, ServiceModel, VlanModel, ZoneModel } from '../../src/config/render/objects';
 import type { NatModel, PolicyModel, RouteModel } from '../../src/config/render/rules';
 import type { SessionModel } from '../../src/api/schemas';
 import type { MeReply, TokenReply } from '../../src/api/routes/auth';
@@ -26,9 +26,10 @@ import type { bodies as dhcpBodies } from '../../src/config/resources/dhcp';
 import type { bodies as routeBodies } from '../../src/config/resources/route';
 import type { bodies as policyBodies } from '../../src/config/resources/policy';
 import type { bodies as natBodies } from '../../src/config/resources/nat';
+import type { groupBodies } from '../../src/config/resources/group';
 import type { Role, Permission } from '../../src/auth/roles';
 
-export type { AddressModel, DhcpModel, InterfaceModel, ServiceModel, VlanModel, ZoneModel, NatModel, PolicyModel, RouteModel, Role, Permission };
+export type { AddressModel, GroupModel, DhcpModel, InterfaceModel, ServiceModel, VlanModel, ZoneModel, NatModel, PolicyModel, RouteModel, Role, Permission };
 export type Session = Static<typeof SessionModel>;
 /** A commit confirmed waiting for POST /api/config/confirm (the session's pending_confirm). */
 export type PendingConfirm = NonNullable<Session['pending_confirm']>;
@@ -65,6 +66,8 @@ type Bodies<B> = {
 export interface ResourceBodies {
   addresses: Bodies<typeof addressBodies>;
   services: Bodies<typeof serviceBodies>;
+  'address-groups': Bodies<typeof groupBodies>;
+  'service-groups': Bodies<typeof groupBodies>;
   zones: Bodies<typeof zoneBodies>;
   interfaces: Bodies<typeof interfaceBodies>;
   vlans: Bodies<typeof vlanBodies>;
@@ -77,6 +80,8 @@ export interface ResourceBodies {
 export interface ResourceModels {
   addresses: AddressModel;
   services: ServiceModel;
+  'address-groups': GroupModel;
+  'service-groups': GroupModel;
   zones: ZoneModel;
   interfaces: InterfaceModel;
   vlans: VlanModel;

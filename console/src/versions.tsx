@@ -10,7 +10,7 @@ import { ACTIONS, RowActions, VirtualTable } from './virtual-table';
 
 type Tables = Omit<VersionConfig['config'], 'counters'>;
 const KEYS: Record<keyof Tables, string> = {
-  addresses: 'name', services: 'name', zones: 'name', interfaces: 'name', vlans: 'name', dhcp: 'interface', routes: 'id', policies: 'id', nat: 'id',
+  addresses: 'name', services: 'name', addressGroups: 'name', serviceGroups: 'name', zones: 'name', interfaces: 'name', vlans: 'name', dhcp: 'interface', routes: 'id', policies: 'id', nat: 'id',
 };
 
 interface Change { table: string; key: string; change: 'added' | 'deleted' | 'changed' | 'reordered' }
@@ -22,8 +22,9 @@ export function compareConfigs(a: VersionConfig['config'], b: VersionConfig['con
   for (const table of Object.keys(KEYS) as (keyof Tables)[]) {
     const k = KEYS[table];
     const keyOf = (o: Record<string, unknown>) => String(o[k]);
-    const before = new Map(a[table].map((o) => [keyOf(o), JSON.stringify(o)]));
-    const after = new Map(b[table].map((o) => [keyOf(o), JSON.stringify(o)]));
+    // the group tables are absent from a version without groups
+    const before = new Map((a[table] ?? []).map((o) => [keyOf(o), JSON.stringify(o)]));
+    const after = new Map((b[table] ?? []).map((o) => [keyOf(o), JSON.stringify(o)]));
     for (const [key, v] of after) {
       if (!before.has(key)) changes.push({ table, key, change: 'added' });
       else if (before.get(key) !== v) changes.push({ table, key, change: 'changed' });

@@ -201,6 +201,8 @@ const TAG_TEXT: Record<string, string> = {
   status: 'What is running',
   addresses: 'Address objects',
   services: 'Service objects',
+  'address-groups': 'Address groups: addresses and groups under one name, usable wherever an address is',
+  'service-groups': 'Service groups: services and groups under one name, usable wherever a service is',
   zones: 'Security zones',
   interfaces: 'Physical interfaces (a fixed inventory)',
   vlans: 'VLAN interfaces',

@@ -12,6 +12,8 @@ import { loadDocument, type LoadMode } from './load';
 export type ResourceKind =
   | 'address'
   | 'service'
+  | 'address-group'
+  | 'service-group'
   | 'zone'
   | 'interface'
   | 'vlan'

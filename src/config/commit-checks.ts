@@ -4,6 +4,7 @@
 // pool, a route added before its interface has an address). Every problem is reported, one
 // line each, each line naming its object, in a fixed order: interface and VLAN addresses,
 // VLANs, zones, DHCP pools, routes, NAT rules; within a kind by name or id.
+import { GroupFlattener } from './groups';
 import type { ConfigDoc, DhcpPool, NatRule, PortEntry, RouteObj } from './types';
 import { applyMask, cidrContainsIp, compareIp, formatCidr, formatIp, ipEquals, maskBytes, parseIp, type Cidr, type IpAddr } from './net';
 import { linkCidrs, poolSubnet, type Addressed } from './link-addresses';
@@ -171,11 +172,14 @@ function isSinglePort(p: PortEntry): boolean {
 }
 
 /** A dnat-port rule translates one port; a masquerade needs an address on its out-interface. */
-function checkNat(doc: ConfigDoc, n: NatRule, all: Link[], out: string[]): void {
+function checkNat(doc: ConfigDoc, groups: GroupFlattener, n: NatRule, all: Link[], out: string[]): void {
   const at = `nat ${n.id}`;
   if (n.type === 'dnat-port') {
-    const svc = n.service === '' ? undefined : doc.services.get(n.service);
+    // a service group is checked flattened: it must come down to one service of one port
+    const leaves = n.service === '' ? [] : groups.serviceLeaves(n.service);
+    const svc = leaves.length === 1 ? doc.services.get(leaves[0]) : undefined;
     if (n.service === '') out.push(`${at}: a dnat-port rule needs a service with exactly one port, not any`);
+    else if (leaves.length > 1) out.push(`${at}: service group ${n.service} holds ${leaves.length} services (${leaves.join(', ')}); a dnat-port rule needs exactly one port`);
     else if (!svc) out.push(`${at}: service ${n.service} does not exist`);
     else if (svc.ports.length !== 1 || !isSinglePort(svc.ports[0])) {
       out.push(`${at}: service ${n.service} has ports ${svc.ports.join(', ')}; a dnat-port rule needs exactly one port`);
@@ -206,6 +210,7 @@ export function commitChecks(doc: ConfigDoc): string[] {
   checkZones(doc, all, out);
   for (const name of [...doc.dhcp.keys()].sort()) checkDhcpPool(doc.dhcp.get(name)!, all, out);
   checkRoutes(doc, all, out);
-  for (const n of [...doc.nat].sort((a, b) => a.id - b.id)) checkNat(doc, n, all, out);
+  const groups = new GroupFlattener(doc);
+  for (const n of [...doc.nat].sort((a, b) => a.id - b.id)) checkNat(doc, groups, n, all, out);
   return out;
 }

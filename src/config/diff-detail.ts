@@ -46,6 +46,8 @@ function table(doc: ConfigDoc, kind: string): Keyed {
   switch (kind) {
     case 'address': return doc.addresses;
     case 'service': return doc.services;
+    case 'address-group': return doc.addressGroups;
+    case 'service-group': return doc.serviceGroups;
     case 'zone': return doc.zones;
     case 'interface': return doc.interfaces;
     case 'vlan': return doc.vlans;

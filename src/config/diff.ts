@@ -23,6 +23,8 @@ function entries(doc: ConfigDoc): Record<string, Keyed[]> {
   return {
     address: named(doc.addresses),
     service: named(doc.services),
+    'address-group': named(doc.addressGroups),
+    'service-group': named(doc.serviceGroups),
     zone: named(doc.zones),
     interface: named(doc.interfaces),
     vlan: named(doc.vlans),

@@ -9,6 +9,8 @@ export function emptyDoc(interfaceNames: string[] = []): ConfigDoc {
   return {
     addresses: new Map(),
     services: new Map(),
+    addressGroups: new Map(),
+    serviceGroups: new Map(),
     zones: new Map(),
     interfaces,
     vlans: new Map(),
@@ -24,6 +26,9 @@ export function emptyDoc(interfaceNames: string[] = []): ConfigDoc {
 export interface SerializedDoc {
   addresses: unknown[];
   services: unknown[];
+  /** absent in documents stored before groups existed, and when empty */
+  addressGroups?: unknown[];
+  serviceGroups?: unknown[];
   zones: unknown[];
   interfaces: unknown[];
   vlans: unknown[];
@@ -34,7 +39,7 @@ export interface SerializedDoc {
   counters: ConfigDoc['counters'];
 }
 
-const NAMED = ['addresses', 'services', 'zones', 'interfaces', 'vlans', 'dhcp'] as const;
+const NAMED = ['addresses', 'services', 'addressGroups', 'serviceGroups', 'zones', 'interfaces', 'vlans', 'dhcp'] as const;
 
 function sortedValues<T>(m: Map<string, T>): T[] {
   return [...m.keys()].sort().map((k) => m.get(k) as T);
@@ -44,6 +49,9 @@ export function serializeDoc(doc: ConfigDoc): SerializedDoc {
   return {
     addresses: sortedValues(doc.addresses),
     services: sortedValues(doc.services),
+    // written only when there are groups: a document without any serializes as it did before
+    ...(doc.addressGroups.size ? { addressGroups: sortedValues(doc.addressGroups) } : {}),
+    ...(doc.serviceGroups.size ? { serviceGroups: sortedValues(doc.serviceGroups) } : {}),
     zones: sortedValues(doc.zones),
     interfaces: sortedValues(doc.interfaces),
     vlans: sortedValues(doc.vlans),
@@ -59,7 +67,7 @@ export function parseDoc(s: SerializedDoc): ConfigDoc {
   const doc = emptyDoc();
   for (const key of NAMED) {
     const map = doc[key] as Map<string, unknown>;
-    for (const item of s[key] as Array<Record<string, unknown>>) {
+    for (const item of (s[key] ?? []) as Array<Record<string, unknown>>) {
       const k = key === 'dhcp' ? item.interface : item.name;
       map.set(String(k), item);
     }
@@ -87,6 +95,8 @@ export function workingCopy(doc: ConfigDoc): ConfigDoc {
   return {
     addresses: new Map(doc.addresses),
     services: new Map(doc.services),
+    addressGroups: new Map(doc.addressGroups),
+    serviceGroups: new Map(doc.serviceGroups),
     zones: new Map(doc.zones),
     interfaces: new Map(doc.interfaces),
     vlans: new Map(doc.vlans),

@@ -9,13 +9,13 @@
 // (the zones' `interfaces` lists would say the same thing a second time).
 import { Type, type Static } from '@sinclair/typebox';
 import { metaOf } from './rule-meta';
-import type { ConfigDoc, DhcpPool, InterfaceObj, NatRule, PolicyObj, RouteObj, VlanObj, ZoneObj, AddressObj, ServiceObj } from './types';
+import type { ConfigDoc, DhcpPool, GroupObj, InterfaceObj, NatRule, PolicyObj, RouteObj, VlanObj, ZoneObj, AddressObj, ServiceObj } from './types';
 import { linkExtraFields, linkExtraModel } from './render/objects';
 
 export const EXPORT_FORMAT = 'fwd-config/1';
 
 /** The collections of a document in the order they are written (and loaded: references point backwards). */
-export const COLLECTIONS = ['interfaces', 'zones', 'addresses', 'services', 'vlans', 'dhcp', 'routes', 'policies', 'nat'] as const;
+export const COLLECTIONS = ['interfaces', 'zones', 'addresses', 'address-groups', 'services', 'service-groups', 'vlans', 'dhcp', 'routes', 'policies', 'nat'] as const;
 export type Collection = (typeof COLLECTIONS)[number];
 
 const Str = Type.String();
@@ -32,10 +32,13 @@ export const ExportModel = Type.Object({
   interfaces: Type.Array(Type.Object({ name: Str, ip: Str, ...linkExtraFields, management: Strs, state: Str, zone: Str }, open)),
   zones: Type.Array(Type.Object({ name: Str, type: Str, color: Str, networks: Strs }, open)),
   addresses: Type.Array(Type.Object({ name: Str, ips: Strs }, open)),
+  // written only when there are groups, so a configuration without any exports as it did
+  'address-groups': Type.Optional(Type.Array(Type.Object({ name: Str, members: Strs, description: Str }, open))),
   services: Type.Array(Type.Object({
     name: Str, protocol: Str, ports: Type.Array(Type.Union([Type.Integer(), Str])), 'icmp-type': Type.Optional(Type.Integer()), 'icmp-code': Type.Optional(Type.Integer()),
     'source-ports': Type.Optional(Type.Array(Type.Union([Type.Integer(), Str]))),
   }, open)),
+  'service-groups': Type.Optional(Type.Array(Type.Object({ name: Str, members: Strs, description: Str }, open))),
   vlans: Type.Array(Type.Object({ name: Str, id: Type.Integer(), parent: Str, ip: Str, ...linkExtraFields, zone: Str, state: Str, management: Strs }, open)),
   dhcp: Type.Array(Type.Object({ interface: Str, start_ip: Str, end_ip: Str, gateway: Str, dns: Strs, lease_time: Type.Integer() }, open)),
   routes: Type.Array(Type.Object({ id: Id, description: Str, destination: Str, gateway: Str, interface: Str, metric: Type.Integer() }, open)),
@@ -65,6 +68,7 @@ const service = (s: ServiceObj) => ({
   ...(s.icmpType !== undefined ? { 'icmp-type': s.icmpType } : {}), ...(s.icmpCode !== undefined ? { 'icmp-code': s.icmpCode } : {}),
   ...(s.sourcePorts !== undefined ? { 'source-ports': [...s.sourcePorts] } : {}),
 });
+const group = (g: GroupObj) => ({ name: g.name, members: [...g.members], description: g.description });
 const vlan = (v: VlanObj) => ({ name: v.name, id: v.id, parent: v.parent, ip: v.ip, ...linkExtraModel(v), zone: v.zone, state: v.state, management: [...v.management] });
 const dhcp = (p: DhcpPool) => ({
   interface: p.interface, start_ip: p.startIp, end_ip: p.endIp, gateway: p.gateway, dns: [...p.dns], lease_time: p.leaseTime,
@@ -90,7 +94,9 @@ export function exportDoc(doc: ConfigDoc, version: number): ConfigExport {
     interfaces: sorted(doc.interfaces).map(iface),
     zones: sorted(doc.zones).map(zone),
     addresses: sorted(doc.addresses).map(address),
+    ...(doc.addressGroups.size ? { 'address-groups': sorted(doc.addressGroups).map(group) } : {}),
     services: sorted(doc.services).map(service),
+    ...(doc.serviceGroups.size ? { 'service-groups': sorted(doc.serviceGroups).map(group) } : {}),
     vlans: sorted(doc.vlans).map(vlan),
     dhcp: sorted(doc.dhcp).map(dhcp),
     routes: doc.routes.map(route),
@@ -101,5 +107,5 @@ export function exportDoc(doc: ConfigDoc, version: number): ConfigExport {
 
 /** Each kind of object in its document (API) spelling: what a field-level diff compares. */
 export const EXPORT_FORMS: Readonly<Record<string, (o: never) => Record<string, unknown>>> = {
-  address, service, zone, interface: iface, vlan, dhcp, route, policy, nat,
+  address, service, 'address-group': group, 'service-group': group, zone, interface: iface, vlan, dhcp, route, policy, nat,
 };

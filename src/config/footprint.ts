@@ -11,6 +11,9 @@
 //   and NAT changes are null, so they never pass by a delete unseen. No other resource reads
 //   addresses or services, and the named tables are sets (listed and stored sorted by name),
 //   so creates landing in another order give the same document.
+// - address and service groups (create, update, delete): null. A group reads its members and
+//   its kind's namespace, and an address or service delete reads the groups holding it; as
+//   a '*' entry a group change is never passed by unseen, so that delete stays exact.
 // - policies, NAT rules and routes share their order and id counters: null. Zones, interfaces,
 //   VLANs and DHCP pools read each other's membership: null. A load or a rollback: null.
 // - a batch: the union of its operations' keys, null if any is null.

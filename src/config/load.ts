@@ -22,6 +22,7 @@ import type { ResourceKind } from './changes';
 import type { ResourceOps, Rule, RuleTable } from './resource';
 import { RESOURCES } from './resources';
 import { repeatedNames } from './rule-meta';
+import { dependencyOrder } from './groups';
 import type { ConfigDoc } from './types';
 
 export type LoadMode = 'replace' | 'merge';
@@ -36,7 +37,7 @@ interface Part {
   kind: ResourceKind;
   /** name-keyed objects: the field naming one, and the table */
   key?: 'name' | 'interface';
-  table?: 'addresses' | 'services' | 'zones' | 'interfaces' | 'vlans' | 'dhcp';
+  table?: 'addresses' | 'services' | 'addressGroups' | 'serviceGroups' | 'zones' | 'interfaces' | 'vlans' | 'dhcp';
 }
 
 /** In the order they are loaded: everything an object references is loaded before it. */
@@ -44,7 +45,9 @@ const PARTS: Part[] = [
   { collection: 'zones', kind: 'zone', key: 'name', table: 'zones' },
   { collection: 'interfaces', kind: 'interface', key: 'name', table: 'interfaces' },
   { collection: 'addresses', kind: 'address', key: 'name', table: 'addresses' },
+  { collection: 'address-groups', kind: 'address-group', key: 'name', table: 'addressGroups' },
   { collection: 'services', kind: 'service', key: 'name', table: 'services' },
+  { collection: 'service-groups', kind: 'service-group', key: 'name', table: 'serviceGroups' },
   { collection: 'vlans', kind: 'vlan', key: 'name', table: 'vlans' },
   { collection: 'dhcp', kind: 'dhcp', key: 'interface', table: 'dhcp' },
   { collection: 'routes', kind: 'route' },
@@ -104,12 +107,22 @@ function collectionsOf(input: unknown, problems: Problems): Partial<Record<Colle
   return out;
 }
 
+/** The order a collection's items load in: a group after the groups it holds (a file may list them in any order), else as given. */
+function loadOrder(part: Part, items: unknown[]): number[] {
+  if (part.kind !== 'address-group' && part.kind !== 'service-group') return items.map((_it, i) => i);
+  const str = (v: unknown) => (typeof v === 'string' ? v : '');
+  return dependencyOrder(items.map((it) => (isPlainObject(it)
+    ? { name: str(it.name), members: Array.isArray(it.members) ? it.members.map(str) : [] }
+    : { name: '', members: [] })));
+}
+
 /** Loads the name-keyed objects of one collection: create, or update (merge) what exists. */
 function loadNamed(work: ConfigDoc, part: Part, items: unknown[], merge: boolean, problems: Problems): void {
   const ops: ResourceOps = RESOURCES[part.kind];
   const table = work[part.table!] as Map<string, unknown>;
   const seen = new Set<string>();
-  items.forEach((item, i) => {
+  loadOrder(part, items).forEach((i) => {
+    const item = items[i];
     const where = `${part.collection}[${i}]`;
     const key = isPlainObject(item) ? item[part.key!] : undefined;
     if (typeof key === 'string') {

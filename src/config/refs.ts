@@ -2,11 +2,16 @@
 // used to refuse deleting an object in use (409 ERR_NET_2007 naming every referrer).
 import type { ConfigDoc } from './types';
 import { checkUnused, existing } from './validate';
+import { groupsHolding } from './groups';
 
 export type RefKind = 'address' | 'service' | 'zone' | 'link'; // link = interface or VLAN
 
 export function referrers(doc: ConfigDoc, kind: RefKind, name: string): string[] {
   const out: string[] = [];
+  // an address or address group is also named by the groups holding it (one namespace: a
+  // group is referenced exactly where an address is), a service or service group likewise
+  if (kind === 'address') for (const g of groupsHolding(doc.addressGroups, name)) out.push(`address-group ${g}`);
+  if (kind === 'service') for (const g of groupsHolding(doc.serviceGroups, name)) out.push(`service-group ${g}`);
   for (const p of doc.policies) {
     const hit =
       (kind === 'address' && (p.srcAddr === name || p.dstAddr === name)) ||

@@ -5,7 +5,7 @@
 // hold it, NAT rules translating to it) and by tag (the policies and NAT rules carrying it, in
 // any case: the only objects with tags).
 import { cidrContainsIp, parseCidrKeepHost, parseIp, type IpAddr } from './net';
-import type { ConfigDoc, PortEntry } from './types';
+import type { ConfigDoc, GroupObj, PortEntry } from './types';
 
 export interface SearchHit {
   kind: string;
@@ -29,10 +29,26 @@ function portHolds(ports: PortEntry[], port: number): PortEntry | undefined {
   });
 }
 
+/**
+ * The groups holding any of `names` at any depth, sorted, nearest first: a group holding a
+ * named member directly, then the groups holding those, and so on (each once).
+ */
+function groupsHoldingAny(groups: ReadonlyMap<string, GroupObj>, names: ReadonlySet<string>): string[] {
+  const found = new Set<string>();
+  const out: string[] = [];
+  for (let frontier = new Set(names); frontier.size;) {
+    const next = new Set<string>();
+    for (const g of groups.values()) if (!found.has(g.name) && g.members.some((m) => frontier.has(m))) next.add(g.name);
+    for (const g of [...next].sort()) { found.add(g); out.push(g); }
+    frontier = next;
+  }
+  return out;
+}
+
 export function searchByName(doc: ConfigDoc, text: string): SearchHit[] {
   const q = text.toLowerCase();
   const out: SearchHit[] = [];
-  const named: Array<[string, Map<string, unknown>]> = [['address', doc.addresses], ['service', doc.services], ['zone', doc.zones], ['interface', doc.interfaces], ['vlan', doc.vlans], ['dhcp', doc.dhcp]];
+  const named: Array<[string, Map<string, unknown>]> = [['address', doc.addresses], ['service', doc.services], ['address-group', doc.addressGroups], ['service-group', doc.serviceGroups], ['zone', doc.zones], ['interface', doc.interfaces], ['vlan', doc.vlans], ['dhcp', doc.dhcp]];
   for (const [kind, table] of named) for (const key of table.keys()) if (key.toLowerCase().includes(q)) out.push({ kind, key, match: `name ${key}` });
   for (const r of doc.routes) if (String(r.id) === text || r.description.toLowerCase().includes(q)) out.push({ kind: 'route', key: String(r.id), match: `route ${r.id}` });
   for (const p of doc.policies) if (String(p.id) === text) out.push({ kind: 'policy', key: String(p.id), match: `id ${p.id}` });
@@ -46,6 +62,11 @@ export function searchByAddress(doc: ConfigDoc, ip: IpAddr): SearchHit[] {
   for (const a of doc.addresses.values()) {
     const c = holds(a.ips, ip);
     if (c) { addresses.add(a.name); out.push({ kind: 'address', key: a.name, match: `ips ${c}` }); }
+  }
+  // groups holding such an address at any depth: a policy naming one holds the address too
+  for (const name of groupsHoldingAny(doc.addressGroups, addresses)) {
+    out.push({ kind: 'address-group', key: name, match: `members ${doc.addressGroups.get(name)!.members.find((m) => addresses.has(m))}` });
+    addresses.add(name);
   }
   for (const z of doc.zones.values()) { const c = holds(z.networks, ip); if (c) out.push({ kind: 'zone', key: z.name, match: `networks ${c}` }); }
   for (const i of doc.interfaces.values()) { const c = holds([i.ip], ip); if (c) out.push({ kind: 'interface', key: i.name, match: `ip ${c}` }); }
@@ -66,7 +87,15 @@ export function searchByAddress(doc: ConfigDoc, ip: IpAddr): SearchHit[] {
 
 export function searchByPort(doc: ConfigDoc, port: number): SearchHit[] {
   const out: SearchHit[] = [];
-  for (const s of doc.services.values()) { const p = portHolds(s.ports, port); if (p !== undefined) out.push({ kind: 'service', key: s.name, match: `ports ${p}` }); }
+  const services = new Set<string>();
+  for (const s of doc.services.values()) {
+    const p = portHolds(s.ports, port);
+    if (p !== undefined) { services.add(s.name); out.push({ kind: 'service', key: s.name, match: `ports ${p}` }); }
+  }
+  for (const name of groupsHoldingAny(doc.serviceGroups, services)) {
+    out.push({ kind: 'service-group', key: name, match: `members ${doc.serviceGroups.get(name)!.members.find((m) => services.has(m))}` });
+    services.add(name);
+  }
   for (const n of doc.nat) if (n.translatedPort === String(port)) out.push({ kind: 'nat', key: String(n.id), match: `translated-port ${port}` });
   return out;
 }

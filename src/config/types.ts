@@ -27,6 +27,13 @@ export interface ServiceObj {
   sourcePorts?: PortEntry[]; // tcp/udp/sctp only, non-empty when present; absent: every source port
 }
 
+/** An address group or a service group (groups.ts): members are base objects or other groups of its kind. */
+export interface GroupObj {
+  name: string;
+  members: string[]; // order kept, each once
+  description: string; // "" when none
+}
+
 export interface ZoneObj {
   name: string;
   type: ZoneType;
@@ -122,6 +129,10 @@ export interface Counters {
 export interface ConfigDoc {
   addresses: Map<string, AddressObj>;
   services: Map<string, ServiceObj>;
+  /** one namespace with addresses: a name is an address or a group, never both */
+  addressGroups: Map<string, GroupObj>;
+  /** one namespace with services */
+  serviceGroups: Map<string, GroupObj>;
   zones: Map<string, ZoneObj>;
   interfaces: Map<string, InterfaceObj>;
   vlans: Map<string, VlanObj>;

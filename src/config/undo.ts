@@ -8,7 +8,7 @@ import type { ConfigDoc } from './types';
 
 type AnyMap = Map<string, unknown>;
 
-const MAPS = ['addresses', 'services', 'zones', 'interfaces', 'vlans', 'dhcp'] as const;
+const MAPS = ['addresses', 'services', 'addressGroups', 'serviceGroups', 'zones', 'interfaces', 'vlans', 'dhcp'] as const;
 
 /** Runs `fn` on `doc` and answers its result with a function that restores `doc` as it was. */
 export function withUndo<R>(doc: ConfigDoc, fn: () => R): { result: R; undo: () => void } {

@@ -4,6 +4,7 @@
 // operator takes a link down on purpose), but the commit says so instead of committing
 // without a word. The routing is eval.md's, through the data plane's topology: what is
 // reachable now is compared with what would be if every link were up.
+import { GroupFlattener } from '../config/groups';
 import { parseCidr, parseIp, type Family, type IpAddr } from '../config/net';
 import type { ConfigDoc } from '../config/types';
 import { Topology, type Link } from './topology';
@@ -56,8 +57,9 @@ export function downLinkWarnings(doc: ConfigDoc): string[] {
     const link = target && onlyThroughDown(target);
     if (link) out.push(`nat ${n.id}: target ${n.translatedIp} is reachable only through ${describe(link)}, which is down`);
   }
+  const groups = new GroupFlattener(doc);
   for (const p of doc.policies) {
-    const addr = p.dstAddr === '' ? undefined : doc.addresses.get(p.dstAddr);
+    const addr = p.dstAddr === '' ? undefined : groups.address(p.dstAddr); // a group: its networks
     for (const net of addr?.ips ?? []) {
       const c = parseCidr(net);
       const link = c && onlyThroughDown({ family: c.family, bytes: c.bytes });

@@ -20,9 +20,10 @@
 //   input     (filter)              management access per link, everything else dropped
 //   rpf       (prerouting, -150)    a source that would not be routed back out of the link it
 //                                   came in on is dropped (the source zone is decided by address)
+import { GroupFlattener } from '../config/groups';
 import type { Family } from '../config/net';
 import { parseCidr, parseIp } from '../config/net';
-import type { ConfigDoc, NatRule, PolicyObj, ServiceObj } from '../config/types';
+import type { AddressObj, ConfigDoc, NatRule, PolicyObj, ServiceObj } from '../config/types';
 import { createHash } from 'node:crypto';
 import { CUT_MARK, GENERATION_MASK, generationMark, hex, policyMark } from './marks';
 import { tableDigest, tableScript, type NftChain, type NftSet, type NftTable } from './nft-table';
@@ -133,8 +134,14 @@ export function stableId(name: string): string {
 class Renderer {
   readonly sets = new Sets();
   private readonly segCache = new Map<string, Seg<string | null>[]>();
+  /** address groups flattened into the interval sets, service groups into their services: each group once per render */
+  readonly groups: GroupFlattener;
+  private readonly addresses: ReadonlyMap<string, AddressObj>;
 
-  constructor(readonly doc: ConfigDoc, readonly topo: Topology) {}
+  constructor(readonly doc: ConfigDoc, readonly topo: Topology) {
+    this.groups = new GroupFlattener(doc);
+    this.addresses = this.groups.addresses();
+  }
 
   private segs(kind: 'src' | 'dst' | 'route', family: Family): Seg<string | null>[] {
     const k = `${kind}${family}`;
@@ -156,9 +163,9 @@ class Renderer {
 
   addrSet(family: Family, name: string): string | null {
     return this.sets.use(`addr${family}_${stableId(name)}`, ADDR_TYPE[family], () => {
-      const nets = (this.doc.addresses.get(name)?.ips ?? []).map((t) => parseCidr(t)).filter((c) => c !== null);
+      const nets = (this.addresses.get(name)?.ips ?? []).map((t) => parseCidr(t)).filter((c) => c !== null);
       return addrElements(family, union(family, nets));
-    }, `address ${name}`);
+    }, `${this.doc.addressGroups.has(name) ? 'address group' : 'address'} ${name}`);
   }
 
   egressSet(family: Family, link: string): string | null {
@@ -244,7 +251,7 @@ const zoneOrAddressBound = (m: { srcZone: string; dstZone: string; srcAddr: stri
  */
 function serviceAlternatives(r: Renderer, names: string[], portExpr: string): string[] {
   if (names.length === 0 || names.some(isAny)) return [''];
-  return names.map((n) => r.service(n, portExpr)).filter((m): m is string => m !== null);
+  return r.groups.services(names).map((n) => r.service(n, portExpr)).filter((m): m is string => m !== null);
 }
 
 function policyRules(r: Renderer, p: PolicyObj): string[] {
@@ -277,7 +284,8 @@ function natFamilies(n: NatRule): Family[] {
 function natMatches(r: Renderer, n: NatRule): Array<{ family: Family; match: string }> {
   const out: Array<{ family: Family; match: string }> = [];
   if (n.disabled) return out;
-  const svc = isAny(n.service) ? '' : r.service(n.service, 'th dport') ?? '';
+  // a service group: one rule per service it holds, as a policy's list of services is
+  const svcs = isAny(n.service) ? [''] : serviceAlternatives(r, [n.service], 'th dport');
   for (const family of natFamilies(n)) {
     const parts = addressMatches(r, family, n, NAT_EXPRS);
     if (parts === null) continue;
@@ -291,7 +299,7 @@ function natMatches(r: Renderer, n: NatRule): Array<{ family: Family; match: str
       if (mq === null) continue;
       parts.push(`${IP[family]} daddr ${mq}`);
     }
-    out.push({ family, match: [`meta nfproto ipv${family}`, ...parts, svc].filter(Boolean).join(' ') });
+    for (const svc of svcs) out.push({ family, match: [`meta nfproto ipv${family}`, ...parts, svc].filter(Boolean).join(' ') });
   }
   return out;
 }

@@ -8,7 +8,8 @@ import { buildClassifier, CLASSIFIER_KEYS, DEFAULT_BUILD_PARAMS, type BuildParam
 import { packArrays, type CompiledImage, type IfaceMeta, type NatMeta, type RouteMeta } from './image';
 import { buildLpm, type LpmData, type LpmEntry } from './lpm';
 import { ANY_ZONE, buildFamilyTable, familyBit, NEVER, type RuleSpec, type ServiceSplits } from './rules';
-import { addrFieldSet, bytesToBig, natServiceSet, serviceSetsOf, sportPiecesOf, type AddrSet, type SportPiece } from './sets';
+import { addrFieldSet, bytesToBig, serviceSetsOf, sportPiecesOf, SVC_ANY, type AddrSet, type SportPiece } from './sets';
+import { GroupFlattener } from '../config/groups';
 
 const FAMILIES: Family[] = [4, 6];
 
@@ -46,12 +47,13 @@ function zoneFieldOf(zoneIdx: Map<string, number>) {
   return (name: string) => (name === '' || name === 'any' ? ANY_ZONE : zoneIdx.get(name) ?? NEVER);
 }
 
-function addrCacheOf(doc: ConfigDoc) {
+function addrCacheOf(groups: GroupFlattener) {
   const cache = new Map<string, AddrSet>();
+  const addresses = groups.addresses(); // address groups flattened, each once
   return (name: string) => {
     const key = name === '' || name === 'any' ? '' : name;
     let s = cache.get(key);
-    if (!s) cache.set(key, (s = addrFieldSet(key, doc.addresses)));
+    if (!s) cache.set(key, (s = addrFieldSet(key, addresses)));
     return s;
   };
 }
@@ -60,7 +62,8 @@ function addrCacheOf(doc: ConfigDoc) {
 export function policySpecs(doc: ConfigDoc): RuleSpec[] {
   const zoneIdx = zoneIndexOf(doc);
   const zoneField = zoneFieldOf(zoneIdx);
-  const addr = addrCacheOf(doc);
+  const groups = new GroupFlattener(doc);
+  const addr = addrCacheOf(groups);
   // one service set per list of names as written, shared like the address sets (policies
   // repeat their lists; sorting the names and merging the intervals in BigInt for each policy
   // was most of policySpecs)
@@ -70,7 +73,8 @@ export function policySpecs(doc: ConfigDoc): RuleSpec[] {
     const raw = `${services.length}:${services.join('\n')}`;
     let e = svcSets.get(raw);
     if (!e) {
-      const names = services.length === 0 || services.includes('any') ? [] : [...new Set(services)].sort();
+      // service groups flattened: the set and its key are those of the services they hold
+      const names = services.length === 0 || services.includes('any') ? [] : [...new Set(groups.services(services))].sort();
       e = { svc: serviceSet(names), svcKey: names.length === 0 ? '*' : names.join(','), sport: sportPiecesOf(doc.services, names) };
       svcSets.set(raw, e);
     }
@@ -98,7 +102,9 @@ export function policySpecs(doc: ConfigDoc): RuleSpec[] {
 export function natTable(doc: ConfigDoc, ifIdx: ReadonlyMap<string, number>): { specs: RuleSpec[]; meta: NatMeta[] } {
   const zoneIdx = zoneIndexOf(doc);
   const zoneField = zoneFieldOf(zoneIdx);
-  const addr = addrCacheOf(doc);
+  const groups = new GroupFlattener(doc);
+  const addr = addrCacheOf(groups);
+  const serviceSet = serviceSetsOf(doc.services);
   const nat: NatMeta[] = [];
   const specs: RuleSpec[] = doc.nat.map((r) => {
     const masquerade = r.type === 'snat' && r.translatedIp === '';
@@ -115,16 +121,17 @@ export function natTable(doc: ConfigDoc, ifIdx: ReadonlyMap<string, number>): { 
       masquerade,
     });
     const svc = r.service === 'any' ? '' : r.service;
+    const leaves = svc === '' ? [] : groups.services([svc]);
     return {
       sz: zoneField(r.srcZone),
       dz: zoneField(r.dstZone),
       src: addr(r.srcAddr),
       dst: addr(r.dstAddr),
-      svc: natServiceSet(svc, doc.services),
-      sport: svc === '' ? null : sportPiecesOf(doc.services, [svc]),
+      svc: svc === '' ? SVC_ANY : serviceSet(leaves),
+      sport: svc === '' ? null : sportPiecesOf(doc.services, leaves),
       srcKey: akey(r.srcAddr),
       dstKey: akey(r.dstAddr),
-      svcKey: svc === '' ? '*' : svc,
+      svcKey: svc === '' ? '*' : leaves.join(','),
       families,
     };
   });

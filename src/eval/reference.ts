@@ -8,6 +8,7 @@ import { linkCidrs } from '../config/link-addresses';
 import type { ConfigDoc, NatRule, PolicyObj, RouteObj } from '../config/types';
 import type { EvalResult, Evaluator, NatAnswer, Packet } from './types';
 import { hasPorts, isIcmp, protocolNumber } from '../config/protocols';
+import { GroupFlattener } from '../config/groups';
 
 interface Iface {
   name: string;
@@ -54,6 +55,8 @@ export class ReferenceEvaluator implements Evaluator {
   private readonly ifaces = new Map<string, Iface>();
   private readonly ifaceList: Iface[] = []; // sorted by name: ties go to the first [decision]
   private readonly addresses = new Map<string, Cidr[]>();
+  /** each service group's services (flattened once) */
+  private readonly serviceGroups = new Map<string, readonly string[]>();
   private readonly services = new Map<string, Svc>();
   private readonly routes: RouteObj[];
   private readonly policies: PolicyObj[];
@@ -76,9 +79,12 @@ export class ReferenceEvaluator implements Evaluator {
       this.ifaces.set(m.name, iface);
       this.ifaceList.push(iface);
     }
-    for (const a of doc.addresses.values()) {
+    // an address group is looked up like an address, by its flattened networks
+    const groups = new GroupFlattener(doc);
+    for (const a of groups.addresses().values()) {
       this.addresses.set(a.name, a.ips.map((t) => parseCidr(t)).filter((c): c is Cidr => c !== null));
     }
+    for (const g of doc.serviceGroups.keys()) this.serviceGroups.set(g, groups.serviceLeaves(g));
     for (const s of doc.services.values()) {
       const ranges = s.ports.map(parsePorts).filter((r): r is [number, number] => r !== null);
       const sources = s.sourcePorts?.map(parsePorts).filter((r): r is [number, number] => r !== null);
@@ -242,6 +248,8 @@ export class ReferenceEvaluator implements Evaluator {
    * A service with source ports takes a packet whose src-port is one of them; a packet
    * without src-port counts as source port 0, which no service names. */
   private serviceMatches(name: string, p: Packet): boolean {
+    const leaves = this.serviceGroups.get(name);
+    if (leaves) return leaves.some((l) => this.serviceMatches(l, p));
     const s = this.services.get(name);
     if (s === undefined || s.protocol !== p.protocol) return false;
     if (hasPorts(s.protocol)) {

@@ -225,11 +225,6 @@ export function policyServiceSet(names: readonly string[], services: ReadonlyMap
   return serviceKeyIntervals(objs);
 }
 
-/** The key intervals of a NAT rule's single service ("" is any). */
-export function natServiceSet(name: string, services: ReadonlyMap<string, ServiceObj>): Array<[number, number]> {
-  return policyServiceSet(name === '' ? [] : [name], services);
-}
-
 /** The key of a packet: protocol and destination port (tcp, udp, sctp), type << 8 | code
  * (icmp, icmpv6: what the packet carries as dstPort, src/eval/types.ts) or 0. */
 export function packetKey(protocol: number, dstPort: number): number {

@@ -305,7 +305,7 @@ describe('the operator console', () => {
       await p.locator('table.rules').waitFor(WAIT);
       return p;
     };
-    const common = ['Overview', 'Policies', 'NAT', 'Addresses', 'Services', 'Zones', 'Interfaces', 'VLANs', 'DHCP', 'Routes', 'Session', 'Versions', 'Packet tracer', 'Connections', 'Search'];
+    const common = ['Overview', 'Policies', 'NAT', 'Addresses', 'Services', 'Address groups', 'Service groups', 'Zones', 'Interfaces', 'VLANs', 'DHCP', 'Routes', 'Session', 'Versions', 'Packet tracer', 'Connections', 'Search'];
 
     const viewer = await as('victor');
     expect(await viewer.getByTestId('who').innerText()).toMatch(/victor\s+viewer/);
@@ -410,6 +410,55 @@ describe('the operator console', () => {
     // only the shown rule changed: the others are enabled still
     expect((await ok(d.client.get('/api/policies?config=candidate&disabled=true'))).body.map((p: { id: number }) => p.id)).toEqual([made[0].id]);
     await page.getByLabel('Filter', { exact: true }).fill('');
+  });
+
+  test('address and service groups: pages like the addresses\' and services\', usable in a policy, a referenced one not deleted (issue 27)', async () => {
+    // the members, made over the API in the admin's session (the rollback above took web away)
+    await ok(d.client.post('/api/addresses', { name: 'h1', ips: ['10.0.0.21'] }));
+    await ok(d.client.post('/api/addresses', { name: 'h2', ips: ['10.0.0.22'] }));
+    if ((await d.client.get('/api/services/https?config=candidate')).status === 404) await ok(d.client.post('/api/services', { name: 'https', protocol: 'tcp', ports: [443] }));
+    await open('Address groups');
+    await page.getByRole('button', { name: 'New address group' }).click();
+    await fill('New address group', { Name: 'hosts', Members: 'h1, nope' });
+    await page.getByRole('button', { name: 'Create' }).click();
+    // an unknown member: the API's error at the field, naming it
+    const members = page.getByRole('form', { name: 'New address group' }).getByLabel('Members', { exact: true });
+    await page.locator('.field-error').waitFor(WAIT);
+    const described = (await members.getAttribute('aria-describedby'))!.split(' ')[0];
+    expect(await page.locator(`[id="${described}"]`).innerText()).toMatch(/ERR_NET_2003.*"nope" does not exist/);
+    await members.fill('h1, h2');
+    await fill('New address group', { Description: 'every host' });
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('row', { name: /hosts h1, h2 every host/ }).waitFor(WAIT);
+    await page.getByRole('button', { name: 'New address group' }).click();
+    await fill('New address group', { Name: 'outer', Members: 'hosts' });
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('row', { name: /outer hosts/ }).waitFor(WAIT);
+    expect((await ok(d.client.get('/api/address-groups/outer?config=candidate'))).body).toEqual({ name: 'outer', members: ['hosts'], description: '' });
+    await expectAccessible('address-groups');
+
+    await open('Service groups');
+    await page.getByRole('button', { name: 'New service group' }).click();
+    await fill('New service group', { Name: 'web-svc', Members: 'https, ping' });
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('row', { name: /web-svc https, ping/ }).waitFor(WAIT);
+    expect((await ok(d.client.get('/api/service-groups/web-svc?config=candidate'))).body.members).toEqual(['https', 'ping']);
+
+    // a policy names the groups where an address and services go; the table shows their names
+    await open('Policies');
+    await page.getByRole('button', { name: 'New policy' }).click();
+    await fill('New policy', { Action: 'allow', 'Source address': 'outer', Services: 'web-svc', Name: 'grouped' });
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('form', { name: 'New policy' }).waitFor({ state: 'detached', ...WAIT });
+    const made = (await ok(d.client.get('/api/policies?config=candidate&name=grouped'))).body[0];
+    expect({ src: made.srcAddr, services: made.services }).toEqual({ src: { name: 'outer', members: ['hosts'] }, services: [{ name: 'web-svc', members: ['https', 'ping'] }] });
+    await page.getByRole('row', { name: /allow any outer any any web-svc grouped/ }).waitFor(WAIT);
+
+    // deleting a group a policy names: refused, the referrer named, the group kept
+    await open('Address groups');
+    await page.getByRole('button', { name: 'Delete address group outer' }).click();
+    await page.getByRole('alert').filter({ hasText: /ERR_NET_2007.*policy \d+/ }).waitFor(WAIT);
+    expect((await d.client.get('/api/address-groups/outer?config=candidate')).status).toBe(200);
   });
 
   test('logging out ends the login and forgets the token', async () => {

@@ -16,7 +16,7 @@ import { CompiledConfig } from '../../src/eval/compiled';
 import { parsePacket } from '../../src/eval/packet';
 import { ReferenceEvaluator } from '../../src/eval/reference';
 import type { Evaluator, Packet } from '../../src/eval/types';
-import { LARGE, packetArb, packetJson, SMALL, specArb, specDoc, specMembers, type PacketSpec, type RandomSpec } from './helpers';
+import { LARGE, packetArb, packetJson, SMALL, specArb, specDoc, specMembers, withoutGroups, type PacketSpec, type RandomSpec } from './helpers';
 
 const seed = process.env.FC_SEED ? Number(process.env.FC_SEED) : undefined;
 
@@ -44,6 +44,11 @@ const paramsArb: fc.Arbitrary<BuildParams> = fc.record({
 let packets = 0;
 let batches = 0;
 
+/** Fails with the packet and both answers when they differ (compared as JSON first: cheap). */
+function expectSame(want: unknown, got: unknown, packet: unknown): void {
+  if (JSON.stringify(want) !== JSON.stringify(got)) expect({ packet, got }).toEqual({ packet, got: want });
+}
+
 function check(spec: RandomSpec, list: PacketSpec[], params: BuildParams): void {
   const doc = specDoc(spec);
   const ref = new ReferenceEvaluator(doc);
@@ -53,8 +58,7 @@ function check(spec: RandomSpec, list: PacketSpec[], params: BuildParams): void 
   for (const ps of list) {
     const p = parsePacket(packetJson(ps, spec.zones.length, members));
     const want = outcome(ref, p);
-    const got = outcome(cc, p);
-    if (JSON.stringify(want) !== JSON.stringify(got)) expect({ packet: packetJson(ps, spec.zones.length, members), got }).toEqual({ packet: packetJson(ps, spec.zones.length, members), got: want });
+    expectSame(want, outcome(cc, p), packetJson(ps, spec.zones.length, members));
     wants.push(want);
     packets++;
   }
@@ -127,5 +131,26 @@ describe('compiled matchers = reference evaluator', () => {
   test('at least 100,000 packets were compared, one by one and as batches', () => {
     expect(packets).toBeGreaterThanOrEqual(100_000);
     expect(batches).toBeGreaterThanOrEqual(100);
+  });
+});
+
+describe('groups', () => {
+  // the compiled classifier equals the reference evaluator on documents with nested address
+  // and service groups, and both equal the reference evaluator on the same document written
+  // without groups (flattened by the test itself)
+  function checkGroups(spec: RandomSpec, list: PacketSpec[], params: BuildParams): void {
+    check(spec, list, params);
+    const doc = specDoc(spec);
+    const ref = new ReferenceEvaluator(doc);
+    const flat = new ReferenceEvaluator(withoutGroups(doc));
+    const members = specMembers(spec);
+    for (const ps of list) {
+      const p = parsePacket(packetJson(ps, spec.zones.length, members));
+      expectSame(outcome(flat, p), outcome(ref, p), packetJson(ps, spec.zones.length, members));
+    }
+  }
+  test('address and service groups, nested, in policies and NAT rules (every protocol kind, disabled rules)', () => {
+    rounds(() => fc.property(specArb(SMALL, { groups: true, protocols: true, disabled: true }), smallPackets, paramsArb, checkGroups), 60, 30_000);
+    rounds(() => fc.property(specArb(LARGE, { groups: true }), smallPackets, paramsArb, checkGroups), 15, 10_000);
   });
 });

@@ -13,6 +13,8 @@ export interface DocSpec {
   vlans?: Record<string, { ip?: string; zone?: string; state?: 'up' | 'down'; parent?: string; id?: number }>;
   addresses?: Record<string, string[]>;
   services?: Record<string, { protocol: string; ports: PortEntry[]; icmpType?: number; icmpCode?: number; sourcePorts?: PortEntry[] }>;
+  addressGroups?: Record<string, string[]>; // name -> members
+  serviceGroups?: Record<string, string[]>;
   routes?: Array<{ destination: string; gateway?: string; interface?: string; metric?: number; id?: number }>;
   policies?: Array<{ action?: 'allow' | 'deny'; srcZone?: string; dstZone?: string; srcAddr?: string; dstAddr?: string; services?: string[]; log?: boolean; id?: number; disabled?: boolean }>;
   nat?: Array<{ type: NatType; srcZone?: string; dstZone?: string; srcAddr?: string; dstAddr?: string; service?: string; translatedIp?: string; translatedPort?: string; outInterface?: string; id?: number; disabled?: boolean }>;
@@ -34,6 +36,8 @@ export function mkDoc(s: DocSpec): ConfigDoc {
     doc.addresses.set(name, { name, ips: [...new Set(ips.map((n) => canonicalCidr(n)!))] });
   }
   for (const [name, svc] of Object.entries(s.services ?? {})) doc.services.set(name, { name, ...svc });
+  for (const [name, members] of Object.entries(s.addressGroups ?? {})) doc.addressGroups.set(name, { name, members, description: '' });
+  for (const [name, members] of Object.entries(s.serviceGroups ?? {})) doc.serviceGroups.set(name, { name, members, description: '' });
   (s.routes ?? []).forEach((r, i) => {
     doc.routes.push({ id: r.id ?? i + 1, description: '', destination: canonicalCidr(r.destination)!, gateway: r.gateway ?? '', interface: r.interface ?? '', metric: r.metric ?? 0 });
   });
@@ -95,6 +99,10 @@ export interface RandomSpec {
   routes: Array<{ destination: string; gateway: string | null; iface: number | null; metric: number }>;
   policies: Array<{ allow: boolean; sz: number | null; dz: number | null; sa: number | null; da: number | null; svcs: number[] | null; log: boolean; off?: boolean }>;
   nat: Array<{ type: NatType; sz: number | null; dz: number | null; sa: number | null; da: number | null; svc: number | null; tip: string | null; port: number; out: number | null; off?: boolean }>;
+  /** address groups ag0..: member indices into the addresses then the groups before it (so nesting, never a cycle) */
+  addrGroups?: number[][];
+  /** service groups sg0..: likewise over the services */
+  svcGroups?: number[][];
 }
 
 const opt = <T>(a: fc.Arbitrary<T>, freq = 2) => fc.option(a, { nil: null, freq });
@@ -131,7 +139,11 @@ const sourcePortsArb = opt(fc.uniqueArray(portEntryArb, { minLength: 1, maxLengt
  * metadata); `protocols`: services of every protocol kind, not only tcp and udp; `sports`:
  * about half the ported services name source ports.
  */
-export const specArb = (z: SpecSizes = SMALL, { disabled = false, protocols = false, sports = false } = {}): fc.Arbitrary<RandomSpec> => fc.record({
+const groupsArb = fc.array(fc.array(idx, { minLength: 1, maxLength: 3 }), { maxLength: 5 });
+
+export const specArb = (z: SpecSizes = SMALL, { disabled = false, protocols = false, sports = false, groups = false } = {}): fc.Arbitrary<RandomSpec> => fc.record({
+  addrGroups: groups ? groupsArb : fc.constant([]),
+  svcGroups: groups ? groupsArb : fc.constant([]),
   zones: fc.array(fc.record({ networks: fc.array(cidrArb, { maxLength: 2 }) }), { maxLength: 4 }),
   ifaces: fc.array(fc.record({ ip: opt(ifaceIpArb, 5), zone: opt(idx), up: fc.boolean() }), { minLength: 1, maxLength: 4 }),
   vlans: fc.array(fc.record({ ip: opt(ifaceIpArb, 5), zone: opt(idx), up: fc.boolean() }), { maxLength: 2 }),
@@ -185,9 +197,26 @@ export function specDoc(s: RandomSpec): ConfigDoc {
   const members = [...ifNames, ...vlanNames, 'eth9'];
   const pickName = (list: string[], i: number | null) => (i === null || list.length === 0 ? '' : list[i % list.length]);
   const zone = (i: number | null) => pickName(zoneNames, i);
-  const addrNames = s.addresses.map((_, i) => `a${i}`);
-  const svcNames = s.services.map((_, i) => `s${i}`);
+  const baseAddr = s.addresses.map((_, i) => `a${i}`);
+  const baseSvc = s.services.map((_, i) => `s${i}`);
+  // group i holds members picked among the base objects and the groups before it
+  const groupsOf = (bases: string[], specs: number[][] | undefined, prefix: string) => {
+    const out: Record<string, string[]> = {};
+    const pool = [...bases];
+    (specs ?? []).forEach((members, i) => {
+      if (pool.length === 0) return;
+      out[`${prefix}${i}`] = [...new Set(members.map((m) => pool[m % pool.length]))];
+      pool.push(`${prefix}${i}`);
+    });
+    return out;
+  };
+  const addressGroups = groupsOf(baseAddr, s.addrGroups, 'ag');
+  const serviceGroups = groupsOf(baseSvc, s.svcGroups, 'sg');
+  const addrNames = [...baseAddr, ...Object.keys(addressGroups)];
+  const svcNames = [...baseSvc, ...Object.keys(serviceGroups)];
   return mkDoc({
+    addressGroups,
+    serviceGroups,
     zones: Object.fromEntries(s.zones.map((z, i) => [zoneNames[i], z.networks])),
     interfaces: Object.fromEntries(s.ifaces.map((f, i) => [ifNames[i], { ip: f.ip ?? '', zone: zone(f.zone), state: f.up ? 'up' : 'down' }])),
     vlans: Object.fromEntries(s.vlans.map((v, i) => [vlanNames[i], { ip: v.ip ?? '', zone: zone(v.zone), state: v.up ? 'up' : 'down' }])),
@@ -273,4 +302,21 @@ export function packetJson(p: PacketSpec, zones: number, members: string[]): Jso
 /** Members (interfaces and VLANs) of a spec's document, for packets' in-interface. */
 export function specMembers(s: RandomSpec): string[] {
   return [...s.ifaces.map((_, i) => `eth${i}`), ...s.vlans.map((_, i) => `vl${i}`)];
+}
+
+/**
+ * The same configuration written without groups, flattened here independently of
+ * src/config/groups.ts (a plain recursion, no memo): each address group becomes an address of
+ * its members' networks, a policy's service groups their services, and a NAT rule naming a
+ * service group one rule per service it holds (first match: consecutive rules alike but for
+ * the service match what one rule over their union matches).
+ */
+export function withoutGroups(doc: ConfigDoc): ConfigDoc {
+  const out = { ...doc, addresses: new Map(doc.addresses), services: new Map(doc.services), addressGroups: new Map(), serviceGroups: new Map() } as ConfigDoc;
+  const nets = (name: string): string[] => doc.addresses.get(name)?.ips ?? (doc.addressGroups.get(name)?.members ?? []).flatMap(nets);
+  const svcs = (name: string): string[] => (doc.services.has(name) ? [name] : (doc.serviceGroups.get(name)?.members ?? []).flatMap(svcs));
+  for (const g of doc.addressGroups.keys()) out.addresses.set(g, { name: g, ips: [...new Set(nets(g))] });
+  out.policies = doc.policies.map((p) => ({ ...p, services: [...new Set(p.services.flatMap(svcs))] }));
+  out.nat = doc.nat.flatMap((n) => (n.service === '' ? [n] : [...new Set(svcs(n.service))].map((service) => ({ ...n, service }))));
+  return out;
 }

@@ -83,7 +83,9 @@ const TableRows = Type.Array(Type.Object({}, { additionalProperties: true }));
 export const VersionWithConfig = Type.Object({
   ...versionFields,
   config: Type.Object({
-    addresses: TableRows, services: TableRows, zones: TableRows, interfaces: TableRows, vlans: TableRows,
+    addresses: TableRows, services: TableRows,
+    addressGroups: Type.Optional(TableRows), serviceGroups: Type.Optional(TableRows), // present when there are groups
+    zones: TableRows, interfaces: TableRows, vlans: TableRows,
     dhcp: TableRows, routes: TableRows, policies: TableRows, nat: TableRows,
     counters: Type.Object({ policy: Type.Integer(), nat: Type.Integer(), route: Type.Integer() }, { additionalProperties: false }),
   }, { additionalProperties: false, description: 'the stored form of the configuration' }),

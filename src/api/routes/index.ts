@@ -12,6 +12,7 @@ import { statusRoutes } from './status';
 import { addressRoutes } from './addresses';
 import { evalRoutes } from './eval';
 import { serviceRoutes } from './services';
+import { addressGroupRoutes, serviceGroupRoutes } from './groups';
 import { zoneRoutes } from './zones';
 import { interfaceRoutes } from './interfaces';
 import { vlanRoutes } from './vlans';
@@ -53,6 +54,8 @@ export function allRoutes(ctx: AppContext): RouteDef[] {
     ...searchRoutes(ctx),
     ...evalRoutes(ctx),
     ...serviceRoutes(ctx),
+    ...addressGroupRoutes(ctx),
+    ...serviceGroupRoutes(ctx),
     ...zoneRoutes(ctx),
     ...interfaceRoutes(ctx),
     ...vlanRoutes(ctx),

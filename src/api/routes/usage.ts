@@ -1,5 +1,5 @@
-// Where an object is used, and a search across every object type (GET /api/search). Where used: GET /api/{addresses,services,zones,interfaces,vlans}/{name}/usage
-// answers every policy, NAT rule, interface, VLAN, DHCP pool and route that references it
+// Where an object is used, and a search across every object type (GET /api/search). Where used: GET /api/{addresses,services,address-groups,service-groups,zones,interfaces,vlans}/{name}/usage
+// answers every policy, NAT rule, group, interface, VLAN, DHCP pool and route that references it
 // (refs.ts's referrers: the same list a refused delete names), in the running configuration
 // or, with ?config=candidate, the candidate. An operator sees it before trying a delete.
 import { Type } from '@sinclair/typebox';
@@ -17,7 +17,7 @@ export const UsageReply = Type.Object({
   kind: Type.String(),
   name: Type.String(),
   used_by: Type.Array(Type.Object({
-    kind: Type.String({ description: 'policy, nat, interface, vlan, dhcp, route' }),
+    kind: Type.String({ description: 'policy, nat, interface, vlan, dhcp, route, address-group, service-group' }),
     key: Type.String({ description: 'the id or name of the referrer' }),
   }, { additionalProperties: false })),
 }, { additionalProperties: false });
@@ -26,6 +26,8 @@ export const UsageReply = Type.Object({
 const USED: Array<{ path: string; kind: string; ref: RefKind; table: (d: ConfigDoc) => Map<string, unknown> }> = [
   { path: 'addresses', kind: 'address', ref: 'address', table: (d) => d.addresses },
   { path: 'services', kind: 'service', ref: 'service', table: (d) => d.services },
+  { path: 'address-groups', kind: 'address-group', ref: 'address', table: (d) => d.addressGroups },
+  { path: 'service-groups', kind: 'service-group', ref: 'service', table: (d) => d.serviceGroups },
   { path: 'zones', kind: 'zone', ref: 'zone', table: (d) => d.zones },
   { path: 'interfaces', kind: 'interface', ref: 'link', table: (d) => d.interfaces },
   { path: 'vlans', kind: 'vlan', ref: 'link', table: (d) => d.vlans },

@@ -2,7 +2,7 @@
 // schema (shown in the OpenAPI document, checked against every answer in the tests) and the
 // TypeScript type derived from it.
 import { Type, type Static, type TLiteral, type TUnion } from '@sinclair/typebox';
-import type { AddressObj, ConfigDoc, DhcpPool, InterfaceObj, ServiceObj, VlanObj, ZoneObj } from '../types';
+import type { AddressObj, ConfigDoc, DhcpPool, GroupObj, InterfaceObj, ServiceObj, VlanObj, ZoneObj } from '../types';
 import { formatIp, maskBytes, parseCidr } from '../net';
 import { poolSubnet } from '../link-addresses';
 
@@ -48,6 +48,18 @@ export function renderService(s: ServiceObj): ServiceModel {
   if (s.icmpCode !== undefined) m.icmpCode = s.icmpCode;
   if (s.sourcePorts !== undefined) m.sourcePorts = [...s.sourcePorts];
   return m;
+}
+
+/** An address group or a service group as /api/address-groups and /api/service-groups read it. */
+export const GroupModel = Type.Object({
+  name: Type.String(),
+  members: Type.Array(Type.String(), { description: 'base objects or groups of the same kind, in the order given' }),
+  description: Type.String(),
+}, { additionalProperties: false });
+export type GroupModel = Static<typeof GroupModel>;
+
+export function renderGroup(g: GroupObj): GroupModel {
+  return { name: g.name, members: [...g.members], description: g.description };
 }
 
 export const ZoneModel = Type.Object({

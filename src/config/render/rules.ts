@@ -23,7 +23,14 @@ export function renderRoute(r: RouteObj): RouteModel {
 }
 
 const ZoneOrAny = Type.Union([ZoneModel, Type.Null()]);
-const AddressOrAny = Type.Union([AddressModel, Type.Null()]);
+/** A group a policy names where an address or a service goes: its name and direct members (the
+ * group's own read model less its description; flattening it here would repeat a group's
+ * networks in every policy naming it). */
+const GroupRef = Type.Object({
+  name: Type.String(),
+  members: Type.Array(Type.String()),
+}, { additionalProperties: false, description: 'an address group or service group (/api/address-groups, /api/service-groups)' });
+const AddressOrAny = Type.Union([AddressModel, GroupRef, Type.Null()]);
 
 export const PolicyModel = Type.Object({
   id: RuleId,
@@ -32,7 +39,7 @@ export const PolicyModel = Type.Object({
   dstZone: ZoneOrAny,
   srcAddr: AddressOrAny,
   dstAddr: AddressOrAny,
-  services: Type.Array(ServiceModel),
+  services: Type.Array(Type.Union([ServiceModel, GroupRef])),
   log: Type.Boolean(),
   ...ruleMetaModelFields,
   description: Type.Optional(Type.String()),
@@ -44,16 +51,24 @@ function zoneModel(doc: ConfigDoc, name: string): ZoneModel | null {
   return z ? renderZone(doc, z) : null;
 }
 
-function addressModel(doc: ConfigDoc, name: string): AddressModel | null {
+type GroupRef = Static<typeof GroupRef>;
+
+function addressModel(doc: ConfigDoc, name: string): AddressModel | GroupRef | null {
   const a = name === '' ? undefined : doc.addresses.get(name);
-  return a ? renderAddress(a) : null;
+  if (a) return renderAddress(a);
+  const g = name === '' ? undefined : doc.addressGroups.get(name);
+  return g ? { name, members: [...g.members] } : null;
 }
 
 export function renderPolicy(doc: ConfigDoc, p: PolicyObj): PolicyModel {
-  const services: ServiceModel[] = [];
+  const services: Array<ServiceModel | GroupRef> = [];
   for (const name of p.services) {
     const s = doc.services.get(name);
     if (s) services.push(renderService(s));
+    else {
+      const g = doc.serviceGroups.get(name);
+      if (g) services.push({ name, members: [...g.members] });
+    }
   }
   return {
     id: p.id,

@@ -26,6 +26,7 @@ export const addressOps: ResourceOps = {
     const name = checkName('name', b.name);
     const ips = checkIps(b.ips);
     if (doc.addresses.has(name)) throw new FwError('ERR_NET_2006', `address "${name}" already exists`);
+    if (doc.addressGroups.has(name)) throw new FwError('ERR_NET_2006', `address group "${name}" already exists (a name is either an address or an address group)`);
     doc.addresses.set(name, { name, ips });
     return {};
   },

@@ -10,6 +10,7 @@ import { dhcpOps } from './dhcp';
 import { routeOps } from './route';
 import { policyOps } from './policy';
 import { natOps } from './nat';
+import { addressGroupOps, serviceGroupOps } from './group';
 
 export const RESOURCES: Record<ResourceKind, ResourceOps> = {
   address: addressOps,
@@ -21,4 +22,6 @@ export const RESOURCES: Record<ResourceKind, ResourceOps> = {
   route: routeOps,
   policy: policyOps,
   nat: natOps,
+  'address-group': addressGroupOps,
+  'service-group': serviceGroupOps,
 };

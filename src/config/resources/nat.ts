@@ -56,7 +56,7 @@ function checkType(r: NatRule): void {
 /** The rule that results from `b` over `old` (a create starts from DEFAULTS). */
 function merge(doc: ConfigDoc, old: NatRule, b: Body): NatRule {
   const zone = (n: string) => doc.zones.has(n);
-  const addr = (n: string) => doc.addresses.has(n);
+  const addr = (n: string) => doc.addresses.has(n) || doc.addressGroups.has(n);
   const r: NatRule = {
     id: old.id,
     description: b.description === undefined ? old.description : checkRuleDescription(b.description),
@@ -65,7 +65,7 @@ function merge(doc: ConfigDoc, old: NatRule, b: Body): NatRule {
     dstZone: b['dst-zone'] === undefined ? old.dstZone : anyRef('dst-zone', b['dst-zone'], zone, 'zone'),
     srcAddr: b['src-addr'] === undefined ? old.srcAddr : anyRef('src-addr', b['src-addr'], addr, 'address'),
     dstAddr: b['dst-addr'] === undefined ? old.dstAddr : anyRef('dst-addr', b['dst-addr'], addr, 'address'),
-    service: b.service === undefined ? old.service : anyRef('service', b.service, (n) => doc.services.has(n), 'service'),
+    service: b.service === undefined ? old.service : anyRef('service', b.service, (n) => doc.services.has(n) || doc.serviceGroups.has(n), 'service'),
     translatedIp: b['translated-ip'] === undefined ? old.translatedIp : b['translated-ip'] === '' ? '' : checkIp('translated-ip', b['translated-ip']),
     translatedPort: b['translated-port'] === undefined ? old.translatedPort : checkPortString('translated-port', b['translated-port']),
     outInterface:

@@ -43,7 +43,7 @@ export function checkServices(doc: ConfigDoc, values: string[]): string[] {
   const out: string[] = [];
   values.forEach((name, i) => {
     if (name === '') throw new FwError('ERR_NET_1004', `field "services[${i}]": a service name is required`);
-    checkRef(`services[${i}]`, name, (n) => doc.services.has(n), 'service');
+    checkRef(`services[${i}]`, name, (n) => doc.services.has(n) || doc.serviceGroups.has(n), 'service');
     if (!out.includes(name)) out.push(name);
   });
   return out;
@@ -54,7 +54,7 @@ type Body = ReturnType<typeof updateShape>;
 /** The policy that results from `b` over `old` (all fields of `old` for a create's defaults). */
 function merge(doc: ConfigDoc, old: PolicyObj, b: Body): PolicyObj {
   const zone = (n: string) => doc.zones.has(n);
-  const addr = (n: string) => doc.addresses.has(n);
+  const addr = (n: string) => doc.addresses.has(n) || doc.addressGroups.has(n);
   return {
     id: old.id,
     action: b.action === undefined ? old.action : checkEnum('action', b.action, ACTIONS, 'ERR_SEC_1002'),

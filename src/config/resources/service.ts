@@ -146,6 +146,7 @@ export const serviceOps: ResourceOps = {
     const name = checkName('name', b.name);
     const svc = merged(name, undefined, b);
     if (doc.services.has(name)) throw new FwError('ERR_NET_2006', `service "${name}" already exists`);
+    if (doc.serviceGroups.has(name)) throw new FwError('ERR_NET_2006', `service group "${name}" already exists (a name is either a service or a service group)`);
     doc.services.set(name, svc);
     return {};
   },
