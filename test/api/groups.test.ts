@@ -165,7 +165,7 @@ test('eval and batch answer as the reference evaluator on flattened groups; anal
   await c.begin();
   const nft: string = (await ok(c.get('/api/dataplane/render?config=candidate'))).body.nft;
   // servers flattened: web1 and web2 (one /31) and db's /31, one interval set the policy's rules share
-  const set = /# address group servers\n\s*set (addr4_\d+) \{ type ipv4_addr; flags interval; elements = \{ 198\.51\.100\.10\/31, 198\.51\.100\.20\/31 \} \}/.exec(nft);
+  const set = /# address group servers\n\s*set (addr4_[0-9a-f]+) \{ type ipv4_addr; flags interval; elements = \{ 198\.51\.100\.10\/31, 198\.51\.100\.20\/31 \} \}/.exec(nft);
   expect(set).not.toBeNull();
   expect(nft).toContain(`ct original ip daddr @${set![1]} meta l4proto 1 icmp type 8 counter name "policy_1"`);
   // the NAT rule's service group: one rule per service it holds
