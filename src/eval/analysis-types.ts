@@ -1,5 +1,6 @@
 // What the analysis reports (analysis.ts computes it; compiled.ts, the workers and the API
 // carry it). A module of its own so that those modules do not import each other for types.
+import type { AnalysisMemo } from './analysis-memo';
 import type { RuleSpec } from './rules';
 
 export interface Coverage {
@@ -48,6 +49,13 @@ export interface AnalyzeOptions {
   stats?: AnalysisStats;
   /** policySpecs(doc) when the caller has built them already (the compile worker, for the tables) */
   specs?: readonly RuleSpec[];
+  /**
+   * The incremental analysis (analysis-memo.ts): `previous` is what an earlier analysis with
+   * the same options recorded (any version: the policies are compared); the policies no change
+   * reaches are copied from it. `next` is set to this analysis's record (null when it cannot
+   * serve: some policy was left undecided).
+   */
+  memo?: { previous: AnalysisMemo | null; next?: AnalysisMemo | null };
 }
 
 export interface AnalysisStats {

@@ -30,6 +30,7 @@ import { probe } from './probe';
 import { regionMaker, regionOf, RuleSpace, type RuleRegions } from './rule-space';
 import type { Interval } from './sets';
 import { OverBudget, Work } from './work';
+import { COVERED, IncrementalPlan, JUDGED, PAINTED, REACHED, Restart, type AnalysisMemo, type MemoOptions, type Verdict } from './analysis-memo';
 
 export type { Analysis, AnalysisStats, AnalyzeOptions, Coverage, PartialShadow } from './analysis-types';
 
@@ -102,31 +103,36 @@ function spaceKey(r: RuleRegions): string {
   }).join('/');
 }
 
-/** What the painting found for one policy. */
-interface Verdict {
-  covered: boolean;
-  /** covered: earlier policies (indices) whose union covers it, none of them superfluous */
-  cover: number[];
-  /** covered: some packet's first match is a policy of the other action */
-  otherTakes: boolean;
-  /** not covered (deep pass): an earlier policy of the other action takes this packet */
-  partial: PartialShadow | null;
-}
-
 export function analyze(doc: ConfigDoc, compiled?: CompiledConfig, opts: AnalyzeOptions = {}): Analysis {
   const cfg = compiled ?? CompiledConfig.compile(doc);
+  const specs = opts.specs ?? policySpecs(doc);
+  const zones = [...zoneIndexOf(doc).keys()];
+  const space = new RuleSpace(specs.map(regionMaker(zones.length)));
   const deep = opts.deep ?? false;
-  const samples = opts.samples ?? 24;
-  const budget = opts.budget ?? (deep ? Infinity : 1_000_000);
-  let totalLeft = opts.totalBudget ?? (deep ? Infinity : 20_000_000);
+  const memoOpts: MemoOptions = { deep, samples: opts.samples ?? 24, budget: opts.budget ?? (deep ? Infinity : 1_000_000), totalBudget: opts.totalBudget ?? (deep ? Infinity : 20_000_000) };
+  const allows = doc.policies.map((p) => p.action === 'allow');
+  const ids = doc.policies.map((p) => p.id);
+  const plan = (previous: AnalysisMemo | null) => new IncrementalPlan(previous, memoOpts, zones, ids, specs, allows, space, opts.memo !== undefined);
+  const previous = opts.memo?.previous ?? null;
+  if (previous) {
+    try {
+      return run(doc, cfg, space, zones, allows, memoOpts, opts, plan(previous));
+    } catch (e) {
+      if (!(e instanceof Restart)) throw e;
+    }
+  }
+  return run(doc, cfg, space, zones, allows, memoOpts, opts, plan(null));
+}
+
+/** One analysis: every policy decided, or with a usable memo in `plan`, those a change reaches. */
+function run(doc: ConfigDoc, cfg: CompiledConfig, space: RuleSpace, zones: string[], allows: boolean[], mo: MemoOptions, opts: AnalyzeOptions, plan: IncrementalPlan): Analysis {
+  const { deep, samples, budget } = mo;
+  let totalLeft = mo.totalBudget;
   const deadline = opts.deadline ?? Infinity;
   const stats: AnalysisStats = Object.assign(opts.stats ?? {}, { reached: 0, painted: 0, undecided: 0, undecidedIds: [] as number[] });
-
-  const zones = [...zoneIndexOf(doc).keys()];
-  const space = new RuleSpace((opts.specs ?? policySpecs(doc)).map(regionMaker(zones.length)));
   const n = doc.policies.length;
   const covered = new Uint8Array(n);
-  const allows = doc.policies.map((p) => p.action === 'allow');
+  const { old, next } = plan;
   const out: Analysis = { complete: false, shadowed: [], redundant: [], undecided: [], partiallyShadowed: [], unreachableNat: [], unusedAddresses: [], unusedServices: [], ...disabledRules(doc) };
   /** spaces of covered policies, with the action and verdict of the first of them */
   const coveredSpaces = new Map<string, { allow: boolean; verdict: Verdict }>();
@@ -187,12 +193,54 @@ export function analyze(doc: ConfigDoc, compiled?: CompiledConfig, opts: Analyze
     if (stats.undecidedIds.length < 100) stats.undecidedIds.push(doc.policies[i].id);
   };
 
+  /** The previous analysis's decision of policy i (same position, nothing reaching it changed). */
+  const copy = (i: number, o: AnalysisMemo) => {
+    const st = o.state[i];
+    next.state[i] = st;
+    if (st & REACHED) stats.reached++;
+    if (st & PAINTED) stats.painted++;
+    if (st & JUDGED) {
+      // a whole analysis would have judged it with what is left of the budget: it must fit
+      if (timeUp || totalLeft <= 0 || o.used[i] > Math.min(budget, totalLeft)) throw new Restart();
+      totalLeft -= o.used[i];
+      next.used[i] = o.used[i];
+    }
+    const partial = o.partials[i];
+    if (partial) {
+      out.partiallyShadowed.push(partial);
+      next.partials[i] = partial;
+    }
+    if (!(st & COVERED)) return;
+    covered[i] = 1;
+    const key = o.keys[i]!, verdict = o.verdicts[i]!, entry = o.entries[i]!;
+    if (!coveredSpaces.has(key)) coveredSpaces.set(key, { allow: allows[i], verdict });
+    (verdict.otherTakes ? out.shadowed : out.redundant).push(entry);
+    next.verdicts[i] = verdict;
+    next.keys[i] = key;
+    next.entries[i] = entry;
+  };
+
   for (let i = 0; i < n; i++) {
     const me = space.rules[i];
+    const dirty = old === null || plan.dirty[i] === 1;
+    if (old && dirty) plan.addSource(i, true);
     if (!me.r4 && !me.r6) continue; // matches nothing at all: not "covered by" anything
+    if (old && !dirty && !plan.reached(i)) {
+      copy(i, old);
+      continue;
+    }
     const reached = families.some((f, k) => regionOf(me, f) !== null && probe(cfg, i, f, regionOf(me, f)!, samples, i * 2 + k + 1));
     if (reached) stats.reached++;
-    if (reached && !deep) continue;
+    let st = reached ? REACHED : 0;
+    // a policy decided again that is or was covered changes the candidates of later ones
+    const settle = () => {
+      next.state[i] = st;
+      if (old && !dirty && ((st & COVERED) || (old.state[i] & COVERED))) plan.addSource(i, false);
+    };
+    if (reached && !deep) {
+      settle();
+      continue;
+    }
     // (a reached policy is not covered, so no covered policy has its space)
     const key = reached ? '' : spaceKey(me);
     const same = reached ? undefined : coveredSpaces.get(key);
@@ -201,6 +249,7 @@ export function analyze(doc: ConfigDoc, compiled?: CompiledConfig, opts: Analyze
       // an earlier policy of this very space is covered: everything in it is taken before that
       // policy, by the same rules, so nothing in between takes any of it
       stats.painted++;
+      st |= PAINTED;
       verdict = same.verdict;
     } else {
       if (timeUp || totalLeft <= 0) {
@@ -218,18 +267,33 @@ export function analyze(doc: ConfigDoc, compiled?: CompiledConfig, opts: Analyze
         if (!reached) markUndecided(i);
         continue;
       } finally {
-        totalLeft -= Math.min(budget, totalLeft) - Math.max(work.left, 0);
+        const spent = Math.min(budget, totalLeft) - Math.max(work.left, 0);
+        totalLeft -= spent;
+        next.used[i] = spent;
       }
-      if (!reached) stats.painted++;
+      st |= JUDGED;
+      if (!reached) {
+        stats.painted++;
+        st |= PAINTED;
+      }
     }
     if (!verdict.covered) {
-      if (verdict.partial) out.partiallyShadowed.push(verdict.partial);
+      if (verdict.partial) {
+        out.partiallyShadowed.push(verdict.partial);
+        next.partials[i] = verdict.partial;
+      }
+      settle();
       continue;
     }
     covered[i] = 1;
+    st |= COVERED;
     if (!same) coveredSpaces.set(key, { allow: allows[i], verdict });
     const entry = { id: doc.policies[i].id, coveredBy: verdict.cover.map((j) => doc.policies[j].id) };
     (verdict.otherTakes ? out.shadowed : out.redundant).push(entry);
+    next.verdicts[i] = verdict;
+    next.keys[i] = key;
+    next.entries[i] = entry;
+    settle();
   }
 
   let natDone = !deep;
@@ -243,5 +307,6 @@ export function analyze(doc: ConfigDoc, compiled?: CompiledConfig, opts: Analyze
   }
   Object.assign(out, unusedObjects(doc));
   out.complete = deep && !gaveUp && natDone;
+  if (opts.memo) opts.memo.next = gaveUp ? null : next;
   return out;
 }

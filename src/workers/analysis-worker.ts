@@ -6,6 +6,7 @@ import { parseDoc, type SerializedDoc } from '../config/document';
 import { isFwError } from '../errors';
 import { analyze } from '../eval/analysis';
 import type { Analysis } from '../eval/analysis-types';
+import type { AnalysisMemo } from '../eval/analysis-memo';
 import { compileImage } from '../eval/compile';
 import { CompiledConfig } from '../eval/compiled';
 
@@ -18,11 +19,17 @@ export type AnalysisReply =
   | { ok: true; analysis: Analysis; ms: number }
   | { ok: false; code: string; details: string };
 
+/** The last deep pass's record: the next pass decides again only what its changes reach (a
+ * pass ended by its deadline leaves none). */
+let lastMemo: AnalysisMemo | null = null;
+
 export default function analysisTask(task: AnalysisTask): AnalysisReply {
   const t0 = Date.now();
   try {
     const doc = parseDoc(task.doc);
-    const analysis = analyze(doc, CompiledConfig.fromImage(compileImage(doc)), { deep: true, deadline: task.deadline });
+    const memo: { previous: AnalysisMemo | null; next?: AnalysisMemo | null } = { previous: lastMemo };
+    const analysis = analyze(doc, CompiledConfig.fromImage(compileImage(doc)), { deep: true, deadline: task.deadline, memo });
+    lastMemo = memo.next ?? null;
     return { ok: true, analysis, ms: Date.now() - t0 };
   } catch (e) {
     return isFwError(e)
