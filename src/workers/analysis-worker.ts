@@ -1,18 +1,20 @@
-// The piscina deep-analysis worker: a serialized document and a deadline in, the deep
-// analysis out (every policy decided unless the deadline came first; `complete` says which).
-// It compiles the document again for its probe packets: a commit's tables live in the main
-// thread, and compiling costs a small fraction of the analysis.
+// The piscina deep-analysis worker: a serialized document, its compiled tables (a copy of the
+// version's image, for the probe packets) and a deadline in, the deep analysis out (every
+// policy decided unless the deadline came first; `complete` says which).
 import { parseDoc, type SerializedDoc } from '../config/document';
 import { isFwError } from '../errors';
 import { analyze } from '../eval/analysis';
 import type { Analysis } from '../eval/analysis-types';
 import type { AnalysisMemo } from '../eval/analysis-memo';
 import { compileImage } from '../eval/compile';
+import type { CompiledImage } from '../eval/image';
 import { CompiledConfig } from '../eval/compiled';
 
 export interface AnalysisTask {
   doc: SerializedDoc;
   deadline: number; // epoch ms
+  /** the document's compiled tables; absent: compiled here */
+  image?: CompiledImage;
 }
 
 export type AnalysisReply =
@@ -28,7 +30,7 @@ export default function analysisTask(task: AnalysisTask): AnalysisReply {
   try {
     const doc = parseDoc(task.doc);
     const memo: { previous: AnalysisMemo | null; next?: AnalysisMemo | null } = { previous: lastMemo };
-    const analysis = analyze(doc, CompiledConfig.fromImage(compileImage(doc)), { deep: true, deadline: task.deadline, memo });
+    const analysis = analyze(doc, CompiledConfig.fromImage(task.image ?? compileImage(doc)), { deep: true, deadline: task.deadline, memo });
     lastMemo = memo.next ?? null;
     return { ok: true, analysis, ms: Date.now() - t0 };
   } catch (e) {
