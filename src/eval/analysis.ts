@@ -34,8 +34,12 @@ import { COVERED, IncrementalPlan, JUDGED, PAINTED, REACHED, Restart, type Analy
 
 export type { Analysis, AnalysisStats, AnalyzeOptions, Coverage, PartialShadow } from './analysis-types';
 
+/** The covering policies of a line: up to GROUP_IDS named, the rest counted (a policy painted
+ * by hundreds of narrow ones is covered by all of them). */
 function plural(ids: number[]): string {
-  return ids.length === 1 ? `policy ${ids[0]}` : `policies ${ids.join(', ')}`;
+  if (ids.length === 1) return `policy ${ids[0]}`;
+  const more = ids.length > GROUP_IDS ? ` and ${ids.length - GROUP_IDS} more (${ids.length})` : '';
+  return `policies ${ids.slice(0, GROUP_IDS).join(', ')}${more}`;
 }
 
 /** Policies named in one grouped warning line; the rest are counted. */
@@ -66,6 +70,23 @@ function groupedLines(coverages: Coverage[], one: string, many: string): string[
   });
 }
 
+/** How many policies the first `lines` grouped lines of warningLines name or count. */
+function groupedPolicies(a: Analysis, lines: number): number {
+  let n = 0;
+  for (const list of [a.shadowed, a.redundant]) {
+    const sizes = new Map<string, number>();
+    for (const c of list) {
+      const key = c.coveredBy.join(',');
+      sizes.set(key, (sizes.get(key) ?? 0) + 1);
+    }
+    for (const size of sizes.values()) {
+      if (lines-- <= 0) return n;
+      n += size;
+    }
+  }
+  return n;
+}
+
 /** Human-readable warnings, grouped by covering policies: shadowed policies, redundant policies
  * (each in policy order), at most MAX_WARNING_LINES lines, then with `unused` the unused
  * objects. Commit and validate use the default. */
@@ -74,9 +95,13 @@ export function warningLines(a: Analysis, opts: { unused?: boolean } = {}): stri
     ...groupedLines(a.shadowed, 'is shadowed by', 'are shadowed by'),
     ...groupedLines(a.redundant, 'is redundant: covered by', 'are redundant: covered by'),
   ];
-  const out = grouped.length > MAX_WARNING_LINES
-    ? [...grouped.slice(0, MAX_WARNING_LINES), `... and ${grouped.length - MAX_WARNING_LINES} more warnings (GET /api/analysis lists them all)`]
-    : grouped;
+  let out = grouped;
+  if (grouped.length > MAX_WARNING_LINES) {
+    // the policies of the lines left out are counted, so the answer stays a few KB whatever
+    // the size of the rule base (issue 30: 100,000 random policies)
+    const left = a.shadowed.length + a.redundant.length - groupedPolicies(a, MAX_WARNING_LINES);
+    out = [...grouped.slice(0, MAX_WARNING_LINES), `... and ${grouped.length - MAX_WARNING_LINES} more warnings about ${left} more policies (GET /api/analysis lists them all)`];
+  }
   if (opts.unused) {
     for (const n of a.unusedAddresses) out.push(`address ${n} is not used by any policy or NAT rule`);
     for (const n of a.unusedServices) out.push(`service ${n} is not used by any policy or NAT rule`);
