@@ -3,6 +3,8 @@
 // protocol: a failure comes back as a reply with the error's code, never as a class instance.
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { parseDoc, type SerializedDoc } from '../config/document';
+import { applyDelta, type DocDelta } from '../config/doc-delta';
+import type { ConfigDoc } from '../config/types';
 import { isFwError } from '../errors';
 import { analyze, type Analysis } from '../eval/analysis';
 import type { AnalysisMemo } from '../eval/analysis-memo';
@@ -10,9 +12,15 @@ import { compileImage, policySpecs } from '../eval/compile';
 import { CompiledConfig } from '../eval/compiled';
 import type { ImageMeta } from '../eval/image';
 
-export interface CompileTask {
-  doc: SerializedDoc;
-}
+/** The whole document, or the changes from one this thread was sent before (`base`: its key). */
+export type CompileTask = { key?: number } & ({ doc: SerializedDoc } | { base: number; delta: DocDelta });
+
+/** The reply's code when the thread does not hold the base document (the pool sends it whole). */
+export const NO_BASE = 'NO_BASE';
+
+/** The documents this thread was sent last, by key: the running version's and a candidate's. */
+const held = new Map<number, ConfigDoc>();
+const HELD = 2;
 
 export type CompileReply =
   | { ok: true; meta: ImageMeta; buffer: ArrayBuffer; analysis: Analysis; analysisMs: number }
@@ -27,7 +35,20 @@ let lastMemo: AnalysisMemo | null = null;
 
 export default function compileTask(task: CompileTask): unknown {
   try {
-    const doc = parseDoc(task.doc);
+    let doc: ConfigDoc;
+    if ('doc' in task) doc = parseDoc(task.doc);
+    else {
+      const base = held.get(task.base);
+      if (!base) return { ok: false, code: NO_BASE, details: 'the base document is not held here', message: 'internal error' } satisfies CompileReply;
+      doc = applyDelta(base, task.delta);
+      held.delete(task.base); // kept over older ones: the next commit is likely on it again
+      held.set(task.base, base);
+    }
+    if (task.key !== undefined) {
+      held.delete(task.key);
+      held.set(task.key, doc);
+      for (const k of held.keys()) if (held.size > HELD) held.delete(k);
+    }
     // the policy table's RuleSpecs are built once, for the tables and for the analysis
     const specs = policySpecs(doc);
     const image = compileImage(doc, { specs });

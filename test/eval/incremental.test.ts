@@ -5,13 +5,15 @@
 // budgets (undecided policies: the memo must not be trusted), and the deep pass. The compile
 // worker's task, which keeps the memo between commits, answers like a fresh compile too.
 import fc from 'fast-check';
-import { cloneDoc, serializeDoc } from '../../src/config/document';
+import { serializeDoc, workingCopy } from '../../src/config/document';
+import { docDelta } from '../../src/config/doc-delta';
 import type { ConfigDoc } from '../../src/config/types';
 import { analyze, type AnalysisStats, type AnalyzeOptions } from '../../src/eval/analysis';
 import type { AnalysisMemo } from '../../src/eval/analysis-memo';
 import { CompiledConfig } from '../../src/eval/compiled';
 import { parsePacket } from '../../src/eval/packet';
-import compileTask, { type CompileReply } from '../../src/workers/compile-worker';
+import compileTask, { NO_BASE, type CompileReply } from '../../src/workers/compile-worker';
+import { CompilePool } from '../../src/workers/compile-pool';
 import { cidrArb, LARGE, packetArb, packetJson, specArb, specDoc, specMembers, type PacketSpec } from './helpers';
 
 const seed = process.env.FC_SEED ? Number(process.env.FC_SEED) : undefined;
@@ -36,12 +38,15 @@ const changeArb: fc.Arbitrary<Change> = fc.oneof(
   fc.record({ op: fc.constant('ports' as const), to: fc.nat(), port: fc.constantFrom(22, 80, 443, 8080) }),
 );
 
+/** The document after one change: a working copy sharing the objects it does not change, as
+ * a candidate does (what the compile pool's deltas rely on). */
 function applyChange(prev: ConfigDoc, c: Change): ConfigDoc {
-  const doc = cloneDoc(prev);
-  const ps = doc.policies;
+  const doc = workingCopy(prev);
+  const ps = (doc.policies = [...prev.policies]);
   const addrs = [...doc.addresses.keys()];
   const svcs = [...doc.services.keys()];
-  const p = ps.length ? ps[c.op === 'ips' || c.op === 'ports' ? 0 : c.at % ps.length] : undefined;
+  const k = ps.length ? (c.op === 'ips' || c.op === 'ports' ? 0 : c.at % ps.length) : -1;
+  const p = k >= 0 ? (ps[k] = { ...ps[k] }) : undefined;
   switch (c.op) {
     case 'action': if (p) p.action = p.action === 'allow' ? 'deny' : 'allow'; break;
     case 'disable': if (p) { if (p.disabled) delete p.disabled; else p.disabled = true; } break;
@@ -91,14 +96,19 @@ describe('incremental analysis = whole analysis', () => {
     });
   }
 
-  test('the compile worker keeps its memo between tasks: same answers and analysis as a fresh compile', () => {
+  test('the compile worker keeps its memo and documents between tasks: sent whole or as changes, the same answers and analysis as a fresh compile', () => {
+    let key = 1;
     fc.assert(
-      fc.property(specArb({ ...LARGE, policies: [10, 60] }), fc.array(changeArb, { minLength: 1, maxLength: 5 }), fc.array(packetArb, { minLength: 10, maxLength: 10 }), (spec, changes, packets: PacketSpec[]) => {
+      fc.property(specArb({ ...LARGE, policies: [10, 60] }), fc.array(fc.tuple(changeArb, fc.boolean()), { minLength: 1, maxLength: 5 }), fc.array(packetArb, { minLength: 10, maxLength: 10 }), (spec, changes, packets: PacketSpec[]) => {
         let doc = specDoc(spec);
-        compileTask({ doc: serializeDoc(doc) });
-        for (const c of changes) {
+        let base = key++;
+        compileTask({ key: base, doc: serializeDoc(doc) });
+        for (const [c, whole] of changes) {
+          const prev = doc;
           doc = applyChange(doc, c);
-          const reply = compileTask({ doc: serializeDoc(doc) }) as { [k: symbol]: CompileReply } | CompileReply;
+          const task = whole ? { key, doc: serializeDoc(doc) } : { key, base, delta: structuredClone(docDelta(prev, doc)) };
+          base = key++;
+          const reply = compileTask(task) as { [k: symbol]: CompileReply } | CompileReply;
           const r = unwrap(reply);
           if (!r.ok) throw new Error(r.details);
           const fresh = CompiledConfig.compile(doc);
@@ -112,6 +122,33 @@ describe('incremental analysis = whole analysis', () => {
       }),
       { numRuns: 40, seed },
     );
+  });
+});
+
+describe('the compile pool sends changes to a thread holding the base document', () => {
+  const pool = new CompilePool({ maxThreads: 1 });
+  afterAll(() => pool.close());
+
+  test('a delta on a held base, a base never sent, a base the thread no longer holds: each the fresh compile', async () => {
+    const r = fc.sample(specArb({ ...LARGE, policies: [30, 60] }), { numRuns: 1, seed: 30 })[0];
+    const d0 = specDoc(r);
+    const changes = fc.sample(changeArb, { numRuns: 8, seed: 31 });
+    const docs = [d0];
+    for (const c of changes) docs.push(applyChange(docs[docs.length - 1], c));
+    await pool.compile(d0);
+    for (let i = 1; i < docs.length; i++) {
+      // i % 3 === 2: the base is two versions back, which the thread dropped (it holds two)
+      const base = i % 3 === 2 && i >= 3 ? docs[i - 3] : docs[i - 1];
+      const got = await pool.compile(docs[i], base);
+      expect(got.analysis).toEqual(analyze(docs[i], CompiledConfig.compile(docs[i])));
+    }
+    const never = specDoc(r);
+    const got = await pool.compile(docs[2], never);
+    expect(got.analysis).toEqual(analyze(docs[2], CompiledConfig.compile(docs[2])));
+  });
+
+  test('a task on a base the thread does not hold answers NO_BASE', () => {
+    expect(unwrap(compileTask({ key: 1e9, base: 1e9 + 1, delta: docDelta(specDoc(fc.sample(specArb(), { numRuns: 1, seed: 1 })[0]), specDoc(fc.sample(specArb(), { numRuns: 1, seed: 1 })[0])) }))).toMatchObject({ ok: false, code: NO_BASE });
   });
 });
 
