@@ -45,6 +45,8 @@ export interface AnalyzeOptions {
   budget?: number; // work units per policy (quick default 1,000,000; deep default none)
   totalBudget?: number; // for the whole table (quick default 20,000,000; deep default none)
   deadline?: number; // epoch ms: what is not decided by then is left undecided
+  /** set (word 0 not 0) by another thread: the analysis ends as at its deadline */
+  cancel?: Int32Array;
   /** filled in when given: how the policies were decided */
   stats?: AnalysisStats;
   /** policySpecs(doc) when the caller has built them already (the compile worker, for the tables) */

@@ -282,7 +282,7 @@ function run(doc: ConfigDoc, cfg: CompiledConfig, space: RuleSpace, zones: strin
         if (!reached) markUndecided(i);
         continue;
       }
-      const work = new Work(Math.min(budget, totalLeft), deadline);
+      const work = new Work(Math.min(budget, totalLeft), deadline, opts.cancel);
       try {
         verdict = judge(i, reached, work);
       } catch (e) {
@@ -324,7 +324,7 @@ function run(doc: ConfigDoc, cfg: CompiledConfig, space: RuleSpace, zones: strin
   let natDone = !deep;
   if (deep && !timeUp) {
     try {
-      out.unreachableNat = unreachableNatRules(doc, zones.length, new Work(Infinity, deadline));
+      out.unreachableNat = unreachableNatRules(doc, zones.length, new Work(Infinity, deadline, opts.cancel));
       natDone = true;
     } catch (e) {
       if (!(e instanceof OverBudget)) throw e;

@@ -15,6 +15,9 @@ export interface AnalysisTask {
   deadline: number; // epoch ms
   /** the document's compiled tables; absent: compiled here */
   image?: CompiledImage;
+  /** on a SharedArrayBuffer: set when a newer version cancels the pass, which then ends as at
+   * its deadline and leaves the thread (and its memo) alive */
+  cancel?: Int32Array;
 }
 
 export type AnalysisReply =
@@ -30,8 +33,9 @@ export default function analysisTask(task: AnalysisTask): AnalysisReply {
   try {
     const doc = parseDoc(task.doc);
     const memo: { previous: AnalysisMemo | null; next?: AnalysisMemo | null } = { previous: lastMemo };
-    const analysis = analyze(doc, CompiledConfig.fromImage(task.image ?? compileImage(doc)), { deep: true, deadline: task.deadline, memo });
-    lastMemo = memo.next ?? null;
+    const analysis = analyze(doc, CompiledConfig.fromImage(task.image ?? compileImage(doc)), { deep: true, deadline: task.deadline, cancel: task.cancel, memo });
+    // a pass cut short records nothing: the memo before it still serves (any version does)
+    lastMemo = memo.next ?? lastMemo;
     return { ok: true, analysis, ms: Date.now() - t0 };
   } catch (e) {
     return isFwError(e)

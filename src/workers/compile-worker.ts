@@ -55,7 +55,7 @@ export default function compileTask(task: CompileTask): unknown {
     const t0 = performance.now();
     const memo: { previous: AnalysisMemo | null; next?: AnalysisMemo | null } = { previous: lastMemo };
     const analysis = analyze(doc, CompiledConfig.fromImage(image), { specs, memo });
-    lastMemo = memo.next ?? null;
+    lastMemo = memo.next ?? lastMemo; // one with undecided policies records nothing
     const reply: CompileReply = { ok: true, meta: image.meta, buffer: image.buffer, analysis, analysisMs: performance.now() - t0 };
     // a Transferable marked by move(): piscina posts `reply` with the buffer in the transfer list
     return move({ [transferableSymbol]: [image.buffer], [valueSymbol]: reply } as unknown as Parameters<typeof move>[0]);

@@ -125,6 +125,21 @@ describe('incremental analysis = whole analysis', () => {
   });
 });
 
+test('a set cancel flag ends a deep pass as its deadline does; the memo of the pass before still serves the next one', () => {
+  const doc = specDoc(fc.sample(specArb({ ...LARGE, policies: [60, 80] }), { numRuns: 1, seed: 7 })[0]);
+  const cfg = CompiledConfig.compile(doc);
+  const memo: { previous: AnalysisMemo | null; next?: AnalysisMemo | null } = { previous: null };
+  const whole = analyze(doc, cfg, { deep: true, memo });
+  const first = memo.next!;
+  const cancel = new Int32Array(new SharedArrayBuffer(4));
+  Atomics.store(cancel, 0, 1);
+  const cut = { previous: null } as typeof memo;
+  const a = analyze(doc, cfg, { deep: true, cancel, memo: cut });
+  expect(a.complete).toBe(false);
+  expect(cut.next).toBeNull();
+  expect(analyze(doc, cfg, { deep: true, memo: { previous: first } })).toEqual(whole);
+});
+
 describe('the compile pool sends changes to a thread holding the base document', () => {
   const pool = new CompilePool({ maxThreads: 1 });
   afterAll(() => pool.close());
