@@ -33,13 +33,14 @@ function cpuMs(): number {
 }
 
 /** Worker side: load the build in `dist`, generate the document once, run a round per message. */
-function serve(dist: string): void {
+function serve(dist: string, scale: number): void {
   /* eslint-disable @typescript-eslint/no-require-imports */
   const compile = require(path.join(dist, 'src/eval/compile.js')) as typeof import('../src/eval/compile');
   const analysis = require(path.join(dist, 'src/eval/analysis.js')) as typeof import('../src/eval/analysis');
   const compiled = require(path.join(dist, 'src/eval/compiled.js')) as typeof import('../src/eval/compiled');
   const gen = require(path.join(dist, 'bench/generate.js')) as typeof import('./generate');
-  const doc = gen.generateConfig(gen.REALISTIC);
+  const scaleGen = require(path.join(dist, 'bench/scale-config.js')) as typeof import('./scale-config');
+  const doc = scale > 0 ? scaleGen.scaleConfig({ policies: scale }) : gen.generateConfig(gen.REALISTIC);
   const sha = (b: string | ArrayBuffer) => createHash('sha256').update(typeof b === 'string' ? b : new Uint8Array(b)).digest('hex');
   let gc = 0;
   new PerformanceObserver((list) => {
@@ -74,8 +75,8 @@ function serve(dist: string): void {
   parentPort!.postMessage('ready');
 }
 
-function start(label: string, dist: string): { label: string; round: () => Promise<RoundResult>; ready: Promise<void>; stop: () => Promise<number> } {
-  const w = new Worker(__filename, { workerData: { dist }, resourceLimits: WORKER_RESOURCE_LIMITS });
+function start(label: string, dist: string, scale: number): { label: string; round: () => Promise<RoundResult>; ready: Promise<void>; stop: () => Promise<number> } {
+  const w = new Worker(__filename, { workerData: { dist, scale }, resourceLimits: WORKER_RESOURCE_LIMITS });
   const ready = new Promise<void>((res, rej) => {
     w.once('message', () => res());
     w.once('error', rej);
@@ -97,8 +98,11 @@ async function main(): Promise<void> {
   const arg = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
   const rounds = Number(arg('--rounds') ?? 5);
   const against = arg('--against');
-  const builds = [start('this build', path.resolve(__dirname, '..'))];
-  if (against) builds.push(start(`against ${against}`, path.resolve(against)));
+  // --scale N: issue 30's random rule base of N policies (bench/scale-config.ts) instead of
+  // the realistic 20,000-policy one
+  const scale = Number(arg('--scale') ?? 0);
+  const builds = [start('this build', path.resolve(__dirname, '..'), scale)];
+  if (against) builds.push(start(`against ${against}`, path.resolve(against), scale));
   await Promise.all(builds.map((b) => b.ready));
   const results = builds.map(() => [] as RoundResult[]);
   const loads: number[] = [];
@@ -113,7 +117,7 @@ async function main(): Promise<void> {
   await Promise.all(builds.map((b) => b.stop()));
   process.stderr.write('\n');
   const fmt = (x: number) => Math.round(x).toLocaleString('en-US');
-  console.log(`\nCompile worker steps, 20,000 policies, ${rounds} rounds each after a warm-up, young generation ${WORKER_RESOURCE_LIMITS.maxYoungGenerationSizeMb} MB; median wall ms / CPU ms`);
+  console.log(`\nCompile worker steps, ${scale > 0 ? `${scale.toLocaleString('en-US')} random policies (bench/scale-config.ts)` : '20,000 generated policies'}, ${rounds} rounds each after a warm-up, young generation ${WORKER_RESOURCE_LIMITS.maxYoungGenerationSizeMb} MB; median wall ms / CPU ms`);
   console.log(`load average (1 min) during the rounds: ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}; ${os.cpus().length} cores, ${os.cpus()[0].model}, Node ${process.version}\n`);
   console.log(`| build | ${STEPS.join(' | ')} | GC pauses ms |`);
   console.log(`|---|${STEPS.map(() => '---:').join('|')}|---:|`);
@@ -133,5 +137,6 @@ if (isMainThread) {
     process.exit(1);
   });
 } else {
-  serve((workerData as { dist: string }).dist);
+  const wd = workerData as { dist: string; scale: number };
+  serve(wd.dist, wd.scale);
 }

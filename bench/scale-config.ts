@@ -54,3 +54,8 @@ export function scaleConfig(o: ScaleOptions): ConfigDoc {
   doc.counters.policy = o.policies;
   return doc;
 }
+
+/** A canonical network of len bits in the /16 of zone number `z` (10.z.0.0/16), from c.d. */
+export function scaleCidr(z: number, len: number, c: number, d: number): string {
+  return canonicalCidr(`10.${z}.${c}.${d}/${len}`)!;
+}

@@ -3,7 +3,7 @@
 import type { ConfigDoc } from './types';
 
 export interface DiffItem {
-  kind: string; // address, service, zone, interface, vlan, dhcp, route, policy, nat
+  kind: string; // address, service, address-group, service-group, zone, interface, vlan, dhcp, route, policy, nat
   key: string; // name, interface or id
 }
 
@@ -15,53 +15,72 @@ export interface ConfigDiff {
   reordered: string[];
 }
 
-type Keyed = { key: string; value: unknown };
+/** The named collections and the rule tables, in the order a diff lists them. */
+const NAMED = [
+  ['address', 'addresses'], ['service', 'services'], ['address-group', 'addressGroups'], ['service-group', 'serviceGroups'], ['zone', 'zones'], ['interface', 'interfaces'], ['vlan', 'vlans'], ['dhcp', 'dhcp']] as const;
+const RULES = [['route', 'routes'], ['policy', 'policies'], ['nat', 'nat']] as const;
 
-function entries(doc: ConfigDoc): Record<string, Keyed[]> {
-  const named = (m: Map<string, unknown>) => [...m].map(([key, value]) => ({ key, value }));
-  const byId = (a: Array<{ id: number }>) => a.map((value) => ({ key: String(value.id), value }));
-  return {
-    address: named(doc.addresses),
-    service: named(doc.services),
-    'address-group': named(doc.addressGroups),
-    'service-group': named(doc.serviceGroups),
-    zone: named(doc.zones),
-    interface: named(doc.interfaces),
-    vlan: named(doc.vlans),
-    dhcp: named(doc.dhcp),
-    route: byId(doc.routes),
-    policy: byId(doc.policies),
-    nat: byId(doc.nat),
-  };
+/** Same object, or the same JSON (a field set to undefined is no field), compared field by
+ * field. A candidate shares the objects it did not change with its base (session/service.ts); a
+ * loaded one does not (two JSON.stringify a policy were ~0.3 s of a commit at 100,000 policies). */
+function same(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) return a.length === (b as unknown[]).length && a.every((x, i) => same(x, (b as unknown[])[i]));
+  const x = a as Record<string, unknown>, y = b as Record<string, unknown>;
+  const kx = Object.keys(x).filter((k) => x[k] !== undefined);
+  const ky = Object.keys(y).filter((k) => y[k] !== undefined);
+  return kx.length === ky.length && kx.every((k, i) => k === ky[i] && same(x[k], y[k]));
 }
 
 export function diffDocs(running: ConfigDoc, candidate: ConfigDoc): ConfigDiff {
   const out: ConfigDiff = { added: [], changed: [], deleted: [], reordered: [] };
-  const before = entries(running);
-  const after = entries(candidate);
-  for (const kind of Object.keys(before)) {
-    const old = new Map(before[kind].map((e) => [e.key, e.value]));
-    const neu = new Map(after[kind].map((e) => [e.key, e.value]));
+  for (const [kind, field] of NAMED) {
+    const old: ReadonlyMap<string, unknown> = running[field], neu: ReadonlyMap<string, unknown> = candidate[field];
     for (const [key, value] of neu) {
       const was = old.get(key);
       if (was === undefined) out.added.push({ kind, key });
-      // a candidate shares the objects it did not change with its base (session/service.ts)
-      else if (was !== value && JSON.stringify(was) !== JSON.stringify(value)) out.changed.push({ kind, key });
+      else if (!same(was, value)) out.changed.push({ kind, key });
     }
     for (const key of old.keys()) if (!neu.has(key)) out.deleted.push({ kind, key });
   }
-  if (orderChanged(before.policy, after.policy)) out.reordered.push('policies');
-  if (orderChanged(before.nat, after.nat)) out.reordered.push('nat');
+  for (const [kind, field] of RULES) {
+    const reordered = diffRules(kind, running[field], candidate[field], out);
+    if (reordered && kind !== 'route') out.reordered.push(field);
+  }
   return out;
 }
 
-/** True when the rules present in both tables are not in the same relative order. */
-function orderChanged(before: Keyed[], after: Keyed[]): boolean {
-  const inAfter = new Set(after.map((e) => e.key));
-  const inBefore = new Set(before.map((e) => e.key));
-  const a = before.filter((e) => inAfter.has(e.key)).map((e) => e.key);
-  const b = after.filter((e) => inBefore.has(e.key)).map((e) => e.key);
-  return a.join(',') !== b.join(',');
+/**
+ * One rule table's added, changed and deleted rules (in `out`); true when the rules present in
+ * both are not in the same relative order. The same ids at the same positions (a commit that
+ * edits rules) are compared in place, without maps of 100,000 ids (~0.2 s a commit at that
+ * size).
+ */
+function diffRules(kind: string, old: ReadonlyArray<{ id: number }>, neu: ReadonlyArray<{ id: number }>, out: ConfigDiff): boolean {
+  if (old.length === neu.length && old.every((r, i) => r.id === neu[i].id)) {
+    neu.forEach((r, i) => {
+      if (!same(old[i], r)) out.changed.push({ kind, key: String(r.id) });
+    });
+    return false;
+  }
+  const oldById = new Map(old.map((r) => [r.id, r]));
+  const neuAt = new Map(neu.map((r, i) => [r.id, i]));
+  for (const r of neu) {
+    const was = oldById.get(r.id);
+    if (was === undefined) out.added.push({ kind, key: String(r.id) });
+    else if (!same(was, r)) out.changed.push({ kind, key: String(r.id) });
+  }
+  for (const r of old) if (!neuAt.has(r.id)) out.deleted.push({ kind, key: String(r.id) });
+  // the rules of both in the same relative order: their new positions ascend along the old table
+  let last = -1;
+  for (const r of old) {
+    const at = neuAt.get(r.id);
+    if (at === undefined) continue;
+    if (at < last) return true;
+    last = at;
+  }
+  return false;
 }
 
 export function diffSummary(d: ConfigDiff): string {

@@ -1,5 +1,6 @@
 // What the analysis reports (analysis.ts computes it; compiled.ts, the workers and the API
 // carry it). A module of its own so that those modules do not import each other for types.
+import type { AnalysisMemo } from './analysis-memo';
 import type { RuleSpec } from './rules';
 
 export interface Coverage {
@@ -44,10 +45,19 @@ export interface AnalyzeOptions {
   budget?: number; // work units per policy (quick default 1,000,000; deep default none)
   totalBudget?: number; // for the whole table (quick default 20,000,000; deep default none)
   deadline?: number; // epoch ms: what is not decided by then is left undecided
+  /** set (word 0 not 0) by another thread: the analysis ends as at its deadline */
+  cancel?: Int32Array;
   /** filled in when given: how the policies were decided */
   stats?: AnalysisStats;
   /** policySpecs(doc) when the caller has built them already (the compile worker, for the tables) */
   specs?: readonly RuleSpec[];
+  /**
+   * The incremental analysis (analysis-memo.ts): `previous` is what an earlier analysis with
+   * the same options recorded (any version: the policies are compared); the policies no change
+   * reaches are copied from it. `next` is set to this analysis's record (null when it cannot
+   * serve: some policy was left undecided).
+   */
+  memo?: { previous: AnalysisMemo | null; next?: AnalysisMemo | null };
 }
 
 export interface AnalysisStats {

@@ -30,11 +30,16 @@ import { probe } from './probe';
 import { regionMaker, regionOf, RuleSpace, type RuleRegions } from './rule-space';
 import type { Interval } from './sets';
 import { OverBudget, Work } from './work';
+import { COVERED, IncrementalPlan, JUDGED, PAINTED, REACHED, Restart, type AnalysisMemo, type MemoOptions, type Verdict } from './analysis-memo';
 
 export type { Analysis, AnalysisStats, AnalyzeOptions, Coverage, PartialShadow } from './analysis-types';
 
+/** The covering policies of a line: up to GROUP_IDS named, the rest counted (a policy painted
+ * by hundreds of narrow ones is covered by all of them). */
 function plural(ids: number[]): string {
-  return ids.length === 1 ? `policy ${ids[0]}` : `policies ${ids.join(', ')}`;
+  if (ids.length === 1) return `policy ${ids[0]}`;
+  const more = ids.length > GROUP_IDS ? ` and ${ids.length - GROUP_IDS} more (${ids.length})` : '';
+  return `policies ${ids.slice(0, GROUP_IDS).join(', ')}${more}`;
 }
 
 /** Policies named in one grouped warning line; the rest are counted. */
@@ -65,6 +70,23 @@ function groupedLines(coverages: Coverage[], one: string, many: string): string[
   });
 }
 
+/** How many policies the first `lines` grouped lines of warningLines name or count. */
+function groupedPolicies(a: Analysis, lines: number): number {
+  let n = 0;
+  for (const list of [a.shadowed, a.redundant]) {
+    const sizes = new Map<string, number>();
+    for (const c of list) {
+      const key = c.coveredBy.join(',');
+      sizes.set(key, (sizes.get(key) ?? 0) + 1);
+    }
+    for (const size of sizes.values()) {
+      if (lines-- <= 0) return n;
+      n += size;
+    }
+  }
+  return n;
+}
+
 /** Human-readable warnings, grouped by covering policies: shadowed policies, redundant policies
  * (each in policy order), at most MAX_WARNING_LINES lines, then with `unused` the unused
  * objects. Commit and validate use the default. */
@@ -73,9 +95,13 @@ export function warningLines(a: Analysis, opts: { unused?: boolean } = {}): stri
     ...groupedLines(a.shadowed, 'is shadowed by', 'are shadowed by'),
     ...groupedLines(a.redundant, 'is redundant: covered by', 'are redundant: covered by'),
   ];
-  const out = grouped.length > MAX_WARNING_LINES
-    ? [...grouped.slice(0, MAX_WARNING_LINES), `... and ${grouped.length - MAX_WARNING_LINES} more warnings (GET /api/analysis lists them all)`]
-    : grouped;
+  let out = grouped;
+  if (grouped.length > MAX_WARNING_LINES) {
+    // the policies of the lines left out are counted, so the answer stays a few KB whatever
+    // the size of the rule base (issue 30: 100,000 random policies)
+    const left = a.shadowed.length + a.redundant.length - groupedPolicies(a, MAX_WARNING_LINES);
+    out = [...grouped.slice(0, MAX_WARNING_LINES), `... and ${grouped.length - MAX_WARNING_LINES} more warnings about ${left} more policies (GET /api/analysis lists them all)`];
+  }
   if (opts.unused) {
     for (const n of a.unusedAddresses) out.push(`address ${n} is not used by any policy or NAT rule`);
     for (const n of a.unusedServices) out.push(`service ${n} is not used by any policy or NAT rule`);
@@ -102,31 +128,36 @@ function spaceKey(r: RuleRegions): string {
   }).join('/') + (r.sportKey ? `/${r.sportKey}` : '');
 }
 
-/** What the painting found for one policy. */
-interface Verdict {
-  covered: boolean;
-  /** covered: earlier policies (indices) whose union covers it, none of them superfluous */
-  cover: number[];
-  /** covered: some packet's first match is a policy of the other action */
-  otherTakes: boolean;
-  /** not covered (deep pass): an earlier policy of the other action takes this packet */
-  partial: PartialShadow | null;
-}
-
 export function analyze(doc: ConfigDoc, compiled?: CompiledConfig, opts: AnalyzeOptions = {}): Analysis {
   const cfg = compiled ?? CompiledConfig.compile(doc);
+  const specs = opts.specs ?? policySpecs(doc);
+  const zones = [...zoneIndexOf(doc).keys()];
+  const space = new RuleSpace(specs.map(regionMaker(zones.length)));
   const deep = opts.deep ?? false;
-  const samples = opts.samples ?? 24;
-  const budget = opts.budget ?? (deep ? Infinity : 1_000_000);
-  let totalLeft = opts.totalBudget ?? (deep ? Infinity : 20_000_000);
+  const memoOpts: MemoOptions = { deep, samples: opts.samples ?? 24, budget: opts.budget ?? (deep ? Infinity : 1_000_000), totalBudget: opts.totalBudget ?? (deep ? Infinity : 20_000_000) };
+  const allows = doc.policies.map((p) => p.action === 'allow');
+  const ids = doc.policies.map((p) => p.id);
+  const plan = (previous: AnalysisMemo | null) => new IncrementalPlan(previous, memoOpts, zones, ids, specs, allows, space, opts.memo !== undefined);
+  const previous = opts.memo?.previous ?? null;
+  if (previous) {
+    try {
+      return run(doc, cfg, space, zones, allows, memoOpts, opts, plan(previous));
+    } catch (e) {
+      if (!(e instanceof Restart)) throw e;
+    }
+  }
+  return run(doc, cfg, space, zones, allows, memoOpts, opts, plan(null));
+}
+
+/** One analysis: every policy decided, or with a usable memo in `plan`, those a change reaches. */
+function run(doc: ConfigDoc, cfg: CompiledConfig, space: RuleSpace, zones: string[], allows: boolean[], mo: MemoOptions, opts: AnalyzeOptions, plan: IncrementalPlan): Analysis {
+  const { deep, samples, budget } = mo;
+  let totalLeft = mo.totalBudget;
   const deadline = opts.deadline ?? Infinity;
   const stats: AnalysisStats = Object.assign(opts.stats ?? {}, { reached: 0, painted: 0, undecided: 0, undecidedIds: [] as number[] });
-
-  const zones = [...zoneIndexOf(doc).keys()];
-  const space = new RuleSpace((opts.specs ?? policySpecs(doc)).map(regionMaker(zones.length)));
   const n = doc.policies.length;
   const covered = new Uint8Array(n);
-  const allows = doc.policies.map((p) => p.action === 'allow');
+  const { old, next } = plan;
   const out: Analysis = { complete: false, shadowed: [], redundant: [], undecided: [], partiallyShadowed: [], unreachableNat: [], unusedAddresses: [], unusedServices: [], ...disabledRules(doc) };
   /** spaces of covered policies, with the action and verdict of the first of them */
   const coveredSpaces = new Map<string, { allow: boolean; verdict: Verdict }>();
@@ -189,12 +220,54 @@ export function analyze(doc: ConfigDoc, compiled?: CompiledConfig, opts: Analyze
     if (stats.undecidedIds.length < 100) stats.undecidedIds.push(doc.policies[i].id);
   };
 
+  /** The previous analysis's decision of policy i (same position, nothing reaching it changed). */
+  const copy = (i: number, o: AnalysisMemo) => {
+    const st = o.state[i];
+    next.state[i] = st;
+    if (st & REACHED) stats.reached++;
+    if (st & PAINTED) stats.painted++;
+    if (st & JUDGED) {
+      // a whole analysis would have judged it with what is left of the budget: it must fit
+      if (timeUp || totalLeft <= 0 || o.used[i] > Math.min(budget, totalLeft)) throw new Restart();
+      totalLeft -= o.used[i];
+      next.used[i] = o.used[i];
+    }
+    const partial = o.partials[i];
+    if (partial) {
+      out.partiallyShadowed.push(partial);
+      next.partials[i] = partial;
+    }
+    if (!(st & COVERED)) return;
+    covered[i] = 1;
+    const key = o.keys[i]!, verdict = o.verdicts[i]!, entry = o.entries[i]!;
+    if (!coveredSpaces.has(key)) coveredSpaces.set(key, { allow: allows[i], verdict });
+    (verdict.otherTakes ? out.shadowed : out.redundant).push(entry);
+    next.verdicts[i] = verdict;
+    next.keys[i] = key;
+    next.entries[i] = entry;
+  };
+
   for (let i = 0; i < n; i++) {
     const me = space.rules[i];
+    const dirty = old === null || plan.dirty[i] === 1;
+    if (old && dirty) plan.addSource(i, true);
     if (!me.r4 && !me.r6) continue; // matches nothing at all: not "covered by" anything
+    if (old && !dirty && !plan.reached(i)) {
+      copy(i, old);
+      continue;
+    }
     const reached = families.some((f, k) => regionOf(me, f) !== null && probe(cfg, i, f, regionOf(me, f)!, samples, i * 2 + k + 1, me.pieces));
     if (reached) stats.reached++;
-    if (reached && !deep) continue;
+    let st = reached ? REACHED : 0;
+    // a policy decided again that is or was covered changes the candidates of later ones
+    const settle = () => {
+      next.state[i] = st;
+      if (old && !dirty && ((st & COVERED) || (old.state[i] & COVERED))) plan.addSource(i, false);
+    };
+    if (reached && !deep) {
+      settle();
+      continue;
+    }
     // (a reached policy is not covered, so no covered policy has its space)
     const key = reached ? '' : spaceKey(me);
     const same = reached ? undefined : coveredSpaces.get(key);
@@ -203,6 +276,7 @@ export function analyze(doc: ConfigDoc, compiled?: CompiledConfig, opts: Analyze
       // an earlier policy of this very space is covered: everything in it is taken before that
       // policy, by the same rules, so nothing in between takes any of it
       stats.painted++;
+      st |= PAINTED;
       verdict = same.verdict;
     } else {
       if (timeUp || totalLeft <= 0) {
@@ -210,7 +284,7 @@ export function analyze(doc: ConfigDoc, compiled?: CompiledConfig, opts: Analyze
         if (!reached) markUndecided(i);
         continue;
       }
-      const work = new Work(Math.min(budget, totalLeft), deadline);
+      const work = new Work(Math.min(budget, totalLeft), deadline, opts.cancel);
       try {
         verdict = judge(i, reached, work);
       } catch (e) {
@@ -220,24 +294,39 @@ export function analyze(doc: ConfigDoc, compiled?: CompiledConfig, opts: Analyze
         if (!reached) markUndecided(i);
         continue;
       } finally {
-        totalLeft -= Math.min(budget, totalLeft) - Math.max(work.left, 0);
+        const spent = Math.min(budget, totalLeft) - Math.max(work.left, 0);
+        totalLeft -= spent;
+        next.used[i] = spent;
       }
-      if (!reached) stats.painted++;
+      st |= JUDGED;
+      if (!reached) {
+        stats.painted++;
+        st |= PAINTED;
+      }
     }
     if (!verdict.covered) {
-      if (verdict.partial) out.partiallyShadowed.push(verdict.partial);
+      if (verdict.partial) {
+        out.partiallyShadowed.push(verdict.partial);
+        next.partials[i] = verdict.partial;
+      }
+      settle();
       continue;
     }
     covered[i] = 1;
+    st |= COVERED;
     if (!same) coveredSpaces.set(key, { allow: allows[i], verdict });
     const entry = { id: doc.policies[i].id, coveredBy: verdict.cover.map((j) => doc.policies[j].id) };
     (verdict.otherTakes ? out.shadowed : out.redundant).push(entry);
+    next.verdicts[i] = verdict;
+    next.keys[i] = key;
+    next.entries[i] = entry;
+    settle();
   }
 
   let natDone = !deep;
   if (deep && !timeUp) {
     try {
-      out.unreachableNat = unreachableNatRules(doc, zones.length, new Work(Infinity, deadline));
+      out.unreachableNat = unreachableNatRules(doc, zones.length, new Work(Infinity, deadline, opts.cancel));
       natDone = true;
     } catch (e) {
       if (!(e instanceof OverBudget)) throw e;
@@ -245,5 +334,6 @@ export function analyze(doc: ConfigDoc, compiled?: CompiledConfig, opts: Analyze
   }
   Object.assign(out, unusedObjects(doc));
   out.complete = deep && !gaveUp && natDone;
+  if (opts.memo) opts.memo.next = gaveUp ? null : next;
   return out;
 }

@@ -27,6 +27,13 @@ export function hullsMeet(h: Float64Array, i: number, j: number): boolean {
     h[i * 6 + 4] <= h[j * 6 + 5] && h[j * 6 + 4] <= h[i * 6 + 5];
 }
 
+/** Does the hull of rule i meet the hull `x` (6 numbers, as in the table)? */
+export function hullMeetsBox(h: Float64Array, i: number, x: Float64Array): boolean {
+  return h[i * 6] <= x[1] && x[0] <= h[i * 6 + 1] &&
+    h[i * 6 + 2] <= x[3] && x[2] <= h[i * 6 + 3] &&
+    h[i * 6 + 4] <= x[5] && x[4] <= h[i * 6 + 5];
+}
+
 interface FamilyBuckets {
   /** every rule with a space of the family, ascending */
   all: number[];

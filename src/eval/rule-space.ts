@@ -73,6 +73,25 @@ export function regionMaker(zoneCount: number): (spec: RuleSpec) => RuleRegions 
 
 export const regionOf = (r: RuleRegions, f: Family) => (f === 4 ? r.r4 : r.r6);
 
+/** Writes R's hull (source lo, hi, destination lo, hi, service lo, hi) at h[at]; rounding the
+ * IPv6 top bits keeps the order, so an overlap is never missed. */
+function writeHull(f: Family, R: Region, h: Float64Array, at: number): void {
+  const top = (x: bigint) => (f === 4 ? Number(x) : Number(x >> 64n));
+  h[at] = top(R.s[0][0]);
+  h[at + 1] = top(R.s[R.s.length - 1][1]);
+  h[at + 2] = top(R.d[0][0]);
+  h[at + 3] = top(R.d[R.d.length - 1][1]);
+  h[at + 4] = Number(R.v[0][0]);
+  h[at + 5] = Number(R.v[R.v.length - 1][1]);
+}
+
+/** R's hull as the table holds it, on its own. */
+export function hullOf(f: Family, R: Region): Float64Array {
+  const h = new Float64Array(6);
+  writeHull(f, R, h, 0);
+  return h;
+}
+
 export class RuleSpace {
   /** per family, 6 numbers a rule: hulls of source, destination and service (IPv6 by its top 64 bits) */
   private readonly hulls: Record<Family, Float64Array>;
@@ -82,23 +101,20 @@ export class RuleSpace {
     const n = rules.length;
     this.hulls = { 4: new Float64Array(n * 6), 6: new Float64Array(n * 6) };
     const present = { 4: new Uint8Array(n), 6: new Uint8Array(n) };
-    // rounding the IPv6 top bits keeps the order, so an overlap is never missed
-    const top = (f: Family, x: bigint) => (f === 4 ? Number(x) : Number(x >> 64n));
     rules.forEach((r, i) => {
       for (const f of [4, 6] as const) {
         const R = regionOf(r, f);
         if (!R) continue;
         present[f][i] = 1;
-        const h = this.hulls[f];
-        h[i * 6] = top(f, R.s[0][0]);
-        h[i * 6 + 1] = top(f, R.s[R.s.length - 1][1]);
-        h[i * 6 + 2] = top(f, R.d[0][0]);
-        h[i * 6 + 3] = top(f, R.d[R.d.length - 1][1]);
-        h[i * 6 + 4] = Number(R.v[0][0]);
-        h[i * 6 + 5] = Number(R.v[R.v.length - 1][1]);
+        writeHull(f, R, this.hulls[f], i * 6);
       }
     });
     this.index = new EarlierIndex({ sz: rules.map((r) => r.sz), dz: rules.map((r) => r.dz), present, hulls: this.hulls });
+  }
+
+  /** The hulls of family f, 6 numbers a rule (rules without a space of f: zeros). */
+  hullTable(f: Family): Float64Array {
+    return this.hulls[f];
   }
 
   /** Does rule j's hull hold rule i's (a cheap necessary condition for j holding i)? */

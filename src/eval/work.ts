@@ -15,8 +15,9 @@ const CLOCK_EVERY = 1 << 18;
 export class Work {
   private untilClock = 0; // the first spend looks at the clock
 
-  /** `left`: units (Infinity: none); `deadline`: epoch ms (Date.now(), the same in every thread). */
-  constructor(public left: number, private readonly deadline = Infinity) {}
+  /** `left`: units (Infinity: none); `deadline`: epoch ms (Date.now(), the same in every thread);
+   * `cancel`: a flag another thread sets (word 0 not 0) to end the work as at its deadline. */
+  constructor(public left: number, private readonly deadline = Infinity, private readonly cancel?: Int32Array) {}
 
   spend(n: number): void {
     this.left -= n;
@@ -29,5 +30,6 @@ export class Work {
 
   checkClock(): void {
     if (this.deadline !== Infinity && Date.now() > this.deadline) throw new OverBudget(true);
+    if (this.cancel && Atomics.load(this.cancel, 0) !== 0) throw new OverBudget(true);
   }
 }

@@ -234,7 +234,7 @@ export class CommitPipeline<C> {
       timer = setTimeout(() => reject(new FwError('ERR_SYS_4004', `compile took over ${this.opts.commitTimeoutMs} ms`)), this.opts.commitTimeoutMs);
     });
     try {
-      return await Promise.race([this.tools.compiler.compile(doc), timeout]);
+      return await Promise.race([this.tools.compiler.compile(doc, this.versions.current().doc), timeout]);
     } finally {
       clearTimeout(timer);
     }

@@ -4,7 +4,9 @@ import type { ConfigDoc } from '../config/types';
 
 /** Compiles a document (in worker threads) and returns its analysis warnings. */
 export interface Compiler<C> {
-  compile(doc: ConfigDoc): Promise<{ compiled: C; warnings: string[] }>;
+  /** `base`: a document compiled before that `doc` shares its unchanged objects with (the
+   * running version's): only what differs need travel to the compile thread */
+  compile(doc: ConfigDoc, base?: ConfigDoc): Promise<{ compiled: C; warnings: string[] }>;
 }
 
 export interface SessionOptions {

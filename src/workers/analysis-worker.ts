@@ -1,28 +1,41 @@
-// The piscina deep-analysis worker: a serialized document and a deadline in, the deep
-// analysis out (every policy decided unless the deadline came first; `complete` says which).
-// It compiles the document again for its probe packets: a commit's tables live in the main
-// thread, and compiling costs a small fraction of the analysis.
+// The piscina deep-analysis worker: a serialized document, its compiled tables (a copy of the
+// version's image, for the probe packets) and a deadline in, the deep analysis out (every
+// policy decided unless the deadline came first; `complete` says which).
 import { parseDoc, type SerializedDoc } from '../config/document';
 import { isFwError } from '../errors';
 import { analyze } from '../eval/analysis';
 import type { Analysis } from '../eval/analysis-types';
+import type { AnalysisMemo } from '../eval/analysis-memo';
 import { compileImage } from '../eval/compile';
+import type { CompiledImage } from '../eval/image';
 import { CompiledConfig } from '../eval/compiled';
 
 export interface AnalysisTask {
   doc: SerializedDoc;
   deadline: number; // epoch ms
+  /** the document's compiled tables; absent: compiled here */
+  image?: CompiledImage;
+  /** on a SharedArrayBuffer: set when a newer version cancels the pass, which then ends as at
+   * its deadline and leaves the thread (and its memo) alive */
+  cancel?: Int32Array;
 }
 
 export type AnalysisReply =
   | { ok: true; analysis: Analysis; ms: number }
   | { ok: false; code: string; details: string };
 
+/** The last deep pass's record: the next pass decides again only what its changes reach (a
+ * pass ended by its deadline leaves none). */
+let lastMemo: AnalysisMemo | null = null;
+
 export default function analysisTask(task: AnalysisTask): AnalysisReply {
   const t0 = Date.now();
   try {
     const doc = parseDoc(task.doc);
-    const analysis = analyze(doc, CompiledConfig.fromImage(compileImage(doc)), { deep: true, deadline: task.deadline });
+    const memo: { previous: AnalysisMemo | null; next?: AnalysisMemo | null } = { previous: lastMemo };
+    const analysis = analyze(doc, CompiledConfig.fromImage(task.image ?? compileImage(doc)), { deep: true, deadline: task.deadline, cancel: task.cancel, memo });
+    // a pass cut short records nothing: the memo before it still serves (any version does)
+    lastMemo = memo.next ?? lastMemo;
     return { ok: true, analysis, ms: Date.now() - t0 };
   } catch (e) {
     return isFwError(e)

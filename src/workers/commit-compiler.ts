@@ -6,15 +6,15 @@ import { warningLines } from '../eval/analysis';
 import type { CompiledConfig } from '../eval/compiled';
 
 export interface CommitCompiler {
-  compile(doc: ConfigDoc): Promise<{ compiled: CompiledConfig; warnings: string[] }>;
+  compile(doc: ConfigDoc, base?: ConfigDoc): Promise<{ compiled: CompiledConfig; warnings: string[] }>;
   close(): Promise<void>;
 }
 
 export function createCompiler(): CommitCompiler {
   const pool = new CompilePool();
   return {
-    async compile(doc) {
-      const compiled = await pool.compile(doc);
+    async compile(doc, base) {
+      const compiled = await pool.compile(doc, base);
       return { compiled, warnings: compiled.analysis ? warningLines(compiled.analysis) : [] };
     },
     close: () => pool.close(),

@@ -5,10 +5,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { Piscina } from 'piscina';
 import { serializeDoc } from '../config/document';
+import { docDelta } from '../config/doc-delta';
 import type { ConfigDoc } from '../config/types';
 import { ERRORS, FwError, type ErrorCode } from '../errors';
 import { CompiledConfig } from '../eval/compiled';
-import type { CompileReply, CompileTask } from './compile-worker';
+import { NO_BASE, type CompileReply, type CompileTask } from './compile-worker';
 
 export interface CompilePoolOptions {
   maxThreads?: number; // default: cores - 1, at least 1, at most 4
@@ -28,6 +29,9 @@ export const WORKER_RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 8 };
 
 export class CompilePool {
   private readonly pool: Piscina<CompileTask, CompileReply>;
+  /** the documents sent to a thread, by the key the thread keeps them under */
+  private readonly sent = new WeakMap<ConfigDoc, number>();
+  private nextKey = 1;
 
   constructor(opts: CompilePoolOptions = {}) {
     const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
@@ -41,11 +45,29 @@ export class CompilePool {
     });
   }
 
-  /** Compiles in a worker; rejects with FwError ERR_SYS_4002 when the queue is full. */
-  async compile(doc: ConfigDoc): Promise<CompiledConfig> {
+  /**
+   * Compiles in a worker; rejects with FwError ERR_SYS_4002 when the queue is full. With `base`
+   * (a document sent before), only what `doc` changes travels (config/doc-delta.ts); a thread
+   * that no longer holds the base (another thread, or it was ended when idle) asks for the
+   * whole document, which is sent then.
+   */
+  async compile(doc: ConfigDoc, base?: ConfigDoc): Promise<CompiledConfig> {
+    const key = this.nextKey++;
+    const baseKey = base === undefined ? undefined : this.sent.get(base);
+    let reply = await this.run(baseKey === undefined ? { key, doc: serializeDoc(doc) } : { key, base: baseKey, delta: docDelta(base!, doc) });
+    if (!reply.ok && reply.code === NO_BASE) reply = await this.run({ key, doc: serializeDoc(doc) });
+    if (!reply.ok) {
+      const code = (Object.prototype.hasOwnProperty.call(ERRORS, reply.code) ? reply.code : 'ERR_SYS_4001') as ErrorCode;
+      throw new FwError(code, reply.details);
+    }
+    this.sent.set(doc, key);
+    return CompiledConfig.fromImage({ meta: reply.meta, buffer: reply.buffer }, reply.analysis);
+  }
+
+  private async run(task: CompileTask): Promise<CompileReply> {
     let reply: CompileReply;
     try {
-      reply = await this.pool.run({ doc: serializeDoc(doc) });
+      reply = await this.pool.run(task);
     } catch (e) {
       const msg = e instanceof Error ? e.message : String(e);
       if (/queue is at limit|No task queue available/.test(msg)) {
@@ -56,11 +78,7 @@ export class CompilePool {
     if (typeof reply !== 'object' || reply === null || typeof reply.ok !== 'boolean') {
       throw new FwError('ERR_SYS_4001', 'compile worker gave a malformed reply');
     }
-    if (!reply.ok) {
-      const code = (Object.prototype.hasOwnProperty.call(ERRORS, reply.code) ? reply.code : 'ERR_SYS_4001') as ErrorCode;
-      throw new FwError(code, reply.details);
-    }
-    return CompiledConfig.fromImage({ meta: reply.meta, buffer: reply.buffer }, reply.analysis);
+    return reply;
   }
 
   /** Tasks waiting for a thread. */

@@ -3,28 +3,59 @@
 // protocol: a failure comes back as a reply with the error's code, never as a class instance.
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { parseDoc, type SerializedDoc } from '../config/document';
+import { applyDelta, type DocDelta } from '../config/doc-delta';
+import type { ConfigDoc } from '../config/types';
 import { isFwError } from '../errors';
 import { analyze, type Analysis } from '../eval/analysis';
+import type { AnalysisMemo } from '../eval/analysis-memo';
 import { compileImage, policySpecs } from '../eval/compile';
 import { CompiledConfig } from '../eval/compiled';
 import type { ImageMeta } from '../eval/image';
 
-export interface CompileTask {
-  doc: SerializedDoc;
-}
+/** The whole document, or the changes from one this thread was sent before (`base`: its key). */
+export type CompileTask = { key?: number } & ({ doc: SerializedDoc } | { base: number; delta: DocDelta });
+
+/** The reply's code when the thread does not hold the base document (the pool sends it whole). */
+export const NO_BASE = 'NO_BASE';
+
+/** The documents this thread was sent last, by key: the running version's and a candidate's. */
+const held = new Map<number, ConfigDoc>();
+const HELD = 2;
 
 export type CompileReply =
   | { ok: true; meta: ImageMeta; buffer: ArrayBuffer; analysis: Analysis; analysisMs: number }
   | { ok: false; code: string; details: string; message: string };
 
+/**
+ * What this thread's last analysis recorded: the next compile's analysis decides again only the
+ * policies its changes reach (whatever version the memo is of: the policies are compared, so
+ * a validate, a failed commit or another thread's commit in between cost only a larger diff).
+ */
+let lastMemo: AnalysisMemo | null = null;
+
 export default function compileTask(task: CompileTask): unknown {
   try {
-    const doc = parseDoc(task.doc);
+    let doc: ConfigDoc;
+    if ('doc' in task) doc = parseDoc(task.doc);
+    else {
+      const base = held.get(task.base);
+      if (!base) return { ok: false, code: NO_BASE, details: 'the base document is not held here', message: 'internal error' } satisfies CompileReply;
+      doc = applyDelta(base, task.delta);
+      held.delete(task.base); // kept over older ones: the next commit is likely on it again
+      held.set(task.base, base);
+    }
+    if (task.key !== undefined) {
+      held.delete(task.key);
+      held.set(task.key, doc);
+      for (const k of held.keys()) if (held.size > HELD) held.delete(k);
+    }
     // the policy table's RuleSpecs are built once, for the tables and for the analysis
     const specs = policySpecs(doc);
     const image = compileImage(doc, { specs });
     const t0 = performance.now();
-    const analysis = analyze(doc, CompiledConfig.fromImage(image), { specs });
+    const memo: { previous: AnalysisMemo | null; next?: AnalysisMemo | null } = { previous: lastMemo };
+    const analysis = analyze(doc, CompiledConfig.fromImage(image), { specs, memo });
+    lastMemo = memo.next ?? lastMemo; // one with undecided policies records nothing
     const reply: CompileReply = { ok: true, meta: image.meta, buffer: image.buffer, analysis, analysisMs: performance.now() - t0 };
     // a Transferable marked by move(): piscina posts `reply` with the buffer in the transfer list
     return move({ [transferableSymbol]: [image.buffer], [valueSymbol]: reply } as unknown as Parameters<typeof move>[0]);

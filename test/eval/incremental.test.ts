@@ -1,0 +1,183 @@
+// The incremental analysis (issue 30): random configurations, random sequences of changes
+// (policies edited, inserted, deleted and moved; addresses and services changed), and at each
+// step the analysis made from the previous step's memo is the whole analysis of that
+// document: the same report, the same stats. The quick pass, the quick pass with small
+// budgets (undecided policies: the memo must not be trusted), and the deep pass. The compile
+// worker's task, which keeps the memo between commits, answers like a fresh compile too.
+import fc from 'fast-check';
+import { serializeDoc, workingCopy } from '../../src/config/document';
+import { docDelta } from '../../src/config/doc-delta';
+import type { ConfigDoc } from '../../src/config/types';
+import { analyze, type AnalysisStats, type AnalyzeOptions } from '../../src/eval/analysis';
+import type { AnalysisMemo } from '../../src/eval/analysis-memo';
+import { CompiledConfig } from '../../src/eval/compiled';
+import { parsePacket } from '../../src/eval/packet';
+import compileTask, { NO_BASE, type CompileReply } from '../../src/workers/compile-worker';
+import { CompilePool } from '../../src/workers/compile-pool';
+import { cidrArb, LARGE, packetArb, packetJson, specArb, specDoc, specMembers, type PacketSpec } from './helpers';
+
+const seed = process.env.FC_SEED ? Number(process.env.FC_SEED) : undefined;
+
+/** One change to a document, its numbers wrapped around what the document has. */
+type Change =
+  | { op: 'action' | 'disable' | 'delete'; at: number }
+  | { op: 'addr'; at: number; src: boolean; to: number }
+  | { op: 'svc'; at: number; to: number }
+  | { op: 'insert'; at: number; from: number }
+  | { op: 'move'; at: number; to: number }
+  | { op: 'ips'; to: number; ips: string[] }
+  | { op: 'ports'; to: number; port: number };
+
+const changeArb: fc.Arbitrary<Change> = fc.oneof(
+  fc.record({ op: fc.constantFrom('action' as const, 'disable' as const, 'delete' as const), at: fc.nat() }),
+  fc.record({ op: fc.constant('addr' as const), at: fc.nat(), src: fc.boolean(), to: fc.nat() }),
+  fc.record({ op: fc.constant('svc' as const), at: fc.nat(), to: fc.nat() }),
+  fc.record({ op: fc.constant('insert' as const), at: fc.nat(), from: fc.nat() }),
+  fc.record({ op: fc.constant('move' as const), at: fc.nat(), to: fc.nat() }),
+  fc.record({ op: fc.constant('ips' as const), to: fc.nat(), ips: fc.array(cidrArb, { minLength: 1, maxLength: 2 }) }),
+  fc.record({ op: fc.constant('ports' as const), to: fc.nat(), port: fc.constantFrom(22, 80, 443, 8080) }),
+);
+
+/** The document after one change: a working copy sharing the objects it does not change, as
+ * a candidate does (what the compile pool's deltas rely on). */
+function applyChange(prev: ConfigDoc, c: Change): ConfigDoc {
+  const doc = workingCopy(prev);
+  const ps = (doc.policies = [...prev.policies]);
+  const addrs = [...doc.addresses.keys()];
+  const svcs = [...doc.services.keys()];
+  const k = ps.length ? (c.op === 'ips' || c.op === 'ports' ? 0 : c.at % ps.length) : -1;
+  const p = k >= 0 ? (ps[k] = { ...ps[k] }) : undefined;
+  switch (c.op) {
+    case 'action': if (p) p.action = p.action === 'allow' ? 'deny' : 'allow'; break;
+    case 'disable': if (p) { if (p.disabled) delete p.disabled; else p.disabled = true; } break;
+    case 'delete': if (p) ps.splice(c.at % ps.length, 1); break;
+    case 'addr': if (p && addrs.length) p[c.src ? 'srcAddr' : 'dstAddr'] = c.to % (addrs.length + 1) === 0 ? '' : addrs[c.to % addrs.length]; break;
+    case 'svc': if (p && svcs.length) p.services = c.to % (svcs.length + 1) === 0 ? [] : [svcs[c.to % svcs.length]]; break;
+    case 'insert': if (p) ps.splice(c.at % (ps.length + 1), 0, { ...ps[c.from % ps.length], id: ++doc.counters.policy }); break;
+    case 'move': if (p) { const [x] = ps.splice(c.at % ps.length, 1); ps.splice(c.to % (ps.length + 1), 0, x); } break;
+    case 'ips': if (addrs.length) doc.addresses.set(addrs[c.to % addrs.length], { name: addrs[c.to % addrs.length], ips: [...new Set(c.ips.map((x) => x.replace(/\/.*/, '/32').includes(':') ? x.replace(/\/.*/, '/128') : x.replace(/\/.*/, '/32')))] }); break;
+    case 'ports': if (svcs.length) { const s = doc.services.get(svcs[c.to % svcs.length])!; doc.services.set(s.name, { ...s, ports: s.ports.length ? [c.port] : [] }); } break;
+  }
+  return doc;
+}
+
+const VARIANTS: Array<[string, AnalyzeOptions]> = [
+  ['quick', {}],
+  ['quick, small budgets', { budget: 400, totalBudget: 6000 }],
+  ['deep', { deep: true }],
+];
+
+describe('incremental analysis = whole analysis', () => {
+  for (const [name, base] of VARIANTS) {
+    test(`${name}: after every change of random sequences`, () => {
+      let copied = 0;
+      fc.assert(
+        fc.property(specArb({ ...LARGE, policies: [10, 80] }, { disabled: true }), fc.array(changeArb, { minLength: 1, maxLength: 6 }), (spec, changes) => {
+          let doc = specDoc(spec);
+          const memo: { previous: AnalysisMemo | null; next?: AnalysisMemo | null } = { previous: null };
+          analyze(doc, undefined, { ...base, memo });
+          for (const c of changes) {
+            doc = applyChange(doc, c);
+            const cfg = CompiledConfig.compile(doc);
+            const whole: AnalysisStats = { reached: 0, painted: 0, undecided: 0, undecidedIds: [] };
+            const inc: AnalysisStats = { reached: 0, painted: 0, undecided: 0, undecidedIds: [] };
+            const expected = analyze(doc, cfg, { ...base, stats: whole });
+            const slot = { previous: memo.next ?? null } as typeof memo;
+            if (slot.previous) copied++;
+            const got = analyze(doc, cfg, { ...base, stats: inc, memo: slot });
+            expect(got).toEqual(expected);
+            expect(inc).toEqual(whole);
+            memo.next = slot.next;
+          }
+        }),
+        { numRuns: name === 'deep' ? 40 : 60, seed },
+      );
+      expect(copied).toBeGreaterThan(50); // the memo was there to be used
+    });
+  }
+
+  test('the compile worker keeps its memo and documents between tasks: sent whole or as changes, the same answers and analysis as a fresh compile', () => {
+    let key = 1;
+    fc.assert(
+      fc.property(specArb({ ...LARGE, policies: [10, 60] }), fc.array(fc.tuple(changeArb, fc.boolean()), { minLength: 1, maxLength: 5 }), fc.array(packetArb, { minLength: 10, maxLength: 10 }), (spec, changes, packets: PacketSpec[]) => {
+        let doc = specDoc(spec);
+        let base = key++;
+        compileTask({ key: base, doc: serializeDoc(doc) });
+        for (const [c, whole] of changes) {
+          const prev = doc;
+          doc = applyChange(doc, c);
+          const task = whole ? { key, doc: serializeDoc(doc) } : { key, base, delta: structuredClone(docDelta(prev, doc)) };
+          base = key++;
+          const reply = compileTask(task) as { [k: symbol]: CompileReply } | CompileReply;
+          const r = unwrap(reply);
+          if (!r.ok) throw new Error(r.details);
+          const fresh = CompiledConfig.compile(doc);
+          expect(r.analysis).toEqual(analyze(doc, fresh));
+          const got = CompiledConfig.fromImage({ meta: r.meta, buffer: r.buffer });
+          for (const ps of packets) {
+            const pkt = parsePacket(packetJson(ps, spec.zones.length, specMembers(spec)));
+            expect(answer(got, pkt)).toEqual(answer(fresh, pkt));
+          }
+        }
+      }),
+      { numRuns: 40, seed },
+    );
+  });
+});
+
+test('a set cancel flag ends a deep pass as its deadline does; the memo of the pass before still serves the next one', () => {
+  const doc = specDoc(fc.sample(specArb({ ...LARGE, policies: [60, 80] }), { numRuns: 1, seed: 7 })[0]);
+  const cfg = CompiledConfig.compile(doc);
+  const memo: { previous: AnalysisMemo | null; next?: AnalysisMemo | null } = { previous: null };
+  const whole = analyze(doc, cfg, { deep: true, memo });
+  const first = memo.next!;
+  const cancel = new Int32Array(new SharedArrayBuffer(4));
+  Atomics.store(cancel, 0, 1);
+  const cut = { previous: null } as typeof memo;
+  const a = analyze(doc, cfg, { deep: true, cancel, memo: cut });
+  expect(a.complete).toBe(false);
+  expect(cut.next).toBeNull();
+  expect(analyze(doc, cfg, { deep: true, memo: { previous: first } })).toEqual(whole);
+});
+
+describe('the compile pool sends changes to a thread holding the base document', () => {
+  const pool = new CompilePool({ maxThreads: 1 });
+  afterAll(() => pool.close());
+
+  test('a delta on a held base, a base never sent, a base the thread no longer holds: each the fresh compile', async () => {
+    const r = fc.sample(specArb({ ...LARGE, policies: [30, 60] }), { numRuns: 1, seed: 30 })[0];
+    const d0 = specDoc(r);
+    const changes = fc.sample(changeArb, { numRuns: 8, seed: 31 });
+    const docs = [d0];
+    for (const c of changes) docs.push(applyChange(docs[docs.length - 1], c));
+    await pool.compile(d0);
+    for (let i = 1; i < docs.length; i++) {
+      // i % 3 === 2: the base is two versions back, which the thread dropped (it holds two)
+      const base = i % 3 === 2 && i >= 3 ? docs[i - 3] : docs[i - 1];
+      const got = await pool.compile(docs[i], base);
+      expect(got.analysis).toEqual(analyze(docs[i], CompiledConfig.compile(docs[i])));
+    }
+    const never = specDoc(r);
+    const got = await pool.compile(docs[2], never);
+    expect(got.analysis).toEqual(analyze(docs[2], CompiledConfig.compile(docs[2])));
+  });
+
+  test('a task on a base the thread does not hold answers NO_BASE', () => {
+    expect(unwrap(compileTask({ key: 1e9, base: 1e9 + 1, delta: docDelta(specDoc(fc.sample(specArb(), { numRuns: 1, seed: 1 })[0]), specDoc(fc.sample(specArb(), { numRuns: 1, seed: 1 })[0])) }))).toMatchObject({ ok: false, code: NO_BASE });
+  });
+});
+
+/** An answer, or the refusal of a packet naming something the document lacks. */
+function answer(cfg: CompiledConfig, pkt: ReturnType<typeof parsePacket>): unknown {
+  try {
+    return cfg.eval(pkt);
+  } catch (e) {
+    return String(e);
+  }
+}
+
+/** The reply inside piscina's move() wrapper. */
+function unwrap(x: unknown): CompileReply {
+  const sym = Object.getOwnPropertySymbols(x as object).find((s) => String(s).includes('value'));
+  return (sym ? (x as Record<symbol, unknown>)[sym] : x) as CompileReply;
+}
