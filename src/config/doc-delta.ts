@@ -4,10 +4,10 @@
 // thread's CPU per commit, and parsing it there as much again). A candidate shares the
 // objects it did not change with its base (workingCopy), so the changed ones are found by
 // identity; an object equal but not the same is sent too, which costs bytes, not correctness.
-import { workingCopy } from './document';
+import { NAMED_COLLECTIONS, workingCopy } from './document';
 import type { ConfigDoc } from './types';
 
-const NAMED = ['addresses', 'services', 'zones', 'interfaces', 'vlans', 'dhcp'] as const;
+const NAMED = NAMED_COLLECTIONS;
 const RULES = ['routes', 'policies', 'nat'] as const;
 type Named = (typeof NAMED)[number];
 type Rules = (typeof RULES)[number];

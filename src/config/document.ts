@@ -39,7 +39,9 @@ export interface SerializedDoc {
   counters: ConfigDoc['counters'];
 }
 
-const NAMED = ['addresses', 'services', 'addressGroups', 'serviceGroups', 'zones', 'interfaces', 'vlans', 'dhcp'] as const;
+/** The document's named collections (maps by name), in the order they are written. */
+export const NAMED_COLLECTIONS = ['addresses', 'services', 'addressGroups', 'serviceGroups', 'zones', 'interfaces', 'vlans', 'dhcp'] as const;
+const NAMED = NAMED_COLLECTIONS;
 
 function sortedValues<T>(m: Map<string, T>): T[] {
   return [...m.keys()].sort().map((k) => m.get(k) as T);

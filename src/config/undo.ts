@@ -5,10 +5,11 @@
 // change applied to a cached candidate may be refused by the store afterwards (another
 // instance appended first).
 import type { ConfigDoc } from './types';
+import { NAMED_COLLECTIONS } from './document';
 
 type AnyMap = Map<string, unknown>;
 
-const MAPS = ['addresses', 'services', 'addressGroups', 'serviceGroups', 'zones', 'interfaces', 'vlans', 'dhcp'] as const;
+const MAPS = NAMED_COLLECTIONS;
 
 /** Runs `fn` on `doc` and answers its result with a function that restores `doc` as it was. */
 export function withUndo<R>(doc: ConfigDoc, fn: () => R): { result: R; undo: () => void } {
