@@ -42,6 +42,8 @@ import { CommitConfirmation } from './session/confirm';
 import { EventStreams, type StreamLimits } from './api/event-streams';
 import { EVENTS_PERMISSION } from './api/routes/events';
 import { openFileLimit, streamsWithin } from './api/fd-limit';
+import { SyslogForwarder, readSyslogCa } from './syslog/forwarder';
+import { forwardAudits } from './syslog/records';
 
 export interface Daemon {
   port: number;
@@ -55,6 +57,13 @@ export interface DaemonOptions {
   logger?: Logger;
   /** where the generated first admin password is printed (standard output by default) */
   announce?: (line: string) => void;
+}
+
+/** The forwarder of FW_SYSLOG (one with no targets forwards nothing). */
+function syslogForwarder(settings: Settings, log: Logger): SyslogForwarder {
+  return new SyslogForwarder({
+    targets: settings.syslog, buffer: settings.syslogBuffer, ca: readSyslogCa(settings.syslogCa), verify: settings.syslogTlsVerify, log,
+  });
 }
 
 /** First start with no users: FW_ADMIN_USER with FW_ADMIN_PASSWORD, or a printed random one. */
@@ -211,11 +220,13 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
   let sessionInfo = async () => ({ active: false, changes: 0 }); // the session gauges, once the service is made
   const tls = loadTls(settings, log); // before the store opens: a wrong file stops the start at once
   const metrics = new Metrics(() => sessionInfo());
-  const store = metrics.timedStore(openStore(settings, log, (err: unknown) => {
+  const syslog = syslogForwarder(settings, log);
+  metrics.syslog = () => syslog.stats();
+  const store = forwardAudits(metrics.timedStore(openStore(settings, log, (err: unknown) => {
     log.fatal({ err }, 'store write failed; exiting');
     // the store refuses every read and write from now on; the line is out in a moment
     void drainLog().then(() => process.exit(1));
-  }));
+  })), syslog);
   await store.open(() => serializeDoc(emptyDoc(settings.interfaces)));
   let compiler: CommitCompiler | null = null;
   let dataPlane: DataPlane | null = null;
@@ -246,7 +257,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     eventStreams = new EventStreams(tokens, streamLimits(settings, log), EVENTS_PERMISSION, log);
     const audit = new AuditTrail(store, { loginWindowSec: settings.loginWindowSec, log });
     const ctx: AppContext = {
-      settings, store, log, config, dataPlane, startedAt: Date.now(), nodes: null!, analysis: deep,
+      settings, store, log, config, dataPlane, startedAt: Date.now(), nodes: null!, analysis: deep, syslog,
       audit, accounts: accountService(store, tokens, limiter, audit, config, metrics, log), metrics, readiness: new Readiness(),
       batchPool: settings.evalThreads > 0 ? new BatchPool(settings.evalThreads, log) : undefined,
       parsePool: new ParsePool(Math.min(settings.maxYamlBodyBytes, settings.maxLoadBodyBytes)),
@@ -300,6 +311,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
         await activeCompiler.close();
         await activeDataPlane.close();
         await store.close();
+        await syslog.close(); // after the store: the last audit entries are forwarded too
         log.info('stopped');
         await drainLog();
       },
@@ -313,6 +325,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     await compiler?.close().catch(() => undefined);
     await dataPlane?.close().catch(() => undefined);
     await store.close().catch(() => undefined);
+    await syslog.close();
     await drainLog();
     throw e;
   }
@@ -371,7 +384,9 @@ async function startNode(settings: Settings, port: number, redis: RedisStore | n
 export async function startWorker(settings: Settings, logger?: Logger): Promise<{ close(): Promise<void> }> {
   if (!settings.redis) throw new Error('a worker needs REDIS_URL or REDIS_SENTINELS');
   const log = logger ?? pino({ level: settings.logLevel, base: { pid: process.pid, role: 'worker' } });
-  const store = redisStore(settings);
+  const syslog = syslogForwarder(settings, log);
+  // a worker records audit entries too (a commit that confirms another): they are forwarded alike
+  const store = forwardAudits(redisStore(settings), syslog);
   await store.open(() => serializeDoc(emptyDoc(settings.interfaces)));
   const compiler = createCompiler();
   try {
@@ -390,11 +405,13 @@ export async function startWorker(settings: Settings, logger?: Logger): Promise<
         await closeClusterParts(parts, null, store, log);
         await compiler.close();
         await store.close();
+        await syslog.close();
       },
     };
   } catch (e) {
     await compiler.close().catch(() => undefined);
     await store.close().catch(() => undefined);
+    await syslog.close();
     throw e;
   }
 }

@@ -7,6 +7,7 @@ import { passwordProblem } from './auth/passwords';
 import { parseAllowedHosts } from './host-names';
 import type { RedisTarget } from './store/redis/connection';
 import { RETENTION_DEFAULTS } from './store/records';
+import { parseSyslogTargets, type SyslogTarget } from './syslog/targets';
 
 export interface Settings {
   host: string;
@@ -81,6 +82,14 @@ export interface Settings {
   auditLoginFailuresKeep: number;
   /** FW_ALLOWED_HOSTS: the host names requests may give in Host (421 otherwise); empty: any */
   allowedHosts: string[];
+  /** FW_SYSLOG: where audit entries and traffic records are forwarded (none: []) */
+  syslog: SyslogTarget[];
+  /** FW_SYSLOG_BUFFER: messages held per target while it cannot take them; more are dropped and counted */
+  syslogBuffer: number;
+  /** FW_SYSLOG_CA: PEM file of the certificate authorities tls:// targets are checked against (undefined: the system's) */
+  syslogCa: string | undefined;
+  /** FW_SYSLOG_TLS_VERIFY: check a tls:// target's certificate and name */
+  syslogTlsVerify: boolean;
   /** FW_MAX_YAML_BODY: the body limit of a YAML document (parsing YAML takes ~100 times its size in memory) */
   maxYamlBodyBytes: number;
 }
@@ -263,5 +272,9 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     auditLoginFailuresKeep: int(env, 'FW_AUDIT_LOGIN_FAILURES_KEEP', RETENTION_DEFAULTS.auditLoginFailuresKeep, 0, 100_000_000),
     allowedHosts: parseAllowedHosts(env.FW_ALLOWED_HOSTS ?? ''),
     maxYamlBodyBytes: int(env, 'FW_MAX_YAML_BODY', 10 * 1024 * 1024, 1024, 256 * 1024 * 1024),
+    syslog: parseSyslogTargets(env.FW_SYSLOG ?? ''),
+    syslogBuffer: int(env, 'FW_SYSLOG_BUFFER', 10_000, 1, 1_000_000),
+    syslogCa: env.FW_SYSLOG_CA ? path.resolve(env.FW_SYSLOG_CA) : undefined,
+    syslogTlsVerify: onOff(env, 'FW_SYSLOG_TLS_VERIFY', true),
   };
 }

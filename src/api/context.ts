@@ -16,6 +16,7 @@ import type { EventHub } from '../events/hub';
 import type { EventStreams } from './event-streams';
 import type { CommitConfirmation } from '../session/confirm';
 import type { AccountService } from '../auth/accounts';
+import type { SyslogForwarder } from '../syslog/forwarder';
 
 export interface AppContext {
   settings: Settings;
@@ -42,6 +43,8 @@ export interface AppContext {
   events: EventHub;
   /** the open GET /api/events streams: their caps, and their credentials checked while open */
   eventStreams: EventStreams;
+  /** FW_SYSLOG: audit entries (and traffic records) forwarded to syslog receivers */
+  syslog: SyslogForwarder;
   /** commit confirmed: POST /api/config/confirm and the automatic revert */
   confirmation: CommitConfirmation;
 }

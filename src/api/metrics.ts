@@ -8,6 +8,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Store } from '../store/types';
 import type { CommitCompiler } from '../workers/commit-compiler';
+import type { SenderStats } from '../syslog/senders';
 
 /** Latency buckets, seconds: from 100 µs (a cached read) to 10 s (a large commit). */
 const HTTP_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10];
@@ -72,6 +73,18 @@ class RequestStats {
 
 export type SessionGauge = () => Promise<{ active: boolean; changes: number }>;
 
+/**
+ * A series per syslog target, read from the forwarder's own counts when scraped (the
+ * forwarder counts on its hot path in plain numbers; targets are few and fixed at start).
+ */
+function syslogMetric(name: string, help: string, type: 'counter' | 'gauge', stats: () => SenderStats[], value: (s: SenderStats) => number) {
+  return {
+    name, help, type, aggregator: 'sum',
+    get: () => ({ name, help, type, aggregator: 'sum', values: stats().map((s) => ({ labels: { target: s.target }, value: value(s) })) }),
+    reset: () => undefined,
+  };
+}
+
 export class Metrics {
   readonly registry = new Registry();
   readonly requests = new RequestStats();
@@ -87,6 +100,8 @@ export class Metrics {
   inFlight: () => number = () => 0;
   /** the open GET /api/events streams (set by the app once the hub exists) */
   eventSubscribers: () => number = () => 0;
+  /** the FW_SYSLOG targets' counts (set by the app once the forwarder exists) */
+  syslog: () => SenderStats[] = () => [];
 
   constructor(session: SessionGauge) {
     const registers = [this.registry];
@@ -101,6 +116,13 @@ export class Metrics {
     this.loginThrottled = new Counter({ name: 'fwd_login_throttled_total', help: 'Logins refused with 429 after too many failures', registers });
     this.evalPackets = new Counter({ name: 'fwd_eval_packets_total', help: 'Packets evaluated, by endpoint', labelNames: ['endpoint'], registers });
     const metrics = this;
+    const syslog = () => metrics.syslog();
+    for (const m of [
+      syslogMetric('fwd_syslog_messages_sent_total', 'Syslog messages handed to the kernel, by FW_SYSLOG target', 'counter', syslog, (s) => s.sent),
+      syslogMetric('fwd_syslog_messages_dropped_total', 'Syslog messages lost, by target: its buffer (FW_SYSLOG_BUFFER) was full, or a datagram could not be sent', 'counter', syslog, (s) => s.dropped),
+      syslogMetric('fwd_syslog_messages_buffered', 'Syslog messages waiting for their target', 'gauge', syslog, (s) => s.buffered),
+      syslogMetric('fwd_syslog_connected', '1 while the target is connected (udp: while its socket is set up)', 'gauge', syslog, (s) => (s.connected ? 1 : 0)),
+    ]) this.registry.registerMetric(m as never);
     new Gauge({
       name: 'fwd_http_requests_in_flight', help: 'Requests received and not yet answered (this scrape included)', registers,
       collect() { this.set(metrics.inFlight()); },

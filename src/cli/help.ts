@@ -53,12 +53,21 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     options: ['FILTERS: --address IP|PREFIX --port N --protocol P --zone Z --policy ID --state S --id ID --src IP --dst IP --sport N --dport N'],
   },
   'end-sessions': { usage: 'fwctl end-sessions FILTERS', summary: 'end the connections they select (operator or admin)', options: ['FILTERS: as fwctl sessions'] },
+  impact: {
+    usage: 'fwctl impact',
+    summary: 'what committing the session\'s candidate would do to live connections (exit 0: none cut, 2: some cut)',
+  },
+  hits: {
+    usage: 'fwctl hits [--unused DAYS]',
+    summary: 'hits, bytes, first and last hit of every running policy and NAT rule',
+    options: ['--unused DAYS        only the rules with no hit for DAYS days (1-3650)'],
+  },
 };
 
 const COMMON = `Every command: --json (every outcome as JSON on standard output, errors included),
 --url URL (else FWCTL_URL, else the login's), --help.`;
 
-const EXITS = `Exit codes: 0 ok, 1 refused or failed, 2 plan found changes, 3 not logged in / token refused,
+const EXITS = `Exit codes: 0 ok, 1 refused or failed, 2 plan found changes (impact: connections cut), 3 not logged in / token refused,
 4 conflict (session held by another user, nothing to confirm), 5 daemon unreachable,
 10 apply answered no, 64 bad command line.`;
 

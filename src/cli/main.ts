@@ -14,6 +14,8 @@ import { watch } from './commands/watch';
 import { leases } from './commands/leases';
 import { endSessions, sessions, SESSION_FILTERS, type SessionFilterArgs } from './commands/sessions';
 import { apply, confirm, exportConfig, plan } from './commands/config-file';
+import { impact } from './commands/impact';
+import { hits } from './commands/hits';
 
 const common = {
   json: { type: 'boolean', default: false },
@@ -45,6 +47,8 @@ const OPTIONS = {
   leases: {},
   sessions: { ...filterOptions(), limit: { type: 'string' } },
   'end-sessions': filterOptions(),
+  impact: {},
+  hits: { unused: { type: 'string' } },
 } as const satisfies Record<string, ParseArgsConfig['options']>;
 
 type Command = keyof typeof OPTIONS;
@@ -99,6 +103,8 @@ async function run(argv: string[]): Promise<number> {
     case 'leases': return leases(api, o.json);
     case 'sessions': return sessions(api, o as unknown as SessionFilterArgs & { limit?: string; json: boolean });
     case 'end-sessions': return endSessions(api, o as unknown as SessionFilterArgs & { json: boolean });
+    case 'impact': return impact(api, o.json);
+    case 'hits': return hits(api, { unused: o.unused as string | undefined, json: o.json });
     case 'watch': return watch(api, { types: o.types as string | undefined, since: o.since as string | undefined, count: o.count as string | undefined, json: o.json });
   }
 }

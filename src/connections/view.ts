@@ -1,6 +1,6 @@
 // The session table (GET/DELETE /api/sessions): the kernel's conntrack entries as the API
 // shows them (zones, the accepting policy from the mark, the NAT applied), and the filters.
-import { cidrContainsIp, parseCidr, parseIp, type Cidr, type IpAddr } from '../config/net';
+import { parseCidr, parseIp, parseIpWords, type Cidr, type IpAddr } from '../config/net';
 import type { ConnEntry, FlowTuple } from '../dataplane/conntrack';
 import { readMark } from '../dataplane/marks';
 import type { CompiledConfig } from '../eval/compiled';
@@ -177,30 +177,65 @@ export function parseSessionFilter(q: URLSearchParams): SessionFilter {
 
 export const isEmptyFilter = (f: SessionFilter) => Object.keys(f).length === 0;
 
-function sameIp(text: string, want: IpAddr): boolean {
-  const a = parseIp(text);
-  return a !== null && a.family === want.family && a.bytes.every((b, i) => b === want.bytes[i]);
+/** Scratch words of the address being compared (synchronous, so shared). */
+const scratch = new Int32Array(4);
+
+/** The big-endian 32-bit words of an address's bytes, as parseIpWords writes them. */
+function wordsOf(bytes: Uint8Array): Int32Array {
+  const w = new Int32Array(4);
+  for (let i = 0; i < bytes.length; i++) w[i >> 2] |= bytes[i] << (24 - 8 * (i & 3));
+  return w;
 }
 
-function inPrefix(text: string, c: Cidr): boolean {
-  const a = parseIp(text);
-  return a !== null && cidrContainsIp(c, a);
+/**
+ * A test of an address text against a prefix (a /32 or /128 is one address): the text is
+ * read into words in place, with no allocation, since a filter meets four addresses of every
+ * live connection (100,000 of them: docs/performance.md, "Session table and impact").
+ */
+function prefixTest(c: Cidr): (text: string) => boolean {
+  const base = wordsOf(c.bytes);
+  const mask = new Int32Array(4);
+  for (let i = 0; i < 4; i++) {
+    const bits = Math.max(0, Math.min(32, c.prefix - 32 * i));
+    mask[i] = bits === 0 ? 0 : (-1 << (32 - bits)) | 0;
+    base[i] &= mask[i];
+  }
+  return (text) => {
+    if (parseIpWords(text, scratch, 0) !== c.family) return false;
+    for (let i = 0; i < 4; i++) if ((scratch[i] & mask[i]) !== base[i]) return false;
+    return true;
+  };
 }
 
-export function matchesFilter(s: SessionView, f: SessionFilter): boolean {
-  const o = s.original;
-  const r = s.reply;
-  if (f.id !== undefined && s.id !== f.id) return false;
-  if (f.protocol !== undefined && s.protocol !== f.protocol) return false;
-  if (f.state !== undefined && s.state !== f.state) return false;
-  if (f.policy !== undefined && s.policy !== f.policy) return false;
-  if (f.zone !== undefined && s.srcZone !== f.zone && s.dstZone !== f.zone) return false;
-  if (f.sport !== undefined && o['src-port'] !== f.sport) return false;
-  if (f.dport !== undefined && o['dst-port'] !== f.dport) return false;
-  if (f.port !== undefined && ![o['src-port'], o['dst-port'], r['src-port'], r['dst-port']].includes(f.port)) return false;
-  if (f.src !== undefined && !sameIp(o.src, f.src)) return false;
-  if (f.dst !== undefined && !sameIp(o.dst, f.dst)) return false;
-  const prefix = f.address;
-  if (prefix !== undefined && ![o.src, o.dst, r.src, r.dst].some((a) => inPrefix(a, prefix))) return false;
-  return true;
+const exactly = (a: IpAddr): Cidr => ({ family: a.family, bytes: a.bytes, prefix: a.family === 4 ? 32 : 128 });
+
+/**
+ * The test of a filter on the kernel's entries: every field but the zone is read from the
+ * entry itself, and the zones (a lookup in the running version) only of the entries that
+ * pass the rest; so a listing builds the API's view only of the page it returns.
+ */
+export function entryMatcher(f: SessionFilter, compiled: CompiledConfig | null): (e: ConnEntry) => boolean {
+  const prefix = f.address && prefixTest(f.address);
+  const src = f.src && prefixTest(exactly(f.src));
+  const dst = f.dst && prefixTest(exactly(f.dst));
+  const id = f.id === undefined ? undefined : Number(f.id);
+  return (e) => {
+    const o = e.original;
+    const r = e.reply;
+    if (id !== undefined && e.id !== id) return false;
+    if (f.protocol !== undefined && e.protocol !== f.protocol) return false;
+    if (f.state !== undefined && e.state !== f.state) return false;
+    if (f.policy !== undefined && readMark(e.mark).policy !== f.policy) return false;
+    if (f.sport !== undefined && o.sport !== f.sport) return false;
+    if (f.dport !== undefined && o.dport !== f.dport) return false;
+    if (f.port !== undefined && o.sport !== f.port && o.dport !== f.port && r.sport !== f.port && r.dport !== f.port) return false;
+    if (src && !src(o.src)) return false;
+    if (dst && !dst(o.dst)) return false;
+    if (prefix && !prefix(o.src) && !prefix(o.dst) && !prefix(r.src) && !prefix(r.dst)) return false;
+    if (f.zone !== undefined) {
+      const z = zonesOf(e, compiled);
+      if (z.srcZone !== f.zone && z.dstZone !== f.zone) return false;
+    }
+    return true;
+  };
 }

@@ -44,33 +44,58 @@ function emptyTuple(): FlowTuple {
   return { src: '', dst: '', sport: null, dport: null, packets: 0, bytes: 0 };
 }
 
-/** One line of `conntrack -L -o extended,id,timestamp`; null when it is not an entry. */
+/** The head's fields before the tuples: family name and number, protocol name and number, timeout. */
+const HEAD_FIELDS = 5;
+
+/**
+ * One line of `conntrack -L -o extended,id,timestamp`; null when it is not an entry. Read
+ * token by token with indexOf (no regular expression, no array of tokens): a listing of
+ * 100,000 connections is read on every GET /api/sessions (docs/performance.md).
+ */
 export function parseEntry(line: string): ConnEntry | null {
-  const t = line.trim().split(/\s+/);
-  if (t[0] !== 'ipv4' && t[0] !== 'ipv6') return null;
-  const e: ConnEntry = {
-    id: 0, family: t[0] === 'ipv4' ? 4 : 6, protocol: t[2], protonum: Number(t[3]), timeout: Number(t[4]),
-    state: null, original: emptyTuple(), reply: emptyTuple(), icmp: null, mark: 0, age: null, assured: false, unreplied: false,
-  };
+  const n = line.length;
+  let pos = 0;
+  let field = 0;
+  const head: string[] = [];
+  let e: ConnEntry | null = null;
   let phase: 'head' | 'original' | 'reply' | 'meta' = 'head';
   const icmp = { type: -1, code: -1, id: -1 };
-  for (const tok of t.slice(5)) {
-    if (tok === '[ASSURED]') e.assured = true;
-    else if (tok === '[UNREPLIED]') e.unreplied = true;
+  while (pos < n) {
+    while (pos < n && (line.charCodeAt(pos) === 32 || line.charCodeAt(pos) === 9)) pos++;
+    if (pos >= n) break;
+    let end = line.indexOf(' ', pos);
+    if (end < 0) end = n;
+    const tok = line.slice(pos, end);
+    pos = end + 1;
+    if (field < HEAD_FIELDS) {
+      if (field === 0 && tok !== 'ipv4' && tok !== 'ipv6') return null;
+      head.push(tok);
+      if (++field === HEAD_FIELDS) {
+        e = {
+          id: 0, family: head[0] === 'ipv4' ? 4 : 6, protocol: head[2], protonum: Number(head[3]), timeout: Number(head[4]),
+          state: null, original: emptyTuple(), reply: emptyTuple(), icmp: null, mark: 0, age: null, assured: false, unreplied: false,
+        };
+      }
+      continue;
+    }
+    const entry = e!;
     const eq = tok.indexOf('=');
     if (eq < 0) {
-      if (phase === 'head' && /^[A-Z_]+$/.test(tok)) e.state = tok;
+      if (tok === '[ASSURED]') entry.assured = true;
+      else if (tok === '[UNREPLIED]') entry.unreplied = true;
+      else if (phase === 'head' && /^[A-Z_]+$/.test(tok)) entry.state = tok;
       continue;
     }
     const key = tok.slice(0, eq);
     const value = tok.slice(eq + 1);
     if (key === 'src' && phase !== 'meta') phase = phase === 'head' ? 'original' : 'reply';
-    else if (!TUPLE_KEYS.has(key) && phase !== 'head') phase = 'meta';
-    if (phase === 'original' || phase === 'reply') setTupleField(phase === 'original' ? e.original : e.reply, key, value, phase === 'original' ? icmp : null);
-    else if (key === 'mark') e.mark = Number(value);
-    else if (key === 'delta-time') e.age = Number(value);
-    else if (key === 'id') e.id = Number(value);
+    else if (phase !== 'head' && !TUPLE_KEYS.has(key)) phase = 'meta';
+    if (phase === 'original' || phase === 'reply') setTupleField(phase === 'original' ? entry.original : entry.reply, key, value, phase === 'original' ? icmp : null);
+    else if (key === 'mark') entry.mark = Number(value);
+    else if (key === 'delta-time') entry.age = Number(value);
+    else if (key === 'id') entry.id = Number(value);
   }
+  if (!e) return null;
   if (icmp.type >= 0) e.icmp = icmp;
   return e.original.src && e.reply.src ? e : null;
 }

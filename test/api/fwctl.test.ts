@@ -204,3 +204,22 @@ test('an unreachable URL is exit 5 also without a token; a reachable daemon with
     code: 3, out: { error: expect.objectContaining({ message: `not logged in to ${d.url}: run fwctl login ${d.url} (or set FWCTL_TOKEN)`, status: 401 }) },
   });
 });
+
+test('impact and hits without a kernel: no live connection to cut (exit 0), no counts (said on stderr); impact needs a session (exit 4)', async () => {
+  expect((await fwctl(['impact'], env())).code).toBe(4);
+  await d.client.begin();
+  try {
+    const text = await fwctl(['impact'], env());
+    expect(text).toEqual({ code: 0, stdout: expect.stringMatching(/^running version \d+ -> candidate: 0 live connections, 0 would be cut, 0 with another NAT \(kept\)\n$/), stderr: '' });
+    const json = await fwctl(['impact', '--json'], env());
+    expect(JSON.parse(json.stdout)).toEqual((await ok(d.client.get('/api/config/impact'))).body);
+  } finally {
+    await ok(d.client.post('/api/config/discard'));
+  }
+  expect(await fwctl(['hits'], env())).toEqual({ code: 0, stdout: '', stderr: expect.stringMatching(/^no hit counts: the daemon enforces nothing/) });
+  const unused = await fwctl(['hits', '--unused', '30', '--json'], env());
+  expect(JSON.parse(unused.stdout)).toEqual({ dataplane: 'none', version: expect.any(Number), days: 30, since: expect.any(String), rules: null });
+  const bad = await fwctl(['hits', '--unused', 'soon'], env());
+  expect(bad.code).toBe(1);
+  expect(bad.stderr).toMatch(/^fwctl hits: GET \/api\/analysis\/unused\?days=soon: 400 ERR_NET_1004 .*days/);
+});

@@ -3,6 +3,7 @@
 // what GET /api/analysis/unused (and its CSV) lists; totals survive a commit and a restart of
 // the daemon; a reset (operator, audited) zeroes them.
 import { ok, startTestDaemon, Client } from '../helpers/daemon';
+import { fwctl } from '../helpers/fwctl';
 import type { Agent } from '../helpers/netns';
 import { lanDmzZones, startLabDaemon, stopLabDaemon, type LabDaemon } from './lab-daemon';
 
@@ -73,6 +74,30 @@ test('hits, bytes and last-hit times move with traffic; rules without traffic st
   expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
   expect(csv.text).toBe('kind,id,hits,bytes,firstHitAt,lastHitAt\r\npolicy,2,0,0,,\r\nnat,2,0,0,,\r\n');
 }, 60000);
+
+test('fwctl hits shows every rule with its hits and times; --unused DAYS only the rules without', async () => {
+  const env = { FWCTL_URL: ld.td.url, FWCTL_TOKEN: ld.client.token };
+  const api = await hits();
+  const json = await fwctl(['hits', '--json'], env);
+  expect(json.code).toBe(0);
+  const all = JSON.parse(json.stdout) as { rules: RuleHits[] };
+  expect(all.rules.map((r) => `${r.kind} ${r.id}`)).toEqual(['policy 1', 'policy 2', 'nat 1', 'nat 2']);
+  expect(all.rules.find((r) => r.kind === 'policy' && r.id === 1)!.hits).toBeGreaterThanOrEqual(api.get('policy 1')!.hits);
+  const text = await fwctl(['hits'], env);
+  expect(text.code).toBe(0);
+  const lines = text.stdout.trimEnd().split('\n');
+  expect(lines[0]).toMatch(/^kind +id +hits +bytes +first-hit +last-hit$/);
+  expect(lines[1]).toMatch(/^policy +1 +[1-9]\d* +[1-9]\d* +\d{4}-\d\d-\d\dT\S+Z +\d{4}-\d\d-\d\dT\S+Z$/);
+  expect(lines[2]).toMatch(/^policy +2 +0 +0 +- +-$/);
+  expect(text.stderr).toMatch(/^version \d+: 4 rules, sampled at \d{4}-/);
+  const unused = await fwctl(['hits', '--unused', '1'], env);
+  expect(unused.code).toBe(0);
+  expect(unused.stdout.trimEnd().split('\n').slice(1).map((l) => l.split(/ +/).slice(0, 2).join(' '))).toEqual(['policy 2', 'nat 2']);
+  expect(unused.stderr).toMatch(/^version \d+: 2 rules with no hit for 1 days \(since \d{4}-/);
+  const bad = await fwctl(['hits', '--unused', '0'], env);
+  expect(bad.code).toBe(1);
+  expect(bad.stderr).toMatch(/ERR_NET_1008.*days/);
+});
 
 test('totals and times survive a commit and a restart of the daemon; a reset zeroes them (audited)', async () => {
   const before = (await hits()).get('policy 1')!;

@@ -6,6 +6,7 @@
 // entries inserted with an old mark. With FW_SESSION_REMATCH=off an established connection
 // outlives the policy that allowed it (the old behaviour, kept on request).
 import { expectError, ok, type Client } from '../helpers/daemon';
+import { fwctl } from '../helpers/fwctl';
 import type { TcpEnd } from '../helpers/netns';
 import { lanDmzZones, startLabDaemon, stopLabDaemon, type LabDaemon } from './lab-daemon';
 
@@ -75,6 +76,8 @@ describe('FW_SESSION_REMATCH on (the default)', () => {
     expect(entries(ld, a)[0]).toMatch(/mark=\d+/);
 
     expectError(await ld.client.get('/api/config/impact'), 409, 'ERR_SYS_3001');
+    const env = { FWCTL_URL: ld.td.url, FWCTL_TOKEN: ld.client.token };
+    expect((await fwctl(['impact'], env)).code).toBe(4); // no session: the 409 as a conflict
     const answer = await denyA(ld.client, async () => {
       // what the commit will do: exactly connection a is cut, by the default deny
       const impact = (await ok(ld.client.get('/api/config/impact'))).body;
@@ -84,6 +87,18 @@ describe('FW_SESSION_REMATCH on (the default)', () => {
       expect(impact.cut[0]).toEqual(expect.objectContaining({ policy: 1, deniedBy: { policy: null, reason: 'default-deny' } }));
       expect(impact.perPolicy).toEqual([{ policy: null, reason: 'default-deny', connections: 1 }]);
       expect(impact.natChanged).toEqual([]);
+      // fwctl impact shows the same, and exits 2 as the commit would cut a connection
+      const json = await fwctl(['impact', '--json'], env);
+      expect(json.code).toBe(2);
+      const live = { age: expect.any(Number), timeout: expect.any(Number) }; // they move between the two requests
+      expect(JSON.parse(json.stdout)).toEqual({ ...impact, total: expect.any(Number), cut: [{ ...impact.cut[0], ...live }] });
+      const text = await fwctl(['impact'], env);
+      expect(text.code).toBe(2);
+      const lines = text.stdout.split('\n');
+      expect(lines[0]).toMatch(/^running version \d+ -> candidate: \d+ live connections, 1 would be cut, 0 with another NAT \(kept\)$/);
+      expect(lines[2]).toMatch(/^id +proto +source +destination +zones +policy +denied-by$/);
+      expect(lines[3]).toMatch(/^\d+ +tcp +10\.1\.0\.2:45001 +10\.2\.0\.2:7001 +lan>dmz +1 +default-deny$/);
+      expect(lines.slice(5, 7)).toEqual([expect.stringMatching(/^denied-by +connections$/), expect.stringMatching(/^default-deny +1$/)]);
     });
     expect(answer).toEqual(expect.objectContaining({ message: 'commit successful', cut: '1' }));
     // the commit deleted its entry; its next packet is dropped

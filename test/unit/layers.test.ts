@@ -16,7 +16,7 @@ const LAYERS: Record<string, number> = {
   'errors.js': 0, 'byte-pool.js': 0, 'lru.js': 0, 'deadline.js': 0, 'host-names.js': 0,
   config: 1,
   eval: 2, store: 2, dataplane: 2,
-  auth: 3, session: 3, events: 3, cluster: 3, connections: 3,
+  auth: 3, session: 3, events: 3, cluster: 3, connections: 3, syslog: 3,
   workers: 4,
   api: 5,
   'log-destination.js': 6, 'settings.js': 6, 'app.js': 7, 'main.js': 8, 'worker-main.js': 8,

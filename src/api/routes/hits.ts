@@ -32,8 +32,9 @@ const UnusedReply = Type.Object({
   rules: Type.Union([Type.Array(RuleHits), Type.Null()], { description: 'running rules with no hit since `since`; null without a kernel' }),
 }, { additionalProperties: false });
 type Hits = Static<typeof RuleHits>;
-/** What the console reads (console/src/types.ts). */
+/** What the console and fwctl hits read (console/src/types.ts; the CLI imports the types). */
 export type HitsReplyModel = Static<typeof HitsReply>;
+export type UnusedReplyModel = Static<typeof UnusedReply>;
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 const daysQuery = { days: { schema: Type.Integer({ minimum: 1, maximum: 3650 }), description: 'no hit for this many days (default 90)' } };

@@ -6,8 +6,9 @@ import { Type, type Static } from '@sinclair/typebox';
 import { FwError } from '../../errors';
 import { oneOf } from '../../config/render/objects';
 import type { ConnEntry } from '../../dataplane/conntrack';
+import type { CompiledConfig } from '../../eval/compiled';
 import { deniedBy, impactOf } from '../../connections/impact';
-import { FILTER_DOCS, isEmptyFilter, matchesFilter, parseSessionFilter, sessionView, type SessionView } from '../../connections/view';
+import { entryMatcher, FILTER_DOCS, isEmptyFilter, parseSessionFilter, sessionView } from '../../connections/view';
 import type { AppContext } from '../context';
 import { message, type QueryDoc, type Req, type RouteDef } from '../http';
 import { MessageReply } from '../schemas';
@@ -76,16 +77,15 @@ export type SessionPageModel = Static<typeof SessionPage>;
 
 const filterQuery: Record<string, QueryDoc> = Object.fromEntries(Object.entries(FILTER_DOCS).map(([k, description]) => [k, { schema: Type.String(), description }]));
 
-/** The connections the query's filters select, each with its kernel entry. */
-async function selected(ctx: AppContext, req: Req): Promise<Array<{ entry: ConnEntry; view: SessionView }>> {
+/** The kernel's entries the query's filters select (by id), and the running version's matchers. */
+async function selected(ctx: AppContext, req: Req): Promise<{ entries: ConnEntry[]; compiled: CompiledConfig }> {
   const filter = parseSessionFilter(req.query);
   if (req.method === 'DELETE' && isEmptyFilter(filter)) {
     throw new FwError('ERR_NET_1004', `DELETE /api/sessions needs at least one filter (${Object.keys(FILTER_DOCS).join(', ')}); it never ends every connection at once`);
   }
-  const entries = await ctx.dataPlane.connections();
-  if (!entries) return [];
   const compiled = (await ctx.config.current().compiled).compiled;
-  return entries.map((entry) => ({ entry, view: sessionView(entry, compiled) })).filter((s) => matchesFilter(s.view, filter));
+  const entries = await ctx.dataPlane.connections();
+  return { entries: entries ? entries.filter(entryMatcher(filter, compiled)) : [], compiled };
 }
 
 export function sessionRoutes(ctx: AppContext): RouteDef[] {
@@ -98,9 +98,9 @@ export function sessionRoutes(ctx: AppContext): RouteDef[] {
       } },
       handler: async (req) => {
         const { limit, cursor } = pageArgs(req.query, 100, MAX_LIMIT) ?? { limit: 100, cursor: null };
-        const all = await selected(ctx, req); // by id
-        const rest = all.filter((s) => s.entry.id > (cursor ?? -1));
-        const sessions = rest.slice(0, limit).map((s) => s.view);
+        const { entries: all, compiled } = await selected(ctx, req); // by id
+        const rest = all.filter((e) => e.id > (cursor ?? -1));
+        const sessions = rest.slice(0, limit).map((e) => sessionView(e, compiled)); // the page's views only
         const next = rest.length > limit ? sessions[sessions.length - 1].id : null;
         return { body: { dataplane: ctx.dataPlane.mode, total: all.length, sessions, next } };
       } },
@@ -116,8 +116,8 @@ export function sessionRoutes(ctx: AppContext): RouteDef[] {
     { method: 'DELETE', pattern: '/api/sessions', body: 'none', permission: 'configure',
       doc: { tag, summary: 'End the connections the filters select (at least one filter)', response: MessageReply, query: filterQuery },
       handler: async (req) => {
-        const chosen = await selected(ctx, req);
-        const ended = await ctx.dataPlane.endConnections(chosen.map((s) => s.entry));
+        const chosen = (await selected(ctx, req)).entries;
+        const ended = await ctx.dataPlane.endConnections(chosen);
         await ctx.audit.record(req, 'sessions.end', `${ended} of ${chosen.length} connections selected by ${req.query.toString()}`);
         return message('sessions ended', { ended: String(ended), selected: String(chosen.length) });
       } },

@@ -17,6 +17,14 @@ export const StatusReply = Type.Object({
   store_reachable: Type.Boolean(),
   node: Type.String({ description: 'this instance\'s id' }),
   uptime: Type.Integer({ minimum: 0, description: 'seconds' }),
+  syslog: Type.Array(Type.Object({
+    target: Type.String({ description: 'an FW_SYSLOG target, e.g. tcp://logs.example.net:514' }),
+    connected: Type.Boolean({ description: 'tcp and tls: a connection is open; udp: the socket is set up' }),
+    buffered: Type.Integer({ minimum: 0, description: 'messages waiting for the target (at most FW_SYSLOG_BUFFER)' }),
+    sent: Type.Integer({ minimum: 0, description: 'messages handed to the kernel since the start' }),
+    dropped: Type.Integer({ minimum: 0, description: 'messages lost since the start: the buffer was full, or a datagram could not be sent' }),
+    lastError: Type.Union([Type.String(), Type.Null()], { description: 'the last connection or send error; null once connected again' }),
+  }, { additionalProperties: false }), { description: 'the syslog forwarding targets (FW_SYSLOG); empty when none' }),
 }, { additionalProperties: false });
 
 /** GET /api/status's answer (fwctl status reads it). */
@@ -35,6 +43,7 @@ export function statusRoutes(ctx: AppContext): RouteDef[] {
         store_reachable: ctx.store.reachable(),
         node: ctx.nodes.id,
         uptime: Math.round((Date.now() - ctx.startedAt) / 1000),
+        syslog: ctx.syslog.stats(),
       } };
     } },
   ];

@@ -15,9 +15,10 @@ function query(a: SessionFilterArgs, extra: Record<string, string> = {}): URLSea
   return q;
 }
 
-type Session = SessionPageModel['sessions'][number];
+export type Session = SessionPageModel['sessions'][number];
 
-const endpoint = (ip: string, port: number | null) => (port === null ? ip : ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`);
+/** `ip:port` (`[ip]:port` for IPv6), the bare address without a port. */
+export const endpoint = (ip: string, port: number | null) => (port === null ? ip : ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`);
 
 function row(s: Session): Array<string | number | null> {
   const o = s.original;

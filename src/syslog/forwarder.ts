@@ -1,0 +1,76 @@
+// The syslog forwarder: every record given to forward() goes, as one RFC 5424 message, to
+// every FW_SYSLOG target. Audit entries come through forwardAudits (src/syslog/records.ts);
+// traffic records through the same forward() with their own mapping (trafficRecord).
+import { X509Certificate } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import type { Logger } from 'pino';
+import { formatRecord, headerField, type Origin, type SyslogRecord } from './message';
+import { createSender, type Sender, type SenderOptions, type SenderStats } from './senders';
+import type { SyslogTarget } from './targets';
+
+export interface ForwarderOptions extends SenderOptions {
+  targets: SyslogTarget[];
+  log: Logger;
+}
+
+/** How long a stop waits for each target to take what is still buffered. */
+const CLOSE_MS = 1000;
+
+export class SyslogForwarder {
+  private readonly senders: Sender[];
+  private readonly origin: Origin;
+  private readonly log: Logger;
+
+  constructor(opts: ForwarderOptions) {
+    this.log = opts.log;
+    this.origin = { hostname: headerField(os.hostname(), 255), appName: 'fwd', procId: String(process.pid) };
+    this.senders = opts.targets.map((t) => createSender(t, opts));
+    if (opts.targets.length) opts.log.info({ targets: opts.targets.map((t) => t.url), buffer: opts.buffer }, 'syslog forwarding');
+  }
+
+  /** Whether any target is configured (callers may skip building records when not). */
+  get enabled(): boolean {
+    return this.senders.length > 0;
+  }
+
+  /** Queues `record` for every target; returns at once and never throws. */
+  forward(record: SyslogRecord): void {
+    if (!this.senders.length) return;
+    let message: string;
+    try {
+      message = formatRecord(record, this.origin);
+    } catch (err) {
+      this.log.warn({ err: String(err), msgid: record.msgid }, 'a record could not be formatted for syslog');
+      return;
+    }
+    for (const s of this.senders) s.send(message);
+  }
+
+  /** Per target: connected, buffered, sent, dropped, the last error. */
+  stats(): SenderStats[] {
+    return this.senders.map((s) => s.stats());
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.senders.map((s) => s.close(CLOSE_MS)));
+  }
+}
+
+/** FW_SYSLOG_CA's certificates, read once: a file that cannot be read or holds no
+ * certificate stops the start with a message that says so (not a handshake failing later). */
+export function readSyslogCa(file: string | undefined): string | undefined {
+  if (file === undefined) return undefined;
+  let pem: string;
+  try {
+    pem = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new Error(`FW_SYSLOG_CA: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  try {
+    new X509Certificate(pem); // eslint-disable-line no-new
+  } catch {
+    throw new Error(`FW_SYSLOG_CA: ${file} holds no PEM certificate`);
+  }
+  return pem;
+}
