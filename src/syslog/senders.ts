@@ -141,7 +141,11 @@ class StreamSender extends Reconnecting {
     });
     // a receiver says nothing; reading lets its close ('end') be seen at once
     socket.on('data', () => undefined);
-    socket.on('end', () => socket.destroy());
+    socket.on('end', () => {
+      // a clean close is a failure too: the operator sees why nothing is delivered until it is back
+      this.failed(new Error('the receiver closed the connection'));
+      socket.destroy();
+    });
     socket.on('error', (err) => this.failed(err));
     socket.on('close', () => {
       if (this.socket !== socket) return;
