@@ -36,6 +36,8 @@ import { DeepAnalysis } from './workers/deep-analysis';
 import { BatchPool } from './workers/batch-pool';
 import { ParsePool } from './workers/parse-pool';
 import { EventHub } from './events/hub';
+import { TrafficLog } from './connections/traffic-log';
+import { MemoryTrafficStore } from './connections/traffic-store';
 import { LocalEvents, RedisEvents } from './events/backends';
 import { CommitConfirmation } from './session/confirm';
 import { EventStreams, type StreamLimits } from './api/event-streams';
@@ -79,6 +81,15 @@ async function enforceRunning<C>(config: ConfigService<C>, dataPlane: DataPlane,
       .catch((e: unknown) => log.error({ err: e, version: state.meta.version }, 'data plane: the running version was not applied'));
   });
   await last;
+}
+
+/** This node's traffic log, kept in this process (embedded store). */
+function trafficLog(settings: Settings, dataPlane: DataPlane, config: ConfigService<CompiledConfig>, node: () => string, log: Logger): TrafficLog {
+  const running = async () => {
+    const state = config.current();
+    return { doc: state.doc, compiled: (await state.compiled).compiled };
+  };
+  return new TrafficLog(dataPlane.traffic, new MemoryTrafficStore(settings.trafficLogKeep), node, running, log);
 }
 
 /** The event hub of GET /api/events: ids from Redis in a cluster, from this process on the embedded store. */
@@ -208,7 +219,10 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     await ensureAdmin(store, settings, opts.announce ?? ((l) => process.stdout.write(`${l}\n`)));
     const secret = settings.jwtSecret ?? (await store.getOrCreateSecret(() => randomBytes(48).toString('base64')));
     compiler = metrics.timedCompiler(createCompiler());
-    dataPlane = createDataPlane(settings.dataPlane, settings.netns, settings.dataDir, log, { rematch: settings.sessionRematch, hitsIntervalMs: settings.hitsIntervalMs });
+    dataPlane = createDataPlane(settings.dataPlane, settings.netns, settings.dataDir, log, {
+      rematch: settings.sessionRematch, hitsIntervalMs: settings.hitsIntervalMs, logQueue: settings.trafficLogQueue,
+      log: settings.trafficLogRules,
+    });
     const config = new ConfigService(store, settings, log, compiler, commitChecks, dataPlane);
     const redis = store instanceof RedisStore ? store : null;
     hub = eventHub(settings, redis, log);
@@ -231,6 +245,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
       batchPool: settings.evalThreads > 0 ? new BatchPool(settings.evalThreads, log) : undefined,
       parsePool: new ParsePool(Math.min(settings.maxYamlBodyBytes, settings.maxLoadBodyBytes)),
       events, eventStreams, confirmation: new CommitConfirmation(config as ConfigService<unknown>, store, events.emit, log, settings.commitTimeoutMs * 2),
+      traffic: trafficLog(settings, dataPlane, config, () => ctx.nodes.id, log),
     };
     registerCoreReadiness(ctx);
     const server = new HttpServer({
@@ -247,6 +262,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     const port = await server.listen();
     const nodes = await startNode(settings, port, redis, config, dataPlane, events, log);
     ctx.nodes = nodes;
+    ctx.traffic.start(); // its records name this node
     if (cluster) config.useCluster(cluster.queue, (v) => nodes.waitForVersion(v));
     // a commit confirmed whose deadline passed while no instance ran is reverted now
     await ctx.confirmation.check().catch((e: unknown) => log.warn({ err: String(e) }, 'commit confirmed check failed'));
@@ -278,6 +294,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
         await deep.close();
         await closeClusterParts(parts, nodes, redis, log);
         await activeCompiler.close();
+        ctx.traffic.close();
         await activeDataPlane.close();
         await store.close();
         log.info('stopped');

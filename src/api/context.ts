@@ -15,6 +15,7 @@ import type { ParsePool } from '../workers/parse-pool';
 import type { EventHub } from '../events/hub';
 import type { EventStreams } from './event-streams';
 import type { CommitConfirmation } from '../session/confirm';
+import type { TrafficLog } from '../connections/traffic-log';
 
 export interface AppContext {
   settings: Settings;
@@ -41,4 +42,6 @@ export interface AppContext {
   eventStreams: EventStreams;
   /** commit confirmed: POST /api/config/confirm and the automatic revert */
   confirmation: CommitConfirmation;
+  /** this node's traffic log, and the store of every node's (GET /api/logs/traffic) */
+  traffic: TrafficLog;
 }

@@ -17,6 +17,9 @@ import { missingRights } from './rights';
 import { linkKindProblem } from './link-kinds';
 import { readLeaseFile, type DhcpLease } from './leases';
 import type { DataPlane, DataPlaneStatus } from './types';
+import { logsTraffic, type TrafficLogRules } from './nft';
+import { NflogSocket } from './traffic-kernel';
+import { UlogdProcess } from './ulogd';
 
 interface NftCounter {
   counter?: { name: string; table: string; packets: number; bytes: number };
@@ -31,6 +34,10 @@ export interface LinuxOptions {
   rematch: boolean;
   /** FW_HITS_INTERVAL: how often the rule counters are sampled for hit times (ms) */
   hitsIntervalMs: number;
+  /** the traffic log's rules (FW_TRAFFIC_LOG_GROUP, FW_TRAFFIC_LOG_RATE, FW_LOG_DEFAULT_DENY) */
+  log: TrafficLogRules;
+  /** FW_TRAFFIC_LOG_QUEUE: records held between ulogd and the traffic log before drops */
+  logQueue: number;
 }
 
 /**
@@ -51,6 +58,8 @@ export class LinuxDataPlane implements DataPlane {
   private readonly rights: Promise<string | null>;
   private readonly sweep: NodeJS.Timeout | null = null;
   private readonly hitTracker: HitTracker;
+  private readonly ulogd: UlogdProcess;
+  readonly traffic: NflogSocket;
 
   /** FW_DATA_DIR/dataplane: the files of dnsmasq and of conntrack batches */
   private readonly dir: string;
@@ -59,6 +68,8 @@ export class LinuxDataPlane implements DataPlane {
     this.host = new Host(netns);
     this.dir = path.join(dataDir, 'dataplane');
     this.dnsmasq = new DnsmasqProcess(this.host, this.dir);
+    this.ulogd = new UlogdProcess(this.host, this.dir);
+    this.traffic = new NflogSocket(path.join(this.dir, 'ulogd.sock'), opts.logQueue, () => this.applied?.doc ?? null);
     this.rights = missingRights(this.host).then((problem) => {
       if (problem) this.log.error({ netns }, problem);
       return problem;
@@ -126,7 +137,7 @@ export class LinuxDataPlane implements DataPlane {
   private async enforce(doc: ConfigDoc, version: number): Promise<void> {
     const problems = planProblems(doc);
     if (problems.length) throw new Error(problems.join('\n'));
-    const opts = { leaseFile: this.dnsmasq.leaseFile, version, rematch: this.opts.rematch };
+    const opts = { leaseFile: this.dnsmasq.leaseFile, version, rematch: this.opts.rematch, log: this.opts.log };
     const first = renderPlan(doc, opts);
     // the ruleset is checked before anything changes: a refused script touches nothing
     await this.host.exec('nft', ['-c', '-f', '-'], first.nft);
@@ -142,6 +153,17 @@ export class LinuxDataPlane implements DataPlane {
     // ended: its next packet is invalid, not a new connection.
     await this.host.exec('sysctl', ['-q', '-w', 'net.netfilter.nf_conntrack_acct=1', 'net.netfilter.nf_conntrack_timestamp=1', 'net.netfilter.nf_conntrack_tcp_loose=0']);
     await this.dnsmasq.ensure(plan.dnsmasq);
+    await this.ensureUlogd(logsTraffic(doc, this.opts.log));
+  }
+
+  /** ulogd runs while the configuration logs anything (its records come to this.traffic). */
+  private async ensureUlogd(wanted: boolean): Promise<void> {
+    if (!wanted) return this.ulogd.stop();
+    if (this.ulogd.running) return;
+    if (!this.traffic.listening) await this.traffic.listen();
+    else this.traffic.rearm();
+    await this.ulogd.start(this.opts.log.group, this.traffic.socketPath, this.traffic.connected);
+    this.log.info({ group: this.opts.log.group }, 'ulogd started: traffic log records flow');
   }
 
   /** Every counter of our table: policies (policy_N) and NAT rules (nat_N), by id. */
@@ -198,6 +220,10 @@ export class LinuxDataPlane implements DataPlane {
   async close(): Promise<void> {
     if (this.sweep) clearInterval(this.sweep);
     this.hitTracker.stop();
-    await this.serial(() => this.dnsmasq.stop());
+    await this.serial(async () => {
+      await this.dnsmasq.stop();
+      await this.ulogd.stop();
+      if (this.traffic.listening) await this.traffic.close();
+    });
   }
 }

@@ -136,7 +136,7 @@ describe('rendered texts', () => {
     // the route to 172.16.2.0/24 leaves through eth0 (lan), so it is not in the wan zone
     expect(lines).toContain('set dstzone4_1 { type ipv4_addr; flags interval; elements = { 10.2.0.0/24, 172.16.0.0/23, 172.16.3.0-172.31.255.255, 192.168.0.0/16 } }');
     const fwd = lines.slice(lines.indexOf('chain forward {'));
-    expect(fwd.slice(0, 8)).toEqual([
+    expect(fwd.slice(0, 10)).toEqual([
       'chain forward {',
       'type filter hook forward priority filter; policy drop;',
       'ct state invalid drop',
@@ -144,10 +144,17 @@ describe('rendered texts', () => {
       // version 7: generation 8 (marks.ts); older connections are judged again (rematch)
       'ct state established ct mark and 0xfff00000 == 0x00800000 accept',
       'ct state established ct mark set 0xffffffff',
-      'ct original ip saddr @srczone4_0 ct reply ip saddr @dstzone4_1 ct original ip daddr 10.2.0.0/24 meta l4proto tcp ct original proto-dst @ports_1 log prefix "fwd policy 1: " counter name "policy_1" ct mark set 0x00800001 accept',
-      'ct original ip saddr @srczone4_0 ct reply ip saddr @dstzone4_1 ct original ip daddr 10.2.0.0/24 meta l4proto udp ct original proto-dst 53 log prefix "fwd policy 1: " counter name "policy_1" ct mark set 0x00800001 accept',
+      // a logged policy: its first packet to the traffic log (NFLOG, rate limited), then its verdict
+      'ct original ip saddr @srczone4_0 ct reply ip saddr @dstzone4_1 ct original ip daddr 10.2.0.0/24 meta l4proto tcp ct original proto-dst @ports_1 ct state new limit rate 5000/second burst 1000 packets log group 100 prefix "fwd policy 1 allow"',
+      'ct original ip saddr @srczone4_0 ct reply ip saddr @dstzone4_1 ct original ip daddr 10.2.0.0/24 meta l4proto tcp ct original proto-dst @ports_1 counter name "policy_1" ct mark set 0x00800001 accept',
+      'ct original ip saddr @srczone4_0 ct reply ip saddr @dstzone4_1 ct original ip daddr 10.2.0.0/24 meta l4proto udp ct original proto-dst 53 ct state new limit rate 5000/second burst 1000 packets log group 100 prefix "fwd policy 1 allow"',
+      'ct original ip saddr @srczone4_0 ct reply ip saddr @dstzone4_1 ct original ip daddr 10.2.0.0/24 meta l4proto udp ct original proto-dst 53 counter name "policy_1" ct mark set 0x00800001 accept',
     ]);
-    expect(fwd[8]).toBe('counter name "policy_2" drop');
+    expect(fwd[10]).toBe('counter name "policy_2" drop');
+    // the default deny logs nothing unless FW_LOG_DEFAULT_DENY=on
+    expect(plan.nft).not.toMatch(/fwd default deny/);
+    // a DNAT'd connection's original destination, for the records of logged policies
+    expect(lines).toContain('meta nfproto ipv4 ip saddr @srczone4_1 meta l4proto udp th dport 53 limit rate 5000/second burst 1000 packets log group 100 prefix "fwd nat 1"');
     expect(lines).toContain('meta nfproto ipv4 ip saddr @srczone4_1 meta l4proto udp th dport 53 counter name "nat_1" dnat ip to 10.1.0.10:5353 comment "nat 1"');
     expect(lines).toContain('meta nfproto ipv4 ip saddr @srczone4_0 ip daddr @egress4_2 ip daddr @masquerade4 counter name "nat_2" masquerade comment "nat 2"');
     expect(lines).toContain('meta nfproto ipv4 ip saddr @srczone4_0 counter name "nat_3" snat ip to 10.2.0.99 comment "nat 3"');
@@ -161,7 +168,7 @@ describe('rendered texts', () => {
     const lines = renderPlan(doc, { version: 7, rematch: false }).nft.split('\n').map((l) => l.trim());
     const fwd = lines.slice(lines.indexOf('chain forward {'));
     expect(fwd.slice(2, 4)).toEqual(['ct state established,related accept', 'ct state invalid drop']);
-    expect(fwd[4]).toMatch(/counter name "policy_1" ct mark set 0x00800001 accept$/);
+    expect(fwd[5]).toMatch(/counter name "policy_1" ct mark set 0x00800001 accept$/);
   });
 
   test('ip: VLANs marked ours, states, addresses with our metric, and only the routes eval would use', () => {
