@@ -263,6 +263,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     const nodes = await startNode(settings, port, redis, config, dataPlane, events, log);
     ctx.nodes = nodes;
     ctx.traffic.start(); // its records name this node
+    metrics.traffic = () => ({ stored: ctx.traffic.stored, dropped: ctx.traffic.dropped, queued: ctx.traffic.queued });
     if (cluster) config.useCluster(cluster.queue, (v) => nodes.waitForVersion(v));
     // a commit confirmed whose deadline passed while no instance ran is reverted now
     await ctx.confirmation.check().catch((e: unknown) => log.warn({ err: String(e) }, 'commit confirmed check failed'));

@@ -36,6 +36,17 @@ export const TrafficRecordSchema = Type.Object({
 }, { additionalProperties: false });
 
 export type TrafficRecord = Static<typeof TrafficRecordSchema>;
+
+/** A record as the live tail sends it (GET /api/events?types=traffic): the SSE id is its id. */
+export const TrafficEventSchema = Type.Composite([Type.Object({ type: Type.Literal('traffic') }), TrafficRecordSchema], { additionalProperties: false });
+export type TrafficEvent = Static<typeof TrafficEventSchema>;
+
+/** Sent instead of the missed records when the Last-Event-ID's are no longer kept: re-read the log, go on from `id`. */
+export const TrafficResyncSchema = Type.Object({
+  type: Type.Literal('resync'),
+  id: Type.String({ description: 'the newest record id: the stream goes on after it' }),
+  reason: Type.String(),
+}, { additionalProperties: false });
 /** A record before its log gives it an id. */
 export type NewTrafficRecord = Omit<TrafficRecord, 'id'>;
 

@@ -4,6 +4,7 @@
 // default deny, FW_LOG_DEFAULT_DENY=on), and says what eval says: action, policy, zones, NAT,
 // with the original destination of a DNAT'd connection. Filters, time range and cursor pages.
 import { expectError, ok } from '../helpers/daemon';
+import { openEvents } from '../helpers/sse';
 import type { Agent } from '../helpers/netns';
 import { lanDmzZones, startLabDaemon, stopLabDaemon, type LabDaemon } from './lab-daemon';
 import { sendAndCompare, type Planned, type Trial } from './trials';
@@ -149,4 +150,54 @@ test('bad filters are refused with the contract\'s codes; an unknown node is 404
   expectError(await c.get('/api/logs/traffic?cursor=abc'), 400, 'ERR_NET_1004');
   expectError(await c.get('/api/logs/traffic?limit=0'), 400, 'ERR_NET_1008');
   expectError(await c.get('/api/logs/traffic?node=elsewhere'), 404, 'ERR_NET_1003');
+});
+
+test('live through GET /api/events?types=traffic: new records as they come, filtered; a resume replays the missed ones', async () => {
+  const auth = { Authorization: `Bearer ${ld.client.token}` };
+  const allowed = await openEvents(ld.td.url, '/api/events?types=traffic&action=allow', auth);
+  const everything = await openEvents(ld.td.url, '/api/events?types=traffic', auth);
+  try {
+    expect(allowed.status).toBe(200);
+    const [p1, p2] = ld.lab.peers;
+    const flows: Trial[] = [
+      { from: 1, token: 'live-deny', proto: 'udp', src: p1.address, sport: 42001, dst: p2.address, dport: 53 },
+      { from: 1, token: 'live-allow', proto: 'tcp', src: p1.address, sport: 42002, dst: p2.address, dport: 80 },
+    ];
+    expect((await sendAndCompare(ld.client, ld.lab.peers, agents, flows)).mismatches).toEqual([]);
+    const live = await allowed.next((m) => m.event === 'traffic', 'an allowed record');
+    expect(live.data).toEqual(expect.objectContaining({ type: 'traffic', action: 'allow', 'src-port': 42002, policy: 1, id: live.id }));
+    const denied = await everything.next((m) => m.event === 'traffic' && m.data['src-port'] === 42001, 'the denied record');
+    expect(denied.data.action).toBe('deny');
+    await everything.next((m) => m.event === 'traffic' && m.data['src-port'] === 42002, 'the allowed record');
+    // the filtered stream never had the denied one
+    expect(allowed.messages.filter((m) => m.event === 'traffic').map((m) => m.data['src-port'])).toEqual([42002]);
+    // resuming after the first record of the log gives every later one, oldest first, from the store
+    const kept = (await all()).reverse();
+    const resumed = await openEvents(ld.td.url, '/api/events?types=traffic', { ...auth, 'Last-Event-ID': kept[0].id });
+    try {
+      const last = kept[kept.length - 1].id;
+      await resumed.next((m) => m.id === last, 'the newest record, replayed');
+      expect(resumed.messages.filter((m) => m.event === 'traffic').map((m) => m.id)).toEqual(kept.slice(1).map((r) => r.id));
+    } finally {
+      resumed.close();
+    }
+  } finally {
+    allowed.close();
+    everything.close();
+  }
+});
+
+test('the live tail refuses mixed types and bad ids; /metrics counts records kept and dropped', async () => {
+  const auth = { Authorization: `Bearer ${ld.client.token}` };
+  const mixed = await openEvents(ld.td.url, '/api/events?types=traffic,commit', auth);
+  expect({ status: mixed.status, code: mixed.error?.code }).toEqual({ status: 400, code: 'ERR_NET_1005' });
+  const badId = await openEvents(ld.td.url, '/api/events?types=traffic', { ...auth, 'Last-Event-ID': '12' });
+  expect({ status: badId.status, code: badId.error?.code }).toEqual({ status: 400, code: 'ERR_NET_1004' });
+  const badFilter = await openEvents(ld.td.url, '/api/events?types=traffic&action=perhaps', auth);
+  expect({ status: badFilter.status, code: badFilter.error?.code }).toEqual({ status: 400, code: 'ERR_NET_1005' });
+  const text = (await ok(ld.client.get('/metrics'))).text as string;
+  const value = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1]);
+  expect(value('fwd_traffic_log_records_total')).toBe((await all()).length);
+  expect(value('fwd_traffic_log_dropped_total')).toBe(0);
+  expect(value('fwd_traffic_log_queued')).toBe(0);
 });
