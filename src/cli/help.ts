@@ -53,6 +53,11 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     options: ['FILTERS: --address IP|PREFIX --port N --protocol P --zone Z --policy ID --state S --id ID --src IP --dst IP --sport N --dport N'],
   },
   'end-sessions': { usage: 'fwctl end-sessions FILTERS', summary: 'end the connections they select (operator or admin)', options: ['FILTERS: as fwctl sessions'] },
+  logs: {
+    usage: 'fwctl logs [FILTERS] [--node ID] [--limit N | --all] [--follow [--count N]]',
+    summary: 'the traffic log, newest first (default 50 records), or followed live',
+    options: ['FILTERS: --address IP|PREFIX --port N --protocol P --policy ID|default --action allow|deny --zone Z --since TIME --until TIME (ISO 8601)'],
+  },
 };
 
 const COMMON = `Every command: --json (every outcome as JSON on standard output, errors included),

@@ -14,6 +14,7 @@ import { watch } from './commands/watch';
 import { leases } from './commands/leases';
 import { endSessions, sessions, SESSION_FILTERS, type SessionFilterArgs } from './commands/sessions';
 import { apply, confirm, exportConfig, plan } from './commands/config-file';
+import { logs, LOG_FILTERS, type LogArgs } from './commands/logs';
 
 const common = {
   json: { type: 'boolean', default: false },
@@ -45,6 +46,10 @@ const OPTIONS = {
   leases: {},
   sessions: { ...filterOptions(), limit: { type: 'string' } },
   'end-sessions': filterOptions(),
+  logs: {
+    ...Object.fromEntries(LOG_FILTERS.map((f) => [f, { type: 'string' }])) as Record<(typeof LOG_FILTERS)[number], { type: 'string' }>,
+    limit: { type: 'string' }, all: { type: 'boolean', default: false }, follow: { type: 'boolean', short: 'f', default: false }, count: { type: 'string' },
+  },
 } as const satisfies Record<string, ParseArgsConfig['options']>;
 
 type Command = keyof typeof OPTIONS;
@@ -99,6 +104,7 @@ async function run(argv: string[]): Promise<number> {
     case 'leases': return leases(api, o.json);
     case 'sessions': return sessions(api, o as unknown as SessionFilterArgs & { limit?: string; json: boolean });
     case 'end-sessions': return endSessions(api, o as unknown as SessionFilterArgs & { json: boolean });
+    case 'logs': return logs(api, o as unknown as LogArgs);
     case 'watch': return watch(api, { types: o.types as string | undefined, since: o.since as string | undefined, count: o.count as string | undefined, json: o.json });
   }
 }

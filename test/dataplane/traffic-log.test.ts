@@ -5,6 +5,7 @@
 // with the original destination of a DNAT'd connection. Filters, time range and cursor pages.
 import { expectError, ok } from '../helpers/daemon';
 import { openEvents } from '../helpers/sse';
+import { fwctl } from '../helpers/fwctl';
 import type { Agent } from '../helpers/netns';
 import { lanDmzZones, startLabDaemon, stopLabDaemon, type LabDaemon } from './lab-daemon';
 import { sendAndCompare, type Planned, type Trial } from './trials';
@@ -200,4 +201,36 @@ test('the live tail refuses mixed types and bad ids; /metrics counts records kep
   expect(value('fwd_traffic_log_records_total')).toBe((await all()).length);
   expect(value('fwd_traffic_log_dropped_total')).toBe(0);
   expect(value('fwd_traffic_log_queued')).toBe(0);
+});
+
+test('fwctl logs: the log with filters as a table or JSON, and --follow for new records', async () => {
+  const env = { FWCTL_URL: ld.td.url, FWCTL_TOKEN: ld.client.token };
+  const json = await fwctl(['logs', '--action', 'allow', '--all', '--json'], env);
+  expect(json.code).toBe(0);
+  const parsed = JSON.parse(json.stdout) as { node: string; records: Rec[] };
+  expect(parsed.records.map((r) => r.id)).toEqual((await all('&action=allow')).map((r) => r.id));
+  expect(parsed.records.length).toBeGreaterThan(0);
+  const text = await fwctl(['logs', '--policy', '1', '--protocol', 'tcp', '--limit', '2'], env);
+  expect(text.code).toBe(0);
+  expect(text.stdout.split('\n')[0]).toMatch(/^time +action +policy +proto +source +destination +zones +in>out +nat$/);
+  expect(text.stdout).toMatch(/ allow +1 web-in +tcp +10\.1\.0\.2:4\d+ +(10\.2\.0\.2|198\.51\.100\.1):(80|5000) +lan>dmz +fw1>fw2 +(snat|dnat-port) /);
+  expect(text.stderr).toMatch(/^2 records of node /);
+  const bad = await fwctl(['logs', '--action', 'maybe'], env);
+  expect(bad.code).toBe(1);
+  expect(bad.stderr).toMatch(/action/);
+  // --follow prints the next record the filters select, then --count stops it
+  const following = fwctl(['logs', '--follow', '--count', '1', '--port', '5000', '--json'], env);
+  const [p1, p2] = ld.lab.peers;
+  const got = following;
+  for (let sport = 43000; ; sport++) {
+    // until the stream is open, a record goes by unseen: send again until fwctl reports one
+    const sent: Trial = { from: 1, token: `follow${sport}`, proto: 'tcp', src: p1.address, sport, dst: p2.address, dport: 5000 };
+    expect((await sendAndCompare(ld.client, ld.lab.peers, agents, [sent])).mismatches).toEqual([]);
+    const done = await Promise.race([got.then(() => true), new Promise((r) => setTimeout(() => r(false), 1000))]);
+    if (done || sport > 43010) break;
+  }
+  const out = await got;
+  expect(out.code).toBe(0);
+  const rec = JSON.parse(out.stdout.trim()) as Rec & { type: string };
+  expect(rec).toEqual(expect.objectContaining({ type: 'traffic', 'dst-port': 5000, action: 'allow', policy: 1, src: p1.address }));
 });
