@@ -38,6 +38,7 @@ import { ParsePool } from './workers/parse-pool';
 import { EventHub } from './events/hub';
 import { TrafficLog } from './connections/traffic-log';
 import { MemoryTrafficStore } from './connections/traffic-store';
+import { RedisTrafficStore } from './connections/traffic-redis';
 import { LocalEvents, RedisEvents } from './events/backends';
 import { CommitConfirmation } from './session/confirm';
 import { EventStreams, type StreamLimits } from './api/event-streams';
@@ -83,13 +84,14 @@ async function enforceRunning<C>(config: ConfigService<C>, dataPlane: DataPlane,
   await last;
 }
 
-/** This node's traffic log, kept in this process (embedded store). */
-function trafficLog(settings: Settings, dataPlane: DataPlane, config: ConfigService<CompiledConfig>, node: () => string, log: Logger): TrafficLog {
+/** This node's traffic log: kept in this process (embedded store), or in a Redis stream per node (a cluster's: any instance reads every node's). */
+function trafficLog(settings: Settings, redis: RedisStore | null, dataPlane: DataPlane, config: ConfigService<CompiledConfig>, node: () => string, log: Logger): TrafficLog {
   const running = async () => {
     const state = config.current();
     return { doc: state.doc, compiled: (await state.compiled).compiled };
   };
-  return new TrafficLog(dataPlane.traffic, new MemoryTrafficStore(settings.trafficLogKeep), node, running, log);
+  const store = redis ? new RedisTrafficStore(redis.trafficStreams, settings.trafficLogKeep) : new MemoryTrafficStore(settings.trafficLogKeep);
+  return new TrafficLog(dataPlane.traffic, store, node, running, log);
 }
 
 /** The event hub of GET /api/events: ids from Redis in a cluster, from this process on the embedded store. */
@@ -245,7 +247,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
       batchPool: settings.evalThreads > 0 ? new BatchPool(settings.evalThreads, log) : undefined,
       parsePool: new ParsePool(Math.min(settings.maxYamlBodyBytes, settings.maxLoadBodyBytes)),
       events, eventStreams, confirmation: new CommitConfirmation(config as ConfigService<unknown>, store, events.emit, log, settings.commitTimeoutMs * 2),
-      traffic: trafficLog(settings, dataPlane, config, () => ctx.nodes.id, log),
+      traffic: trafficLog(settings, redis, dataPlane, config, () => ctx.nodes.id, log),
     };
     registerCoreReadiness(ctx);
     const server = new HttpServer({

@@ -47,16 +47,28 @@ export function compareIds(a: string, b: string): number {
   return am - bm || as - bs;
 }
 
-/** The pages of a newest-first scan over records (shared by both stores). */
-export function collectPage(newestFirst: Iterable<TrafficRecord>, q: TrafficQuery): TrafficPage {
-  const records: TrafficRecord[] = [];
-  for (const r of newestFirst) {
-    if (q.since !== null && Date.parse(r.at) < q.since - CLOCK_SLACK_MS) break;
-    if (!q.match(r)) continue;
-    if (records.length === q.limit) return { records, next: records[records.length - 1].id };
-    records.push(r);
+/** A page gathered from a newest-first scan over records (both stores scan so). */
+export class PageCollector {
+  private readonly records: TrafficRecord[] = [];
+  private next: string | null = null;
+
+  constructor(private readonly q: TrafficQuery) {}
+
+  /** Takes the next older record; false once the page is complete (or older records cannot match). */
+  add(r: TrafficRecord): boolean {
+    if (this.q.since !== null && Date.parse(r.at) < this.q.since - CLOCK_SLACK_MS) return false;
+    if (!this.q.match(r)) return true;
+    if (this.records.length === this.q.limit) {
+      this.next = this.records[this.records.length - 1].id;
+      return false;
+    }
+    this.records.push(r);
+    return true;
   }
-  return { records, next: null };
+
+  page(): TrafficPage {
+    return { records: this.records, next: this.next };
+  }
 }
 
 /** Kernel times are not quite in id order (queued, batched): a scan by time looks this much further. */
@@ -120,11 +132,9 @@ export class MemoryTrafficStore implements TrafficStore {
       end = this.indexAfter(q.before);
       if (end > 0 && this.at(end - 1).id === q.before) end--;
     }
-    const self = this;
-    function* newestFirst() {
-      for (let i = end - 1; i >= 0; i--) yield self.at(i);
-    }
-    return collectPage(newestFirst(), q);
+    const c = new PageCollector(q);
+    for (let i = end - 1; i >= 0 && c.add(this.at(i)); i--);
+    return c.page();
   }
 
   async after(_node: string, id: string, count: number): Promise<{ records: TrafficRecord[]; gap: boolean }> {

@@ -39,6 +39,7 @@ import { COMMAND_TIMEOUT_MS, connect, failFastOptions, patientOptions, unreachab
 import { REPLICA_WAIT_MS, ReplicaConfirm } from './replicas';
 import * as lua from './scripts';
 import { TickBatch } from './tick-batch';
+import { RedisNodeStreams } from './node-streams';
 import { mergeAudit, type AuditCursor } from '../audit-merge';
 import { FwError, isFwError } from '../../errors';
 import type { FailureLog } from '../../auth/login-limiter';
@@ -134,6 +135,8 @@ export function keysOf(clusterName: string) {
     revertClaim: `${p}revert-claim`,
     eventSeq: `${p}event-seq`,
     eventLog: `${p}event-log`,
+    /** a node's traffic log (a capped stream) */
+    traffic: (node: string) => `${p}traffic:${node}`,
   };
 }
 
@@ -182,6 +185,7 @@ export class RedisStore implements Store, ClusterBus {
   private readonly auditKeep: number;
   private readonly auditLoginFailuresKeep: number;
   private closed = false;
+  readonly trafficStreams: RedisNodeStreams;
   /** audit entries recorded in one turn of the event loop go in one script call: [kind, JSON] each */
   private readonly audits = new TickBatch<[string, string]>((entries) => this.call(() => this.redis.fwAudit(
     this.keys.audit, this.keys.auditLoginFailures, this.keys.auditSeq, this.auditKeep, this.auditLoginFailuresKeep, ...entries.flat(),
@@ -196,6 +200,7 @@ export class RedisStore implements Store, ClusterBus {
     this.writer = minReplicas > 0 ? this.scripted(connect({ ...failFastOptions(target), commandTimeout: COMMAND_TIMEOUT_MS + 2 * REPLICA_WAIT_MS })) : this.redis;
     this.replicas = minReplicas > 0 ? new ReplicaConfirm(this.writer, minReplicas) : null;
     this.sub = connect(patientOptions(target));
+    this.trafficStreams = new RedisNodeStreams(this.redis, this.keys.traffic, (fn) => this.call(fn));
     this.versionsKeep = opts.versionsKeep ?? RETENTION_DEFAULTS.versionsKeep;
     this.auditKeep = opts.auditKeep ?? RETENTION_DEFAULTS.auditKeep;
     this.auditLoginFailuresKeep = opts.auditLoginFailuresKeep ?? RETENTION_DEFAULTS.auditLoginFailuresKeep;
