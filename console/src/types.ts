@@ -11,6 +11,7 @@ import type { AnalysisReply, EvalReply, PacketBody } from '../../src/api/routes/
 import type { StatusReply } from '../../src/api/routes/status';
 import type { AuditPage } from '../../src/api/routes/audit';
 import type { SessionPageModel } from '../../src/api/routes/sessions';
+import type { TrafficPageModel } from '../../src/api/routes/traffic';
 import type { UserModel } from '../../src/api/routes/users';
 import type { NodeModel } from '../../src/api/routes/cluster';
 import type { PoolLeases } from '../../src/dataplane/leases';
@@ -46,6 +47,9 @@ export type AuditEntries = Static<typeof AuditPage>;
 /** GET /api/sessions: live connections of the data plane (not configuration sessions) */
 export type LiveSessionPage = SessionPageModel;
 export type LiveSession = SessionPageModel['sessions'][number];
+/** GET /api/logs/traffic and the live tail's records */
+export type TrafficPage = TrafficPageModel;
+export type TrafficRecord = TrafficPageModel['records'][number];
 export type User = Static<typeof UserModel>;
 export type ClusterNode = Static<typeof NodeModel>;
 export type { PoolLeases };
