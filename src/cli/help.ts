@@ -48,7 +48,7 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
   },
   leases: { usage: 'fwctl leases', summary: 'the DHCP leases handed out, per pool' },
   sessions: {
-    usage: 'fwctl sessions [FILTERS] [--limit N]',
+    usage: 'fwctl sessions [FILTERS] [--node ID] [--limit N]',
     summary: 'live connections',
     options: ['FILTERS: --address IP|PREFIX --port N --protocol P --zone Z --policy ID --state S --id ID --src IP --dst IP --sport N --dport N'],
   },

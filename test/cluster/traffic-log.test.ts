@@ -1,5 +1,6 @@
-// Traffic logs in a cluster: each node logs its own kernel's connections into a capped Redis
-// stream of its own; any instance answers for every node (?node=), the log and its live tail.
+// Traffic logs and sessions in a cluster: each node logs its own kernel's connections into a
+// capped Redis stream of its own; any instance answers for every node (?node=): the log, its
+// live tail, and the live connections (sent on to the node whose kernel holds them).
 // Node 0 enforces on a lab namespace (real packets); node 1 has no data plane and reads node
 // 0's log through Redis.
 import { ok, type Client } from '../helpers/daemon';
@@ -28,7 +29,7 @@ beforeAll(async () => {
   for (const p of lab.peers) await ok(a.put(`/api/interfaces/${p.link}`, { ip: `${fwAddress(p.index)}/24` }));
   await ok(a.post('/api/zones', { name: 'lan', type: 'l3', interfaces: ['fw1'] }));
   await ok(a.post('/api/zones', { name: 'dmz', type: 'l3', interfaces: ['fw2'] }));
-  await ok(a.post('/api/services', { name: 'web', protocol: 'tcp', ports: [80] }));
+  await ok(a.post('/api/services', { name: 'web', protocol: 'tcp', ports: [80, 8080] }));
   await ok(a.post('/api/policies', { name: 'web-in', action: 'allow', 'src-zone': 'lan', 'dst-zone': 'dmz', services: ['web'], log: true }));
   await a.commit();
   for (const p of lab.peers) agents.set(p.index, await lab.agent(p.ns, [p.address], [80]));
@@ -78,5 +79,28 @@ test('the live tail of another node\'s log, from any instance', async () => {
     expect(m.data).toEqual(expect.objectContaining({ type: 'traffic', node: 'node0', action: 'allow', 'dst-port': 80, id: m.id }));
   } finally {
     tail.close();
+  }
+});
+
+test('sessions of another node: listed and ended through any instance (?node=)', async () => {
+  const [p1, p2] = lab.peers;
+  const conn = await lab.tcpConnection({ ns: p1.ns, src: p1.address, sport: 44900 }, { ns: p2.ns, dst: p2.address, dport: 8080 });
+  try {
+    conn.client.send('hi');
+    expect(await conn.server.receives('hi')).toBe(true);
+    const one = '?node=node0&protocol=tcp&sport=44900';
+    const listed = (await ok(b.get(`/api/sessions${one}`))).body as { total: number; dataplane: string; sessions: Array<{ policy: number; state: string }> };
+    expect(listed).toEqual(expect.objectContaining({ dataplane: 'linux', total: 1 }));
+    expect(listed.sessions[0]).toEqual(expect.objectContaining({ policy: 1, state: 'ESTABLISHED' }));
+    // node 1's own kernel: none
+    expect((await ok(b.get('/api/sessions'))).body).toEqual(expect.objectContaining({ dataplane: 'none', total: 0 }));
+    expect((await b.get('/api/sessions?node=node7')).status).toBe(404);
+    expect((await ok(b.del(`/api/sessions${one}`))).body).toEqual({ message: 'sessions ended', ended: '1', selected: '1' });
+    expect((await ok(a.get('/api/sessions?protocol=tcp&sport=44900'))).body.total).toBe(0);
+    conn.client.send('after');
+    expect(await conn.server.receives('after')).toBe(false);
+  } finally {
+    await conn.client.stop();
+    await conn.server.stop();
   }
 });

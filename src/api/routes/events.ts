@@ -10,7 +10,8 @@ import { EVENT_TYPES, type EventType } from '../../events/types';
 import { matchesTraffic, parseTrafficFilter } from '../../connections/traffic-filter';
 import { isTrafficId } from '../../connections/traffic-store';
 import { openTrafficTail } from '../../connections/traffic-tail';
-import { NODE_QUERY, nodeOf, trafficFilterQuery } from './traffic';
+import { trafficFilterQuery } from './traffic';
+import { NODE_QUERY, nodeOf } from '../node-forward';
 
 /** What a stream needs, when it opens and for as long as it stays open. */
 export const EVENTS_PERMISSION = 'read';

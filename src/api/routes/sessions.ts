@@ -11,6 +11,7 @@ import { FILTER_DOCS, isEmptyFilter, matchesFilter, parseSessionFilter, sessionV
 import type { AppContext } from '../context';
 import { message, type QueryDoc, type Req, type RouteDef } from '../http';
 import { MessageReply } from '../schemas';
+import { forwardToNode, NODE_QUERY, nodeOf } from '../node-forward';
 
 const MAX_LIMIT = 1000;
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
@@ -104,12 +105,15 @@ export function sessionRoutes(ctx: AppContext): RouteDef[] {
   const tag = 'sessions';
   return [
     { method: 'GET', pattern: '/api/sessions', body: 'none', permission: 'read',
-      doc: { tag, summary: 'Live connections (conntrack), filtered, by pages', response: SessionPage, query: {
+      doc: { tag, summary: 'Live connections (conntrack), filtered, by pages', response: SessionPage, errors: [404], query: {
         ...filterQuery,
         limit: { schema: Type.Integer({ minimum: 1, maximum: MAX_LIMIT }), description: `connections per page, 1-${MAX_LIMIT} (default 100)` },
         cursor: { schema: Type.String(), description: 'the previous page\'s next' },
+        node: NODE_QUERY,
       } },
       handler: async (req) => {
+        const node = await nodeOf(ctx, req);
+        if (node !== ctx.nodes.id) return forwardToNode(ctx, req, node);
         const { limit, cursor } = pageArgs(req.query);
         const all = await selected(ctx, req); // by id
         const rest = all.filter((s) => s.entry.id > cursor);
@@ -118,8 +122,10 @@ export function sessionRoutes(ctx: AppContext): RouteDef[] {
         return { body: { dataplane: ctx.dataPlane.mode, total: all.length, sessions, next } };
       } },
     { method: 'GET', pattern: '/api/config/impact', body: 'none', permission: 'read',
-      doc: { tag, summary: 'What committing the candidate would do to live connections', response: ImpactReply, errors: [409] },
-      handler: async () => {
+      doc: { tag, summary: 'What committing the candidate would do to live connections', response: ImpactReply, errors: [404, 409], query: { node: NODE_QUERY } },
+      handler: async (req) => {
+        const node = await nodeOf(ctx, req);
+        if (node !== ctx.nodes.id) return forwardToNode(ctx, req, node);
         const running = ctx.config.current();
         const candidate = (await ctx.config.compiledCandidate()).compiled; // 409 without a session
         const entries = (await ctx.dataPlane.connections()) ?? [];
@@ -127,8 +133,10 @@ export function sessionRoutes(ctx: AppContext): RouteDef[] {
         return { body: { version: running.meta.version, rematch: ctx.settings.sessionRematch, ...impact } };
       } },
     { method: 'DELETE', pattern: '/api/sessions', body: 'none', permission: 'configure',
-      doc: { tag, summary: 'End the connections the filters select (at least one filter)', response: MessageReply, query: filterQuery },
+      doc: { tag, summary: 'End the connections the filters select (at least one filter)', response: MessageReply, errors: [404], query: { ...filterQuery, node: NODE_QUERY } },
       handler: async (req) => {
+        const node = await nodeOf(ctx, req);
+        if (node !== ctx.nodes.id) return forwardToNode(ctx, req, node);
         const chosen = await selected(ctx, req);
         const ended = await ctx.dataPlane.endConnections(chosen.map((s) => s.entry));
         await ctx.audit.record(req, 'sessions.end', `${ended} of ${chosen.length} connections selected by ${req.query.toString()}`);

@@ -8,7 +8,8 @@ import { TRAFFIC_FILTER_DOCS, matchesTraffic, parseTrafficFilter } from '../../c
 import { TrafficRecordSchema } from '../../connections/traffic-record';
 import { isTrafficId } from '../../connections/traffic-store';
 import type { AppContext } from '../context';
-import type { QueryDoc, Req, RouteDef } from '../http';
+import type { QueryDoc, RouteDef } from '../http';
+import { NODE_QUERY, nodeOf } from '../node-forward';
 
 const MAX_LIMIT = 1000;
 
@@ -18,17 +19,6 @@ const TrafficPage = Type.Object({
   next: Type.Union([Type.String(), Type.Null()], { description: 'pass as ?cursor= for the next (older) page; null on the last page' }),
 }, { additionalProperties: false });
 export type TrafficPageModel = Static<typeof TrafficPage>;
-
-export const NODE_QUERY: QueryDoc = { schema: Type.String(), description: 'the instance (GET /api/cluster/nodes id) whose log or sessions to read; default: the one answering' };
-
-/** ?node=: a node of the cluster (404 when none has that id), else this one. */
-export async function nodeOf(ctx: AppContext, req: Req): Promise<string> {
-  const node = req.query.get('node');
-  if (node === null || node === '' || node === ctx.nodes.id) return ctx.nodes.id;
-  const known = (await ctx.nodes.nodes()).some((n) => n.id === node);
-  if (!known) throw new FwError('ERR_NET_1003', `node "${node.slice(0, 64)}" is not a node of this cluster (GET /api/cluster/nodes)`);
-  return node;
-}
 
 export const trafficFilterQuery: Record<string, QueryDoc> = Object.fromEntries(
   Object.entries(TRAFFIC_FILTER_DOCS).map(([k, description]) => [k, { schema: Type.String(), description }]),
