@@ -39,7 +39,7 @@ async function all(query = ''): Promise<Rec[]> {
 const logged = (x: Planned) => (x.a as { policy: { log: boolean } | null }).policy?.log === true || (x.a as unknown as { reason: string }).reason === 'default-deny';
 
 beforeAll(async () => {
-  ld = await startLabDaemon(2, [], 4, { FW_LOG_DEFAULT_DENY: 'on' });
+  ld = await startLabDaemon(2, [], 4, { FW_LOG_DEFAULT_DENY: 'on', FW_TRAFFIC_LOG_KEEP: '100' });
   const c = ld.client;
   await c.begin();
   await lanDmzZones(c);
@@ -233,4 +233,31 @@ test('fwctl logs: the log with filters as a table or JSON, and --follow for new 
   expect(out.code).toBe(0);
   const rec = JSON.parse(out.stdout.trim()) as Rec & { type: string };
   expect(rec).toEqual(expect.objectContaining({ type: 'traffic', 'dst-port': 5000, action: 'allow', policy: 1, src: p1.address }));
+});
+
+test('FW_TRAFFIC_LOG_KEEP: the newest records are kept, the oldest dropped; a resume from a dropped one is told to resync', async () => {
+  const before = (await all()).reverse(); // oldest first
+  expect(before.length).toBeLessThan(50);
+  const [p1, p2] = ld.lab.peers;
+  // 120 denied datagrams: each is a new connection to the kernel, logged by the default deny
+  const flood: Trial[] = Array.from({ length: 120 }, (_, i) => ({ from: 1, token: `flood${i}`, proto: 'udp', src: p1.address, sport: 45000 + i, dst: p2.address, dport: 443 }));
+  expect((await sendAndCompare(ld.client, ld.lab.peers, agents, flood)).mismatches).toEqual([]);
+  let records: Rec[] = [];
+  const deadline = Date.now() + 10000;
+  while (!records.some((r) => r['src-port'] === 45119) && Date.now() < deadline) {
+    await new Promise((res) => setTimeout(res, 200));
+    records = await all();
+  }
+  expect(records).toHaveLength(100);
+  // all of them the flood's newest 100
+  expect(records.filter((r) => r['src-port']! >= 45020 && r['src-port']! < 45120)).toHaveLength(100);
+  expect(records.some((r) => r.id === before[0].id)).toBe(false); // the oldest went first
+  const auth = { Authorization: `Bearer ${ld.client.token}` };
+  const resumed = await openEvents(ld.td.url, '/api/events?types=traffic', { ...auth, 'Last-Event-ID': before[0].id });
+  try {
+    const m = await resumed.next((x) => x.event === 'resync', 'resync');
+    expect(m.data).toEqual({ type: 'resync', id: records[0].id, reason: expect.stringMatching(/no longer kept/) });
+  } finally {
+    resumed.close();
+  }
 });
