@@ -59,7 +59,8 @@ export class UlogdProcess {
     fs.mkdirSync(this.dir, { recursive: true });
     const conf = path.join(this.dir, 'ulogd.conf');
     fs.writeFileSync(conf, renderUlogdConf(group, socketPath, this.logFile));
-    const child = this.host.spawn('ulogd', ['-c', conf]);
+    this.stopStale(conf);
+    const child = this.host.spawn('ulogd', ['-c', conf, '-p', this.pidFile]);
     child.stderr!.resume();
     await new Promise<void>((resolve, reject) => {
       const failed = (why: string) => reject(new Error(`ulogd ${why}: ${this.logTail()}`));
@@ -70,6 +71,30 @@ export class UlogdProcess {
     child.removeAllListeners('exit');
     child.on('exit', () => { if (this.child === child) this.child = null; });
     this.child = child;
+  }
+
+  get pidFile(): string {
+    return path.join(this.dir, 'ulogd.pid');
+  }
+
+  /**
+   * A ulogd left by an earlier run of the daemon on this data folder (killed without its
+   * stop: SIGKILL, a crash) still holds the NFLOG group: it goes first (only if it is ours:
+   * its command line names our configuration file).
+   */
+  private stopStale(conf: string): void {
+    let pid: number;
+    try {
+      pid = Number(fs.readFileSync(this.pidFile, 'utf8').trim());
+      if (!(pid > 1) || !fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(conf)) return;
+    } catch {
+      return; // no pid file, or no such process
+    }
+    try {
+      process.kill(pid, 'SIGTERM');
+    } catch {
+      // gone meanwhile
+    }
   }
 
   private logTail(): string {

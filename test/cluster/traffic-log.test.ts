@@ -3,7 +3,9 @@
 // live tail, and the live connections (sent on to the node whose kernel holds them).
 // Node 0 enforces on a lab namespace (real packets); node 1 has no data plane and reads node
 // 0's log through Redis.
-import { ok, type Client } from '../helpers/daemon';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ok, tempDir, type Client } from '../helpers/daemon';
 import { eventually, startCluster, type TestCluster } from '../helpers/cluster';
 import { Lab, requireLab, fwAddress, type Agent } from '../helpers/netns';
 import { kill9 } from '../helpers/process';
@@ -11,6 +13,8 @@ import { openEvents } from '../helpers/sse';
 import { sendAndCompare, type Trial } from '../dataplane/trials';
 
 let lab: Lab;
+/** node 0's own data folder (its ulogd's pid file) */
+const node0Dir = tempDir('fwd-tl-node0-');
 let cluster: TestCluster;
 let a: Client;
 let b: Client;
@@ -23,7 +27,7 @@ beforeAll(async () => {
   cluster = await startCluster(2, { FW_INTERFACES: 'fw1,fw2', FW_TRAFFIC_LOG_KEEP: '100' });
   // node 0 again, now enforcing on the lab's firewall namespace
   await kill9(cluster.nodes[0]);
-  await cluster.restart(0, { FW_DATAPLANE: 'linux', FW_NETNS: lab.fw });
+  await cluster.restart(0, { FW_DATAPLANE: 'linux', FW_NETNS: lab.fw, FW_DATA_DIR: node0Dir });
   [a, b] = cluster.clients;
   await a.begin();
   for (const p of lab.peers) await ok(a.put(`/api/interfaces/${p.link}`, { ip: `${fwAddress(p.index)}/24` }));
@@ -37,11 +41,21 @@ beforeAll(async () => {
 
 afterAll(async () => {
   try {
-    await cluster?.close();
+    await cluster?.close(); // kill -9: node 0's ulogd outlives it
   } finally {
+    stopUlogd(node0Dir);
     await lab?.destroy();
   }
 });
+
+/** The ulogd of a daemon killed with SIGKILL (its pid file in the data folder). */
+function stopUlogd(dataDir: string): void {
+  try {
+    process.kill(Number(fs.readFileSync(path.join(dataDir, 'dataplane', 'ulogd.pid'), 'utf8').trim()), 'SIGTERM');
+  } catch {
+    // none left
+  }
+}
 
 const flow = (sport: number): Trial => ({ from: 1, token: `c${sport}`, proto: 'tcp', src: lab.peers[0].address, sport, dst: lab.peers[1].address, dport: 80 });
 
