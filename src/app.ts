@@ -37,6 +37,9 @@ import { DeepAnalysis } from './workers/deep-analysis';
 import { BatchPool } from './workers/batch-pool';
 import { ParsePool } from './workers/parse-pool';
 import { EventHub } from './events/hub';
+import { TrafficLog } from './connections/traffic-log';
+import { MemoryTrafficStore } from './connections/traffic-store';
+import { RedisTrafficStore } from './connections/traffic-redis';
 import { LocalEvents, RedisEvents } from './events/backends';
 import { CommitConfirmation } from './session/confirm';
 import { EventStreams, type StreamLimits } from './api/event-streams';
@@ -89,6 +92,16 @@ async function enforceRunning<C>(config: ConfigService<C>, dataPlane: DataPlane,
       .catch((e: unknown) => log.error({ err: e, version: state.meta.version }, 'data plane: the running version was not applied'));
   });
   await last;
+}
+
+/** This node's traffic log: kept in this process (embedded store), or in a Redis stream per node (a cluster's: any instance reads every node's). */
+function trafficLog(settings: Settings, redis: RedisStore | null, dataPlane: DataPlane, config: ConfigService<CompiledConfig>, node: () => string, log: Logger): TrafficLog {
+  const running = async () => {
+    const state = config.current();
+    return { doc: state.doc, compiled: (await state.compiled).compiled };
+  };
+  const store = redis ? new RedisTrafficStore(redis.trafficStreams, settings.trafficLogKeep) : new MemoryTrafficStore(settings.trafficLogKeep);
+  return new TrafficLog(dataPlane.traffic, store, node, running, log);
 }
 
 /** The event hub of GET /api/events: ids from Redis in a cluster, from this process on the embedded store. */
@@ -238,7 +251,10 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     await ensureAdmin(store, settings, opts.announce ?? ((l) => process.stdout.write(`${l}\n`)));
     const secret = settings.jwtSecret ?? (await store.getOrCreateSecret(() => randomBytes(48).toString('base64')));
     compiler = metrics.timedCompiler(createCompiler());
-    dataPlane = createDataPlane(settings.dataPlane, settings.netns, settings.dataDir, log, { rematch: settings.sessionRematch, hitsIntervalMs: settings.hitsIntervalMs });
+    dataPlane = createDataPlane(settings.dataPlane, settings.netns, settings.dataDir, log, {
+      rematch: settings.sessionRematch, hitsIntervalMs: settings.hitsIntervalMs, logQueue: settings.trafficLogQueue,
+      log: settings.trafficLogRules,
+    });
     const config = new ConfigService(store, settings, log, compiler, commitChecks, dataPlane);
     const redis = store instanceof RedisStore ? store : null;
     hub = eventHub(settings, redis, log);
@@ -262,6 +278,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
       batchPool: settings.evalThreads > 0 ? new BatchPool(settings.evalThreads, log) : undefined,
       parsePool: new ParsePool(Math.min(settings.maxYamlBodyBytes, settings.maxLoadBodyBytes)),
       events, eventStreams, confirmation: new CommitConfirmation(config as ConfigService<unknown>, store, events.emit, log, settings.commitTimeoutMs * 2),
+      traffic: trafficLog(settings, redis, dataPlane, config, () => ctx.nodes.id, log),
     };
     registerCoreReadiness(ctx);
     const server = new HttpServer({
@@ -278,6 +295,8 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     const port = await server.listen();
     const nodes = await startNode(settings, port, redis, config, dataPlane, events, log);
     ctx.nodes = nodes;
+    ctx.traffic.start(); // its records name this node
+    metrics.traffic = () => ({ stored: ctx.traffic.stored, dropped: ctx.traffic.dropped, queued: ctx.traffic.queued });
     if (cluster) config.useCluster(cluster.queue, (v) => nodes.waitForVersion(v));
     // a commit confirmed whose deadline passed while no instance ran is reverted now
     await ctx.confirmation.check().catch((e: unknown) => log.warn({ err: String(e) }, 'commit confirmed check failed'));
@@ -309,6 +328,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
         await deep.close();
         await closeClusterParts(parts, nodes, redis, log);
         await activeCompiler.close();
+        ctx.traffic.close();
         await activeDataPlane.close();
         await store.close();
         await syslog.close(); // after the store: the last audit entries are forwarded too

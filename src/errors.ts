@@ -42,6 +42,7 @@ export const ERRORS = {
   ERR_SYS_4005: { status: 500, message: 'the data plane could not apply the configuration' },
   ERR_SYS_4006: { status: 503, message: 'write not confirmed by enough replicas' },
   ERR_SYS_4007: { status: 503, message: 'no commit worker is alive' },
+  ERR_SYS_4008: { status: 503, message: 'node unreachable' },
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

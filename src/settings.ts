@@ -2,6 +2,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { isNetnsName } from './dataplane/names';
+import { DEFAULT_LOG_RULES, type TrafficLogRules } from './dataplane/nft';
 import { nameProblem } from './config/validate';
 import { passwordProblem } from './auth/passwords';
 import { parseAllowedHosts } from './host-names';
@@ -37,6 +38,16 @@ export interface Settings {
   sessionRematch: boolean;
   /** FW_HITS_INTERVAL (seconds): how often the kernel's rule counters are sampled for hit times */
   hitsIntervalMs: number;
+  /** FW_TRAFFIC_LOG_KEEP: traffic log records kept per node (the newest) */
+  trafficLogKeep: number;
+  /**
+   * The logging rules: FW_TRAFFIC_LOG_GROUP (the NFLOG group ulogd reads), FW_TRAFFIC_LOG_RATE
+   * (records a second each logging rule may send; the kernel sends no more) and
+   * FW_LOG_DEFAULT_DENY (connections no policy matches are logged too)
+   */
+  trafficLogRules: TrafficLogRules;
+  /** FW_TRAFFIC_LOG_QUEUE: records held between ulogd and the traffic log; beyond, dropped and counted */
+  trafficLogQueue: number;
   /** FW_METRICS: client addresses or networks that may scrape /metrics without a token ("" : none) */
   metricsAllow: string;
   /** FW_TRUSTED_PROXIES: proxies whose X-Forwarded-For names the client ("": none, the header is ignored) */
@@ -248,6 +259,13 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     netns: netns(env.FW_NETNS),
     sessionRematch: onOff(env, 'FW_SESSION_REMATCH', true),
     hitsIntervalMs: int(env, 'FW_HITS_INTERVAL', 5, 1, 3600) * 1000,
+    trafficLogKeep: int(env, 'FW_TRAFFIC_LOG_KEEP', 100_000, 100, 10_000_000),
+    trafficLogRules: {
+      group: int(env, 'FW_TRAFFIC_LOG_GROUP', DEFAULT_LOG_RULES.group, 1, 65535),
+      rate: int(env, 'FW_TRAFFIC_LOG_RATE', DEFAULT_LOG_RULES.rate, 1, 1_000_000),
+      defaultDeny: onOff(env, 'FW_LOG_DEFAULT_DENY', DEFAULT_LOG_RULES.defaultDeny),
+    },
+    trafficLogQueue: int(env, 'FW_TRAFFIC_LOG_QUEUE', 20_000, 100, 1_000_000),
     metricsAllow: env.FW_METRICS ?? '',
     trustedProxies: env.FW_TRUSTED_PROXIES ?? '',
     analysisTimeoutMs: int(env, 'FW_ANALYSIS_TIMEOUT', 60, 0, 86400) * 1000,

@@ -4,6 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { login, logOut, endLogin } from './api';
 import { AuditPage } from './audit';
 import { ConnectionsPage } from './connections';
+import { TrafficPageView } from './traffic';
 import { LoginPage } from './login';
 import { Overview } from './overview';
 import { ResourcePage } from './resource-page';
@@ -38,6 +39,7 @@ const NAV: NavItem[] = [
   { href: '/versions', label: 'Versions' },
   { href: '/trace', label: 'Packet tracer' },
   { href: '/connections', label: 'Connections' },
+  { href: '/traffic', label: 'Traffic log' },
   { href: '/search', label: 'Search' },
   { href: '/audit', label: 'Audit', permission: 'audit' },
   { href: '/users', label: 'Users', permission: ['users', 'audit'] },
@@ -57,6 +59,7 @@ function pageOf(path: string) {
     case '/versions': return <VersionsPage />;
     case '/trace': return <TracerPage />;
     case '/connections': return <ConnectionsPage />;
+    case '/traffic': return <TrafficPageView />;
     case '/search': return <SearchPage />;
     case '/audit': return allowed('audit') ? <AuditPage /> : <NotAllowed />;
     case '/users': return allowed(['users', 'audit']) ? <UsersPage /> : <NotAllowed />;

@@ -12,6 +12,8 @@ import type { StatusReply } from '../../src/api/routes/status';
 import type { AuditPage } from '../../src/api/routes/audit';
 import type { ImpactReplyModel, SessionPageModel } from '../../src/api/routes/sessions';
 import type { HitsReplyModel } from '../../src/api/routes/hits';
+import type { SessionPageModel } from '../../src/api/routes/sessions';
+import type { TrafficPageModel } from '../../src/api/routes/traffic';
 import type { UserModel } from '../../src/api/routes/users';
 import type { NodeModel } from '../../src/api/routes/cluster';
 import type { PoolLeases } from '../../src/dataplane/leases';
@@ -51,6 +53,9 @@ export type LiveSession = SessionPageModel['sessions'][number];
 export type ImpactReply = ImpactReplyModel;
 export type HitsReply = HitsReplyModel;
 export type RuleHits = NonNullable<HitsReplyModel['rules']>[number];
+/** GET /api/logs/traffic and the live tail's records */
+export type TrafficPage = TrafficPageModel;
+export type TrafficRecord = TrafficPageModel['records'][number];
 export type User = Static<typeof UserModel>;
 export type ClusterNode = Static<typeof NodeModel>;
 export type { PoolLeases };

@@ -17,6 +17,7 @@ import type { EventStreams } from './event-streams';
 import type { CommitConfirmation } from '../session/confirm';
 import type { AccountService } from '../auth/accounts';
 import type { SyslogForwarder } from '../syslog/forwarder';
+import type { TrafficLog } from '../connections/traffic-log';
 
 export interface AppContext {
   settings: Settings;
@@ -47,4 +48,6 @@ export interface AppContext {
   syslog: SyslogForwarder;
   /** commit confirmed: POST /api/config/confirm and the automatic revert */
   confirmation: CommitConfirmation;
+  /** this node's traffic log, and the store of every node's (GET /api/logs/traffic) */
+  traffic: TrafficLog;
 }

@@ -102,6 +102,8 @@ export class Metrics {
   eventSubscribers: () => number = () => 0;
   /** the FW_SYSLOG targets' counts (set by the app once the forwarder exists) */
   syslog: () => SenderStats[] = () => [];
+  /** the traffic log's counts (set by the app once the log exists) */
+  traffic: () => { stored: number; dropped: number; queued: number } = () => ({ stored: 0, dropped: 0, queued: 0 });
 
   constructor(session: SessionGauge) {
     const registers = [this.registry];
@@ -130,6 +132,19 @@ export class Metrics {
     new Gauge({
       name: 'fwd_event_subscribers', help: 'Open GET /api/events streams on this instance', registers,
       collect() { this.set(metrics.eventSubscribers()); },
+    });
+    // counters kept by the traffic log itself (a flood must not pay a prom-client call a record)
+    new Counter({
+      name: 'fwd_traffic_log_records_total', help: 'Traffic log records kept on this node', registers,
+      collect() { this.reset(); this.inc(metrics.traffic().stored); },
+    });
+    new Counter({
+      name: 'fwd_traffic_log_dropped_total', help: 'Traffic log records lost on this node before they were kept: the queue from ulogd was full (FW_TRAFFIC_LOG_QUEUE), or the store refused them', registers,
+      collect() { this.reset(); this.inc(metrics.traffic().dropped); },
+    });
+    new Gauge({
+      name: 'fwd_traffic_log_queued', help: 'Traffic log records waiting between ulogd and the traffic log', registers,
+      collect() { this.set(metrics.traffic().queued); },
     });
     new Gauge({
       name: 'fwd_session_active', help: '1 while a configuration session is open', registers,

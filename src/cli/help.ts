@@ -48,7 +48,7 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
   },
   leases: { usage: 'fwctl leases', summary: 'the DHCP leases handed out, per pool' },
   sessions: {
-    usage: 'fwctl sessions [FILTERS] [--limit N]',
+    usage: 'fwctl sessions [FILTERS] [--node ID] [--limit N]',
     summary: 'live connections',
     options: ['FILTERS: --address IP|PREFIX --port N --protocol P --zone Z --policy ID --state S --id ID --src IP --dst IP --sport N --dport N'],
   },
@@ -61,6 +61,11 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     usage: 'fwctl hits [--unused DAYS]',
     summary: 'hits, bytes, first and last hit of every running policy and NAT rule',
     options: ['--unused DAYS        only the rules with no hit for DAYS days (1-3650)'],
+  },
+  logs: {
+    usage: 'fwctl logs [FILTERS] [--node ID] [--limit N | --all] [--follow [--count N]]',
+    summary: 'the traffic log, newest first (default 50 records), or followed live',
+    options: ['FILTERS: --address IP|PREFIX --port N --protocol P --policy ID|default --action allow|deny --zone Z --since TIME --until TIME (ISO 8601)'],
   },
 };
 

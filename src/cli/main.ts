@@ -16,6 +16,7 @@ import { endSessions, sessions, SESSION_FILTERS, type SessionFilterArgs } from '
 import { apply, confirm, exportConfig, plan } from './commands/config-file';
 import { impact } from './commands/impact';
 import { hits } from './commands/hits';
+import { logs, LOG_FILTERS, type LogArgs } from './commands/logs';
 
 const common = {
   json: { type: 'boolean', default: false },
@@ -49,6 +50,10 @@ const OPTIONS = {
   'end-sessions': filterOptions(),
   impact: {},
   hits: { unused: { type: 'string' } },
+  logs: {
+    ...Object.fromEntries(LOG_FILTERS.map((f) => [f, { type: 'string' }])) as Record<(typeof LOG_FILTERS)[number], { type: 'string' }>,
+    limit: { type: 'string' }, all: { type: 'boolean', default: false }, follow: { type: 'boolean', short: 'f', default: false }, count: { type: 'string' },
+  },
 } as const satisfies Record<string, ParseArgsConfig['options']>;
 
 type Command = keyof typeof OPTIONS;
@@ -105,6 +110,7 @@ async function run(argv: string[]): Promise<number> {
     case 'end-sessions': return endSessions(api, o as unknown as SessionFilterArgs & { json: boolean });
     case 'impact': return impact(api, o.json);
     case 'hits': return hits(api, { unused: o.unused as string | undefined, json: o.json });
+    case 'logs': return logs(api, o as unknown as LogArgs);
     case 'watch': return watch(api, { types: o.types as string | undefined, since: o.since as string | undefined, count: o.count as string | undefined, json: o.json });
   }
 }

@@ -124,7 +124,21 @@ export const FILTER_DOCS: Record<string, string> = {
   dport: 'the original destination port',
 };
 
-function int(name: string, text: string, max: number): number {
+/** ?protocol=: a name or number, as protocolName writes it; 400 ERR_NET_1006 otherwise. */
+export function parseProtocolQuery(protocol: string): string {
+  const name = /^\d+$/.test(protocol) ? PROTOCOLS[int('protocol', protocol, 255)] ?? protocol : protocol.toLowerCase();
+  if (!Object.values(PROTOCOLS).includes(name) && !/^\d+$/.test(name)) throw new FwError('ERR_NET_1006', `query "protocol": "${protocol.slice(0, 64)}" is not one of ${Object.values(PROTOCOLS).join(', ')} or a number`);
+  return name;
+}
+
+/** ?address=: an address or prefix; 400 ERR_NET_1001 otherwise. */
+export function parseAddressQuery(address: string): Cidr {
+  const c = parseCidr(address);
+  if (!c) throw new FwError('ERR_NET_1001', `query "address": "${address.slice(0, 64)}" is not an IP address or prefix`);
+  return c;
+}
+
+export function int(name: string, text: string, max: number): number {
   if (!/^\d{1,10}$/.test(text)) throw new FwError('ERR_NET_1004', `query "${name}": "${text.slice(0, 64)}" is not a whole number`);
   const n = Number(text);
   if (n > max) throw new FwError('ERR_NET_1008', `query "${name}": ${n} is not within 0-${max}`);
@@ -142,17 +156,9 @@ export function parseSessionFilter(q: URLSearchParams): SessionFilter {
   const f: SessionFilter = {};
   const get = (k: string) => q.get(k) ?? undefined;
   const address = get('address');
-  if (address !== undefined) {
-    const c = parseCidr(address);
-    if (!c) throw new FwError('ERR_NET_1001', `query "address": "${address.slice(0, 64)}" is not an IP address or prefix`);
-    f.address = c;
-  }
+  if (address !== undefined) f.address = parseAddressQuery(address);
   const protocol = get('protocol');
-  if (protocol !== undefined) {
-    const name = /^\d+$/.test(protocol) ? PROTOCOLS[int('protocol', protocol, 255)] ?? protocol : protocol.toLowerCase();
-    if (!Object.values(PROTOCOLS).includes(name) && !/^\d+$/.test(name)) throw new FwError('ERR_NET_1006', `query "protocol": "${protocol.slice(0, 64)}" is not one of ${Object.values(PROTOCOLS).join(', ')} or a number`);
-    f.protocol = name;
-  }
+  if (protocol !== undefined) f.protocol = parseProtocolQuery(protocol);
   const state = get('state');
   if (state !== undefined) {
     if (!STATES.includes(state.toUpperCase())) throw new FwError('ERR_NET_1005', `query "state": "${state.slice(0, 64)}" is not one of ${STATES.join(', ')}`);
@@ -205,6 +211,11 @@ function prefixTest(c: Cidr): (text: string) => boolean {
     for (let i = 0; i < 4; i++) if ((scratch[i] & mask[i]) !== base[i]) return false;
     return true;
   };
+}
+
+/** Whether the address `text` is within `c` (the traffic log's filter: one test, so no need to keep it). */
+export function inPrefix(text: string, c: Cidr): boolean {
+  return prefixTest(c)(text);
 }
 
 const exactly = (a: IpAddr): Cidr => ({ family: a.family, bytes: a.bytes, prefix: a.family === 4 ? 32 : 128 });

@@ -18,6 +18,9 @@ import { missingRights } from './rights';
 import { linkKindProblem } from './link-kinds';
 import { readLeaseFile, type DhcpLease } from './leases';
 import type { DataPlane, DataPlaneStatus } from './types';
+import { logsTraffic, type TrafficLogRules } from './nft';
+import { NflogSocket } from './traffic-kernel';
+import { UlogdProcess } from './ulogd';
 
 interface NftCounter {
   counter?: { name: string; table: string; packets: number; bytes: number };
@@ -32,6 +35,10 @@ export interface LinuxOptions {
   rematch: boolean;
   /** FW_HITS_INTERVAL: how often the rule counters are sampled for hit times (ms) */
   hitsIntervalMs: number;
+  /** the traffic log's rules (FW_TRAFFIC_LOG_GROUP, FW_TRAFFIC_LOG_RATE, FW_LOG_DEFAULT_DENY) */
+  log: TrafficLogRules;
+  /** FW_TRAFFIC_LOG_QUEUE: records held between ulogd and the traffic log before drops */
+  logQueue: number;
 }
 
 /**
@@ -54,6 +61,8 @@ export class LinuxDataPlane implements DataPlane {
   private readonly hitTracker: HitTracker;
   /** The table our last apply left in the kernel (null: unknown, the next apply writes it whole) */
   private kernelTable: NftTable | null = null;
+  private readonly ulogd: UlogdProcess;
+  readonly traffic: NflogSocket;
 
   /** FW_DATA_DIR/dataplane: the files of dnsmasq and of conntrack batches */
   private readonly dir: string;
@@ -62,6 +71,8 @@ export class LinuxDataPlane implements DataPlane {
     this.host = new Host(netns);
     this.dir = path.join(dataDir, 'dataplane');
     this.dnsmasq = new DnsmasqProcess(this.host, this.dir);
+    this.ulogd = new UlogdProcess(this.host, this.dir);
+    this.traffic = new NflogSocket(path.join(this.dir, 'ulogd.sock'), opts.logQueue, () => this.applied?.doc ?? null);
     this.rights = missingRights(this.host).then((problem) => {
       if (problem) this.log.error({ netns }, problem);
       return problem;
@@ -129,7 +140,7 @@ export class LinuxDataPlane implements DataPlane {
   private async enforce(doc: ConfigDoc, version: number): Promise<void> {
     const problems = planProblems(doc);
     if (problems.length) throw new Error(problems.join('\n'));
-    const opts = { leaseFile: this.dnsmasq.leaseFile, version, rematch: this.opts.rematch };
+    const opts = { leaseFile: this.dnsmasq.leaseFile, version, rematch: this.opts.rematch, log: this.opts.log };
     const plan = renderPlan(doc, opts);
     const table = renderNftTable(doc, opts);
     // the difference from what the kernel holds, when we know what it holds (our last apply,
@@ -161,6 +172,17 @@ export class LinuxDataPlane implements DataPlane {
     // ended: its next packet is invalid, not a new connection.
     await this.host.exec('sysctl', ['-q', '-w', 'net.netfilter.nf_conntrack_acct=1', 'net.netfilter.nf_conntrack_timestamp=1', 'net.netfilter.nf_conntrack_tcp_loose=0']);
     await this.dnsmasq.ensure(plan.dnsmasq);
+    await this.ensureUlogd(logsTraffic(doc, this.opts.log));
+  }
+
+  /** ulogd runs while the configuration logs anything (its records come to this.traffic). */
+  private async ensureUlogd(wanted: boolean): Promise<void> {
+    if (!wanted) return this.ulogd.stop();
+    if (this.ulogd.running) return;
+    if (!this.traffic.listening) await this.traffic.listen();
+    else this.traffic.rearm();
+    await this.ulogd.start(this.opts.log.group, this.traffic.socketPath, this.traffic.connected);
+    this.log.info({ group: this.opts.log.group }, 'ulogd started: traffic log records flow');
   }
 
   /** Whether the kernel's table is `table` (its stamp rule carries the table's digest). */
@@ -228,6 +250,10 @@ export class LinuxDataPlane implements DataPlane {
   async close(): Promise<void> {
     if (this.sweep) clearInterval(this.sweep);
     this.hitTracker.stop();
-    await this.serial(() => this.dnsmasq.stop());
+    await this.serial(async () => {
+      await this.dnsmasq.stop();
+      await this.ulogd.stop();
+      if (this.traffic.listening) await this.traffic.close();
+    });
   }
 }

@@ -254,12 +254,15 @@ function serviceAlternatives(r: Renderer, names: string[], portExpr: string): st
   return r.groups.services(names).map((n) => r.service(n, portExpr)).filter((m): m is string => m !== null);
 }
 
-function policyRules(r: Renderer, p: PolicyObj): string[] {
+function policyRules(r: Renderer, p: PolicyObj, log: TrafficLogRules): string[] {
   if (p.disabled) return []; // its counter object stays, so its hits are kept
   // an accepted connection carries the policy that accepted it and, from `stamp`, the version
   // (marks.ts): the version is in one rule, so that a commit rewrites no policy for it
   const verdict = p.action === 'allow' ? `ct mark set ${policyMark(p.id)} goto stamp` : 'drop';
-  const tail = `${p.log ? `log prefix "fwd policy ${p.id}: " ` : ''}counter name "${counterName(p.id)}" ${verdict}`;
+  const tails = [`counter name "${counterName(p.id)}" ${verdict}`];
+  // a rule of its own before the verdict: only a connection's first packet is logged (not the
+  // packets of an older connection that rematch judges again), within the rule's rate limit
+  if (p.log) tails.unshift(`ct state new ${nflog(log, policyLogPrefix(p.id, p.action))}`);
   // the original destination and port: dnat has already rewritten the packet in forward
   const services = serviceAlternatives(r, p.services, 'ct original proto-dst');
   const families: Array<string[] | null> = zoneOrAddressBound(p)
@@ -268,7 +271,7 @@ function policyRules(r: Renderer, p: PolicyObj): string[] {
   const out: string[] = [];
   for (const fam of families) {
     if (fam === null) continue;
-    for (const svc of services) out.push([...fam, svc, tail].filter(Boolean).join(' '));
+    for (const svc of services) for (const tail of tails) out.push([...fam, svc, tail].filter(Boolean).join(' '));
   }
   return out;
 }
@@ -304,13 +307,16 @@ function natMatches(r: Renderer, n: NatRule): Array<{ family: Family; match: str
   return out;
 }
 
-function natPre(r: Renderer): string[] {
+function natPre(r: Renderer, log: TrafficLogRules, logging: boolean): string[] {
   const out: string[] = [];
   for (const n of r.doc.nat) {
     for (const { family, match } of natMatches(r, n)) {
       if (n.type === 'snat') out.push(`${match} return comment "nat ${n.id}: snat, in postrouting"`);
       else {
         const to = family === 6 && n.translatedPort ? `[${n.translatedIp}]:${n.translatedPort}` : n.translatedPort ? `${n.translatedIp}:${n.translatedPort}` : n.translatedIp;
+        // the forward chain sees the translated destination: this record of the original one
+        // lets the traffic log show where the connection was addressed (traffic-kernel.ts)
+        if (logging) out.push(`${match} ${nflog(log, natLogPrefix(n.id))}`);
         out.push(`${match} counter name "${natCounterName(n.id)}" dnat ${IP[family]} to ${to} comment "nat ${n.id}"`);
       }
     }
@@ -358,11 +364,11 @@ const endsChain = (id: number) => (Math.imul(id, 0x9e3779b1) >>> 0) % POLICY_CHA
  * The policies in order as chains, each named by the policy that ends it (`pol_<id>`, the last
  * one `pol_end`): a policy created or moved at the top joins the first chain and renames none.
  */
-function policyChains(r: Renderer, policies: readonly PolicyObj[]): NftChain[] {
+function policyChains(r: Renderer, policies: readonly PolicyObj[], log: TrafficLogRules): NftChain[] {
   const out: NftChain[] = [];
   let rules: string[] = [];
   policies.forEach((p, i) => {
-    rules.push(...policyRules(r, p));
+    rules.push(...policyRules(r, p, log));
     const last = i === policies.length - 1;
     if (endsChain(p.id) || last) {
       out.push({ name: endsChain(p.id) ? `pol_${p.id}` : 'pol_end', hook: null, rules });
@@ -381,6 +387,35 @@ export interface NftOptions {
   version?: number;
   /** FW_SESSION_REMATCH: packets of connections accepted under an older version meet the policies again */
   rematch?: boolean;
+  /** how logged rules reach the traffic log (NFLOG group, rate limit, default deny) */
+  log?: TrafficLogRules;
+}
+
+/** What the traffic log settings make of the logging rules. */
+export interface TrafficLogRules {
+  /** the NFLOG group ulogd reads (FW_TRAFFIC_LOG_GROUP) */
+  group: number;
+  /** records a second each logging rule may send (FW_TRAFFIC_LOG_RATE); beyond, the kernel sends none */
+  rate: number;
+  /** FW_LOG_DEFAULT_DENY: connections no policy matched are logged too */
+  defaultDeny: boolean;
+}
+
+export const DEFAULT_LOG_RULES: TrafficLogRules = { group: 100, rate: 5000, defaultDeny: false };
+
+/** The prefixes the kernel gives each record: what traffic-kernel.ts reads back. */
+export const policyLogPrefix = (id: number, action: string) => `fwd policy ${id} ${action}`;
+export const DEFAULT_DENY_LOG_PREFIX = 'fwd default deny';
+export const natLogPrefix = (id: number) => `fwd nat ${id}`;
+
+/** An NFLOG statement under the rule's own rate limit (a burst of a fifth of a second's worth). */
+function nflog(log: TrafficLogRules, prefix: string): string {
+  return `limit rate ${log.rate}/second burst ${Math.max(5, Math.ceil(log.rate / 5))} packets log group ${log.group} prefix "${prefix}"`;
+}
+
+/** Whether the configuration logs anything (then DNAT records their original destination). */
+export function logsTraffic(doc: ConfigDoc, log: TrafficLogRules): boolean {
+  return log.defaultDeny || doc.policies.some((p) => p.log && !p.disabled);
 }
 
 /**
@@ -411,10 +446,10 @@ export function renderNft(doc: ConfigDoc, opts: NftOptions = {}): string {
  * the rest (a comment), which the data plane reads back to know the kernel holds that table.
  */
 export function renderNftTable(doc: ConfigDoc, opts: NftOptions = {}): NftTable {
-  const { counters = new Map<number, PolicyCounter>(), natCounters = new Map<number, PolicyCounter>(), version = 0, rematch = true } = opts;
+  const { counters = new Map<number, PolicyCounter>(), natCounters = new Map<number, PolicyCounter>(), version = 0, rematch = true, log = DEFAULT_LOG_RULES } = opts;
   const topo = new Topology(doc);
   const r = new Renderer(doc, topo);
-  const blocks = policyChains(r, doc.policies);
+  const blocks = policyChains(r, doc.policies, log);
   const chain = (name: string, hook: string | null, rules: string[]): NftChain => ({ name, hook, rules });
   const chains = [
     chain('admit', null, forwardPrologue(version, rematch)),
@@ -424,8 +459,11 @@ export function renderNftTable(doc: ConfigDoc, opts: NftOptions = {}): NftTable 
       'meta nfproto ipv6 ip6 saddr != { ::, fe80::/10 } fib saddr . iif oif missing drop',
     ]),
     chain('input', 'type filter hook input priority filter; policy drop;', input(doc, topo)),
-    chain('forward', 'type filter hook forward priority filter; policy drop;', ['jump admit', ...blocks.map((b) => `jump ${b.name}`)]),
-    chain('nat_pre', 'type nat hook prerouting priority dstnat; policy accept;', natPre(r)),
+    // the chain's policy drops what no rule accepted; with FW_LOG_DEFAULT_DENY its first packet is logged first
+    chain('forward', 'type filter hook forward priority filter; policy drop;', [
+      'jump admit', ...blocks.map((b) => `jump ${b.name}`), ...(log.defaultDeny ? [`ct state new ${nflog(log, DEFAULT_DENY_LOG_PREFIX)}`] : []),
+    ]),
+    chain('nat_pre', 'type nat hook prerouting priority dstnat; policy accept;', natPre(r, log, logsTraffic(doc, log))),
     chain('nat_post', 'type nat hook postrouting priority srcnat; policy accept;', natPost(r)),
   ];
   const decl = (name: string, c: PolicyCounter = { packets: 0, bytes: 0 }) => ({ name, packets: c.packets, bytes: c.bytes });

@@ -7,6 +7,7 @@ import type { ConnEntry } from './conntrack';
 import type { HitRecord } from './hits';
 import type { PolicyCounter } from './nft';
 import type { DhcpLease } from './leases';
+import type { TrafficFeed } from './traffic-kernel';
 
 export interface DataPlaneStatus {
   mode: 'none' | 'linux';
@@ -41,6 +42,8 @@ export interface DataPlane {
   connections(): Promise<ConnEntry[] | null>;
   /** Deletes these connections' entries (they end: their next packet is a new connection); how many went. */
   endConnections(entries: readonly ConnEntry[]): Promise<number>;
+  /** The kernel's traffic records (logged first packets, through NFLOG and ulogd), or null without a kernel. */
+  readonly traffic: TrafficFeed | null;
   close(): Promise<void>;
 }
 
@@ -85,6 +88,8 @@ export class NoDataPlane implements DataPlane {
   async endConnections(): Promise<number> {
     return 0;
   }
+
+  readonly traffic = null;
 
   async close(): Promise<void> {}
 }

@@ -78,6 +78,15 @@ export class EventHub {
     return () => this.listeners.delete(sub);
   }
 
+  /**
+   * A stream fed by something else (the traffic tail) gets what every stream gets from the
+   * hub: the reconnection delay at once (the answer starts), then the heartbeat while open.
+   */
+  keepAlive(out: StreamSink): void {
+    out.onClose(this.subscribe(() => undefined, () => out.write(HEARTBEAT)));
+    out.write(`retry: ${RETRY_MS}\n\n`);
+  }
+
   get subscriberCount(): number {
     return this.listeners.size;
   }

@@ -16,7 +16,26 @@ export type StoreEvent =
 /** The registries of the cluster: its API instances, and its commit workers. */
 export type Registry = 'nodes' | 'workers';
 
+/** One entry of a node's stream: its id ("ms-seq", increasing) and its text. */
+export interface StreamEntry {
+  id: string;
+  value: string;
+}
+
+/** Capped streams kept per node (the traffic log of each instance), readable by every instance. */
+export interface NodeStreams {
+  /** Adds the entries to `node`'s stream in order, trimmed to about `keep` (never fewer); their ids. */
+  append(node: string, entries: string[], keep: number): Promise<string[]>;
+  /** Entries with ids from `from` to `to` ("-", "+", "(id" exclusive, as XRANGE), at most `count`, oldest or newest first. */
+  range(node: string, from: string, to: string, count: number, newestFirst: boolean): Promise<StreamEntry[]>;
+  /** The oldest and the newest id kept (null: empty). */
+  first(node: string): Promise<string | null>;
+  last(node: string): Promise<string | null>;
+}
+
 export interface ClusterBus {
+  /** The traffic logs of the nodes. */
+  readonly trafficStreams: NodeStreams;
   /** Calls `listener` with every notice of the channel (this instance's own too). */
   onEvent(listener: (e: StoreEvent) => void): void;
   /** Numbers the event (one counter for the cluster), keeps the newest `keep` and tells every instance. */

@@ -69,7 +69,7 @@ test('status reports the applied version; the nft table holds the policies in or
   const status = (await ok(c.get('/api/status'))).body;
   expect(status.dataplane).toEqual(expect.objectContaining({ mode: 'linux', netns: ld.lab.fw, applied_version: Number(r.body.version), error: null }));
   const table = ld.lab.exec(ld.lab.fw, ['nft', 'list', 'table', 'inet', 'fwdaemon']);
-  const allow = table.indexOf('log prefix "fwd policy 1: "');
+  const allow = table.indexOf('log prefix "fwd policy 1 allow" group 100');
   const deny = table.indexOf('counter name "policy_2" drop');
   expect(allow).toBeGreaterThan(0);
   expect(deny).toBeGreaterThan(allow);

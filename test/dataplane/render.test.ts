@@ -152,12 +152,19 @@ describe('rendered texts', () => {
       'ct state established ct mark set 0xffffffff',
     ]);
     expect(chainOf('pol_end')).toEqual([
-      `ct original ip saddr @srczone4_${lan} ct reply ip saddr @dstzone4_${wan} ct original ip daddr 10.2.0.0/24 meta l4proto tcp ct original proto-dst @ports_${http} log prefix "fwd policy 1: " counter name "policy_1" ct mark set 0x00000001 goto stamp`,
-      `ct original ip saddr @srczone4_${lan} ct reply ip saddr @dstzone4_${wan} ct original ip daddr 10.2.0.0/24 meta l4proto udp ct original proto-dst 53 log prefix "fwd policy 1: " counter name "policy_1" ct mark set 0x00000001 goto stamp`,
+      // a logged policy: its first packet to the traffic log (NFLOG, rate limited), then its verdict
+      `ct original ip saddr @srczone4_${lan} ct reply ip saddr @dstzone4_${wan} ct original ip daddr 10.2.0.0/24 meta l4proto tcp ct original proto-dst @ports_${http} ct state new limit rate 5000/second burst 1000 packets log group 100 prefix "fwd policy 1 allow"`,
+      `ct original ip saddr @srczone4_${lan} ct reply ip saddr @dstzone4_${wan} ct original ip daddr 10.2.0.0/24 meta l4proto tcp ct original proto-dst @ports_${http} counter name "policy_1" ct mark set 0x00000001 goto stamp`,
+      `ct original ip saddr @srczone4_${lan} ct reply ip saddr @dstzone4_${wan} ct original ip daddr 10.2.0.0/24 meta l4proto udp ct original proto-dst 53 ct state new limit rate 5000/second burst 1000 packets log group 100 prefix "fwd policy 1 allow"`,
+      `ct original ip saddr @srczone4_${lan} ct reply ip saddr @dstzone4_${wan} ct original ip daddr 10.2.0.0/24 meta l4proto udp ct original proto-dst 53 counter name "policy_1" ct mark set 0x00000001 goto stamp`,
       'counter name "policy_2" drop',
     ]);
     // the version's generation is added in one rule, which names the table's digest
     expect(chainOf('stamp')).toEqual([expect.stringMatching(/^ct mark set ct mark or 0x00800000 accept comment "fwd table [0-9a-f]{32}"$/)]);
+    // the default deny logs nothing unless FW_LOG_DEFAULT_DENY=on
+    expect(plan.nft).not.toMatch(/fwd default deny/);
+    // a DNAT'd connection's original destination, for the records of logged policies
+    expect(lines).toContain(`meta nfproto ipv4 ip saddr @srczone4_${wan} meta l4proto udp th dport 53 limit rate 5000/second burst 1000 packets log group 100 prefix "fwd nat 1"`);
     expect(lines).toContain(`meta nfproto ipv4 ip saddr @srczone4_${wan} meta l4proto udp th dport 53 counter name "nat_1" dnat ip to 10.1.0.10:5353 comment "nat 1"`);
     expect(lines).toContain(`meta nfproto ipv4 ip saddr @srczone4_${lan} ip daddr @egress4_${eth1} ip daddr @masquerade4 counter name "nat_2" masquerade comment "nat 2"`);
     expect(lines).toContain(`meta nfproto ipv4 ip saddr @srczone4_${lan} counter name "nat_3" snat ip to 10.2.0.99 comment "nat 3"`);

@@ -3,6 +3,7 @@
 import { FormatRegistry } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { FwEventSchema, ResyncEvent } from '../../src/events/types';
+import { TrafficEventSchema, TrafficResyncSchema } from '../../src/connections/traffic-record';
 import { SseParser, type SseMessage as RawMessage } from '../../src/cli/sse-parser';
 
 if (!FormatRegistry.Has('date-time')) FormatRegistry.Set('date-time', (v) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(v));
@@ -99,7 +100,9 @@ export async function openEvents(url: string, path = '/api/events', headers: Rec
 /** The message with its data parsed, checked against the published schema and its own id and event lines. */
 function checked(m: RawMessage): SseMessage {
   const parsed = JSON.parse(m.data);
-  const schema = m.event === 'resync' ? ResyncEvent : FwEventSchema;
+  // the traffic log's live tail has ids of its own ("ms-seq")
+  const traffic = /-/.test(m.id ?? '');
+  const schema = m.event === 'resync' ? (traffic ? TrafficResyncSchema : ResyncEvent) : m.event === 'traffic' ? TrafficEventSchema : FwEventSchema;
   if (!Value.Check(schema, parsed)) throw new Error(`event does not match its schema: ${m.data}`);
   if (parsed.type !== m.event || String(parsed.id) !== m.id) throw new Error(`event line and data disagree: ${JSON.stringify(m)}`);
   return { id: m.id, event: m.event, data: parsed };

@@ -37,7 +37,8 @@ export function dataPlaneRoutes(ctx: AppContext): RouteDef[] {
       const { doc } = await readSource(ctx, req);
       const version = ctx.config.current().meta.version;
       // a candidate is rendered as the version its commit would make (the marks carry it)
-      const plan = renderPlan(doc, { version: which === 'candidate' ? version + 1 : version, rematch: ctx.settings.sessionRematch });
+      const plan = renderPlan(doc, { version: which === 'candidate' ? version + 1 : version, rematch: ctx.settings.sessionRematch,
+        log: ctx.settings.trafficLogRules });
       return { body: {
         config: which,
         version,

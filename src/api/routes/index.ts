@@ -22,6 +22,7 @@ import { policyRoutes } from './policies';
 import { natRoutes } from './nat';
 import { dataPlaneRoutes } from './dataplane';
 import { sessionRoutes } from './sessions';
+import { trafficRoutes } from './traffic';
 import { hitRoutes } from './hits';
 import { auditRoutes } from './audit';
 import { operationsRoutes } from './operations';
@@ -65,6 +66,7 @@ export function allRoutes(ctx: AppContext): RouteDef[] {
     ...natRoutes(ctx),
     ...dataPlaneRoutes(ctx),
     ...sessionRoutes(ctx),
+    ...trafficRoutes(ctx),
     ...hitRoutes(ctx),
     ...clusterRoutes(ctx),
     ...eventRoutes(ctx),

@@ -13,6 +13,7 @@ import type { AppContext } from '../context';
 import { message, type QueryDoc, type Req, type RouteDef } from '../http';
 import { MessageReply } from '../schemas';
 import { pageArgs, pageQuery } from '../paging';
+import { forwardToNode, NODE_QUERY, nodeOf } from '../node-forward';
 
 const MAX_LIMIT = 1000;
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
@@ -92,11 +93,14 @@ export function sessionRoutes(ctx: AppContext): RouteDef[] {
   const tag = 'sessions';
   return [
     { method: 'GET', pattern: '/api/sessions', body: 'none', permission: 'read',
-      doc: { tag, summary: 'Live connections (conntrack), filtered, by pages', response: SessionPage, query: {
+      doc: { tag, summary: 'Live connections (conntrack), filtered, by pages', response: SessionPage, errors: [404], query: {
         ...filterQuery,
         ...pageQuery('connections', 100, MAX_LIMIT),
+        node: NODE_QUERY,
       } },
       handler: async (req) => {
+        const node = await nodeOf(ctx, req);
+        if (node !== ctx.nodes.id) return forwardToNode(ctx, req, node);
         const { limit, cursor } = pageArgs(req.query, 100, MAX_LIMIT) ?? { limit: 100, cursor: null };
         const { entries: all, compiled } = await selected(ctx, req); // by id
         const rest = all.filter((e) => e.id > (cursor ?? -1));
@@ -105,8 +109,10 @@ export function sessionRoutes(ctx: AppContext): RouteDef[] {
         return { body: { dataplane: ctx.dataPlane.mode, total: all.length, sessions, next } };
       } },
     { method: 'GET', pattern: '/api/config/impact', body: 'none', permission: 'read',
-      doc: { tag, summary: 'What committing the candidate would do to live connections', response: ImpactReply, errors: [409] },
-      handler: async () => {
+      doc: { tag, summary: 'What committing the candidate would do to live connections', response: ImpactReply, errors: [404, 409], query: { node: NODE_QUERY } },
+      handler: async (req) => {
+        const node = await nodeOf(ctx, req);
+        if (node !== ctx.nodes.id) return forwardToNode(ctx, req, node);
         const running = ctx.config.current();
         const candidate = (await ctx.config.compiledCandidate()).compiled; // 409 without a session
         const entries = (await ctx.dataPlane.connections()) ?? [];
@@ -114,8 +120,10 @@ export function sessionRoutes(ctx: AppContext): RouteDef[] {
         return { body: { version: running.meta.version, rematch: ctx.settings.sessionRematch, ...impact } };
       } },
     { method: 'DELETE', pattern: '/api/sessions', body: 'none', permission: 'configure',
-      doc: { tag, summary: 'End the connections the filters select (at least one filter)', response: MessageReply, query: filterQuery },
+      doc: { tag, summary: 'End the connections the filters select (at least one filter)', response: MessageReply, errors: [404], query: { ...filterQuery, node: NODE_QUERY } },
       handler: async (req) => {
+        const node = await nodeOf(ctx, req);
+        if (node !== ctx.nodes.id) return forwardToNode(ctx, req, node);
         const chosen = (await selected(ctx, req)).entries;
         const ended = await ctx.dataPlane.endConnections(chosen);
         await ctx.audit.record(req, 'sessions.end', `${ended} of ${chosen.length} connections selected by ${req.query.toString()}`);

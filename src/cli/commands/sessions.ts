@@ -5,7 +5,8 @@ import { CliError, EXIT, type ApiClient } from '../api';
 import { printJson, table } from '../output';
 
 /** The filters of both commands: the API's query names. */
-export const SESSION_FILTERS = ['address', 'port', 'protocol', 'zone', 'policy', 'state', 'id', 'src', 'dst', 'sport', 'dport'] as const;
+/** `node` picks the instance whose kernel to ask (a cluster); the rest select connections. */
+export const SESSION_FILTERS = ['address', 'port', 'protocol', 'zone', 'policy', 'state', 'id', 'src', 'dst', 'sport', 'dport', 'node'] as const;
 export type SessionFilterArgs = Partial<Record<(typeof SESSION_FILTERS)[number], string>>;
 
 function query(a: SessionFilterArgs, extra: Record<string, string> = {}): URLSearchParams {

@@ -2,7 +2,7 @@
 // a line with --json). A dropped stream is resumed with Last-Event-ID after a short wait.
 import type { FwEvent } from '../../events/types';
 import { CliError, EXIT, type ApiClient } from '../api';
-import { SseParser } from '../sse-parser';
+import { SseParser, type SseMessage } from '../sse-parser';
 
 export interface WatchArgs {
   types?: string;
@@ -27,25 +27,25 @@ export function eventLine(e: FwEvent): string {
   return `${e.at}  ${String(e.id).padStart(6)}  ${e.type.padEnd(8)}  ${what}`;
 }
 
-export async function watch(api: ApiClient, a: WatchArgs): Promise<number> {
-  const limit = a.count === undefined ? Infinity : Number(a.count);
-  if (!(limit > 0)) throw new CliError(`--count: "${a.count}" is not a positive number`, EXIT.usage);
-  if (a.since !== undefined && !/^\d+$/.test(a.since)) throw new CliError(`--since: "${a.since}" is not an event id`, EXIT.usage);
-  let last = a.since ?? null;
+/**
+ * Reads an event stream until `count` messages (or Ctrl-C), resuming a dropped stream with
+ * Last-Event-ID after a short wait; `print` gets each message. Shared by watch and logs --follow.
+ */
+export async function follow(api: ApiClient, path: string, since: string | null, count: string | undefined, print: (m: SseMessage) => void): Promise<number> {
+  const limit = count === undefined ? Infinity : Number(count);
+  if (!(limit > 0)) throw new CliError(`--count: "${count}" is not a positive number`, EXIT.usage);
+  let last = since;
   let seen = 0;
   const abort = new AbortController();
   process.once('SIGINT', () => abort.abort());
-  const query = a.types ? `?types=${encodeURIComponent(a.types)}` : '';
   for (;;) {
     try {
-      const r = await api.stream(`/api/events${query}`, last ? { 'Last-Event-ID': last } : {}, abort.signal);
+      const r = await api.stream(path, last ? { 'Last-Event-ID': last } : {}, abort.signal);
       const parser = new SseParser((m) => {
         if (m.id) last = m.id;
         if (seen >= limit) return;
         seen++;
-        if (a.json) process.stdout.write(m.data + '\n');
-        else if (m.event === 'resync') process.stdout.write(`resync: ${(JSON.parse(m.data) as { reason: string }).reason}; re-read the state\n`);
-        else process.stdout.write(eventLine(JSON.parse(m.data) as FwEvent) + '\n');
+        print(m);
         if (seen >= limit) abort.abort();
       });
       const decoder = new TextDecoder();
@@ -58,4 +58,14 @@ export async function watch(api: ApiClient, a: WatchArgs): Promise<number> {
     process.stderr.write('event stream ended; reconnecting\n');
     await new Promise((r) => setTimeout(r, 2000));
   }
+}
+
+export async function watch(api: ApiClient, a: WatchArgs): Promise<number> {
+  if (a.since !== undefined && !/^\d+$/.test(a.since)) throw new CliError(`--since: "${a.since}" is not an event id`, EXIT.usage);
+  const query = a.types ? `?types=${encodeURIComponent(a.types)}` : '';
+  return follow(api, `/api/events${query}`, a.since ?? null, a.count, (m) => {
+    if (a.json) process.stdout.write(m.data + '\n');
+    else if (m.event === 'resync') process.stdout.write(`resync: ${(JSON.parse(m.data) as { reason: string }).reason}; re-read the state\n`);
+    else process.stdout.write(eventLine(JSON.parse(m.data) as FwEvent) + '\n');
+  });
 }

@@ -37,5 +37,7 @@ export function keysOf(clusterName: string) {
     revertClaim: `${p}revert-claim`,
     eventSeq: `${p}event-seq`,
     eventLog: `${p}event-log`,
+    /** a node's traffic log (a capped stream) */
+    traffic: (node: string) => `${p}traffic:${node}`,
   };
 }

@@ -18,6 +18,7 @@ import { scripted, type Scripted } from './scripts';
 import { keysOf } from './keys';
 import { RedisBus } from './bus';
 import { RedisFailureLog } from './failure-log';
+import { RedisNodeStreams } from './node-streams';
 import type { FailureLog } from '../../auth/login-limiter';
 import { conflictReason, entriesOf, sessionOf, withLastUse } from './decode';
 import { auditCursor, type RedisCall } from './audit-stream';
@@ -71,6 +72,7 @@ export class RedisStore implements Store, ClusterBus {
   private readonly auditKeep: number;
   private readonly auditLoginFailuresKeep: number;
   private closed = false;
+  readonly trafficStreams: RedisNodeStreams;
   /** audit entries recorded in one turn of the event loop go in one script call: [kind, JSON] each */
   private readonly audits = new TickBatch<[string, string]>((entries) => this.call(() => this.redis.fwAudit(
     this.keys.audit, this.keys.auditLoginFailures, this.keys.auditSeq, this.auditKeep, this.auditLoginFailuresKeep, ...entries.flat(),
@@ -85,6 +87,7 @@ export class RedisStore implements Store, ClusterBus {
     this.writer = minReplicas > 0 ? scripted(connect({ ...failFastOptions(target), commandTimeout: COMMAND_TIMEOUT_MS + 2 * REPLICA_WAIT_MS })) : this.redis;
     this.replicas = minReplicas > 0 ? new ReplicaConfirm(this.writer, minReplicas) : null;
     this.sub = connect(patientOptions(target));
+    this.trafficStreams = new RedisNodeStreams(this.redis, this.keys.traffic, (fn) => this.call(fn));
     this.versionsKeep = opts.versionsKeep ?? RETENTION_DEFAULTS.versionsKeep;
     this.auditKeep = opts.auditKeep ?? RETENTION_DEFAULTS.auditKeep;
     this.auditLoginFailuresKeep = opts.auditLoginFailuresKeep ?? RETENTION_DEFAULTS.auditLoginFailuresKeep;
