@@ -12,7 +12,6 @@ import type { StatusReply } from '../../src/api/routes/status';
 import type { AuditPage } from '../../src/api/routes/audit';
 import type { ImpactReplyModel, SessionPageModel } from '../../src/api/routes/sessions';
 import type { HitsReplyModel } from '../../src/api/routes/hits';
-import type { SessionPageModel } from '../../src/api/routes/sessions';
 import type { TrafficPageModel } from '../../src/api/routes/traffic';
 import type { UserModel } from '../../src/api/routes/users';
 import type { NodeModel } from '../../src/api/routes/cluster';
