@@ -46,7 +46,7 @@ import { EventStreams, type StreamLimits } from './api/event-streams';
 import { EVENTS_PERMISSION } from './api/routes/events';
 import { openFileLimit, streamsWithin } from './api/fd-limit';
 import { SyslogForwarder, readSyslogCa } from './syslog/forwarder';
-import { forwardAudits } from './syslog/records';
+import { forwardAudits, trafficFieldsOf, trafficRecord } from './syslog/records';
 
 export interface Daemon {
   port: number;
@@ -296,6 +296,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     const nodes = await startNode(settings, port, redis, config, dataPlane, events, log);
     ctx.nodes = nodes;
     ctx.traffic.start(); // its records name this node
+    ctx.traffic.onRecord((r) => syslog.forward(trafficRecord(trafficFieldsOf(r))));
     metrics.traffic = () => ({ stored: ctx.traffic.stored, dropped: ctx.traffic.dropped, queued: ctx.traffic.queued });
     if (cluster) config.useCluster(cluster.queue, (v) => nodes.waitForVersion(v));
     // a commit confirmed whose deadline passed while no instance ran is reverted now

@@ -1,5 +1,6 @@
 // What each kind of record becomes in syslog (docs/operations.md, "Forwarding to syslog"):
 // audit entries as msgid AUDIT, traffic records as msgid TRAFFIC.
+import type { TrafficRecord } from '../connections/traffic-record';
 import { auditRecordOf, type AuditEvent } from '../store/types';
 import { Facility, Severity, type SyslogRecord } from './message';
 import type { SyslogForwarder } from './forwarder';
@@ -49,6 +50,19 @@ export interface TrafficFields {
   nat?: { src?: string; sport?: number; dst?: string; dport?: number };
 }
 
+/** A traffic log record (src/connections) as the fields of its syslog message; a DNAT's
+ * translation is the new destination, an SNAT's (or masquerade's) the new source. */
+export function trafficFieldsOf(r: TrafficRecord): TrafficFields {
+  const port = (p: number | null) => (p === null ? undefined : p);
+  const to = r.nat && { addr: r.nat.translatedIP || undefined, port: r.nat.translatedPort ? Number(r.nat.translatedPort) : undefined };
+  return {
+    time: Date.parse(r.at), policyId: r.policy === null ? null : String(r.policy), policyName: r.policy === null ? null : r.policyName ?? `policy ${r.policy}`,
+    action: r.action, protocol: r.protocol, src: r.src, dst: r.dst, sport: port(r['src-port']), dport: port(r['dst-port']),
+    srcZone: r.srcZone ?? undefined, dstZone: r.dstZone ?? undefined, inInterface: r.inInterface ?? undefined, outInterface: r.outInterface ?? undefined,
+    nat: !to ? undefined : r.nat!.type === 'dnat' ? { dst: to.addr, dport: to.port } : { src: to.addr, sport: to.port },
+  };
+}
+
 /** "10.0.0.1:443", "[2001:db8::1]:443", or the bare address without a port. */
 function endpoint(addr: string, port?: number): string {
   if (port === undefined) return addr;
@@ -63,7 +77,7 @@ export function trafficRecord(t: TrafficFields): SyslogRecord {
   const policy = t.policyName ?? 'default deny';
   return {
     facility: Facility.local0,
-    severity: t.action === 'accept' ? Severity.info : Severity.notice,
+    severity: t.action === 'allow' || t.action === 'accept' ? Severity.info : Severity.notice,
     time: t.time,
     msgid: 'TRAFFIC',
     sdName: 'traffic',

@@ -9,12 +9,17 @@ import { fwctl } from '../helpers/fwctl';
 import type { Agent } from '../helpers/netns';
 import { lanDmzZones, startLabDaemon, stopLabDaemon, type LabDaemon } from './lab-daemon';
 import { sendAndCompare, type Planned, type Trial } from './trials';
+import { startRsyslog, type TestRsyslog } from '../helpers/rsyslog';
+import { makeCert } from '../helpers/tls';
+import { tempDir } from '../helpers/temp-dirs';
 
 const PORTS = [22, 53, 80, 443, 5000];
 const VIP = '198.51.100.1';
 let ld: LabDaemon;
 const agents = new Map<number, Agent>();
 let plan: Planned[] = [];
+/** FW_SYSLOG's receiver: the records reach it as TRAFFIC messages */
+let rs: TestRsyslog;
 
 interface Rec {
   id: string; node: string; at: string; policy: number | null; policyName: string | null; action: string; family: number;
@@ -39,7 +44,8 @@ async function all(query = ''): Promise<Rec[]> {
 const logged = (x: Planned) => (x.a as { policy: { log: boolean } | null }).policy?.log === true || (x.a as unknown as { reason: string }).reason === 'default-deny';
 
 beforeAll(async () => {
-  ld = await startLabDaemon(2, [], 4, { FW_LOG_DEFAULT_DENY: 'on', FW_TRAFFIC_LOG_KEEP: '100' });
+  rs = await startRsyslog(makeCert(tempDir(), 'rsyslog'));
+  ld = await startLabDaemon(2, [], 4, { FW_LOG_DEFAULT_DENY: 'on', FW_TRAFFIC_LOG_KEEP: '100', FW_SYSLOG: `udp://127.0.0.1:${rs.ports.udp}` });
   const c = ld.client;
   await c.begin();
   await lanDmzZones(c);
@@ -66,7 +72,10 @@ beforeAll(async () => {
   plan = r.plan;
 }, 120000);
 
-afterAll(async () => stopLabDaemon(ld));
+afterAll(async () => {
+  await stopLabDaemon(ld);
+  await rs?.stop();
+});
 
 test('a record per logged flow, saying what POST /api/eval says of it; none for flows that do not log', async () => {
   expect(plan).toHaveLength(7);
@@ -105,6 +114,18 @@ test('a record per logged flow, saying what POST /api/eval says of it; none for 
   const dnat = records.find((r) => r.dst === VIP)!;
   expect(dnat.nat).toEqual(expect.objectContaining({ type: 'dnat-port', translatedIP: ld.lab.peers[1].address, translatedPort: '5000' }));
   expect(records.filter((r) => r.policy === null).every((r) => r.action === 'deny')).toBe(true);
+});
+
+test('every record reaches the FW_SYSLOG receiver as an RFC 5424 TRAFFIC message with the same flow', async () => {
+  const records = await all();
+  expect(records.length).toBeGreaterThan(0);
+  for (const r of records) {
+    const m = await rs.waitFor('udp', (x) => x.msgid === 'TRAFFIC' && x.sd['traffic@32473']?.sport === String(r['src-port']) && x.sd['traffic@32473']?.dst === r.dst, 10000);
+    expect({ app: m.app, ...m.sd['traffic@32473'] }).toEqual(expect.objectContaining({
+      app: 'fwd', action: r.action, proto: r.protocol, src: r.src, dport: String(r['dst-port']),
+      policy_id: r.policy === null ? 'default-deny' : String(r.policy),
+    }));
+  }
 });
 
 test('filters, time range and cursor pages', async () => {
