@@ -91,8 +91,8 @@ export class Workload {
 /** What one instance holds after healing. */
 interface Seen {
   running: number;
-  candidate: Record<string, { ips: string[] }>;
-  committed: Record<string, { ips: string[] }>;
+  candidate: Record<string, { ips: unknown[] }>;
+  committed: Record<string, { ips: unknown[] }>;
   versions: Array<{ version: number; description?: string; time?: string }>;
   docs: Map<number, Record<string, unknown>>;
 }
@@ -143,6 +143,14 @@ function namesOf(doc: Record<string, unknown>): Set<string> {
   return new Set(Object.keys(d.config?.addresses ?? d.addresses ?? doc));
 }
 
+/** An address as sent ("10.1.0.0/32"), from either form an answer may hold it in. */
+function cidr(ip: unknown): string {
+  if (typeof ip === 'string') return ip;
+  const { ip: bytes, mask } = ip as { ip: number[]; mask: number[] };
+  const bits = mask.reduce((n, b) => n + b.toString(2).replace(/0/g, '').length, 0);
+  return `${bytes.join('.')}/${bits}`;
+}
+
 /** Reads every instance and judges `ops` against what they hold. */
 export async function check(urls: string[], token: string, ops: Op[]): Promise<Verdict> {
   const acked = ops.filter((o) => o.status === 200);
@@ -179,7 +187,7 @@ export async function check(urls: string[], token: string, ops: Op[]): Promise<V
     for (const [name, a] of [...Object.entries(s.candidate), ...Object.entries(s.committed)]) {
       if (!name.startsWith(`${tag}-w`)) continue;
       const o = sent.get(name);
-      if (!o || a.ips.length !== 1 || a.ips[0] !== o.ip) verdict.phantoms.push(`${name} on d${i}: ${JSON.stringify(a)}`);
+      if (!o || a.ips.length !== 1 || cidr(a.ips[0]) !== o.ip) verdict.phantoms.push(`${name} on d${i}: ${JSON.stringify(a)}`);
     }
   });
   const changesAcked = changes.filter((o) => o.status === 200);
