@@ -142,6 +142,10 @@ test.each(chosen.map((s) => [s.name, s] as const))('%s: nothing acknowledged is 
   await settled();
   const verdict = await check(urls, token, work.ops);
   process.stdout.write(`${summary(name, verdict)}\n`);
+  // what went wrong, briefly, before the assertions list it whole
+  for (const k of ['lost', 'refusedButApplied', 'phantoms', 'commitProblems', 'divergence'] as const) {
+    if (verdict[k].length) process.stdout.write(`  ${k}: ${verdict[k].length}, e.g. ${verdict[k].slice(0, 3).join('; ')}\n`);
+  }
   expect(verdict.acknowledged).toBeGreaterThan(0);
   expect(verdict.lost).toEqual([]);
   expect(verdict.refusedButApplied).toEqual([]);

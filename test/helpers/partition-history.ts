@@ -137,10 +137,10 @@ async function seenBy(url: string, token: string, versions: number[]): Promise<S
   return { running: Number(status.version), candidate, committed, versions: list, docs };
 }
 
-/** Names of the addresses a version's document holds (the document's shape, whatever the wrapper). */
-function namesOf(doc: Record<string, unknown>): Set<string> {
-  const d = doc as { addresses?: Record<string, unknown>; config?: { addresses?: Record<string, unknown> } };
-  return new Set(Object.keys(d.config?.addresses ?? d.addresses ?? doc));
+/** Names of the addresses a version's document holds (a serialized document lists them, sorted). */
+function namesOf(version: Record<string, unknown>): Set<string> {
+  const list = (version as { config?: { addresses?: Array<{ name: string }> } }).config?.addresses ?? [];
+  return new Set(list.map((a) => a.name));
 }
 
 /** An address as sent ("10.1.0.0/32"), from either form an answer may hold it in. */
