@@ -11,6 +11,8 @@
 // a fault and the rounds per schedule; FW_PARTITION_SCHEDULES (names, comma separated) runs
 // only those; FW_PARTITION_ENV (JSON) adds settings to the daemons, e.g.
 // '{"FW_REDIS_MIN_REPLICAS":"1"}' to see what the defaults before issue 31 lost.
+import fs from 'node:fs';
+import path from 'node:path';
 import { tempDir } from '../helpers/daemon';
 import { requireLab } from '../helpers/netns';
 import { DAEMONS, DOWN_AFTER_MS, PartitionLab, REDIS, SENTINELS, type NodeName } from '../helpers/partition-lab';
@@ -49,6 +51,9 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  // FW_PARTITION_LOGS=<folder>: the instances' logs, to read after a failure
+  const logs = process.env.FW_PARTITION_LOGS;
+  if (logs && lab) for (const d of DAEMONS) fs.writeFileSync(path.join(logs, `${d}.log`), lab.daemonLog(d));
   await lab?.destroy();
 });
 
