@@ -116,6 +116,7 @@ const SCHEDULES: Schedule[] = [
 
 const only = process.env.FW_PARTITION_SCHEDULES?.split(',');
 const chosen = SCHEDULES.filter((s) => !only || only.includes(s.name));
+if (!chosen.length) throw new Error(`FW_PARTITION_SCHEDULES names none of ${SCHEDULES.map((s) => s.name).join(', ')}`);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -157,4 +158,25 @@ test.each(chosen.map((s) => [s.name, s] as const))('%s: nothing acknowledged is 
   expect(verdict.phantoms).toEqual([]);
   expect(verdict.commitProblems).toEqual([]);
   expect(verdict.divergence).toEqual([]);
+});
+
+test('with every replica required (the default with sentinels), one replica cut off means 503 ERR_SYS_4006 until it is back', async () => {
+  await settled();
+  const { replicas } = roles();
+  const session = await send(urls[1], token, 'GET', '/api/config/session');
+  if (!session.body.active) await send(urls[1], token, 'POST', '/api/config/begin');
+  lab!.partition([replicas[0]], [...REDIS.filter((r) => r !== replicas[0]), ...SENTINELS, ...DAEMONS]);
+  try {
+    let refused: { status: number; body: { code?: string; details?: string } } | undefined;
+    let n = 0;
+    await until(async () => {
+      refused = await send(urls[n % 3], token, 'POST', '/api/addresses', { name: `missing-replica-${n++}`, ips: ['10.222.0.1/32'] });
+      return refused.status === 503 && refused.body.code === 'ERR_SYS_4006';
+    }, 20_000, 'writes with a replica cut off were not refused with ERR_SYS_4006');
+    expect(refused!.body.details).toMatch(/^1 of the 2 replicas required \(FW_REDIS_MIN_REPLICAS=all\)/);
+  } finally {
+    lab!.heal();
+  }
+  let n = 0;
+  await until(async () => (await send(urls[n % 3], token, 'POST', '/api/addresses', { name: `replica-back-${n++}`, ips: ['10.223.0.1/32'] })).status === 200, 60_000, 'writes did not work again once the replica was back');
 });
