@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import type { Host } from './host';
+import { stopChild, type Host } from './host';
 
 export class DnsmasqProcess {
   private child: ChildProcess | null = null;
@@ -62,10 +62,6 @@ export class DnsmasqProcess {
   async stop(): Promise<void> {
     const child = this.child;
     this.child = null;
-    if (!child || child.exitCode !== null) return;
-    await new Promise<void>((resolve) => {
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    });
+    await stopChild(child);
   }
 }

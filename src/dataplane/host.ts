@@ -52,3 +52,12 @@ export class Host {
     return spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'ignore', 'pipe'] });
   }
 }
+
+/** Stops a helper process the data plane runs (dnsmasq, ulogd) and waits for it to be gone. */
+export async function stopChild(child: ChildProcess | null): Promise<void> {
+  if (!child || child.exitCode !== null) return;
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}

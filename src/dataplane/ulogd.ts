@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import type { Host } from './host';
+import { stopChild, type Host } from './host';
 
 const PLUGINS = '/usr/lib/x86_64-linux-gnu/ulogd';
 
@@ -108,10 +108,6 @@ export class UlogdProcess {
   async stop(): Promise<void> {
     const child = this.child;
     this.child = null;
-    if (!child || child.exitCode !== null) return;
-    await new Promise<void>((resolve) => {
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    });
+    await stopChild(child);
   }
 }

@@ -6,10 +6,9 @@
 // POST /api/eval equal to the reference evaluator, the analysis on flattened sets and the nft
 // rendering (groups flattened into the interval sets).
 import { parseDoc } from '../../src/config/document';
-import { parsePacket } from '../../src/eval/packet';
-import { ReferenceEvaluator } from '../../src/eval/reference';
 import { expectError, ok, refusal, useDaemon } from '../helpers/daemon';
 import { lanWan } from '../helpers/lan-wan';
+import { expectEvalCases } from '../helpers/eval-checks';
 
 const c = useDaemon().client;
 const group = async (path: string, name: string) => (await ok(c.get(`/api/${path}/${name}?config=candidate`))).body;
@@ -147,13 +146,7 @@ test('eval and batch answer as the reference evaluator on flattened groups; anal
     [{ ...V4, 'dst-ip': '198.51.100.10', 'dst-port': 22 }, null],
     [{ 'src-ip': '2001:db8::5', 'dst-ip': '2001:db8:5::11', 'src-zone': 'lan', 'dst-zone': 'wan', protocol: 'tcp', 'dst-port': 80 }, 1],
   ];
-  const batch = (await ok(c.post('/api/eval/batch', { packets: cases.map(([p]) => p) }))).body;
-  const ref = new ReferenceEvaluator(parseDoc((await ok(c.get(`/api/config/versions/${batch.version}`))).body.config));
-  for (const [i, [p, id]] of cases.entries()) {
-    const one = (await ok(c.post('/api/eval', p))).body;
-    expect({ i, policy: one.policy?.id ?? null }).toEqual({ i, policy: id });
-    expect({ i, ...batch.results[i] }).toEqual({ i, ...ref.eval(parsePacket(p)) });
-  }
+  await expectEvalCases(c, cases);
   // NAT rule 1 (dst webs, service web-svc) takes web2:80, rule 2 (db, nested-one: https) db:443
   expect((await ok(c.post('/api/eval', { ...V4, 'dst-ip': '198.51.100.11', 'dst-port': 80 }))).body.nat).toMatchObject({ id: 1, type: 'snat' });
   expect((await ok(c.post('/api/eval', { ...V4, 'dst-ip': '198.51.100.21', 'dst-port': 443 }))).body.nat).toMatchObject({ id: 2, type: 'dnat-port', translatedPort: '8443' });
