@@ -2,7 +2,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { isNetnsName } from './dataplane/names';
-import { DEFAULT_LOG_RULES, type TrafficLogRules } from './dataplane/nft';
+import { DEFAULT_LOG_RULES, type TrafficLogRules } from './dataplane/nft-log';
 import { nameProblem } from './config/validate';
 import { passwordProblem } from './auth/passwords';
 import { parseAllowedHosts } from './host-names';

@@ -18,7 +18,7 @@ import { missingRights } from './rights';
 import { linkKindProblem } from './link-kinds';
 import { readLeaseFile, type DhcpLease } from './leases';
 import type { DataPlane, DataPlaneStatus } from './types';
-import { logsTraffic, type TrafficLogRules } from './nft';
+import { logsTraffic, type TrafficLogRules } from './nft-log';
 import { NflogSocket } from './traffic-kernel';
 import { UlogdProcess } from './ulogd';
 

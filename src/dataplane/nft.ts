@@ -23,13 +23,14 @@
 import { GroupFlattener } from '../config/groups';
 import type { Family } from '../config/net';
 import { parseCidr, parseIp } from '../config/net';
-import type { AddressObj, ConfigDoc, NatRule, PolicyObj, ServiceObj } from '../config/types';
-import { createHash } from 'node:crypto';
+import type { AddressObj, ConfigDoc, NatRule, PolicyObj } from '../config/types';
 import { CUT_MARK, GENERATION_MASK, generationMark, hex, policyMark } from './marks';
-import { tableDigest, tableScript, type NftChain, type NftSet, type NftTable } from './nft-table';
+import { tableDigest, tableScript, type NftChain, type NftTable } from './nft-table';
 import { hasPorts, isIcmp, PROTO, protocolNumber } from '../config/protocols';
-import { formatRange, select, union, type Seg } from './ranges';
+import { select, union, type Seg } from './ranges';
 import { Topology } from './topology';
+import { Sets, addrElements, stableId } from './nft-sets';
+import { DEFAULT_DENY_LOG_PREFIX, DEFAULT_LOG_RULES, logsTraffic, natLogPrefix, nflog, policyLogPrefix, type TrafficLogRules } from './nft-log';
 
 export interface PolicyCounter {
   packets: number;
@@ -56,79 +57,6 @@ export function counterName(policyId: number): string {
 /** The name of a NAT rule's counter: the first packet of every connection it translates. */
 export function natCounterName(natId: number): string {
   return `nat_${natId}`;
-}
-
-function portRanges(ports: ServiceObj['ports']): Array<[number, number]> {
-  return ports.map((p) => {
-    if (typeof p === 'number') return [p, p] as [number, number];
-    const [lo, hi] = p.split('-').map(Number);
-    return [lo, hi] as [number, number];
-  });
-}
-
-/** Port entries with overlaps merged: "22", "1000-2000". */
-function portItems(ranges: Array<[number, number]>): string[] {
-  const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
-  const merged: Array<[number, number]> = [];
-  for (const r of sorted) {
-    const last = merged[merged.length - 1];
-    if (last && r[0] <= last[1] + 1) last[1] = Math.max(last[1], r[1]);
-    else merged.push([r[0], r[1]]);
-  }
-  return merged.map(([lo, hi]) => (lo === hi ? `${lo}` : `${lo}-${hi}`));
-}
-
-/**
- * Named interval sets, declared on first use and shared by every rule that needs the same
- * elements. An empty one is never declared (null: no match) and a single element is written
- * into the rule itself: the kernel's cost of loading a table grows with the square of its
- * number of sets (anonymous ones included), so only real sets are sets, each once.
- */
-class Sets {
-  private readonly byName = new Map<string, string | null>();
-  private readonly byContent = new Map<string, string>();
-  readonly decls: NftSet[] = [];
-
-  /** A reference to the set `name` of `type` (elements built on first use), or null. */
-  use(name: string, type: string, build: () => string[], comment: string): string | null {
-    const known = this.byName.get(name);
-    if (known !== undefined) return known;
-    const elements = build();
-    let ref: string | null = null;
-    if (elements.length === 1) ref = elements[0];
-    else if (elements.length > 1) {
-      const key = `${type} ${elements.join(',')}`;
-      ref = this.byContent.get(key) ?? null;
-      if (ref === null) {
-        ref = `@${name}`;
-        this.byContent.set(key, ref);
-        this.decls.push({ name, type, elements, comment });
-      }
-    }
-    this.byName.set(name, ref);
-    return ref;
-  }
-
-  /** The ports of a service: one set per service (a single port or range stands alone). */
-  ports(service: ServiceObj): string {
-    return this.use(`ports_${stableId(service.name)}`, 'inet_service', () => portItems(portRanges(service.ports)), `ports of service ${service.name}`)!;
-  }
-
-  /** The source ports of a service that names some (issue 27), one set per service. */
-  sourcePorts(service: ServiceObj): string {
-    return this.use(`sports_${stableId(service.name)}`, 'inet_service', () => portItems(portRanges(service.sourcePorts ?? [])), `source ports of service ${service.name}`)!;
-  }
-}
-
-const addrElements = (family: Family, ranges: Array<[bigint, bigint]>) => ranges.map(([lo, hi]) => formatRange(family, lo, hi));
-
-/**
- * The part of a set's name that says which object it holds: 48 bits of the object name's
- * hash (not its position among the names: a new object would rename every later set, and an
- * incremental commit would write them all again). Collisions among 100,000 names: about 2e-5.
- */
-export function stableId(name: string): string {
-  return createHash('sha1').update(name).digest('hex').slice(0, 12);
 }
 
 class Renderer {
@@ -389,33 +317,6 @@ export interface NftOptions {
   rematch?: boolean;
   /** how logged rules reach the traffic log (NFLOG group, rate limit, default deny) */
   log?: TrafficLogRules;
-}
-
-/** What the traffic log settings make of the logging rules. */
-export interface TrafficLogRules {
-  /** the NFLOG group ulogd reads (FW_TRAFFIC_LOG_GROUP) */
-  group: number;
-  /** records a second each logging rule may send (FW_TRAFFIC_LOG_RATE); beyond, the kernel sends none */
-  rate: number;
-  /** FW_LOG_DEFAULT_DENY: connections no policy matched are logged too */
-  defaultDeny: boolean;
-}
-
-export const DEFAULT_LOG_RULES: TrafficLogRules = { group: 100, rate: 5000, defaultDeny: false };
-
-/** The prefixes the kernel gives each record: what traffic-kernel.ts reads back. */
-export const policyLogPrefix = (id: number, action: string) => `fwd policy ${id} ${action}`;
-export const DEFAULT_DENY_LOG_PREFIX = 'fwd default deny';
-export const natLogPrefix = (id: number) => `fwd nat ${id}`;
-
-/** An NFLOG statement under the rule's own rate limit (a burst of a fifth of a second's worth). */
-function nflog(log: TrafficLogRules, prefix: string): string {
-  return `limit rate ${log.rate}/second burst ${Math.max(5, Math.ceil(log.rate / 5))} packets log group ${log.group} prefix "${prefix}"`;
-}
-
-/** Whether the configuration logs anything (then DNAT records their original destination). */
-export function logsTraffic(doc: ConfigDoc, log: TrafficLogRules): boolean {
-  return log.defaultDeny || doc.policies.some((p) => p.log && !p.disabled);
 }
 
 /**

@@ -9,7 +9,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { formatIp, parseIp } from '../config/net';
 import type { ConfigDoc } from '../config/types';
-import { DEFAULT_DENY_LOG_PREFIX } from './nft';
+import { DEFAULT_DENY_LOG_PREFIX } from './nft-log';
 
 /** One logged first packet of a connection, as the kernel saw it (destination before DNAT). */
 export interface KernelTrafficRecord {

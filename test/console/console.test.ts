@@ -425,7 +425,10 @@ describe('the operator console', () => {
     const members = page.getByRole('form', { name: 'New address group' }).getByLabel('Members', { exact: true });
     await page.locator('.field-error').waitFor(WAIT);
     const described = (await members.getAttribute('aria-describedby'))!.split(' ')[0];
-    expect(await page.locator(`[id="${described}"]`).innerText()).toMatch(/ERR_NET_2003.*"nope" does not exist/);
+    // in plain words at the field (issue 29), naming the member that is wrong
+    const said = await page.locator(`[id="${described}"]`).innerText();
+    expect(said).toMatch(/"nope" does not exist \(entry 2\)/);
+    expect(said).not.toMatch(/ERR_NET/);
     await members.fill('h1, h2');
     await fill('New address group', { Description: 'every host' });
     await page.getByRole('button', { name: 'Create' }).click();

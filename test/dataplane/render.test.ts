@@ -8,7 +8,7 @@ import { parsePacket } from '../../src/eval/packet';
 import { bytesToBig, cidrRange, flatten, formatRange, overlay, union, type Seg } from '../../src/dataplane/ranges';
 import { Topology } from '../../src/dataplane/topology';
 import { renderPlan, planProblems } from '../../src/dataplane/plan';
-import { stableId } from '../../src/dataplane/nft';
+import { stableId } from '../../src/dataplane/nft-sets';
 import { commitChecks } from '../../src/config/commit-checks';
 import { addrArb, mkDoc, specArb, specDoc } from '../eval/helpers';
 

@@ -1,0 +1,31 @@
+// The traffic log's side of the nft table (docs/dataplane.md, "Traffic log"): the settings that
+// shape its rules, the NFLOG statement each logging rule carries, and the prefixes the kernel
+// gives each record, which the reader of ulogd's records (traffic-kernel.ts) parses back.
+import type { ConfigDoc } from '../config/types';
+
+/** What the traffic log settings make of the logging rules. */
+export interface TrafficLogRules {
+  /** the NFLOG group ulogd reads (FW_TRAFFIC_LOG_GROUP) */
+  group: number;
+  /** records a second each logging rule may send (FW_TRAFFIC_LOG_RATE); beyond, the kernel sends none */
+  rate: number;
+  /** FW_LOG_DEFAULT_DENY: connections no policy matched are logged too */
+  defaultDeny: boolean;
+}
+
+export const DEFAULT_LOG_RULES: TrafficLogRules = { group: 100, rate: 5000, defaultDeny: false };
+
+/** The prefixes the kernel gives each record: what traffic-kernel.ts reads back. */
+export const policyLogPrefix = (id: number, action: string) => `fwd policy ${id} ${action}`;
+export const DEFAULT_DENY_LOG_PREFIX = 'fwd default deny';
+export const natLogPrefix = (id: number) => `fwd nat ${id}`;
+
+/** An NFLOG statement under the rule's own rate limit (a burst of a fifth of a second's worth). */
+export function nflog(log: TrafficLogRules, prefix: string): string {
+  return `limit rate ${log.rate}/second burst ${Math.max(5, Math.ceil(log.rate / 5))} packets log group ${log.group} prefix "${prefix}"`;
+}
+
+/** Whether the configuration logs anything (then DNAT records their original destination). */
+export function logsTraffic(doc: ConfigDoc, log: TrafficLogRules): boolean {
+  return log.defaultDeny || doc.policies.some((p) => p.log && !p.disabled);
+}
