@@ -15,6 +15,7 @@
 // with that build's daemon right after this build's, and a ratio column compares them.
 // No data plane (FW_DATAPLANE=none); FW_COMMIT_TIMEOUT is raised to 15 minutes so a slow
 // build's commit is measured rather than refused.
+import { stopChild } from '../src/dataplane/host';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -154,11 +155,7 @@ async function measure(main: string, doc: ConfigDoc, store: string): Promise<Row
       rssMb: Math.max(...daemons.map((d) => rssMb(d.proc.pid!))),
     };
   } finally {
-    await Promise.all(procs.filter((p) => p.exitCode === null).map((p) => {
-      const exited = new Promise((r) => p.once('exit', r));
-      p.kill('SIGTERM');
-      return exited;
-    }));
+    await Promise.all(procs.map(stopChild));
     closeAgent();
     await redis?.stop();
     fs.rmSync(dir, { recursive: true, force: true });

@@ -14,6 +14,7 @@
 // address updates sent 32 at a time over the instances in turn (issue 20: changes landing
 // from several instances), and the rows show each instance's RSS and heap.
 // --main: another build's daemon (e.g. main's dist, to see the old slope).
+import { stopChild } from '../src/dataplane/host';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -153,11 +154,7 @@ async function main(): Promise<void> {
       }
     }
   } finally {
-    await Promise.all(procs.filter((p) => p.exitCode === null).map((p) => {
-      const exited = new Promise((r) => p.once('exit', r));
-      p.kill('SIGTERM');
-      return exited;
-    }));
+    await Promise.all(procs.map(stopChild));
     closeAgent();
     redisClient?.disconnect();
     await redis?.stop();

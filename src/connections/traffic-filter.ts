@@ -4,7 +4,7 @@ import type { Cidr } from '../config/net';
 import { PROTOCOL_NUMBERS, protocolName } from '../config/protocols';
 import { FwError } from '../errors';
 import type { TrafficRecord } from './traffic-record';
-import { inPrefix, int, parseAddressQuery } from './view';
+import { int, parseAddressQuery, prefixTest } from './view';
 
 export interface TrafficFilter {
   address?: Cidr;
@@ -66,18 +66,21 @@ export function parseTrafficFilter(q: URLSearchParams): TrafficFilter {
   return f;
 }
 
-export function matchesTraffic(r: TrafficRecord, f: TrafficFilter): boolean {
-  if (f.action !== undefined && r.action !== f.action) return false;
-  if (f.policy !== undefined && r.policy !== (f.policy === 'default' ? null : f.policy)) return false;
-  if (f.protocol !== undefined && r.protocol !== f.protocol) return false;
-  if (f.port !== undefined && r['src-port'] !== f.port && r['dst-port'] !== f.port) return false;
-  if (f.zone !== undefined && r.srcZone !== f.zone && r.dstZone !== f.zone) return false;
-  if (f.since !== undefined || f.until !== undefined) {
-    const at = Date.parse(r.at);
-    if (f.since !== undefined && at < f.since) return false;
-    if (f.until !== undefined && at >= f.until) return false;
-  }
-  const prefix = f.address;
-  if (prefix !== undefined && !inPrefix(r.src, prefix) && !inPrefix(r.dst, prefix) && !(r.nat !== null && inPrefix(r.nat.translatedIP, prefix))) return false;
-  return true;
+/** The test of a filter on records, made once per request (the address test is built once, not per record). */
+export function trafficMatcher(f: TrafficFilter): (r: TrafficRecord) => boolean {
+  const inPrefix = f.address && prefixTest(f.address);
+  return (r) => {
+    if (f.action !== undefined && r.action !== f.action) return false;
+    if (f.policy !== undefined && r.policy !== (f.policy === 'default' ? null : f.policy)) return false;
+    if (f.protocol !== undefined && r.protocol !== f.protocol) return false;
+    if (f.port !== undefined && r['src-port'] !== f.port && r['dst-port'] !== f.port) return false;
+    if (f.zone !== undefined && r.srcZone !== f.zone && r.dstZone !== f.zone) return false;
+    if (f.since !== undefined || f.until !== undefined) {
+      const at = Date.parse(r.at);
+      if (f.since !== undefined && at < f.since) return false;
+      if (f.until !== undefined && at >= f.until) return false;
+    }
+    if (inPrefix && !inPrefix(r.src) && !inPrefix(r.dst) && !(r.nat !== null && inPrefix(r.nat.translatedIP))) return false;
+    return true;
+  };
 }

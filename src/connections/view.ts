@@ -198,7 +198,7 @@ function wordsOf(bytes: Uint8Array): Int32Array {
  * read into words in place, with no allocation, since a filter meets four addresses of every
  * live connection (100,000 of them: docs/performance.md, "Session table and impact").
  */
-function prefixTest(c: Cidr): (text: string) => boolean {
+export function prefixTest(c: Cidr): (text: string) => boolean {
   const base = wordsOf(c.bytes);
   const mask = new Int32Array(4);
   for (let i = 0; i < 4; i++) {
@@ -211,11 +211,6 @@ function prefixTest(c: Cidr): (text: string) => boolean {
     for (let i = 0; i < 4; i++) if ((scratch[i] & mask[i]) !== base[i]) return false;
     return true;
   };
-}
-
-/** Whether the address `text` is within `c` (the traffic log's filter: one test, so no need to keep it). */
-export function inPrefix(text: string, c: Cidr): boolean {
-  return prefixTest(c)(text);
 }
 
 const exactly = (a: IpAddr): Cidr => ({ family: a.family, bytes: a.bytes, prefix: a.family === 4 ? 32 : 128 });

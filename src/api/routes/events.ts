@@ -7,7 +7,7 @@ import { FwError } from '../../errors';
 import type { AppContext } from '../context';
 import type { Req, RouteDef, StreamSink } from '../http';
 import { EVENT_TYPES, type EventType } from '../../events/types';
-import { matchesTraffic, parseTrafficFilter } from '../../connections/traffic-filter';
+import { parseTrafficFilter, trafficMatcher } from '../../connections/traffic-filter';
 import { isTrafficId } from '../../connections/traffic-store';
 import { openTrafficTail } from '../../connections/traffic-tail';
 import { trafficFilterQuery } from './traffic';
@@ -90,7 +90,7 @@ export function eventRoutes(ctx: AppContext): RouteDef[] {
         const node = await nodeOf(ctx, req);
         open = (out) => {
           ctx.events.keepAlive(out);
-          openTrafficTail(ctx.traffic, out, { node, local: node === ctx.nodes.id, lastId, match: (r) => matchesTraffic(r, filter) });
+          openTrafficTail(ctx.traffic, out, { node, local: node === ctx.nodes.id, lastId, match: trafficMatcher(filter) });
         };
       } else {
         const last = lastEventId(req);

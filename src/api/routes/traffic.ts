@@ -4,7 +4,7 @@
 // instance's (a cluster shares them through Redis); the default is this instance's.
 import { Type, type Static } from '@sinclair/typebox';
 import { FwError } from '../../errors';
-import { TRAFFIC_FILTER_DOCS, matchesTraffic, parseTrafficFilter } from '../../connections/traffic-filter';
+import { TRAFFIC_FILTER_DOCS, parseTrafficFilter, trafficMatcher } from '../../connections/traffic-filter';
 import { TrafficRecordSchema } from '../../connections/traffic-record';
 import { isTrafficId } from '../../connections/traffic-store';
 import type { AppContext } from '../context';
@@ -51,7 +51,7 @@ export function trafficRoutes(ctx: AppContext): RouteDef[] {
         const { limit, cursor } = pageArgs(req.query);
         const node = await nodeOf(ctx, req);
         const page = await ctx.traffic.store.page(node, {
-          before: cursor, limit, since: filter.since ?? null, match: (r) => matchesTraffic(r, filter),
+          before: cursor, limit, since: filter.since ?? null, match: trafficMatcher(filter),
         });
         return { body: { node, ...page } };
       } },
