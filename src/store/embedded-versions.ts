@@ -45,6 +45,9 @@ export class EmbeddedVersions {
     this.metas = await loadHistory(p, this.lowestFile, running, this.o.log);
     this.historyLines = this.metas.length;
     this.running = this.metas[this.metas.length - 1];
+    // a crash between a commit point and the deletion of what it pruned (or a lowered
+    // FW_VERSIONS_KEEP) leaves more versions than kept: forget them now, their files go at the next commit
+    this.forgetPruned();
     await this.text(running); // the running document must be readable now
   }
 

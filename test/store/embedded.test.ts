@@ -181,6 +181,17 @@ describe('retention (FW_VERSIONS_KEEP, FW_AUDIT_KEEP)', () => {
     expect(lines('history.log')).toBe(3);
   });
 
+  // the crash test's finding: a kill -9 between a commit point and the deletion of the version
+  // it pruned left keep + 1 versions listed after the restart, as a lowered setting does
+  test('more versions on disk than kept (a crash before the deletion, a lowered setting) are pruned at open', async () => {
+    await retaining({ versionsKeep: 0 });
+    for (let i = 0; i < 5; i++) await commitNext(store);
+    await retaining({ versionsKeep: 2 });
+    expect((await store.listVersions()).map((m) => m.version)).toEqual([4, 5]);
+    expect(await store.getVersion(3)).toBeUndefined();
+    expect((await store.getVersion(4))?.doc.counters.policy).toBe(4);
+  });
+
   test('a lowered setting deletes the files of the versions it prunes at the next commit', async () => {
     await retaining({ versionsKeep: 0 });
     for (let i = 0; i < 5; i++) await commitNext(store);
