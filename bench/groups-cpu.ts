@@ -1,4 +1,4 @@
-// `node dist/bench/groups-cpu.js [--rounds N] [--against DIST] [--seconds S]`: issue 27 point
+// `node dist/bench/groups-cpu.js [--rounds N] [--against DIST] [--seconds S] [--params JSON]`: issue 27 point
 // 7, the compile worker's steps on the three documents of "Groups at scale" in
 // docs/performance.md: the generated 20,000-policy configuration (no groups), the grouped one
 // (bench/groups-config.ts: 2,000 nested address groups) and the same written flat (every group
@@ -26,7 +26,7 @@ function cpuMs(): number {
 }
 
 /** Worker side: load the build in `dist`, make the documents and packets once, a round per message. */
-function serve(dist: string, seconds: number): void {
+function serve(dist: string, seconds: number, params: object): void {
   /* eslint-disable @typescript-eslint/no-require-imports */
   const compile = require(path.join(dist, 'src/eval/compile.js')) as typeof import('../src/eval/compile');
   const analysis = require(path.join(dist, 'src/eval/analysis.js')) as typeof import('../src/eval/analysis');
@@ -52,7 +52,7 @@ function serve(dist: string, seconds: number): void {
       };
       const specs = compile.policySpecs(doc);
       lap('specs');
-      const image = compile.compileImage(doc, { specs });
+      const image = compile.compileImage(doc, { specs, params: { ...(require(path.join(dist, 'src/eval/classifier.js')) as typeof import('../src/eval/classifier')).DEFAULT_BUILD_PARAMS, ...params } });
       lap('compile');
       const cfg = compiled.CompiledConfig.fromImage(image);
       analysis.analyze(doc, cfg, { specs });
@@ -93,8 +93,8 @@ function timeLookups(cfg: import('../src/eval/compiled').CompiledConfig, pk: imp
   return { lookups, answers: createHash('sha256').update(new Uint8Array(out.buffer)).digest('hex') };
 }
 
-function start(label: string, dist: string, seconds: number) {
-  const w = new Worker(__filename, { workerData: { dist, seconds }, resourceLimits: WORKER_RESOURCE_LIMITS });
+function start(label: string, dist: string, seconds: number, params: object) {
+  const w = new Worker(__filename, { workerData: { dist, seconds, params }, resourceLimits: WORKER_RESOURCE_LIMITS });
   const ready = new Promise<void>((res, rej) => {
     w.once('message', () => res());
     w.once('error', rej);
@@ -117,8 +117,10 @@ async function main(): Promise<void> {
   const rounds = Number(arg('--rounds') ?? 1);
   const seconds = Number(arg('--seconds') ?? 2);
   const against = arg('--against');
-  const builds = [start('this build', path.resolve(__dirname, '..'), seconds)];
-  if (against) builds.unshift(start(`against ${against}`, path.resolve(against), seconds));
+  // build parameters over the defaults (classifier.ts), for both builds
+  const params = JSON.parse(arg('--params') ?? '{}') as object;
+  const builds = [start('this build', path.resolve(__dirname, '..'), seconds, params)];
+  if (against) builds.unshift(start(`against ${against}`, path.resolve(against), seconds, params));
   await Promise.all(builds.map((b) => b.ready));
   const results = builds.map(() => [] as DocResult[][]);
   const loads: number[] = [os.loadavg()[0]];
@@ -156,6 +158,6 @@ if (isMainThread) {
     process.exit(1);
   });
 } else {
-  const wd = workerData as { dist: string; seconds: number };
-  serve(wd.dist, wd.seconds);
+  const wd = workerData as { dist: string; seconds: number; params: object };
+  serve(wd.dist, wd.seconds, wd.params);
 }
