@@ -59,7 +59,7 @@ export interface BuildParams extends TreeParams {
 // smallV6 57 rather than 48: a /56 (a site's assignment, RFC 6177) is not specific. Address
 // groups of the generated configuration made 5,700 IPv6 rules of one /56 a side; in the trees
 // of /64 and /128 sources they took 2.2 s to build (13 MB), out of them 0.8 s (10 MB), with
-// zones_20k's lookups within the noise (2.4-2.7 / 2.6-2.8 million/s) and 126 bytes/rule, not 157.
+// zones_20k's lookups within the noise (2.42-2.69 / 2.42-2.80 million/s, three runs each) and 126 bytes/rule, not 157.
 // wide 8: the generated configurations' addresses hold 1-6 prefixes and stay in the trees (the
 // ClassBench sets have one); address groups of 10 addresses hold 20-200 (docs/performance.md)
 export const DEFAULT_BUILD_PARAMS: BuildParams = { ...DEFAULT_TREE_PARAMS, smallV4: 12, smallV6: 57, wide: 8 };
