@@ -75,6 +75,15 @@ function targetOptions(target: RedisTarget): RedisOptions {
   return { ...auth, host: u?.hostname || '127.0.0.1', port: Number(u?.port || 6379) };
 }
 
+/** A plain connection to one sentinel (its password and TLS), to ask it questions. */
+export function sentinelOptions(target: RedisTarget, sentinel: { host: string; port: number }): RedisOptions {
+  const tls = target.url && new URL(target.url).protocol === 'rediss:' ? {} : undefined;
+  return {
+    host: sentinel.host, port: sentinel.port, password: target.sentinelPassword, tls, ...FAIL_FAST,
+    connectTimeout: COMMAND_TIMEOUT_MS, retryStrategy: reconnectDelay, lazyConnect: false,
+  };
+}
+
 /** Options for command connections: fail fast (the store, a queue producer). */
 export function failFastOptions(target: RedisTarget): RedisOptions {
   return {
