@@ -78,7 +78,9 @@ export class RunningVersions<C> {
     const meta = await this.store.runningVersion();
     if (sameCommit(meta, before.meta)) return;
     const older = meta.version <= before.meta.version;
-    if (older) this.versionDocs.delete(meta.version); // a cached document of that number may be the lost one's
+    // the history went back: every cached document from this number on may be the lost side's
+    // (its unconfirmed commits took numbers the winning side gives to other documents)
+    if (older) this.versionDocs.deleteWhere((n) => n >= meta.version);
     const doc = older ? parseDoc((await this.store.getVersion(meta.version) ?? notFound(meta.version)).doc) : await this.versionDoc(meta.version);
     // this process committed (or loaded) meanwhile: that is newer than what we read
     if (this.running !== before) return;

@@ -183,10 +183,30 @@ export class RedisStore implements Store, ClusterBus {
     const wait = this.opts.connectWaitMs ?? 30_000;
     await Promise.all([whenReady(this.redis, wait), whenReady(this.sub, wait), whenReady(this.writer, wait), this.known?.start()]);
     await this.bus.subscribe();
+    await this.replicasInSync(wait);
     if (await this.redis.exists(this.keys.running)) return;
     const record = initialVersion(initialDoc());
     const k = this.keys;
     await this.redis.fwInit(k.running, k.history, k.version(0), JSON.stringify(record), JSON.stringify(metaOf(record)));
+  }
+
+  /**
+   * At start-up, waits (up to `waitMs`) until the replicas a write needs confirm one: a first
+   * start writes the version 0, the admin and the secret, and replicas still syncing after
+   * their own start would refuse those with 503 and end the process. Past the wait the
+   * instance starts anyway (reads are served; writes answer 4006 until the replicas are back).
+   */
+  private async replicasInSync(waitMs: number): Promise<void> {
+    if (!this.replicas) return;
+    const end = Date.now() + waitMs;
+    for (;;) {
+      try {
+        return await this.call(() => this.replicas!.confirm());
+      } catch (e) {
+        if (!isFwError(e) || e.code !== 'ERR_SYS_4006' || Date.now() >= end) return;
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
   }
 
   async close(): Promise<void> {
