@@ -54,7 +54,8 @@ const natKey = (n: NatAnswer | null) => (n ? `${n.id}|${n.type}|${n.translatedIP
 export function impactOf(entries: readonly ConnEntry[], running: CompiledConfig, candidate: CompiledConfig): Impact {
   const cut: CutConnection[] = [];
   const natChanged: NatChange[] = [];
-  const counts = new Map<string, { policy: number | null; reason: EvalResult['reason']; connections: number }>();
+  // `first`: the smallest id counted, so policies with as many connections keep the order of ids
+  const counts = new Map<string, { policy: number | null; reason: EvalResult['reason']; connections: number; first: number }>();
   for (const entry of entries) {
     const p = firstPacket(entry);
     if (!p) continue;
@@ -64,12 +65,14 @@ export function impactOf(entries: readonly ConnEntry[], running: CompiledConfig,
       const deny = { policy: next.policy?.id ?? null, reason: next.reason };
       cut.push({ ...sessionView(entry, running), deniedBy: deny });
       const key = `${deny.policy}|${deny.reason}`;
-      const c = counts.get(key) ?? { ...deny, connections: 0 };
+      const c = counts.get(key) ?? { ...deny, connections: 0, first: entry.id };
       c.connections++;
+      if (entry.id < c.first) c.first = entry.id;
       counts.set(key, c);
     } else if (natKey(now.nat) !== natKey(next.nat)) {
       natChanged.push({ ...sessionView(entry, running), runningNat: now.nat, candidateNat: next.nat });
     }
   }
-  return { total: entries.length, cut, natChanged, perPolicy: [...counts.values()].sort((a, b) => b.connections - a.connections) };
+  const byId = (a: SessionView, b: SessionView) => Number(a.id) - Number(b.id); // the listing is in the kernel's order
+  return { total: entries.length, cut: cut.sort(byId), natChanged: natChanged.sort(byId), perPolicy: [...counts.values()].sort((a, b) => b.connections - a.connections || a.first - b.first).map(({ first: _, ...c }) => c) };
 }

@@ -5,7 +5,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { FwError } from '../../errors';
 import { oneOf } from '../../config/render/objects';
-import type { ConnEntry } from '../../dataplane/conntrack';
+import { byId, type ConnEntry } from '../../dataplane/conntrack';
+import { narrowingOf } from '../../connections/narrow';
 import type { CompiledConfig } from '../../eval/compiled';
 import { deniedBy, impactOf } from '../../connections/impact';
 import { entryMatcher, FILTER_DOCS, isEmptyFilter, parseSessionFilter, sessionView } from '../../connections/view';
@@ -67,7 +68,7 @@ export type ImpactReplyModel = Static<typeof ImpactReply>;
  */
 export async function cutDenied(ctx: AppContext): Promise<number> {
   if (!ctx.settings.sessionRematch) return 0;
-  const entries = await ctx.dataPlane.connections();
+  const entries = await ctx.dataPlane.connections(undefined, true);
   if (!entries?.length) return 0;
   const denied = deniedBy(entries, (await ctx.config.current().compiled).compiled);
   return ctx.dataPlane.endConnections(denied.map((d) => d.entry));
@@ -85,8 +86,9 @@ async function selected(ctx: AppContext, req: Req): Promise<{ entries: ConnEntry
     throw new FwError('ERR_NET_1004', `DELETE /api/sessions needs at least one filter (${Object.keys(FILTER_DOCS).join(', ')}); it never ends every connection at once`);
   }
   const compiled = (await ctx.config.current().compiled).compiled;
-  const entries = await ctx.dataPlane.connections();
-  return { entries: entries ? entries.filter(entryMatcher(filter, compiled)) : [], compiled };
+  // what DELETE ends is read now, not from a listing a request before it left
+  const entries = await ctx.dataPlane.connections(narrowingOf(filter), req.method === 'DELETE');
+  return { entries: entries ? entries.filter(entryMatcher(filter, compiled)).sort(byId) : [], compiled };
 }
 
 export function sessionRoutes(ctx: AppContext): RouteDef[] {
