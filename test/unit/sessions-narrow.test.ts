@@ -1,0 +1,171 @@
+// The pieces that make a session listing cheaper (docs/performance.md, "Session table"), each
+// held to the answer of the plain way: the line test of a filter never drops a line the filter
+// selects; CompiledConfig.zonesOf gives eval's zones; a shared listing is served within its
+// TTL only, and never after an invalidation. (The kernel side of the narrowing, conntrack's
+// own options, is tested on a real table in test/dataplane/sessions-narrow.test.ts.)
+import { generateConfig, rng } from '../../bench/generate';
+import { parseEntry, type ConnEntry, type Narrowing } from '../../src/dataplane/conntrack';
+import { ListingCache } from '../../src/dataplane/conntrack-cache';
+import { narrowingOf } from '../../src/connections/narrow';
+import { entryMatcher, parseSessionFilter } from '../../src/connections/view';
+import { CompiledConfig } from '../../src/eval/compiled';
+import { parsePacket } from '../../src/eval/packet';
+
+/** conntrack -L -o extended,id,timestamp lines of random entries around a few prefixes and ports. */
+function lines(count: number): string[] {
+  const r = rng(5);
+  const pick = <T>(a: readonly T[]) => a[Math.floor(r() * a.length)];
+  const v4 = () => `${pick([10, 100, 192])}.${pick([5, 50, 168])}.${pick([0, 5, 7])}.${Math.floor(r() * 255)}`;
+  const v6 = () => pick(['fd01::2', 'fd01::10', '2001:db8::5', 'fd02:0:0:1::1']);
+  const out: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const six = r() < 0.2;
+    const addr = six ? v6 : v4;
+    const proto = pick(six ? ['tcp', 'udp', 'icmpv6'] : ['tcp', 'udp', 'icmp', 'sctp']);
+    const num = { tcp: 6, udp: 17, icmp: 1, icmpv6: 58, sctp: 132 }[proto]!;
+    const [s, d, rs, rd] = [addr(), addr(), addr(), addr()];
+    const state = proto === 'tcp' ? `${pick(['ESTABLISHED', 'SYN_SENT', 'TIME_WAIT'])} ` : proto === 'sctp' ? 'ESTABLISHED ' : '';
+    const ports = (a: number, b: number) => (proto.startsWith('icmp') ? `type=8 code=0 id=${a}` : `sport=${a} dport=${b}`);
+    const [sp, dp, np] = [pick([443, 4430, 53, 1024]), pick([443, 80, 53]), pick([443, 2000])];
+    out.push(`${six ? 'ipv6     10' : 'ipv4     2'} ${proto} ${num} 100 ${state}src=${s} dst=${d} ${ports(sp, dp)} packets=1 bytes=60 `
+      + `src=${pick([d, rs])} dst=${pick([s, rd])} ${ports(dp, np)} packets=1 bytes=60 [ASSURED] mark=${pick([0, 0x00200001, 0x00200002, 0xffffffff])} use=1 id=${100 + i}`);
+  }
+  return out;
+}
+
+const FILTERS = [
+  'address=10.5.0.0/16', 'address=10.0.0.0/8', 'address=10.5.7.9', 'address=10.5.4.0/22', 'address=192.168.0.0/12', 'address=fd01::/16', 'address=0.0.0.0/0',
+  'port=443', 'sport=53', 'dport=80', 'state=established', 'state=time_wait', 'protocol=icmp', 'protocol=17', 'policy=1', 'policy=0',
+  'src=10.5.0.1', 'dst=fd01::2', 'id=105', 'protocol=tcp&dport=443&state=established', 'address=100.50.0.0/16&port=2000&src=100.50.5.3',
+];
+
+test('a filter\'s line test keeps every line the filter selects, and leaves lines out', () => {
+  const all = lines(3000);
+  let dropped = 0;
+  for (const q of FILTERS) {
+    const f = parseSessionFilter(new URLSearchParams(q));
+    const n = narrowingOf(f);
+    const match = entryMatcher(f, null);
+    for (const line of all) {
+      const e = parseEntry(line)!;
+      const kept = n.families.includes(e.family === 4 ? 'ipv4' : 'ipv6') && (n.line === null || n.line(line));
+      if (match(e)) expect([q, kept, line]).toEqual([q, true, line]);
+      if (!kept) dropped++;
+    }
+  }
+  expect(dropped).toBeGreaterThan(all.length * 5); // the tests select: most lines of most filters are never parsed
+});
+
+test('the narrowing names the options conntrack selects by, and one key per listing', () => {
+  const n = (q: string) => narrowingOf(parseSessionFilter(new URLSearchParams(q)));
+  expect(n('policy=5').args).toEqual(['--mark', '5/1048575']);
+  expect(n('policy=0').args).toEqual([]); // no policy bits: the mark cannot select it
+  expect(n('protocol=tcp&sport=1&dport=2&state=established').args).toEqual(['-p', 'tcp', '--sport', '1', '--dport', '2', '--state', 'ESTABLISHED']);
+  expect(n('protocol=udp&state=established').args).toEqual(['-p', 'udp']); // --state is tcp's
+  expect(n('protocol=99&dport=2').args).toEqual([]);
+  expect(n('src=10.0.0.1&dst=10.0.0.2').args).toEqual(['-s', '10.0.0.1', '-d', '10.0.0.2']);
+  expect(n('protocol=icmpv6').families).toEqual(['ipv6']);
+  expect(n('address=10.0.0.0/8').families).toEqual(['ipv4']);
+  expect(n('address=10.0.0.0/8&src=fd00::1').families).toEqual([]);
+  expect(n('').key).toBe('');
+  expect(n('zone=lan').key).toBe(''); // the zone is the running version's: the whole table
+  expect(n('port=1').key).not.toBe(n('port=10').key);
+});
+
+test('zonesOf answers the zones eval answers, dnat included', () => {
+  const doc = generateConfig({ zones: 12, addresses: 300, services: 40, policies: 600, nat: 30, seed: 3 });
+  const compiled = CompiledConfig.compile(doc);
+  const r = rng(9);
+  const nets = [...doc.zones.values()].flatMap((z) => z.networks).filter((n) => !n.includes(':'));
+  const dnats = doc.nat.filter((n) => n.type !== 'snat' && n.translatedIp && !n.translatedIp.includes(':')).map((n) => `${n.translatedIp}/32`);
+  expect(dnats.length).toBeGreaterThan(0);
+  const host = (net: string) => {
+    const [ip] = net.split('/');
+    const o = ip.split('.').map(Number);
+    return net.endsWith('/32') ? ip : `${o[0]}.${o[1]}.${o[2]}.${1 + Math.floor(r() * 200)}`;
+  };
+  const pool = [...nets, ...dnats, '8.8.8.0/24', '198.51.100.0/24'];
+  const seen = new Set<string>();
+  let dnat = 0;
+  // packets a dnat rule takes: from the untrust side to its address, on its service
+  const dnatPackets = doc.nat.filter((n) => n.type !== 'snat' && n.dstAddr && n.service).flatMap((n) => {
+    const svc = doc.services.get(n.service)!;
+    const port = Number(String(svc.ports[0]).split('-')[0]);
+    return (doc.addresses.get(n.dstAddr)?.ips ?? []).filter((ip) => !ip.includes(':')).map((ip) => ({ dst: ip, protocol: svc.protocol, port }));
+  });
+  for (let i = 0; i < 5000; i++) {
+    const via = i % 2 ? dnatPackets[i % dnatPackets.length] : null;
+    const proto = via?.protocol ?? (r() < 0.5 ? 'tcp' : 'udp');
+    const src = via ? host('198.51.100.0/24') : host(pool[Math.floor(r() * pool.length)]);
+    const p = parsePacket({ 'src-ip': src, 'dst-ip': host(via?.dst ?? pool[Math.floor(r() * pool.length)]), protocol: proto, 'dst-port': via?.port ?? [80, 443, 53, 8080][i % 4] });
+    const a = compiled.eval(p);
+    const [s, d] = compiled.zonesOf(p);
+    expect([compiled.zoneName(s), compiled.zoneName(d)]).toEqual([a.srcZone, a.dstZone]);
+    seen.add(`${a.srcZone}>${a.dstZone}`);
+    if (a.nat && a.nat.type !== 'snat') dnat++;
+  }
+  expect(dnat).toBeGreaterThan(10);
+  expect(seen.size).toBeGreaterThan(20); // many zone pairs met, not one answer over and over
+});
+
+describe('the shared listing', () => {
+  const n = (key: string): Narrowing => ({ families: ['ipv4'], args: [], line: null, key });
+  const entry = (id: number) => ({ id }) as ConnEntry;
+  let now = 0;
+  let reads: string[] = [];
+  const read = (m: Narrowing) => {
+    reads.push(m.key);
+    return Promise.resolve([entry(reads.length)]);
+  };
+  beforeEach(() => {
+    now = 1000;
+    reads = [];
+  });
+
+  test('served within its TTL, read again after it', async () => {
+    const c = new ListingCache(1000, () => now);
+    const first = await c.get(n('a'), read);
+    now += 999;
+    expect(await c.get(n('a'), read)).toBe(first);
+    now += 1;
+    expect(await c.get(n('a'), read)).not.toBe(first);
+    expect(reads).toEqual(['a', 'a']);
+  });
+
+  test('never after an invalidation (a commit, an end of sessions)', async () => {
+    const c = new ListingCache(60_000, () => now);
+    const first = await c.get(n('a'), read);
+    c.invalidate();
+    expect(await c.get(n('a'), read)).not.toBe(first);
+    expect(reads).toEqual(['a', 'a']);
+  });
+
+  test('the whole table serves every filter; a narrowed listing only its own', async () => {
+    const c = new ListingCache(60_000, () => now);
+    await c.get(n('b'), read);
+    await c.get(n(''), read);
+    const whole = await c.get(n(''), read);
+    expect(await c.get(n('b'), read)).toBe(whole);
+    expect(await c.get(n('c'), read)).toBe(whole);
+    expect(reads).toEqual(['b', '']);
+  });
+
+  test('requests during a listing share it; a failed one is not served again; TTL 0 never shares', async () => {
+    const c = new ListingCache(60_000, () => now);
+    let fail = true;
+    const flaky = (m: Narrowing) => {
+      reads.push(m.key);
+      return fail ? Promise.reject(new Error('conntrack failed')) : Promise.resolve([entry(1)]);
+    };
+    const [a, b] = [c.get(n('a'), flaky), c.get(n('a'), flaky)];
+    await expect(a).rejects.toThrow('conntrack failed');
+    await expect(b).rejects.toThrow('conntrack failed');
+    fail = false;
+    await c.get(n('a'), flaky);
+    expect(reads).toEqual(['a', 'a']);
+    const off = new ListingCache(0, () => now);
+    await off.get(n('a'), read);
+    await off.get(n('a'), read);
+    expect(reads).toEqual(['a', 'a', 'a', 'a']);
+  });
+});
