@@ -50,29 +50,52 @@ export interface Impact {
 
 const natKey = (n: NatAnswer | null) => (n ? `${n.id}|${n.type}|${n.translatedIP}|${n.translatedPort}` : '');
 
-/** Every connection through running and candidate: what the candidate would cut, whose NAT would differ, counts per denying policy. */
-export function impactOf(entries: readonly ConnEntry[], running: CompiledConfig, candidate: CompiledConfig): Impact {
-  const cut: CutConnection[] = [];
-  const natChanged: NatChange[] = [];
+/**
+ * Every connection through running and candidate, one at a time (add), so a listing can be
+ * judged as it is read and no entry is kept but those the answer names: what the candidate
+ * would cut, whose NAT would differ, counts per denying policy.
+ */
+export class ImpactScan {
+  private total = 0;
+  private readonly cut: CutConnection[] = [];
+  private readonly natChanged: NatChange[] = [];
   // `first`: the smallest id counted, so policies with as many connections keep the order of ids
-  const counts = new Map<string, { policy: number | null; reason: EvalResult['reason']; connections: number; first: number }>();
-  for (const entry of entries) {
+  private readonly counts = new Map<string, { policy: number | null; reason: EvalResult['reason']; connections: number; first: number }>();
+
+  constructor(private readonly running: CompiledConfig, private readonly candidate: CompiledConfig) {}
+
+  add(entry: ConnEntry): void {
+    this.total++;
     const p = firstPacket(entry);
-    if (!p) continue;
-    const now = running.eval(p);
-    const next = candidate.eval(p);
+    if (!p) return;
+    const next = this.candidate.eval(p);
     if (next.action === 'deny') {
       const deny = { policy: next.policy?.id ?? null, reason: next.reason };
-      cut.push({ ...sessionView(entry, running), deniedBy: deny });
+      this.cut.push({ ...sessionView(entry, this.running), deniedBy: deny });
       const key = `${deny.policy}|${deny.reason}`;
-      const c = counts.get(key) ?? { ...deny, connections: 0, first: entry.id };
+      const c = this.counts.get(key) ?? { ...deny, connections: 0, first: entry.id };
       c.connections++;
       if (entry.id < c.first) c.first = entry.id;
-      counts.set(key, c);
-    } else if (natKey(now.nat) !== natKey(next.nat)) {
-      natChanged.push({ ...sessionView(entry, running), runningNat: now.nat, candidateNat: next.nat });
+      this.counts.set(key, c);
+      return;
+    }
+    const candidateNat = next.nat; // eval's answers are shared objects: read before the next eval
+    const now = this.running.eval(p);
+    if (natKey(now.nat) !== natKey(candidateNat)) {
+      this.natChanged.push({ ...sessionView(entry, this.running), runningNat: now.nat, candidateNat });
     }
   }
-  const byId = (a: SessionView, b: SessionView) => Number(a.id) - Number(b.id); // the listing is in the kernel's order
-  return { total: entries.length, cut: cut.sort(byId), natChanged: natChanged.sort(byId), perPolicy: [...counts.values()].sort((a, b) => b.connections - a.connections || a.first - b.first).map(({ first: _, ...c }) => c) };
+
+  result(): Impact {
+    const byId = (a: SessionView, b: SessionView) => Number(a.id) - Number(b.id); // listings are in the kernel's order
+    const perPolicy = [...this.counts.values()].sort((a, b) => b.connections - a.connections || a.first - b.first).map(({ first: _, ...c }) => c);
+    return { total: this.total, cut: this.cut.sort(byId), natChanged: this.natChanged.sort(byId), perPolicy };
+  }
+}
+
+/** Every connection of a listing through running and candidate (ImpactScan). */
+export function impactOf(entries: readonly ConnEntry[], running: CompiledConfig, candidate: CompiledConfig): Impact {
+  const scan = new ImpactScan(running, candidate);
+  for (const entry of entries) scan.add(entry);
+  return scan.result();
 }

@@ -49,6 +49,13 @@ export class ListingCache {
     return h.list;
   }
 
+  /** The whole table's listing when one is held (being read, or read within the TTL); null otherwise. */
+  whole(): Promise<ConnEntry[]> | null {
+    if (this.ttlMs <= 0) return null;
+    this.prune();
+    return this.held.get('')?.list ?? null;
+  }
+
   /** Drops the listings older than the TTL (their entries are no longer held). */
   private prune(): void {
     const t = this.now();

@@ -133,12 +133,12 @@ export const EVERY_ENTRY: Narrowing = { families: ['ipv4', 'ipv6'], args: [], li
  * One family's entries, read as conntrack prints them (it exits 0 and writes "N flow entries
  * have been shown" to stderr; a namespace without conntrack lists nothing).
  */
-async function listFamily(host: Host, family: 'ipv4' | 'ipv6', n: Narrowing, out: ConnEntry[]): Promise<void> {
+async function listFamily(host: Host, family: 'ipv4' | 'ipv6', n: Narrowing, sink: (e: ConnEntry) => void): Promise<void> {
   const test = n.line;
   await host.execLines('conntrack', ['-L', '-f', family, ...n.args, '-o', 'extended,id,timestamp'], (line) => {
     if (test && !test(line)) return;
     const e = parseEntry(line);
-    if (e) out.push(e);
+    if (e) sink(e);
   });
 }
 
@@ -149,10 +149,18 @@ async function listFamily(host: Host, family: 'ipv4' | 'ipv6', n: Narrowing, out
 export async function listEntries(host: Host, n: Narrowing = EVERY_ENTRY): Promise<ConnEntry[]> {
   const lists = await Promise.all(n.families.map(async (family) => {
     const out: ConnEntry[] = [];
-    await listFamily(host, family, n, out);
+    await listFamily(host, family, n, (e) => out.push(e));
     return out;
   }));
   return lists.length === 1 ? lists[0] : lists.flat();
+}
+
+/**
+ * Each entry of the table handed to `fn` as it is read, none kept: a scan of every connection
+ * (the impact) holds no listing of 100,000 entries and runs beside conntrack's printing.
+ */
+export async function forEachEntry(host: Host, fn: (e: ConnEntry) => void): Promise<void> {
+  await Promise.all(EVERY_ENTRY.families.map((family) => listFamily(host, family, EVERY_ENTRY, fn)));
 }
 
 /** By the kernel's id: the order of pages and of the impact's lists. */

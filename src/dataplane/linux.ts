@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { FwError } from '../errors';
 import type { ConfigDoc } from '../config/types';
-import { deleteByTuple, deleteCut, EVERY_ENTRY, listEntries, type ConnEntry, type Narrowing } from './conntrack';
+import { deleteByTuple, deleteCut, EVERY_ENTRY, forEachEntry, listEntries, type ConnEntry, type Narrowing } from './conntrack';
 import { ListingCache } from './conntrack-cache';
 import { DnsmasqProcess } from './dnsmasq-process';
 import { Host, CommandError } from './host';
@@ -236,6 +236,13 @@ export class LinuxDataPlane implements DataPlane {
   connections(n: Narrowing = EVERY_ENTRY, fresh = false): Promise<ConnEntry[]> {
     if (fresh) return listEntries(this.host, n);
     return this.listings.get(n, (m) => listEntries(this.host, m));
+  }
+
+  async eachConnection(fn: (e: ConnEntry) => void): Promise<boolean> {
+    const held = this.listings.whole();
+    if (held) (await held).forEach((e) => fn(e));
+    else await forEachEntry(this.host, fn);
+    return true;
   }
 
   async endConnections(entries: readonly ConnEntry[]): Promise<number> {

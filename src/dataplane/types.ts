@@ -44,6 +44,11 @@ export interface DataPlane {
    * unless `fresh`.
    */
   connections(n?: Narrowing, fresh?: boolean): Promise<ConnEntry[] | null>;
+  /**
+   * Each entry of the table to `fn` (from the shared listing when one is held, else as the
+   * kernel's is read, none kept); false without a kernel.
+   */
+  eachConnection(fn: (e: ConnEntry) => void): Promise<boolean>;
   /** Deletes these connections' entries (they end: their next packet is a new connection); how many went. */
   endConnections(entries: readonly ConnEntry[]): Promise<number>;
   /** The kernel's traffic records (logged first packets, through NFLOG and ulogd), or null without a kernel. */
@@ -87,6 +92,10 @@ export class NoDataPlane implements DataPlane {
 
   async connections(): Promise<null> {
     return null;
+  }
+
+  async eachConnection(): Promise<boolean> {
+    return false;
   }
 
   async endConnections(): Promise<number> {

@@ -4,6 +4,8 @@
 // TTL only, and never after an invalidation. (The kernel side of the narrowing, conntrack's
 // own options, is tested on a real table in test/dataplane/sessions-narrow.test.ts.)
 import { generateConfig, rng } from '../../bench/generate';
+import { flows } from '../../bench/session-flows';
+import { impactOf } from '../../src/connections/impact';
 import { parseEntry, type ConnEntry, type Narrowing } from '../../src/dataplane/conntrack';
 import { ListingCache } from '../../src/dataplane/conntrack-cache';
 import { narrowingOf } from '../../src/connections/narrow';
@@ -168,4 +170,29 @@ describe('the shared listing', () => {
     await off.get(n('a'), read);
     expect(reads).toEqual(['a', 'a', 'a', 'a']);
   });
+});
+
+test('the impact is the same whatever order the kernel lists the connections in', () => {
+  const doc = generateConfig({ zones: 10, addresses: 200, services: 30, policies: 400, nat: 20, seed: 4 });
+  const running = CompiledConfig.compile(doc);
+  const all = flows(doc, running, 3000);
+  const entries: ConnEntry[] = all.map((f, i) => {
+    const tuple = (src: string, dst: string, sport: number, dport: number) => ({ src, dst, sport, dport, packets: 0, bytes: 0 });
+    return {
+      id: 1000 + i, family: 4, protocol: f.proto, protonum: f.proto === 'tcp' ? 6 : 17, timeout: 100, state: f.proto === 'tcp' ? 'ESTABLISHED' : null,
+      original: tuple(f.src, f.dst, f.sport, f.dport), reply: tuple(f.dst, f.natSport === null ? f.src : '198.51.100.2', f.dport, f.natSport ?? f.sport),
+      icmp: null, mark: Number(f.mark), age: null, assured: true, unreplied: false,
+    };
+  });
+  // the candidate denies every other allow policy: many cut, ties in the counts per policy
+  const next = structuredClone(doc);
+  next.policies.filter((p) => p.action === 'allow').forEach((p, i) => { if (i % 2) p.action = 'deny'; });
+  const candidate = CompiledConfig.compile(next);
+  const inOrder = impactOf(entries, running, candidate);
+  expect(inOrder.cut.length).toBeGreaterThan(100);
+  expect(new Set(inOrder.perPolicy.map((p) => p.connections)).size).toBeLessThan(inOrder.perPolicy.length); // ties met
+  const r = rng(2);
+  const shuffled = [...entries].sort(() => r() - 0.5);
+  expect(impactOf(shuffled, running, candidate)).toEqual(inOrder);
+  expect(inOrder.cut.map((c) => Number(c.id))).toEqual(inOrder.cut.map((c) => Number(c.id)).sort((a, b) => a - b));
 });

@@ -8,7 +8,7 @@ import { oneOf } from '../../config/render/objects';
 import { byId, type ConnEntry } from '../../dataplane/conntrack';
 import { narrowingOf } from '../../connections/narrow';
 import type { CompiledConfig } from '../../eval/compiled';
-import { deniedBy, impactOf } from '../../connections/impact';
+import { deniedBy, ImpactScan } from '../../connections/impact';
 import { entryMatcher, FILTER_DOCS, isEmptyFilter, parseSessionFilter, sessionView } from '../../connections/view';
 import type { AppContext } from '../context';
 import { message, type QueryDoc, type Req, type RouteDef } from '../http';
@@ -117,8 +117,9 @@ export function sessionRoutes(ctx: AppContext): RouteDef[] {
         if (node !== ctx.nodes.id) return forwardToNode(ctx, req, node);
         const running = ctx.config.current();
         const candidate = (await ctx.config.compiledCandidate()).compiled; // 409 without a session
-        const entries = (await ctx.dataPlane.connections()) ?? [];
-        const impact = impactOf(entries, (await running.compiled).compiled, candidate);
+        const scan = new ImpactScan((await running.compiled).compiled, candidate);
+        await ctx.dataPlane.eachConnection((e) => scan.add(e)); // judged as read: no listing of 100,000 kept
+        const impact = scan.result();
         return { body: { version: running.meta.version, rematch: ctx.settings.sessionRematch, ...impact } };
       } },
     { method: 'DELETE', pattern: '/api/sessions', body: 'none', permission: 'configure',
