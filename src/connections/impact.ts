@@ -6,6 +6,7 @@ import type { ConnEntry } from '../dataplane/conntrack';
 import type { CompiledConfig } from '../eval/compiled';
 import { parsePacket } from '../eval/packet';
 import type { EvalResult, NatAnswer, Packet } from '../eval/types';
+import { ALLOW_POLICY, BatchAnswers, PacketBatch } from '../eval/batch';
 import { sessionView, type SessionView } from './view';
 
 /** The first packet of a connection as POST /api/eval takes it; null when eval cannot (e.g. a port-less tcp entry). */
@@ -50,10 +51,15 @@ export interface Impact {
 
 const natKey = (n: NatAnswer | null) => (n ? `${n.id}|${n.type}|${n.translatedIP}|${n.translatedPort}` : '');
 
+/** Connections judged together: evalBatchInto allocates no answer object per packet. */
+const CHUNK = 512;
+
 /**
  * Every connection through running and candidate, one at a time (add), so a listing can be
  * judged as it is read and no entry is kept but those the answer names: what the candidate
- * would cut, whose NAT would differ, counts per denying policy.
+ * would cut, whose NAT would differ, counts per denying policy. First packets are judged by
+ * chunks with evalBatchInto (eval's pipeline into answer slots); answer objects are built only
+ * for the connections the answer names (docs/performance.md, "Session table").
  */
 export class ImpactScan {
   private total = 0;
@@ -61,32 +67,67 @@ export class ImpactScan {
   private readonly natChanged: NatChange[] = [];
   // `first`: the smallest id counted, so policies with as many connections keep the order of ids
   private readonly counts = new Map<string, { policy: number | null; reason: EvalResult['reason']; connections: number; first: number }>();
+  private readonly batch = new PacketBatch(CHUNK);
+  private readonly now = new BatchAnswers(CHUNK);
+  private readonly next = new BatchAnswers(CHUNK);
+  private readonly pending: ConnEntry[] = [];
 
   constructor(private readonly running: CompiledConfig, private readonly candidate: CompiledConfig) {}
 
   add(entry: ConnEntry): void {
     this.total++;
-    const p = firstPacket(entry);
+    const p = firstPacket(entry); // what POST /api/eval would take (or refuse) for it
     if (!p) return;
-    const next = this.candidate.eval(p);
-    if (next.action === 'deny') {
-      const deny = { policy: next.policy?.id ?? null, reason: next.reason };
-      this.cut.push({ ...sessionView(entry, this.running), deniedBy: deny });
-      const key = `${deny.policy}|${deny.reason}`;
-      const c = this.counts.get(key) ?? { ...deny, connections: 0, first: entry.id };
-      c.connections++;
-      if (entry.id < c.first) c.first = entry.id;
-      this.counts.set(key, c);
-      return;
+    const i = this.pending.length;
+    const b = this.batch;
+    const w = b.words;
+    b.fam[i] = p.family;
+    w[i * 8] = p.s0;
+    w[i * 8 + 1] = p.s1;
+    w[i * 8 + 2] = p.s2;
+    w[i * 8 + 3] = p.s3;
+    w[i * 8 + 4] = p.d0;
+    w[i * 8 + 5] = p.d1;
+    w[i * 8 + 6] = p.d2;
+    w[i * 8 + 7] = p.d3;
+    b.protocol[i] = p.protocol;
+    b.dstPort[i] = p.dstPort;
+    b.srcPort[i] = p.srcPort ?? -1;
+    this.pending.push(entry);
+    if (this.pending.length === CHUNK) this.judge();
+  }
+
+  /** The pending connections through both versions. */
+  private judge(): void {
+    const n = this.pending.length;
+    if (n === 0) return;
+    this.batch.length = n;
+    this.candidate.evalBatchInto(this.batch, this.next);
+    this.running.evalBatchInto(this.batch, this.now);
+    for (let j = 0; j < n; j++) {
+      const entry = this.pending[j];
+      if (this.next.code[j] !== ALLOW_POLICY) this.addCut(entry, this.candidate.answerAt(this.next, j));
+      else if (this.now.nat[j] >= 0 || this.next.nat[j] >= 0) { // else no NAT in either
+        const runningNat = this.running.answerAt(this.now, j).nat;
+        const candidateNat = this.candidate.answerAt(this.next, j).nat;
+        if (natKey(runningNat) !== natKey(candidateNat)) this.natChanged.push({ ...sessionView(entry, this.running), runningNat, candidateNat });
+      }
     }
-    const candidateNat = next.nat; // eval's answers are shared objects: read before the next eval
-    const now = this.running.eval(p);
-    if (natKey(now.nat) !== natKey(candidateNat)) {
-      this.natChanged.push({ ...sessionView(entry, this.running), runningNat: now.nat, candidateNat });
-    }
+    this.pending.length = 0;
+  }
+
+  private addCut(entry: ConnEntry, next: EvalResult): void {
+    const deny = { policy: next.policy?.id ?? null, reason: next.reason };
+    this.cut.push({ ...sessionView(entry, this.running), deniedBy: deny });
+    const key = `${deny.policy}|${deny.reason}`;
+    const c = this.counts.get(key) ?? { ...deny, connections: 0, first: entry.id };
+    c.connections++;
+    if (entry.id < c.first) c.first = entry.id;
+    this.counts.set(key, c);
   }
 
   result(): Impact {
+    this.judge();
     const byId = (a: SessionView, b: SessionView) => Number(a.id) - Number(b.id); // listings are in the kernel's order
     const perPolicy = [...this.counts.values()].sort((a, b) => b.connections - a.connections || a.first - b.first).map(({ first: _, ...c }) => c);
     return { total: this.total, cut: this.cut.sort(byId), natChanged: this.natChanged.sort(byId), perPolicy };

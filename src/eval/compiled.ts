@@ -159,6 +159,12 @@ export class CompiledConfig implements Evaluator {
     return this.objects.answer(this.oneAnswer, 0);
   }
 
+  /** The answer eval() gives for slot j of answers `a` (filled by evalBatchInto): the same shared objects. */
+  answerAt(a: BatchAnswers, j: number): EvalResult {
+    this.objects ??= new AnswerObjects(this.meta, this.routeAnswers, this.natAnswers, this.polId, this.polFlags);
+    return this.objects.answer(a, j);
+  }
+
   /**
    * The zones eval() answers for `p` without the policy step: the source zone (1.) and the
    * destination zone after a dnat (2.-4.), as indexes (0: none; zoneName). The session table

@@ -5,7 +5,8 @@
 // own options, is tested on a real table in test/dataplane/sessions-narrow.test.ts.)
 import { generateConfig, rng } from '../../bench/generate';
 import { flows } from '../../bench/session-flows';
-import { impactOf } from '../../src/connections/impact';
+import { firstPacket, impactOf } from '../../src/connections/impact';
+import type { NatAnswer } from '../../src/eval/types';
 import { parseEntry, type ConnEntry, type Narrowing } from '../../src/dataplane/conntrack';
 import { ListingCache } from '../../src/dataplane/conntrack-cache';
 import { narrowingOf } from '../../src/connections/narrow';
@@ -190,6 +191,13 @@ test('the impact is the same whatever order the kernel lists the connections in'
   const candidate = CompiledConfig.compile(next);
   const inOrder = impactOf(entries, running, candidate);
   expect(inOrder.cut.length).toBeGreaterThan(100);
+  // the batch evaluation answers what eval() answers for each first packet
+  const one = entries.map((e) => ({ e, p: firstPacket(e)! }));
+  const denied = one.filter(({ p }) => candidate.eval(p).action === 'deny');
+  expect(inOrder.cut.map((c) => [Number(c.id), c.deniedBy])).toEqual(denied.map(({ e, p }) => [e.id, { policy: candidate.eval(p).policy?.id ?? null, reason: candidate.eval(p).reason }]));
+  const nat = (n: NatAnswer | null) => JSON.stringify(n);
+  const changed = one.filter(({ p }) => candidate.eval(p).action !== 'deny' && nat(running.eval(p).nat) !== nat(candidate.eval(p).nat));
+  expect(inOrder.natChanged.map((c) => Number(c.id))).toEqual(changed.map(({ e }) => e.id));
   expect(new Set(inOrder.perPolicy.map((p) => p.connections)).size).toBeLessThan(inOrder.perPolicy.length); // ties met
   const r = rng(2);
   const shuffled = [...entries].sort(() => r() - 0.5);
