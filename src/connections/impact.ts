@@ -2,7 +2,8 @@
 // first packet (its original tuple) through the running and the candidate matchers. The
 // candidate's deny cuts it at the commit (rematch); a different NAT answer is reported but
 // not applied (the NAT of a live connection is kept).
-import type { ConnEntry } from '../dataplane/conntrack';
+import { parseEntry, type ConnEntry } from '../dataplane/conntrack';
+import { readOriginal, type OriginalTuple } from '../dataplane/conntrack-first';
 import type { CompiledConfig } from '../eval/compiled';
 import { parsePacket } from '../eval/packet';
 import type { EvalResult, NatAnswer, Packet } from '../eval/types';
@@ -11,10 +12,14 @@ import { sessionView, type SessionView } from './view';
 
 /** The first packet of a connection as POST /api/eval takes it; null when eval cannot (e.g. a port-less tcp entry). */
 export function firstPacket(e: ConnEntry): Packet | null {
+  return packetOfTuple({ protonum: e.protonum, src: e.original.src, dst: e.original.dst, sport: e.original.sport, dport: e.original.dport });
+}
+
+function packetOfTuple(o: OriginalTuple): Packet | null {
   try {
-    const p: Record<string, unknown> = { 'src-ip': e.original.src, 'dst-ip': e.original.dst, protocol: e.protonum };
-    if (e.original.dport !== null) p['dst-port'] = e.original.dport;
-    if (e.original.sport !== null) p['src-port'] = e.original.sport;
+    const p: Record<string, unknown> = { 'src-ip': o.src, 'dst-ip': o.dst, protocol: o.protonum };
+    if (o.dport !== null) p['dst-port'] = o.dport;
+    if (o.sport !== null) p['src-port'] = o.sport;
     return parsePacket(p);
   } catch {
     return null;
@@ -70,14 +75,27 @@ export class ImpactScan {
   private readonly batch = new PacketBatch(CHUNK);
   private readonly now = new BatchAnswers(CHUNK);
   private readonly next = new BatchAnswers(CHUNK);
-  private readonly pending: ConnEntry[] = [];
+  /** judged at the next chunk: entries, or lines of conntrack's to parse if the answer names them */
+  private readonly pending: Array<ConnEntry | string> = [];
 
   constructor(private readonly running: CompiledConfig, private readonly candidate: CompiledConfig) {}
 
-  add(entry: ConnEntry): void {
+  /**
+   * An entry, or a line of conntrack's: read for its original tuple only (readOriginal), the
+   * entry parsed if the answer names it; a line in another layout is parsed at once, one that
+   * is not an entry is not counted.
+   */
+  add(item: ConnEntry | string): void {
+    if (typeof item !== 'string') return this.addPacket(item, firstPacket(item));
+    const o = readOriginal(item);
+    if (o) return this.addPacket(item, packetOfTuple(o));
+    const e = parseEntry(item);
+    if (e) this.addPacket(e, firstPacket(e));
+  }
+
+  private addPacket(entry: ConnEntry | string, p: Packet | null): void {
     this.total++;
-    const p = firstPacket(entry); // what POST /api/eval would take (or refuse) for it
-    if (!p) return;
+    if (!p) return; // what POST /api/eval would refuse is not judged
     const i = this.pending.length;
     const b = this.batch;
     const w = b.words;
@@ -104,13 +122,14 @@ export class ImpactScan {
     this.batch.length = n;
     this.candidate.evalBatchInto(this.batch, this.next);
     this.running.evalBatchInto(this.batch, this.now);
+    // a line readOriginal read is an entry: parseEntry gives it
+    const entry = (j: number) => { const x = this.pending[j]; return typeof x === 'string' ? parseEntry(x)! : x; };
     for (let j = 0; j < n; j++) {
-      const entry = this.pending[j];
-      if (this.next.code[j] !== ALLOW_POLICY) this.addCut(entry, this.candidate.answerAt(this.next, j));
+      if (this.next.code[j] !== ALLOW_POLICY) this.addCut(entry(j), this.candidate.answerAt(this.next, j));
       else if (this.now.nat[j] >= 0 || this.next.nat[j] >= 0) { // else no NAT in either
         const runningNat = this.running.answerAt(this.now, j).nat;
         const candidateNat = this.candidate.answerAt(this.next, j).nat;
-        if (natKey(runningNat) !== natKey(candidateNat)) this.natChanged.push({ ...sessionView(entry, this.running), runningNat, candidateNat });
+        if (natKey(runningNat) !== natKey(candidateNat)) this.natChanged.push({ ...sessionView(entry(j), this.running), runningNat, candidateNat });
       }
     }
     this.pending.length = 0;

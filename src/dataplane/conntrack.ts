@@ -156,11 +156,12 @@ export async function listEntries(host: Host, n: Narrowing = EVERY_ENTRY): Promi
 }
 
 /**
- * Each entry of the table handed to `fn` as it is read, none kept: a scan of every connection
- * (the impact) holds no listing of 100,000 entries and runs beside conntrack's printing.
+ * Each line of the whole table's listing handed to `fn` as it is read, unparsed, none kept: a
+ * scan of every connection (the impact) holds no listing of 100,000 entries, runs beside
+ * conntrack's printing, and parses what it needs (lines that are not entries come too).
  */
-export async function forEachEntry(host: Host, fn: (e: ConnEntry) => void): Promise<void> {
-  await Promise.all(EVERY_ENTRY.families.map((family) => listFamily(host, family, EVERY_ENTRY, fn)));
+export async function forEachLine(host: Host, fn: (line: string) => void): Promise<void> {
+  await Promise.all(EVERY_ENTRY.families.map((family) => host.execLines('conntrack', ['-L', '-f', family, '-o', 'extended,id,timestamp'], fn)));
 }
 
 /** By the kernel's id: the order of pages and of the impact's lists. */

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { FwError } from '../errors';
 import type { ConfigDoc } from '../config/types';
-import { deleteByTuple, deleteCut, EVERY_ENTRY, forEachEntry, listEntries, type ConnEntry, type Narrowing } from './conntrack';
+import { deleteByTuple, deleteCut, EVERY_ENTRY, forEachLine, listEntries, type ConnEntry, type Narrowing } from './conntrack';
 import { ListingCache } from './conntrack-cache';
 import { DnsmasqProcess } from './dnsmasq-process';
 import { Host, CommandError } from './host';
@@ -238,10 +238,10 @@ export class LinuxDataPlane implements DataPlane {
     return this.listings.get(n, (m) => listEntries(this.host, m));
   }
 
-  async eachConnection(fn: (e: ConnEntry) => void): Promise<boolean> {
+  async eachConnection(fn: (e: ConnEntry | string) => void): Promise<boolean> {
     const held = this.listings.whole();
     if (held) (await held).forEach((e) => fn(e));
-    else await forEachEntry(this.host, fn);
+    else await forEachLine(this.host, fn);
     return true;
   }
 

@@ -45,10 +45,11 @@ export interface DataPlane {
    */
   connections(n?: Narrowing, fresh?: boolean): Promise<ConnEntry[] | null>;
   /**
-   * Each entry of the table to `fn` (from the shared listing when one is held, else as the
-   * kernel's is read, none kept); false without a kernel.
+   * Each entry of the table to `fn`: the shared listing's entries when one is held, else the
+   * lines of conntrack's listing as they are read (unparsed, not kept; a line that is not an
+   * entry too: parseEntry tells); false without a kernel.
    */
-  eachConnection(fn: (e: ConnEntry) => void): Promise<boolean>;
+  eachConnection(fn: (e: ConnEntry | string) => void): Promise<boolean>;
   /** Deletes these connections' entries (they end: their next packet is a new connection); how many went. */
   endConnections(entries: readonly ConnEntry[]): Promise<number>;
   /** The kernel's traffic records (logged first packets, through NFLOG and ulogd), or null without a kernel. */

@@ -5,7 +5,8 @@
 // own options, is tested on a real table in test/dataplane/sessions-narrow.test.ts.)
 import { generateConfig, rng } from '../../bench/generate';
 import { flows } from '../../bench/session-flows';
-import { firstPacket, impactOf } from '../../src/connections/impact';
+import { firstPacket, impactOf, ImpactScan } from '../../src/connections/impact';
+import { readOriginal } from '../../src/dataplane/conntrack-first';
 import type { NatAnswer } from '../../src/eval/types';
 import { parseEntry, type ConnEntry, type Narrowing } from '../../src/dataplane/conntrack';
 import { ListingCache } from '../../src/dataplane/conntrack-cache';
@@ -203,4 +204,50 @@ test('the impact is the same whatever order the kernel lists the connections in'
   const shuffled = [...entries].sort(() => r() - 0.5);
   expect(impactOf(shuffled, running, candidate)).toEqual(inOrder);
   expect(inOrder.cut.map((c) => Number(c.id))).toEqual(inOrder.cut.map((c) => Number(c.id)).sort((a, b) => a - b));
+});
+
+const ODD = [
+  'ipv4     2 tcp      6 431999 ESTABLISHED src=10.1.0.2 dst=10.2.0.2 sport=47001 dport=7001 packets=3 bytes=172 src=10.2.0.2 dst=10.2.0.1 sport=7001 dport=47001 packets=2 bytes=112 [ASSURED] mark=8388609 delta-time=42 use=1 id=3669766318',
+  'ipv4     2 icmp     1 29 src=10.1.0.2 dst=10.2.0.2 type=8 code=0 id=77 src=10.2.0.2 dst=10.1.0.2 type=0 code=0 id=77 mark=0 use=1 id=123',
+  'ipv6     10 udp      17 29 src=fd01::2 dst=fd02::2 sport=5000 dport=53 [UNREPLIED] src=fd02::2 dst=fd01::2 sport=53 dport=5000 mark=0 use=1 id=9',
+  'conntrack v1.4.7 (conntrack-tools): 2 flow entries have been shown.', '', 'ipv4x 2 tcp', 'ipv4 2 tcp 6', 'ipv4 2 tcp 6 5',
+  '  ipv4 2 udp 17 5 src=1.2.3.4 dst=5.6.7.8 sport= dport=0x10 src=5.6.7.8 dst=1.2.3.4 sport=9 dport=+5 zone=3 mark=-1 id=7',
+  'ipv4 2 udp 17 5 src=1.2.3.4 dst=5.6.7.8 zone=1 sport=1 dport=2 src=5.6.7.8 dst=1.2.3.4 id=7',
+  'ipv4 2 udp 17 5 src= dst=5.6.7.8 sport=1 dport=2 src=5.6.7.8 dst=1.2.3.4 id=7',
+  'ipv4 2 udp 17 5 src=1.2.3.4 dst=5.6.7.8 sport=1 dport=2 src= dst=1.2.3.4 id=7',
+  'ipv4 2 udp 17 5 src=1.2.3.4 dst=5.6.7.8 sport=1 dport=2 src=5.6.7.8 dst=1.2.3.4 src=9.9.9.9 id=7',
+  'ipv4 2 udp 17 5 mark=3 sport=9 src=1.2.3.4 dst=5.6.7.8 dst=6.6.6.6 sport=1 sport=3 dport=2 src=5.6.7.8',
+  'ipv6\t 10 sctp 132 5 CLOSED src=::1 dst=::2 sport=1 dport=2 src=::2 dst=::1 sport=2 dport=1 [ASSURED] mark=4294967295 id=1',
+  'ipv4 2 tcp 6 5 ESTABLISHED src=1.1.1.1  dst=2.2.2.2 sport=1 dport=2 src=2.2.2.2 dst=1.1.1.1 sport=2 dport=1 id=5',
+];
+
+test('readOriginal reads a line\'s original tuple as parseEntry does, or leaves the line to it', () => {
+  let read = 0;
+  for (const line of [...lines(3000), ...ODD]) {
+    const o = readOriginal(line);
+    if (!o) continue;
+    read++;
+    const e = parseEntry(line);
+    expect([line, e && { protonum: e.protonum, src: e.original.src, dst: e.original.dst, sport: e.original.sport, dport: e.original.dport }]).toEqual([line, { ...o }]);
+  }
+  expect(read).toBeGreaterThan(3000); // the usual layout is read, odd lines included
+  expect(readOriginal(ODD[9])).toBeNull(); // a key past the tuple's: parseEntry leaves the tuples there
+  expect(readOriginal(ODD[12])).toBeNull(); // a third src=
+});
+
+test('the impact of conntrack\'s lines is the impact of their entries', () => {
+  const doc = generateConfig({ zones: 12, addresses: 300, services: 40, policies: 600, nat: 30, seed: 3 });
+  const running = CompiledConfig.compile(doc);
+  const next = structuredClone(doc);
+  next.policies.forEach((p, i) => { if (i % 3 === 0) p.action = p.action === 'allow' ? 'deny' : 'allow'; });
+  next.nat.reverse(); // other NAT answers first
+  const candidate = CompiledConfig.compile(next);
+  const all = [...lines(3000), ...ODD];
+  const entries = all.map(parseEntry).filter((e): e is ConnEntry => e !== null);
+  const byEntries = impactOf(entries, running, candidate);
+  const scan = new ImpactScan(running, candidate);
+  for (const line of all) scan.add(line);
+  expect(scan.result()).toEqual(byEntries);
+  expect(byEntries.total).toBe(entries.length);
+  expect(byEntries.cut.length + byEntries.natChanged.length).toBeGreaterThan(0);
 });
