@@ -15,7 +15,7 @@ export function firstPacket(e: ConnEntry): Packet | null {
   return packetOfTuple({ protonum: e.protonum, src: e.original.src, dst: e.original.dst, sport: e.original.sport, dport: e.original.dport });
 }
 
-function packetOfTuple(o: OriginalTuple): Packet | null {
+function packetOfTuple(o: Pick<OriginalTuple, 'protonum' | 'src' | 'dst' | 'sport' | 'dport'>): Packet | null {
   try {
     const p: Record<string, unknown> = { 'src-ip': o.src, 'dst-ip': o.dst, protocol: o.protonum };
     if (o.dport !== null) p['dst-port'] = o.dport;

@@ -6,6 +6,9 @@
 // still decides, so the answer is the same as from the whole table.
 import { formatIp } from '../config/net';
 import type { Narrowing } from '../dataplane/conntrack';
+import { readOriginal } from '../dataplane/conntrack-first';
+import type { CompiledConfig } from '../eval/compiled';
+import { parsePacket } from '../eval/packet';
 import type { SessionFilter } from './view';
 
 /** Protocols whose name conntrack's -p takes (what it prints for them, so the filter's name). */
@@ -59,7 +62,30 @@ function lineTexts(f: SessionFilter): string[] {
   return texts;
 }
 
-function lineTest(texts: readonly string[]): Narrowing['line'] {
+/**
+ * ?zone=: the zones of the line's connection (its original source, its reply's source and
+ * source port, as entryMatcher reads them from the entry) by the running version's zonesOf,
+ * read without building the entry; a line in another layout is kept for the filter to judge.
+ */
+function zoneTest(compiled: CompiledConfig, zone: number): (line: string) => boolean {
+  return (line) => {
+    if (zone <= 0) return false; // no such zone: the filter selects nothing
+    const t = readOriginal(line);
+    if (!t) return true;
+    try {
+      const [src, dst] = compiled.zonesOf(parsePacket({ 'src-ip': t.src, 'dst-ip': t.replySrc, protocol: t.protonum, 'dst-port': t.replySport ?? 0 }));
+      return src === zone || dst === zone;
+    } catch {
+      return false; // addresses eval cannot take: no zone, as entryMatcher finds
+    }
+  };
+}
+
+function lineTest(texts: readonly string[], zone: ((line: string) => boolean) | null): Narrowing['line'] {
+  if (zone) {
+    const text = lineTest(texts, null);
+    return text ? (line) => text(line) && zone(line) : zone;
+  }
   if (texts.length === 0) return null;
   if (texts.length === 1) {
     const [t] = texts;
@@ -68,12 +94,17 @@ function lineTest(texts: readonly string[]): Narrowing['line'] {
   return (line) => texts.every((t) => line.includes(t));
 }
 
-/** The listing a filter needs: what conntrack and a line's text can leave out. */
-export function narrowingOf(f: SessionFilter): Narrowing {
+/**
+ * The listing a filter needs: what conntrack and a line's text can leave out, and with the
+ * running version (`compiled`) the lines outside a ?zone=. (A listing held for the requests
+ * after it is forgotten at every apply, so its zones stay the running version's.)
+ */
+export function narrowingOf(f: SessionFilter, compiled: CompiledConfig | null = null): Narrowing {
   const families = familiesOf(f);
   const args = conntrackArgs(f);
   const texts = lineTexts(f);
-  const key = JSON.stringify([families, args, texts]);
-  if (families.length === 2 && args.length === 0 && texts.length === 0) return { families, args, line: null, key: '' };
-  return { families, args, line: lineTest(texts), key };
+  const zone = f.zone !== undefined && compiled ? zoneTest(compiled, compiled.zoneIndex(f.zone)) : null;
+  const key = JSON.stringify([families, args, texts, zone ? f.zone : null]);
+  if (families.length === 2 && args.length === 0 && texts.length === 0 && !zone) return { families, args, line: null, key: '' };
+  return { families, args, line: lineTest(texts, zone), key };
 }

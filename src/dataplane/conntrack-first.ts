@@ -5,17 +5,22 @@
 // prints; anything else is left to parseEntry (null here), so for every line this reads,
 // parseEntry gives an entry with the same original tuple.
 
-/** What a first packet needs of an entry (firstPacket). */
+/** What a first packet needs of an entry (firstPacket), and what its zones need (the reply's source and source port). */
 export interface OriginalTuple {
   protonum: number;
   src: string;
   dst: string;
   sport: number | null;
   dport: number | null;
+  replySrc: string;
+  replySport: number | null;
 }
 
 /** The answer, reused (reading is synchronous): no object per line. */
-const scratch: OriginalTuple = { protonum: 0, src: '', dst: '', sport: null, dport: null };
+const scratch: OriginalTuple = { protonum: 0, src: '', dst: '', sport: null, dport: null, replySrc: '', replySport: null };
+
+/** The keys parseEntry reads as a tuple's: any other ends the tuples. */
+const TUPLE_KEYS = new Set(['src', 'dst', 'sport', 'dport', 'type', 'code', 'id', 'packets', 'bytes']);
 
 /** Keys of the original tuple that do not change what a first packet is. */
 const IGNORED = new Set(['type', 'code', 'id', 'packets', 'bytes']);
@@ -52,6 +57,8 @@ export function readOriginal(line: string): OriginalTuple | null {
   o.dst = '';
   o.sport = null;
   o.dport = null;
+  o.replySrc = '';
+  o.replySport = null;
   pos = first + 1;
   let reply = false;
   for (let tuple = 0; ; tuple++) {
@@ -70,6 +77,7 @@ export function readOriginal(line: string): OriginalTuple | null {
     if (key === 'src') {
       if (tuple > 0) {
         reply = value !== '';
+        o.replySrc = value;
         break;
       }
       o.src = value;
@@ -79,5 +87,22 @@ export function readOriginal(line: string): OriginalTuple | null {
     else if (!IGNORED.has(key)) return null; // parseEntry would leave the tuples here
   }
   if (!reply || o.src === '' || line.indexOf(' src=', pos - 1) >= 0) return null;
+  readReplyPort(line, pos, o);
   return o;
+}
+
+/** The reply's source port: its last sport= before the first key that is not a tuple's (as parseEntry reads it). */
+function readReplyPort(line: string, pos: number, o: OriginalTuple): void {
+  while (pos < line.length) {
+    pos = skipSpaces(line, pos);
+    let end = line.indexOf(' ', pos);
+    if (end < 0) end = line.length;
+    const eq = line.indexOf('=', pos);
+    if (eq >= 0 && eq < end) {
+      const key = line.slice(pos, eq);
+      if (!TUPLE_KEYS.has(key)) return;
+      if (key === 'sport') o.replySport = Number(line.slice(eq + 1, end));
+    }
+    pos = end + 1;
+  }
 }

@@ -221,14 +221,15 @@ const ODD = [
   'ipv4 2 tcp 6 5 ESTABLISHED src=1.1.1.1  dst=2.2.2.2 sport=1 dport=2 src=2.2.2.2 dst=1.1.1.1 sport=2 dport=1 id=5',
 ];
 
-test('readOriginal reads a line\'s original tuple as parseEntry does, or leaves the line to it', () => {
+test('readOriginal reads a line\'s original tuple and reply source as parseEntry does, or leaves the line to it', () => {
   let read = 0;
   for (const line of [...lines(3000), ...ODD]) {
     const o = readOriginal(line);
     if (!o) continue;
     read++;
     const e = parseEntry(line);
-    expect([line, e && { protonum: e.protonum, src: e.original.src, dst: e.original.dst, sport: e.original.sport, dport: e.original.dport }]).toEqual([line, { ...o }]);
+    const fields = e && { protonum: e.protonum, src: e.original.src, dst: e.original.dst, sport: e.original.sport, dport: e.original.dport, replySrc: e.reply.src, replySport: e.reply.sport };
+    expect([line, fields]).toEqual([line, { ...o }]);
   }
   expect(read).toBeGreaterThan(3000); // the usual layout is read, odd lines included
   expect(readOriginal(ODD[9])).toBeNull(); // a key past the tuple's: parseEntry leaves the tuples there
@@ -250,4 +251,37 @@ test('the impact of conntrack\'s lines is the impact of their entries', () => {
   expect(scan.result()).toEqual(byEntries);
   expect(byEntries.total).toBe(entries.length);
   expect(byEntries.cut.length + byEntries.natChanged.length).toBeGreaterThan(0);
+});
+
+test('a zone\'s line test keeps every line whose connection has that zone, and leaves lines out', () => {
+  const doc = generateConfig({ zones: 12, addresses: 300, services: 40, policies: 600, nat: 30, seed: 3 });
+  const compiled = CompiledConfig.compile(doc);
+  const r = rng(12);
+  const nets = [...doc.zones.values()].flatMap((z) => z.networks).filter((n) => !n.includes(':'));
+  const host = (net: string) => `${net.split('.').slice(0, 3).join('.')}.${1 + Math.floor(r() * 200)}`;
+  const all = [...ODD, ...lines(500)];
+  for (let i = 0; i < 2000; i++) {
+    const [s, d, nat] = [host(nets[Math.floor(r() * nets.length)]), host(nets[Math.floor(r() * nets.length)]), host(nets[Math.floor(r() * nets.length)])];
+    const replySrc = i % 3 ? d : nat; // a dnat'ed one: the reply comes from the real destination
+    all.push(`ipv4     2 tcp      6 100 ESTABLISHED src=${s} dst=${d} sport=${1024 + i} dport=443 src=${replySrc} dst=${s} sport=${i % 5 ? 443 : 8443} dport=${1024 + i} [ASSURED] mark=0 use=1 id=${i}`);
+  }
+  let kept = 0;
+  let matched = 0;
+  for (const zone of [...doc.zones.keys(), 'no-such-zone']) {
+    const f = parseSessionFilter(new URLSearchParams({ zone, protocol: 'tcp' }));
+    const n = narrowingOf(f, compiled);
+    expect(n.key).not.toBe('');
+    const match = entryMatcher(f, compiled);
+    for (const line of all) {
+      const e = parseEntry(line);
+      const keep = n.line!(line);
+      if (e && match(e)) {
+        matched++;
+        expect([zone, keep, line]).toEqual([zone, true, line]);
+      }
+      if (keep) kept++;
+    }
+  }
+  expect(matched).toBeGreaterThan(1000);
+  expect(kept).toBeLessThan(all.length * 4); // of 13 zones' passes, most lines left out
 });

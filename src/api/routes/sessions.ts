@@ -87,7 +87,7 @@ async function selected(ctx: AppContext, req: Req): Promise<{ entries: ConnEntry
   }
   const compiled = (await ctx.config.current().compiled).compiled;
   // what DELETE ends is read now, not from a listing a request before it left
-  const entries = await ctx.dataPlane.connections(narrowingOf(filter), req.method === 'DELETE');
+  const entries = await ctx.dataPlane.connections(narrowingOf(filter, compiled), req.method === 'DELETE');
   return { entries: entries ? entries.filter(entryMatcher(filter, compiled)).sort(byId) : [], compiled };
 }
 
