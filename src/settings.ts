@@ -25,8 +25,8 @@ export interface Settings {
   redisUrl: string | undefined;
   /** REDIS_URL or REDIS_SENTINELS (+ REDIS_SENTINEL_MASTER, REDIS_PASSWORD): cluster mode; null: the embedded store */
   redis: RedisTarget | null;
-  /** FW_REDIS_MIN_REPLICAS: replicas that must hold a write before it is acknowledged (WAIT) */
-  redisMinReplicas: number;
+  /** FW_REDIS_MIN_REPLICAS: replicas that must hold a write before it is acknowledged (WAIT); all: every replica the sentinels know */
+  redisMinReplicas: number | 'all';
   loginMaxFailures: number;
   loginWindowSec: number;
   commitTimeoutMs: number;
@@ -48,6 +48,8 @@ export interface Settings {
   trafficLogRules: TrafficLogRules;
   /** FW_TRAFFIC_LOG_QUEUE: records held between ulogd and the traffic log; beyond, dropped and counted */
   trafficLogQueue: number;
+  /** FW_SESSION_CACHE_MS: how long one conntrack listing serves the session and impact requests after it (0: each lists) */
+  sessionCacheMs: number;
   /** FW_METRICS: client addresses or networks that may scrape /metrics without a token ("" : none) */
   metricsAllow: string;
   /** FW_TRUSTED_PROXIES: proxies whose X-Forwarded-For names the client ("": none, the header is ignored) */
@@ -127,6 +129,20 @@ function int(env: NodeJS.ProcessEnv, name: string, def: number, min: number, max
     throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   }
   return n;
+}
+
+/**
+ * FW_REDIS_MIN_REPLICAS: a count, or `all` (every replica the sentinels know, the default with
+ * sentinels). With one replica short of all, a partition that leaves the primary with one
+ * replica loses what that replica confirmed when the sentinels promote another (issue 31).
+ */
+function minReplicas(env: NodeJS.ProcessEnv): number | 'all' {
+  const raw = env.FW_REDIS_MIN_REPLICAS;
+  if (raw === 'all' || ((raw === undefined || raw === '') && env.REDIS_SENTINELS)) {
+    if (!env.REDIS_SENTINELS) throw new Error('FW_REDIS_MIN_REPLICAS=all needs REDIS_SENTINELS (the sentinels say how many replicas there are); give a number instead');
+    return 'all';
+  }
+  return int(env, 'FW_REDIS_MIN_REPLICAS', 0, 0, 16);
 }
 
 /** The host's non-loopback interfaces: the default inventory of a new store. */
@@ -250,8 +266,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     maxBodyBytes: int(env, 'FW_MAX_BODY', 1024 * 1024, 1024, 64 * 1024 * 1024),
     redisUrl: env.REDIS_URL || undefined,
     redis: redisTarget(env),
-    // with sentinels a write is acknowledged once a replica holds it (a failover keeps it)
-    redisMinReplicas: int(env, 'FW_REDIS_MIN_REPLICAS', env.REDIS_SENTINELS ? 1 : 0, 0, 16),
+    redisMinReplicas: minReplicas(env),
     loginMaxFailures: int(env, 'FW_LOGIN_MAX_FAILURES', 5, 1, 1000),
     loginWindowSec: int(env, 'FW_LOGIN_WINDOW', 60, 1, 86400),
     commitTimeoutMs: int(env, 'FW_COMMIT_TIMEOUT', 60, 1, 3600) * 1000,
@@ -266,6 +281,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
       defaultDeny: onOff(env, 'FW_LOG_DEFAULT_DENY', DEFAULT_LOG_RULES.defaultDeny),
     },
     trafficLogQueue: int(env, 'FW_TRAFFIC_LOG_QUEUE', 20_000, 100, 1_000_000),
+    sessionCacheMs: int(env, 'FW_SESSION_CACHE_MS', 1000, 0, 60_000),
     metricsAllow: env.FW_METRICS ?? '',
     trustedProxies: env.FW_TRUSTED_PROXIES ?? '',
     analysisTimeoutMs: int(env, 'FW_ANALYSIS_TIMEOUT', 60, 0, 86400) * 1000,
