@@ -58,8 +58,9 @@ export interface BuildParams extends TreeParams {
 // (1.2x lookups there, 1.05-1.1x on ipc1_1k, the other sets within the noise)
 // smallV6 57 rather than 48: a /56 (a site's assignment, RFC 6177) is not specific. Address
 // groups of the generated configuration made 5,700 IPv6 rules of one /56 a side; in the trees
-// of /64 and /128 sources they took 2.2 s to build (13 MB), out of them 0.8 s (10 MB), with
-// zones_20k's lookups within the noise (2.42-2.69 / 2.42-2.80 million/s, three runs each) and 126 bytes/rule, not 157.
+// of /64 and /128 sources their IPv6 table took 2.2 s to build (11.8 MB), out of them 0.8 s
+// (8.2 MB); zones_20k's lookups within the noise (2.42-2.69 / 2.42-2.80 million/s, three runs
+// each), 126 bytes/rule, not 157.
 // wide 8: the generated configurations' addresses hold 1-6 prefixes and stay in the trees (the
 // ClassBench sets have one); address groups of 10 addresses hold 20-200 (docs/performance.md)
 export const DEFAULT_BUILD_PARAMS: BuildParams = { ...DEFAULT_TREE_PARAMS, smallV4: 12, smallV6: 57, wide: 8 };
