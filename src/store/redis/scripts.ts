@@ -26,13 +26,33 @@ redis.call('PEXPIRE', KEYS[1], ARGV[6])
 return 0`;
 
 /**
- * KEYS session, journal; ARGV [from]: the session record, its journal length, and with
- * `from` the journal entries from there on (a catch-up in one round trip).
+ * KEYS session, journal; ARGV [from [limit]]: the session record, its journal length, and with
+ * `from` the journal entries from there on (a catch-up in one round trip). With `limit`,
+ * entries of more than `limit` bytes in all are not sent: their byte count comes instead,
+ * and the caller fetches them with RANGE on its bulk lane (bulk-lane.ts).
  */
 export const HEAD = `
 local entries = {}
-if ARGV[1] then entries = redis.call('LRANGE', KEYS[2], ARGV[1], -1) end
+if ARGV[1] then
+  entries = redis.call('LRANGE', KEYS[2], ARGV[1], -1)
+  if ARGV[2] then
+    local bytes = 0
+    for i = 1, #entries do bytes = bytes + #entries[i] end
+    if bytes > tonumber(ARGV[2]) then entries = bytes end
+  end
+end
 return {redis.call('HGETALL', KEYS[1]), redis.call('LLEN', KEYS[2]), entries}`;
+
+/** KEYS session, journal; ARGV sessionId from to: the entries from..to, false unless the session is that one. */
+export const RANGE = `
+if redis.call('HGET', KEYS[1], 'id') ~= ARGV[1] then return false end
+return redis.call('LRANGE', KEYS[2], ARGV[2], ARGV[3])`;
+
+/** KEYS key; ARGV limit: the string value, or its length when it has more than `limit` bytes (false: none). */
+export const GET_SMALL = `
+local n = redis.call('STRLEN', KEYS[1])
+if n > tonumber(ARGV[1]) then return n end
+return redis.call('GET', KEYS[1])`;
 
 /**
  * KEYS session, journal, claim, writers; ARGV sessionId expected at leaseMs unknownFrom tag
@@ -319,7 +339,7 @@ export const IDEM_RELEASE = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 0`;
 
-export type ScriptName = 'fwInit' | 'fwBegin' | 'fwHead' | 'fwAppend' | 'fwEnd' | 'fwClaim' | 'fwRelease' | 'fwCommit' | 'fwPutUser' | 'fwDeleteUser' | 'fwAddApiToken' | 'fwDeleteApiToken' | 'fwTouchApiTokens' | 'fwRevoke' | 'fwRecordFailure' | 'fwAudit'
+export type ScriptName = 'fwInit' | 'fwBegin' | 'fwHead' | 'fwRange' | 'fwGetSmall' | 'fwAppend' | 'fwEnd' | 'fwClaim' | 'fwRelease' | 'fwCommit' | 'fwPutUser' | 'fwDeleteUser' | 'fwAddApiToken' | 'fwDeleteApiToken' | 'fwTouchApiTokens' | 'fwRevoke' | 'fwRecordFailure' | 'fwAudit'
   | 'fwIdemClaim' | 'fwIdemRelease' | 'fwConfirm' | 'fwClaimRevert' | 'fwEvent';
 export type Scripted = Redis & Record<ScriptName, (...args: (string | number)[]) => Promise<unknown>>;
 
@@ -330,6 +350,8 @@ export const SCRIPTS: Record<ScriptName, { keys: number; lua: string }> = {
   fwInit: { keys: 3, lua: INIT },
   fwBegin: { keys: 3, lua: BEGIN },
   fwHead: { keys: 2, lua: HEAD },
+  fwRange: { keys: 2, lua: RANGE },
+  fwGetSmall: { keys: 1, lua: GET_SMALL },
   fwAppend: { keys: 4, lua: APPEND },
   fwEnd: { keys: 3, lua: END },
   fwClaim: { keys: 3, lua: CLAIM },
