@@ -30,7 +30,7 @@ export type AnalysisReply =
 let lastMemo: AnalysisMemo | null = null;
 
 /** the garbage of a pass goes once the thread is idle (idle-gc.ts) */
-const idle = new IdleCollector(1000);
+const idle = new IdleCollector(1000, 2);
 
 export default function analysisTask(task: AnalysisTask): AnalysisReply {
   const t0 = Date.now();

@@ -35,7 +35,7 @@ export type CompileReply =
 let lastMemo: AnalysisMemo | null = null;
 
 /** the garbage of a compile goes once the thread is idle (idle-gc.ts) */
-const idle = new IdleCollector(1000);
+const idle = new IdleCollector(1000, 2);
 
 export default function compileTask(task: CompileTask): unknown {
   idle.busy();
