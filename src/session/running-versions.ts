@@ -4,6 +4,7 @@
 import type { Logger } from 'pino';
 import { FwError } from '../errors';
 import { parseDoc } from '../config/document';
+import { shareUnchanged } from '../config/doc-delta';
 import type { ConfigDoc } from '../config/types';
 import type { Store } from '../store/types';
 import { Lru } from '../lru';
@@ -76,7 +77,11 @@ export class RunningVersions<C> {
     if (meta.version <= this.running.meta.version) return;
     const doc = await this.versionDoc(meta.version);
     if (meta.version <= this.running.meta.version) return;
-    this.set(new RunningState(meta, doc, this.compiler.compile(doc)));
+    // sharing what did not change with our running version (equal objects for equal ones: the
+    // cached document reads the same): its compile is a delta, as on the committing instance
+    const base = this.running.doc;
+    shareUnchanged(base, doc);
+    this.set(new RunningState(meta, doc, this.compiler.compile(doc, base)));
     this.log.info({ version: meta.version, author: meta.author }, 'loaded a running version committed elsewhere');
   }
 
