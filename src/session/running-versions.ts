@@ -10,7 +10,7 @@ import type { Store } from '../store/types';
 import { Lru } from '../lru';
 import { RunningState } from './running';
 import type { Compiler } from './types';
-import { IdleCollector } from '../workers/idle-gc';
+import { threadGarbage } from '../workers/idle-gc';
 
 /**
  * Parsed documents of committed versions other than the running one (rollbacks, reads of
@@ -18,13 +18,6 @@ import { IdleCollector } from '../workers/idle-gc';
  * out first. Every commit used to add its document here for good (issue 15).
  */
 const VERSION_DOCS_CACHED = 8;
-
-/**
- * A new running version leaves the garbage of its making on this thread (the load's parse,
- * the commit's diff and checks, the previous version): collected once requests have been
- * quiet for a moment rather than whenever V8 next needs room (idle-gc.ts).
- */
-export const runningGarbage = new IdleCollector(2000);
 
 export class RunningVersions<C> {
   private running!: RunningState<C>;
@@ -60,7 +53,8 @@ export class RunningVersions<C> {
   set(state: RunningState<C>): void {
     this.running = state;
     for (const listener of this.listeners) listener(state);
-    runningGarbage.touch();
+    // the garbage of its making (the load's parse, the commit's diff, the previous version)
+    threadGarbage.touch();
   }
 
   /**

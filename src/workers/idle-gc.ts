@@ -28,6 +28,7 @@ function gcFunction(): (() => void) | null {
   return collect;
 }
 
+/** An idle collection one pass, `delayMs` after the last touch (see above). */
 export class IdleCollector {
   private timer: NodeJS.Timeout | null = null;
   /** collections run (tests) */
@@ -55,3 +56,9 @@ export class IdleCollector {
     this.timer.unref();
   }
 }
+
+/**
+ * The HTTP thread's: touched after big work there (a new running version, a whole list
+ * encoded), collected 2 s later, one pass.
+ */
+export const threadGarbage = new IdleCollector(2000);
