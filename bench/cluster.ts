@@ -7,12 +7,15 @@
 // round), and commits (begin, one change, commit: each on another instance) with their
 // latency. Ratios are against the embedded store of the same run. --against DIST: the Redis
 // rows again with another build's daemon (e.g. main's dist, before a change), in the same run.
-// A last row adds a replica and FW_REDIS_MIN_REPLICAS=1 (every write waits for the replica).
+// The last rows add replicas and FW_REDIS_MIN_REPLICAS: one replica waited for (WAIT 1, the
+// default with sentinels before issue 31), and two replicas with WAIT 1 and WAIT 2 (every
+// replica: FW_REDIS_MIN_REPLICAS=all, the default with sentinels since issue 31).
 // --redis-delay MS: the instances reach Redis through a proxy that delays each direction by MS
 // (bench/delay-proxy.ts), as if Redis ran on another host; the rate of changes is then bound
 // by round trips to the store rather than by this machine's two cores.
 // Then the automation rows (bench/automation.ts): export, load in one request and commit of
-// the whole configuration, and a batch of 10,000 creations. `--only automation`: those rows
+// the whole configuration, and a batch of 10,000 creations. `--only replicas`: the rows of three
+// instances on Redis without and with replicas. `--only automation`: those rows
 // alone, on the embedded store and Redis with 1 and 3 instances (with --against, also the other build's).
 import fs from 'node:fs';
 import Redis from 'ioredis';
@@ -34,8 +37,9 @@ interface Scenario {
   instances: number;
   /** another build's dist/src/main.js */
   main?: string;
-  /** a replica, and FW_REDIS_MIN_REPLICAS=1 */
-  replica?: boolean;
+  /** this many replicas, and FW_REDIS_MIN_REPLICAS=`wait` */
+  replicas?: number;
+  wait?: number;
 }
 
 function scenarios(against: string | undefined): Scenario[] {
@@ -45,8 +49,10 @@ function scenarios(against: string | undefined): Scenario[] {
     ...(other ? [{ label: 'redis (before)', redis: true, instances: 1, main: other }, { label: 'redis (before)', redis: true, instances: 3, main: other }] : []),
     { label: 'redis', redis: true, instances: 1 },
     { label: 'redis', redis: true, instances: 3 },
-    { label: 'redis + replica, WAIT 1', redis: true, instances: 1, replica: true },
-    { label: 'redis + replica, WAIT 1', redis: true, instances: 3, replica: true },
+    { label: 'redis + replica, WAIT 1', redis: true, instances: 1, replicas: 1, wait: 1 },
+    { label: 'redis + replica, WAIT 1', redis: true, instances: 3, replicas: 1, wait: 1 },
+    { label: 'redis + 2 replicas, WAIT 1', redis: true, instances: 3, replicas: 2, wait: 1 },
+    { label: 'redis + 2 replicas, WAIT 2 (all)', redis: true, instances: 3, replicas: 2, wait: 2 },
   ];
 }
 
@@ -68,6 +74,7 @@ interface Row {
 
 const automationOnly = process.argv.includes('--only') && process.argv[process.argv.indexOf('--only') + 1] === 'automation';
 
+const replicasOnly = process.argv.includes('--only') && process.argv[process.argv.indexOf('--only') + 1] === 'replicas';
 const redisDelayMs = process.argv.includes('--redis-delay') ? Number(process.argv[process.argv.indexOf('--redis-delay') + 1]) : 0;
 
 /** A delaying proxy in front of Redis on `port` (its own process), on a free port. */
@@ -146,7 +153,7 @@ async function ok(p: Promise<{ status: number; text: string }>, what: string): P
 async function measure(s: Scenario, doc: ConfigDoc, seconds: number, commits: number): Promise<Row | { s: Scenario; automation: AutomationRow }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fwd-bench-cluster-'));
   let redis: TestRedis | null = null;
-  let replica: TestRedis | null = null;
+  const replicas: TestRedis[] = [];
   let proxy: ChildProcess | null = null;
   const instances: Instance[] = [];
   try {
@@ -156,11 +163,12 @@ async function measure(s: Scenario, doc: ConfigDoc, seconds: number, commits: nu
     if (s.redis) {
       redis = await startRedis(path.join(dir, 'redis'));
       env.REDIS_URL = redis.url;
-      if (s.replica) {
-        replica = await startRedis(path.join(dir, 'replica'), ['--replicaof', '127.0.0.1', String(redis.port)]);
+      for (let i = 0; i < (s.replicas ?? 0); i++) {
+        const replica = await startRedis(path.join(dir, `replica${i}`), ['--replicaof', '127.0.0.1', String(redis.port)]);
+        replicas.push(replica);
         await inSync(replica.port);
-        env.FW_REDIS_MIN_REPLICAS = '1';
       }
+      if (s.wait) env.FW_REDIS_MIN_REPLICAS = String(s.wait);
       await seedStore(new RedisStore({ url: redis.url, clusterName: 'default', sessionLeaseMs: 900_000 }), doc);
       if (redisDelayMs > 0) {
         const through = await delayProxy(redis.port, redisDelayMs);
@@ -221,7 +229,7 @@ async function measure(s: Scenario, doc: ConfigDoc, seconds: number, commits: nu
     for (const x of instances) x.proc.kill('SIGTERM');
     await Promise.all(instances.map((x) => new Promise((r) => (x.proc.exitCode !== null ? r(null) : x.proc.once('exit', r)))));
     proxy?.kill();
-    await replica?.stop();
+    for (const r of replicas) await r.stop();
     await redis?.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -232,8 +240,10 @@ export async function clusterBench(seconds: number): Promise<void> {
   const doc = generateConfig(REALISTIC);
   const commits = Number(process.argv[process.argv.indexOf('--commits') + 1]) || 5;
   const againstAt = process.argv.indexOf('--against');
-  const list = scenarios(againstAt > 0 ? process.argv[againstAt + 1] : undefined);
-  if (automationOnly) return automationBench(list.filter((s) => !s.replica), doc);
+  // `--only replicas`: what waiting for every replica costs (issue 31), against no replica and WAIT 1
+  const list = scenarios(againstAt > 0 ? process.argv[againstAt + 1] : undefined)
+    .filter((s) => !replicasOnly || (s.redis && !s.main && s.instances === 3 && s.replicas !== 1));
+  if (automationOnly) return automationBench(list.filter((s) => !s.replicas), doc);
   const delay = redisDelayMs > 0 ? `, Redis reached through a proxy delaying each direction by ${redisDelayMs} ms` : '';
   console.log(`\nStores side by side: ${doc.policies.length} policies committed, ${seconds}s per load, ${commits} commits per row, ${os.cpus().length} cores (load generator, Redis and instances share them)${delay}, load average at the start ${load0}\n`);
   console.log('CPU µs: the instances\' and Redis\'s user + system time over the requests counted (the load generator excluded): what a request costs the machine, whatever the number of cores\n');

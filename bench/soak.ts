@@ -48,7 +48,8 @@ const opts = {
   instances: count('instances', 1),
   changes: count('changes', 1),
   main: path.resolve(arg('main', path.resolve(__dirname, '../src/main.js'))),
-  env: Object.fromEntries(arg('env', '').split(',').filter(Boolean).map((kv) => kv.split('=', 2) as [string, string])),
+  // K=V split at the first '=' (a value may hold more, e.g. NODE_OPTIONS=--heapsnapshot-signal=SIGUSR1)
+  env: Object.fromEntries(arg('env', '').split(',').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])),
 };
 if (opts.store !== 'embedded' && opts.store !== 'redis') throw new Error('--store must be embedded or redis');
 if (opts.instances > 1 && opts.store !== 'redis') throw new Error('--instances needs --store redis');

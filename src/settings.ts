@@ -25,8 +25,8 @@ export interface Settings {
   redisUrl: string | undefined;
   /** REDIS_URL or REDIS_SENTINELS (+ REDIS_SENTINEL_MASTER, REDIS_PASSWORD): cluster mode; null: the embedded store */
   redis: RedisTarget | null;
-  /** FW_REDIS_MIN_REPLICAS: replicas that must hold a write before it is acknowledged (WAIT) */
-  redisMinReplicas: number;
+  /** FW_REDIS_MIN_REPLICAS: replicas that must hold a write before it is acknowledged (WAIT); all: every replica the sentinels know */
+  redisMinReplicas: number | 'all';
   loginMaxFailures: number;
   loginWindowSec: number;
   commitTimeoutMs: number;
@@ -127,6 +127,20 @@ function int(env: NodeJS.ProcessEnv, name: string, def: number, min: number, max
     throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   }
   return n;
+}
+
+/**
+ * FW_REDIS_MIN_REPLICAS: a count, or `all` (every replica the sentinels know, the default with
+ * sentinels). With one replica short of all, a partition that leaves the primary with one
+ * replica loses what that replica confirmed when the sentinels promote another (issue 31).
+ */
+function minReplicas(env: NodeJS.ProcessEnv): number | 'all' {
+  const raw = env.FW_REDIS_MIN_REPLICAS;
+  if (raw === 'all' || ((raw === undefined || raw === '') && env.REDIS_SENTINELS)) {
+    if (!env.REDIS_SENTINELS) throw new Error('FW_REDIS_MIN_REPLICAS=all needs REDIS_SENTINELS (the sentinels say how many replicas there are); give a number instead');
+    return 'all';
+  }
+  return int(env, 'FW_REDIS_MIN_REPLICAS', 0, 0, 16);
 }
 
 /** The host's non-loopback interfaces: the default inventory of a new store. */
@@ -250,8 +264,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     maxBodyBytes: int(env, 'FW_MAX_BODY', 1024 * 1024, 1024, 64 * 1024 * 1024),
     redisUrl: env.REDIS_URL || undefined,
     redis: redisTarget(env),
-    // with sentinels a write is acknowledged once a replica holds it (a failover keeps it)
-    redisMinReplicas: int(env, 'FW_REDIS_MIN_REPLICAS', env.REDIS_SENTINELS ? 1 : 0, 0, 16),
+    redisMinReplicas: minReplicas(env),
     loginMaxFailures: int(env, 'FW_LOGIN_MAX_FAILURES', 5, 1, 1000),
     loginWindowSec: int(env, 'FW_LOGIN_WINDOW', 60, 1, 86400),
     commitTimeoutMs: int(env, 'FW_COMMIT_TIMEOUT', 60, 1, 3600) * 1000,

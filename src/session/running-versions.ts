@@ -6,7 +6,7 @@ import { FwError } from '../errors';
 import { parseDoc } from '../config/document';
 import { shareUnchanged } from '../config/doc-delta';
 import type { ConfigDoc } from '../config/types';
-import type { Store } from '../store/types';
+import type { Store, VersionMeta } from '../store/types';
 import { Lru } from '../lru';
 import { RunningState } from './running';
 import type { Compiler } from './types';
@@ -18,6 +18,15 @@ import { threadGarbage } from '../workers/idle-gc';
  * out first. Every commit used to add its document here for good (issue 15).
  */
 const VERSION_DOCS_CACHED = 8;
+
+/** Whether two metas are one commit (its number, time and author). */
+function sameCommit(a: VersionMeta, b: VersionMeta): boolean {
+  return a.version === b.version && a.time === b.time && a.author === b.author;
+}
+
+function notFound(version: number): never {
+  throw new FwError('ERR_NET_1003', `version ${version} not found`);
+}
 
 export class RunningVersions<C> {
   private running!: RunningState<C>;
@@ -58,25 +67,34 @@ export class RunningVersions<C> {
   }
 
   /**
-   * Serves the store's running version if it is newer than ours (another instance committed):
-   * the document at once, its matchers compiling in the pool behind it.
+   * Serves the store's running version if it is not the one we serve: newer (another
+   * instance committed), or another commit under the same or a lower number (after a split,
+   * the side that lost its writes: the version this process served was never acknowledged
+   * and is gone from Redis, issue 31). The document at once, its matchers compiling behind it.
    */
   refresh(): Promise<void> {
-    this.loading ??= this.loadNewer().finally(() => { this.loading = null; });
+    this.loading ??= this.loadOther().finally(() => { this.loading = null; });
     return this.loading;
   }
 
-  private async loadNewer(): Promise<void> {
+  private async loadOther(): Promise<void> {
+    const before = this.running;
     const meta = await this.store.runningVersion();
-    if (meta.version <= this.running.meta.version) return;
-    const doc = await this.versionDoc(meta.version);
-    if (meta.version <= this.running.meta.version) return;
-    // sharing what did not change with our running version (equal objects for equal ones: the
-    // cached document reads the same): its compile is a delta, as on the committing instance
-    const base = this.running.doc;
-    shareUnchanged(base, doc);
-    this.set(new RunningState(meta, doc, this.compiler.compile(doc, base)));
-    this.log.info({ version: meta.version, author: meta.author }, 'loaded a running version committed elsewhere');
+    if (sameCommit(meta, before.meta)) return;
+    const older = meta.version <= before.meta.version;
+    // the history went back: every cached document from this number on may be the lost side's
+    // (its unconfirmed commits took numbers the winning side gives to other documents)
+    if (older) this.versionDocs.deleteWhere((n) => n >= meta.version);
+    const doc = older ? parseDoc((await this.store.getVersion(meta.version) ?? notFound(meta.version)).doc) : await this.versionDoc(meta.version);
+    // this process committed (or loaded) meanwhile: that is newer than what we read
+    if (this.running !== before) return;
+    // sharing what did not change with the version served so far (equal objects for equal
+    // ones: the cached document reads the same): its compile is a delta, as on the committing
+    // instance
+    shareUnchanged(before.doc, doc);
+    this.set(new RunningState(meta, doc, this.compiler.compile(doc, before.doc)));
+    if (older) this.log.warn({ version: meta.version, served: before.meta.version }, 'the running version served here is not in Redis (lost with a failed-over primary\'s unconfirmed writes): serving the one in Redis');
+    else this.log.info({ version: meta.version, author: meta.author }, 'loaded a running version committed elsewhere');
   }
 
   /** The document of a committed version (404 when there is none or it was pruned); never mutated. */

@@ -39,6 +39,27 @@ async function loadAudit(file: string, log: Logger): Promise<AuditEntry[]> {
   return out;
 }
 
+/**
+ * An entry as kept in memory: the payload as the JSON text it was written with, parsed again
+ * only for the entries a listing answers. Payloads have any shape (a change's body, a whole
+ * configuration): kept as objects, up to FW_AUDIT_KEEP of them, each new shape left hidden
+ * classes behind and a body cost several times its text (a heap snapshot diff of the soak:
+ * the retained heap grew by the commits' change and commit payloads).
+ */
+interface PackedEntry extends Omit<AuditEntry, 'payload'> {
+  payloadJson?: string;
+}
+
+function pack(entry: AuditEntry): PackedEntry {
+  const { payload, ...rest } = entry;
+  return payload === undefined ? rest : { ...rest, payloadJson: JSON.stringify(payload) };
+}
+
+function unpack(entry: PackedEntry): AuditEntry {
+  const { payloadJson, ...rest } = entry;
+  return payloadJson === undefined ? rest : { ...rest, payload: JSON.parse(payloadJson) as unknown };
+}
+
 /** The entries kept of each kind (0: all). */
 export interface AuditBudgets {
   /** FW_AUDIT_KEEP: entries other than failed logins */
@@ -48,7 +69,7 @@ export interface AuditBudgets {
 }
 
 /** The index of the first entry with an id of at least `id` (entries in id order). */
-function indexOf(entries: AuditEntry[], id: number): number {
+function indexOf(entries: Array<{ id: number }>, id: number): number {
   let lo = 0;
   let hi = entries.length;
   while (lo < hi) {
@@ -61,12 +82,12 @@ function indexOf(entries: AuditEntry[], id: number): number {
 
 /** The entries of one kind in memory, oldest first; the newest `keep` are listed (0: all). */
 class Kept {
-  entries: AuditEntry[];
+  entries: PackedEntry[];
   /** lines of this kind in the file */
   lines: number;
 
   constructor(readonly keep: number, entries: AuditEntry[]) {
-    this.entries = keep > 0 ? entries.slice(-keep) : entries;
+    this.entries = (keep > 0 ? entries.slice(-keep) : entries).map(pack);
     this.lines = entries.length;
   }
 
@@ -75,12 +96,12 @@ class Kept {
     return this.keep > 0 ? Math.max(0, this.entries.length - this.keep) : 0;
   }
 
-  listed(): AuditEntry[] {
+  listed(): PackedEntry[] {
     return this.entries.slice(this.lowest);
   }
 
   add(entry: AuditEntry): void {
-    this.entries.push(entry);
+    this.entries.push(pack(entry));
     this.lines++;
     // past keep + slack, memory is cut back at once
     if (this.keep > 0 && this.entries.length > this.keep + slackOf(this.keep)) this.entries = this.entries.slice(-this.keep);
@@ -92,7 +113,7 @@ class Kept {
   }
 
   /** The listed entries with an id below `before`, newest first. */
-  cursor(before = Infinity): AuditCursor {
+  cursor(before = Infinity): AuditCursor<PackedEntry> {
     const entries = this.entries; // a trim meanwhile replaces the array, not this one
     const lowest = this.lowest;
     let i = indexOf(entries, before) - 1;
@@ -139,8 +160,8 @@ export class AuditLog {
   }
 
   /** The listed entries of both kinds that match, newest first. */
-  list(query: AuditQuery): Promise<AuditEntry[]> {
-    return mergeAudit(query, this.trail.cursor(query.before), this.loginFailures.cursor(query.before));
+  async list(query: AuditQuery): Promise<AuditEntry[]> {
+    return (await mergeAudit(query, this.trail.cursor(query.before), this.loginFailures.cursor(query.before))).map(unpack);
   }
 
   private kindOf(e: AuditEvent): Kept {
@@ -156,7 +177,7 @@ export class AuditLog {
       const listed = kinds.map((k) => k.listed());
       // appends to the new appender count on from here
       kinds.forEach((k, i) => (k.lines = listed[i].length));
-      return listed.flat().sort((a, b) => a.id - b.id).map((e) => JSON.stringify(e) + '\n').join('');
+      return listed.flat().sort((a, b) => a.id - b.id).map((e) => JSON.stringify(unpack(e)) + '\n').join('');
     }, this.onFailure);
     this.appender = appender;
     this.compaction = done.catch((e: unknown) => this.onFailure(e instanceof Error ? e : new Error(String(e)))).finally(() => {

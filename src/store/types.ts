@@ -375,7 +375,7 @@ export interface Store extends SessionJournal {
 }
 
 /** Whether an entry matches the user and action filters of a query (one rule for every store). */
-export function auditMatches(e: AuditEvent, q: AuditQuery): boolean {
+export function auditMatches(e: Pick<AuditEvent, 'user' | 'action'>, q: AuditQuery): boolean {
   if (q.user !== undefined && e.user !== q.user) return false;
   return actionMatches(e.action, q);
 }

@@ -42,7 +42,7 @@ test('no replica: acknowledged writes become 503 ERR_SYS_4006, kept on the prima
 
   await replica.kill();
   const commit = expectError(await c.post('/api/config/commit', { description: 'unconfirmed' }), 503, 'ERR_SYS_4006');
-  expect(commit.body.details).toMatch(/^0 of the 1 replicas required \(FW_REDIS_MIN_REPLICAS\) confirmed the write/);
+  expect(commit.body.details).toMatch(/^0 of the 1 replicas required \(FW_REDIS_MIN_REPLICAS=1\) confirmed the write/);
   // made on the primary: the running version, once
   expect((await c.get('/api/status')).body.version).toBe(1);
   expect((await c.get('/api/config/versions')).body.map((v: { version: number }) => v.version)).toEqual([0, 1]);

@@ -158,6 +158,18 @@ describe('commit', () => {
 
 });
 
+// the trail keeps each payload as its JSON text and parses it for the entries a listing
+// answers (a heap snapshot diff of the soak found the payload objects and their hidden classes
+// accumulating): every listing hands out its own copy, and the trail is never changed through one
+test('audit payloads are kept as text: each listing answers a copy of its own', async () => {
+  await store.audit({ at: 1, user: 'alice', action: 'change.create', details: 'address a1', payload: { name: 'a1', ips: ['10.0.0.1/32'] } });
+  const [first] = await store.listAudit({ limit: 1 });
+  (first.payload as { ips: string[] }).ips.push('10.9.9.9/32');
+  const [again] = await store.listAudit({ limit: 1 });
+  expect(again.payload).toEqual({ name: 'a1', ips: ['10.0.0.1/32'] });
+  expect(again.payload).not.toBe(first.payload);
+});
+
 describe('retention (FW_VERSIONS_KEEP, FW_AUDIT_KEEP)', () => {
   async function retaining(opts: { versionsKeep?: number; auditKeep?: number; versionCacheSize?: number }): Promise<EmbeddedStore> {
     await store.close();

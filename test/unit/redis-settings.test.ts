@@ -14,15 +14,18 @@ test('REDIS_URL alone: one server, no replica required', () => {
   expect(loadSettings({}).redis).toBeNull();
 });
 
-test('sentinels: the list, the master name, one replica required by default', () => {
+test('sentinels: the list, the master name, every replica the sentinels know required by default', () => {
   const s = loadSettings({ REDIS_SENTINELS: ' 10.0.0.1:26379, [::1]:26380 ,sentinel-3:26381', REDIS_SENTINEL_MASTER: 'fwd', REDIS_PASSWORD: 'pw' });
   expect(s.redis!.sentinels).toEqual([{ host: '10.0.0.1', port: 26379 }, { host: '::1', port: 26380 }, { host: 'sentinel-3', port: 26381 }]);
-  expect(s.redisMinReplicas).toBe(1);
+  expect(s.redisMinReplicas).toBe('all');
   const o = patientOptions(s.redis!);
   expect({ sentinels: o.sentinels, name: o.name, password: o.password, host: o.host, maxRetriesPerRequest: o.maxRetriesPerRequest })
     .toEqual({ sentinels: s.redis!.sentinels, name: 'fwd', password: 'pw', host: undefined, maxRetriesPerRequest: null });
   expect(loadSettings({ REDIS_SENTINELS: '10.0.0.1:26379', REDIS_SENTINEL_MASTER: 'fwd', FW_REDIS_MIN_REPLICAS: '2' }).redisMinReplicas).toBe(2);
   expect(loadSettings({ REDIS_SENTINELS: '10.0.0.1:26379', REDIS_SENTINEL_MASTER: 'fwd', FW_REDIS_MIN_REPLICAS: '0' }).redisMinReplicas).toBe(0);
+  expect(loadSettings({ REDIS_SENTINELS: '10.0.0.1:26379', REDIS_SENTINEL_MASTER: 'fwd', FW_REDIS_MIN_REPLICAS: 'all' }).redisMinReplicas).toBe('all');
+  // without sentinels nothing says how many replicas there are
+  expect(() => loadSettings({ REDIS_URL: 'redis://127.0.0.1:6379', FW_REDIS_MIN_REPLICAS: 'all' })).toThrow(/FW_REDIS_MIN_REPLICAS=all needs REDIS_SENTINELS/);
 });
 
 test('password and TLS: REDIS_PASSWORD wins over the URL; rediss:// is TLS to the primary and the sentinels', () => {

@@ -11,7 +11,7 @@
 import type { RedisOptions } from 'ioredis';
 import { isFwError } from '../../errors';
 import { COMMAND_TIMEOUT_MS } from './connection';
-import { REPLICA_WAIT_MS, ReplicaConfirm } from './replicas';
+import { REPLICA_WAIT_MS, type ReplicaConfirm } from './replicas';
 import type { Scripted } from './scripts';
 import type { SessionRecord } from '../types';
 import { sessionOf } from './decode';
@@ -36,9 +36,9 @@ export class BulkLane {
   private tail: Promise<unknown> = Promise.resolve();
   private readonly replicas: ReplicaConfirm | null;
 
-  /** `minReplicas` > 0: each durable write is followed by WAIT on this connection (replicas.ts). */
-  constructor(readonly conn: Scripted, minReplicas: number) {
-    this.replicas = minReplicas > 0 ? new ReplicaConfirm(conn, minReplicas) : null;
+  /** `confirmOn`: with replicas required, each durable write is followed by WAIT on this connection (replicas.ts). */
+  constructor(readonly conn: Scripted, confirmOn: ((conn: Scripted) => ReplicaConfirm) | null) {
+    this.replicas = confirmOn ? confirmOn(conn) : null;
   }
 
   /**

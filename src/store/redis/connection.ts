@@ -75,6 +75,15 @@ function targetOptions(target: RedisTarget): RedisOptions {
   return { ...auth, host: u?.hostname || '127.0.0.1', port: Number(u?.port || 6379) };
 }
 
+/** A plain connection to one sentinel (its password and TLS), to ask it questions. */
+export function sentinelOptions(target: RedisTarget, sentinel: { host: string; port: number }): RedisOptions {
+  const tls = target.url && new URL(target.url).protocol === 'rediss:' ? {} : undefined;
+  return {
+    host: sentinel.host, port: sentinel.port, password: target.sentinelPassword, tls, ...FAIL_FAST,
+    connectTimeout: COMMAND_TIMEOUT_MS, retryStrategy: reconnectDelay, lazyConnect: false,
+  };
+}
+
 /** Options for command connections: fail fast (the store, a queue producer). */
 export function failFastOptions(target: RedisTarget): RedisOptions {
   return {
@@ -91,8 +100,35 @@ export function patientOptions(target: RedisTarget): RedisOptions {
   };
 }
 
+/** How often a connection found through the sentinels checks it still talks to a primary. */
+export const ROLE_CHECK_MS = 1000;
+
 export function connect(options: RedisOptions): Redis {
-  return new Redis(options);
+  const conn = new Redis(options);
+  if (options.sentinels?.length) followPrimary(conn);
+  return conn;
+}
+
+/**
+ * A primary demoted while this connection stayed up (a split healed: the sentinels turned it
+ * into a replica of the promoted one) goes on answering reads, from a copy that may still be
+ * resyncing; only a write's READONLY would send the connection back to the sentinels. A read
+ * connection could then build a commit from a journal older than the one the writes went to
+ * (issue 31). So every second the connection asks ROLE and reconnects (through the sentinels)
+ * when it is not a primary's. Subscribers cannot ask (subscriber mode) and need not: the
+ * messages published on the primary reach a replica's subscribers too.
+ */
+function followPrimary(conn: Redis): void {
+  let asking = false;
+  const timer = setInterval(() => {
+    if (asking || conn.status !== 'ready') return;
+    asking = true;
+    (conn.call('ROLE') as Promise<unknown[]>)
+      .then((role) => { if (role[0] !== 'master') conn.disconnect(true); }, () => undefined)
+      .finally(() => { asking = false; });
+  }, ROLE_CHECK_MS);
+  timer.unref();
+  conn.once('end', () => clearInterval(timer));
 }
 
 /** Where a target points, for logs: never its password. */

@@ -14,6 +14,7 @@ import {
 import { RETENTION_DEFAULTS, expiryMs, initialVersion, metaOf } from '../records';
 import { COMMAND_TIMEOUT_MS, connect, failFastOptions, patientOptions, unreachable, whenReady, type RedisTarget } from './connection';
 import { REPLICA_WAIT_MS, ReplicaConfirm } from './replicas';
+import { KnownReplicas } from './known-replicas';
 import { scripted, type Scripted } from './scripts';
 import { BULK_BYTES, BulkLane, getSized, headSince } from './bulk-lane';
 import { keysOf } from './keys';
@@ -35,8 +36,8 @@ export interface RedisStoreOptions {
   url?: string;
   /** ... or wherever settings.redis points (sentinels, password, TLS). */
   target?: RedisTarget;
-  /** FW_REDIS_MIN_REPLICAS: replicas that must hold a write before it resolves (0: none). */
-  minReplicas?: number;
+  /** FW_REDIS_MIN_REPLICAS: replicas that must hold a write before it resolves (0: none; all: every replica the sentinels know). */
+  minReplicas?: number | 'all';
   /** FW_CLUSTER_NAME: the firewall's name; its keys are fw:{name}:... */
   clusterName: string;
   /** The idle lease of a session (FW_SESSION_TIMEOUT), kept by Redis. */
@@ -65,6 +66,8 @@ export class RedisStore implements Store, ClusterBus {
    */
   private readonly writer: Scripted;
   private readonly replicas: ReplicaConfirm | null;
+  /** with FW_REDIS_MIN_REPLICAS=all: how many replicas the sentinels know */
+  private readonly known: KnownReplicas | null;
   /** Whole configurations (journal entries, version records): timed by their size (bulk-lane.ts). */
   private readonly bulk: BulkLane;
   /** The firewall's channel, on a connection of its own (a subscriber cannot send commands). */
@@ -86,10 +89,13 @@ export class RedisStore implements Store, ClusterBus {
     const target = opts.target ?? { url: opts.url };
     this.redis = scripted(connect(failFastOptions(target)));
     const minReplicas = opts.minReplicas ?? 0;
+    this.known = minReplicas === 'all' ? new KnownReplicas(target) : null;
+    const waits = minReplicas === 'all' || minReplicas > 0;
     // a write may queue behind two WAITs (one in flight, one queued) before its own answer
-    this.writer = minReplicas > 0 ? scripted(connect({ ...failFastOptions(target), commandTimeout: COMMAND_TIMEOUT_MS + 2 * REPLICA_WAIT_MS })) : this.redis;
-    this.replicas = minReplicas > 0 ? new ReplicaConfirm(this.writer, minReplicas) : null;
-    this.bulk = new BulkLane(scripted(connect(failFastOptions(target))), minReplicas);
+    this.writer = waits ? scripted(connect({ ...failFastOptions(target), commandTimeout: COMMAND_TIMEOUT_MS + 2 * REPLICA_WAIT_MS })) : this.redis;
+    const required = this.known ? () => this.known!.required() : () => minReplicas as number;
+    this.replicas = waits ? new ReplicaConfirm(this.writer, required, String(minReplicas)) : null;
+    this.bulk = new BulkLane(scripted(connect(failFastOptions(target))), waits ? (c) => new ReplicaConfirm(c, required, String(minReplicas)) : null);
     this.sub = connect(patientOptions(target));
     this.trafficStreams = new RedisNodeStreams(this.redis, this.keys.traffic, (fn) => this.call(fn));
     this.versionsKeep = opts.versionsKeep ?? RETENTION_DEFAULTS.versionsKeep;
@@ -185,16 +191,37 @@ export class RedisStore implements Store, ClusterBus {
 
   async open(initialDoc: () => SerializedDoc): Promise<void> {
     const wait = this.opts.connectWaitMs ?? 30_000;
-    await Promise.all([whenReady(this.redis, wait), whenReady(this.sub, wait), whenReady(this.writer, wait), whenReady(this.bulk.conn, wait)]);
+    await Promise.all([whenReady(this.redis, wait), whenReady(this.sub, wait), whenReady(this.writer, wait), whenReady(this.bulk.conn, wait), this.known?.start()]);
     await this.bus.subscribe();
+    await this.replicasInSync(wait);
     if (await this.redis.exists(this.keys.running)) return;
     const record = initialVersion(initialDoc());
     const k = this.keys;
     await this.redis.fwInit(k.running, k.history, k.version(0), JSON.stringify(record), JSON.stringify(metaOf(record)));
   }
 
+  /**
+   * At start-up, waits (up to `waitMs`) until the replicas a write needs confirm one: a first
+   * start writes the version 0, the admin and the secret, and replicas still syncing after
+   * their own start would refuse those with 503 and end the process. Past the wait the
+   * instance starts anyway (reads are served; writes answer 4006 until the replicas are back).
+   */
+  private async replicasInSync(waitMs: number): Promise<void> {
+    if (!this.replicas) return;
+    const end = Date.now() + waitMs;
+    for (;;) {
+      try {
+        return await this.call(() => this.replicas!.confirm());
+      } catch (e) {
+        if (!isFwError(e) || e.code !== 'ERR_SYS_4006' || Date.now() >= end) return;
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+
   async close(): Promise<void> {
     this.closed = true;
+    this.known?.close();
     this.sub.disconnect();
     this.redis.disconnect();
     this.writer.disconnect();

@@ -14,16 +14,18 @@ export class ReplicaConfirm {
   private inFlight: Promise<number> | null = null;
   private next: Promise<number> | null = null;
 
-  constructor(private readonly conn: Redis, readonly minReplicas: number) {}
+  /** `required`: how many replicas must confirm, asked at each WAIT (FW_REDIS_MIN_REPLICAS, or every replica known) */
+  constructor(private readonly conn: Redis, private readonly required: () => number, private readonly setting: string) {}
 
   /**
    * Resolves once `minReplicas` replicas hold every write this connection has sent; else
    * 503 ERR_SYS_4006 saying how many did. Call it after the write's answer arrived.
    */
   async confirm(): Promise<void> {
+    const required = this.required();
     const confirmed = await this.sharedWait();
-    if (confirmed < this.minReplicas) {
-      throw new FwError('ERR_SYS_4006', `${confirmed} of the ${this.minReplicas} replicas required (FW_REDIS_MIN_REPLICAS) confirmed the write within ${REPLICA_WAIT_MS} ms; it was made on the primary and may be lost if the primary fails now`);
+    if (confirmed < required) {
+      throw new FwError('ERR_SYS_4006', `${confirmed} of the ${required} replicas required (FW_REDIS_MIN_REPLICAS=${this.setting}) confirmed the write within ${REPLICA_WAIT_MS} ms; it was made on the primary and may be lost if the primary fails now`);
     }
   }
 
@@ -38,7 +40,7 @@ export class ReplicaConfirm {
   }
 
   private start(): Promise<number> {
-    const p = this.conn.wait(this.minReplicas, REPLICA_WAIT_MS) as Promise<number>;
+    const p = this.conn.wait(this.required(), REPLICA_WAIT_MS) as Promise<number>;
     this.inFlight = p;
     const clear = () => { if (this.inFlight === p) this.inFlight = null; };
     p.then(clear, clear);

@@ -1,0 +1,49 @@
+// After a network split, the losing side's unconfirmed commits took version numbers that the
+// winning side later gives to other documents. An instance that read such a version while it
+// talked to the losing side must not serve that document under the number afterwards (the
+// partition suite found version 3 served as the lost side's document after healing).
+import pino from 'pino';
+import { emptyDoc, serializeDoc } from '../../src/config/document';
+import type { ConfigDoc } from '../../src/config/types';
+import { RunningVersions } from '../../src/session/running-versions';
+import type { Compiler } from '../../src/session/types';
+import type { VersionMeta, VersionRecord } from '../../src/store/types';
+
+function record(version: number, time: number, addresses: string[]): VersionRecord {
+  const doc = emptyDoc(['eth0']);
+  for (const name of addresses) doc.addresses.set(name, { name, ips: ['10.0.0.1/32'] } as never);
+  return { version, author: 'admin', time, description: `v${version}@${time}`, summary: '', doc: serializeDoc(doc) };
+}
+
+/** A store whose history can be replaced, as a failover to the winning side does. */
+function fakeStore(initial: VersionRecord[]) {
+  const history = new Map(initial.map((r) => [r.version, r]));
+  const meta = (r: VersionRecord): VersionMeta => ({ version: r.version, author: r.author, time: r.time, description: r.description, summary: r.summary });
+  return {
+    history,
+    runningVersion: async () => meta(history.get(Math.max(...history.keys()))!),
+    getVersion: async (n: number) => history.get(n),
+  };
+}
+
+const compiler: Compiler<number> = { compile: (doc: ConfigDoc) => Promise.resolve({ compiled: doc.addresses.size, warnings: [] }) };
+const names = (doc: ConfigDoc) => [...doc.addresses.keys()].sort();
+
+test('a version number the lost side used is read again from the store once the history went back', async () => {
+  // the losing side: versions 0..3, this instance serving 3 and having read 2 and 3
+  const store = fakeStore([record(0, 1, []), record(1, 2, ['a']), record(2, 3, ['a', 'lost2']), record(3, 4, ['a', 'lost2', 'lost3'])]);
+  const versions = new RunningVersions(store, compiler, pino({ level: 'silent' }));
+  await versions.init();
+  expect(names(await versions.versionDoc(2))).toEqual(['a', 'lost2']);
+  // healed: the winning side's history ends at 1, then commits its own 2 and 3
+  store.history.delete(3);
+  store.history.delete(2);
+  await versions.refresh();
+  expect(versions.current().meta.version).toBe(1);
+  store.history.set(2, record(2, 10, ['a', 'won2']));
+  store.history.set(3, record(3, 11, ['a', 'won2', 'won3']));
+  await versions.refresh();
+  expect(versions.current().meta.version).toBe(3);
+  expect(names(versions.current().doc)).toEqual(['a', 'won2', 'won3']);
+  expect(names(await versions.versionDoc(2))).toEqual(['a', 'won2']);
+});
