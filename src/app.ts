@@ -253,7 +253,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     compiler = metrics.timedCompiler(createCompiler());
     dataPlane = createDataPlane(settings.dataPlane, settings.netns, settings.dataDir, log, {
       rematch: settings.sessionRematch, hitsIntervalMs: settings.hitsIntervalMs, logQueue: settings.trafficLogQueue,
-      log: settings.trafficLogRules,
+      log: settings.trafficLogRules, sessionCacheMs: settings.sessionCacheMs,
     });
     const config = new ConfigService(store, settings, log, compiler, commitChecks, dataPlane);
     const redis = store instanceof RedisStore ? store : null;

@@ -48,6 +48,8 @@ export interface Settings {
   trafficLogRules: TrafficLogRules;
   /** FW_TRAFFIC_LOG_QUEUE: records held between ulogd and the traffic log; beyond, dropped and counted */
   trafficLogQueue: number;
+  /** FW_SESSION_CACHE_MS: how long one conntrack listing serves the session and impact requests after it (0: each lists) */
+  sessionCacheMs: number;
   /** FW_METRICS: client addresses or networks that may scrape /metrics without a token ("" : none) */
   metricsAllow: string;
   /** FW_TRUSTED_PROXIES: proxies whose X-Forwarded-For names the client ("": none, the header is ignored) */
@@ -279,6 +281,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
       defaultDeny: onOff(env, 'FW_LOG_DEFAULT_DENY', DEFAULT_LOG_RULES.defaultDeny),
     },
     trafficLogQueue: int(env, 'FW_TRAFFIC_LOG_QUEUE', 20_000, 100, 1_000_000),
+    sessionCacheMs: int(env, 'FW_SESSION_CACHE_MS', 1000, 0, 60_000),
     metricsAllow: env.FW_METRICS ?? '',
     trustedProxies: env.FW_TRUSTED_PROXIES ?? '',
     analysisTimeoutMs: int(env, 'FW_ANALYSIS_TIMEOUT', 60, 0, 86400) * 1000,

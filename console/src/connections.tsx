@@ -6,6 +6,7 @@ import { api } from './api';
 import type { LiveSession, LiveSessionPage } from './types';
 import { allowed } from './state';
 import { attempt, ErrorBox, Field, Page, Pager, useLoad } from './ui';
+import { NodePicker } from './node-picker';
 import { VirtualTable } from './virtual-table';
 import { endpoint as end } from './format';
 
@@ -30,8 +31,11 @@ export function ConnectionsPage() {
   const [applied, setApplied] = useState<Filters>(NO_FILTERS);
   const [cursors, setCursors] = useState<string[]>([]); // the cursor of each page after the first
   const [picked, setPicked] = useState<Set<string>>(new Set());
+  const [node, setNode] = useState('');
   const q = new URLSearchParams({ limit: '100' });
   for (const [k, v] of Object.entries(applied)) if (v.trim()) q.set(k, v.trim());
+  if (node) q.set('node', node);
+  const onNode = node ? `&node=${encodeURIComponent(node)}` : '';
   const cursor = cursors[cursors.length - 1];
   if (cursor) q.set('cursor', cursor);
   const page = useLoad(() => api<LiveSessionPage>('GET', `/api/sessions?${q}`), [q.toString()]);
@@ -45,7 +49,7 @@ export function ConnectionsPage() {
   const endPicked = async () => {
     const ids = [...picked];
     const ok = await attempt(async () => {
-      for (const id of ids) await api('DELETE', `/api/sessions?id=${encodeURIComponent(id)}`);
+      for (const id of ids) await api('DELETE', `/api/sessions?id=${encodeURIComponent(id)}${onNode}`);
     }, `${ids.length} connection${ids.length === 1 ? '' : 's'} ended`);
     if (ok) setPicked(new Set());
     page.reload();
@@ -53,11 +57,12 @@ export function ConnectionsPage() {
   return (
     <Page title="Connections" actions={canEnd && <button type="button" disabled={picked.size === 0} onClick={() => void endPicked()}>End selected ({picked.size})</button>}>
       <form class="card inline" aria-label="Connection filters" onSubmit={(e) => { e.preventDefault(); setCursors([]); setPicked(new Set()); setApplied(draft); }}>
+        <NodePicker value={node} onChange={(n) => { setCursors([]); setPicked(new Set()); setNode(n); }} />
         {FILTERS.map(([k, label, hint]) => <Field key={k} label={label} value={draft[k]} onInput={(v) => setDraft({ ...draft, [k]: v })} hint={hint || undefined} />)}
         <button type="submit">Apply filters</button>
       </form>
       <ErrorBox text={page.error} />
-      {page.data && <p aria-live="polite">{page.data.total} connection{page.data.total === 1 ? '' : 's'}{page.data.dataplane === 'none' ? ' (no data plane: FW_DATAPLANE=none)' : ''}</p>}
+      {page.data && <p aria-live="polite">{page.data.total} connection{page.data.total === 1 ? '' : 's'}{node ? ` on node ${node}` : ''}{page.data.dataplane === 'none' ? ' (no data plane: FW_DATAPLANE=none)' : ''}</p>}
       <VirtualTable label="Connections table" caption="Live connections" rows={page.data?.sessions ?? []} keyOf={(s) => String(s.id)} columns={[
         ...(canEnd ? [{ label: 'End', width: 3.5, cell: (s: LiveSession) => <input type="checkbox" aria-label={`select connection ${s.id}`} checked={picked.has(s.id)} onChange={(e) => toggle(s.id, (e.target as HTMLInputElement).checked)} /> }] : []),
         { label: 'Id', width: 5, rowHeader: true, cellClass: () => 'mono', cell: (s) => s.id },

@@ -6,6 +6,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, login } from './api';
 import type { TrafficPage, TrafficRecord } from './types';
 import { ErrorBox, Field, Link, Page, Pager, useLoad } from './ui';
+import { NodePicker } from './node-picker';
 import { SseParser } from '../../src/cli/sse-parser';
 
 const FILTERS = [
@@ -85,8 +86,10 @@ export function TrafficPageView() {
   const [live, setLive] = useState(false);
   const [liveRecords, setLiveRecords] = useState<TrafficRecord[]>([]);
   const [liveError, setLiveError] = useState<string | null>(null);
+  const [node, setNode] = useState('');
   const filters = new URLSearchParams();
   for (const [k, v] of Object.entries(applied)) if (v.trim()) filters.set(k, v.trim());
+  if (node) filters.set('node', node);
   const q = new URLSearchParams(filters);
   q.set('limit', '100');
   const cursor = cursors[cursors.length - 1];
@@ -102,6 +105,7 @@ export function TrafficPageView() {
   return (
     <Page title="Traffic log" actions={<label><input type="checkbox" checked={live} onChange={(e) => setLive((e.target as HTMLInputElement).checked)} /> Live</label>}>
       <form class="card inline" aria-label="Traffic log filters" onSubmit={(e) => { e.preventDefault(); setCursors([]); setApplied(draft); }}>
+        <NodePicker value={node} onChange={(n) => { setCursors([]); setNode(n); }} />
         {FILTERS.map(([k, label, hint]) => <Field key={k} label={label} value={draft[k]} onInput={(v) => setDraft({ ...draft, [k]: v })} hint={hint || undefined} />)}
         <button type="submit">Apply filters</button>
       </form>

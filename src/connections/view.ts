@@ -62,12 +62,16 @@ function natOf(e: ConnEntry): SessionView['nat'] {
  */
 function zonesOf(e: ConnEntry, compiled: CompiledConfig | null): { srcZone: string | null; dstZone: string | null } {
   if (!compiled) return { srcZone: null, dstZone: null };
+  const z = zoneIndexes(e, compiled);
+  return z ? { srcZone: compiled.zoneName(z[0]), dstZone: compiled.zoneName(z[1]) } : { srcZone: null, dstZone: null };
+}
+
+/** The zones' indexes (CompiledConfig.zonesOf: eval's zones without its policy step); null when eval cannot take the addresses (e.g. a zone id). */
+function zoneIndexes(e: ConnEntry, compiled: CompiledConfig): [number, number] | null {
   try {
-    const p = parsePacket({ 'src-ip': e.original.src, 'dst-ip': e.reply.src, protocol: e.protonum, 'dst-port': e.reply.sport ?? 0 });
-    const a = compiled.eval(p);
-    return { srcZone: a.srcZone, dstZone: a.dstZone };
+    return compiled.zonesOf(parsePacket({ 'src-ip': e.original.src, 'dst-ip': e.reply.src, protocol: e.protonum, 'dst-port': e.reply.sport ?? 0 }));
   } catch {
-    return { srcZone: null, dstZone: null }; // an address eval cannot take (e.g. a zone id)
+    return null;
   }
 }
 
@@ -225,6 +229,7 @@ export function entryMatcher(f: SessionFilter, compiled: CompiledConfig | null):
   const src = f.src && prefixTest(exactly(f.src));
   const dst = f.dst && prefixTest(exactly(f.dst));
   const id = f.id === undefined ? undefined : Number(f.id);
+  const zone = f.zone === undefined ? 0 : compiled?.zoneIndex(f.zone) ?? -1; // -1: no such zone, nothing matches
   return (e) => {
     const o = e.original;
     const r = e.reply;
@@ -239,8 +244,8 @@ export function entryMatcher(f: SessionFilter, compiled: CompiledConfig | null):
     if (dst && !dst(o.dst)) return false;
     if (prefix && !prefix(o.src) && !prefix(o.dst) && !prefix(r.src) && !prefix(r.dst)) return false;
     if (f.zone !== undefined) {
-      const z = zonesOf(e, compiled);
-      if (z.srcZone !== f.zone && z.dstZone !== f.zone) return false;
+      const z = zone > 0 && compiled ? zoneIndexes(e, compiled) : null;
+      if (!z || (z[0] !== zone && z[1] !== zone)) return false;
     }
     return true;
   };

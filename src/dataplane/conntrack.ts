@@ -112,22 +112,60 @@ function setTupleField(tuple: FlowTuple, key: string, value: string, icmp: { typ
   }
 }
 
-/** `conntrack -L` exits 0 and writes "N flow entries have been shown" to stderr; a namespace without conntrack lists nothing. */
-async function listFamily(host: Host, family: 'ipv4' | 'ipv6'): Promise<ConnEntry[]> {
-  const out = await host.exec('conntrack', ['-L', '-f', family, '-o', 'extended,id,timestamp']);
-  const entries: ConnEntry[] = [];
-  for (const line of out.split('\n')) {
-    const e = parseEntry(line);
-    if (e) entries.push(e);
-  }
-  return entries;
+/**
+ * What a listing may leave out because the caller's filter would drop it anyway: conntrack's
+ * own selection (`args`, e.g. `--mark P/0xfffff`, `-p tcp`; the mark is tested in the kernel,
+ * the rest before conntrack prints the entry) and a test of the printed line before it is
+ * parsed (a necessary condition of the filter, e.g. the text "=10.5." for 10.5.0.0/16).
+ * Every entry the filter selects is kept; the caller still applies its filter.
+ */
+export interface Narrowing {
+  families: ReadonlyArray<'ipv4' | 'ipv6'>;
+  args: readonly string[];
+  line: ((line: string) => boolean) | null;
+  /** equal for two narrowings that list the same entries (the cache's key; '' for every entry) */
+  key: string;
 }
 
-/** Every entry of both families, by id. */
-export async function listEntries(host: Host): Promise<ConnEntry[]> {
-  const [v4, v6] = await Promise.all([listFamily(host, 'ipv4'), listFamily(host, 'ipv6')]);
-  return [...v4, ...v6].sort((a, b) => a.id - b.id);
+export const EVERY_ENTRY: Narrowing = { families: ['ipv4', 'ipv6'], args: [], line: null, key: '' };
+
+/**
+ * One family's entries, read as conntrack prints them (it exits 0 and writes "N flow entries
+ * have been shown" to stderr; a namespace without conntrack lists nothing).
+ */
+async function listFamily(host: Host, family: 'ipv4' | 'ipv6', n: Narrowing, sink: (e: ConnEntry) => void): Promise<void> {
+  const test = n.line;
+  await host.execLines('conntrack', ['-L', '-f', family, ...n.args, '-o', 'extended,id,timestamp'], (line) => {
+    if (test && !test(line)) return;
+    const e = parseEntry(line);
+    if (e) sink(e);
+  });
 }
+
+/**
+ * The entries of the table (all, or a superset of what a filter selects), in the kernel's
+ * order: a caller sorts what it keeps (sorting 100,000 entries by id cost 50-60 ms).
+ */
+export async function listEntries(host: Host, n: Narrowing = EVERY_ENTRY): Promise<ConnEntry[]> {
+  const lists = await Promise.all(n.families.map(async (family) => {
+    const out: ConnEntry[] = [];
+    await listFamily(host, family, n, (e) => out.push(e));
+    return out;
+  }));
+  return lists.length === 1 ? lists[0] : lists.flat();
+}
+
+/**
+ * Each line of the whole table's listing handed to `fn` as it is read, unparsed, none kept: a
+ * scan of every connection (the impact) holds no listing of 100,000 entries, runs beside
+ * conntrack's printing, and parses what it needs (lines that are not entries come too).
+ */
+export async function forEachLine(host: Host, fn: (line: string) => void): Promise<void> {
+  await Promise.all(EVERY_ENTRY.families.map((family) => host.execLines('conntrack', ['-L', '-f', family, '-o', 'extended,id,timestamp'], fn)));
+}
+
+/** By the kernel's id: the order of pages and of the impact's lists. */
+export const byId = (a: ConnEntry, b: ConnEntry) => a.id - b.id;
 
 /** The conntrack options that select exactly this entry (its original tuple). */
 function tupleOptions(e: ConnEntry): string[] {

@@ -5,7 +5,8 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { FwError } from '../errors';
 import type { ConfigDoc } from '../config/types';
-import { deleteByTuple, deleteCut, listEntries, type ConnEntry } from './conntrack';
+import { deleteByTuple, deleteCut, EVERY_ENTRY, forEachLine, listEntries, type ConnEntry, type Narrowing } from './conntrack';
+import { ListingCache } from './conntrack-cache';
 import { DnsmasqProcess } from './dnsmasq-process';
 import { Host, CommandError } from './host';
 import { reconcile } from './kernel';
@@ -39,6 +40,8 @@ export interface LinuxOptions {
   log: TrafficLogRules;
   /** FW_TRAFFIC_LOG_QUEUE: records held between ulogd and the traffic log before drops */
   logQueue: number;
+  /** FW_SESSION_CACHE_MS: how long one conntrack listing serves the requests that follow it (0: never) */
+  sessionCacheMs: number;
 }
 
 /**
@@ -63,6 +66,7 @@ export class LinuxDataPlane implements DataPlane {
   private kernelTable: NftTable | null = null;
   private readonly ulogd: UlogdProcess;
   readonly traffic: NflogSocket;
+  private readonly listings: ListingCache;
 
   /** FW_DATA_DIR/dataplane: the files of dnsmasq and of conntrack batches */
   private readonly dir: string;
@@ -77,6 +81,7 @@ export class LinuxDataPlane implements DataPlane {
       if (problem) this.log.error({ netns }, problem);
       return problem;
     });
+    this.listings = new ListingCache(opts.sessionCacheMs);
     this.hitTracker = new HitTracker(path.join(this.dir, 'hits.json'), () => this.readCounters(), log);
     this.hitTracker.start(opts.hitsIntervalMs);
     if (opts.rematch) {
@@ -89,6 +94,7 @@ export class LinuxDataPlane implements DataPlane {
   private async deleteCut(): Promise<void> {
     try {
       const n = await deleteCut(this.host);
+      if (n > 0) this.listings.invalidate();
       if (n > 0) this.log.info({ connections: n }, 'connections cut by rematch removed from conntrack');
     } catch (e) {
       this.log.debug({ err: messageOf(e) }, 'conntrack sweep failed');
@@ -117,8 +123,10 @@ export class LinuxDataPlane implements DataPlane {
   apply(doc: ConfigDoc, version: number, label = `version ${version}`): Promise<void> {
     return this.serial(async () => {
       const t0 = Date.now();
+      this.listings.invalidate(); // the marks the listing shows change meaning now
       try {
         await this.enforce(doc, version);
+        this.listings.invalidate(); // nor one read while the kernel was changing
         this.applied = { doc, version, at: Date.now() };
         this.error = null;
         this.log.info({ version, ms: Date.now() - t0 }, 'data plane applied');
@@ -225,12 +233,24 @@ export class LinuxDataPlane implements DataPlane {
     return this.hitTracker.reset();
   }
 
-  connections(): Promise<ConnEntry[]> {
-    return listEntries(this.host);
+  connections(n: Narrowing = EVERY_ENTRY, fresh = false): Promise<ConnEntry[]> {
+    if (fresh) return listEntries(this.host, n);
+    return this.listings.get(n, (m) => listEntries(this.host, m));
   }
 
-  endConnections(entries: readonly ConnEntry[]): Promise<number> {
-    return deleteByTuple(this.host, this.dir, entries);
+  async eachConnection(fn: (e: ConnEntry | string) => void): Promise<boolean> {
+    const held = this.listings.whole();
+    if (held) (await held).forEach((e) => fn(e));
+    else await forEachLine(this.host, fn);
+    return true;
+  }
+
+  async endConnections(entries: readonly ConnEntry[]): Promise<number> {
+    try {
+      return await deleteByTuple(this.host, this.dir, entries);
+    } finally {
+      this.listings.invalidate();
+    }
   }
 
   async leases(): Promise<DhcpLease[]> {

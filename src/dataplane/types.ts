@@ -3,7 +3,7 @@
 // implementation from FW_DATAPLANE (none: nothing is enforced, development machines are
 // untouched; linux: nftables and iproute2, see linux.ts).
 import type { ConfigDoc } from '../config/types';
-import type { ConnEntry } from './conntrack';
+import type { ConnEntry, Narrowing } from './conntrack';
 import type { HitRecord } from './hits';
 import type { PolicyCounter } from './nft';
 import type { DhcpLease } from './leases';
@@ -38,8 +38,18 @@ export interface DataPlane {
   hits(): Promise<{ sampledAt: number | null; rules: HitRecord[] } | null>;
   /** Zeroes the hit totals and times. */
   resetHits(): Promise<void>;
-  /** The kernel's connection tracking entries, or null without a kernel. */
-  connections(): Promise<ConnEntry[] | null>;
+  /**
+   * The kernel's connection tracking entries, in no particular order, or null without a
+   * kernel: every entry, or at least those `n` keeps; a listing up to FW_SESSION_CACHE_MS old
+   * unless `fresh`.
+   */
+  connections(n?: Narrowing, fresh?: boolean): Promise<ConnEntry[] | null>;
+  /**
+   * Each entry of the table to `fn`: the shared listing's entries when one is held, else the
+   * lines of conntrack's listing as they are read (unparsed, not kept; a line that is not an
+   * entry too: parseEntry tells); false without a kernel.
+   */
+  eachConnection(fn: (e: ConnEntry | string) => void): Promise<boolean>;
   /** Deletes these connections' entries (they end: their next packet is a new connection); how many went. */
   endConnections(entries: readonly ConnEntry[]): Promise<number>;
   /** The kernel's traffic records (logged first packets, through NFLOG and ulogd), or null without a kernel. */
@@ -83,6 +93,10 @@ export class NoDataPlane implements DataPlane {
 
   async connections(): Promise<null> {
     return null;
+  }
+
+  async eachConnection(): Promise<boolean> {
+    return false;
   }
 
   async endConnections(): Promise<number> {

@@ -159,6 +159,63 @@ export class CompiledConfig implements Evaluator {
     return this.objects.answer(this.oneAnswer, 0);
   }
 
+  /** The answer eval() gives for slot j of answers `a` (filled by evalBatchInto): the same shared objects. */
+  answerAt(a: BatchAnswers, j: number): EvalResult {
+    this.objects ??= new AnswerObjects(this.meta, this.routeAnswers, this.natAnswers, this.polId, this.polFlags);
+    return this.objects.answer(a, j);
+  }
+
+  /**
+   * The zones eval() answers for `p` without the policy step: the source zone (1.) and the
+   * destination zone after a dnat (2.-4.), as indexes (0: none; zoneName). The session table
+   * asks this of every live connection a ?zone= filter meets (100,000 of them), where the
+   * policy lookup and the answer object were most of eval's cost. Same steps as run() for a
+   * packet with no interface and no zone named (test/unit/sessions-narrow.test.ts holds them
+   * equal).
+   */
+  zonesOf(p: Packet): [number, number] {
+    const family = p.family;
+    const F = family === 4 ? this.f4 : this.f6;
+    const w = this.w;
+    w[0] = p.s0;
+    w[4] = p.d0;
+    if (family === 6) {
+      w[1] = p.s1;
+      w[2] = p.s2;
+      w[3] = p.s3;
+      w[5] = p.d1;
+      w[6] = p.d2;
+      w[7] = p.d3;
+    }
+    const ifaces = this.meta.ifaces;
+    const sz = this.lookup(F.srcZone, family, 0);
+    const d1 = this.lookup(F.dst, family, 4);
+    const route1 = F.dstRoute[d1];
+    let n = -1;
+    if (!F.nat.empty) {
+      const egress1 = route1 >= 0 ? this.meta.routes[route1].egress : -1;
+      const nq = F.nat.q;
+      copyWords(w, 0, nq, family);
+      nq[8] = packetKey(p.protocol, p.dstPort);
+      nq[9] = p.srcPort ?? 0;
+      n = F.nat.first(sz, F.dstZone[d1], 0);
+      while (n >= 0) {
+        const m = this.meta.nat[n];
+        if ((m.outIf < 0 || m.outIf === egress1) && (!m.masquerade || (egress1 >= 0 && (family === 4 ? ifaces[egress1].addr4 : ifaces[egress1].addr6) !== ''))) break;
+        n = F.nat.first(sz, F.dstZone[d1], n + 1);
+      }
+    }
+    const nd = n >= 0 ? this.natDst[n] : null;
+    if (nd === null) return [sz, F.dstZone[d1]];
+    for (let k = 0; k < 4; k++) w[8 + k] = nd[k];
+    return [sz, F.dstZone[this.lookup(F.dst, family, 8)]];
+  }
+
+  /** A zone's name by its index (zonesOf, the classifiers); null for 0. */
+  zoneName(index: number): string | null {
+    return index > 0 ? this.meta.zones[index - 1] : null;
+  }
+
   /**
    * Evaluates every packet of `b` into `out` (slot i for packet i), allocating nothing per
    * packet. Throws ERR_NET_2003 for the first packet naming an unknown interface or zone, its

@@ -11,6 +11,8 @@ import { Lab, requireLab, fwAddress, type Agent } from '../helpers/netns';
 import { kill9 } from '../helpers/process';
 import { openEvents } from '../helpers/sse';
 import { sendAndCompare, type Trial } from '../dataplane/trials';
+import { ADMIN, ADMIN_PASSWORD } from '../helpers/daemon';
+import { launchBrowser, watchProblems } from '../helpers/browser';
 
 let lab: Lab;
 /** node 0's own data folder (its ulogd's pid file) */
@@ -62,7 +64,7 @@ const flow = (sport: number): Trial => ({ from: 1, token: `c${sport}`, proto: 't
 test('any instance reads any node\'s log (?node=); its own is the default; records live in a capped stream per node', async () => {
   expect((await sendAndCompare(a, lab.peers, agents, [flow(44001)])).mismatches).toEqual([]);
   const page = async (c: Client, q: string) => (await ok(c.get(`/api/logs/traffic${q}`))).body as { node: string; records: Array<Record<string, unknown>> };
-  expect(await eventually(async () => (await page(b, '?node=node0')).records.some((r) => r['src-port'] === 44001), 10000)).toBe(true);
+  expect(await eventually(async () => (await page(b, '?node=node0')).records.some((r) => r['src-port'] === 44001), 20000)).toBe(true);
   const fromB = await page(b, '?node=node0&port=80');
   const fromA = await page(a, '');
   expect(fromB.node).toBe('node0');
@@ -114,6 +116,45 @@ test('sessions of another node: listed and ended through any instance (?node=)',
     conn.client.send('after');
     expect(await conn.server.receives('after')).toBe(false);
   } finally {
+    await conn.client.stop();
+    await conn.server.stop();
+  }
+});
+
+test('the console picks the node: the traffic log and the connections of node 0, read through node 1', async () => {
+  const [p1, p2] = lab.peers;
+  const conn = await lab.tcpConnection({ ns: p1.ns, src: p1.address, sport: 44950 }, { ns: p2.ns, dst: p2.address, dport: 8080 });
+  const browser = await launchBrowser();
+  try {
+    conn.client.send('hi');
+    expect(await conn.server.receives('hi')).toBe(true);
+    const page = browser.pages()[0] ?? (await browser.newPage());
+    const problems = watchProblems(page);
+    const WAIT = { timeout: 20_000 };
+    await page.goto(cluster.nodes[1].url + '/');
+    await page.getByLabel('Username').fill(ADMIN);
+    await page.getByLabel('Password').fill(ADMIN_PASSWORD);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByTestId('who').waitFor(WAIT);
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    await nav.getByRole('link', { name: 'Traffic log', exact: true }).click();
+    await page.getByText(/^0 records of node node1/).waitFor(WAIT); // node 1 has no kernel
+    const picker = page.getByLabel('Node', { exact: true });
+    expect(await picker.locator('option').allInnerTexts()).toEqual(['this instance', 'node0', 'node1 (this instance)']);
+    await picker.selectOption('node0');
+    await page.getByText(/^\d+ records? of node node0/).waitFor(WAIT);
+    const logged = page.getByRole('table', { name: 'Logged connections, newest first' }).locator('tbody tr');
+    expect((await logged.allInnerTexts()).some((t) => /10\.1\.0\.2:44950\s+10\.2\.0\.2:8080\s/.test(t))).toBe(true);
+
+    await nav.getByRole('link', { name: 'Connections', exact: true }).click();
+    await page.getByLabel('Node', { exact: true }).selectOption('node0');
+    const filters = page.getByRole('form', { name: 'Connection filters' });
+    await filters.getByLabel('Port', { exact: true }).fill('44950');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.getByText('1 connection on node node0').waitFor(WAIT);
+    expect(problems).toEqual([]);
+  } finally {
+    await browser.close();
     await conn.client.stop();
     await conn.server.stop();
   }

@@ -5,9 +5,10 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { FwError } from '../../errors';
 import { oneOf } from '../../config/render/objects';
-import type { ConnEntry } from '../../dataplane/conntrack';
+import { byId, type ConnEntry } from '../../dataplane/conntrack';
+import { narrowingOf } from '../../connections/narrow';
 import type { CompiledConfig } from '../../eval/compiled';
-import { deniedBy, impactOf } from '../../connections/impact';
+import { deniedBy, ImpactScan } from '../../connections/impact';
 import { entryMatcher, FILTER_DOCS, isEmptyFilter, parseSessionFilter, sessionView } from '../../connections/view';
 import type { AppContext } from '../context';
 import { message, type QueryDoc, type Req, type RouteDef } from '../http';
@@ -67,7 +68,7 @@ export type ImpactReplyModel = Static<typeof ImpactReply>;
  */
 export async function cutDenied(ctx: AppContext): Promise<number> {
   if (!ctx.settings.sessionRematch) return 0;
-  const entries = await ctx.dataPlane.connections();
+  const entries = await ctx.dataPlane.connections(undefined, true);
   if (!entries?.length) return 0;
   const denied = deniedBy(entries, (await ctx.config.current().compiled).compiled);
   return ctx.dataPlane.endConnections(denied.map((d) => d.entry));
@@ -85,8 +86,9 @@ async function selected(ctx: AppContext, req: Req): Promise<{ entries: ConnEntry
     throw new FwError('ERR_NET_1004', `DELETE /api/sessions needs at least one filter (${Object.keys(FILTER_DOCS).join(', ')}); it never ends every connection at once`);
   }
   const compiled = (await ctx.config.current().compiled).compiled;
-  const entries = await ctx.dataPlane.connections();
-  return { entries: entries ? entries.filter(entryMatcher(filter, compiled)) : [], compiled };
+  // what DELETE ends is read now, not from a listing a request before it left
+  const entries = await ctx.dataPlane.connections(narrowingOf(filter, compiled), req.method === 'DELETE');
+  return { entries: entries ? entries.filter(entryMatcher(filter, compiled)).sort(byId) : [], compiled };
 }
 
 export function sessionRoutes(ctx: AppContext): RouteDef[] {
@@ -115,8 +117,9 @@ export function sessionRoutes(ctx: AppContext): RouteDef[] {
         if (node !== ctx.nodes.id) return forwardToNode(ctx, req, node);
         const running = ctx.config.current();
         const candidate = (await ctx.config.compiledCandidate()).compiled; // 409 without a session
-        const entries = (await ctx.dataPlane.connections()) ?? [];
-        const impact = impactOf(entries, (await running.compiled).compiled, candidate);
+        const scan = new ImpactScan((await running.compiled).compiled, candidate);
+        await ctx.dataPlane.eachConnection((e) => scan.add(e)); // judged as read: no listing of 100,000 kept
+        const impact = scan.result();
         return { body: { version: running.meta.version, rematch: ctx.settings.sessionRematch, ...impact } };
       } },
     { method: 'DELETE', pattern: '/api/sessions', body: 'none', permission: 'configure',
