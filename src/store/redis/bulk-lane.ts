@@ -73,10 +73,21 @@ export class BulkLane {
   }
 }
 
+/**
+ * Big values come back in pieces of this many bytes (scripts.ts GET_PIECES: the reply parser
+ * keeps a buffer of three times the largest string it has read), as Buffers joined here (a
+ * piece may end inside a UTF-8 character).
+ */
+export const PIECE_BYTES = 1024 * 1024;
+
+const joined = (pieces: Buffer[]): string => Buffer.concat(pieces).toString('utf8');
+
 /** The string at `key` (null: none): one small read, or its length then the value on the lane. */
 export async function getSized(redis: Scripted, lane: BulkLane, key: string): Promise<string | null> {
   const small = (await redis.fwGetSmall(key, BULK_BYTES)) as string | number | null;
-  return typeof small === 'number' ? lane.run(small, (r) => r.get(key)) : small;
+  if (typeof small !== 'number') return small;
+  const pieces = (await lane.run(small, (r) => r.fwGetPiecesBuffer(key, PIECE_BYTES))) as Buffer[] | null;
+  return pieces && joined(pieces);
 }
 
 /**
@@ -92,8 +103,8 @@ export async function headSince(
     const session = sessionOf(flat);
     if (!session) return null;
     if (typeof lines !== 'number') return { session, length, lines };
-    const big = (await lane.run(lines, (r) => r.fwRange(keys.session, keys.journal, session.id, from, length - 1))) as string[] | null;
-    if (big) return { session, length, lines: big };
+    const big = (await lane.run(lines, (r) => r.fwRangeBuffer(keys.session, keys.journal, session.id, from, length - 1, PIECE_BYTES))) as Buffer[][] | null;
+    if (big) return { session, length, lines: big.map(joined) };
     // the session ended in between (RANGE found another): read again what is there now
   }
 }
