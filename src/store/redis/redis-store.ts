@@ -16,6 +16,7 @@ import { COMMAND_TIMEOUT_MS, connect, failFastOptions, patientOptions, unreachab
 import { REPLICA_WAIT_MS, ReplicaConfirm } from './replicas';
 import { KnownReplicas } from './known-replicas';
 import { scripted, type Scripted } from './scripts';
+import { BULK_BYTES, BulkLane, getSized, headSince } from './bulk-lane';
 import { keysOf } from './keys';
 import { RedisBus } from './bus';
 import { RedisFailureLog } from './failure-log';
@@ -67,6 +68,8 @@ export class RedisStore implements Store, ClusterBus {
   private readonly replicas: ReplicaConfirm | null;
   /** with FW_REDIS_MIN_REPLICAS=all: how many replicas the sentinels know */
   private readonly known: KnownReplicas | null;
+  /** Whole configurations (journal entries, version records): timed by their size (bulk-lane.ts). */
+  private readonly bulk: BulkLane;
   /** The firewall's channel, on a connection of its own (a subscriber cannot send commands). */
   private readonly sub: Redis;
   /** the ClusterBus this store answers through */
@@ -92,6 +95,7 @@ export class RedisStore implements Store, ClusterBus {
     this.writer = waits ? scripted(connect({ ...failFastOptions(target), commandTimeout: COMMAND_TIMEOUT_MS + 2 * REPLICA_WAIT_MS })) : this.redis;
     const required = this.known ? () => this.known!.required() : () => minReplicas as number;
     this.replicas = waits ? new ReplicaConfirm(this.writer, required, String(minReplicas)) : null;
+    this.bulk = new BulkLane(scripted(connect(failFastOptions(target))), waits ? (c) => new ReplicaConfirm(c, required, String(minReplicas)) : null);
     this.sub = connect(patientOptions(target));
     this.trafficStreams = new RedisNodeStreams(this.redis, this.keys.traffic, (fn) => this.call(fn));
     this.versionsKeep = opts.versionsKeep ?? RETENTION_DEFAULTS.versionsKeep;
@@ -100,6 +104,7 @@ export class RedisStore implements Store, ClusterBus {
     // connection errors are reported where a call fails; without listeners ioredis would print them
     this.redis.on('error', () => undefined);
     this.writer.on('error', () => undefined);
+    this.bulk.conn.on('error', () => undefined);
     this.sub.on('error', () => undefined);
     this.bus = new RedisBus(this.keys, this.redis, this.writer, this.sub, (fn) => this.call(fn));
   }
@@ -165,6 +170,11 @@ export class RedisStore implements Store, ClusterBus {
     return result;
   }
 
+  /** durable(), for a write of `bytes` (more than BULK_BYTES) on the bulk lane. */
+  private durableBulk<T>(bytes: number, write: (r: Scripted) => Promise<T>): Promise<T> {
+    return this.call(() => this.bulk.run(bytes, write, true));
+  }
+
   /** A read on the command connection, for the modules that read through the store. */
   private readonly redisCall: RedisCall = (fn) => this.call(() => fn(this.redis));
 
@@ -181,7 +191,7 @@ export class RedisStore implements Store, ClusterBus {
 
   async open(initialDoc: () => SerializedDoc): Promise<void> {
     const wait = this.opts.connectWaitMs ?? 30_000;
-    await Promise.all([whenReady(this.redis, wait), whenReady(this.sub, wait), whenReady(this.writer, wait), this.known?.start()]);
+    await Promise.all([whenReady(this.redis, wait), whenReady(this.sub, wait), whenReady(this.writer, wait), whenReady(this.bulk.conn, wait), this.known?.start()]);
     await this.bus.subscribe();
     await this.replicasInSync(wait);
     if (await this.redis.exists(this.keys.running)) return;
@@ -215,6 +225,7 @@ export class RedisStore implements Store, ClusterBus {
     this.sub.disconnect();
     this.redis.disconnect();
     this.writer.disconnect();
+    this.bulk.conn.disconnect();
   }
 
   // ---- users, secret, revocations ----
@@ -310,7 +321,7 @@ export class RedisStore implements Store, ClusterBus {
 
   async getVersion(version: number): Promise<VersionRecord | undefined> {
     if (!Number.isSafeInteger(version) || version < 0) return undefined;
-    const t = await this.call(() => this.redis.get(this.keys.version(version)));
+    const t = await this.call(() => getSized(this.redis, this.bulk, this.keys.version(version)));
     return t ? (JSON.parse(t) as VersionRecord) : undefined;
   }
 
@@ -343,21 +354,13 @@ export class RedisStore implements Store, ClusterBus {
   }
 
   async sessionSince(from: number): Promise<{ head: SessionHead; entries: JournalEntry[] } | null> {
-    const k = this.keys;
-    const [flat, length, lines] = (await this.call(() => this.redis.fwHead(k.session, k.journal, from))) as [string[], number, string[]];
-    const session = sessionOf(flat);
-    return session && { head: { session, length }, entries: entriesOf(lines, from) };
+    const read = await this.call(() => headSince(this.redis, this.bulk, this.keys, from));
+    return read && { head: { session: read.session, length: read.length }, entries: entriesOf(read.lines, from) };
   }
 
   async journalSince(sessionId: string, from: number): Promise<JournalEntry[] | null> {
-    const k = this.keys;
-    const [id, entries] = await this.call(async () => {
-      const r = await this.redis.multi().hget(k.session, 'id').lrange(k.journal, from, -1).exec();
-      if (!r) throw new Error('transaction aborted');
-      for (const [err] of r) if (err) throw err;
-      return [r[0][1] as string | null, r[1][1] as string[]];
-    });
-    return id === sessionId ? entriesOf(entries, from) : null;
+    const since = await this.sessionSince(from);
+    return since?.head.session.id === sessionId ? since.entries : null;
   }
 
   async beginSession(session: SessionRecord): Promise<SessionRecord | null> {
@@ -380,10 +383,12 @@ export class RedisStore implements Store, ClusterBus {
     const first = entries[0].seq;
     const at = entries[entries.length - 1].at;
     const keys = reach?.keys ?? null;
-    const r = await this.durable((w) => w.fwAppend(
+    const bytes = lines.reduce((n, l) => n + Buffer.byteLength(l), 0);
+    const append = (w: Scripted) => w.fwAppend(
       k.session, k.journal, k.claim, k.journalWriters, sessionId, first, at, this.opts.sessionLeaseMs,
       reach?.unknownFrom ?? first, reach?.tag ?? '', keys ? keys.length : -1, ...(keys ?? []), ...lines,
-    ));
+    );
+    const r = await (bytes > BULK_BYTES ? this.durableBulk(bytes, append) : this.durable(append));
     if (typeof r !== 'number') throw new StoreConflict(`cannot append changes ${first}-${first + entries.length - 1} to session ${sessionId}: ${r}`, conflictReason(String(r)));
     return r;
   }
@@ -407,9 +412,10 @@ export class RedisStore implements Store, ClusterBus {
     const k = this.keys;
     const n = version.version;
     const event: StoreEvent = { type: 'version', version: n };
-    const r = (await this.durable((w) => w.fwCommit(
+    const record = JSON.stringify(version);
+    const r = (await this.durableBulk(Buffer.byteLength(record), (w) => w.fwCommit(
       k.session, k.journal, k.claim, k.running, k.history, k.version(n), k.lastCommit,
-      sessionId, journalLength, n, JSON.stringify(version), JSON.stringify(metaOf(version)), k.channel, JSON.stringify(event), `${sessionId}:${journalLength}`,
+      sessionId, journalLength, n, record, JSON.stringify(metaOf(version)), k.channel, JSON.stringify(event), `${sessionId}:${journalLength}`,
       this.versionsKeep, k.versionPrefix,
     ))) as string;
     if (r !== 'ok') throw new StoreConflict(`cannot commit session ${sessionId} as version ${n}: ${r}`, conflictReason(r));
