@@ -11,6 +11,7 @@
 //   policy   begin, PUT one policy's action, commit: end to end
 //   list     GET /api/policies of the running version: first byte, whole answer, bytes
 //   RSS      of each daemon at the end (/proc/<pid>/status VmRSS), the largest shown
+//   CPU      of all the daemons over the whole row (/proc/<pid>/stat utime + stime, every thread)
 // With --against DIST (another build's dist directory, e.g. main's) the same runs are made
 // with that build's daemon right after this build's, and a ratio column compares them.
 // No data plane (FW_DATAPLANE=none); FW_COMMIT_TIMEOUT is raised to 15 minutes so a slow
@@ -51,10 +52,11 @@ interface Row {
   listMs: number;
   listBytes: number;
   rssMb: number;
+  cpuMs: number;
 }
 const COLUMNS: Array<[keyof Row, string]> = [
   ['loadMs', 'load ms'], ['commitMs', 'full commit ms'], ['addressMs', 'address + commit ms'], ['policyMs', 'policy + commit ms'],
-  ['listFirstMs', 'list first byte ms'], ['listMs', 'list total ms'], ['rssMb', 'RSS MB'],
+  ['listFirstMs', 'list first byte ms'], ['listMs', 'list total ms'], ['rssMb', 'RSS MB'], ['cpuMs', 'daemons CPU ms'],
 ];
 
 function generate(generator: string, policies: number): ConfigDoc {
@@ -83,6 +85,12 @@ function timedGet(port: number, p: string, token: string): Promise<{ first: numb
     });
     req.on('error', reject);
   });
+}
+
+/** CPU ms `pid` has used, all its threads (utime + stime, in clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10;
 }
 
 function rssMb(pid: number): number {
@@ -153,6 +161,7 @@ async function measure(main: string, doc: ConfigDoc, store: string): Promise<Row
     return {
       loadMs, commitMs, addressMs, policyMs, listFirstMs: list.first, listMs: list.total, listBytes: list.bytes,
       rssMb: Math.max(...daemons.map((d) => rssMb(d.proc.pid!))),
+      cpuMs: daemons.reduce((s, d) => s + cpuMs(d.proc.pid!), 0),
     };
   } finally {
     await Promise.all(procs.map(stopChild));

@@ -23,7 +23,7 @@ const RULES = [['route', 'routes'], ['policy', 'policies'], ['nat', 'nat']] as c
 /** Same object, or the same JSON (a field set to undefined is no field), compared field by
  * field. A candidate shares the objects it did not change with its base (session/service.ts); a
  * loaded one does not (two JSON.stringify a policy were ~0.3 s of a commit at 100,000 policies). */
-function same(a: unknown, b: unknown): boolean {
+export function same(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
   if (Array.isArray(a)) return a.length === (b as unknown[]).length && a.every((x, i) => same(x, (b as unknown[])[i]));

@@ -4,6 +4,7 @@
 // thread's CPU per commit, and parsing it there as much again). A candidate shares the
 // objects it did not change with its base (workingCopy), so the changed ones are found by
 // identity; an object equal but not the same is sent too, which costs bytes, not correctness.
+import { same } from './diff';
 import { NAMED_COLLECTIONS, workingCopy } from './document';
 import type { ConfigDoc } from './types';
 
@@ -75,5 +76,34 @@ export function applyDelta(base: ConfigDoc, delta: DocDelta): ConfigDoc {
     }
   }
   doc.counters = { ...delta.counters };
+  return doc;
+}
+
+/**
+ * Makes `doc` (parsed from the store, owned by the caller) share with `base` every object equal
+ * to base's under the same key, or in a rule table with the same id: what a candidate made from
+ * `base` shares by construction. An instance that loads a version committed elsewhere then
+ * sends its compile thread only the changes (docDelta), as the committing instance did, rather
+ * than the whole document (at 100,000 policies a full compile of every version on every other
+ * instance), and holds one copy of what the two versions have in common. Both documents are
+ * never mutated (running versions), so sharing is safe. Returns `doc`.
+ */
+export function shareUnchanged(base: ConfigDoc, doc: ConfigDoc): ConfigDoc {
+  for (const f of NAMED) {
+    const old = base[f] as ReadonlyMap<string, unknown>, neu = doc[f] as Map<string, unknown>;
+    for (const [k, v] of neu) {
+      const was = old.get(k);
+      if (was !== undefined && was !== v && same(was, v)) neu.set(k, was);
+    }
+  }
+  for (const f of RULES) {
+    const old: ReadonlyArray<{ id: number }> = base[f], neu = doc[f] as Array<{ id: number }>;
+    const inPlace = old.length === neu.length && old.every((r, i) => r.id === neu[i].id);
+    const byId = inPlace ? null : new Map(old.map((r) => [r.id, r]));
+    neu.forEach((r, i) => {
+      const was = byId ? byId.get(r.id) : old[i];
+      if (was !== undefined && was !== r && same(was, r)) neu[i] = was;
+    });
+  }
   return doc;
 }

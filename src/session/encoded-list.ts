@@ -3,9 +3,12 @@
 // so the first reader of a 100,000-policy list gets its first bytes after one slice rather
 // than after the whole 40 MB, and later readers write the kept bytes. Slices are built on
 // demand, in order or not: two readers streaming at once share them.
+import { threadGarbage } from '../workers/idle-gc';
 
 /** Items per slice: small enough that one slice renders in milliseconds. */
 export const SLICE_ITEMS = 500;
+/** A list of this many slices or more (10,000 items) is collected after (idle-gc.ts). */
+const BIG_SLICES = 20;
 
 export class EncodedList<T = unknown> {
   private readonly slices: Array<Buffer | undefined>;
@@ -28,6 +31,8 @@ export class EncodedList<T = unknown> {
       for (let k = from; k < to; k++) parts.push(JSON.stringify(this.render(this.items[k])));
       b = Buffer.from(`${i === 0 ? '[' : ','}${parts.join(',')}${i === this.slices.length - 1 ? ']' : ''}`);
       this.slices[i] = b;
+      // a big list's rendering leaves tens of MB of strings behind (idle-gc.ts)
+      if (i === this.slices.length - 1 && this.slices.length >= BIG_SLICES) threadGarbage.touch();
     }
     return b;
   }

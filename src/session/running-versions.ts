@@ -4,11 +4,13 @@
 import type { Logger } from 'pino';
 import { FwError } from '../errors';
 import { parseDoc } from '../config/document';
+import { shareUnchanged } from '../config/doc-delta';
 import type { ConfigDoc } from '../config/types';
 import type { Store, VersionMeta } from '../store/types';
 import { Lru } from '../lru';
 import { RunningState } from './running';
 import type { Compiler } from './types';
+import { threadGarbage } from '../workers/idle-gc';
 
 /**
  * Parsed documents of committed versions other than the running one (rollbacks, reads of
@@ -60,6 +62,8 @@ export class RunningVersions<C> {
   set(state: RunningState<C>): void {
     this.running = state;
     for (const listener of this.listeners) listener(state);
+    // the garbage of its making (the load's parse, the commit's diff, the previous version)
+    threadGarbage.touch();
   }
 
   /**
@@ -84,7 +88,11 @@ export class RunningVersions<C> {
     const doc = older ? parseDoc((await this.store.getVersion(meta.version) ?? notFound(meta.version)).doc) : await this.versionDoc(meta.version);
     // this process committed (or loaded) meanwhile: that is newer than what we read
     if (this.running !== before) return;
-    this.set(new RunningState(meta, doc, this.compiler.compile(doc)));
+    // sharing what did not change with the version served so far (equal objects for equal
+    // ones: the cached document reads the same): its compile is a delta, as on the committing
+    // instance
+    shareUnchanged(before.doc, doc);
+    this.set(new RunningState(meta, doc, this.compiler.compile(doc, before.doc)));
     if (older) this.log.warn({ version: meta.version, served: before.meta.version }, 'the running version served here is not in Redis (lost with a failed-over primary\'s unconfirmed writes): serving the one in Redis');
     else this.log.info({ version: meta.version, author: meta.author }, 'loaded a running version committed elsewhere');
   }

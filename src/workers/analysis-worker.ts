@@ -9,6 +9,7 @@ import type { AnalysisMemo } from '../eval/analysis-memo';
 import { compileImage } from '../eval/compile';
 import type { CompiledImage } from '../eval/image';
 import { CompiledConfig } from '../eval/compiled';
+import { IdleCollector } from './idle-gc';
 
 export interface AnalysisTask {
   doc: SerializedDoc;
@@ -28,8 +29,12 @@ export type AnalysisReply =
  * pass ended by its deadline leaves none). */
 let lastMemo: AnalysisMemo | null = null;
 
+/** the garbage of a pass goes once the thread is idle (idle-gc.ts) */
+const idle = new IdleCollector(1000, 2);
+
 export default function analysisTask(task: AnalysisTask): AnalysisReply {
   const t0 = Date.now();
+  idle.busy();
   try {
     const doc = parseDoc(task.doc);
     const memo: { previous: AnalysisMemo | null; next?: AnalysisMemo | null } = { previous: lastMemo };
@@ -41,5 +46,7 @@ export default function analysisTask(task: AnalysisTask): AnalysisReply {
     return isFwError(e)
       ? { ok: false, code: e.code, details: e.details }
       : { ok: false, code: 'ERR_SYS_4001', details: `analysis failed: ${e instanceof Error ? e.message : String(e)}` };
+  } finally {
+    idle.touch();
   }
 }

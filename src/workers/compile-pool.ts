@@ -27,6 +27,13 @@ export interface CompilePoolOptions {
  */
 export const WORKER_RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 8 };
 
+/**
+ * How an idle compile or analysis thread waits for its next task: on Atomics.waitAsync, so its
+ * event loop runs meanwhile (piscina's default, a blocking Atomics.wait, stops the thread's
+ * timers and V8's own idle work: its collection after a task (idle-gc.ts) never ran).
+ */
+export const WORKER_ATOMICS = 'async' as const;
+
 export class CompilePool {
   private readonly pool: Piscina<CompileTask, CompileReply>;
   /** the documents sent to a thread, by the key the thread keeps them under */
@@ -42,6 +49,7 @@ export class CompilePool {
       maxQueue: opts.maxQueue ?? 16,
       idleTimeout: opts.idleTimeout ?? 60_000,
       resourceLimits: WORKER_RESOURCE_LIMITS,
+      atomics: WORKER_ATOMICS,
     });
   }
 

@@ -11,6 +11,7 @@ import type { AnalysisMemo } from '../eval/analysis-memo';
 import { compileImage, policySpecs } from '../eval/compile';
 import { CompiledConfig } from '../eval/compiled';
 import type { ImageMeta } from '../eval/image';
+import { IdleCollector } from './idle-gc';
 
 /** The whole document, or the changes from one this thread was sent before (`base`: its key). */
 export type CompileTask = { key?: number } & ({ doc: SerializedDoc } | { base: number; delta: DocDelta });
@@ -33,7 +34,11 @@ export type CompileReply =
  */
 let lastMemo: AnalysisMemo | null = null;
 
+/** the garbage of a compile goes once the thread is idle (idle-gc.ts) */
+const idle = new IdleCollector(1000, 2);
+
 export default function compileTask(task: CompileTask): unknown {
+  idle.busy();
   try {
     let doc: ConfigDoc;
     if ('doc' in task) doc = parseDoc(task.doc);
@@ -64,5 +69,7 @@ export default function compileTask(task: CompileTask): unknown {
       ? { ok: false, code: e.code, details: e.details, message: e.message }
       : { ok: false, code: 'ERR_SYS_4001', details: `compile failed: ${e instanceof Error ? e.message : String(e)}`, message: 'internal error' };
     return reply;
+  } finally {
+    idle.touch();
   }
 }

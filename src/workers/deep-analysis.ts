@@ -12,7 +12,7 @@ import type { Analysis } from '../eval/analysis-types';
 import type { CompiledConfig } from '../eval/compiled';
 import type { RunningState } from '../session/running';
 import type { AnalysisReply, AnalysisTask } from './analysis-worker';
-import { WORKER_RESOURCE_LIMITS } from './compile-pool';
+import { WORKER_ATOMICS, WORKER_RESOURCE_LIMITS } from './compile-pool';
 
 export interface DeepAnalysisOptions {
   /** wall-clock cap of one pass in ms; 0: no deep pass */
@@ -48,7 +48,7 @@ export class DeepAnalysis implements DeepAnalysisResults {
     // the compile pool's threads to themselves
     this.pool = opts.timeoutMs > 0
       ? new Piscina<AnalysisTask, AnalysisReply>({
-        filename: path.join(__dirname, 'analysis-worker.js'), minThreads: 0, maxThreads: 1, maxQueue: 4, idleTimeout: 30_000, resourceLimits: WORKER_RESOURCE_LIMITS,
+        filename: path.join(__dirname, 'analysis-worker.js'), minThreads: 0, maxThreads: 1, maxQueue: 4, idleTimeout: 30_000, resourceLimits: WORKER_RESOURCE_LIMITS, atomics: WORKER_ATOMICS,
       })
       : null;
   }

@@ -12,10 +12,10 @@ import {
   type UserRecord, type VersionMeta, type VersionRecord,
 } from '../types';
 import { RETENTION_DEFAULTS, expiryMs, initialVersion, metaOf } from '../records';
-import { COMMAND_TIMEOUT_MS, connect, failFastOptions, patientOptions, unreachable, whenReady, type RedisTarget } from './connection';
-import { REPLICA_WAIT_MS, ReplicaConfirm } from './replicas';
-import { KnownReplicas } from './known-replicas';
+import { connect, failFastOptions, patientOptions, unreachable, whenReady, type RedisTarget } from './connection';
+import { DurableWrites } from './durable-writes';
 import { scripted, type Scripted } from './scripts';
+import { BULK_BYTES, getSized, headSince } from './bulk-lane';
 import { keysOf } from './keys';
 import { RedisBus } from './bus';
 import { RedisFailureLog } from './failure-log';
@@ -58,15 +58,8 @@ export class RedisStore implements Store, ClusterBus {
   readonly keys: ReturnType<typeof keysOf>;
   /** Commands (fail fast during an outage). */
   readonly redis: Scripted;
-  /**
-   * The writes that must reach FW_REDIS_MIN_REPLICAS replicas, each followed by a WAIT on this
-   * same connection (WAIT counts what its own connection wrote); the command connection when
-   * no replica is required. A connection of its own so that WAITs never hold up reads.
-   */
-  private readonly writer: Scripted;
-  private readonly replicas: ReplicaConfirm | null;
-  /** with FW_REDIS_MIN_REPLICAS=all: how many replicas the sentinels know */
-  private readonly known: KnownReplicas | null;
+  /** acknowledged writes: their connection, the WAIT for replicas, the bulk lane (durable-writes.ts) */
+  private readonly writes: DurableWrites;
   /** The firewall's channel, on a connection of its own (a subscriber cannot send commands). */
   private readonly sub: Redis;
   /** the ClusterBus this store answers through */
@@ -85,13 +78,7 @@ export class RedisStore implements Store, ClusterBus {
     this.keys = keysOf(opts.clusterName);
     const target = opts.target ?? { url: opts.url };
     this.redis = scripted(connect(failFastOptions(target)));
-    const minReplicas = opts.minReplicas ?? 0;
-    this.known = minReplicas === 'all' ? new KnownReplicas(target) : null;
-    const waits = minReplicas === 'all' || minReplicas > 0;
-    // a write may queue behind two WAITs (one in flight, one queued) before its own answer
-    this.writer = waits ? scripted(connect({ ...failFastOptions(target), commandTimeout: COMMAND_TIMEOUT_MS + 2 * REPLICA_WAIT_MS })) : this.redis;
-    const required = this.known ? () => this.known!.required() : () => minReplicas as number;
-    this.replicas = waits ? new ReplicaConfirm(this.writer, required, String(minReplicas)) : null;
+    this.writes = new DurableWrites(target, opts.minReplicas ?? 0, this.redis, (fn) => this.call(fn));
     this.sub = connect(patientOptions(target));
     this.trafficStreams = new RedisNodeStreams(this.redis, this.keys.traffic, (fn) => this.call(fn));
     this.versionsKeep = opts.versionsKeep ?? RETENTION_DEFAULTS.versionsKeep;
@@ -99,9 +86,8 @@ export class RedisStore implements Store, ClusterBus {
     this.auditLoginFailuresKeep = opts.auditLoginFailuresKeep ?? RETENTION_DEFAULTS.auditLoginFailuresKeep;
     // connection errors are reported where a call fails; without listeners ioredis would print them
     this.redis.on('error', () => undefined);
-    this.writer.on('error', () => undefined);
     this.sub.on('error', () => undefined);
-    this.bus = new RedisBus(this.keys, this.redis, this.writer, this.sub, (fn) => this.call(fn));
+    this.bus = new RedisBus(this.keys, this.redis, this.writes.writer, this.sub, (fn) => this.call(fn));
   }
 
   /** True while the command connection is up. */
@@ -144,25 +130,9 @@ export class RedisStore implements Store, ClusterBus {
     return this.bus.claimOnce(what, by, ttlMs);
   }
 
-  /**
-   * Runs a write the API acknowledges (a change, a commit, a user or token write): on the
-   * write connection, then, with FW_REDIS_MIN_REPLICAS=N, WAIT until N replicas hold it.
-   * 503 ERR_SYS_4006 when fewer confirm within REPLICA_WAIT_MS: the write WAS made on the
-   * primary (a failover may lose it), so callers keep its effect and report it unconfirmed.
-   * Refusals (a script's answer) come back as values and are confirmed too: harmless, since
-   * nothing was written. Every new write method of this store uses it. An unconfirmed write's
-   * own answer travels on the 503 as `written`.
-   */
-  async durable<T>(write: (r: Scripted) => Promise<T>): Promise<T> {
-    const result = await this.call(() => write(this.writer));
-    if (this.replicas) {
-      await this.call(() => this.replicas!.confirm()).catch((e: unknown) => {
-        // what the write answered (where a group append landed), for the caller to keep
-        if (isFwError(e)) Object.assign(e, { written: result });
-        throw e;
-      });
-    }
-    return result;
+  /** A write the API acknowledges, made durable (durable-writes.ts); every new write method of this store uses it. */
+  private durable<T>(write: (r: Scripted) => Promise<T>): Promise<T> {
+    return this.writes.durable(write);
   }
 
   /** A read on the command connection, for the modules that read through the store. */
@@ -181,40 +151,20 @@ export class RedisStore implements Store, ClusterBus {
 
   async open(initialDoc: () => SerializedDoc): Promise<void> {
     const wait = this.opts.connectWaitMs ?? 30_000;
-    await Promise.all([whenReady(this.redis, wait), whenReady(this.sub, wait), whenReady(this.writer, wait), this.known?.start()]);
+    await Promise.all([whenReady(this.redis, wait), whenReady(this.sub, wait)]);
+    await this.writes.open(wait);
     await this.bus.subscribe();
-    await this.replicasInSync(wait);
     if (await this.redis.exists(this.keys.running)) return;
     const record = initialVersion(initialDoc());
     const k = this.keys;
     await this.redis.fwInit(k.running, k.history, k.version(0), JSON.stringify(record), JSON.stringify(metaOf(record)));
   }
 
-  /**
-   * At start-up, waits (up to `waitMs`) until the replicas a write needs confirm one: a first
-   * start writes the version 0, the admin and the secret, and replicas still syncing after
-   * their own start would refuse those with 503 and end the process. Past the wait the
-   * instance starts anyway (reads are served; writes answer 4006 until the replicas are back).
-   */
-  private async replicasInSync(waitMs: number): Promise<void> {
-    if (!this.replicas) return;
-    const end = Date.now() + waitMs;
-    for (;;) {
-      try {
-        return await this.call(() => this.replicas!.confirm());
-      } catch (e) {
-        if (!isFwError(e) || e.code !== 'ERR_SYS_4006' || Date.now() >= end) return;
-      }
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  }
-
   async close(): Promise<void> {
     this.closed = true;
-    this.known?.close();
+    this.writes.close();
     this.sub.disconnect();
     this.redis.disconnect();
-    this.writer.disconnect();
   }
 
   // ---- users, secret, revocations ----
@@ -310,7 +260,7 @@ export class RedisStore implements Store, ClusterBus {
 
   async getVersion(version: number): Promise<VersionRecord | undefined> {
     if (!Number.isSafeInteger(version) || version < 0) return undefined;
-    const t = await this.call(() => this.redis.get(this.keys.version(version)));
+    const t = await this.call(() => getSized(this.redis, this.writes.bulk, this.keys.version(version)));
     return t ? (JSON.parse(t) as VersionRecord) : undefined;
   }
 
@@ -343,21 +293,13 @@ export class RedisStore implements Store, ClusterBus {
   }
 
   async sessionSince(from: number): Promise<{ head: SessionHead; entries: JournalEntry[] } | null> {
-    const k = this.keys;
-    const [flat, length, lines] = (await this.call(() => this.redis.fwHead(k.session, k.journal, from))) as [string[], number, string[]];
-    const session = sessionOf(flat);
-    return session && { head: { session, length }, entries: entriesOf(lines, from) };
+    const read = await this.call(() => headSince(this.redis, this.writes.bulk, this.keys, from));
+    return read && { head: { session: read.session, length: read.length }, entries: entriesOf(read.lines, from) };
   }
 
   async journalSince(sessionId: string, from: number): Promise<JournalEntry[] | null> {
-    const k = this.keys;
-    const [id, entries] = await this.call(async () => {
-      const r = await this.redis.multi().hget(k.session, 'id').lrange(k.journal, from, -1).exec();
-      if (!r) throw new Error('transaction aborted');
-      for (const [err] of r) if (err) throw err;
-      return [r[0][1] as string | null, r[1][1] as string[]];
-    });
-    return id === sessionId ? entriesOf(entries, from) : null;
+    const since = await this.sessionSince(from);
+    return since?.head.session.id === sessionId ? since.entries : null;
   }
 
   async beginSession(session: SessionRecord): Promise<SessionRecord | null> {
@@ -380,10 +322,12 @@ export class RedisStore implements Store, ClusterBus {
     const first = entries[0].seq;
     const at = entries[entries.length - 1].at;
     const keys = reach?.keys ?? null;
-    const r = await this.durable((w) => w.fwAppend(
+    const bytes = lines.reduce((n, l) => n + Buffer.byteLength(l), 0);
+    const append = (w: Scripted) => w.fwAppend(
       k.session, k.journal, k.claim, k.journalWriters, sessionId, first, at, this.opts.sessionLeaseMs,
       reach?.unknownFrom ?? first, reach?.tag ?? '', keys ? keys.length : -1, ...(keys ?? []), ...lines,
-    ));
+    );
+    const r = await (bytes > BULK_BYTES ? this.writes.durableBulk(bytes, append) : this.durable(append));
     if (typeof r !== 'number') throw new StoreConflict(`cannot append changes ${first}-${first + entries.length - 1} to session ${sessionId}: ${r}`, conflictReason(String(r)));
     return r;
   }
@@ -407,9 +351,10 @@ export class RedisStore implements Store, ClusterBus {
     const k = this.keys;
     const n = version.version;
     const event: StoreEvent = { type: 'version', version: n };
-    const r = (await this.durable((w) => w.fwCommit(
+    const record = JSON.stringify(version);
+    const r = (await this.writes.durableBulk(Buffer.byteLength(record), (w) => w.fwCommit(
       k.session, k.journal, k.claim, k.running, k.history, k.version(n), k.lastCommit,
-      sessionId, journalLength, n, JSON.stringify(version), JSON.stringify(metaOf(version)), k.channel, JSON.stringify(event), `${sessionId}:${journalLength}`,
+      sessionId, journalLength, n, record, JSON.stringify(metaOf(version)), k.channel, JSON.stringify(event), `${sessionId}:${journalLength}`,
       this.versionsKeep, k.versionPrefix,
     ))) as string;
     if (r !== 'ok') throw new StoreConflict(`cannot commit session ${sessionId} as version ${n}: ${r}`, conflictReason(r));

@@ -26,13 +26,56 @@ redis.call('PEXPIRE', KEYS[1], ARGV[6])
 return 0`;
 
 /**
- * KEYS session, journal; ARGV [from]: the session record, its journal length, and with
- * `from` the journal entries from there on (a catch-up in one round trip).
+ * KEYS session, journal; ARGV [from [limit]]: the session record, its journal length, and with
+ * `from` the journal entries from there on (a catch-up in one round trip). With `limit`,
+ * entries of more than `limit` bytes in all are not sent: their byte count comes instead,
+ * and the caller fetches them with RANGE on its bulk lane (bulk-lane.ts).
  */
 export const HEAD = `
 local entries = {}
-if ARGV[1] then entries = redis.call('LRANGE', KEYS[2], ARGV[1], -1) end
+if ARGV[1] then
+  entries = redis.call('LRANGE', KEYS[2], ARGV[1], -1)
+  if ARGV[2] then
+    local bytes = 0
+    for i = 1, #entries do bytes = bytes + #entries[i] end
+    if bytes > tonumber(ARGV[2]) then entries = bytes end
+  end
+end
 return {redis.call('HGETALL', KEYS[1]), redis.call('LLEN', KEYS[2]), entries}`;
+
+/** The Lua function pieces(s, n): `s` as strings of at most `n` bytes (see GET_PIECES). */
+const PIECES = `
+local function pieces(s, n)
+  local out = {}
+  for i = 1, #s, n do out[#out + 1] = string.sub(s, i, i + n - 1) end
+  return out
+end`;
+
+/**
+ * KEYS session, journal; ARGV sessionId from to piece: the entries from..to, each as pieces of
+ * at most `piece` bytes (GET_PIECES says why); false unless the session is that one.
+ */
+export const RANGE = `${PIECES}
+if redis.call('HGET', KEYS[1], 'id') ~= ARGV[1] then return false end
+local out = {}
+for _, e in ipairs(redis.call('LRANGE', KEYS[2], ARGV[2], ARGV[3])) do out[#out + 1] = pieces(e, tonumber(ARGV[4])) end
+return out`;
+
+/**
+ * KEYS key; ARGV piece: the string value as pieces of at most `piece` bytes (false: none). The
+ * client's reply parser keeps a buffer three times the largest bulk string it has read, for
+ * good: one 13 MB reply left 39 MB behind, pieces of 1 MiB leave under 10.
+ */
+export const GET_PIECES = `${PIECES}
+local v = redis.call('GET', KEYS[1])
+if not v then return false end
+return pieces(v, tonumber(ARGV[1]))`;
+
+/** KEYS key; ARGV limit: the string value, or its length when it has more than `limit` bytes (false: none). */
+export const GET_SMALL = `
+local n = redis.call('STRLEN', KEYS[1])
+if n > tonumber(ARGV[1]) then return n end
+return redis.call('GET', KEYS[1])`;
 
 /**
  * KEYS session, journal, claim, writers; ARGV sessionId expected at leaseMs unknownFrom tag
@@ -319,9 +362,10 @@ export const IDEM_RELEASE = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 0`;
 
-export type ScriptName = 'fwInit' | 'fwBegin' | 'fwHead' | 'fwAppend' | 'fwEnd' | 'fwClaim' | 'fwRelease' | 'fwCommit' | 'fwPutUser' | 'fwDeleteUser' | 'fwAddApiToken' | 'fwDeleteApiToken' | 'fwTouchApiTokens' | 'fwRevoke' | 'fwRecordFailure' | 'fwAudit'
+export type ScriptName = 'fwInit' | 'fwBegin' | 'fwHead' | 'fwRange' | 'fwGetSmall' | 'fwGetPieces' | 'fwAppend' | 'fwEnd' | 'fwClaim' | 'fwRelease' | 'fwCommit' | 'fwPutUser' | 'fwDeleteUser' | 'fwAddApiToken' | 'fwDeleteApiToken' | 'fwTouchApiTokens' | 'fwRevoke' | 'fwRecordFailure' | 'fwAudit'
   | 'fwIdemClaim' | 'fwIdemRelease' | 'fwConfirm' | 'fwClaimRevert' | 'fwEvent';
-export type Scripted = Redis & Record<ScriptName, (...args: (string | number)[]) => Promise<unknown>>;
+/** Each script also as name + 'Buffer' (ioredis defines both): its strings answered as Buffers. */
+export type Scripted = Redis & Record<ScriptName | `${ScriptName}Buffer`, (...args: (string | number)[]) => Promise<unknown>>;
 
 export const SCRIPTS: Record<ScriptName, { keys: number; lua: string }> = {
   fwConfirm: { keys: 2, lua: CONFIRM },
@@ -330,6 +374,9 @@ export const SCRIPTS: Record<ScriptName, { keys: number; lua: string }> = {
   fwInit: { keys: 3, lua: INIT },
   fwBegin: { keys: 3, lua: BEGIN },
   fwHead: { keys: 2, lua: HEAD },
+  fwRange: { keys: 2, lua: RANGE },
+  fwGetSmall: { keys: 1, lua: GET_SMALL },
+  fwGetPieces: { keys: 1, lua: GET_PIECES },
   fwAppend: { keys: 4, lua: APPEND },
   fwEnd: { keys: 3, lua: END },
   fwClaim: { keys: 3, lua: CLAIM },
