@@ -9,13 +9,18 @@
 // which address field is specific (as CutSplit does), so that wildcards in one field are not
 // copied by cuts of that field. Trees are searched in order of their first rule, and a search
 // stops as soon as the best match so far precedes everything left: no allocation per lookup.
+// Rules with many prefixes on a side (address groups) are not in the trees but in the set
+// stage (wide.ts), searched after the forests up to their best match: every rule is in one of
+// the two, so the lower of both answers is the table's first match.
 import type { Family } from '../config/net';
 import { ANY_ZONE, type FamilyTable } from './rules';
 import { DEFAULT_TREE_PARAMS, TreeBuilder, type TreeParams } from './tree';
 import { Layout, hashSlot } from './tree-layout';
+import { lpm4, lpm6, type LpmData } from './lpm';
+import { buildWide, isWide, NO_RULE, WIDE_ENTRY, WIDE_KEYS, type WideData } from './wide';
 
 /** A family's compiled table; all Int32Array, so it packs into one transferable buffer. */
-export interface ClassifierData {
+export interface ClassifierData extends WideData {
   hdr: Int32Array; // [zones Z, dense pair table 1/0, forest of (any, any) or -1, rules]
   pairKeys: Int32Array; // sparse: sorted s * (Z + 1) + d
   pairForest: Int32Array; // dense: (Z + 1)^2 forest ids; sparse: forest of pairKeys[i]
@@ -38,18 +43,27 @@ export interface ClassifierData {
   spData: Int32Array;
 }
 
-export const CLASSIFIER_KEYS = ['hdr', 'pairKeys', 'pairForest', 'srcForest', 'dstForest', 'mem', 'addrWords', 'addrMask', 'svcLo', 'svcHi', 'spHead', 'spData'] as const;
+export const CLASSIFIER_KEYS = ['hdr', 'pairKeys', 'pairForest', 'srcForest', 'dstForest', 'mem', 'addrWords', 'addrMask', 'svcLo', 'svcHi', 'spHead', 'spData', ...WIDE_KEYS] as const;
 
 export interface BuildParams extends TreeParams {
   /** an address field is "specific" when all its prefixes are at least this long */
   smallV4: number;
   smallV6: number;
+  /** a rule with more prefixes than this on a side goes to the set stage (wide.ts), not the trees */
+  wide: number;
 }
 
 // smallV4 12 rather than 16: ipc1_10k's /12-/15 sources go to the source tree, out of the tree of
 // rules specific in neither address, which 54% of lookups of its benchmark packets had to scan
 // (1.2x lookups there, 1.05-1.1x on ipc1_1k, the other sets within the noise)
-export const DEFAULT_BUILD_PARAMS: BuildParams = { ...DEFAULT_TREE_PARAMS, smallV4: 12, smallV6: 48 };
+// smallV6 57 rather than 48: a /56 (a site's assignment, RFC 6177) is not specific. Address
+// groups of the generated configuration made 5,700 IPv6 rules of one /56 a side; in the trees
+// of /64 and /128 sources their IPv6 table took 2.2 s to build (11.8 MB), out of them 0.8 s
+// (8.2 MB); zones_20k's lookups within the noise (2.42-2.69 / 2.42-2.80 million/s, three runs
+// each), 126 bytes/rule, not 157.
+// wide 8: the generated configurations' addresses hold 1-6 prefixes and stay in the trees (the
+// ClassBench sets have one); address groups of 10 addresses hold 20-200 (docs/performance.md)
+export const DEFAULT_BUILD_PARAMS: BuildParams = { ...DEFAULT_TREE_PARAMS, smallV4: 12, smallV6: 57, wide: 8 };
 
 const DENSE_LIMIT = 1 << 18;
 
@@ -57,7 +71,12 @@ const DENSE_LIMIT = 1 << 18;
 export function buildClassifier(t: FamilyTable, zones: number, params: BuildParams = DEFAULT_BUILD_PARAMS, firstOnly = true): ClassifierData {
   const Z1 = zones + 1;
   const groups = new Map<number, number[]>();
+  const wideRows: number[] = [];
   for (let r = 0; r < t.count; r++) {
+    if (isWide(t, r, params.wide)) {
+      wideRows.push(r);
+      continue;
+    }
     const a = t.sz[r] === ANY_ZONE ? 0 : t.sz[r];
     const b = t.dz[r] === ANY_ZONE ? 0 : t.dz[r];
     const key = a * Z1 + b;
@@ -137,6 +156,7 @@ export function buildClassifier(t: FamilyTable, zones: number, params: BuildPara
     svcHi: t.svcHi,
     spHead,
     spData: t.spData,
+    ...buildWide(t, wideRows),
   };
 }
 
@@ -187,6 +207,17 @@ export class FamilyClassifier {
   private readonly v6: boolean;
   private readonly spHead: Int32Array;
   private readonly spData: Int32Array;
+  // the set stage (wide.ts)
+  private readonly wSetCount: number;
+  private readonly wFirst: number; // its lowest rule, NO_RULE when it has none
+  private readonly wLpm: LpmData;
+  private readonly wSets: Int32Array;
+  private readonly wHead: Int32Array;
+  private readonly wRules: Int32Array;
+  /** per set id, the lookup (stamp) whose source / destination it holds */
+  private readonly srcMark: Int32Array;
+  private readonly dstMark: Int32Array;
+  private stamp = 0;
 
   constructor(d: ClassifierData, family: Family) {
     this.spHead = d.spHead;
@@ -205,6 +236,14 @@ export class FamilyClassifier {
     this.hi = d.svcHi;
     this.v6 = family === 6;
     this.empty = d.hdr[3] === 0;
+    this.wSetCount = d.wHdr[0];
+    this.wFirst = d.wHdr[1] > 0 ? d.wHdr[2] : NO_RULE;
+    this.wLpm = { starts: d.wStarts, answers: d.wClass };
+    this.wSets = d.wSets;
+    this.wHead = d.wHead;
+    this.wRules = d.wRules;
+    this.srcMark = new Int32Array(this.wSetCount);
+    this.dstMark = new Int32Array(this.wSetCount);
   }
 
   /** The lowest rule index >= min that matches q with zones sz, dz (0: none), or -1.
@@ -224,7 +263,50 @@ export class FamilyClassifier {
       if (f >= 0) best = this.forest(f, min, best);
     }
     if (this.all >= 0) best = this.forest(this.all, min, best);
+    if (this.wFirst < best) best = this.wide(sz, dz, min, best);
     return best === NONE ? -1 : best;
+  }
+
+  /** The set stage's first match below best (wide.ts): the sets holding the packet's source
+   * and destination are marked, then the rules listed under them read in order. */
+  private wide(sz: number, dz: number, min: number, best: number): number {
+    const q = this.q;
+    const cs = this.v6 ? lpm6(this.wLpm, q, 0) : lpm4(this.wLpm, q[0]);
+    if (cs < 0) return best;
+    const cd = this.v6 ? lpm6(this.wLpm, q, 4) : lpm4(this.wLpm, q[4]);
+    if (cd < 0) return best;
+    if (this.stamp === 0x7fffffff) {
+      this.srcMark.fill(0);
+      this.dstMark.fill(0);
+      this.stamp = 0;
+    }
+    const stamp = ++this.stamp;
+    const S = this.wSets;
+    for (let a = cs + 1, e = a + S[cs]; a < e; a++) this.srcMark[S[a]] = stamp;
+    for (let a = cd + 1, e = a + S[cd]; a < e; a++) this.dstMark[S[a]] = stamp;
+    best = this.wideLists(cs, 0, this.dstMark, sz, dz, min, best);
+    return this.wideLists(cd, this.wSetCount, this.srcMark, sz, dz, min, best);
+  }
+
+  /** The rules listed under the sets of list `c` (by their source side, base 0, or their
+   * destination side, base NS) whose other side's set is marked in `other`: the first below best. */
+  private wideLists(c: number, base: number, other: Int32Array, sz: number, dz: number, min: number, best: number): number {
+    const S = this.wSets, H = this.wHead, R = this.wRules, v = this.q[8], stamp = this.stamp;
+    for (let a = c + 1, e = a + S[c]; a < e; a++) {
+      const s = S[a] + base;
+      for (let x = H[s] * WIDE_ENTRY, xe = H[s + 1] * WIDE_ENTRY; x < xe; x += WIDE_ENTRY) {
+        const rule = R[x];
+        if (rule >= best) break;
+        if (rule < min || other[R[x + 1]] !== stamp) continue;
+        // a rule's zone 0 is any; a packet's zone 0 (none) meets only any
+        const rs = R[x + 2], rd = R[x + 3];
+        if ((rs !== 0 && rs !== sz) || (rd !== 0 && rd !== dz)) continue;
+        if (!this.inSvc(v, R[x + 4], R[x + 5]) || !this.sportHolds(rule)) continue;
+        best = rule;
+        break;
+      }
+    }
+    return best;
   }
 
   private pair(sz: number, dz: number): number {

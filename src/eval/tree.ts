@@ -45,11 +45,16 @@ export interface TreeParams {
   // a tree of at most this many rules has leaves of at most SMALL_BINTH: its memory is
   // nothing, and such trees (rules specific in neither address, a zone pair's few rules) are
   // where the traffic no specific rule takes ends, scanning a leaf of up to binth rules to a
-  // catch-all (ipc1_10k: a tenth of the lookups scanned 11-13 entries in its tree of 36 rules)
+  // catch-all (ipc1_10k: a tenth of the lookups scanned 11-13 entries in its tree of 36 rules).
+  // Not always nothing: rules alike in both addresses that differ by services of many
+  // prefixes (IPv6 rules of zone networks, from address groups) made 57 rules 37 MB of nodes,
+  // so such a tree stops past SMALL_TREE_WORDS and is built with binth instead
   smallTree: number;
 }
 
 const SMALL_BINTH = 4;
+/** Words (nodes and leaves) a tree of n rules built with SMALL_BINTH may take (see smallTree). */
+const SMALL_TREE_WORDS = (n: number) => 4096 + 256 * n;
 
 export const DEFAULT_TREE_PARAMS: TreeParams = { binth: 16, spfac: 4, maxBits: 8, rootBits: 12, maxEntries: 4_000_000, hash: 1, smallTree: 64 };
 
@@ -92,6 +97,9 @@ export class TreeBuilder {
   private hashMode = 0; // params.hash of the tree being built (build() tries 1, then 0)
   private hashNodes = 0; // hash nodes of the tree being built
   private binth = 16; // leaf size of the tree being built (build(): smaller for small trees)
+  /** past this length of mem, the tree being built is given up (overLimit): see smallTree */
+  private wordLimit = Infinity;
+  private overLimit = false;
   private sizes = new Int32Array(1 << 16);
 
   /**
@@ -123,7 +131,23 @@ export class TreeBuilder {
    * value it misses.
    */
   build(rows: readonly number[]): number {
-    this.binth = rows.length <= this.params.smallTree ? Math.min(this.params.binth, SMALL_BINTH) : this.params.binth;
+    if (rows.length <= this.params.smallTree && this.params.binth > SMALL_BINTH) {
+      const mark = [this.mem.length, this.entries];
+      this.binth = SMALL_BINTH;
+      this.wordLimit = this.mem.length + SMALL_TREE_WORDS(rows.length);
+      const ref = this.buildWith(rows);
+      this.wordLimit = Infinity;
+      if (!this.overLimit) return ref;
+      this.overLimit = false;
+      [this.mem.length, this.entries] = mark;
+      this.hashNodes = 0;
+    }
+    this.binth = this.params.binth;
+    return this.buildWith(rows);
+  }
+
+  /** build() with the leaf size set (this.binth). */
+  private buildWith(rows: readonly number[]): number {
     if (this.params.hash !== 1 || rows.length > HASH_TRY_MAX) {
       this.hashMode = this.params.hash;
       return this.grow(rows);
@@ -136,7 +160,7 @@ export class TreeBuilder {
     reset();
     this.hashMode = 1;
     const hashed = this.grow(rows);
-    if (this.hashNodes === 0) return hashed; // the same tree as without
+    if (this.hashNodes === 0 || this.overLimit) return hashed; // the same tree as without, or given up
     const points = samplePoints(this.t, rows, WORK_POINTS);
     const rowOf = new Map(rows.map((r) => [this.t.rule[r], r]));
     const work = (root: number) => treeWork(this.t, this.mem.buf, root, points, rowOf);
@@ -250,6 +274,10 @@ export class TreeBuilder {
       }
     }
     if (n === 0) return -1;
+    if (this.mem.length > this.wordLimit) {
+      this.overLimit = true; // build() drops this tree: any ref does
+      return -1;
+    }
     const P = this.params;
     if (n <= this.binth || this.entries >= P.maxEntries) return this.leaf(rules, runs, n, p);
 
@@ -296,6 +324,8 @@ export class TreeBuilder {
     if (skip[bestD] > 0) {
       const d = bestD;
       const k = Math.min(skip[d], depth === 0 ? P.rootBits : P.maxBits, 32 - (p[d] & 31));
+      const bits = Math.min(skip[d], 32 - (p[d] & 31));
+      if (P.hash !== 0 && bits > k) return this.skipHash(rules, runs, n, p, depth, d, bits);
       return this.cut(rules, runs, n, p, depth, d, k);
     }
     return this.cut(rules, runs, n, p, depth, bestD, bestK);
@@ -328,6 +358,23 @@ export class TreeBuilder {
       }
     }
     return first < 0 ? 0 : m;
+  }
+
+  /**
+   * A skip of more bits than one cut takes: a hash node of one key, the bits all non-covering
+   * entries of field d share (their rules go on with the field consumed), whose default child
+   * holds the rules covering the field. Cuts took a /56 of IPv6 8 bits a level, 7 nodes of 257
+   * words, in every subtree where it was left (address groups' zone networks: 4,453 such chains
+   * in a tree of 159 rules, 34 MB); this is 8 words per 32 bits and one probe.
+   */
+  private skipHash(rules: Int32Array, runs: Int32Array, n: number, p: number[], depth: number, d: number, bits: number): number {
+    const dim = this.dims[d];
+    let i = 0;
+    while (this.covered(runs, i, d, p[d])) i++; // a skip has a non-covering rule
+    const w = dim.words[runs[i * 6 + 2 * d] * dim.nw + (p[d] >> 5)];
+    const key = ((w >>> (32 - (p[d] & 31) - bits)) & (bits === 32 ? -1 : (1 << bits) - 1)) >>> 0;
+    const plan: HashPlan = { d, bits, keys: Float64Array.of(key), first: new Int32Array(n), end: new Int32Array(n).fill(1), total: 0, score: 0 };
+    return this.hashCut(rules, runs, n, p, depth, plan, true);
   }
 
   /** Of the hash cuts of at least minBits within the budget that `accept` takes, the one of
@@ -434,7 +481,7 @@ export class TreeBuilder {
    * Emits a hash node (layout in the file's header comment): the default child, then one child
    * per value, the field consumed to p + bits.
    */
-  private hashCut(rules: Int32Array, runs: Int32Array, n: number, p: number[], depth: number, hp: HashPlan): number {
+  private hashCut(rules: Int32Array, runs: Int32Array, n: number, p: number[], depth: number, hp: HashPlan, skip = false): number {
     const { d, bits, first, end } = hp;
     const keys = hp.keys.slice(); // the scratch arrays are reused by the children's plans
     const K = keys.length;
@@ -455,8 +502,10 @@ export class TreeBuilder {
     while (slots < 2 * K) slots *= 2;
     const hs = 32 - Math.log2(slots);
     const at = this.mem.reserve(4 + 2 * slots);
-    this.hashNodes++;
-    const def = child(lists[K], p, false);
+    // a skip's default child covers field d (no hash of d can follow at its region), and
+    // build() need not compare its tree with one without: a skip saves levels and words alike
+    if (!skip) this.hashNodes++;
+    const def = child(lists[K], p, skip);
     let b = this.mem.buf;
     b[at] = HASH_NODE | (this.dims[d].qword + (p[d] >> 5)) | ((32 - (p[d] & 31) - bits) << 4);
     b[at + 1] = bits === 32 ? -1 : (1 << bits) - 1;

@@ -198,3 +198,25 @@ test('export and load, batch, diff with ?detail, versions', async () => {
   expect(parseDoc(stored).addressGroups.get('webs')).toEqual({ name: 'webs', members: ['web1'], description: 'the web tier' });
   expect((await ok(c.get('/api/address-groups/dbs'))).body).toEqual({ name: 'dbs', members: ['db'], description: '' });
 });
+
+test('a group of more networks than the classifier\'s trees take (its set stage) among one-network rules: eval answers the first match', async () => {
+  // labs: 12 separate /24s, past the 8 prefixes a side at which a rule leaves the trees
+  // (src/eval/wide.ts); lab-host: one address in one of them, a rule of the trees
+  await c.begin();
+  const nets = Array.from({ length: 12 }, (_, i) => `198.18.${i * 2}.0/24`);
+  for (const [i, n] of nets.entries()) await ok(c.post('/api/addresses', { name: `lab${i}`, ips: [n] }));
+  await ok(c.post('/api/address-groups', { name: 'labs', members: nets.map((_, i) => `lab${i}`) }));
+  await ok(c.post('/api/addresses', { name: 'lab-host', ips: ['198.18.4.7'] }));
+  const id = async (body: Record<string, unknown>) => Number((await ok(c.post('/api/policies', { 'src-zone': 'lan', 'dst-zone': 'wan', ...body }))).body.id);
+  const wideHttp = await id({ action: 'deny', 'dst-addr': 'labs', services: ['http'] });
+  const narrow = await id({ action: 'allow', 'dst-addr': 'lab-host', services: ['http', 'https'] });
+  const wideHttps = await id({ action: 'allow', 'dst-addr': 'labs', services: ['https'] });
+  await ok(c.post('/api/config/commit'));
+  const V4 = { 'src-ip': '10.0.0.5', protocol: 'tcp', 'src-port': 40000 };
+  await expectEvalCases(c, [
+    [{ ...V4, 'dst-ip': '198.18.4.7', 'dst-port': 80 }, wideHttp], // the wide rule first, the narrow one matches too
+    [{ ...V4, 'dst-ip': '198.18.4.7', 'dst-port': 443 }, narrow], // the narrow rule first, the wide https one matches too
+    [{ ...V4, 'dst-ip': '198.18.22.200', 'dst-port': 443 }, wideHttps], // the last /24 of labs
+    [{ ...V4, 'dst-ip': '198.18.3.1', 'dst-port': 443 }, null], // between two of its /24s
+  ]);
+});

@@ -39,6 +39,9 @@ const paramsArb: fc.Arbitrary<BuildParams> = fc.record({
   smallV6: fc.constantFrom(0, 48, 129),
   hash: fc.constantFrom(0, 1, 2),
   smallTree: fc.constantFrom(0, 64, 1 << 30),
+  // 0: every rule in the set stage (wide.ts); 1, 3: rules of several prefixes there, the
+  // others in the trees; 1 << 30: none there
+  wide: fc.constantFrom(0, 1, 3, 8, 1 << 30),
 });
 
 let packets = 0;
