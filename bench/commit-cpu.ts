@@ -13,8 +13,10 @@ import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
-import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { WORKER_RESOURCE_LIMITS } from '../src/workers/compile-pool';
+import { startBuildWorker, type BuildWorker } from './build-worker';
+import { median } from './stats';
 import { scaleBench } from './commit-scale';
 
 const STEPS = ['specs', 'compile', 'analyze', 'total'] as const;
@@ -75,24 +77,9 @@ function serve(dist: string, scale: number): void {
   parentPort!.postMessage('ready');
 }
 
-function start(label: string, dist: string, scale: number): { label: string; round: () => Promise<RoundResult>; ready: Promise<void>; stop: () => Promise<number> } {
-  const w = new Worker(__filename, { workerData: { dist, scale }, resourceLimits: WORKER_RESOURCE_LIMITS });
-  const ready = new Promise<void>((res, rej) => {
-    w.once('message', () => res());
-    w.once('error', rej);
-  });
-  const round = () => new Promise<RoundResult>((res, rej) => {
-    w.once('message', res);
-    w.once('error', rej);
-    w.postMessage('go');
-  });
-  return { label, round, ready, stop: () => w.terminate() };
+function start(label: string, dist: string, scale: number): BuildWorker<RoundResult> {
+  return startBuildWorker<RoundResult>(__filename, label, { dist, scale });
 }
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 async function main(): Promise<void> {
   const arg = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);

@@ -12,8 +12,9 @@
 import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
-import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import { WORKER_RESOURCE_LIMITS } from '../src/workers/compile-pool';
+import { isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { startBuildWorker, type BuildWorker } from './build-worker';
+import { median } from './stats';
 
 const DOCS = ['generated, no groups', 'groups flattened', '2,000 nested groups'] as const;
 const STEPS = ['specs', 'compile', 'analyze', 'total'] as const;
@@ -93,24 +94,9 @@ function timeLookups(cfg: import('../src/eval/compiled').CompiledConfig, pk: imp
   return { lookups, answers: createHash('sha256').update(new Uint8Array(out.buffer)).digest('hex') };
 }
 
-function start(label: string, dist: string, seconds: number, params: object) {
-  const w = new Worker(__filename, { workerData: { dist, seconds, params }, resourceLimits: WORKER_RESOURCE_LIMITS });
-  const ready = new Promise<void>((res, rej) => {
-    w.once('message', () => res());
-    w.once('error', rej);
-  });
-  const round = () => new Promise<DocResult[]>((res, rej) => {
-    w.once('message', res);
-    w.once('error', rej);
-    w.postMessage('go');
-  });
-  return { label, round, ready, stop: () => w.terminate() };
+function start(label: string, dist: string, seconds: number, params: object): BuildWorker<DocResult[]> {
+  return startBuildWorker<DocResult[]>(__filename, label, { dist, seconds, params });
 }
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 async function main(): Promise<void> {
   const arg = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);

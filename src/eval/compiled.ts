@@ -143,6 +143,14 @@ export class CompiledConfig implements Evaluator {
    * then the answer: frozen, and shared with earlier calls that got the same answer
    * (answer-objects.ts). */
   eval(p: Packet): EvalResult {
+    this.loadAddresses(p);
+    this.run(p.family, packetKey(p.protocol, p.dstPort), p.srcPort ?? 0, p.inInterface, p.srcZone, p.dstZone, this.oneAnswer, 0);
+    this.objects ??= new AnswerObjects(this.meta, this.routeAnswers, this.natAnswers, this.polId, this.polFlags);
+    return this.objects.answer(this.oneAnswer, 0);
+  }
+
+  /** The packet's source and destination address words into the lookup's scratch (w[0..3], w[4..7]). */
+  private loadAddresses(p: Packet): void {
     const w = this.w;
     w[0] = p.s0;
     w[4] = p.d0;
@@ -154,9 +162,6 @@ export class CompiledConfig implements Evaluator {
       w[6] = p.d2;
       w[7] = p.d3;
     }
-    this.run(p.family, packetKey(p.protocol, p.dstPort), p.srcPort ?? 0, p.inInterface, p.srcZone, p.dstZone, this.oneAnswer, 0);
-    this.objects ??= new AnswerObjects(this.meta, this.routeAnswers, this.natAnswers, this.polId, this.polFlags);
-    return this.objects.answer(this.oneAnswer, 0);
   }
 
   /** The answer eval() gives for slot j of answers `a` (filled by evalBatchInto): the same shared objects. */
@@ -177,16 +182,7 @@ export class CompiledConfig implements Evaluator {
     const family = p.family;
     const F = family === 4 ? this.f4 : this.f6;
     const w = this.w;
-    w[0] = p.s0;
-    w[4] = p.d0;
-    if (family === 6) {
-      w[1] = p.s1;
-      w[2] = p.s2;
-      w[3] = p.s3;
-      w[5] = p.d1;
-      w[6] = p.d2;
-      w[7] = p.d3;
-    }
+    this.loadAddresses(p);
     const ifaces = this.meta.ifaces;
     const sz = this.lookup(F.srcZone, family, 0);
     const d1 = this.lookup(F.dst, family, 4);
