@@ -3,7 +3,7 @@
 // so the first reader of a 100,000-policy list gets its first bytes after one slice rather
 // than after the whole 40 MB, and later readers write the kept bytes. Slices are built on
 // demand, in order or not: two readers streaming at once share them.
-import { threadGarbage } from '../workers/idle-gc';
+import { threadGarbage } from '../idle-gc';
 
 /** Items per slice: small enough that one slice renders in milliseconds. */
 export const SLICE_ITEMS = 500;

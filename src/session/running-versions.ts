@@ -10,7 +10,7 @@ import type { Store, VersionMeta } from '../store/types';
 import { Lru } from '../lru';
 import { RunningState } from './running';
 import type { Compiler } from './types';
-import { threadGarbage } from '../workers/idle-gc';
+import { threadGarbage } from '../idle-gc';
 
 /**
  * Parsed documents of committed versions other than the running one (rollbacks, reads of

@@ -9,7 +9,7 @@ import type { AnalysisMemo } from '../eval/analysis-memo';
 import { compileImage } from '../eval/compile';
 import type { CompiledImage } from '../eval/image';
 import { CompiledConfig } from '../eval/compiled';
-import { IdleCollector } from './idle-gc';
+import { IdleCollector } from '../idle-gc';
 
 export interface AnalysisTask {
   doc: SerializedDoc;

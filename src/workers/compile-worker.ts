@@ -11,7 +11,7 @@ import type { AnalysisMemo } from '../eval/analysis-memo';
 import { compileImage, policySpecs } from '../eval/compile';
 import { CompiledConfig } from '../eval/compiled';
 import type { ImageMeta } from '../eval/image';
-import { IdleCollector } from './idle-gc';
+import { IdleCollector } from '../idle-gc';
 
 /** The whole document, or the changes from one this thread was sent before (`base`: its key). */
 export type CompileTask = { key?: number } & ({ doc: SerializedDoc } | { base: number; delta: DocDelta });

@@ -1,7 +1,7 @@
-// The idle collector (src/workers/idle-gc.ts): V8's full collection once a thread has been
+// The idle collector (src/idle-gc.ts): V8's full collection once a thread has been
 // quiet for the delay after big work, without node's --expose-gc (jest runs without it).
 // Garbage is seen through a WeakRef: its target goes only when a full collection runs.
-import { IdleCollector } from '../../src/workers/idle-gc';
+import { IdleCollector } from '../../src/idle-gc';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
