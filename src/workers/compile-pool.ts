@@ -18,14 +18,15 @@ export interface CompilePoolOptions {
 }
 
 /**
- * The young generation of a compile or analysis thread: 8 MB instead of V8's 48 MB. Each
+ * The young generation of a compile or analysis thread: 16 MB instead of V8's 48 MB. Each
  * thread compiles or analyzes whole configurations, allocating tens of MB a task; with the
  * default every such thread keeps its young generation grown to the maximum, which the
- * process's RSS carries between commits. Measured in the soak benchmark (5,000 addresses,
- * 2,000 policies, docs/performance.md): RSS 221-239 MB over commits 50-150 against 252-300
- * with the default.
+ * process's RSS carries between commits (soak: RSS 221-239 MB against 252-300 with the
+ * default). 8 MB cost scavenges: a profile of the grouped 20,000-policy commit spent 12 % of
+ * the compile thread in the collector, and 16 MB made that commit 2.09 -> 1.85 s for
+ * 5-10 MB of RSS in the soak (docs/performance.md, "The young generation of the threads").
  */
-export const WORKER_RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 8 };
+export const WORKER_RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 16 };
 
 /**
  * How an idle compile or analysis thread waits for its next task: on Atomics.waitAsync, so its
