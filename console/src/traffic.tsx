@@ -7,6 +7,7 @@ import { api, login } from './api';
 import type { TrafficPage, TrafficRecord } from './types';
 import { ErrorBox, Field, Link, Page, Pager, useLoad } from './ui';
 import { NodePicker } from './node-picker';
+import { endpoint as end } from './format';
 import { SseParser } from '../../src/cli/sse-parser';
 
 const FILTERS = [
@@ -22,7 +23,6 @@ const NO_FILTERS: Filters = { address: '', port: '', protocol: '', policy: '', a
 /** Live records kept on the page (the newest). */
 const LIVE_KEEP = 500;
 
-const end = (ip: string, port: number | null) => (port === null ? ip : ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`);
 
 /** Reads the live tail until `signal` aborts, handing each record to `add`; a dropped stream resumes with Last-Event-ID. */
 async function tail(query: string, signal: AbortSignal, add: (r: TrafficRecord) => void, setError: (e: string | null) => void): Promise<void> {

@@ -22,6 +22,11 @@ export interface DocDelta {
   counters: ConfigDoc['counters'];
 }
 
+/** Whether two rule tables hold the same ids in the same order (rules replaced in place at most). */
+function sameIds(old: ReadonlyArray<{ id: number }>, neu: ReadonlyArray<{ id: number }>): boolean {
+  return old.length === neu.length && old.every((r, i) => r.id === neu[i].id);
+}
+
 export function docDelta(base: ConfigDoc, doc: ConfigDoc): DocDelta {
   const delta: DocDelta = { named: {}, rules: {}, counters: { ...doc.counters } };
   for (const f of NAMED) {
@@ -34,7 +39,7 @@ export function docDelta(base: ConfigDoc, doc: ConfigDoc): DocDelta {
   for (const f of RULES) {
     const old: ReadonlyArray<{ id: number }> = base[f], neu: ReadonlyArray<{ id: number }> = doc[f];
     if (old === neu) continue;
-    if (old.length === neu.length && old.every((r, i) => r.id === neu[i].id)) {
+    if (sameIds(old, neu)) {
       const at: Array<[number, unknown]> = [];
       neu.forEach((r, i) => {
         if (r !== old[i]) at.push([i, r]);
@@ -98,8 +103,7 @@ export function shareUnchanged(base: ConfigDoc, doc: ConfigDoc): ConfigDoc {
   }
   for (const f of RULES) {
     const old: ReadonlyArray<{ id: number }> = base[f], neu = doc[f] as Array<{ id: number }>;
-    const inPlace = old.length === neu.length && old.every((r, i) => r.id === neu[i].id);
-    const byId = inPlace ? null : new Map(old.map((r) => [r.id, r]));
+    const byId = sameIds(old, neu) ? null : new Map(old.map((r) => [r.id, r]));
     neu.forEach((r, i) => {
       const was = byId ? byId.get(r.id) : old[i];
       if (was !== undefined && was !== r && same(was, r)) neu[i] = was;

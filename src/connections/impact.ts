@@ -96,21 +96,7 @@ export class ImpactScan {
   private addPacket(entry: ConnEntry | string, p: Packet | null): void {
     this.total++;
     if (!p) return; // what POST /api/eval would refuse is not judged
-    const i = this.pending.length;
-    const b = this.batch;
-    const w = b.words;
-    b.fam[i] = p.family;
-    w[i * 8] = p.s0;
-    w[i * 8 + 1] = p.s1;
-    w[i * 8 + 2] = p.s2;
-    w[i * 8 + 3] = p.s3;
-    w[i * 8 + 4] = p.d0;
-    w[i * 8 + 5] = p.d1;
-    w[i * 8 + 6] = p.d2;
-    w[i * 8 + 7] = p.d3;
-    b.protocol[i] = p.protocol;
-    b.dstPort[i] = p.dstPort;
-    b.srcPort[i] = p.srcPort ?? -1;
+    this.batch.put(this.pending.length, p);
     this.pending.push(entry);
     if (this.pending.length === CHUNK) this.judge();
   }

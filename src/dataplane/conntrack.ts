@@ -130,12 +130,18 @@ export interface Narrowing {
 export const EVERY_ENTRY: Narrowing = { families: ['ipv4', 'ipv6'], args: [], line: null, key: '' };
 
 /**
- * One family's entries, read as conntrack prints them (it exits 0 and writes "N flow entries
- * have been shown" to stderr; a namespace without conntrack lists nothing).
+ * Each line of one family's listing as conntrack prints it, `args` narrowing it (it exits 0
+ * and writes "N flow entries have been shown" to stderr; a namespace without conntrack lists
+ * nothing).
  */
+function listLines(host: Host, family: 'ipv4' | 'ipv6', args: readonly string[], onLine: (line: string) => void): Promise<void> {
+  return host.execLines('conntrack', ['-L', '-f', family, ...args, '-o', 'extended,id,timestamp'], onLine);
+}
+
+/** One family's entries that `n` keeps. */
 async function listFamily(host: Host, family: 'ipv4' | 'ipv6', n: Narrowing, sink: (e: ConnEntry) => void): Promise<void> {
   const test = n.line;
-  await host.execLines('conntrack', ['-L', '-f', family, ...n.args, '-o', 'extended,id,timestamp'], (line) => {
+  await listLines(host, family, n.args, (line) => {
     if (test && !test(line)) return;
     const e = parseEntry(line);
     if (e) sink(e);
@@ -161,7 +167,7 @@ export async function listEntries(host: Host, n: Narrowing = EVERY_ENTRY): Promi
  * conntrack's printing, and parses what it needs (lines that are not entries come too).
  */
 export async function forEachLine(host: Host, fn: (line: string) => void): Promise<void> {
-  await Promise.all(EVERY_ENTRY.families.map((family) => host.execLines('conntrack', ['-L', '-f', family, '-o', 'extended,id,timestamp'], fn)));
+  await Promise.all(EVERY_ENTRY.families.map((family) => listLines(host, family, EVERY_ENTRY.args, fn)));
 }
 
 /** By the kernel's id: the order of pages and of the impact's lists. */

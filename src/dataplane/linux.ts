@@ -94,8 +94,10 @@ export class LinuxDataPlane implements DataPlane {
   private async deleteCut(): Promise<void> {
     try {
       const n = await deleteCut(this.host);
-      if (n > 0) this.listings.invalidate();
-      if (n > 0) this.log.info({ connections: n }, 'connections cut by rematch removed from conntrack');
+      if (n > 0) {
+        this.listings.invalidate();
+        this.log.info({ connections: n }, 'connections cut by rematch removed from conntrack');
+      }
     } catch (e) {
       this.log.debug({ err: messageOf(e) }, 'conntrack sweep failed');
     }

@@ -3,6 +3,7 @@
 // CompiledConfig.evalBatchInto, CompiledConfig.batchJson). A single eval uses the same
 // layout with one slot, so both paths run the same pipeline code.
 import type { Family } from '../config/net';
+import type { Packet } from './types';
 
 /** The most packets a batch request may hold. */
 export const MAX_BATCH = 10000;
@@ -41,6 +42,27 @@ export class PacketBatch {
 
   family(i: number): Family {
     return this.fam[i] as Family;
+  }
+
+  /** Packet `p` (parsed already) into slot `i`, with no interface or zone named. */
+  put(i: number, p: Packet): void {
+    const w = this.words;
+    const at = i * 8;
+    this.fam[i] = p.family;
+    w[at] = p.s0;
+    w[at + 1] = p.s1;
+    w[at + 2] = p.s2;
+    w[at + 3] = p.s3;
+    w[at + 4] = p.d0;
+    w[at + 5] = p.d1;
+    w[at + 6] = p.d2;
+    w[at + 7] = p.d3;
+    this.protocol[i] = p.protocol;
+    this.dstPort[i] = p.dstPort;
+    this.srcPort[i] = p.srcPort ?? -1;
+    this.inInterface[i] = null;
+    this.srcZone[i] = null;
+    this.dstZone[i] = null;
   }
 }
 

@@ -103,8 +103,7 @@ export class RunningVersions<C> {
     const cached = this.versionDocs.get(version);
     if (cached) return cached;
     const rec = Number.isSafeInteger(version) ? await this.store.getVersion(version) : undefined;
-    if (!rec) throw new FwError('ERR_NET_1003', `version ${version} not found`);
-    const doc = parseDoc(rec.doc);
+    const doc = parseDoc((rec ?? notFound(version)).doc);
     this.versionDocs.set(version, doc);
     return doc;
   }

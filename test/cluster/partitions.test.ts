@@ -16,7 +16,7 @@ import path from 'node:path';
 import { tempDir } from '../helpers/daemon';
 import { requireLab } from '../helpers/netns';
 import { DAEMONS, DOWN_AFTER_MS, PartitionLab, REDIS, SENTINELS, type NodeName } from '../helpers/partition-lab';
-import { check, converged, send, Workload, type Op, type Verdict } from '../helpers/partition-history';
+import { check, converged, send, sendCommit, Workload, type Op, type Verdict } from '../helpers/partition-history';
 import { until } from '../helpers/sentinel';
 
 const ROUND_MS = Number(process.env.FW_PARTITION_ROUND_MS ?? 12_000);
@@ -137,10 +137,8 @@ async function finalCommit(key: string): Promise<Op> {
     const url = urls[n % urls.length];
     const session = await send(url, token, 'GET', '/api/config/session');
     if (session.status === 200 && !session.body.active) await send(url, token, 'POST', '/api/config/begin');
-    const start = Date.now();
-    const r = await send(url, token, 'POST', '/api/config/commit', { description: key });
-    const op: Op = { kind: 'commit', key, instance: n % urls.length, start, end: Date.now(), status: r.status, code: r.body?.code, version: r.status === 200 ? Number(r.body.version) : undefined };
-    if (r.status === 200 || Date.now() > deadline) return op;
+    const op = await sendCommit(urls, token, n % urls.length, key);
+    if (op.status === 200 || Date.now() > deadline) return op;
     await sleep(1000);
   }
 }

@@ -40,6 +40,13 @@ async function send(url: string, token: string, method: string, path: string, bo
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** A commit through instance `instance` of `urls`, described `key`, recorded with its answer. */
+export async function sendCommit(urls: string[], token: string, instance: number, key: string): Promise<Op> {
+  const start = Date.now();
+  const r = await send(urls[instance], token, 'POST', '/api/config/commit', { description: key });
+  return { kind: 'commit', key, instance, start, end: Date.now(), status: r.status, code: r.body?.code, version: r.status === 200 ? Number(r.body.version) : undefined };
+}
+
 /** Writers and a committer over `urls`, recording a history until stop(). */
 export class Workload {
   readonly ops: Op[] = [];
@@ -74,10 +81,7 @@ export class Workload {
       await sleep(every);
       if (this.stopped) return;
       const instance = j % this.urls.length;
-      const key = `${this.tag}-c${j}`;
-      const start = Date.now();
-      const r = await send(this.urls[instance], this.token, 'POST', '/api/config/commit', { description: key });
-      this.ops.push({ kind: 'commit', key, instance, start, end: Date.now(), status: r.status, code: r.body?.code, version: r.status === 200 ? Number(r.body.version) : undefined });
+      this.ops.push(await sendCommit(this.urls, this.token, instance, `${this.tag}-c${j}`));
       await send(this.urls[(instance + 1) % this.urls.length], this.token, 'POST', '/api/config/begin');
     }
   }

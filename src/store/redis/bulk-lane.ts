@@ -9,9 +9,8 @@
 // ERR_SYS_4002 "Command timed out" (issue 30). Here a big command is timed by its size and
 // queues behind nothing but other big ones; small commands keep their one second.
 import type { RedisOptions } from 'ioredis';
-import { isFwError } from '../../errors';
 import { COMMAND_TIMEOUT_MS } from './connection';
-import { REPLICA_WAIT_MS, type ReplicaConfirm } from './replicas';
+import { confirmWritten, REPLICA_WAIT_MS, type ReplicaConfirm } from './replicas';
 import type { Scripted } from './scripts';
 import type { SessionRecord } from '../types';
 import { sessionOf } from './decode';
@@ -50,14 +49,9 @@ export class BulkLane {
     const op = this.tail.then(async () => {
       this.setTimeout(bulkTimeoutMs(bytes));
       const result = await fn(this.conn);
-      if (durable && this.replicas) {
-        this.setTimeout(COMMAND_TIMEOUT_MS + REPLICA_WAIT_MS);
-        await this.replicas.confirm().catch((e: unknown) => {
-          if (isFwError(e)) Object.assign(e, { written: result });
-          throw e;
-        });
-      }
-      return result;
+      if (!durable || !this.replicas) return result;
+      this.setTimeout(COMMAND_TIMEOUT_MS + REPLICA_WAIT_MS);
+      return confirmWritten(result, () => this.replicas!.confirm());
     });
     this.tail = op.catch(() => undefined);
     return op;

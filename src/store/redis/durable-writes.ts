@@ -6,7 +6,7 @@
 import type Redis from 'ioredis';
 import { isFwError } from '../../errors';
 import { COMMAND_TIMEOUT_MS, connect, failFastOptions, whenReady, type RedisTarget } from './connection';
-import { REPLICA_WAIT_MS, ReplicaConfirm } from './replicas';
+import { confirmWritten, REPLICA_WAIT_MS, ReplicaConfirm } from './replicas';
 import { KnownReplicas } from './known-replicas';
 import { scripted, type Scripted } from './scripts';
 import { BulkLane } from './bulk-lane';
@@ -55,14 +55,7 @@ export class DurableWrites {
    */
   async durable<T>(write: (r: Scripted) => Promise<T>): Promise<T> {
     const result = await this.call(() => write(this.writer));
-    if (this.replicas) {
-      await this.call(() => this.replicas!.confirm()).catch((e: unknown) => {
-        // what the write answered (where a group append landed), for the caller to keep
-        if (isFwError(e)) Object.assign(e, { written: result });
-        throw e;
-      });
-    }
-    return result;
+    return this.replicas ? confirmWritten(result, () => this.call(() => this.replicas!.confirm())) : result;
   }
 
   /** durable(), for a write of `bytes` (more than BULK_BYTES) on the bulk lane. */

@@ -5,10 +5,23 @@
 // one WAIT is in flight and one more queued, which bounds how long a write can sit behind
 // WAITs when the replicas are gone (each then takes the whole REPLICA_WAIT_MS).
 import type Redis from 'ioredis';
-import { FwError } from '../../errors';
+import { FwError, isFwError } from '../../errors';
 
 /** How long a write waits for its replicas before answering 503 ERR_SYS_4006. */
 export const REPLICA_WAIT_MS = 1000;
+
+/**
+ * Runs `confirm` (a WAIT) after a write that answered `written`. The write WAS made on the
+ * primary: an FwError the confirmation throws (503 ERR_SYS_4006) carries the write's answer as
+ * `written`, so that callers keep its effect (where a group append landed).
+ */
+export async function confirmWritten<T>(written: T, confirm: () => Promise<void>): Promise<T> {
+  await confirm().catch((e: unknown) => {
+    if (isFwError(e)) Object.assign(e, { written });
+    throw e;
+  });
+  return written;
+}
 
 export class ReplicaConfirm {
   private inFlight: Promise<number> | null = null;
