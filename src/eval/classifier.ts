@@ -17,6 +17,7 @@ import { ANY_ZONE, type FamilyTable } from './rules';
 import { DEFAULT_TREE_PARAMS, TreeBuilder, type TreeParams } from './tree';
 import { Layout, hashSlot } from './tree-layout';
 import { lpm4, lpm6, type LpmData } from './lpm';
+import { TreeSource, type TableReuse } from './table-reuse';
 import { buildWide, isWide, NO_RULE, WIDE_ENTRY, WIDE_KEYS, type WideData } from './wide';
 
 /** A family's compiled table; all Int32Array, so it packs into one transferable buffer. */
@@ -67,8 +68,9 @@ export const DEFAULT_BUILD_PARAMS: BuildParams = { ...DEFAULT_TREE_PARAMS, small
 
 const DENSE_LIMIT = 1 << 18;
 
-/** `firstOnly`: see TreeBuilder; false for a table searched past its first match (NAT). */
-export function buildClassifier(t: FamilyTable, zones: number, params: BuildParams = DEFAULT_BUILD_PARAMS, firstOnly = true): ClassifierData {
+/** `firstOnly`: see TreeBuilder; false for a table searched past its first match (NAT).
+ * `reuse`: trees of the previous build whose rules did not change are copied (table-reuse.ts). */
+export function buildClassifier(t: FamilyTable, zones: number, params: BuildParams = DEFAULT_BUILD_PARAMS, firstOnly = true, reuse?: TableReuse): ClassifierData {
   const Z1 = zones + 1;
   const groups = new Map<number, number[]>();
   const wideRows: number[] = [];
@@ -93,6 +95,7 @@ export function buildClassifier(t: FamilyTable, zones: number, params: BuildPara
   // and generated sets need 1.6-3.3); past it, nodes become (longer) leaves
   const maxEntries = Math.min(params.maxEntries, Math.max(1 << 16, 64 * t.count));
   const tb = new TreeBuilder(t, { ...params, maxEntries }, firstOnly);
+  const source = new TreeSource(t, tb, maxEntries, JSON.stringify([params, firstOnly]), reuse);
   const forests: number[][] = []; // per forest, (root, first rule) of each tree
   const keys = [...groups.keys()].sort((x, y) => x - y);
   const forestOf = new Map<number, number>();
@@ -104,9 +107,10 @@ export function buildClassifier(t: FamilyTable, zones: number, params: BuildPara
       else if (isSmall(t.dstOff[r], t.dstCnt[r])) subsets[1].push(r);
       else subsets[2].push(r);
     }
-    const trees = subsets.filter((s) => s.length > 0).sort((x, y) => x[0] - y[0]);
+    const trees = [0, 1, 2].filter((part) => subsets[part].length > 0).sort((x, y) => subsets[x][0] - subsets[y][0]);
     forestOf.set(key, forests.length);
-    forests.push(trees.flatMap((s) => [tb.build(s), t.rule[s[0]]]));
+    const a = Math.floor(key / Z1), b = key % Z1;
+    forests.push(trees.flatMap((part) => [source.tree(a, b, part, subsets[part]), t.rule[subsets[part][0]]]));
   }
   // the forests after the trees, their ids become offsets
   const fOff = forests.map((f) => {
@@ -143,13 +147,15 @@ export function buildClassifier(t: FamilyTable, zones: number, params: BuildPara
     const at = t.spAt[r]; // 1 + offset of [pieces, svcCount, svc..., spCount, sp...]
     spHead[t.rule[r]] = at !== 0 && t.spData[at - 1] === 1 ? ~(at + 1 + 2 * t.spData[at]) : at;
   }
+  const mem = tb.mem.done();
+  source.finish(mem);
   return {
     hdr: Int32Array.of(zones, dense ? 1 : 0, all, t.count),
     pairKeys: Int32Array.from(pairKeys),
     pairForest: pairForest ?? Int32Array.from(pairList),
     srcForest,
     dstForest,
-    mem: tb.mem.done(),
+    mem,
     addrWords: t.addrWords,
     addrMask: t.addrMask,
     svcLo: t.svcLo,

@@ -3,13 +3,14 @@
 // subnets. Pure and synchronous; the commit pipeline runs it in a piscina worker.
 import { formatCidr, formatIp, parseCidr, parseIp, type Cidr, type Family } from '../config/net';
 import { linkCidrs } from '../config/link-addresses';
-import type { ConfigDoc } from '../config/types';
+import type { ConfigDoc, PolicyObj } from '../config/types';
 import { buildClassifier, CLASSIFIER_KEYS, DEFAULT_BUILD_PARAMS, type BuildParams, type ClassifierData } from './classifier';
 import { packArrays, type CompiledImage, type IfaceMeta, type NatMeta, type RouteMeta } from './image';
 import { buildLpm, type LpmData, type LpmEntry } from './lpm';
 import { ANY_ZONE, buildFamilyTable, familyBit, NEVER, type RuleSpec, type ServiceSplits } from './rules';
-import { addrFieldSet, bytesToBig, serviceSetsOf, sportPiecesOf, SVC_ANY, type AddrSet, type SportPiece } from './sets';
-import { GroupFlattener } from '../config/groups';
+import { bytesToBig, serviceSetsOf, sportPiecesOf, SVC_ANY } from './sets';
+import { BuildMemo } from './build-memo';
+import { listKey, sameObjects, SpecSets } from './spec-sets';
 
 const FAMILIES: Family[] = [4, 6];
 
@@ -47,63 +48,82 @@ function zoneFieldOf(zoneIdx: Map<string, number>) {
   return (name: string) => (name === '' || name === 'any' ? ANY_ZONE : zoneIdx.get(name) ?? NEVER);
 }
 
-function addrCacheOf(groups: GroupFlattener) {
-  const cache = new Map<string, AddrSet>();
-  const addresses = groups.addresses(); // address groups flattened, each once
-  return (name: string) => {
-    const key = name === '' || name === 'any' ? '' : name;
-    let s = cache.get(key);
-    if (!s) cache.set(key, (s = addrFieldSet(key, addresses)));
-    return s;
-  };
-}
-
-/** The policy table as RuleSpecs (zones numbered 1..Z in name order). */
-export function policySpecs(doc: ConfigDoc): RuleSpec[] {
+/** The policy table as RuleSpecs (zones numbered 1..Z in name order). With a BuildMemo, a
+ * policy whose object, zones, address and service sets are those of the memo's previous build
+ * keeps that build's spec object (build-memo.ts), and this build's specs are recorded. */
+export function policySpecs(doc: ConfigDoc, memo?: BuildMemo): RuleSpec[] {
   const zoneIdx = zoneIndexOf(doc);
   const zoneField = zoneFieldOf(zoneIdx);
-  const groups = new GroupFlattener(doc);
-  const addr = addrCacheOf(groups);
-  // one service set per list of names as written, shared like the address sets (policies
-  // repeat their lists; sorting the names and merging the intervals in BigInt for each policy
-  // was most of policySpecs)
-  const svcSets = new Map<string, { svc: Array<[number, number]>; svcKey: string; sport: SportPiece[] | null }>();
-  const serviceSet = serviceSetsOf(doc.services);
-  const svcOf = (services: string[]) => {
-    const raw = `${services.length}:${services.join('\n')}`;
-    let e = svcSets.get(raw);
-    if (!e) {
-      // service groups flattened: the set and its key are those of the services they hold
-      const names = services.length === 0 || services.includes('any') ? [] : [...new Set(groups.services(services))].sort();
-      e = { svc: serviceSet(names), svcKey: names.length === 0 ? '*' : names.join(','), sport: sportPiecesOf(doc.services, names) };
-      svcSets.set(raw, e);
-    }
-    return e;
-  };
-  return doc.policies.map((p) => {
-    const { svc, svcKey, sport } = svcOf(p.services);
+  const sets = new SpecSets(doc, memo);
+  const prev = previousOf(memo, zoneIdx);
+  const make = (p: PolicyObj): RuleSpec => {
+    const { svc, svcKey, sport } = sets.services(p.services);
+    if (memo) memo.stats.specsMade++;
     return {
       sport,
       sz: zoneField(p.srcZone),
       dz: zoneField(p.dstZone),
-      src: addr(p.srcAddr),
-      dst: addr(p.dstAddr),
+      src: sets.addr(p.srcAddr),
+      dst: sets.addr(p.dstAddr),
       svc,
       srcKey: akey(p.srcAddr),
       dstKey: akey(p.dstAddr),
       svcKey,
       families: p.disabled ? 0 : 3, // a disabled policy matches nothing, so it shadows nothing
     };
+  };
+  if (!prev) {
+    const specs = doc.policies.map(make);
+    if (memo) [memo.policies, memo.specs] = [doc.policies, specs];
+    return specs;
+  }
+  // the sets that changed since the previous build; a policy that is the same object and
+  // names none of them has the same spec. Policies are found in the previous list by
+  // position, past an insertion, deletion or move by a map of it made then.
+  const dirty = sets.carryOver(prev);
+  const aKey = (n: string) => (n === 'any' ? '' : n);
+  const was = prev.policies, wasSpecs = prev.specs;
+  let byObj: Map<PolicyObj, number> | null = null;
+  let j = 0;
+  const specs = doc.policies.map((p, i) => {
+    if (was[j] !== p) {
+      // edited in place (the next ones line up): a new spec, without the map
+      if (!byObj && i + 1 < doc.policies.length && was[j + 1] === doc.policies[i + 1]) {
+        j++;
+        return make(p);
+      }
+      byObj ??= new Map(was.map((q, k) => [q, k]));
+      j = byObj.get(p) ?? -1;
+      if (j < 0) {
+        j = i;
+        return make(p);
+      }
+    }
+    const spec = wasSpecs[j++];
+    if ((dirty.addr.size > 0 && (dirty.addr.has(aKey(p.srcAddr)) || dirty.addr.has(aKey(p.dstAddr)))) || (dirty.svc.size > 0 && dirty.svc.has(listKey(p.services)))) return make(p);
+    memo!.stats.specsReused++;
+    return spec;
   });
+  [memo!.policies, memo!.specs] = [doc.policies, specs];
+  return specs;
+}
+
+/** The memo's previous build when its specs may be reused: made under the same zones (specs
+ * hold zone numbers); records this build's zones. */
+function previousOf(memo: BuildMemo | undefined, zoneIdx: ReadonlyMap<string, number>): BuildMemo | null {
+  if (!memo) return null;
+  memo.zones = [...zoneIdx.keys()].join('\n');
+  return memo.previous && memo.previous.zones === memo.zones ? memo.previous : null;
 }
 
 /** The NAT table as RuleSpecs (a rule's families: its translated address's, both for a
- * masquerade, none when its out-interface does not exist) and the NAT meta. */
-export function natTable(doc: ConfigDoc, ifIdx: ReadonlyMap<string, number>): { specs: RuleSpec[]; meta: NatMeta[] } {
+ * masquerade, none when its out-interface does not exist) and the NAT meta. A BuildMemo
+ * works as for policySpecs (a rule's spec also depends on its out-interface's existence). */
+export function natTable(doc: ConfigDoc, ifIdx: ReadonlyMap<string, number>, memo?: BuildMemo): { specs: RuleSpec[]; meta: NatMeta[] } {
   const zoneIdx = zoneIndexOf(doc);
   const zoneField = zoneFieldOf(zoneIdx);
-  const groups = new GroupFlattener(doc);
-  const addr = addrCacheOf(groups);
+  const sets = new SpecSets(doc, memo);
+  const prev = previousOf(memo, zoneIdx);
   const serviceSet = serviceSetsOf(doc.services);
   const nat: NatMeta[] = [];
   const specs: RuleSpec[] = doc.nat.map((r) => {
@@ -121,12 +141,21 @@ export function natTable(doc: ConfigDoc, ifIdx: ReadonlyMap<string, number>): { 
       masquerade,
     });
     const svc = r.service === 'any' ? '' : r.service;
-    const leaves = svc === '' ? [] : groups.services([svc]);
-    return {
+    const leaves = svc === '' ? [] : sets.groups.services([svc]);
+    const src = sets.addr(r.srcAddr), dst = sets.addr(r.dstAddr);
+    const deps = sets.depsOf(leaves);
+    const was = prev?.nat.get(r);
+    // the out-interface's index only tells whether it exists here (families)
+    if (was && (was.outIf === -2) === (outIf === -2) && was.spec.src === src && was.spec.dst === dst && sameObjects(was.deps, deps)) {
+      memo!.nat.set(r, was);
+      memo!.stats.specsReused++;
+      return was.spec;
+    }
+    const spec: RuleSpec = {
       sz: zoneField(r.srcZone),
       dz: zoneField(r.dstZone),
-      src: addr(r.srcAddr),
-      dst: addr(r.dstAddr),
+      src,
+      dst,
       svc: svc === '' ? SVC_ANY : serviceSet(leaves),
       sport: svc === '' ? null : sportPiecesOf(doc.services, leaves),
       srcKey: akey(r.srcAddr),
@@ -134,6 +163,11 @@ export function natTable(doc: ConfigDoc, ifIdx: ReadonlyMap<string, number>): { 
       svcKey: svc === '' ? '*' : leaves.join(','),
       families,
     };
+    if (memo) {
+      memo.nat.set(r, { outIf, deps, spec });
+      memo.stats.specsMade++;
+    }
+    return spec;
   });
   return { specs, meta: nat };
 }
@@ -142,6 +176,9 @@ export interface CompileOptions {
   params?: BuildParams;
   /** policySpecs(doc) when the caller has built them already (the compile worker shares them with the analysis) */
   specs?: readonly RuleSpec[];
+  /** this build's memo, whose `previous` is the build to reuse (build-memo.ts); the specs
+   * given must have been made with it */
+  build?: BuildMemo;
 }
 
 /** The connected subnets of one family as LPM entries answering their link's index. */
@@ -227,16 +264,21 @@ export function compileImage(doc: ConfigDoc, opts: CompileOptions = {}): Compile
     arrays.set(`route${f}.answers`, rt.answers);
   }
 
-  const polSpecs = opts.specs ?? policySpecs(doc);
-  const { specs: natSpecs, meta: nat } = natTable(doc, ifIdx);
+  const memo = opts.build;
+  const polSpecs = opts.specs ?? policySpecs(doc, memo);
+  const { specs: natSpecs, meta: nat } = natTable(doc, ifIdx, memo);
   const putClassifier = (prefix: string, d: ClassifierData) => {
     for (const k of CLASSIFIER_KEYS) arrays.set(`${prefix}.${k}`, d[k]);
   };
   const splits: ServiceSplits = new Map(); // each service set split into prefixes once
   for (const family of FAMILIES) {
-    putClassifier(`pol${family}`, buildClassifier(buildFamilyTable(polSpecs, family, splits), zones.length, params));
+    const table = (name: string, specs: readonly RuleSpec[], firstOnly: boolean) => {
+      const reuse = memo ? { specs, memo, name } : undefined;
+      putClassifier(name, buildClassifier(buildFamilyTable(specs, family, splits), zones.length, params, firstOnly, reuse));
+    };
+    table(`pol${family}`, polSpecs, true);
     // NAT is searched past a first match whose out-interface or family does not hold
-    putClassifier(`nat${family}`, buildClassifier(buildFamilyTable(natSpecs, family, splits), zones.length, params, false));
+    table(`nat${family}`, natSpecs, false);
   }
   const polId = new Int32Array(doc.policies.length);
   const polFlags = new Int32Array(doc.policies.length);

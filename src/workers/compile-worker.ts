@@ -8,6 +8,7 @@ import type { ConfigDoc } from '../config/types';
 import { isFwError } from '../errors';
 import { analyze, type Analysis } from '../eval/analysis';
 import type { AnalysisMemo } from '../eval/analysis-memo';
+import { BuildMemo, type ReuseStats } from '../eval/build-memo';
 import { compileImage, policySpecs } from '../eval/compile';
 import { CompiledConfig } from '../eval/compiled';
 import type { ImageMeta } from '../eval/image';
@@ -24,7 +25,7 @@ const held = new Map<number, ConfigDoc>();
 const HELD = 2;
 
 export type CompileReply =
-  | { ok: true; meta: ImageMeta; buffer: ArrayBuffer; analysis: Analysis; analysisMs: number }
+  | { ok: true; meta: ImageMeta; buffer: ArrayBuffer; analysis: Analysis; analysisMs: number; reuse: ReuseStats }
   | { ok: false; code: string; details: string; message: string };
 
 /**
@@ -33,6 +34,10 @@ export type CompileReply =
  * a validate, a failed commit or another thread's commit in between cost only a larger diff).
  */
 let lastMemo: AnalysisMemo | null = null;
+
+/** This thread's last build: the next compile copies what its changes do not reach (any
+ * document: specs and trees are compared, as the analysis memo's policies are). */
+let lastBuild: BuildMemo | null = null;
 
 /** the garbage of a compile goes once the thread is idle (idle-gc.ts) */
 const idle = new IdleCollector(1000, 2);
@@ -54,14 +59,17 @@ export default function compileTask(task: CompileTask): unknown {
       held.set(task.key, doc);
       for (const k of held.keys()) if (held.size > HELD) held.delete(k);
     }
-    // the policy table's RuleSpecs are built once, for the tables and for the analysis
-    const specs = policySpecs(doc);
-    const image = compileImage(doc, { specs });
+    // the policy table's RuleSpecs are built once, for the tables and for the analysis; what
+    // the last build on this thread made and did not change is reused (build-memo.ts)
+    const build = new BuildMemo(lastBuild);
+    const specs = policySpecs(doc, build);
+    const image = compileImage(doc, { specs, build });
+    lastBuild = build.done();
     const t0 = performance.now();
     const memo: { previous: AnalysisMemo | null; next?: AnalysisMemo | null } = { previous: lastMemo };
     const analysis = analyze(doc, CompiledConfig.fromImage(image), { specs, memo });
     lastMemo = memo.next ?? lastMemo; // one with undecided policies records nothing
-    const reply: CompileReply = { ok: true, meta: image.meta, buffer: image.buffer, analysis, analysisMs: performance.now() - t0 };
+    const reply: CompileReply = { ok: true, meta: image.meta, buffer: image.buffer, analysis, analysisMs: performance.now() - t0, reuse: build.stats };
     // a Transferable marked by move(): piscina posts `reply` with the buffer in the transfer list
     return move({ [transferableSymbol]: [image.buffer], [valueSymbol]: reply } as unknown as Parameters<typeof move>[0]);
   } catch (e) {
