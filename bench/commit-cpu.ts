@@ -1,5 +1,5 @@
 // `node dist/bench/commit-cpu.js --scale ...`: the commit at scale over HTTP (commit-scale.ts).
-// `node dist/bench/commit-cpu.js [--rounds N] [--against DIST]`: the compile worker's part of
+// `node dist/bench/commit-cpu.js [--rounds N] [--against DIST] [--policies N] [--change policy|address]`: the compile worker's part of
 // a commit of the 20,000-policy generated configuration (policySpecs, compileImage, analyze),
 // step by step, in a worker thread with the compile pool's resource limits (the 8 MB young
 // generation shapes the GC cost). With --against DIST (another build's dist directory, e.g.
@@ -18,6 +18,7 @@ import { WORKER_RESOURCE_LIMITS } from '../src/workers/compile-pool';
 import { startBuildWorker, type BuildWorker } from './build-worker';
 import { median } from './stats';
 import { scaleBench } from './commit-scale';
+import { oneChange, type ChangeKind } from './one-change';
 
 const STEPS = ['specs', 'compile', 'analyze', 'total'] as const;
 type Step = (typeof STEPS)[number];
@@ -35,14 +36,30 @@ function cpuMs(): number {
 }
 
 /** Worker side: load the build in `dist`, generate the document once, run a round per message. */
-function serve(dist: string, scale: number): void {
+function serve(dist: string, scale: number, change: ChangeKind | null): void {
   /* eslint-disable @typescript-eslint/no-require-imports */
   const compile = require(path.join(dist, 'src/eval/compile.js')) as typeof import('../src/eval/compile');
   const analysis = require(path.join(dist, 'src/eval/analysis.js')) as typeof import('../src/eval/analysis');
   const compiled = require(path.join(dist, 'src/eval/compiled.js')) as typeof import('../src/eval/compiled');
   const gen = require(path.join(dist, 'bench/generate.js')) as typeof import('./generate');
   const scaleGen = require(path.join(dist, 'bench/scale-config.js')) as typeof import('./scale-config');
-  const doc = scale > 0 ? scaleGen.scaleConfig({ policies: scale }) : gen.generateConfig(gen.REALISTIC);
+  let doc = scale > 0 ? scaleGen.scaleConfig({ policies: scale }) : gen.generateConfig(gen.REALISTIC);
+  // --change: each round makes one change, then compiles with this thread's last build (a
+  // build without build-memo.js compiles it whole, as the compile worker did before)
+  const document = require(path.join(dist, 'src/config/document.js')) as typeof import('../src/config/document');
+  let memoMod: typeof import('../src/eval/build-memo') | null = null;
+  try {
+    memoMod = require(path.join(dist, 'src/eval/build-memo.js')) as typeof import('../src/eval/build-memo');
+  } catch {
+    memoMod = null;
+  }
+  let memo: import('../src/eval/build-memo').BuildMemo | undefined;
+  let round = 0;
+  if (change && memoMod) {
+    memo = new memoMod.BuildMemo(null);
+    compile.compileImage(doc, { specs: compile.policySpecs(doc, memo), build: memo });
+    memo.done();
+  }
   const sha = (b: string | ArrayBuffer) => createHash('sha256').update(typeof b === 'string' ? b : new Uint8Array(b)).digest('hex');
   let gc = 0;
   new PerformanceObserver((list) => {
@@ -51,8 +68,7 @@ function serve(dist: string, scale: number): void {
   parentPort!.on('message', () => {
     gc = 0;
     const wall = {} as Record<Step, number>, cpu = {} as Record<Step, number>;
-    const w0 = performance.now(), c0 = cpuMs();
-    let w = w0, c = c0;
+    let w = performance.now(), c = cpuMs();
     const lap = (s: Step) => {
       const w1 = performance.now(), c1 = cpuMs();
       wall[s] = w1 - w;
@@ -60,16 +76,26 @@ function serve(dist: string, scale: number): void {
       w = w1;
       c = c1;
     };
+    let build: typeof memo;
+    if (change) {
+      doc = oneChange(doc, change, round++, document.workingCopy);
+      build = memoMod ? new memoMod.BuildMemo(memo ?? null) : undefined;
+      w = performance.now();
+      c = cpuMs();
+    }
     // what src/workers/compile-worker.ts does, a step at a time
-    const specs = compile.policySpecs(doc);
+    const specs = compile.policySpecs(doc, build);
     lap('specs');
-    const image = compile.compileImage(doc, { specs });
+    const image = compile.compileImage(doc, { specs, build });
     lap('compile');
+    if (build) memo = build.done();
     const stats = {} as import('../src/eval/analysis').AnalysisStats;
-    const a = analysis.analyze(doc, compiled.CompiledConfig.fromImage(image), { specs, stats });
+    // --change times the compile alone (the analysis after a change is the analysis memo's)
+    const a = change ? null : analysis.analyze(doc, compiled.CompiledConfig.fromImage(image), { specs, stats });
     lap('analyze');
-    wall.total = performance.now() - w0;
-    cpu.total = cpuMs() - c0;
+    // the steps' sum (--change: the change itself is not timed)
+    wall.total = wall.specs + wall.compile + wall.analyze;
+    cpu.total = cpu.specs + cpu.compile + cpu.analyze;
     const r = { wall, cpu, analysis: sha(JSON.stringify([a, stats])), image: sha(image.buffer) };
     // the GC entries of the round are delivered after it, on the event loop
     setTimeout(() => parentPort!.postMessage({ ...r, gc } satisfies RoundResult), 20);
@@ -77,8 +103,8 @@ function serve(dist: string, scale: number): void {
   parentPort!.postMessage('ready');
 }
 
-function start(label: string, dist: string, scale: number): BuildWorker<RoundResult> {
-  return startBuildWorker<RoundResult>(__filename, label, { dist, scale });
+function start(label: string, dist: string, scale: number, change: ChangeKind | null): BuildWorker<RoundResult> {
+  return startBuildWorker<RoundResult>(__filename, label, { dist, scale, change });
 }
 
 async function main(): Promise<void> {
@@ -87,9 +113,13 @@ async function main(): Promise<void> {
   const against = arg('--against');
   // --scale N: issue 30's random rule base of N policies (bench/scale-config.ts) instead of
   // the realistic 20,000-policy one
-  const scale = Number(arg('--scale') ?? 0);
-  const builds = [start('this build', path.resolve(__dirname, '..'), scale)];
-  if (against) builds.push(start(`against ${against}`, path.resolve(against), scale));
+  // (--policies N here: --scale is the HTTP bench)
+  const scale = Number(arg('--policies') ?? 0);
+  // --change policy|address: one change a round, compiled from the thread's last build
+  const change = (arg('--change') ?? null) as ChangeKind | null;
+  if (change && change !== 'policy' && change !== 'address') throw new Error('--change policy|address');
+  const builds = [start('this build', path.resolve(__dirname, '..'), scale, change)];
+  if (against) builds.push(start(`against ${against}`, path.resolve(against), scale, change));
   await Promise.all(builds.map((b) => b.ready));
   const results = builds.map(() => [] as RoundResult[]);
   const loads: number[] = [];
@@ -104,6 +134,7 @@ async function main(): Promise<void> {
   await Promise.all(builds.map((b) => b.stop()));
   process.stderr.write('\n');
   const fmt = (x: number) => Math.round(x).toLocaleString('en-US');
+  if (change) console.log(`\nOne ${change} changed each round, then compiled (this build: from its last build; analysis not run)`);
   console.log(`\nCompile worker steps, ${scale > 0 ? `${scale.toLocaleString('en-US')} random policies (bench/scale-config.ts)` : '20,000 generated policies'}, ${rounds} rounds each after a warm-up, young generation ${WORKER_RESOURCE_LIMITS.maxYoungGenerationSizeMb} MB; median wall ms / CPU ms`);
   console.log(`load average (1 min) during the rounds: ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}; ${os.cpus().length} cores, ${os.cpus()[0].model}, Node ${process.version}\n`);
   console.log(`| build | ${STEPS.join(' | ')} | GC pauses ms |`);
@@ -124,6 +155,6 @@ if (isMainThread) {
     process.exit(1);
   });
 } else {
-  const wd = workerData as { dist: string; scale: number };
-  serve(wd.dist, wd.scale);
+  const wd = workerData as { dist: string; scale: number; change: ChangeKind | null };
+  serve(wd.dist, wd.scale, wd.change);
 }

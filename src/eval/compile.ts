@@ -7,7 +7,7 @@ import type { ConfigDoc, PolicyObj } from '../config/types';
 import { buildClassifier, CLASSIFIER_KEYS, DEFAULT_BUILD_PARAMS, type BuildParams, type ClassifierData } from './classifier';
 import { packArrays, type CompiledImage, type IfaceMeta, type NatMeta, type RouteMeta } from './image';
 import { buildLpm, type LpmData, type LpmEntry } from './lpm';
-import { ANY_ZONE, buildFamilyTable, familyBit, NEVER, type RuleSpec, type ServiceSplits } from './rules';
+import { ANY_ZONE, buildFamilyTable, familyBit, NEVER, updateFamilyTable, type RuleSpec, type ServiceSplits } from './rules';
 import { bytesToBig, serviceSetsOf, sportPiecesOf, SVC_ANY } from './sets';
 import { BuildMemo } from './build-memo';
 import { listKey, sameObjects, SpecSets } from './spec-sets';
@@ -274,7 +274,10 @@ export function compileImage(doc: ConfigDoc, opts: CompileOptions = {}): Compile
   for (const family of FAMILIES) {
     const table = (name: string, specs: readonly RuleSpec[], firstOnly: boolean) => {
       const reuse = memo ? { specs, memo, name } : undefined;
-      putClassifier(name, buildClassifier(buildFamilyTable(specs, family, splits), zones.length, params, firstOnly, reuse));
+      // the previous build's table, updated where its specs changed (rules.ts)
+      const was = memo?.previous?.tables.get(name);
+      const t = was ? updateFamilyTable(specs, family, splits, was.table, was.specs) : buildFamilyTable(specs, family, splits);
+      putClassifier(name, buildClassifier(t, zones.length, params, firstOnly, reuse));
     };
     table(`pol${family}`, polSpecs, true);
     // NAT is searched past a first match whose out-interface or family does not hold

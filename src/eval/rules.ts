@@ -56,6 +56,8 @@ export interface FamilyTable {
   // [pieces, (svcCount, (lo, hi) * svcCount, spCount, (lo, hi) * spCount) * pieces]
   spAt: Int32Array;
   spData: Int32Array;
+  /** the pools' runs by key, for an update of the table (updateFamilyTable) */
+  pools?: TablePools;
 }
 
 /** Writes a rule's pieces into `out` (the spData layout above); returns 1 + their offset. */
@@ -106,104 +108,216 @@ function splitOf(splits: ServiceSplits, key: string, set: Array<[number, number]
   return split;
 }
 
-/** Converts the rules that can match packets of `family` into a FamilyTable. */
-export function buildFamilyTable(specs: readonly RuleSpec[], family: Family, splits: ServiceSplits = new Map()): FamilyTable {
-  const nw = family === 4 ? 1 : 4;
-  const bits = FIELD_BITS[family];
-  const addrLen = grow(), addrWords = grow(), addrMask = grow();
-  const svcLo = grow(), svcHi = grow(), pfxLen = grow(), pfxWord = grow(), pfxIv = grow();
-  // by srcKey / dstKey (one family per table: the key alone names the set)
-  const addrRuns = new Map<string, [number, number]>();
-  const svcRuns = new Map<string, [number, number, number, number]>();
-  const spData = grow();
-  spData.push(0); // offset 0 is never a rule's: spAt 0 means none
-  const spRuns = new Map<SportPiece[], number>();
-  const cols = { spAt: grow(), rule: grow(), sz: grow(), dz: grow(), srcOff: grow(), srcCnt: grow(), dstOff: grow(), dstCnt: grow(), svcOff: grow(), svcCnt: grow(), pfxOff: grow(), pfxCnt: grow() };
+/**
+ * A table's pools (address prefixes, service intervals and their prefixes, source-port
+ * pieces) and which run holds which set: by srcKey / dstKey / svcKey (one family per table:
+ * the key alone names the set within a document) and the set it was made of. An update
+ * (updateFamilyTable) starts from the previous table's pools and appends what is new: a key
+ * whose set is another object gets a new run, its old one is garbage.
+ */
+export class TablePools {
+  addrLen = grow(); addrWords = grow(); addrMask = grow();
+  svcLo = grow(); svcHi = grow(); pfxLen = grow(); pfxWord = grow(); pfxIv = grow();
+  spData = grow();
+  readonly addrRuns = new Map<string, { set: Interval[]; run: [number, number] }>();
+  readonly svcRuns = new Map<string, { set: Array<[number, number]>; run: [number, number, number, number] }>();
+  readonly spRuns = new Map<SportPiece[], number>();
+  /** words of runs that no key names any more */
+  garbage = 0;
+  private readonly scratch = grow();
 
-  const addrRun = (key: string, set: Interval[]): [number, number] => {
-    let run = addrRuns.get(key);
-    if (!run) {
-      const start = addrLen.length;
-      for (const [lo, hi] of set) {
-        if (nw === 1) {
-          eachPrefix32(Number(lo), Number(hi), bits, (value, len) => {
-            addrLen.push(len);
-            addrWords.push(value);
-            addrMask.push(maskWord(len, 0));
-          });
-          continue;
+  constructor(private readonly nw: number, private readonly bits: number, private readonly splits: ServiceSplits, private readonly checkSets: boolean) {
+    this.spData.push(0); // offset 0 is never a rule's: spAt 0 means none
+  }
+
+  /** The pools of table t (its own, copied, and its maps), to append to; checkSets: a key
+   * whose set is not the object it was made of gets a new run. */
+  static from(t: FamilyTable, splits: ServiceSplits): TablePools | null {
+    const was = t.pools;
+    if (!was) return null;
+    const p = new TablePools(t.nw, FIELD_BITS[t.family], splits, true);
+    const fill = (g: GrowI32, a: Int32Array) => {
+      g.length = 0;
+      const at = g.reserve(a.length); // may replace g.buf
+      g.buf.set(a, at);
+    };
+    fill(p.addrLen, t.addrLen); fill(p.addrWords, t.addrWords); fill(p.addrMask, t.addrMask);
+    fill(p.svcLo, t.svcLo); fill(p.svcHi, t.svcHi); fill(p.pfxLen, t.pfxLen); fill(p.pfxWord, t.pfxWord); fill(p.pfxIv, t.pfxIv);
+    fill(p.spData, t.spData);
+    for (const [k, v] of was.addrRuns) p.addrRuns.set(k, v);
+    for (const [k, v] of was.svcRuns) p.svcRuns.set(k, v);
+    for (const [k, v] of was.spRuns) p.spRuns.set(k, v);
+    p.garbage = was.garbage;
+    return p;
+  }
+
+  addrRun(key: string, set: Interval[]): [number, number] {
+    const known = this.addrRuns.get(key);
+    if (known && (!this.checkSets || known.set === set)) return known.run;
+    if (known) this.garbage += known.run[1] * (this.nw + 1);
+    const { addrLen, addrWords, addrMask, nw, bits } = this;
+    const start = addrLen.length;
+    for (const [lo, hi] of set) {
+      if (nw === 1) {
+        eachPrefix32(Number(lo), Number(hi), bits, (value, len) => {
+          addrLen.push(len);
+          addrWords.push(value);
+          addrMask.push(maskWord(len, 0));
+        });
+        continue;
+      }
+      for (const p of intervalPrefixes(lo, hi, bits)) {
+        addrLen.push(p.len);
+        const w = wordsOf(p.value, nw);
+        for (let i = 0; i < nw; i++) {
+          addrWords.push(w[i]);
+          addrMask.push(maskWord(p.len, i));
         }
-        for (const p of intervalPrefixes(lo, hi, bits)) {
-          addrLen.push(p.len);
-          const w = wordsOf(p.value, nw);
-          for (let i = 0; i < nw; i++) {
-            addrWords.push(w[i]);
-            addrMask.push(maskWord(p.len, i));
-          }
-        }
       }
-      run = [start, addrLen.length - start];
-      addrRuns.set(key, run);
     }
+    const run: [number, number] = [start, addrLen.length - start];
+    this.addrRuns.set(key, { set, run });
     return run;
-  };
-  const scratch = grow();
-  const svcRun = (key: string, set: Array<[number, number]>) => {
-    let run = svcRuns.get(key);
-    if (!run) {
-      const ivStart = svcLo.length;
-      const pStart = pfxLen.length;
-      for (const [lo, hi] of set) {
-        svcLo.push(lo);
-        svcHi.push(hi);
-      }
-      const split = splitOf(splits, key, set, scratch);
-      for (let k = 0; k < split.length; k += 3) {
-        pfxLen.push(split[k]);
-        pfxWord.push(split[k + 1]);
-        pfxIv.push(ivStart + split[k + 2]);
-      }
-      run = [ivStart, svcLo.length - ivStart, pStart, pfxLen.length - pStart];
-      svcRuns.set(key, run);
+  }
+
+  svcRun(key: string, set: Array<[number, number]>): [number, number, number, number] {
+    const known = this.svcRuns.get(key);
+    if (known && (!this.checkSets || known.set === set)) return known.run;
+    if (known) this.garbage += 2 * known.run[1] + 3 * known.run[3];
+    const ivStart = this.svcLo.length;
+    const pStart = this.pfxLen.length;
+    for (const [lo, hi] of set) {
+      this.svcLo.push(lo);
+      this.svcHi.push(hi);
     }
+    const split = splitOf(this.splits, key, set, this.scratch);
+    for (let k = 0; k < split.length; k += 3) {
+      this.pfxLen.push(split[k]);
+      this.pfxWord.push(split[k + 1]);
+      this.pfxIv.push(ivStart + split[k + 2]);
+    }
+    const run: [number, number, number, number] = [ivStart, this.svcLo.length - ivStart, pStart, this.pfxLen.length - pStart];
+    this.svcRuns.set(key, { set, run });
     return run;
-  };
+  }
 
-  const fbit = familyBit(family);
-  const fam = family === 4 ? 'v4' : 'v6';
-  specs.forEach((r, index) => {
-    if ((r.families & fbit) === 0 || r.sz === NEVER || r.dz === NEVER) return;
-    if (r.src[fam].length === 0 || r.dst[fam].length === 0 || r.svc.length === 0) return;
-    const s = addrRun(r.srcKey, r.src[fam]);
-    const d = addrRun(r.dstKey, r.dst[fam]);
-    const v = svcRun(r.svcKey, r.svc);
-    cols.rule.push(index);
-    let sp = 0;
-    if (r.sport) {
-      sp = spRuns.get(r.sport) ?? pushPieces(spData, r.sport);
-      spRuns.set(r.sport, sp);
-    }
-    cols.spAt.push(sp);
-    cols.sz.push(r.sz);
-    cols.dz.push(r.dz);
-    cols.srcOff.push(s[0]); cols.srcCnt.push(s[1]);
-    cols.dstOff.push(d[0]); cols.dstCnt.push(d[1]);
-    cols.svcOff.push(v[0]); cols.svcCnt.push(v[1]);
-    cols.pfxOff.push(v[2]); cols.pfxCnt.push(v[3]);
-  });
+  sport(pieces: SportPiece[]): number {
+    let sp = this.spRuns.get(pieces);
+    if (sp === undefined) this.spRuns.set(pieces, (sp = pushPieces(this.spData, pieces)));
+    return sp;
+  }
 
+  /** words in the pools */
+  size(): number {
+    return this.addrWords.length + this.addrLen.length + 2 * this.svcLo.length + 3 * this.pfxLen.length;
+  }
+}
+
+/** The columns of a table under construction, one slot per spec at most. */
+const COLUMNS = ['spAt', 'rule', 'sz', 'dz', 'srcOff', 'srcCnt', 'dstOff', 'dstCnt', 'svcOff', 'svcCnt', 'pfxOff', 'pfxCnt'] as const;
+type Columns = Record<(typeof COLUMNS)[number], Int32Array>;
+
+/** Does spec r go into the table of family bit fbit (`fam` its field name)? */
+function inTable(r: RuleSpec, fbit: number, fam: 'v4' | 'v6'): boolean {
+  return (r.families & fbit) !== 0 && r.sz !== NEVER && r.dz !== NEVER && r.src[fam].length > 0 && r.dst[fam].length > 0 && r.svc.length > 0;
+}
+
+/** Row `row` of the columns from spec `r` (index `index`), its runs from the pools. */
+function putRow(c: Columns, row: number, r: RuleSpec, index: number, pools: TablePools, fam: 'v4' | 'v6'): void {
+  const s = pools.addrRun(r.srcKey, r.src[fam]);
+  const d = pools.addrRun(r.dstKey, r.dst[fam]);
+  const v = pools.svcRun(r.svcKey, r.svc);
+  c.rule[row] = index;
+  c.spAt[row] = r.sport ? pools.sport(r.sport) : 0;
+  c.sz[row] = r.sz;
+  c.dz[row] = r.dz;
+  c.srcOff[row] = s[0]; c.srcCnt[row] = s[1];
+  c.dstOff[row] = d[0]; c.dstCnt[row] = d[1];
+  c.svcOff[row] = v[0]; c.svcCnt[row] = v[1];
+  c.pfxOff[row] = v[2]; c.pfxCnt[row] = v[3];
+}
+
+function tableOf(family: Family, c: Columns, count: number, pools: TablePools): FamilyTable {
+  const col = (a: Int32Array) => a.slice(0, count);
   return {
     family,
-    nw,
-    count: cols.rule.length,
-    rule: cols.rule.done(), sz: cols.sz.done(), dz: cols.dz.done(),
-    srcOff: cols.srcOff.done(), srcCnt: cols.srcCnt.done(),
-    dstOff: cols.dstOff.done(), dstCnt: cols.dstCnt.done(),
-    svcOff: cols.svcOff.done(), svcCnt: cols.svcCnt.done(),
-    pfxOff: cols.pfxOff.done(), pfxCnt: cols.pfxCnt.done(),
-    addrLen: addrLen.done(), addrWords: addrWords.done(), addrMask: addrMask.done(),
-    svcLo: svcLo.done(), svcHi: svcHi.done(),
-    pfxLen: pfxLen.done(), pfxWord: pfxWord.done(), pfxIv: pfxIv.done(),
-    spAt: cols.spAt.done(), spData: spData.done(),
+    nw: family === 4 ? 1 : 4,
+    count,
+    rule: col(c.rule), sz: col(c.sz), dz: col(c.dz),
+    srcOff: col(c.srcOff), srcCnt: col(c.srcCnt),
+    dstOff: col(c.dstOff), dstCnt: col(c.dstCnt),
+    svcOff: col(c.svcOff), svcCnt: col(c.svcCnt),
+    pfxOff: col(c.pfxOff), pfxCnt: col(c.pfxCnt),
+    addrLen: pools.addrLen.done(), addrWords: pools.addrWords.done(), addrMask: pools.addrMask.done(),
+    svcLo: pools.svcLo.done(), svcHi: pools.svcHi.done(),
+    pfxLen: pools.pfxLen.done(), pfxWord: pools.pfxWord.done(), pfxIv: pools.pfxIv.done(),
+    spAt: col(c.spAt), spData: pools.spData.done(),
+    pools,
   };
+}
+
+const columns = (n: number): Columns => Object.fromEntries(COLUMNS.map((k) => [k, new Int32Array(n)])) as Columns;
+
+/** Converts the rules that can match packets of `family` into a FamilyTable. */
+export function buildFamilyTable(specs: readonly RuleSpec[], family: Family, splits: ServiceSplits = new Map()): FamilyTable {
+  const pools = new TablePools(family === 4 ? 1 : 4, FIELD_BITS[family], splits, false);
+  const c = columns(specs.length);
+  const fbit = familyBit(family);
+  const fam = family === 4 ? 'v4' : 'v6';
+  let count = 0;
+  specs.forEach((r, index) => {
+    if (inTable(r, fbit, fam)) putRow(c, count++, r, index, pools, fam);
+  });
+  return tableOf(family, c, count, pools);
+}
+
+/** Row o of table `from` as row `row` of the columns, for the rule at `index` (column by
+ * column by name: a loop over the names was a keyed access each, 10x slower). */
+function copyRow(c: Columns, row: number, from: FamilyTable, o: number, index: number): void {
+  c.rule[row] = index;
+  c.spAt[row] = from.spAt[o];
+  c.sz[row] = from.sz[o];
+  c.dz[row] = from.dz[o];
+  c.srcOff[row] = from.srcOff[o]; c.srcCnt[row] = from.srcCnt[o];
+  c.dstOff[row] = from.dstOff[o]; c.dstCnt[row] = from.dstCnt[o];
+  c.svcOff[row] = from.svcOff[o]; c.svcCnt[row] = from.svcCnt[o];
+  c.pfxOff[row] = from.pfxOff[o]; c.pfxCnt[row] = from.pfxCnt[o];
+}
+
+/**
+ * The table of `specs` from the previous one (`prev`, made from `prevSpecs`): a spec that is
+ * the same object as one of prevSpecs keeps its row's runs (copied; its position may differ),
+ * and only the others go through the pools, which are the previous pools plus what is new.
+ * A full build (buildFamilyTable) when the previous table has no pools to append to or its
+ * pools are half garbage (sets replaced over many updates). Equal to the full build as a
+ * table of rules (the same sets per row); the pools' order differs.
+ */
+export function updateFamilyTable(specs: readonly RuleSpec[], family: Family, splits: ServiceSplits, prev: FamilyTable, prevSpecs: readonly RuleSpec[]): FamilyTable {
+  const pools = prev.family === family ? TablePools.from(prev, splits) : null;
+  if (!pools || 2 * pools.garbage > pools.size()) return buildFamilyTable(specs, family, splits);
+  const rowOf = new Int32Array(prevSpecs.length).fill(-1);
+  for (let r = 0; r < prev.count; r++) rowOf[prev.rule[r]] = r;
+  const c = columns(specs.length);
+  const fbit = familyBit(family);
+  const fam = family === 4 ? 'v4' : 'v6';
+  let count = 0;
+  // specs are found in the previous list by position, past an insertion, deletion or move by
+  // a map of it made then (policySpecs does the same)
+  let byObj: Map<RuleSpec, number> | null = null;
+  let j = 0;
+  specs.forEach((r, index) => {
+    if (prevSpecs[j] !== r) {
+      if (!byObj && prevSpecs[j + 1] === specs[index + 1] && index + 1 < specs.length) j++;
+      else j = (byObj ??= new Map(prevSpecs.map((x, k) => [x, k]))).get(r) ?? -1;
+      if (j < 0 || prevSpecs[j] !== r) {
+        j = Math.max(j, 0);
+        if (inTable(r, fbit, fam)) putRow(c, count++, r, index, pools, fam);
+        return;
+      }
+    }
+    const o = rowOf[j++];
+    if (o < 0) return; // the same spec, and it was not in the table
+    copyRow(c, count++, prev, o, index);
+  });
+  return tableOf(family, c, count, pools);
 }
