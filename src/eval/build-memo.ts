@@ -26,8 +26,9 @@ export interface TableMemo {
   specs: readonly RuleSpec[];
   table: FamilyTable;
   mem: Int32Array;
-  /** by zone group and CutSplit part: `${srcZone}:${dstZone}:${part}` */
-  trees: Map<string, TreeMemo>;
+  /** by zone group and CutSplit part (`${srcZone}:${dstZone}:${part}`): its base tree, and
+   * its delta tree when it has one (table-reuse.ts) */
+  trees: Map<string, TreeMemo[]>;
   /** the build parameters and firstOnly, as a string: trees are reused only under the same */
   params: string;
 }
@@ -67,8 +68,13 @@ export class BuildMemo {
   readonly tables = new Map<string, TableMemo>();
   readonly stats: ReuseStats = { specsReused: 0, specsMade: 0, treesReused: 0, treesBuilt: 0 };
 
-  /** `previous`: the memo of the build before on this thread, or null (a full build). */
-  constructor(public previous: BuildMemo | null) {}
+  /**
+   * `previous`: the memo of the build before on this thread, or null (a full build).
+   * `maxDropped`: the share of a tree's rules that may be left out of its copy (the rest of
+   * the part in a delta tree, table-reuse.ts) before the part is built again; tests raise it
+   * so that small configurations take that path too.
+   */
+  constructor(public previous: BuildMemo | null, readonly maxDropped = 0.25) {}
 
   /** The build is done: the previous memo is no longer needed (its memory goes). */
   done(): this {

@@ -107,10 +107,12 @@ export function buildClassifier(t: FamilyTable, zones: number, params: BuildPara
       else if (isSmall(t.dstOff[r], t.dstCnt[r])) subsets[1].push(r);
       else subsets[2].push(r);
     }
-    const trees = [0, 1, 2].filter((part) => subsets[part].length > 0).sort((x, y) => subsets[x][0] - subsets[y][0]);
-    forestOf.set(key, forests.length);
     const a = Math.floor(key / Z1), b = key % Z1;
-    forests.push(trees.flatMap((part) => [source.tree(a, b, part, subsets[part]), t.rule[subsets[part][0]]]));
+    // (root, first rule) of each tree, in order of their first rule
+    const trees = [0, 1, 2].filter((part) => subsets[part].length > 0).flatMap((part) => source.trees(a, b, part, subsets[part]));
+    trees.sort((x, y) => x[1] - y[1]);
+    forestOf.set(key, forests.length);
+    forests.push(trees.flat());
   }
   // the forests after the trees, their ids become offsets
   const fOff = forests.map((f) => {

@@ -11,6 +11,9 @@ import type { FamilyTable, RuleSpec } from './rules';
 import type { TreeBuilder } from './tree';
 import { relocateTree, type RuleMoves } from './tree-reuse';
 
+/** A delta tree may hold this many rules, or a sixteenth of its base's if more. */
+const DELTA_MIN = 64;
+
 /** What buildClassifier needs to reuse trees: the table's specs, this build's memo (whose
  * `previous` may hold the table), the table's name in it. */
 export interface TableReuse {
@@ -22,7 +25,9 @@ export interface TableReuse {
 export class TreeSource {
   private readonly prev: TableMemo | null;
   private moves: RuleMoves | null = null;
-  private readonly trees = new Map<string, TreeMemo>();
+  private readonly built = new Map<string, TreeMemo[]>();
+  /** per previous rule position, 1: left out of the tree being copied (patch()) */
+  private drop: Uint8Array | null = null;
 
   constructor(
     private readonly t: FamilyTable,
@@ -35,35 +40,94 @@ export class TreeSource {
     this.prev = p && p.params === params && p.table.family === t.family ? p : null;
   }
 
-  /** The root of the tree of `rows` (ascending rows of the table), zone group (a, b), part `part`. */
-  tree(a: number, b: number, part: number, rows: readonly number[]): number {
+  /**
+   * The trees of `rows` (ascending rows of the table), zone group (a, b), CutSplit part `part`,
+   * as (root, first rule) pairs. A part is one tree, or, after changes, a base tree and a small
+   * delta tree: the previous part's trees whose rules are the same specs in the same order are
+   * copied; otherwise, when few rules changed, the base tree is copied without the entries of
+   * its rules that were deleted, changed or moved, and those rules' new versions and the
+   * inserted rules (with the previous delta tree's) make a new delta tree. The forest searches
+   * both in order of their first rule and takes the lower match, as it does for parts. Past
+   * DELTA_MAX rules in the delta tree, or a quarter of the base dropped, the part is built
+   * again as one tree.
+   */
+  trees(a: number, b: number, part: number, rows: readonly number[]): Array<[number, number]> {
     const key = `${a}:${b}:${part}`;
-    const tb = this.tb;
-    const old = this.prev?.trees.get(key);
-    if (old && tb.entries + old.entries <= this.maxEntries && this.sameRules(old, rows)) {
-      const moved = relocateTree(this.prev!.mem, old, tb.mem, this.t.nw === 1, this.movesOf(old, rows));
-      if (moved) {
-        tb.entries += moved.entries;
-        this.record(key, { ...moved, rows: Int32Array.from(rows) });
-        this.reuse!.memo.stats.treesReused++;
-        return moved.root;
-      }
+    const olds = this.prev?.trees.get(key);
+    const out: TreeMemo[] = [];
+    if (olds && olds.length === 1 && this.sameRules(olds[0], rows)) {
+      const moved = this.copy(olds[0], rows);
+      if (moved) out.push(moved);
     }
+    if (out.length === 0 && olds) this.patch(olds, rows, out);
+    if (out.length === 0) out.push(this.build(rows));
+    if (this.reuse) this.built.set(key, out);
+    return out.map((tm) => [tm.root, this.t.rule[tm.rows[0]]]);
+  }
+
+  /** The base and delta trees of a part whose rules changed a little (see trees()), in `out`;
+   * leaves `out` empty when the part is to be built as one tree. */
+  private patch(olds: readonly TreeMemo[], rows: readonly number[], out: TreeMemo[]): void {
+    const specs = this.reuse!.specs, was = this.prev!.specs, wasRule = this.prev!.table.rule, rule = this.t.rule;
+    const base = olds[0];
+    // the base's rules by spec: their index in base.rows
+    const at = new Map<RuleSpec, number>();
+    for (let k = 0; k < base.rows.length; k++) at.set(was[wasRule[base.rows[k]]], k);
+    const keep: number[] = [], keptAt: number[] = [], delta: number[] = [];
+    let last = -1;
+    for (const r of rows) {
+      const k = at.get(specs[rule[r]]);
+      // kept in the base in their order; a rule out of order (moved) goes to the delta tree
+      if (k !== undefined && k > last) {
+        keep.push(r);
+        keptAt.push(k);
+        last = k;
+      } else delta.push(r);
+    }
+    const dropped = base.rows.length - keep.length;
+    if (keep.length === 0 || delta.length > Math.max(DELTA_MIN, keep.length >> 4) || dropped > this.reuse!.memo.maxDropped * base.rows.length) return;
+    const tb = this.tb;
+    if (tb.entries + base.entries > this.maxEntries) return;
+    const drop = (this.drop ??= new Uint8Array(was.length));
+    for (const k of base.rows) drop[wasRule[k]] = 1;
+    for (const k of keptAt) drop[wasRule[base.rows[k]]] = 0;
+    const moved = relocateTree(this.prev!.mem, base, tb.mem, this.t.nw === 1, this.movesOf({ ...base, rows: Int32Array.from(keptAt, (k) => base.rows[k]) }, keep), dropped > 0 ? drop : undefined);
+    for (const k of base.rows) drop[wasRule[k]] = 0;
+    if (!moved) return;
+    tb.entries += moved.entries;
+    this.reuse!.memo.stats.treesReused++;
+    out.push({ ...moved, rows: Int32Array.from(keep) });
+    if (delta.length === 0) return;
+    // the delta tree: the previous one copied when it is the same, else built (it is small)
+    const old = olds[1];
+    const same = old !== undefined && this.sameRules(old, delta) ? this.copy(old, delta) : null;
+    out.push(same ?? this.build(delta));
+  }
+
+  /** The previous tree `old` copied for `rows` (the same specs in the same order), or null. */
+  private copy(old: TreeMemo, rows: readonly number[]): TreeMemo | null {
+    const tb = this.tb;
+    if (tb.entries + old.entries > this.maxEntries) return null;
+    const moved = relocateTree(this.prev!.mem, old, tb.mem, this.t.nw === 1, this.movesOf(old, rows));
+    if (!moved) return null;
+    tb.entries += moved.entries;
+    this.reuse!.memo.stats.treesReused++;
+    return { ...moved, rows: Int32Array.from(rows) };
+  }
+
+  /** A tree built from `rows`. */
+  private build(rows: readonly number[]): TreeMemo {
+    const tb = this.tb;
     const start = tb.mem.length, entries = tb.entries;
     const root = tb.build(rows);
-    this.record(key, { root, start, end: tb.mem.length, entries: tb.entries - entries, rows: Int32Array.from(rows) });
     if (this.reuse) this.reuse.memo.stats.treesBuilt++;
-    return root;
+    return { root, start, end: tb.mem.length, entries: tb.entries - entries, rows: Int32Array.from(rows) };
   }
 
   /** Records this build's table in the memo (`mem`: the table's finished tree memory). */
   finish(mem: Int32Array): void {
     if (!this.reuse) return;
-    this.reuse.memo.tables.set(this.reuse.name, { specs: this.reuse.specs, table: this.t, mem, trees: this.trees, params: this.params });
-  }
-
-  private record(key: string, tree: TreeMemo): void {
-    if (this.reuse) this.trees.set(key, tree);
+    this.reuse.memo.tables.set(this.reuse.name, { specs: this.reuse.specs, table: this.t, mem, trees: this.built, params: this.params });
   }
 
   /** Are the tree's rules the same specs, in the same order, as `rows`' rules? */

@@ -16,6 +16,7 @@
 // among equal children, and a hash node's default child among its empty slots).
 import type { GrowI32 } from './grow';
 import { INLINE_RULES, Layout } from './tree-layout';
+import { SVC_MAX } from './sets';
 
 /** Where a tree sits in the mem it was built in. */
 export interface TreeRange {
@@ -35,16 +36,19 @@ export interface RuleMoves {
 }
 
 /**
- * Copies `tree` of `old` into `mem` with its refs, rule indices and pool offsets moved;
- * returns its range there, or null when it cannot be copied as it is (a rule whose new
- * position no longer fits an inline entry): then the caller builds the tree.
+ * Copies `tree` of `old` into `mem` with its refs, rule indices and pool offsets moved, and
+ * without the leaf entries of the rules `drop` marks (by previous position: rules deleted or
+ * changed, whose new version is in another tree); returns its range there, or null when it
+ * cannot be copied so (a rule whose new position no longer fits an inline entry, a dropped
+ * rule that covers a leaf): then the caller builds the tree.
  */
-export function relocateTree(old: Int32Array, tree: TreeRange, mem: GrowI32, v4: boolean, moves: RuleMoves): TreeRange | null {
+export function relocateTree(old: Int32Array, tree: TreeRange, mem: GrowI32, v4: boolean, moves: RuleMoves, drop?: Uint8Array): TreeRange | null {
   const len = tree.end - tree.start;
-  const at = mem.reserve(len);
+  const at0 = mem.reserve(len);
   const m = mem.buf;
-  m.set(old.subarray(tree.start, tree.end), at);
-  const delta = at - tree.start;
+  m.set(old.subarray(tree.start, tree.end), at0);
+  const delta = at0 - tree.start;
+  let dropped = 0; // leaf entries left out
   const seen = new Uint8Array(len);
   const moveRef = (ref: number) => (ref >= 0 ? ref + delta : ref === -1 ? -1 : ~(~ref + delta));
   const { pos, src, dst, svc } = moves;
@@ -76,32 +80,56 @@ export function relocateTree(old: Int32Array, tree: TreeRange, mem: GrowI32, v4:
       }
       continue;
     }
-    // a leaf: [count, entries]
+    // a leaf: [count, entries]; the entries of dropped rules are left out (the kept ones close
+    // up), unless one covers the leaf: the builder may have cut the rules after it, which a
+    // leaf without it would need (then the tree is built)
     const n = old[off];
-    if (v4) {
-      for (let e = off + 1, end = e + n * Layout.LeafStride4; e < end; e += Layout.LeafStride4) {
+    const stride = v4 ? Layout.LeafStride4 : Layout.LeafStride6;
+    let kept = 0;
+    for (let e = off + 1, end = e + n * stride; e < end; e += stride) {
+      const to = o + 1 + kept * stride;
+      if (v4) {
         const w = old[e];
         if (w >= 0) {
-          const rule = pos[w >>> Layout.RuleShift];
-          if (rule >= INLINE_RULES) return abandon(mem, at);
-          m[e + delta] = (rule << Layout.RuleShift) | (w & ((1 << Layout.RuleShift) - 1));
+          const at = w >>> Layout.RuleShift;
+          if (drop && drop[at] === 1) {
+            if ((w & ((1 << Layout.RuleShift) - 1)) === 0 && old[e + 3] === 0 && old[e + 4] === SVC_MAX) return abandon(mem, at0);
+            dropped++;
+            continue;
+          }
+          const rule = pos[at];
+          if (rule >= INLINE_RULES) return abandon(mem, at0);
+          m.copyWithin(to, e + delta, e + delta + stride);
+          m[to] = (rule << Layout.RuleShift) | (w & ((1 << Layout.RuleShift) - 1));
         } else {
           const rule = ~w;
-          m[e + delta] = ~pos[rule];
           const rec = old[e + 1];
-          m[e + 1 + delta] = rec + delta;
+          if (drop && drop[rule] === 1) {
+            if (old[rec + 1] === 0 && old[rec + 3] === 0 && old[rec + 5] === 0) return abandon(mem, at0);
+            dropped++;
+            continue;
+          }
+          m.copyWithin(to, e + delta, e + delta + stride);
+          m[to] = ~pos[rule];
+          m[to + 1] = rec + delta;
           moveRuns(m, rec + delta, old, rec, src[rule], dst[rule], svc[rule]);
         }
-      }
-    } else {
-      for (let e = off + 1, end = e + n * Layout.LeafStride6; e < end; e += Layout.LeafStride6) {
+      } else {
         const rule = old[e];
-        m[e + delta] = pos[rule];
-        moveRuns(m, e + 1 + delta, old, e + 1, src[rule], dst[rule], svc[rule]);
+        if (drop && drop[rule] === 1) {
+          if (old[e + 2] === 0 && old[e + 4] === 0 && old[e + 6] === 0) return abandon(mem, at0);
+          dropped++;
+          continue;
+        }
+        m.copyWithin(to, e + delta, e + delta + stride);
+        m[to] = pos[rule];
+        moveRuns(m, to + 1, old, e + 1, src[rule], dst[rule], svc[rule]);
       }
+      kept++;
     }
+    m[o] = kept;
   }
-  return { root: moveRef(tree.root), start: at, end: at + len, entries: tree.entries };
+  return { root: moveRef(tree.root), start: at0, end: at0 + len, entries: tree.entries - dropped };
 }
 
 /** (srcOff, srcCnt, dstOff, dstCnt, svcOff, svcCnt) at `from` of old, moved, at `to` of m

@@ -159,14 +159,17 @@ describe('incremental compile = full compile', () => {
         fc.array(changeArb, { minLength: 1, maxLength: 8 }),
         fc.array(packetArb, { minLength: 40, maxLength: 40 }),
         paramsArb,
-        (spec, changes, packets, params) => {
+        // the share of a tree's rules its copy may leave out: the default, or any (so that
+        // small trees take the base + delta path too)
+        fc.constantFrom(0.25, 1),
+        (spec, changes, packets, params, maxDropped) => {
           let doc = specDoc(spec);
-          let memo = new BuildMemo(null);
+          let memo = new BuildMemo(null, maxDropped);
           compileImage(doc, { params, specs: policySpecs(doc, memo), build: memo });
           memo.done();
           for (const c of changes) {
             doc = applyChange(doc, c);
-            const next = new BuildMemo(memo);
+            const next = new BuildMemo(memo, maxDropped);
             const image = compileImage(doc, { params, specs: policySpecs(doc, next), build: next });
             memo = next.done();
             add(memo.stats);
