@@ -55,9 +55,13 @@ export class TreeSource {
     const key = `${a}:${b}:${part}`;
     const olds = this.prev?.trees.get(key);
     const out: TreeMemo[] = [];
-    if (olds && olds.length === 1 && this.sameRules(olds[0], rows)) {
-      const moved = this.copy(olds[0], rows);
-      if (moved) out.push(moved);
+    const same = olds ? this.sameParts(olds, rows) : null;
+    if (same) {
+      for (let i = 0; i < olds!.length && out.length === i; i++) {
+        const moved = this.copy(olds![i], same[i]);
+        if (moved) out.push(moved);
+      }
+      if (out.length < olds!.length) out.length = 0; // built whole below (the copies are garbage)
     }
     if (out.length === 0 && olds) this.patch(olds, rows, out);
     if (out.length === 0) out.push(this.build(rows));
@@ -128,6 +132,29 @@ export class TreeSource {
   finish(mem: Int32Array): void {
     if (!this.reuse) return;
     this.reuse.memo.tables.set(this.reuse.name, { specs: this.reuse.specs, table: this.t, mem, trees: this.built, params: this.params });
+  }
+
+  /** When `rows`' rules are the same specs in the same order as those of the previous trees
+   * `olds` (one, or a base and a delta tree, merged by position), each tree's rows; else null. */
+  private sameParts(olds: readonly TreeMemo[], rows: readonly number[]): Array<readonly number[]> | null {
+    if (olds.length === 1) return this.sameRules(olds[0], rows) ? [rows] : null;
+    if (olds.length !== 2 || olds[0].rows.length + olds[1].rows.length !== rows.length) return null;
+    const specs = this.reuse!.specs, was = this.prev!.specs, wasRule = this.prev!.table.rule, rule = this.t.rule;
+    const a = olds[0].rows, b = olds[1].rows;
+    const pa: number[] = [], pb: number[] = [];
+    let i = 0, j = 0;
+    for (let k = 0; k < rows.length; k++) {
+      const r = rows[k];
+      // the next rule of the two trees by previous position
+      if (j >= b.length || (i < a.length && wasRule[a[i]] < wasRule[b[j]])) {
+        if (was[wasRule[a[i++]]] !== specs[rule[r]]) return null;
+        pa.push(r);
+      } else {
+        if (was[wasRule[b[j++]]] !== specs[rule[r]]) return null;
+        pb.push(r);
+      }
+    }
+    return [pa, pb];
   }
 
   /** Are the tree's rules the same specs, in the same order, as `rows`' rules? */
