@@ -48,8 +48,9 @@ export class TreeSource {
    * its rules that were deleted, changed or moved, and those rules' new versions and the
    * inserted rules (with the previous delta tree's) make a new delta tree. The forest searches
    * both in order of their first rule and takes the lower match, as it does for parts. Past
-   * DELTA_MAX rules in the delta tree, or a quarter of the base dropped, the part is built
-   * again as one tree.
+   * DELTA_MIN rules in the delta tree (or a sixteenth of the base, if more), or a quarter of
+   * the base dropped (memo.maxDropped), the part is built again as one tree: this bounds what
+   * a lookup pays for the second tree.
    */
   trees(a: number, b: number, part: number, rows: readonly number[]): Array<[number, number]> {
     const key = `${a}:${b}:${part}`;
