@@ -11,8 +11,11 @@ import type { FamilyTable, RuleSpec } from './rules';
 import type { TreeBuilder } from './tree';
 import { relocateTree, type RuleMoves } from './tree-reuse';
 
-/** A delta tree may hold this many rules, or a sixteenth of its base's if more. */
-const DELTA_MIN = 64;
+/** A delta tree holds at most this many rules: every lookup into its zone group walks it
+ * too. With a cap of a sixteenth of the base (~520 rules at 100,000 random policies) lookups
+ * ran at 0.82x of a full build's after 200 changes; with 64 (a tree of a few levels and small
+ * leaves) at 0.93-0.98x, within the noise (docs/performance.md, "The incremental compile"). */
+const DELTA_MAX = 64;
 
 /** What buildClassifier needs to reuse trees: the table's specs, this build's memo (whose
  * `previous` may hold the table), the table's name in it. */
@@ -48,7 +51,7 @@ export class TreeSource {
    * its rules that were deleted, changed or moved, and those rules' new versions and the
    * inserted rules (with the previous delta tree's) make a new delta tree. The forest searches
    * both in order of their first rule and takes the lower match, as it does for parts. Past
-   * DELTA_MIN rules in the delta tree (or a sixteenth of the base, if more), or a quarter of
+   * DELTA_MAX rules in the delta tree, or a quarter of
    * the base dropped (memo.maxDropped), the part is built again as one tree: this bounds what
    * a lookup pays for the second tree.
    */
@@ -90,7 +93,7 @@ export class TreeSource {
       } else delta.push(r);
     }
     const dropped = base.rows.length - keep.length;
-    if (keep.length === 0 || delta.length > Math.max(DELTA_MIN, keep.length >> 4) || dropped > this.reuse!.memo.maxDropped * base.rows.length) return;
+    if (keep.length === 0 || delta.length > DELTA_MAX || dropped > this.reuse!.memo.maxDropped * base.rows.length) return;
     const tb = this.tb;
     if (tb.entries + base.entries > this.maxEntries) return;
     const drop = (this.drop ??= new Uint8Array(was.length));
