@@ -4,9 +4,10 @@
 import type { Logger } from 'pino';
 import { FwError } from '../errors';
 import { parseDoc } from '../config/document';
-import { shareUnchanged } from '../config/doc-delta';
+import { applyDelta, shareUnchanged } from '../config/doc-delta';
 import type { ConfigDoc } from '../config/types';
 import type { Store, VersionMeta } from '../store/types';
+import { sameCommit } from '../store/version-deltas';
 import { Lru } from '../lru';
 import { RunningState } from './running';
 import type { Compiler } from './types';
@@ -19,10 +20,9 @@ import { threadGarbage } from '../idle-gc';
  */
 const VERSION_DOCS_CACHED = 8;
 
-/** Whether two metas are one commit (its number, time and author). */
-function sameCommit(a: VersionMeta, b: VersionMeta): boolean {
-  return a.version === b.version && a.time === b.time && a.author === b.author;
-}
+/** Versions committed elsewhere that an instance applies as deltas to the one it serves;
+ * further behind, it reads the version whole. */
+const FOLLOW_DELTAS = 32;
 
 function notFound(version: number): never {
   throw new FwError('ERR_NET_1003', `version ${version} not found`);
@@ -36,7 +36,7 @@ export class RunningVersions<C> {
   private readonly listeners: Array<(state: RunningState<C>) => void> = [];
 
   constructor(
-    private readonly store: Pick<Store, 'runningVersion' | 'getVersion'>,
+    private readonly store: Pick<Store, 'runningVersion' | 'getVersion' | 'versionDelta'>,
     private readonly compiler: Compiler<C>,
     private readonly log: Logger,
   ) {}
@@ -85,7 +85,9 @@ export class RunningVersions<C> {
     // the history went back: every cached document from this number on may be the lost side's
     // (its unconfirmed commits took numbers the winning side gives to other documents)
     if (older) this.versionDocs.deleteWhere((n) => n >= meta.version);
-    const doc = older ? parseDoc((await this.store.getVersion(meta.version) ?? notFound(meta.version)).doc) : await this.versionDoc(meta.version);
+    const doc = older
+      ? parseDoc((await this.store.getVersion(meta.version) ?? notFound(meta.version)).doc)
+      : (await this.followDeltas(before, meta)) ?? (await this.versionDoc(meta.version));
     // this process committed (or loaded) meanwhile: that is newer than what we read
     if (this.running !== before) return;
     // sharing what did not change with the version served so far (equal objects for equal
@@ -95,6 +97,25 @@ export class RunningVersions<C> {
     this.set(new RunningState(meta, doc, this.compiler.compile(doc, before.doc)));
     if (older) this.log.warn({ version: meta.version, served: before.meta.version }, 'the running version served here is not in Redis (lost with a failed-over primary\'s unconfirmed writes): serving the one in Redis');
     else this.log.info({ version: meta.version, author: meta.author }, 'loaded a running version committed elsewhere');
+  }
+
+  /**
+   * The document of `meta` from the one served, when the versions after it were committed as
+   * deltas on it, one on the other (version-deltas.ts): the few changes another instance
+   * committed, instead of reading and parsing the whole document (~13 MB at 100,000
+   * policies). Undefined when one of them is stored whole or was made on another commit.
+   */
+  private async followDeltas(before: RunningState<C>, meta: VersionMeta): Promise<ConfigDoc | undefined> {
+    if (meta.version - before.meta.version > FOLLOW_DELTAS) return undefined;
+    let doc = before.doc;
+    let held: VersionMeta = before.meta;
+    for (let v = held.version + 1; v <= meta.version; v++) {
+      const d = await this.store.versionDelta(v);
+      if (!d || !sameCommit(d.base, held)) return undefined;
+      doc = applyDelta(doc, d.delta);
+      held = d;
+    }
+    return sameCommit(held, meta) ? doc : undefined;
   }
 
   /** The document of a committed version (404 when there is none or it was pruned); never mutated. */

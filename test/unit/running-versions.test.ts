@@ -8,6 +8,9 @@ import type { ConfigDoc } from '../../src/config/types';
 import { RunningVersions } from '../../src/session/running-versions';
 import type { Compiler } from '../../src/session/types';
 import type { VersionMeta, VersionRecord } from '../../src/store/types';
+import type { VersionDeltaRecord } from '../../src/store/version-deltas';
+import { docDelta } from '../../src/config/doc-delta';
+import { parseDoc } from '../../src/config/document';
 
 function record(version: number, time: number, addresses: string[]): VersionRecord {
   const doc = emptyDoc(['eth0']);
@@ -23,6 +26,10 @@ function fakeStore(initial: VersionRecord[]) {
     history,
     runningVersion: async () => meta(history.get(Math.max(...history.keys()))!),
     getVersion: async (n: number) => history.get(n),
+    deltas: new Map<number, VersionDeltaRecord>(),
+    async versionDelta(n: number) {
+      return this.deltas.get(n);
+    },
   };
 }
 
@@ -46,4 +53,30 @@ test('a version number the lost side used is read again from the store once the 
   expect(versions.current().meta.version).toBe(3);
   expect(names(versions.current().doc)).toEqual(['a', 'won2', 'won3']);
   expect(names(await versions.versionDoc(2))).toEqual(['a', 'won2']);
+});
+
+test('versions committed elsewhere as deltas are applied to the one served, only on the commit they were made on', async () => {
+  const store = fakeStore([record(0, 1, []), record(1, 2, ['a'])]);
+  const versions = new RunningVersions(store, compiler, pino({ level: 'silent' }));
+  await versions.init();
+  const served = versions.current().doc;
+  const deltaOf = (from: VersionRecord, to: VersionRecord): VersionDeltaRecord => {
+    const { doc: _doc, ...meta } = to;
+    return { ...meta, base: { version: from.version, time: from.time, author: from.author }, delta: docDelta(parseDoc(from.doc), parseDoc(to.doc)) };
+  };
+  const v2 = record(2, 5, ['a', 'b']), v3 = record(3, 6, ['a', 'b', 'c']);
+  // the whole records answer a different document: only the deltas can give b and c
+  store.history.set(2, record(2, 5, ['whole2']));
+  store.history.set(3, record(3, 6, ['whole3']));
+  store.deltas.set(2, deltaOf(record(1, 2, ['a']), v2));
+  store.deltas.set(3, deltaOf(v2, v3));
+  await versions.refresh();
+  expect(versions.current().meta.version).toBe(3);
+  expect(names(versions.current().doc)).toEqual(['a', 'b', 'c']);
+  expect(versions.current().doc.addresses.get('a')).toBe(served.addresses.get('a')); // shared, not parsed again
+  // version 4 made on another commit numbered 3 (the lost side of a split): read whole
+  store.history.set(4, record(4, 8, ['a', 'b', 'c', 'whole4']));
+  store.deltas.set(4, deltaOf(record(3, 7, ['a', 'b', 'c']), record(4, 8, ['a', 'b', 'c', 'd'])));
+  await versions.refresh();
+  expect(names(versions.current().doc)).toEqual(['a', 'b', 'c', 'whole4']);
 });
