@@ -5,7 +5,7 @@
 // version (src/config/doc-delta.ts), so a commit stores that change, and a whole copy of the
 // version (a "keyframe") is written after the commit's answer once the chain of deltas since
 // the last keyframe is long or heavy. Both stores keep these rules (docs/store.md).
-import { applyDelta, type DocDelta } from '../config/doc-delta';
+import { applyDeltaTo, type DocDelta } from '../config/doc-delta';
 import { NAMED_COLLECTIONS, parseDoc, serializeDoc } from '../config/document';
 import type { ConfigDoc } from '../config/types';
 import { metaOf } from './records';
@@ -71,8 +71,9 @@ export function isDeltaRecord(r: VersionRecord | VersionDeltaRecord): r is Versi
  * `keyframe`) describes, whole: the record it would have been stored as. */
 export function rebuildVersion(keyframe: VersionRecord, deltas: VersionDeltaRecord[]): VersionRecord {
   if (!deltas.length) return keyframe;
-  let doc: ConfigDoc = parseDoc(keyframe.doc);
-  for (const d of deltas) doc = applyDelta(doc, d.delta);
+  // the parsed keyframe is ours: the deltas go into it, and serializeDoc puts keys in order
+  const doc: ConfigDoc = parseDoc(keyframe.doc);
+  for (const d of deltas) applyDeltaTo(doc, d.delta, false);
   return { ...metaOf(deltas[deltas.length - 1]), doc: serializeDoc(doc) };
 }
 
