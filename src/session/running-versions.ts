@@ -85,9 +85,10 @@ export class RunningVersions<C> {
     // the history went back: every cached document from this number on may be the lost side's
     // (its unconfirmed commits took numbers the winning side gives to other documents)
     if (older) this.versionDocs.deleteWhere((n) => n >= meta.version);
+    const followed = older ? undefined : await this.followDeltas(before, meta);
     const doc = older
       ? parseDoc((await this.store.getVersion(meta.version) ?? notFound(meta.version)).doc)
-      : (await this.followDeltas(before, meta)) ?? (await this.versionDoc(meta.version));
+      : followed ?? (await this.versionDoc(meta.version));
     // this process committed (or loaded) meanwhile: that is newer than what we read
     if (this.running !== before) return;
     // sharing what did not change with the version served so far (equal objects for equal
@@ -96,7 +97,7 @@ export class RunningVersions<C> {
     shareUnchanged(before.doc, doc);
     this.set(new RunningState(meta, doc, this.compiler.compile(doc, before.doc)));
     if (older) this.log.warn({ version: meta.version, served: before.meta.version }, 'the running version served here is not in Redis (lost with a failed-over primary\'s unconfirmed writes): serving the one in Redis');
-    else this.log.info({ version: meta.version, author: meta.author }, 'loaded a running version committed elsewhere');
+    else this.log.info({ version: meta.version, author: meta.author, read: followed ? 'deltas' : 'whole' }, 'loaded a running version committed elsewhere');
   }
 
   /**
