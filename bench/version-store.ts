@@ -21,7 +21,7 @@ import type { ConfigDoc } from '../src/config/types';
 import { EmbeddedStore } from '../src/store/embedded';
 import { RedisStore } from '../src/store/redis/redis-store';
 import type { Store } from '../src/store/types';
-import { versionChange } from '../src/store/version-deltas';
+import { unpackDelta, versionChange } from '../src/store/version-deltas';
 import { startRedis, type TestRedis } from '../test/helpers/redis';
 import { fmt } from './http-load';
 import { scaleConfig } from './scale-config';
@@ -97,7 +97,7 @@ async function run(storeKind: string, size: number): Promise<Record<'whole' | 'd
       if (follower) {
         const f0 = process.hrtime.bigint();
         const d = mode === 'delta' ? await follower.versionDelta(v) : undefined;
-        followerDoc = d ? applyDelta(followerDoc, d.delta) : parseDoc((await follower.getVersion(v))!.doc);
+        followerDoc = d ? applyDelta(followerDoc, unpackDelta(followerDoc, d.delta)) : parseDoc((await follower.getVersion(v))!.doc);
         followMs = msSince(f0);
       }
       const r0 = process.hrtime.bigint();

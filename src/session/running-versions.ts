@@ -7,7 +7,7 @@ import { parseDoc } from '../config/document';
 import { applyDelta, shareUnchanged } from '../config/doc-delta';
 import type { ConfigDoc } from '../config/types';
 import type { Store, VersionMeta } from '../store/types';
-import { sameCommit } from '../store/version-deltas';
+import { sameCommit, unpackDelta } from '../store/version-deltas';
 import { Lru } from '../lru';
 import { RunningState } from './running';
 import type { Compiler } from './types';
@@ -113,7 +113,11 @@ export class RunningVersions<C> {
     for (let v = held.version + 1; v <= meta.version; v++) {
       const d = await this.store.versionDelta(v);
       if (!d || !sameCommit(d.base, held)) return undefined;
-      doc = applyDelta(doc, d.delta);
+      try {
+        doc = applyDelta(doc, unpackDelta(doc, d.delta));
+      } catch {
+        return undefined; // a delta that does not fit the document held: read the version whole
+      }
       held = d;
     }
     return sameCommit(held, meta) ? doc : undefined;

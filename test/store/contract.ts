@@ -211,6 +211,8 @@ export function storeContract(backend: Backend): void {
       }
       // a one-address change is a delta of that address, not the document
       expect((await store.versionDelta(5))?.delta.named).toEqual({ addresses: { set: [['a5', { name: 'a5', ips: ['10.0.5.0/24'] }]], del: [] } });
+      // reordered policies are their ids in the new order, no rule again
+      expect((await store.versionDelta(8))?.delta.rules).toEqual({ policies: { order: { ids: [5, 1], set: [] } } });
       await restart({ keyframeEvery: 3 });
       await readsBack(written);
       written.push(await commitEdit(store, editFor(14)));

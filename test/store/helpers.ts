@@ -7,6 +7,7 @@ import type { JournalEntry, SessionRecord, Store, VersionRecord } from '../../sr
 import { markerDoc } from './fixtures/crash-child';
 import { parseDoc, serializeDoc, workingCopy } from '../../src/config/document';
 import { docDelta } from '../../src/config/doc-delta';
+import { packDelta } from '../../src/store/version-deltas';
 import type { ConfigDoc } from '../../src/config/types';
 
 export { markerDoc };
@@ -107,6 +108,7 @@ export async function commitEdit(s: Store, edit: (doc: ConfigDoc) => void, chang
   await s.beginSession(rec);
   const version: VersionRecord = { version: v, author: 'admin', time: Date.now(), description: `v${v}`, summary: '', doc: serializeDoc(doc) };
   const base = change === 'other' ? { ...running, time: running.time + 1 } : running;
-  await s.commit(rec.id, 0, version, change ? { base, delta: docDelta(baseDoc, doc) } : undefined);
+  // as the pipeline stores it (versionChange): a reordered table as its order
+  await s.commit(rec.id, 0, version, change ? { base, delta: packDelta(baseDoc, docDelta(baseDoc, doc)) } : undefined);
   return version;
 }
