@@ -5,6 +5,8 @@
 // each round changes one address object and commits it, alternately
 //   whole  as before deltas: the version record written whole (store.commit without the change),
 //   delta  as the commit pipeline does now: serializeDoc, docDelta and the store's delta record;
+//   move   as delta, for one policy moved to the top instead (a reordered table: stored as its
+//          order, packDelta);
 // both with the pipeline's serializeDoc (and for delta docDelta) in the time. Per mode, the
 // medians of: bytes of the version's record in the store, the commit's wall and CPU ms (this
 // process: JSON.stringify and the write), then on Redis the follow of a second instance
@@ -56,7 +58,19 @@ async function recordBytes(store: Store, dir: string, n: number): Promise<number
   return size(path.join(dir, 'versions', `${n}.json`)) + size(path.join(dir, 'versions', `${n}.delta.json`));
 }
 
-async function run(storeKind: string, size: number): Promise<Record<'whole' | 'delta', Sample[]>> {
+const MODES = ['whole', 'delta', 'move'] as const;
+type Mode = (typeof MODES)[number];
+
+/** The running document with its middle policy moved to the top. */
+function onePolicyMoved(doc: ConfigDoc, round: number): ConfigDoc {
+  const next = workingCopy(doc);
+  const rules = [...doc.policies];
+  const [moved] = rules.splice((rules.length >> 1) + round, 1);
+  next.policies = [moved, ...rules];
+  return next;
+}
+
+async function run(storeKind: string, size: number): Promise<Record<Mode, Sample[]>> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fwd-bench-vstore-'));
   let redis: TestRedis | null = null;
   const stores: Store[] = [];
@@ -80,23 +94,23 @@ async function run(storeKind: string, size: number): Promise<Record<'whole' | 'd
     await store.beginSession({ id: 'load', owner: 'bench', startedAt: Date.now(), lastChangeAt: Date.now(), baseVersion: 0 });
     await store.commit('load', 0, { version: 1, author: 'bench', time: Date.now(), description: 'load', summary: '', doc: serializeDoc(doc) });
     let followerDoc = parseDoc((await (follower ?? store).getVersion(1))!.doc);
-    const out: Record<'whole' | 'delta', Sample[]> = { whole: [], delta: [] };
-    for (let round = 0; round < 2 * opts.rounds; round++) {
-      const mode = round % 2 ? 'delta' : 'whole';
+    const out: Record<Mode, Sample[]> = { whole: [], delta: [], move: [] };
+    for (let round = 0; round < MODES.length * opts.rounds; round++) {
+      const mode = MODES[round % MODES.length];
       const running = await store.runningVersion();
-      const next = oneAddressChanged(doc, round);
+      const next = mode === 'move' ? onePolicyMoved(doc, round) : oneAddressChanged(doc, round);
       const id = `bench-${round}`;
       await store.beginSession({ id, owner: 'bench', startedAt: Date.now(), lastChangeAt: Date.now(), baseVersion: running.version });
       const v = running.version + 1;
       const t0 = process.hrtime.bigint(), c0 = process.cpuUsage();
-      const change = mode === 'delta' ? versionChange({ meta: running, doc }, next, docDelta(doc, next)) : undefined;
+      const change = mode !== 'whole' ? versionChange({ meta: running, doc }, next, docDelta(doc, next)) : undefined;
       await store.commit(id, 0, { version: v, author: 'bench', time: Date.now(), description: `round ${round}`, summary: '', doc: serializeDoc(next) }, change);
       const wallMs = msSince(t0), c = process.cpuUsage(c0), cpuMs = (c.user + c.system) / 1000;
       doc = next;
       let followMs = NaN;
       if (follower) {
         const f0 = process.hrtime.bigint();
-        const d = mode === 'delta' ? await follower.versionDelta(v) : undefined;
+        const d = mode !== 'whole' ? await follower.versionDelta(v) : undefined;
         followerDoc = d ? applyDelta(followerDoc, unpackDelta(followerDoc, d.delta)) : parseDoc((await follower.getVersion(v))!.doc);
         followMs = msSince(f0);
       }
@@ -121,7 +135,7 @@ async function main(): Promise<void> {
     for (const storeKind of opts.stores) {
       const before = os.loadavg()[0];
       const r = await run(storeKind, size);
-      for (const mode of ['whole', 'delta'] as const) {
+      for (const mode of MODES) {
         const s = r[mode];
         const col = (k: keyof Sample) => (Number.isNaN(median(s.map((x) => x[k]))) ? '-' : fmt(median(s.map((x) => x[k]))));
         console.log(`| ${fmt(size)} | ${storeKind} | ${mode} | ${col('bytes')} | ${col('wallMs')} | ${col('cpuMs')} | ${col('followMs')} | ${col('readMs')} | ${before.toFixed(1)}-${os.loadavg()[0].toFixed(1)} |`);
