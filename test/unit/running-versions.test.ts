@@ -3,6 +3,7 @@
 // talked to the losing side must not serve that document under the number afterwards (the
 // partition suite found version 3 served as the lost side's document after healing).
 import pino from 'pino';
+import { FwError } from '../../src/errors';
 import { emptyDoc, serializeDoc } from '../../src/config/document';
 import type { ConfigDoc } from '../../src/config/types';
 import { RunningVersions } from '../../src/session/running-versions';
@@ -46,4 +47,30 @@ test('a version number the lost side used is read again from the store once the 
   expect(versions.current().meta.version).toBe(3);
   expect(names(versions.current().doc)).toEqual(['a', 'won2', 'won3']);
   expect(names(await versions.versionDoc(2))).toEqual(['a', 'won2']);
+});
+
+// CI (issue 30's large-config test on a loaded host): a daemon starting just as Redis was slow
+// to send the 2.7 MB running version failed to start on that one timed-out read.
+test('a start asks again while the store is unavailable, and gives up after its wait', async () => {
+  const store = fakeStore([record(0, 1, []), record(1, 2, ['a'])]);
+  let failures = 2;
+  const flaky = {
+    runningVersion: store.runningVersion,
+    getVersion: async (n: number) => {
+      if (failures-- > 0) throw new FwError('ERR_SYS_4002', 'the Redis store is unreachable: Command timed out');
+      return store.getVersion(n);
+    },
+  };
+  const versions = new RunningVersions(flaky, compiler, pino({ level: 'silent' }), 5_000);
+  await versions.init();
+  expect(failures).toBe(-1);
+  expect(names(versions.current().doc)).toEqual(['a']);
+
+  // an error that is not the store's unavailability, and a store that stays unavailable, end the start
+  const broken = { runningVersion: store.runningVersion, getVersion: async () => { throw new Error('corrupt'); } };
+  await expect(new RunningVersions(broken, compiler, pino({ level: 'silent' }), 5_000).init()).rejects.toThrow('corrupt');
+  const down = { runningVersion: async () => { throw new FwError('ERR_SYS_4002', 'down'); }, getVersion: store.getVersion };
+  const t0 = Date.now();
+  await expect(new RunningVersions(down, compiler, pino({ level: 'silent' }), 600).init()).rejects.toMatchObject({ code: 'ERR_SYS_4002' });
+  expect(Date.now() - t0).toBeGreaterThanOrEqual(600);
 });
