@@ -2,7 +2,7 @@
 // loaded from the store at start, replaced by this process's commits and by versions
 // committed elsewhere (refresh), each with its matchers compiling in the pool behind it.
 import type { Logger } from 'pino';
-import { FwError } from '../errors';
+import { FwError, isFwError } from '../errors';
 import { parseDoc } from '../config/document';
 import { applyDelta, shareUnchanged } from '../config/doc-delta';
 import type { ConfigDoc } from '../config/types';
@@ -24,6 +24,15 @@ const VERSION_DOCS_CACHED = 8;
  * further behind, it reads the version whole. */
 const FOLLOW_DELTAS = 32;
 
+/**
+ * How long a start keeps asking for the running version while the store answers 503
+ * ERR_SYS_4002 (as long as the Redis store waits to connect): a start that read the version
+ * just as Redis was slow (a 13 MB record on a loaded host) failed for good on one timed-out
+ * read, where a retry a moment later succeeds.
+ */
+export const START_WAIT_MS = 30_000;
+const START_RETRY_MS = 250;
+
 function notFound(version: number): never {
   throw new FwError('ERR_NET_1003', `version ${version} not found`);
 }
@@ -39,13 +48,24 @@ export class RunningVersions<C> {
     private readonly store: Pick<Store, 'runningVersion' | 'getVersion' | 'versionDelta'>,
     private readonly compiler: Compiler<C>,
     private readonly log: Logger,
+    private readonly startWaitMs = START_WAIT_MS,
   ) {}
 
-  /** Loads the store's running version. */
+  /** Loads the store's running version, asking again while the store is unavailable (START_WAIT_MS). */
   async init(): Promise<void> {
-    const meta = await this.store.runningVersion();
-    const doc = await this.versionDoc(meta.version);
-    this.set(new RunningState(meta, doc, this.compiler.compile(doc)));
+    const until = Date.now() + this.startWaitMs;
+    for (;;) {
+      try {
+        const meta = await this.store.runningVersion();
+        const doc = await this.versionDoc(meta.version);
+        this.set(new RunningState(meta, doc, this.compiler.compile(doc)));
+        return;
+      } catch (e) {
+        if (!isFwError(e) || e.code !== 'ERR_SYS_4002' || Date.now() >= until) throw e;
+        this.log.warn({ err: e.details }, 'the running version could not be read; asking again');
+        await new Promise((resolve) => setTimeout(resolve, START_RETRY_MS));
+      }
+    }
   }
 
   current(): RunningState<C> {

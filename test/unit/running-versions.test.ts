@@ -3,6 +3,7 @@
 // talked to the losing side must not serve that document under the number afterwards (the
 // partition suite found version 3 served as the lost side's document after healing).
 import pino from 'pino';
+import { FwError } from '../../src/errors';
 import { emptyDoc, serializeDoc } from '../../src/config/document';
 import type { ConfigDoc } from '../../src/config/types';
 import { RunningVersions } from '../../src/session/running-versions';
@@ -21,15 +22,14 @@ function record(version: number, time: number, addresses: string[]): VersionReco
 /** A store whose history can be replaced, as a failover to the winning side does. */
 function fakeStore(initial: VersionRecord[]) {
   const history = new Map(initial.map((r) => [r.version, r]));
+  const deltas = new Map<number, VersionDeltaRecord>();
   const meta = (r: VersionRecord): VersionMeta => ({ version: r.version, author: r.author, time: r.time, description: r.description, summary: r.summary });
   return {
     history,
     runningVersion: async () => meta(history.get(Math.max(...history.keys()))!),
     getVersion: async (n: number) => history.get(n),
-    deltas: new Map<number, VersionDeltaRecord>(),
-    async versionDelta(n: number) {
-      return this.deltas.get(n);
-    },
+    deltas,
+    versionDelta: async (n: number) => deltas.get(n),
   };
 }
 
@@ -79,4 +79,31 @@ test('versions committed elsewhere as deltas are applied to the one served, only
   store.deltas.set(4, deltaOf(record(3, 7, ['a', 'b', 'c']), record(4, 8, ['a', 'b', 'c', 'd'])));
   await versions.refresh();
   expect(names(versions.current().doc)).toEqual(['a', 'b', 'c', 'whole4']);
+});
+
+// CI (issue 30's large-config test on a loaded host): a daemon starting just as Redis was slow
+// to send the 2.7 MB running version failed to start on that one timed-out read.
+test('a start asks again while the store is unavailable, and gives up after its wait', async () => {
+  const store = fakeStore([record(0, 1, []), record(1, 2, ['a'])]);
+  let failures = 2;
+  const flaky = {
+    runningVersion: store.runningVersion,
+    versionDelta: store.versionDelta,
+    getVersion: async (n: number) => {
+      if (failures-- > 0) throw new FwError('ERR_SYS_4002', 'the Redis store is unreachable: Command timed out');
+      return store.getVersion(n);
+    },
+  };
+  const versions = new RunningVersions(flaky, compiler, pino({ level: 'silent' }), 5_000);
+  await versions.init();
+  expect(failures).toBe(-1);
+  expect(names(versions.current().doc)).toEqual(['a']);
+
+  // an error that is not the store's unavailability, and a store that stays unavailable, end the start
+  const broken = { runningVersion: store.runningVersion, versionDelta: store.versionDelta, getVersion: async () => { throw new Error('corrupt'); } };
+  await expect(new RunningVersions(broken, compiler, pino({ level: 'silent' }), 5_000).init()).rejects.toThrow('corrupt');
+  const down = { runningVersion: async () => { throw new FwError('ERR_SYS_4002', 'down'); }, getVersion: store.getVersion, versionDelta: store.versionDelta };
+  const t0 = Date.now();
+  await expect(new RunningVersions(down, compiler, pino({ level: 'silent' }), 600).init()).rejects.toMatchObject({ code: 'ERR_SYS_4002' });
+  expect(Date.now() - t0).toBeGreaterThanOrEqual(600);
 });
