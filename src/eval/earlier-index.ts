@@ -130,7 +130,15 @@ export class EarlierIndex {
   markLater(at: number, sz: number, dz: number, f: Family, x: Float64Array, mark: Uint8Array): void {
     const b = this.buckets[f];
     const h = this.t.hulls[f];
-    if (sz <= 0 || dz <= 0) return markAfter(b.all, at, h, x, mark);
+    if (sz <= 0 || dz <= 0) {
+      // a field of any zone: every rule, those of the other field's zone (or any)
+      const meets = (a: number, b: number) => a === ANY_ZONE || b === ANY_ZONE || a === b;
+      for (let k = lowerBound(b.all, at + 1); k < b.all.length; k++) {
+        const j = b.all[k];
+        if (meets(sz, this.t.sz[j]) && meets(dz, this.t.dz[j]) && hullMeetsBox(h, j, x)) mark[j] = 1;
+      }
+      return;
+    }
     for (const [s, d] of [[sz, dz], [sz, ANY_ZONE], [ANY_ZONE, dz], [ANY_ZONE, ANY_ZONE]]) markAfter(b.groups.get(groupKey(s, d)) ?? EMPTY, at, h, x, mark);
   }
 
