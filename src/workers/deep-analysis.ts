@@ -40,6 +40,8 @@ interface Pass {
   done: Promise<void>;
   /** wakes a pass waiting for another instance's result (a notice came) */
   wake: (() => void) | null;
+  /** a notice came while the pass was not waiting (it looks again at once) */
+  noticed: boolean;
 }
 
 /** Past the deadline the worker returns what it decided; past this much more it is ended. */
@@ -61,7 +63,9 @@ export class DeepAnalysis implements DeepAnalysisResults {
       })
       : null;
     opts.share?.onPublished((version) => {
-      if (this.pass?.version === version) this.pass.wake?.();
+      if (this.pass?.version !== version) return;
+      this.pass.noticed = true;
+      this.pass.wake?.();
     });
   }
 
@@ -82,7 +86,7 @@ export class DeepAnalysis implements DeepAnalysisResults {
       this.pass.wake?.(); // one waiting for another instance's result ends now
     }
     const abort = new AbortController();
-    const pass: Pass = { version: state.meta.version, abort, cancel: new Int32Array(new SharedArrayBuffer(4)), result: null, done: Promise.resolve(), wake: null };
+    const pass: Pass = { version: state.meta.version, abort, cancel: new Int32Array(new SharedArrayBuffer(4)), result: null, done: Promise.resolve(), wake: null, noticed: false };
     pass.done = this.run(state, pass, abort);
     this.pass = pass;
   }
@@ -168,7 +172,14 @@ export class DeepAnalysis implements DeepAnalysisResults {
     for (;;) {
       if (this.closed || pass.abort.signal.aborted || Atomics.load(pass.cancel, 0) !== 0) return false;
       try {
-        const got = await share.published(version);
+        pass.noticed = false;
+        let got = await share.published(version);
+        if (!got && await share.claim(version)) {
+          // the holder may have published and let go just before the claim: look once more
+          got = await share.published(version);
+          if (!got) return true;
+          await share.release(version);
+        }
         if (got) {
           if (this.pass === pass) {
             pass.result = got;
@@ -177,11 +188,11 @@ export class DeepAnalysis implements DeepAnalysisResults {
           }
           return false;
         }
-        if (await share.claim(version)) return true;
       } catch (err) {
         log.warn({ version, err: String(err) }, 'shared deep analysis unavailable; analyzing here');
         return true;
       }
+      if (pass.noticed) continue; // published while this looked: read it now
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, share.retryMs);
         pass.wake = () => {
