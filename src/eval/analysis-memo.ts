@@ -75,7 +75,17 @@ export interface SpecChanges {
   dirty: Uint8Array;
   /** the positions below firstDiff whose spec or action changed, ascending */
   changed: number[];
+  /**
+   * The positions whose region a space made from the memo's must make again: `changed`, and
+   * from firstDiff on every position whose spec is not the memo's at that position (a policy
+   * added, deleted or moved near the end shifts only the few after it). Null: too many (the
+   * space is made whole).
+   */
+  remade: number[] | null;
 }
+
+/** Past this many rows to make again, a space is made whole (each costs list splices). */
+const MAX_REMADE = 256;
 
 const sameIntervals = <T>(a: ReadonlyArray<readonly [T, T]>, b: ReadonlyArray<readonly [T, T]>) => {
   if (a.length !== b.length) return false;
@@ -106,22 +116,23 @@ export function specChanges(prev: AnalysisMemo, opts: MemoOptions, zones: readon
   const addrEq = (a: RuleSpec['src'], b: RuleSpec['src']) => sameIntervals(a.v4, b.v4) && sameIntervals(a.v6, b.v6);
   const sportEq = (a: SportPiece[], b: SportPiece[]) => a.length === b.length && a.every((p, k) => sameIntervals(p.svc, b[k].svc) && sameIntervals(p.sp, b[k].sp));
   const sameSport = (a: SportPiece[] | null, b: SportPiece[] | null) => a === b || (a !== null && b !== null && sameSet(a, b, sportEq));
+  const sameSpec = (a: RuleSpec, b: RuleSpec) => a === b || (a.sz === b.sz && a.dz === b.dz && a.families === b.families &&
+    sameSet(a.src, b.src, addrEq) && sameSet(a.dst, b.dst, addrEq) && sameSet(a.svc, b.svc, sameIntervals) && sameSport(a.sport ?? null, b.sport ?? null));
   const dirty = new Uint8Array(n);
   const changed: number[] = [];
-  for (let i = 0; i < n; i++) {
-    if (i >= first) {
-      dirty[i] = 1;
-      continue;
-    }
-    const a = specs[i], b = prev.specs[i];
-    const unchanged = allows[i] === prev.allows[i] && (a === b || (a.sz === b.sz && a.dz === b.dz && a.families === b.families &&
-      sameSet(a.src, b.src, addrEq) && sameSet(a.dst, b.dst, addrEq) && sameSet(a.svc, b.svc, sameIntervals) && sameSport(a.sport ?? null, b.sport ?? null)));
-    if (!unchanged) {
+  for (let i = 0; i < first; i++) {
+    if (allows[i] !== prev.allows[i] || !sameSpec(specs[i], prev.specs[i])) {
       dirty[i] = 1;
       changed.push(i);
     }
   }
-  return { firstDiff: first, dirty, changed };
+  dirty.fill(1, first);
+  let remade: number[] | null = null;
+  if (changed.length + n - first <= MAX_REMADE) {
+    remade = changed.slice();
+    for (let i = first; i < n; i++) if (i >= prev.specs.length || !sameSpec(specs[i], prev.specs[i])) remade.push(i);
+  }
+  return { firstDiff: first, dirty, changed, remade };
 }
 
 /** Which policies an analysis decides again, and the memo it records for the next one. */

@@ -162,17 +162,19 @@ export function analyze(doc: ConfigDoc, compiled?: CompiledConfig, opts: Analyze
 }
 
 /**
- * The policies' regions, hulls and earlier-index: when the policies are the memo's in the same
- * order, the memo's space with the changed positions made again (the regions of the others are
- * those of equal specs), else made whole.
+ * The policies' regions, hulls and earlier-index: when few positions hold another spec than
+ * the memo's at that position (edits, or a policy added, deleted or moved near the end), the
+ * memo's space with those positions made again (the regions of the others are those of equal
+ * specs), else made whole.
  */
 function spaceOf(specs: readonly RuleSpec[], zoneCount: number, previous: AnalysisMemo | null, changes: SpecChanges | null): RuleSpace {
   const make = regionMaker(zoneCount);
-  if (!previous || !changes || changes.firstDiff !== specs.length || previous.space.rules.length !== specs.length) return new RuleSpace(specs.map(make));
-  if (changes.changed.length === 0) return previous.space;
-  const rules = previous.space.rules.slice();
-  for (const j of changes.changed) rules[j] = make(specs[j]);
-  return new RuleSpace(rules, { space: previous.space, changed: changes.changed });
+  if (!previous || !changes?.remade) return new RuleSpace(specs.map(make));
+  const { remade } = changes;
+  if (remade.length === 0 && previous.space.rules.length === specs.length) return previous.space;
+  const rules = previous.space.rules.slice(0, specs.length);
+  for (const j of remade) rules[j] = make(specs[j]);
+  return new RuleSpace(rules, { space: previous.space, changed: remade });
 }
 
 /** One analysis: every policy decided, or with a usable memo in `plan`, those a change reaches. */

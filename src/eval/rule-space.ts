@@ -92,7 +92,8 @@ export function hullOf(f: Family, R: Region): Float64Array {
   return h;
 }
 
-/** A space to make another from: the same table but for the rules at `changed` (positions). */
+/** A space to make another from: the same table but for the rules at `changed` (positions,
+ * ascending, every position past the base's length among them) and its length. */
 export interface SpaceBase {
   space: RuleSpace;
   changed: readonly number[];
@@ -107,22 +108,36 @@ export class RuleSpace {
   private readonly index: EarlierIndex;
 
   /**
-   * The space of `rules`. With `base` (a space of a table of the same length whose rules are
-   * these but at `changed`), its arrays are copied and only those rows written again, and its
+   * The space of `rules`. With `base` (a space of a table whose rules are these but at
+   * `changed`, and past the shorter one's length), its arrays are copied and only those rows
+   * written again, and its
    * index changed where they move (EarlierIndex.changed): an edit of one rule at 100,000 costs
    * copies of a few typed arrays, not the regions, hulls and index of every rule. The base
    * stays as it was.
    */
   constructor(readonly rules: readonly RuleRegions[], base?: SpaceBase) {
     const n = rules.length;
-    if (base && base.space.rules.length === n) {
+    if (base) {
+      // rows below both lengths are copied; rows past the base's are new (in no list), rows
+      // past this table's are gone (taken out of their lists)
       const b = base.space;
-      this.hulls = { 4: b.hulls[4].slice(), 6: b.hulls[6].slice() };
-      this.present = { 4: b.present[4].slice(), 6: b.present[6].slice() };
-      this.sz = b.sz.slice();
-      this.dz = b.dz.slice();
-      const was: RuleWas[] = base.changed.map((j) => ({ j, sz: b.sz[j], dz: b.dz[j], present: { 4: b.present[4][j] === 1, 6: b.present[6][j] === 1 } }));
-      for (const j of base.changed) this.write(j);
+      const nb = b.rules.length, m = Math.min(n, nb);
+      const copy = <T extends Float64Array | Uint8Array | Int32Array>(a: T, make: (k: number) => T, per: number): T => {
+        const out = make(n * per);
+        out.set(a.subarray(0, m * per));
+        return out;
+      };
+      this.hulls = { 4: copy(b.hulls[4], (k) => new Float64Array(k), 6), 6: copy(b.hulls[6], (k) => new Float64Array(k), 6) };
+      this.present = { 4: copy(b.present[4], (k) => new Uint8Array(k), 1), 6: copy(b.present[6], (k) => new Uint8Array(k), 1) };
+      this.sz = copy(b.sz, (k) => new Int32Array(k), 1);
+      this.dz = copy(b.dz, (k) => new Int32Array(k), 1);
+      const was: RuleWas[] = [];
+      const old = (j: number): RuleWas => (j < nb ? { j, sz: b.sz[j], dz: b.dz[j], present: { 4: b.present[4][j] === 1, 6: b.present[6][j] === 1 } } : { j, sz: 0, dz: 0, present: { 4: false, 6: false } });
+      for (const j of base.changed) {
+        was.push(old(j));
+        this.write(j);
+      }
+      for (let j = n; j < nb; j++) was.push(old(j));
       this.index = b.index.changed(this.table(), was);
       return;
     }
