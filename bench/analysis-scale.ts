@@ -1,7 +1,7 @@
 // `node dist/bench/analysis-scale.js [--policies 100000] [--deep] [--changes 3] [--against DIST]`:
 // issue 30's analysis at scale, in this thread: the whole analysis of the random rule base
-// (bench/scale-config.ts), then, --changes times each, after one policy's action flipped and
-// after one address moved, the incremental analysis (from the memo of the one before) against
+// (bench/scale-config.ts), then, --changes times each, after one policy's action flipped,
+// after one address moved and after one policy added before the last, the incremental analysis (from the memo of the one before) against
 // the whole analysis of the same document, with whether both answered the same. The policies'
 // specs are built beforehand and handed over, as the compile worker does (the analysis's own
 // share of a commit). Quick pass by default, --deep for the deep pass (no budget, no deadline).
@@ -67,11 +67,18 @@ interface Cell { whole: number[]; wholeCpu: number[]; inc: number[]; incCpu: num
 const rows = new Map<string, Cell[]>();
 let doc = scaleConfig({ policies });
 const load0 = os.loadavg()[0];
+/** a copy of a policy with a new id, inserted before the last policy (the usual place of a new rule) */
+const add = (d: ConfigDoc, round: number) => {
+  const x = workingCopy(d);
+  x.policies = [...d.policies];
+  x.policies.splice(x.policies.length - 1, 0, { ...d.policies[round * 104_729 % d.policies.length], id: ++x.counters.policy });
+  return x;
+};
 const steps: Array<[string, ((d: ConfigDoc, round: number) => ConfigDoc) | null]> = [['whole rule base', null]];
-for (let r = 0; r < changes; r++) steps.push(['one policy\'s action flipped', flip], ['one address moved', move]);
+for (let r = 0; r < changes; r++) steps.push(['one policy\'s action flipped', flip], ['one address moved', move], ['one policy added before the last', add]);
 let round = 0;
 for (const [label, change] of steps) {
-  if (change) doc = change(doc, round++ >> 1);
+  if (change) doc = change(doc, Math.floor(round++ / 3));
   const answers: string[] = [];
   const cells = rows.get(label) ?? builds.map(() => ({ whole: [], wholeCpu: [], inc: [], incCpu: [], same: true, counts: '' }));
   rows.set(label, cells);
