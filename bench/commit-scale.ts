@@ -15,7 +15,8 @@
 //            the version, or its Redis keys: whole, or a delta since version-deltas.ts)
 //   list     GET /api/policies of the running version: first byte, whole answer, bytes
 //   RSS      of each daemon at the end (/proc/<pid>/status VmRSS), the largest shown
-//   CPU      of all the daemons over the whole row (/proc/<pid>/stat utime + stime, every thread)
+//   CPU      of all the daemons over the whole row (/proc/<pid>/stat utime + stime, every thread),
+//            read once every daemon answers the last version's deep analysis
 // With --against DIST (another build's dist directory, e.g. main's) the same runs are made
 // with that build's daemon right after this build's, and a ratio column compares them.
 // No data plane (FW_DATAPLANE=none); FW_COMMIT_TIMEOUT is raised to 15 minutes so a slow
@@ -112,6 +113,18 @@ async function allReady(daemons: Instance[]): Promise<void> {
   }
 }
 
+/** Waits (at most 5 minutes) until every daemon answers GET /api/analysis with the deep pass. */
+async function allDeep(daemons: Instance[], tokens: string[]): Promise<void> {
+  const until = Date.now() + 300_000;
+  for (const [i, d] of daemons.entries()) {
+    while (Date.now() < until) {
+      const r = await request(d.port, 'GET', '/api/analysis', tokens[i]);
+      if (r.status === 200 && (JSON.parse(r.text) as { pass?: string }).pass === 'deep') break;
+      await new Promise((res) => setTimeout(res, 250));
+    }
+  }
+}
+
 /** One address object's ips moved to a neighbouring host of its first network. */
 function changedAddress(doc: ConfigDoc): [string, string] {
   const used = doc.policies.find((p) => p.srcAddr && doc.addresses.get(p.srcAddr)!.ips[0].includes('.'))!.srcAddr;
@@ -193,6 +206,9 @@ async function measure(main: string, doc: ConfigDoc, store: string): Promise<Row
     const policyMs = await change(`/api/policies/${mid.id}`, JSON.stringify({ action: mid.action === 'allow' ? 'deny' : 'allow' }));
     const k = 1 % daemons.length;
     const list = await timedGet(daemons[k].port, '/api/policies', tokens[k]);
+    // the CPU is read once every daemon has the last version's deep analysis: a run's cost
+    // includes the deep passes (every instance's, or one shared: issue 30)
+    await allDeep(daemons, tokens);
     return {
       loadMs, commitMs, addressMs, policyMs, addressCpuMs, versionBytes, listFirstMs: list.first, listMs: list.total, listBytes: list.bytes,
       rssMb: Math.max(...daemons.map((d) => rssMb(d.proc.pid!))),

@@ -20,6 +20,7 @@ import { keysOf } from './keys';
 import { RedisBus } from './bus';
 import { RedisFailureLog } from './failure-log';
 import { RedisNodeStreams } from './node-streams';
+import { RedisSharedWork } from './shared-work';
 import type { FailureLog } from '../../auth/login-limiter';
 import { conflictReason, entriesOf, sessionOf, withLastUse } from './decode';
 import { auditCursor, type RedisCall } from './audit-stream';
@@ -74,6 +75,7 @@ export class RedisStore implements Store, ClusterBus {
   private readonly auditLoginFailuresKeep: number;
   private closed = false;
   readonly trafficStreams: RedisNodeStreams;
+  readonly sharedWork: RedisSharedWork;
   /** audit entries recorded in one turn of the event loop go in one script call: [kind, JSON] each */
   private readonly audits = new TickBatch<[string, string]>((entries) => this.call(() => this.redis.fwAudit(
     this.keys.audit, this.keys.auditLoginFailures, this.keys.auditSeq, this.auditKeep, this.auditLoginFailuresKeep, ...entries.flat(),
@@ -89,6 +91,7 @@ export class RedisStore implements Store, ClusterBus {
     this.versions = new RedisVersions(this.redis, this.writes, this.keys, (fn) => this.call(fn), {
       versionsKeep: opts.versionsKeep ?? RETENTION_DEFAULTS.versionsKeep, keyframeEvery: opts.keyframeEvery,
     });
+    this.sharedWork = new RedisSharedWork(this.redis, `${this.keys.prefix}shared:`, this.keys.channel, (fn) => this.call(fn));
     this.auditKeep = opts.auditKeep ?? RETENTION_DEFAULTS.auditKeep;
     this.auditLoginFailuresKeep = opts.auditLoginFailuresKeep ?? RETENTION_DEFAULTS.auditLoginFailuresKeep;
     // connection errors are reported where a call fails; without listeners ioredis would print them
