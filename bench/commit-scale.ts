@@ -9,9 +9,14 @@
 //   commit   POST /api/config/commit of that load (a full build)
 //   address  begin, PUT one address object's ips, commit: end to end
 //   policy   begin, PUT one policy's action, commit: end to end
+//   address CPU  of all the daemons from the address change's begin until every instance
+//            serves its version (the commit, and on Redis the other instances' follow)
+//   version bytes  the address commit's version record in the store (the file or files of
+//            the version, or its Redis keys: whole, or a delta since version-deltas.ts)
 //   list     GET /api/policies of the running version: first byte, whole answer, bytes
 //   RSS      of each daemon at the end (/proc/<pid>/status VmRSS), the largest shown
-//   CPU      of all the daemons over the whole row (/proc/<pid>/stat utime + stime, every thread)
+//   CPU      of all the daemons over the whole row (/proc/<pid>/stat utime + stime, every thread),
+//            read once every daemon answers the last version's deep analysis
 // With --against DIST (another build's dist directory, e.g. main's) the same runs are made
 // with that build's daemon right after this build's, and a ratio column compares them.
 // No data plane (FW_DATAPLANE=none); FW_COMMIT_TIMEOUT is raised to 15 minutes so a slow
@@ -22,6 +27,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
+import IORedis from 'ioredis';
 import { exportDoc } from '../src/config/export';
 import type { ConfigDoc } from '../src/config/types';
 import { startRedis, type TestRedis } from '../test/helpers/redis';
@@ -48,6 +54,8 @@ interface Row {
   commitMs: number;
   addressMs: number;
   policyMs: number;
+  addressCpuMs: number;
+  versionBytes: number;
   listFirstMs: number;
   listMs: number;
   listBytes: number;
@@ -56,6 +64,7 @@ interface Row {
 }
 const COLUMNS: Array<[keyof Row, string]> = [
   ['loadMs', 'load ms'], ['commitMs', 'full commit ms'], ['addressMs', 'address + commit ms'], ['policyMs', 'policy + commit ms'],
+  ['addressCpuMs', 'address commit CPU ms'], ['versionBytes', 'version bytes'],
   ['listFirstMs', 'list first byte ms'], ['listMs', 'list total ms'], ['rssMb', 'RSS MB'], ['cpuMs', 'daemons CPU ms'],
 ];
 
@@ -104,11 +113,46 @@ async function allReady(daemons: Instance[]): Promise<void> {
   }
 }
 
+/** Waits (at most 5 minutes) until every daemon answers GET /api/analysis with the deep pass. */
+async function allDeep(daemons: Instance[], tokens: string[]): Promise<void> {
+  const until = Date.now() + 300_000;
+  for (const [i, d] of daemons.entries()) {
+    while (Date.now() < until) {
+      const r = await request(d.port, 'GET', '/api/analysis', tokens[i]);
+      if (r.status === 200 && (JSON.parse(r.text) as { pass?: string }).pass === 'deep') break;
+      await new Promise((res) => setTimeout(res, 250));
+    }
+  }
+}
+
 /** One address object's ips moved to a neighbouring host of its first network. */
 function changedAddress(doc: ConfigDoc): [string, string] {
   const used = doc.policies.find((p) => p.srcAddr && doc.addresses.get(p.srcAddr)!.ips[0].includes('.'))!.srcAddr;
   const [a, b, c, d] = doc.addresses.get(used)!.ips[0].split('/')[0].split('.').map(Number);
   return [used, JSON.stringify({ ips: [`${a}.${b}.${c}.${(d + 1) % 256}/32`] })];
+}
+
+/** Waits until every instance serves the newest version (the others follow a commit through Redis); its number. */
+async function servedEverywhere(daemons: Instance[], tokens: string[]): Promise<number> {
+  for (;;) {
+    const served = await Promise.all(daemons.map(async (d, i) => JSON.parse(await ok(request(d.port, 'GET', '/api/status', tokens[i]), 'GET /api/status')).version as number));
+    if (served.every((v) => v === served[0])) return served[0];
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** The bytes of version `n`'s record in the store: whole or delta, file or Redis key (whichever there is). */
+async function recordBytes(redis: TestRedis | null, dataDir: string, n: number): Promise<number> {
+  if (redis) {
+    const r = new IORedis(redis.url);
+    try {
+      return (await r.strlen(`fw:{default}:version:${n}`)) + (await r.strlen(`fw:{default}:version-delta:${n}`));
+    } finally {
+      r.disconnect();
+    }
+  }
+  const size = (f: string) => (fs.existsSync(f) ? fs.statSync(f).size : 0);
+  return size(path.join(dataDir, 'versions', `${n}.json`)) + size(path.join(dataDir, 'versions', `${n}.delta.json`));
 }
 
 async function measure(main: string, doc: ConfigDoc, store: string): Promise<Row> {
@@ -153,13 +197,20 @@ async function measure(main: string, doc: ConfigDoc, store: string): Promise<Row
       return took;
     };
     const [name, ips] = changedAddress(doc);
+    const cpu0 = daemons.reduce((s, d) => s + cpuMs(d.proc.pid!), 0);
     const addressMs = await change(`/api/addresses/${name}`, ips);
+    const addressVersion = await servedEverywhere(daemons, tokens);
+    const addressCpuMs = daemons.reduce((s, d) => s + cpuMs(d.proc.pid!), 0) - cpu0;
+    const versionBytes = await recordBytes(redis, path.join(dir, 'data'), addressVersion);
     const mid = doc.policies[doc.policies.length >> 1];
     const policyMs = await change(`/api/policies/${mid.id}`, JSON.stringify({ action: mid.action === 'allow' ? 'deny' : 'allow' }));
     const k = 1 % daemons.length;
     const list = await timedGet(daemons[k].port, '/api/policies', tokens[k]);
+    // the CPU is read once every daemon has the last version's deep analysis: a run's cost
+    // includes the deep passes (every instance's, or one shared: issue 30)
+    await allDeep(daemons, tokens);
     return {
-      loadMs, commitMs, addressMs, policyMs, listFirstMs: list.first, listMs: list.total, listBytes: list.bytes,
+      loadMs, commitMs, addressMs, policyMs, addressCpuMs, versionBytes, listFirstMs: list.first, listMs: list.total, listBytes: list.bytes,
       rssMb: Math.max(...daemons.map((d) => rssMb(d.proc.pid!))),
       cpuMs: daemons.reduce((s, d) => s + cpuMs(d.proc.pid!), 0),
     };

@@ -1,7 +1,7 @@
 // Wiring: store, first admin, JWT secret, session service, routes and the HTTP server; in
 // cluster mode (REDIS_URL) also the commit queue, its worker, pub/sub and the node registry.
 // main.ts runs it from the environment; tests start it in-process on a free port.
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import os from 'node:os';
 import pino, { type Logger } from 'pino';
 import { logDestination } from './log-destination';
@@ -34,6 +34,7 @@ import { AuditTrail } from './api/audit';
 import { Readiness } from './api/readiness';
 import { parseAddressList } from './api/client-address';
 import { DeepAnalysis } from './workers/deep-analysis';
+import { SharedDeepPasses } from './cluster/shared-analysis';
 import { BatchPool } from './workers/batch-pool';
 import { ParsePool } from './workers/parse-pool';
 import { EventHub } from './events/hub';
@@ -264,8 +265,11 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     sessionInfo = () => config.info();
     await config.init();
     await enforceRunning(config, dataPlane, log);
-    analysis = new DeepAnalysis({ timeoutMs: settings.analysisTimeoutMs, logger: log });
+    // in a cluster one instance runs a version's deep pass and the others take its result
+    const share = redis ? new SharedDeepPasses(redis.sharedWork, (l) => redis.onEvent((e) => e.type === 'shared' && l(e.what)), `${settings.nodeId ?? process.pid}-${randomUUID().slice(0, 8)}`, log) : undefined;
+    analysis = new DeepAnalysis({ timeoutMs: settings.analysisTimeoutMs, logger: log, share });
     const deep = analysis;
+    metrics.deepPasses = () => deep.passes;
     config.onRunningChange((state) => deep.watch(state));
     const tokens = new TokenService(secret, settings.tokenTtlSec, store);
     const limiter = new LoginLimiter(settings.loginMaxFailures, settings.loginWindowSec, redis?.failureLog());

@@ -104,6 +104,8 @@ export class Metrics {
   syslog: () => SenderStats[] = () => [];
   /** the traffic log's counts (set by the app once the log exists) */
   traffic: () => { stored: number; dropped: number; queued: number } = () => ({ stored: 0, dropped: 0, queued: 0 });
+  /** deep analysis passes run here, and results taken from another instance (set by the app) */
+  deepPasses: () => { run: number; shared: number } = () => ({ run: 0, shared: 0 });
 
   constructor(session: SessionGauge) {
     const registers = [this.registry];
@@ -132,6 +134,10 @@ export class Metrics {
     new Gauge({
       name: 'fwd_event_subscribers', help: 'Open GET /api/events streams on this instance', registers,
       collect() { this.set(metrics.eventSubscribers()); },
+    });
+    new Counter({
+      name: 'fwd_deep_analysis_passes_total', help: 'Deep analyses of running versions: run on this instance (source="run"), or taken from the instance of the cluster that ran it (source="shared")', labelNames: ['source'], registers,
+      collect() { this.reset(); const p = metrics.deepPasses(); this.inc({ source: 'run' }, p.run); this.inc({ source: 'shared' }, p.shared); },
     });
     // counters kept by the traffic log itself (a flood must not pay a prom-client call a record)
     new Counter({

@@ -33,16 +33,25 @@ export function same(a: unknown, b: unknown): boolean {
   return kx.length === ky.length && kx.every((k, i) => k === ky[i] && same(x[k], y[k]));
 }
 
+const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
 export function diffDocs(running: ConfigDoc, candidate: ConfigDoc): ConfigDiff {
   const out: ConfigDiff = { added: [], changed: [], deleted: [], reordered: [] };
   for (const [kind, field] of NAMED) {
     const old: ReadonlyMap<string, unknown> = running[field], neu: ReadonlyMap<string, unknown> = candidate[field];
+    const added: string[] = [], changed: string[] = [], deleted: string[] = [];
     for (const [key, value] of neu) {
       const was = old.get(key);
-      if (was === undefined) out.added.push({ kind, key });
-      else if (!same(was, value)) out.changed.push({ kind, key });
+      if (was === undefined) added.push(key);
+      else if (!same(was, value)) changed.push(key);
     }
-    for (const key of old.keys()) if (!neu.has(key)) out.deleted.push({ kind, key });
+    for (const key of old.keys()) if (!neu.has(key)) deleted.push(key);
+    // by name: a map's order is the order its objects were made in on the instance that made
+    // them, but name order once a version is read back from the store, so the same two
+    // versions compared on two instances listed their objects in two orders
+    for (const [list, keys] of [[out.added, added], [out.changed, changed], [out.deleted, deleted]] as const) {
+      for (const key of keys.sort(byName)) list.push({ kind, key });
+    }
   }
   for (const [kind, field] of RULES) {
     const reordered = diffRules(kind, running[field], candidate[field], out);

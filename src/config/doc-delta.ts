@@ -53,7 +53,15 @@ export function docDelta(base: ConfigDoc, doc: ConfigDoc): DocDelta {
 /** The document `delta` describes on top of `base` (left as it was); collections that gained
  * keys are in key order, as parseDoc makes them. */
 export function applyDelta(base: ConfigDoc, delta: DocDelta): ConfigDoc {
-  const doc = workingCopy(base);
+  return applyDeltaTo(workingCopy(base), delta, true);
+}
+
+/**
+ * Applies `delta` to `doc` itself (its tables replaced or changed, never its objects): for a
+ * document the caller owns, as a version rebuilt from its keyframe and deltas is. With
+ * `keyOrder` false the collections that gained keys keep them last: serializeDoc sorts anyway.
+ */
+export function applyDeltaTo(doc: ConfigDoc, delta: DocDelta, keyOrder: boolean): ConfigDoc {
   for (const f of NAMED) {
     const d = delta.named[f];
     if (!d) continue;
@@ -64,7 +72,7 @@ export function applyDelta(base: ConfigDoc, delta: DocDelta): ConfigDoc {
       added ||= !map.has(k);
       map.set(k, v);
     }
-    if (added) {
+    if (added && keyOrder) {
       const sorted = [...map.keys()].sort().map((k): [string, unknown] => [k, map.get(k)]);
       map.clear();
       for (const [k, v] of sorted) map.set(k, v);

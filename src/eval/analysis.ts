@@ -25,12 +25,14 @@ import { firstPoint, firstWatched, irredundant, irredundantAcross, unionCover, t
 import { examplePacket } from './example';
 import type { Point } from './paint';
 import type { Family } from '../config/net';
-import { unreachableNatRules, unusedObjects } from './nat-analysis';
+import { unreachableNatRules } from './nat-analysis';
+import { policyUsage, unusedObjects } from './object-usage';
 import { probe } from './probe';
 import { regionMaker, regionOf, RuleSpace, type RuleRegions } from './rule-space';
 import type { Interval } from './sets';
 import { OverBudget, Work } from './work';
-import { COVERED, IncrementalPlan, JUDGED, PAINTED, REACHED, Restart, type AnalysisMemo, type MemoOptions, type Verdict } from './analysis-memo';
+import { COVERED, IncrementalPlan, JUDGED, PAINTED, REACHED, Restart, specChanges, type AnalysisMemo, type MemoOptions, type SpecChanges, type Verdict } from './analysis-memo';
+import type { RuleSpec } from './rules';
 
 export type { Analysis, AnalysisStats, AnalyzeOptions, Coverage, PartialShadow } from './analysis-types';
 
@@ -112,9 +114,9 @@ export function warningLines(a: Analysis, opts: { unused?: boolean } = {}): stri
 
 const families = [4, 6] as const;
 
-/** The ids of the disabled policies and NAT rules, each list only when it is not empty. */
-function disabledRules(doc: ConfigDoc): Pick<Analysis, 'disabled' | 'disabledNat'> {
-  const disabled = doc.policies.filter((p) => p.disabled).map((p) => p.id);
+/** The ids of the disabled policies (found in analyze's pass over them) and NAT rules, each
+ * list only when it is not empty. */
+function disabledRules(doc: ConfigDoc, disabled: number[]): Pick<Analysis, 'disabled' | 'disabledNat'> {
   const disabledNat = doc.nat.filter((r) => r.disabled).map((r) => r.id);
   return { ...(disabled.length ? { disabled } : {}), ...(disabledNat.length ? { disabledNat } : {}) };
 }
@@ -132,25 +134,51 @@ export function analyze(doc: ConfigDoc, compiled?: CompiledConfig, opts: Analyze
   const cfg = compiled ?? CompiledConfig.compile(doc);
   const specs = opts.specs ?? policySpecs(doc);
   const zones = [...zoneIndexOf(doc).keys()];
-  const space = new RuleSpace(specs.map(regionMaker(zones.length)));
   const deep = opts.deep ?? false;
   const memoOpts: MemoOptions = { deep, samples: opts.samples ?? 24, budget: opts.budget ?? (deep ? Infinity : 1_000_000), totalBudget: opts.totalBudget ?? (deep ? Infinity : 20_000_000) };
-  const allows = doc.policies.map((p) => p.action === 'allow');
-  const ids = doc.policies.map((p) => p.id);
-  const plan = (previous: AnalysisMemo | null) => new IncrementalPlan(previous, memoOpts, zones, ids, specs, allows, space, opts.memo !== undefined);
+  // the policies' actions, ids and the disabled ones in one pass (at 100,000 policies every
+  // pass over them counts against a one-change analysis of a few tens of ms)
+  const n = doc.policies.length;
+  const allows = new Array<boolean>(n), ids = new Array<number>(n), disabled: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const p = doc.policies[i];
+    allows[i] = p.action === 'allow';
+    ids[i] = p.id;
+    if (p.disabled) disabled.push(p.id);
+  }
   const previous = opts.memo?.previous ?? null;
-  if (previous) {
+  const changes = previous ? specChanges(previous, memoOpts, zones, ids, specs, allows) : null;
+  const space = spaceOf(specs, zones.length, previous, changes);
+  const usage = policyUsage(doc.policies, previous?.usage ?? null);
+  const plan = (usable: boolean) => new IncrementalPlan(usable ? previous : null, usable ? changes : null, memoOpts, zones, ids, specs, allows, space, usage);
+  if (changes) {
     try {
-      return run(doc, cfg, space, zones, allows, memoOpts, opts, plan(previous));
+      return run(doc, cfg, space, zones, allows, disabled, memoOpts, opts, plan(true));
     } catch (e) {
       if (!(e instanceof Restart)) throw e;
     }
   }
-  return run(doc, cfg, space, zones, allows, memoOpts, opts, plan(null));
+  return run(doc, cfg, space, zones, allows, disabled, memoOpts, opts, plan(false));
+}
+
+/**
+ * The policies' regions, hulls and earlier-index: when few positions hold another spec than
+ * the memo's at that position (edits, or a policy added, deleted or moved near the end), the
+ * memo's space with those positions made again (the regions of the others are those of equal
+ * specs), else made whole.
+ */
+function spaceOf(specs: readonly RuleSpec[], zoneCount: number, previous: AnalysisMemo | null, changes: SpecChanges | null): RuleSpace {
+  const make = regionMaker(zoneCount);
+  if (!previous || !changes?.remade) return new RuleSpace(specs.map(make));
+  const { remade } = changes;
+  if (remade.length === 0 && previous.space.rules.length === specs.length) return previous.space;
+  const rules = previous.space.rules.slice(0, specs.length);
+  for (const j of remade) rules[j] = make(specs[j]);
+  return new RuleSpace(rules, { space: previous.space, changed: remade });
 }
 
 /** One analysis: every policy decided, or with a usable memo in `plan`, those a change reaches. */
-function run(doc: ConfigDoc, cfg: CompiledConfig, space: RuleSpace, zones: string[], allows: boolean[], mo: MemoOptions, opts: AnalyzeOptions, plan: IncrementalPlan): Analysis {
+function run(doc: ConfigDoc, cfg: CompiledConfig, space: RuleSpace, zones: string[], allows: boolean[], disabled: number[], mo: MemoOptions, opts: AnalyzeOptions, plan: IncrementalPlan): Analysis {
   const { deep, samples, budget } = mo;
   let totalLeft = mo.totalBudget;
   const deadline = opts.deadline ?? Infinity;
@@ -158,7 +186,7 @@ function run(doc: ConfigDoc, cfg: CompiledConfig, space: RuleSpace, zones: strin
   const n = doc.policies.length;
   const covered = new Uint8Array(n);
   const { old, next } = plan;
-  const out: Analysis = { complete: false, shadowed: [], redundant: [], undecided: [], partiallyShadowed: [], unreachableNat: [], unusedAddresses: [], unusedServices: [], ...disabledRules(doc) };
+  const out: Analysis = { complete: false, shadowed: [], redundant: [], undecided: [], partiallyShadowed: [], unreachableNat: [], unusedAddresses: [], unusedServices: [], ...disabledRules(doc, disabled) };
   /** spaces of covered policies, with the action and verdict of the first of them */
   const coveredSpaces = new Map<string, { allow: boolean; verdict: Verdict }>();
   let timeUp = false;
@@ -248,6 +276,13 @@ function run(doc: ConfigDoc, cfg: CompiledConfig, space: RuleSpace, zones: strin
   };
 
   for (let i = 0; i < n; i++) {
+    // the common copy, first and cheapest: a policy a probe packet reached, nothing else to
+    // carry over (a quick pass decides no more about it), no change near it
+    if (old !== null && plan.dirty[i] === 0 && old.state[i] === REACHED && !plan.reached(i)) {
+      next.state[i] = REACHED;
+      stats.reached++;
+      continue;
+    }
     const me = space.rules[i];
     const dirty = old === null || plan.dirty[i] === 1;
     if (old && dirty) plan.addSource(i, true);
@@ -332,7 +367,7 @@ function run(doc: ConfigDoc, cfg: CompiledConfig, space: RuleSpace, zones: strin
       if (!(e instanceof OverBudget)) throw e;
     }
   }
-  Object.assign(out, unusedObjects(doc));
+  Object.assign(out, unusedObjects(doc, next.usage));
   out.complete = deep && !gaveUp && natDone;
   if (opts.memo) opts.memo.next = gaveUp ? null : next;
   return out;

@@ -43,10 +43,22 @@ interface FamilyBuckets {
 
 const EMPTY: readonly number[] = [];
 
+/** A rule as it was before a change: its zone fields and the families it had a space in. */
+export interface RuleWas {
+  j: number;
+  sz: number;
+  dz: number;
+  present: Record<Family, boolean>;
+}
+
 export class EarlierIndex {
   private readonly buckets: Record<Family, FamilyBuckets>;
 
-  constructor(private readonly t: HullTable) {
+  constructor(private readonly t: HullTable, buckets?: Record<Family, FamilyBuckets>) {
+    if (buckets) {
+      this.buckets = buckets;
+      return;
+    }
     const make = (f: Family): FamilyBuckets => {
       const b: FamilyBuckets = { all: [], groups: new Map() };
       const present = t.present[f];
@@ -61,6 +73,73 @@ export class EarlierIndex {
       return b;
     };
     this.buckets = { 4: make(4), 6: make(6) };
+  }
+
+  /**
+   * The index of table `t`, which is this index's table with the rows of `was` changed (same
+   * length, same order: an edit of some rules). Only a row that joins or leaves a list (another
+   * zone group, a family gained or lost) changes it, and only the lists it touches are copied:
+   * this index stays as it was, for an older memo that may still be used (issue 30: building
+   * the index whole was a large part of a one-change analysis at 100,000 policies).
+   */
+  changed(t: HullTable, was: readonly RuleWas[]): EarlierIndex {
+    const copied = new Set<number[]>();
+    const own = (list: number[] | undefined): number[] => {
+      if (list && copied.has(list)) return list;
+      const c = list ? list.slice() : [];
+      copied.add(c);
+      return c;
+    };
+    const next = {} as Record<Family, FamilyBuckets>;
+    for (const f of [4, 6] as const) {
+      const b = this.buckets[f];
+      let all = b.all;
+      let groups = b.groups;
+      for (const w of was) {
+        const before = w.present[f], after = t.present[f][w.j] === 1;
+        const k0 = groupKey(w.sz, w.dz), k1 = groupKey(t.sz[w.j], t.dz[w.j]);
+        if (before === after && (!before || k0 === k1)) continue;
+        if (groups === b.groups) groups = new Map(b.groups);
+        if (before) {
+          const g = own(groups.get(k0));
+          remove(g, w.j);
+          if (g.length) groups.set(k0, g);
+          else groups.delete(k0);
+        }
+        if (after) {
+          const g = own(groups.get(k1));
+          insert(g, w.j);
+          groups.set(k1, g);
+        }
+        if (before !== after) {
+          all = own(all);
+          if (after) insert(all, w.j);
+          else remove(all, w.j);
+        }
+      }
+      next[f] = { all, groups };
+    }
+    return new EarlierIndex(t, next);
+  }
+
+  /**
+   * Marks (mark[j] = 1) the rules j > at with a space of family f whose zone fields can share
+   * a zone with (sz, dz) and whose hull meets `x`: the later rules a changed rule can reach.
+   * A specific zone pair reads the four zone groups that can meet it, as `meeting` does.
+   */
+  markLater(at: number, sz: number, dz: number, f: Family, x: Float64Array, mark: Uint8Array): void {
+    const b = this.buckets[f];
+    const h = this.t.hulls[f];
+    if (sz <= 0 || dz <= 0) {
+      // a field of any zone: every rule, those of the other field's zone (or any)
+      const meets = (a: number, b: number) => a === ANY_ZONE || b === ANY_ZONE || a === b;
+      for (let k = lowerBound(b.all, at + 1); k < b.all.length; k++) {
+        const j = b.all[k];
+        if (meets(sz, this.t.sz[j]) && meets(dz, this.t.dz[j]) && hullMeetsBox(h, j, x)) mark[j] = 1;
+      }
+      return;
+    }
+    for (const [s, d] of [[sz, dz], [sz, ANY_ZONE], [ANY_ZONE, dz], [ANY_ZONE, ANY_ZONE]]) markAfter(b.groups.get(groupKey(s, d)) ?? EMPTY, at, h, x, mark);
   }
 
   /**
@@ -87,6 +166,35 @@ export class EarlierIndex {
     if (out.length > one) out.sort((x, y) => x - y);
     return out;
   }
+}
+
+/** Sets mark[j] for the rules j > at of the ascending list whose hull meets `x`. */
+function markAfter(list: readonly number[], at: number, h: Float64Array, x: Float64Array, mark: Uint8Array): void {
+  for (let k = lowerBound(list, at + 1); k < list.length; k++) {
+    const j = list[k];
+    if (hullMeetsBox(h, j, x)) mark[j] = 1;
+  }
+}
+
+/** The position of the first element of ascending `list` not below x. */
+function lowerBound(list: readonly number[], x: number): number {
+  let lo = 0, hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (list[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function insert(list: number[], x: number): void {
+  const at = lowerBound(list, x);
+  if (list[at] !== x) list.splice(at, 0, x);
+}
+
+function remove(list: number[], x: number): void {
+  const at = lowerBound(list, x);
+  if (list[at] === x) list.splice(at, 1);
 }
 
 /** Appends the rules of the ascending list `list` below i whose hull meets i's. */

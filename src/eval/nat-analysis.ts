@@ -1,6 +1,6 @@
-// NAT rules that no packet can ever reach, and objects nothing uses: the analysis's reports
-// about the configuration beyond the policies' covers.
-import type { ConfigDoc, GroupObj } from '../config/types';
+// NAT rules that no packet can ever reach: the analysis's report about the NAT table (objects
+// nothing uses are object-usage.ts's).
+import type { ConfigDoc } from '../config/types';
 import type { Coverage } from './analysis-types';
 import { natTable } from './compile';
 import { irredundant, unionCover } from './cover-search';
@@ -37,36 +37,4 @@ export function unreachableNatRules(doc: ConfigDoc, zoneCount: number, work: Wor
     out.push({ id: meta[i].id, coveredBy: [...cover].sort((a, b) => a - b).map((j) => meta[j].id) });
   });
   return out;
-}
-
-/** Everything `roots` names directly or through groups of `groups` (at any depth). */
-function reachable(roots: Set<string>, groups: ReadonlyMap<string, GroupObj>): Set<string> {
-  const todo = [...roots];
-  while (todo.length) {
-    for (const m of groups.get(todo.pop()!)?.members ?? []) if (!roots.has(m)) roots.add(m), todo.push(m);
-  }
-  return roots;
-}
-
-/**
- * Address and service objects no policy or NAT rule names, directly or through a group. They
- * share their namespace with the groups, so an unused group is listed with them.
- */
-export function unusedObjects(doc: ConfigDoc): { unusedAddresses: string[]; unusedServices: string[] } {
-  const usedAddr = new Set<string>();
-  const usedSvc = new Set<string>();
-  for (const p of doc.policies) {
-    usedAddr.add(p.srcAddr).add(p.dstAddr);
-    for (const s of p.services) usedSvc.add(s);
-  }
-  for (const r of doc.nat) {
-    usedAddr.add(r.srcAddr).add(r.dstAddr);
-    usedSvc.add(r.service);
-  }
-  reachable(usedAddr, doc.addressGroups);
-  reachable(usedSvc, doc.serviceGroups);
-  return {
-    unusedAddresses: [...doc.addresses.keys(), ...doc.addressGroups.keys()].filter((a) => !usedAddr.has(a)).sort(),
-    unusedServices: [...doc.services.keys(), ...doc.serviceGroups.keys()].filter((s) => !usedSvc.has(s)).sort(),
-  };
 }

@@ -6,6 +6,8 @@
 import type { Logger } from 'pino';
 import { FwError, isFwError } from '../errors';
 import { serializeDoc } from '../config/document';
+import { docDelta } from '../config/doc-delta';
+import { versionChange } from '../store/version-deltas';
 import { diffDocs, type ConfigDiff } from '../config/diff';
 import { changeSummary } from '../config/diff-detail';
 import type { ConfigDoc } from '../config/types';
@@ -167,7 +169,9 @@ export class CommitPipeline<C> {
   private async enforceAndRecord(s: SessionRecord, cand: Candidate, meta: VersionMeta, base: RunningState<C>, label: string): Promise<FwError | null> {
     await this.tools.dataPlane.apply(cand.doc, meta.version, label);
     try {
-      await this.store.commit(s.id, cand.seq, { ...meta, doc: serializeDoc(cand.doc) }).catch(conflictAsSessionError);
+      // the store records the change from the running version rather than the whole document (version-deltas.ts)
+      const change = versionChange(base, cand.doc, docDelta(base.doc, cand.doc));
+      await this.store.commit(s.id, cand.seq, { ...meta, doc: serializeDoc(cand.doc) }, change).catch(conflictAsSessionError);
       return null;
     } catch (e) {
       if (isFwError(e) && e.code === 'ERR_SYS_4006') return e;

@@ -1,8 +1,8 @@
 // What the instances of one firewall tell each other through the store they share, beside the
 // Store contract: notices (new versions, revocations, account changes, events), the numbered
-// event log, the node registry and once-only claims. Only a shared store has it (the Redis
-// store implements it); its users (src/cluster, src/events, the commit queue) see this port,
-// never the store's client or key names.
+// event log, the node registry, once-only claims and work done once for all (SharedWork).
+// Only a shared store has it (the Redis store implements it); its users (src/cluster,
+// src/events, the commit queue) see this port, never the store's client or key names.
 
 /** What one instance tells the others through the firewall's channel. */
 export type StoreEvent =
@@ -11,7 +11,9 @@ export type StoreEvent =
   | { type: 'user-deleted'; username: string }
   | { type: 'user-changed'; username: string }
   /** an entry of GET /api/events (src/events), with its cluster-wide id */
-  | { type: 'event'; event: { id: number } & Record<string, unknown> };
+  | { type: 'event'; event: { id: number } & Record<string, unknown> }
+  /** the result of a piece of shared work was published (SharedWork.put) */
+  | { type: 'shared'; what: string };
 
 /** The registries of the cluster: its API instances, and its commit workers. */
 export type Registry = 'nodes' | 'workers';
@@ -33,9 +35,27 @@ export interface NodeStreams {
   last(node: string): Promise<string | null>;
 }
 
+/**
+ * Work one instance does for every instance: a lease per piece of work, held while its holder
+ * renews it (an instance that dies lets it lapse, and another can take the work over), and the
+ * result, kept for a while and announced by a 'shared' notice.
+ */
+export interface SharedWork {
+  /** True when `what` was free (now `by`'s for ttlMs) or already `by`'s (its expiry renewed). */
+  claim(what: string, by: string, ttlMs: number): Promise<boolean>;
+  /** Frees `what` if `by` still holds it. */
+  release(what: string, by: string): Promise<void>;
+  /** Keeps `value` as the result of `what` for ttlMs and tells every instance. */
+  put(what: string, value: string, ttlMs: number): Promise<void>;
+  /** The result of `what`, if one was put and has not expired. */
+  get(what: string): Promise<string | null>;
+}
+
 export interface ClusterBus {
   /** The traffic logs of the nodes. */
   readonly trafficStreams: NodeStreams;
+  /** Work done once for the cluster (the deep analysis of a version). */
+  readonly sharedWork: SharedWork;
   /** Calls `listener` with every notice of the channel (this instance's own too). */
   onEvent(listener: (e: StoreEvent) => void): void;
   /** Numbers the event (one counter for the cluster), keeps the newest `keep` and tells every instance. */

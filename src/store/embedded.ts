@@ -16,6 +16,8 @@ import { DIR_MODE, FILE_MODE, GroupAppender, atomicWriteFile, durableUnlink, ens
 import { AuditLog, type AuditBudgets } from './audit-log';
 import { RETENTION_DEFAULTS } from './records';
 import { dropUncommittedVersions, initializeDataDir, layout, loadMeta, loadSession, removeTmpFiles, type Logger, type Paths } from './recovery';
+import type { VersionChange, VersionDeltaRecord } from './version-deltas';
+import type { EmbeddedStoreOptions } from './embedded-options';
 import {
   StoreConflict,
   type ApiTokenRecord,
@@ -37,20 +39,7 @@ import {
   type VersionRecord,
 } from './types';
 
-export interface EmbeddedStoreOptions {
-  dir: string;
-  logger?: Logger;
-  /** Version documents kept in memory besides the running one (default 8). */
-  versionCacheSize?: number;
-  /** FW_VERSIONS_KEEP: committed versions kept, the newest (default 100; 0: all). */
-  versionsKeep?: number;
-  /** FW_AUDIT_KEEP: audit entries kept, the newest, failed logins apart (default 100,000; 0: all). */
-  auditKeep?: number;
-  /** FW_AUDIT_LOGIN_FAILURES_KEEP: failed-login audit entries kept, the newest (default 10,000; 0: all). */
-  auditLoginFailuresKeep?: number;
-  /** Told once when a write fails and the store stops serving (e.g. to exit for a restart). */
-  onFailure?: (err: Error) => void;
-}
+export type { EmbeddedStoreOptions };
 
 const silent: Logger = { info: () => undefined, warn: () => undefined };
 
@@ -89,6 +78,7 @@ export class EmbeddedStore implements Store {
       log: this.log,
       cacheSize: opts.versionCacheSize ?? 8,
       keep: opts.versionsKeep ?? RETENTION_DEFAULTS.versionsKeep,
+      keyframeEvery: opts.keyframeEvery,
       fail: (e) => this.fail(e),
     });
     this.auditBudgets = {
@@ -265,6 +255,11 @@ export class EmbeddedStore implements Store {
     return this.versions.get(version);
   }
 
+  async versionDelta(version: number): Promise<VersionDeltaRecord | undefined> {
+    this.check();
+    return this.versions.delta(version);
+  }
+
   // ---- the session and its journal ----
 
   /** Runs session file operations one after another, in call order. */
@@ -374,7 +369,7 @@ export class EmbeddedStore implements Store {
     return true;
   }
 
-  async commit(sessionId: string, journalLength: number, version: VersionRecord): Promise<void> {
+  async commit(sessionId: string, journalLength: number, version: VersionRecord, change?: VersionChange): Promise<void> {
     this.check();
     const s = activeSession(this.session, sessionId);
     if (s.committing) throw new StoreConflict(`session ${sessionId} is already being committed`, 'committing');
@@ -384,16 +379,16 @@ export class EmbeddedStore implements Store {
     if (n !== running + 1) {
       throw new StoreConflict(`version ${n} does not follow the running version ${running}`, 'session');
     }
-    const text = JSON.stringify(version); // a snapshot: the caller may reuse its objects
+    const written = this.versions.prepare(version, change); // a snapshot: the caller may reuse its objects
     s.committing = true;
     try {
       await this.sessionOp(async () => {
         await s.log.close(); // every accepted change is durable before the commit point
-        const meta = await this.versions.write(version, text);
+        await this.versions.write(written);
         this.meta.running = n;
         this.meta.lastEndedSession = sessionId;
         await this.meta.persist(); // the commit point: the rename of meta.json
-        this.versions.switchTo(meta, text);
+        this.versions.switchTo(written);
         this.session = null;
         // not needed for correctness: open() removes a log whose session the commit ended
         await fsp.unlink(this.paths.session).catch((e: unknown) => {
@@ -403,8 +398,8 @@ export class EmbeddedStore implements Store {
     } catch (e) {
       throw this.fail(e);
     }
-    // after the answer: the files of the versions no longer kept
-    this.sessionOp(() => this.versions.deletePrunedFiles()).catch((e: unknown) => this.fail(e));
+    // after the answer: a keyframe when one is due, the files of the versions no longer kept
+    this.sessionOp(() => this.versions.afterCommit(written)).catch((e: unknown) => this.fail(e));
   }
 
   async audit(event: AuditEvent): Promise<void> {

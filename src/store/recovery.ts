@@ -32,7 +32,10 @@ export interface Paths {
   audit: string;
   /** saved answers of requests made with an Idempotency-Key */
   idempotency: string;
+  /** a version stored whole (a keyframe) */
   version(n: number): string;
+  /** a version stored as the delta from the one before it (version-deltas.ts) */
+  versionDelta(n: number): string;
 }
 
 export function layout(dir: string): Paths {
@@ -46,6 +49,7 @@ export function layout(dir: string): Paths {
     audit: path.join(dir, 'audit.log'),
     idempotency: path.join(dir, 'idempotency.log'),
     version: (n) => path.join(versions, `${n}.json`),
+    versionDelta: (n) => path.join(versions, `${n}.delta.json`),
   };
 }
 
@@ -118,14 +122,20 @@ export async function removeTmpFiles(dir: string): Promise<string[]> {
   return removed;
 }
 
-/** Version numbers that have a file in versions/. */
-export async function versionFiles(p: Paths): Promise<number[]> {
-  const found: number[] = [];
+/** The versions in versions/: those with a whole file (N.json), those with a delta file (N.delta.json). */
+export async function versionFileKinds(p: Paths): Promise<{ wholes: Set<number>; deltas: Set<number> }> {
+  const wholes = new Set<number>(), deltas = new Set<number>();
   for (const name of await fsp.readdir(p.versions)) {
-    const m = /^(0|[1-9][0-9]*)\.json$/.exec(name);
-    if (m) found.push(Number(m[1]));
+    const m = /^(0|[1-9][0-9]*)(\.delta)?\.json$/.exec(name);
+    if (m) (m[2] ? deltas : wholes).add(Number(m[1]));
   }
-  return found.sort((a, b) => a - b);
+  return { wholes, deltas };
+}
+
+/** Version numbers that have a file (of either kind) in versions/. */
+export async function versionFiles(p: Paths): Promise<number[]> {
+  const { wholes, deltas } = await versionFileKinds(p);
+  return [...new Set([...wholes, ...deltas])].sort((a, b) => a - b);
 }
 
 /**
@@ -134,19 +144,31 @@ export async function versionFiles(p: Paths): Promise<number[]> {
  */
 export async function dropUncommittedVersions(p: Paths, running: number): Promise<number[]> {
   const dropped = (await versionFiles(p)).filter((n) => n > running);
-  for (const n of dropped) await fsp.rm(p.version(n), { force: true });
+  for (const n of dropped) await removeVersionFiles(p, n);
   if (dropped.length) await fsyncDir(p.versions);
   return dropped;
 }
 
+/** Deletes both files a version may have (the caller fsyncs the folder). */
+export async function removeVersionFiles(p: Paths, n: number): Promise<void> {
+  await fsp.rm(p.version(n), { force: true });
+  await fsp.rm(p.versionDelta(n), { force: true });
+}
+
+/** The meta of version n from its file: the whole one, else the delta (both hold the meta). */
 async function readVersionMeta(p: Paths, n: number): Promise<VersionMeta> {
   let rec: VersionRecord;
+  let file = p.version(n);
   try {
-    rec = JSON.parse(await fsp.readFile(p.version(n), 'utf8')) as VersionRecord;
+    const text = await fsp.readFile(file, 'utf8').catch((e: unknown) => {
+      if (errCode(e) !== 'ENOENT') throw e;
+      return fsp.readFile((file = p.versionDelta(n)), 'utf8');
+    });
+    rec = JSON.parse(text) as VersionRecord;
   } catch (e) {
-    throw refuse(p.version(n), `committed version ${n} cannot be read (${(e as Error).message})`);
+    throw refuse(file, `committed version ${n} cannot be read (${(e as Error).message})`);
   }
-  if (rec?.version !== n) throw refuse(p.version(n), `holds version ${String(rec?.version)}`);
+  if (rec?.version !== n) throw refuse(file, `holds version ${String(rec?.version)}`);
   return metaOf(rec);
 }
 

@@ -7,6 +7,7 @@ import { FwError } from '../errors';
 import type { SerializedDoc } from '../config/document';
 import type { Change } from '../config/changes';
 import { plainText, plainValue } from './plain-text';
+import type { VersionChange, VersionDeltaRecord } from './version-deltas';
 
 /** The role that may do everything: the store keeps at least one account of it. */
 export const ADMIN_ROLE = 'admin';
@@ -282,8 +283,14 @@ export interface SessionJournal {
    * ends the session. Throws StoreConflict unless `sessionId` is active, its journal has
    * exactly `journalLength` entries and the running version is `version.version - 1`.
    * A crash at any moment leaves either the old state or the new one.
+   *
+   * With `change` (the delta from the running version, made on it: version-deltas.ts), the
+   * store records the delta instead of the whole document when `change.base` is the running
+   * commit, and writes a keyframe (the whole document) after the answer when one is due; the
+   * version reads back whole all the same. `version.doc` must then stay unmutated (the
+   * pipeline's documents are immutable once committed): the keyframe serializes it later.
    */
-  commit(sessionId: string, journalLength: number, version: VersionRecord): Promise<void>;
+  commit(sessionId: string, journalLength: number, version: VersionRecord, change?: VersionChange): Promise<void>;
 }
 
 export interface Store extends SessionJournal {
@@ -337,6 +344,11 @@ export interface Store extends SessionJournal {
 
   runningVersion(): Promise<VersionMeta>;
   getVersion(version: number): Promise<VersionRecord | undefined>;
+  /**
+   * A version as the delta it was committed as (undefined: stored whole, or not kept): what
+   * an instance holding the version before it applies instead of reading the whole document.
+   */
+  versionDelta(version: number): Promise<VersionDeltaRecord | undefined>;
   listVersions(): Promise<VersionMeta[]>;
 
 

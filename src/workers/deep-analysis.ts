@@ -3,13 +3,16 @@
 // from another instance) a piscina worker analyzes the document with no work budget, capped
 // by FW_ANALYSIS_TIMEOUT of wall clock. A newer version cancels the older pass (the task is
 // aborted, its thread ended). GET /api/analysis shows the deep result of the running version
-// once it is there, the commit's quick result (complete: false) until then.
+// once it is there, the commit's quick result (complete: false) until then. In a cluster (a
+// DeepPassShare) one instance runs a version's pass and the others take its published result
+// (src/cluster/shared-analysis.ts); `passes` counts both.
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { Piscina } from 'piscina';
 import { serializeDoc } from '../config/document';
 import type { Analysis } from '../eval/analysis-types';
 import type { CompiledConfig } from '../eval/compiled';
+import type { DeepPassShare } from '../cluster/shared-analysis';
 import type { RunningState } from '../session/running';
 import type { AnalysisReply, AnalysisTask } from './analysis-worker';
 import { WORKER_ATOMICS, WORKER_RESOURCE_LIMITS } from './compile-pool';
@@ -18,6 +21,8 @@ export interface DeepAnalysisOptions {
   /** wall-clock cap of one pass in ms; 0: no deep pass */
   timeoutMs: number;
   logger: Logger;
+  /** a cluster's: one instance runs each version's pass, the others take its result */
+  share?: DeepPassShare;
 }
 
 /** What the API reads: the finished deep analysis of a version, if any. */
@@ -33,6 +38,10 @@ interface Pass {
   cancel: Int32Array;
   result: Analysis | null;
   done: Promise<void>;
+  /** wakes a pass waiting for another instance's result (a notice came) */
+  wake: (() => void) | null;
+  /** a notice came while the pass was not waiting (it looks again at once) */
+  noticed: boolean;
 }
 
 /** Past the deadline the worker returns what it decided; past this much more it is ended. */
@@ -42,6 +51,8 @@ export class DeepAnalysis implements DeepAnalysisResults {
   private readonly pool: Piscina<AnalysisTask, AnalysisReply> | null;
   private pass: Pass | null = null;
   private closed = false;
+  /** passes run in this process, and results taken from another instance's pass */
+  readonly passes = { run: 0, shared: 0 };
 
   constructor(private readonly opts: DeepAnalysisOptions) {
     // one thread: passes do not overlap (a newer one cancels the older), and commits keep
@@ -51,6 +62,11 @@ export class DeepAnalysis implements DeepAnalysisResults {
         filename: path.join(__dirname, 'analysis-worker.js'), minThreads: 0, maxThreads: 1, maxQueue: 4, idleTimeout: 30_000, resourceLimits: WORKER_RESOURCE_LIMITS, atomics: WORKER_ATOMICS,
       })
       : null;
+    opts.share?.onPublished((version) => {
+      if (this.pass?.version !== version) return;
+      this.pass.noticed = true;
+      this.pass.wake?.();
+    });
   }
 
   result(version: number): Analysis | null {
@@ -65,9 +81,12 @@ export class DeepAnalysis implements DeepAnalysisResults {
    */
   watch(state: RunningState<CompiledConfig>): void {
     if (!this.pool || this.closed) return;
-    if (this.pass) Atomics.store(this.pass.cancel, 0, 1);
+    if (this.pass) {
+      Atomics.store(this.pass.cancel, 0, 1);
+      this.pass.wake?.(); // one waiting for another instance's result ends now
+    }
     const abort = new AbortController();
-    const pass: Pass = { version: state.meta.version, abort, cancel: new Int32Array(new SharedArrayBuffer(4)), result: null, done: Promise.resolve() };
+    const pass: Pass = { version: state.meta.version, abort, cancel: new Int32Array(new SharedArrayBuffer(4)), result: null, done: Promise.resolve(), wake: null, noticed: false };
     pass.done = this.run(state, pass, abort);
     this.pass = pass;
   }
@@ -92,6 +111,12 @@ export class DeepAnalysis implements DeepAnalysisResults {
       log.info({ version }, 'deep analysis cancelled by a newer version');
       return;
     }
+    const share = this.opts.share;
+    if (share && !(await this.turn(share, pass))) return;
+    // the lease is renewed while the pass runs: an instance that dies stops renewing it
+    const renew = share ? setInterval(() => void share.claim(version).catch(() => undefined), share.retryMs) : null;
+    renew?.unref();
+    let published = false;
     const deadline = Date.now() + this.opts.timeoutMs;
     let timedOut = false;
     const kill = setTimeout(() => {
@@ -112,6 +137,11 @@ export class DeepAnalysis implements DeepAnalysisResults {
         return;
       }
       pass.result = reply.analysis;
+      this.passes.run++;
+      if (share) {
+        published = true;
+        share.publish(version, reply.analysis).catch((err: unknown) => log.warn({ version, err: String(err) }, 'could not publish the deep analysis'));
+      }
       const a = reply.analysis;
       log.info({ version, ms: reply.ms, complete: a.complete, shadowed: a.shadowed.length, redundant: a.redundant.length, undecided: a.undecided.length, partiallyShadowed: a.partiallyShadowed.length, unreachableNat: a.unreachableNat.length }, 'deep analysis done');
     } catch (e) {
@@ -123,11 +153,60 @@ export class DeepAnalysis implements DeepAnalysisResults {
       log.warn({ version, err: e }, 'deep analysis failed');
     } finally {
       clearTimeout(kill);
+      if (renew) clearInterval(renew);
+      // cancelled or failed: another instance may take the version over at once
+      if (share && !published) share.release(version).catch(() => undefined);
+    }
+  }
+
+  /**
+   * A pass's turn in a cluster: true when this instance holds the version's lease and runs the
+   * pass, false when another instance's result was taken (or the pass was cancelled). While
+   * another instance holds the lease this waits for its notice, and tries again every
+   * `retryMs` (the holder may have died: its lease lapses). A store that cannot be reached
+   * does not hold the analysis back: the pass runs here.
+   */
+  private async turn(share: DeepPassShare, pass: Pass): Promise<boolean> {
+    const version = pass.version;
+    const log = this.opts.logger;
+    for (;;) {
+      if (this.closed || pass.abort.signal.aborted || Atomics.load(pass.cancel, 0) !== 0) return false;
+      try {
+        pass.noticed = false;
+        let got = await share.published(version);
+        if (!got && await share.claim(version)) {
+          // the holder may have published and let go just before the claim: look once more
+          got = await share.published(version);
+          if (!got) return true;
+          await share.release(version);
+        }
+        if (got) {
+          if (this.pass === pass) {
+            pass.result = got;
+            this.passes.shared++;
+            log.info({ version }, 'deep analysis taken from another instance');
+          }
+          return false;
+        }
+      } catch (err) {
+        log.warn({ version, err: String(err) }, 'shared deep analysis unavailable; analyzing here');
+        return true;
+      }
+      if (pass.noticed) continue; // published while this looked: read it now
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, share.retryMs);
+        pass.wake = () => {
+          clearTimeout(t);
+          resolve();
+        };
+      });
+      pass.wake = null;
     }
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    this.pass?.wake?.();
     this.pass?.abort.abort();
     await this.pass?.done;
     await this.pool?.destroy();

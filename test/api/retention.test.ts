@@ -1,11 +1,13 @@
 // Retention over HTTP (issue 15), on both stores: with FW_VERSIONS_KEEP=3 only the newest three
 // versions are listed and readable, a pruned one answers 404 ERR_NET_1003 (also to a
 // rollback, which then changes nothing); with FW_AUDIT_KEEP=5 the audit trail lists the newest
-// five entries. What the store holds is bounded the same way (version files or Redis keys),
-// and a restart on the same data finds the same.
+// five entries. What the store holds is bounded the same way (version files or Redis keys:
+// the kept versions and the keyframe and deltas the oldest of them is read from, at most
+// KEYFRAME_EVERY more), and a restart on the same data finds the same.
 import fs from 'node:fs';
 import path from 'node:path';
 import IORedis from 'ioredis';
+import { KEYFRAME_EVERY } from '../../src/store/version-deltas';
 import { Client, expectError, expectMessage, ok, startTestDaemon, tempDir, type TestDaemon } from '../helpers/daemon';
 
 const KEEP = { FW_VERSIONS_KEEP: '3', FW_AUDIT_KEEP: '5' };
@@ -30,17 +32,25 @@ async function commitAddress(c: Client, name: string): Promise<void> {
 const listed = async (c: Client) => ((await ok(c.get('/api/config/versions'))).body as Array<{ version: number }>).map((v) => v.version);
 const auditIds = async (c: Client) => ((await ok(c.get('/api/audit?limit=1000'))).body.entries as Array<{ id: number }>).map((e) => e.id);
 
-/** Committed versions the store itself holds: version files, or version keys in Redis. */
+/** Committed versions the store itself holds, whole or as deltas: version files, or version keys in Redis. */
 async function storedVersions(d: TestDaemon): Promise<number[]> {
-  if (!d.redis) return fs.readdirSync(path.join(d.dir, 'versions')).map((f) => Number(f.replace('.json', ''))).sort((a, b) => a - b);
+  const numbers = (names: string[]) => [...new Set(names.map((f) => parseInt(f, 10)))].sort((a, b) => a - b);
+  if (!d.redis) return numbers(fs.readdirSync(path.join(d.dir, 'versions')));
   const r = new IORedis(d.redis.url);
   try {
-    const keys = await r.keys('fw:{default}:version:*');
-    expect(await r.llen('fw:{default}:history')).toBe(keys.length);
-    return keys.map((k) => Number(k.split(':').pop())).sort((a, b) => a - b);
+    const keys = [...(await r.keys('fw:{default}:version:*')), ...(await r.keys('fw:{default}:version-delta:*'))];
+    return numbers(keys.map((k) => k.split(':').pop()!));
   } finally {
     r.disconnect();
   }
+}
+
+/** What a store may hold with `kept` listed: those, and below them the keyframe and deltas the oldest is read from. */
+function expectStoredFor(stored: number[], kept: number[]): void {
+  const first = stored[0];
+  expect(stored).toEqual(Array.from({ length: kept[kept.length - 1] - first + 1 }, (_, i) => first + i));
+  expect(first).toBeLessThanOrEqual(kept[0]);
+  expect(kept[0] - first).toBeLessThanOrEqual(KEYFRAME_EVERY);
 }
 
 test('only the newest FW_VERSIONS_KEEP versions are listed, read and stored; a pruned one is 404, also to a rollback', async () => {
@@ -73,7 +83,13 @@ test('only the newest FW_VERSIONS_KEEP versions are listed, read and stored; a p
   expectError(await c.get('/api/config/versions/4'), 404, 'ERR_NET_1003');
   const after = await auditIds(c);
   expect(after.slice(1)).toEqual(audit.slice(0, 4)); // the login after the restart is the newest
-  expect(await storedVersions(t!)).toEqual([5, 6, 7]);
+  expectStoredFor(await storedVersions(t!), [5, 6, 7]);
+  // the pruned ones below the keyframe are gone once the oldest kept is read from a newer one
+  for (let i = 1; i <= KEYFRAME_EVERY + 1; i++) await commitAddress(c, `c${i}`);
+  const newest = await listed(c);
+  expect(newest).toHaveLength(3);
+  expectStoredFor(await storedVersions(t!), newest);
+  expect((await storedVersions(t!))[0]).toBeGreaterThan(7);
 });
 
 test('FW_VERSIONS_KEEP=0 keeps every version', async () => {

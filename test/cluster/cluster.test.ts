@@ -186,6 +186,25 @@ test('the failed-login limit is shared: spreading attempts over instances does n
   await new Client(c.url).login(ADMIN, ADMIN_PASSWORD);
 });
 
+test('a one-change commit is a small delta in Redis, which the other instances apply to the version they serve', async () => {
+  await a.begin();
+  expectMessage(await b.post('/api/addresses', { name: 'delta-one', ips: ['10.66.0.1/32'] }), 'address created in candidate');
+  const commit = await c.post('/api/config/commit', { description: 'one address' });
+  expectMessage(commit, 'commit successful');
+  const version = Number(commit.body.version);
+  const redis = cluster.peek();
+  expect(await redis.strlen(`fw:{${cluster.name}}:version-delta:${version}`)).toBeGreaterThan(0);
+  expect(await redis.strlen(`fw:{${cluster.name}}:version-delta:${version}`)).toBeLessThan(2000);
+  expect(await redis.exists(`fw:{${cluster.name}}:version:${version}`)).toBe(0); // no whole record: not a keyframe
+  // the instances other than the one whose worker committed followed through the delta
+  const followed = new RegExp(`"version":${version},[^\\n]*"read":"deltas"[^\\n]*loaded a running version committed elsewhere`);
+  expect(await eventually(async () => cluster.nodes.filter((n) => followed.test(n.stdout())).length === 2, 10_000)).toBe(true);
+  // and every instance answers the version alike
+  const answers = await Promise.all([a, b, c].map(async (x) => (await x.get(`/api/config/versions/${version}`)).text));
+  expect(new Set(answers).size).toBe(1);
+  expect(JSON.parse(answers[0]).config.addresses.map((x: { name: string }) => x.name)).toContain('delta-one');
+});
+
 test('an idle session expires through its Redis lease, even with every instance frozen', async () => {
   await b.begin();
   await b.post('/api/addresses', { name: 'idle', ips: ['10.77.0.0/16'] });

@@ -52,9 +52,16 @@ beforeAll(async () => {
 
 afterAll(async () => {
   // FW_PARTITION_LOGS=<folder>: the instances' logs, to read after a failure
+  // (a folder that does not exist yet is made; the lab goes whatever happens to the logs)
   const logs = process.env.FW_PARTITION_LOGS;
-  if (logs && lab) for (const d of DAEMONS) fs.writeFileSync(path.join(logs, `${d}.log`), lab.daemonLog(d));
-  await lab?.destroy();
+  try {
+    if (logs && lab) {
+      fs.mkdirSync(logs, { recursive: true });
+      for (const d of DAEMONS) fs.writeFileSync(path.join(logs, `${d}.log`), lab.daemonLog(d));
+    }
+  } finally {
+    await lab?.destroy();
+  }
 });
 
 /** The roles of the Redis servers now: the primary a majority of sentinels names, and the others. */

@@ -1,7 +1,10 @@
 // The incremental analysis (issue 30): random configurations, random sequences of changes
-// (policies edited, inserted, deleted and moved; addresses and services changed), and at each
-// step the analysis made from the previous step's memo is the whole analysis of that
-// document: the same report, the same stats. The quick pass, the quick pass with small
+// (policies edited, inserted, deleted and moved, their zones changed; addresses, services,
+// their source ports and groups changed), and at each step the analysis made from a memo is
+// the whole analysis of that document: the same report, the same stats. The memo is the last
+// one recorded (as the worker threads keep it: a pass that left policies undecided records
+// none) or, now and then, an older one: the memo's space and counts are shared with the next
+// memo's and must stay as they were. The quick pass, the quick pass with small
 // budgets (undecided policies: the memo must not be trusted), and the deep pass. The compile
 // worker's task, which keeps the memo between commits, answers like a fresh compile too.
 import fc from 'fast-check';
@@ -11,6 +14,7 @@ import type { ConfigDoc } from '../../src/config/types';
 import { analyze, type AnalysisStats, type AnalyzeOptions } from '../../src/eval/analysis';
 import type { AnalysisMemo } from '../../src/eval/analysis-memo';
 import { CompiledConfig } from '../../src/eval/compiled';
+import { policyUsage, unusedObjects } from '../../src/eval/object-usage';
 import { parsePacket } from '../../src/eval/packet';
 import compileTask, { NO_BASE, type CompileReply } from '../../src/workers/compile-worker';
 import { CompilePool } from '../../src/workers/compile-pool';
@@ -26,7 +30,10 @@ type Change =
   | { op: 'insert'; at: number; from: number }
   | { op: 'move'; at: number; to: number }
   | { op: 'ips'; to: number; ips: string[] }
-  | { op: 'ports'; to: number; port: number };
+  | { op: 'ports'; to: number; port: number }
+  | { op: 'zone'; at: number; src: boolean; to: number }
+  | { op: 'sports'; to: number; port: number | null }
+  | { op: 'members'; to: number; from: number };
 
 const changeArb: fc.Arbitrary<Change> = fc.oneof(
   fc.record({ op: fc.constantFrom('action' as const, 'disable' as const, 'delete' as const), at: fc.nat() }),
@@ -36,6 +43,9 @@ const changeArb: fc.Arbitrary<Change> = fc.oneof(
   fc.record({ op: fc.constant('move' as const), at: fc.nat(), to: fc.nat() }),
   fc.record({ op: fc.constant('ips' as const), to: fc.nat(), ips: fc.array(cidrArb, { minLength: 1, maxLength: 2 }) }),
   fc.record({ op: fc.constant('ports' as const), to: fc.nat(), port: fc.constantFrom(22, 80, 443, 8080) }),
+  fc.record({ op: fc.constant('zone' as const), at: fc.nat(), src: fc.boolean(), to: fc.nat() }),
+  fc.record({ op: fc.constant('sports' as const), to: fc.nat(), port: fc.option(fc.constantFrom(53, 1024, 40000), { nil: null }) }),
+  fc.record({ op: fc.constant('members' as const), to: fc.nat(), from: fc.nat() }),
 );
 
 /** The document after one change: a working copy sharing the objects it does not change, as
@@ -45,7 +55,9 @@ function applyChange(prev: ConfigDoc, c: Change): ConfigDoc {
   const ps = (doc.policies = [...prev.policies]);
   const addrs = [...doc.addresses.keys()];
   const svcs = [...doc.services.keys()];
-  const k = ps.length ? (c.op === 'ips' || c.op === 'ports' ? 0 : c.at % ps.length) : -1;
+  const zones = [...doc.zones.keys()];
+  const groups = [...doc.addressGroups.keys()];
+  const k = ps.length && 'at' in c ? c.at % ps.length : -1;
   const p = k >= 0 ? (ps[k] = { ...ps[k] }) : undefined;
   switch (c.op) {
     case 'action': if (p) p.action = p.action === 'allow' ? 'deny' : 'allow'; break;
@@ -57,6 +69,22 @@ function applyChange(prev: ConfigDoc, c: Change): ConfigDoc {
     case 'move': if (p) { const [x] = ps.splice(c.at % ps.length, 1); ps.splice(c.to % (ps.length + 1), 0, x); } break;
     case 'ips': if (addrs.length) doc.addresses.set(addrs[c.to % addrs.length], { name: addrs[c.to % addrs.length], ips: [...new Set(c.ips.map((x) => x.replace(/\/.*/, '/32').includes(':') ? x.replace(/\/.*/, '/128') : x.replace(/\/.*/, '/32')))] }); break;
     case 'ports': if (svcs.length) { const s = doc.services.get(svcs[c.to % svcs.length])!; doc.services.set(s.name, { ...s, ports: s.ports.length ? [c.port] : [] }); } break;
+    // '' (any) one time in (zones + 1)
+    case 'zone': if (p) p[c.src ? 'srcZone' : 'dstZone'] = c.to % (zones.length + 1) === 0 ? '' : zones[c.to % zones.length]; break;
+    case 'sports': if (svcs.length) {
+      const s = { ...doc.services.get(svcs[c.to % svcs.length])! };
+      if (c.port === null || !s.ports.length) delete s.sourcePorts;
+      else s.sourcePorts = [c.port];
+      doc.services.set(s.name, s);
+    } break;
+    // a group's members: one more (an address or an earlier group), or its first one dropped
+    case 'members': if (groups.length) {
+      const g = doc.addressGroups.get(groups[c.to % groups.length])!;
+      const pool = [...addrs.filter((a) => !doc.addressGroups.has(a)), ...groups.slice(0, groups.indexOf(g.name))];
+      const m = pool[c.from % pool.length];
+      const members = g.members.includes(m) ? (g.members.length > 1 ? g.members.slice(1) : g.members) : [...g.members, m];
+      doc.addressGroups.set(g.name, { ...g, members });
+    } break;
   }
   return doc;
 }
@@ -69,30 +97,38 @@ const VARIANTS: Array<[string, AnalyzeOptions]> = [
 
 describe('incremental analysis = whole analysis', () => {
   for (const [name, base] of VARIANTS) {
-    test(`${name}: after every change of random sequences`, () => {
+    test(`${name}: after every change of random sequences, from the last memo or an older one`, () => {
       let copied = 0;
+      let older = 0;
       fc.assert(
-        fc.property(specArb({ ...LARGE, policies: [10, 80] }, { disabled: true }), fc.array(changeArb, { minLength: 1, maxLength: 6 }), (spec, changes) => {
+        fc.property(specArb({ ...LARGE, policies: [10, 80] }, { disabled: true, sports: true, groups: true }), fc.array(fc.tuple(changeArb, fc.nat(3)), { minLength: 1, maxLength: 6 }), (spec, changes) => {
           let doc = specDoc(spec);
           const memo: { previous: AnalysisMemo | null; next?: AnalysisMemo | null } = { previous: null };
           analyze(doc, undefined, { ...base, memo });
-          for (const c of changes) {
+          // the memos recorded so far, newest last
+          const memos: AnalysisMemo[] = memo.next ? [memo.next] : [];
+          for (const [c, pick] of changes) {
             doc = applyChange(doc, c);
             const cfg = CompiledConfig.compile(doc);
             const whole: AnalysisStats = { reached: 0, painted: 0, undecided: 0, undecidedIds: [] };
             const inc: AnalysisStats = { reached: 0, painted: 0, undecided: 0, undecidedIds: [] };
             const expected = analyze(doc, cfg, { ...base, stats: whole });
-            const slot = { previous: memo.next ?? null } as typeof memo;
+            // one time in four the memo before the last (its space and counts were the
+            // base of the last one's)
+            const from = pick === 0 && memos.length > 1 ? memos[memos.length - 2] : memos[memos.length - 1];
+            const slot = { previous: from ?? null } as typeof memo;
             if (slot.previous) copied++;
+            if (from && from !== memos[memos.length - 1]) older++;
             const got = analyze(doc, cfg, { ...base, stats: inc, memo: slot });
             expect(got).toEqual(expected);
             expect(inc).toEqual(whole);
-            memo.next = slot.next;
+            if (slot.next) memos.push(slot.next);
           }
         }),
         { numRuns: name === 'deep' ? 40 : 60, seed },
       );
       expect(copied).toBeGreaterThan(50); // the memo was there to be used
+      expect(older).toBeGreaterThan(5);
     });
   }
 
@@ -123,6 +159,27 @@ describe('incremental analysis = whole analysis', () => {
       { numRuns: 40, seed },
     );
   });
+});
+
+test('the policies\' reference counts made from those of any earlier table are the fresh counts; the earlier ones stay as they were', () => {
+  const sorted = (m: ReadonlyMap<string, number>) => [...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const fresh = (d: ConfigDoc) => policyUsage(d.policies, null);
+  fc.assert(
+    fc.property(specArb({ ...LARGE, policies: [5, 40] }, { groups: true }), fc.array(fc.tuple(changeArb, fc.nat()), { minLength: 1, maxLength: 8 }), (spec, changes) => {
+      let doc = specDoc(spec);
+      const chain = [{ doc, usage: fresh(doc) }];
+      for (const [c, from] of changes) {
+        doc = applyChange(doc, c);
+        const base = chain[from % chain.length];
+        const usage = policyUsage(doc.policies, base.usage);
+        expect([sorted(usage.addr), sorted(usage.svc)]).toEqual([sorted(fresh(doc).addr), sorted(fresh(doc).svc)]);
+        expect(unusedObjects(doc, usage)).toEqual(unusedObjects(doc));
+        chain.push({ doc, usage });
+      }
+      for (const { doc: d, usage } of chain) expect([sorted(usage.addr), sorted(usage.svc)]).toEqual([sorted(fresh(d).addr), sorted(fresh(d).svc)]);
+    }),
+    { numRuns: 200, seed },
+  );
 });
 
 test('a set cancel flag ends a deep pass as its deadline does; the memo of the pass before still serves the next one', () => {

@@ -1,11 +1,12 @@
 // RuleSpace.candidates finds the earlier rules that may meet a rule through an index
 // (earlier-index.ts). Its answer must be exactly the one of the definition, a scan over every
 // earlier rule: the same rules in the same order, ending at the first that holds the rule
-// whole (the painting of the analysis depends on both).
+// whole (the painting of the analysis depends on both). A space made from another by edits
+// (the incremental analysis) answers as one made whole, and leaves the other as it was.
 import fc from 'fast-check';
 import type { Family } from '../../src/config/net';
 import { covers, type Region } from '../../src/eval/coverage';
-import { regionMaker, regionOf, RuleSpace, type RuleRegions } from '../../src/eval/rule-space';
+import { hullOf, regionMaker, regionOf, RuleSpace, type RuleRegions } from '../../src/eval/rule-space';
 import { ANY_ZONE, NEVER, type RuleSpec } from '../../src/eval/rules';
 import type { Interval } from '../../src/eval/sets';
 
@@ -98,5 +99,76 @@ describe('RuleSpace.candidates', () => {
     const space = new RuleSpace(rules);
     expect(space.candidates(4, 4).ids).toEqual([0, 2]);
     expect(space.candidates(4, 4, (j) => j !== 2).ids).toEqual([0, 3]);
+  });
+});
+
+/** Every rule's candidates, both families, as the definition gives them. */
+function expectCandidates(space: RuleSpace, rules: RuleRegions[]): void {
+  for (let i = 0; i < rules.length; i++) {
+    for (const f of [4, 6] as const) {
+      if (regionOf(rules[i], f)) expect(space.candidates(i, f).ids).toEqual(scan(rules, i, f, () => true));
+    }
+  }
+}
+
+/** The later rules rule `at`'s space reaches, as the incremental analysis marks them. */
+function expectMarks(space: RuleSpace, rules: RuleRegions[], at: number): void {
+  for (const f of [4, 6] as const) {
+    const R = regionOf(rules[at], f);
+    if (!R) continue;
+    const mark = new Uint8Array(rules.length);
+    space.markLater(at, rules[at].sz, rules[at].dz, f, hullOf(f, R), mark);
+    const zoneMeets = (a: number, b: number) => a === ANY_ZONE || b === ANY_ZONE || a === b;
+    const want = rules.map((r, j) => {
+      const o = regionOf(r, f);
+      return j > at && o !== null && zoneMeets(r.sz, rules[at].sz) && zoneMeets(r.dz, rules[at].dz) &&
+        hullsOf(f, o).every(([a, b], k) => a <= hullsOf(f, R)[k][1] && hullsOf(f, R)[k][0] <= b) ? 1 : 0;
+    });
+    expect([...mark]).toEqual(want);
+  }
+}
+
+describe('a space made from another (the incremental analysis, issue 30)', () => {
+  test('shrunk, then grown again from the shrunk one: the rows that went are in no list', () => {
+    const spec = (sz: number, dz: number): RuleSpec => ({
+      sz, dz, src: { v4: [[0n, 255n]], v6: [] }, dst: { v4: [[0n, 255n]], v6: [] }, svc: [[0, 10]], srcKey: '', dstKey: '', svcKey: '', families: 1,
+    });
+    const make = regionMaker(ZONES);
+    const [a, b, c, d, e, f] = [spec(1, 2), spec(1, 2), spec(1, 2), spec(2, 1), spec(2, 1), spec(1, 2)].map(make);
+    const s0 = new RuleSpace([a, b, c]);
+    const s1 = new RuleSpace([a], { space: s0, changed: [] });
+    const grown = [a, d, e, f];
+    const s2 = new RuleSpace(grown, { space: s1, changed: [1, 2, 3] });
+    expectCandidates(s2, grown);
+    expectMarks(s2, grown, 0); // rule 0 reaches rule 3, not rules 1 and 2 (other zones)
+  });
+
+  test('after random edits, inserts and deletes, from the last space or any earlier one: the candidates and later rules of a space made whole; the spaces it was made from unchanged', () => {
+    // a rule replaced (0), inserted (1) or deleted (2): the rules after an insert or a delete
+    // shift, as after a policy added, deleted or moved
+    const editArb = fc.array(fc.tuple(fc.nat(2), fc.nat(), specArb), { minLength: 1, maxLength: 4 });
+    fc.assert(
+      fc.property(fc.array(specArb, { minLength: 1, maxLength: 40 }), fc.array(fc.tuple(fc.nat(), editArb), { minLength: 1, maxLength: 5 }), fc.nat(), (specs, edits, sourceAt) => {
+        const make = regionMaker(ZONES);
+        const chain: Array<{ rules: RuleRegions[]; space: RuleSpace }> = [{ rules: specs.map(make), space: new RuleSpace(specs.map(make)) }];
+        for (const [from, edit] of edits) {
+          const base = chain[from % chain.length];
+          const rules = base.rules.slice();
+          for (const [kind, at, spec] of edit) {
+            if (kind === 0 && rules.length) rules[at % rules.length] = make(spec);
+            else if (kind === 1 || rules.length === 1) rules.splice(at % (rules.length + 1), 0, make(spec));
+            else rules.splice(at % rules.length, 1);
+          }
+          // the positions whose rule is not the base's rule there, as the analysis finds them
+          const changed = rules.map((r, j) => j).filter((j) => rules[j] !== base.rules[j]);
+          const space = new RuleSpace(rules, { space: base.space, changed });
+          expectCandidates(space, rules);
+          expectMarks(space, rules, sourceAt % rules.length);
+          chain.push({ rules, space });
+        }
+        for (const { rules, space } of chain) expectCandidates(space, rules);
+      }),
+      { numRuns: 200, seed },
+    );
   });
 });

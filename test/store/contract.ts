@@ -4,10 +4,12 @@
 // store has (files and their recovery, group appends with footprints) stays in that store's
 // own tests.
 import { StoreConflict, type ApiTokenRecord, type AuditQuery, type ConflictReason, type Store, type UserRecord } from '../../src/store/types';
-import { commitNext, entry, markerDoc, rejection, sessionRec, versionRec } from './helpers';
+import { commitEdit, commitNext, editFor, entry, markerDoc, rejection, sessionRec, versionRec } from './helpers';
+import type { VersionRecord } from '../../src/store/types';
 
 export interface StoreOptions {
   versionsKeep?: number;
+  keyframeEvery?: number;
   auditKeep?: number;
   auditLoginFailuresKeep?: number;
 }
@@ -188,6 +190,61 @@ export function storeContract(backend: Backend): void {
       expect(await store.claimRevert(2, 60_000)).toBe(false); // confirmed: nothing to revert
       await restart();
       expect(await store.confirmedVersion()).toBe(2);
+    });
+  });
+
+  describe(`${backend.name}: versions stored as deltas`, () => {
+    /** Every version of `written` reads back byte for byte as it was written whole. */
+    const readsBack = async (written: VersionRecord[]) => {
+      for (const w of written) expect(JSON.stringify(await store.getVersion(w.version))).toBe(JSON.stringify(w));
+    };
+
+    test('versions committed with their change read back exactly, through keyframes and deltas, also after a restart', async () => {
+      await restart({ keyframeEvery: 3 });
+      const written = [(await store.getVersion(0))!];
+      for (let v = 1; v <= 13; v++) written.push(await commitEdit(store, editFor(v)));
+      await readsBack(written);
+      expect(await store.versionDelta(0)).toBeUndefined();
+      for (let v = 1; v <= 13; v++) {
+        const d = await store.versionDelta(v);
+        expect(d).toMatchObject({ version: v, description: `v${v}`, base: { version: v - 1, time: written[v - 1].time } });
+      }
+      // a one-address change is a delta of that address, not the document
+      expect((await store.versionDelta(5))?.delta.named).toEqual({ addresses: { set: [['a5', { name: 'a5', ips: ['10.0.5.0/24'] }]], del: [] } });
+      // reordered policies are their ids in the new order, no rule again
+      expect((await store.versionDelta(8))?.delta.rules).toEqual({ policies: { order: { ids: [5, 1], set: [] } } });
+      await restart({ keyframeEvery: 3 });
+      await readsBack(written);
+      written.push(await commitEdit(store, editFor(14)));
+      await readsBack(written.slice(-3));
+    });
+
+    test('versions stored whole (as before deltas) and deltas follow one another; a change made on another commit is stored whole', async () => {
+      const written = [(await store.getVersion(0))!];
+      for (let v = 1; v <= 3; v++) written.push(await commitEdit(store, editFor(v), false));
+      for (let v = 4; v <= 6; v++) written.push(await commitEdit(store, editFor(v)));
+      written.push(await commitEdit(store, editFor(7), 'other'));
+      written.push(await commitEdit(store, editFor(8)));
+      await restart();
+      await readsBack(written);
+      for (const v of [1, 2, 3, 7]) expect(await store.versionDelta(v)).toBeUndefined();
+      for (const v of [4, 5, 6, 8]) expect(await store.versionDelta(v)).toBeDefined();
+    });
+
+    test('retention keeps the keyframe and deltas a kept version is read from, and never lists or reads a pruned one', async () => {
+      await restart({ versionsKeep: 3, keyframeEvery: 4 });
+      const written = [(await store.getVersion(0))!];
+      for (let v = 1; v <= 11; v++) written.push(await commitEdit(store, editFor(v)));
+      expect((await store.listVersions()).map((m) => m.version)).toEqual([9, 10, 11]);
+      for (let v = 0; v <= 8; v++) expect(await store.getVersion(v)).toBeUndefined();
+      await readsBack(written.slice(9));
+      await restart({ versionsKeep: 3, keyframeEvery: 4 });
+      expect((await store.listVersions()).map((m) => m.version)).toEqual([9, 10, 11]);
+      for (let v = 0; v <= 8; v++) expect(await store.getVersion(v)).toBeUndefined();
+      await readsBack(written.slice(9));
+      for (let v = 12; v <= 20; v++) written.push(await commitEdit(store, editFor(v)));
+      expect((await store.listVersions()).map((m) => m.version)).toEqual([18, 19, 20]);
+      await readsBack(written.slice(18));
     });
   });
 

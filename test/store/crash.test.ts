@@ -9,9 +9,10 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import type { EmbeddedStore } from '../../src/store/embedded';
 import { openStore, removeTmpDirs, tmpDir } from './helpers';
+import { CRASH_STORE_OPTIONS } from './fixtures/crash-child';
 
-/** EmbeddedStore's FW_VERSIONS_KEEP when none is given, as the child runs it. */
-const DEFAULT_VERSIONS_KEEP = 100;
+/** The child's FW_VERSIONS_KEEP (versions stored as deltas and keyframes are pruned too). */
+const DEFAULT_VERSIONS_KEEP = CRASH_STORE_OPTIONS.versionsKeep;
 
 afterAll(removeTmpDirs);
 
@@ -73,8 +74,8 @@ async function checkRecovered(store: EmbeddedStore, lines: string[][]): Promise<
   const session = await store.getSession();
   if (maxC !== undefined) expect(running).toBeGreaterThanOrEqual(maxC);
 
-  // the newest versions up to the retention (the child runs with the default
-  // FW_VERSIONS_KEEP; rounds add up past it), each readable and the one its commit wrote
+  // the newest versions up to the retention (rounds add up past the child's FW_VERSIONS_KEEP),
+  // each readable (from its keyframe and deltas) and the one its commit wrote
   const first = Math.max(0, running + 1 - DEFAULT_VERSIONS_KEEP);
   const versions = await store.listVersions();
   expect(versions.map((m) => m.version)).toEqual(Array.from({ length: running + 1 - first }, (_, i) => first + i));
@@ -112,7 +113,7 @@ test('every acknowledged operation survives kill -9 at a random moment', async (
     const afterAck = round === 9 && appends === 0;
     const lines = await runAndKill(dir, path.join(records, `${round}.log`), 5 + Math.floor(Math.random() * 250), afterAck);
     appends += lines.filter((l) => l[0] === 'A').length;
-    const store = await openStore(dir); // also takes over the dead child's lock
+    const store = await openStore(dir, CRASH_STORE_OPTIONS); // also takes over the dead child's lock
     try {
       await checkRecovered(store, lines);
     } finally {

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { EmbeddedStore } from '../../src/store/embedded';
 import type { Store } from '../../src/store/types';
-import { commitNext, entry, markerDoc, openStore, rejection, removeTmpDirs, sessionRec, tmpDir, versionRec } from './helpers';
+import { commitEdit, commitNext, editFor, entry, markerDoc, openStore, rejection, removeTmpDirs, sessionRec, tmpDir, versionRec } from './helpers';
 
 afterAll(removeTmpDirs);
 
@@ -171,7 +171,7 @@ test('audit payloads are kept as text: each listing answers a copy of its own', 
 });
 
 describe('retention (FW_VERSIONS_KEEP, FW_AUDIT_KEEP)', () => {
-  async function retaining(opts: { versionsKeep?: number; auditKeep?: number; versionCacheSize?: number }): Promise<EmbeddedStore> {
+  async function retaining(opts: { versionsKeep?: number; auditKeep?: number; versionCacheSize?: number; keyframeEvery?: number }): Promise<EmbeddedStore> {
     await store.close();
     store = new EmbeddedStore({ dir, ...opts });
     await store.open(() => markerDoc(0));
@@ -212,6 +212,38 @@ describe('retention (FW_VERSIONS_KEEP, FW_AUDIT_KEEP)', () => {
     await commitNext(store);
     await store.close();
     expect(versionFiles()).toEqual([5, 6]);
+  });
+
+  test('a version committed with its change is a delta file, with a keyframe beside every few; pruning keeps what kept versions are read from', async () => {
+    await retaining({ versionsKeep: 3, keyframeEvery: 3 });
+    const written = [];
+    for (let v = 1; v <= 7; v++) written.push(await commitEdit(store, editFor(v)));
+    await store.close(); // waits for the keyframe and the deletions
+    const files = fs.readdirSync(path.join(dir, 'versions')).sort((a, b) => parseFloat(a) - parseFloat(b) || a.length - b.length);
+    // keyframes of 3 and 6 (three deltas each since the last); 5, the oldest kept, is read from 3
+    expect(files).toEqual(['3.json', '3.delta.json', '4.delta.json', '5.delta.json', '6.json', '6.delta.json', '7.delta.json']);
+    // the deltas are small: version 7's (one address deleted, one added) is those two
+    expect(fs.statSync(path.join(dir, 'versions', '7.delta.json')).size).toBeLessThan(400);
+    // a raised setting lists again what is on disk and readable: from the lowest keyframe
+    await retaining({ versionsKeep: 100 });
+    expect((await store.listVersions()).map((m) => m.version)).toEqual([3, 4, 5, 6, 7]);
+    for (const w of written.slice(2)) expect(JSON.stringify(await store.getVersion(w.version))).toBe(JSON.stringify(w));
+  });
+
+  test('a delta whose keyframe a crash deleted mid-pruning is neither listed nor read, and goes at the next commit', async () => {
+    await retaining({ versionsKeep: 0, keyframeEvery: 3 });
+    for (let v = 1; v <= 7; v++) await commitEdit(store, editFor(v));
+    await store.close();
+    // as a crash between the deletion of 3.json and of 3.delta.json (0..2 already deleted) leaves it
+    for (const f of ['0.json', '1.delta.json', '2.delta.json', '3.json']) fs.rmSync(path.join(dir, 'versions', f));
+    await retaining({ versionsKeep: 2 });
+    expect((await store.listVersions()).map((m) => m.version)).toEqual([6, 7]);
+    await retaining({ versionsKeep: 100 });
+    expect((await store.listVersions()).map((m) => m.version)).toEqual([6, 7]);
+    expect(await store.getVersion(5)).toBeUndefined();
+    await commitEdit(store, editFor(8));
+    await store.close();
+    expect(fs.readdirSync(path.join(dir, 'versions')).filter((f) => parseFloat(f) < 6)).toEqual([]);
   });
 
   test('a read racing the pruning of its version finds it whole or not at all', async () => {

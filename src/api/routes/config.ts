@@ -205,7 +205,9 @@ export function configRoutes(ctx: AppContext): RouteDef[] {
     }) },
     { method: 'GET', pattern: '/api/config/versions/:n', body: 'none', permission: 'read', doc: doc('One committed version with its configuration', VersionWithConfig, { errors: [] }), handler: async (req) => {
       const n = parseVersion(req.params.n);
-      const rec = await ctx.store.getVersion(n);
+      // the meta from the history (a few hundred bytes a version): a version stored as a delta
+      // is rebuilt once, by versionDoc, not a second time for its meta
+      const rec = (await ctx.store.listVersions()).find((m) => m.version === n);
       if (!rec) throw new FwError('ERR_NET_1003', `version ${n} not found`);
       const doc = await cfg.versionDoc(n);
       return { body: {

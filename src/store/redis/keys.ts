@@ -17,6 +17,9 @@ export function keysOf(clusterName: string) {
     history: `${p}history`,
     versionPrefix: `${p}version:`,
     version: (n: number) => `${p}version:${n}`,
+    /** a version stored as the delta from the one before it (version-deltas.ts) */
+    versionDeltaPrefix: `${p}version-delta:`,
+    versionDelta: (n: number) => `${p}version-delta:${n}`,
     session: `${p}session`,
     journal: `${p}journal`,
     /** per footprint key, the journal position and instance that last touched it (scripts.ts APPEND) */

@@ -15,15 +15,18 @@ import { RETENTION_DEFAULTS, expiryMs, initialVersion, metaOf } from '../records
 import { connect, failFastOptions, patientOptions, unreachable, whenReady, type RedisTarget } from './connection';
 import { DurableWrites } from './durable-writes';
 import { scripted, type Scripted } from './scripts';
-import { BULK_BYTES, getSized, headSince } from './bulk-lane';
+import { BULK_BYTES, headSince } from './bulk-lane';
 import { keysOf } from './keys';
 import { RedisBus } from './bus';
 import { RedisFailureLog } from './failure-log';
 import { RedisNodeStreams } from './node-streams';
+import { RedisSharedWork } from './shared-work';
 import type { FailureLog } from '../../auth/login-limiter';
 import { conflictReason, entriesOf, sessionOf, withLastUse } from './decode';
 import { auditCursor, type RedisCall } from './audit-stream';
 import { TickBatch } from './tick-batch';
+import { RedisVersions } from './redis-versions';
+import type { VersionChange, VersionDeltaRecord } from '../version-deltas';
 import { mergeAudit } from '../audit-merge';
 import { FwError, isFwError } from '../../errors';
 import type { ClusterBus, Registry, StoreEvent } from '../cluster-bus';
@@ -45,6 +48,8 @@ export interface RedisStoreOptions {
   connectWaitMs?: number;
   /** FW_VERSIONS_KEEP: committed versions kept, the newest (default 100; 0: all). */
   versionsKeep?: number;
+  /** Deltas after which a keyframe is written (default version-deltas.ts KEYFRAME_EVERY). */
+  keyframeEvery?: number;
   /** FW_AUDIT_KEEP: audit entries kept, the newest, failed logins apart (default 100,000; 0: all). */
   auditKeep?: number;
   /** FW_AUDIT_LOGIN_FAILURES_KEEP: failed-login audit entries kept, the newest (default 10,000; 0: all). */
@@ -64,11 +69,13 @@ export class RedisStore implements Store, ClusterBus {
   private readonly sub: Redis;
   /** the ClusterBus this store answers through */
   private readonly bus: RedisBus;
-  private readonly versionsKeep: number;
+  /** the committed versions, whole or as deltas (redis-versions.ts) */
+  private readonly versions: RedisVersions;
   private readonly auditKeep: number;
   private readonly auditLoginFailuresKeep: number;
   private closed = false;
   readonly trafficStreams: RedisNodeStreams;
+  readonly sharedWork: RedisSharedWork;
   /** audit entries recorded in one turn of the event loop go in one script call: [kind, JSON] each */
   private readonly audits = new TickBatch<[string, string]>((entries) => this.call(() => this.redis.fwAudit(
     this.keys.audit, this.keys.auditLoginFailures, this.keys.auditSeq, this.auditKeep, this.auditLoginFailuresKeep, ...entries.flat(),
@@ -81,7 +88,10 @@ export class RedisStore implements Store, ClusterBus {
     this.writes = new DurableWrites(target, opts.minReplicas ?? 0, this.redis, (fn) => this.call(fn));
     this.sub = connect(patientOptions(target));
     this.trafficStreams = new RedisNodeStreams(this.redis, this.keys.traffic, (fn) => this.call(fn));
-    this.versionsKeep = opts.versionsKeep ?? RETENTION_DEFAULTS.versionsKeep;
+    this.versions = new RedisVersions(this.redis, this.writes, this.keys, (fn) => this.call(fn), {
+      versionsKeep: opts.versionsKeep ?? RETENTION_DEFAULTS.versionsKeep, keyframeEvery: opts.keyframeEvery,
+    });
+    this.sharedWork = new RedisSharedWork(this.redis, `${this.keys.prefix}shared:`, this.keys.channel, (fn) => this.call(fn));
     this.auditKeep = opts.auditKeep ?? RETENTION_DEFAULTS.auditKeep;
     this.auditLoginFailuresKeep = opts.auditLoginFailuresKeep ?? RETENTION_DEFAULTS.auditLoginFailuresKeep;
     // connection errors are reported where a call fails; without listeners ioredis would print them
@@ -258,10 +268,12 @@ export class RedisStore implements Store, ClusterBus {
     return JSON.parse(meta) as VersionMeta;
   }
 
-  async getVersion(version: number): Promise<VersionRecord | undefined> {
-    if (!Number.isSafeInteger(version) || version < 0) return undefined;
-    const t = await this.call(() => getSized(this.redis, this.writes.bulk, this.keys.version(version)));
-    return t ? (JSON.parse(t) as VersionRecord) : undefined;
+  getVersion(version: number): Promise<VersionRecord | undefined> {
+    return this.versions.get(version);
+  }
+
+  versionDelta(version: number): Promise<VersionDeltaRecord | undefined> {
+    return this.versions.delta(version);
   }
 
   async listVersions(): Promise<VersionMeta[]> {
@@ -347,17 +359,8 @@ export class RedisStore implements Store, ClusterBus {
     await this.call(() => this.redis.fwRelease(this.keys.claim, `${sessionId}:${journalLength}`));
   }
 
-  async commit(sessionId: string, journalLength: number, version: VersionRecord): Promise<void> {
-    const k = this.keys;
-    const n = version.version;
-    const event: StoreEvent = { type: 'version', version: n };
-    const record = JSON.stringify(version);
-    const r = (await this.writes.durableBulk(Buffer.byteLength(record), (w) => w.fwCommit(
-      k.session, k.journal, k.claim, k.running, k.history, k.version(n), k.lastCommit,
-      sessionId, journalLength, n, record, JSON.stringify(metaOf(version)), k.channel, JSON.stringify(event), `${sessionId}:${journalLength}`,
-      this.versionsKeep, k.versionPrefix,
-    ))) as string;
-    if (r !== 'ok') throw new StoreConflict(`cannot commit session ${sessionId} as version ${n}: ${r}`, conflictReason(r));
+  commit(sessionId: string, journalLength: number, version: VersionRecord, change?: VersionChange): Promise<void> {
+    return this.versions.commit(sessionId, journalLength, version, change);
   }
 
   // ---- commit confirmed ----

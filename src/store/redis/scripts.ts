@@ -3,6 +3,7 @@
 // one round trip whatever the size of the configuration. Answers are plain strings or
 // numbers so that the caller can tell every refusal apart.
 import type Redis from 'ioredis';
+import { KEYFRAME, VERSION_BASE } from './version-scripts';
 
 /** First start of a firewall: version 0 becomes running unless something already is. */
 export const INIT = `
@@ -171,17 +172,26 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 0`;
 
 /**
- * KEYS session, journal, claim, running, history, versionKey, lastCommit;
- * ARGV sessionId length version recordJson metaJson channel eventJson claimer keep versionPrefix.
- * Checks session, journal length and running version, records the version, moves the running
- * pointer, ends the session and publishes the new version: all or nothing. Retention in the
- * same step: while the history holds more than \`keep\` versions (0: keep all), the oldest
- * leaves it and its document key (versionPrefix .. n, under the same hash tag) is deleted, so
- * a reader finds a version whole or not at all.
+ * KEYS session, journal, claim, running, history, versionKey, lastCommit; ARGV sessionId
+ * length version recordJson metaJson channel eventJson claimer keep versionPrefix
+ * deltaPrefix baseTime baseAuthor. Checks session, journal length and running version,
+ * records the version, moves the running pointer, ends the session and publishes the new
+ * version: all or nothing. With baseTime (a delta record, at deltaPrefix .. n) the running
+ * commit must be that base ('base' otherwise: the caller writes the version whole). Retention
+ * in the same step: while the history holds more than \`keep\` versions (0: keep all), the
+ * oldest leaves it; the records below the keyframe the oldest kept version is read from are
+ * deleted (lowest first, so those left are contiguous), so a reader finds a kept version
+ * whole or not at all. Answers 'ok:' .. the deltas since the last keyframe (this one included).
  */
 export const COMMIT = `${sessionAtLength(8)}
 local running = tonumber(redis.call('GET', KEYS[4]))
 if running ~= tonumber(ARGV[3]) - 1 then return 'version:' .. tostring(running) end
+local delta = ARGV[12] ~= ''
+local num = function(n) return string.format('%d', n) end
+if delta then
+  local last = cjson.decode(redis.call('LINDEX', KEYS[5], -1))
+  if last.version ~= running or num(last.time) ~= ARGV[12] or last.author ~= ARGV[13] then return 'base' end
+end
 redis.call('SET', KEYS[6], ARGV[4])
 redis.call('RPUSH', KEYS[5], ARGV[5])
 redis.call('SET', KEYS[4], ARGV[3])
@@ -189,13 +199,19 @@ redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
 redis.call('SET', KEYS[7], ARGV[8] .. '=' .. ARGV[3])
 local keep = tonumber(ARGV[9])
 if keep > 0 then
-  while redis.call('LLEN', KEYS[5]) > keep do
-    local pruned = cjson.decode(redis.call('LPOP', KEYS[5]))
-    redis.call('DEL', ARGV[10] .. string.format('%d', pruned.version))
-  end
+  while redis.call('LLEN', KEYS[5]) > keep do redis.call('LPOP', KEYS[5]) end
+  local needed = cjson.decode(redis.call('LINDEX', KEYS[5], 0)).version
+  while needed > 0 and redis.call('EXISTS', ARGV[10] .. num(needed)) == 0 do needed = needed - 1 end
+  local d = needed - 1
+  while d >= 0 and redis.call('DEL', ARGV[10] .. num(d), ARGV[11] .. num(d)) > 0 do d = d - 1 end
+end
+local chain = 0
+if delta then
+  local v = tonumber(ARGV[3])
+  while v > 0 and chain < 1000 and redis.call('EXISTS', ARGV[10] .. num(v)) == 0 do chain = chain + 1; v = v - 1 end
 end
 redis.call('PUBLISH', ARGV[6], ARGV[7])
-return 'ok'`;
+return 'ok:' .. chain`;
 
 /**
  * lastAdmin(users, name): whether that user is the only admin. A user stored without a role
@@ -363,7 +379,7 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 0`;
 
 export type ScriptName = 'fwInit' | 'fwBegin' | 'fwHead' | 'fwRange' | 'fwGetSmall' | 'fwGetPieces' | 'fwAppend' | 'fwEnd' | 'fwClaim' | 'fwRelease' | 'fwCommit' | 'fwPutUser' | 'fwDeleteUser' | 'fwAddApiToken' | 'fwDeleteApiToken' | 'fwTouchApiTokens' | 'fwRevoke' | 'fwRecordFailure' | 'fwAudit'
-  | 'fwIdemClaim' | 'fwIdemRelease' | 'fwConfirm' | 'fwClaimRevert' | 'fwEvent';
+  | 'fwIdemClaim' | 'fwIdemRelease' | 'fwConfirm' | 'fwClaimRevert' | 'fwEvent' | 'fwVersionBase' | 'fwKeyframe';
 /** Each script also as name + 'Buffer' (ioredis defines both): its strings answered as Buffers. */
 export type Scripted = Redis & Record<ScriptName | `${ScriptName}Buffer`, (...args: (string | number)[]) => Promise<unknown>>;
 
@@ -392,6 +408,8 @@ export const SCRIPTS: Record<ScriptName, { keys: number; lua: string }> = {
   fwAudit: { keys: 3, lua: AUDIT },
   fwIdemClaim: { keys: 1, lua: IDEM_CLAIM },
   fwIdemRelease: { keys: 1, lua: IDEM_RELEASE },
+  fwVersionBase: { keys: 1, lua: VERSION_BASE },
+  fwKeyframe: { keys: 3, lua: KEYFRAME },
 };
 
 /** `conn` with every script defined as a command of its own (EVALSHA, loaded on first use). */
