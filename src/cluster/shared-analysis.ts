@@ -16,14 +16,33 @@ const KEEP_MS = 24 * 3600_000;
 
 const what = (version: number) => `deep-analysis:${version}`;
 
+/**
+ * Which commit a version number is: after a failover the losing side's unconfirmed commits
+ * had taken numbers that the winning side gives to other documents (issue 31), so a result
+ * is stored with the commit it analyzed and taken only for that commit (the lease may stay
+ * keyed by number: a stale one only delays the pass by its LEASE_MS).
+ */
+export interface CommitId {
+  version: number;
+  time: number;
+  author: string;
+}
+
+/** A published result as stored. */
+interface Stored {
+  time: number;
+  author: string;
+  analysis: Analysis;
+}
+
 /** What DeepAnalysis asks of the cluster for one version's pass. */
 export interface DeepPassShare {
-  /** The published result of `version`, if there is one. */
-  published(version: number): Promise<Analysis | null>;
+  /** The published result of this commit, if there is one (not another commit's under its number). */
+  published(commit: CommitId): Promise<Analysis | null>;
   /** True when this instance now holds (or renewed) the lease of `version`'s pass. */
   claim(version: number): Promise<boolean>;
-  /** Publishes this instance's result of `version` (and gives the lease up). */
-  publish(version: number, analysis: Analysis): Promise<void>;
+  /** Publishes this instance's result of the commit (and gives the lease up). */
+  publish(commit: CommitId, analysis: Analysis): Promise<void>;
   /** Gives the lease up without a result (the pass was cancelled or failed). */
   release(version: number): Promise<void>;
   /** Calls `listener` when some instance published a version's result. */
@@ -51,24 +70,27 @@ export class SharedDeepPasses implements DeepPassShare {
 
   private readonly listeners: Array<(version: number) => void> = [];
 
-  async published(version: number): Promise<Analysis | null> {
-    const text = await this.work.get(what(version));
+  async published(commit: CommitId): Promise<Analysis | null> {
+    const text = await this.work.get(what(commit.version));
     if (text === null) return null;
+    let stored: Stored;
     try {
-      return JSON.parse(text) as Analysis;
+      stored = JSON.parse(text) as Stored;
     } catch {
-      this.log.warn({ version }, 'shared deep analysis unreadable; analyzing here');
+      this.log.warn({ version: commit.version }, 'shared deep analysis unreadable; analyzing here');
       return null;
     }
+    return stored.time === commit.time && stored.author === commit.author ? stored.analysis : null;
   }
 
   claim(version: number): Promise<boolean> {
     return this.work.claim(what(version), this.nodeId, this.leaseMs);
   }
 
-  async publish(version: number, analysis: Analysis): Promise<void> {
-    await this.work.put(what(version), JSON.stringify(analysis), KEEP_MS);
-    await this.work.release(what(version), this.nodeId);
+  async publish(commit: CommitId, analysis: Analysis): Promise<void> {
+    const stored: Stored = { time: commit.time, author: commit.author, analysis };
+    await this.work.put(what(commit.version), JSON.stringify(stored), KEEP_MS);
+    await this.work.release(what(commit.version), this.nodeId);
   }
 
   release(version: number): Promise<void> {

@@ -12,7 +12,7 @@ import { Piscina } from 'piscina';
 import { serializeDoc } from '../config/document';
 import type { Analysis } from '../eval/analysis-types';
 import type { CompiledConfig } from '../eval/compiled';
-import type { DeepPassShare } from '../cluster/shared-analysis';
+import type { CommitId, DeepPassShare } from '../cluster/shared-analysis';
 import type { RunningState } from '../session/running';
 import type { AnalysisReply, AnalysisTask } from './analysis-worker';
 import { WORKER_ATOMICS, WORKER_RESOURCE_LIMITS } from './compile-pool';
@@ -34,6 +34,8 @@ export interface DeepAnalysisResults {
  * the analysis to stop (a newer version). */
 interface Pass {
   version: number;
+  /** the commit the pass is of (a number is not enough across a failover) */
+  commit: CommitId;
   abort: AbortController;
   cancel: Int32Array;
   result: Analysis | null;
@@ -86,7 +88,8 @@ export class DeepAnalysis implements DeepAnalysisResults {
       this.pass.wake?.(); // one waiting for another instance's result ends now
     }
     const abort = new AbortController();
-    const pass: Pass = { version: state.meta.version, abort, cancel: new Int32Array(new SharedArrayBuffer(4)), result: null, done: Promise.resolve(), wake: null, noticed: false };
+    const { version, time, author } = state.meta;
+    const pass: Pass = { version, commit: { version, time, author }, abort, cancel: new Int32Array(new SharedArrayBuffer(4)), result: null, done: Promise.resolve(), wake: null, noticed: false };
     pass.done = this.run(state, pass, abort);
     this.pass = pass;
   }
@@ -140,7 +143,7 @@ export class DeepAnalysis implements DeepAnalysisResults {
       this.passes.run++;
       if (share) {
         published = true;
-        share.publish(version, reply.analysis).catch((err: unknown) => log.warn({ version, err: String(err) }, 'could not publish the deep analysis'));
+        share.publish(pass.commit, reply.analysis).catch((err: unknown) => log.warn({ version, err: String(err) }, 'could not publish the deep analysis'));
       }
       const a = reply.analysis;
       log.info({ version, ms: reply.ms, complete: a.complete, shadowed: a.shadowed.length, redundant: a.redundant.length, undecided: a.undecided.length, partiallyShadowed: a.partiallyShadowed.length, unreachableNat: a.unreachableNat.length }, 'deep analysis done');
@@ -173,10 +176,10 @@ export class DeepAnalysis implements DeepAnalysisResults {
       if (this.closed || pass.abort.signal.aborted || Atomics.load(pass.cancel, 0) !== 0) return false;
       try {
         pass.noticed = false;
-        let got = await share.published(version);
+        let got = await share.published(pass.commit);
         if (!got && await share.claim(version)) {
           // the holder may have published and let go just before the claim: look once more
-          got = await share.published(version);
+          got = await share.published(pass.commit);
           if (!got) return true;
           await share.release(version);
         }
