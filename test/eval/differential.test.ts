@@ -16,7 +16,7 @@ import { CompiledConfig } from '../../src/eval/compiled';
 import { parsePacket } from '../../src/eval/packet';
 import { ReferenceEvaluator } from '../../src/eval/reference';
 import type { Evaluator, Packet } from '../../src/eval/types';
-import { LARGE, packetArb, packetJson, SMALL, specArb, specDoc, specMembers, withoutGroups, type PacketSpec, type RandomSpec } from './helpers';
+import { buildParamsArb as paramsArb, LARGE, packetArb, packetJson, SMALL, specArb, specDoc, specMembers, withoutGroups, type PacketSpec, type RandomSpec } from './helpers';
 
 const seed = process.env.FC_SEED ? Number(process.env.FC_SEED) : undefined;
 
@@ -29,20 +29,6 @@ function outcome(ev: Evaluator, p: Packet): unknown {
   }
 }
 
-const paramsArb: fc.Arbitrary<BuildParams> = fc.record({
-  binth: fc.constantFrom(1, 2, 3, 16),
-  spfac: fc.constantFrom(1, 2, 4),
-  maxBits: fc.integer({ min: 1, max: 8 }),
-  rootBits: fc.integer({ min: 1, max: 12 }),
-  maxEntries: fc.constantFrom(20, 4_000_000),
-  smallV4: fc.constantFrom(0, 16, 33),
-  smallV6: fc.constantFrom(0, 48, 129),
-  hash: fc.constantFrom(0, 1, 2),
-  smallTree: fc.constantFrom(0, 64, 1 << 30),
-  // 0: every rule in the set stage (wide.ts); 1, 3: rules of several prefixes there, the
-  // others in the trees; 1 << 30: none there
-  wide: fc.constantFrom(0, 1, 3, 8, 1 << 30),
-});
 
 let packets = 0;
 let batches = 0;

@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { emptyDoc } from '../../src/config/document';
 import { canonicalCidr } from '../../src/config/net';
 import type { ConfigDoc, NatType, PortEntry } from '../../src/config/types';
+import type { BuildParams } from '../../src/eval/classifier';
 
 export interface DocSpec {
   zones?: Record<string, string[]>; // name -> networks
@@ -320,3 +321,20 @@ export function withoutGroups(doc: ConfigDoc): ConfigDoc {
   out.nat = doc.nat.flatMap((n) => (n.service === '' ? [n] : [...new Set(svcs(n.service))].map((service) => ({ ...n, service }))));
   return out;
 }
+
+/** Build parameters across their ranges: tiny leaves and cuts, the valve, the hash nodes and
+ * the set stage on or off, so that every path of the classifier's build is taken. */
+export const buildParamsArb: fc.Arbitrary<BuildParams> = fc.record({
+  binth: fc.constantFrom(1, 2, 3, 16),
+  spfac: fc.constantFrom(1, 2, 4),
+  maxBits: fc.integer({ min: 1, max: 8 }),
+  rootBits: fc.integer({ min: 1, max: 12 }),
+  maxEntries: fc.constantFrom(20, 4_000_000),
+  smallV4: fc.constantFrom(0, 16, 33),
+  smallV6: fc.constantFrom(0, 48, 129),
+  hash: fc.constantFrom(0, 1, 2),
+  smallTree: fc.constantFrom(0, 64, 1 << 30),
+  // 0: every rule in the set stage (wide.ts); 1, 3: rules of several prefixes there, the
+  // others in the trees; 1 << 30: none there
+  wide: fc.constantFrom(0, 1, 3, 8, 1 << 30),
+});

@@ -17,7 +17,7 @@ import { compileImage, policySpecs } from '../../src/eval/compile';
 import { CompiledConfig } from '../../src/eval/compiled';
 import { parsePacket } from '../../src/eval/packet';
 import compileTask, { NO_BASE, type CompileReply } from '../../src/workers/compile-worker';
-import { cidrArb, LARGE, packetArb, packetJson, specArb, specDoc, specMembers, type PacketSpec, type RandomSpec } from './helpers';
+import { buildParamsArb, cidrArb, LARGE, packetArb, packetJson, specArb, specDoc, specMembers, type PacketSpec, type RandomSpec } from './helpers';
 
 const seed = process.env.FC_SEED ? Number(process.env.FC_SEED) : undefined;
 
@@ -113,21 +113,7 @@ function applyChange(prev: ConfigDoc, c: Change): ConfigDoc {
   return doc;
 }
 
-const paramsArb: fc.Arbitrary<BuildParams> = fc.oneof(
-  fc.constant(DEFAULT_BUILD_PARAMS),
-  fc.record({
-    binth: fc.constantFrom(1, 2, 16),
-    spfac: fc.constantFrom(1, 4),
-    maxBits: fc.integer({ min: 1, max: 8 }),
-    rootBits: fc.integer({ min: 1, max: 12 }),
-    maxEntries: fc.constantFrom(20, 4_000_000),
-    smallV4: fc.constantFrom(0, 16, 33),
-    smallV6: fc.constantFrom(0, 48, 129),
-    hash: fc.constantFrom(0, 1, 2),
-    smallTree: fc.constantFrom(0, 64),
-    wide: fc.constantFrom(1, 8, 1 << 30),
-  }),
-);
+const paramsArb: fc.Arbitrary<BuildParams> = fc.oneof(fc.constant(DEFAULT_BUILD_PARAMS), buildParamsArb);
 
 /** An answer, or the refusal of a packet naming something the document lacks. */
 function answer(cfg: CompiledConfig, pkt: ReturnType<typeof parsePacket>): unknown {
