@@ -258,9 +258,12 @@ describe.each(PROXIES)('%s from deploy/', (name, start) => {
       const nodes = await servedBy(proxy!, 6);
       return nodes !== null && nodes.includes(node(0)) && nodes.includes(node(1)) && backInFwd();
     }, 20_000)).toBe(true);
-    // (logins may need a moment more: each Redis connection of an instance reconnects on its own)
+    // (logins may need a moment more: each Redis connection of an instance reconnects on its
+    // own, and nginx sends to an instance whatever its readiness: four logins in a row, so
+    // that both instances answered one)
     const c = new Client(proxy!.url);
-    expect(await eventually(async () => (await tryFetch(`${proxy!.url}/api/login`, { method: 'POST', body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }), headers: { 'Content-Type': 'application/json' } })).status === 200, 10_000)).toBe(true);
+    const loginOk = async () => (await tryFetch(`${proxy!.url}/api/login`, { method: 'POST', body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }), headers: { 'Content-Type': 'application/json' } })).status === 200;
+    expect(await eventually(async () => (await loginOk()) && (await loginOk()) && (await loginOk()) && (await loginOk()), 15_000)).toBe(true);
     await c.login();
     expect((await c.get('/api/config/versions')).status).toBe(200);
   });

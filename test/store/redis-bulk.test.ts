@@ -48,3 +48,24 @@ test('a big journal entry and a big version record read back exactly, in pieces'
   expect(await store.getVersion(2)).toBeUndefined();
   expect(await store.sessionSince(0)).toBeNull();
 });
+
+// CI (the nginx proxy test): after Redis came back, an instance whose command connection was
+// ready answered /readyz 200 while its write connection still reconnected, and a login sent
+// to it answered 503 "Stream isn't writeable". Readiness now covers every connection.
+test('the store is ready only while its write connections are up too', async () => {
+  const own = new RedisStore({ url: redis.url, clusterName: `ready${process.pid}`, sessionLeaseMs: 60_000 });
+  try {
+    await own.open(() => serializeDoc(emptyDoc()));
+    await expect(own.ping()).resolves.toBeUndefined();
+    expect(own.reachable()).toBe(true);
+    // the bulk lane down, the command connection up (the lane is the store's own; reached here to cut it alone)
+    const lane = (own as unknown as { writes: { bulk: { conn: { disconnect(): void; once(e: string, f: () => void): void } } } }).writes.bulk.conn;
+    const ended = new Promise<void>((resolve) => lane.once('end', resolve));
+    lane.disconnect();
+    await ended;
+    await expect(own.ping()).rejects.toMatchObject({ code: 'ERR_SYS_4002' });
+    expect(own.reachable()).toBe(false);
+  } finally {
+    await own.close();
+  }
+});

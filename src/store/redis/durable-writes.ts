@@ -40,6 +40,11 @@ export class DurableWrites {
     this.bulk.conn.on('error', () => undefined);
   }
 
+  /** Whether the write connection and the bulk lane are up (each reconnects on its own). */
+  connected(): boolean {
+    return (this.writer as Redis).status === 'ready' && this.bulk.conn.status === 'ready';
+  }
+
   /** Waits for the connections and the sentinels' count, then for the replicas (inSync). */
   async open(waitMs: number): Promise<void> {
     await Promise.all([whenReady(this.writer as Redis, waitMs), whenReady(this.bulk.conn, waitMs), this.known?.start()]);

@@ -100,9 +100,9 @@ export class RedisStore implements Store, ClusterBus {
     this.bus = new RedisBus(this.keys, this.redis, this.writes.writer, this.sub, (fn) => this.call(fn));
   }
 
-  /** True while the command connection is up. */
+  /** True while every connection of the store is up (each reconnects on its own). */
   reachable(): boolean {
-    return this.redis.status === 'ready';
+    return this.redis.status === 'ready' && this.writes.connected();
   }
 
   // ---- the ClusterBus port: RedisBus ----
@@ -387,8 +387,15 @@ export class RedisStore implements Store, ClusterBus {
     return mergeAudit(query, auditCursor(this.redisCall, this.keys.audit, query.before), auditCursor(this.redisCall, this.keys.auditLoginFailures, query.before));
   }
 
+  /**
+   * Readiness: the command connection answers and the write connections are up. After Redis
+   * came back, the command connection could be ready while the write connection still
+   * reconnected, and a login sent to that ready instance answered 503 ("Stream isn't
+   * writeable").
+   */
   async ping(): Promise<void> {
     await this.call(() => this.redis.ping());
+    if (!this.writes.connected()) throw new FwError('ERR_SYS_4002', 'the Redis store is unreachable: a write connection is reconnecting');
   }
 
   // ---- idempotency keys ----
