@@ -8,6 +8,7 @@
 import type { Logger } from 'pino';
 import type { Analysis } from '../eval/analysis-types';
 import type { SharedWork } from '../store/cluster-bus';
+import { sameCommit, type CommitId } from '../store/version-deltas';
 
 /** How long a lease holds without renewal: an instance that died is replaced after this. */
 export const LEASE_MS = 15_000;
@@ -17,21 +18,13 @@ const KEEP_MS = 24 * 3600_000;
 const what = (version: number) => `deep-analysis:${version}`;
 
 /**
- * Which commit a version number is: after a failover the losing side's unconfirmed commits
- * had taken numbers that the winning side gives to other documents (issue 31), so a result
- * is stored with the commit it analyzed and taken only for that commit (the lease may stay
- * keyed by number: a stale one only delays the pass by its LEASE_MS).
+ * A published result as stored: with the commit it analyzed, taken only for that commit.
+ * After a failover the losing side's unconfirmed commits had taken numbers that the winning
+ * side gives to other documents (issue 31); the lease may stay keyed by number (a stale one
+ * only delays the pass by its LEASE_MS).
  */
-export interface CommitId {
-  version: number;
-  time: number;
-  author: string;
-}
-
-/** A published result as stored. */
 interface Stored {
-  time: number;
-  author: string;
+  commit: CommitId;
   analysis: Analysis;
 }
 
@@ -80,7 +73,7 @@ export class SharedDeepPasses implements DeepPassShare {
       this.log.warn({ version: commit.version }, 'shared deep analysis unreadable; analyzing here');
       return null;
     }
-    return stored.time === commit.time && stored.author === commit.author ? stored.analysis : null;
+    return stored.commit !== undefined && sameCommit(stored.commit, commit) ? stored.analysis : null;
   }
 
   claim(version: number): Promise<boolean> {
@@ -88,7 +81,7 @@ export class SharedDeepPasses implements DeepPassShare {
   }
 
   async publish(commit: CommitId, analysis: Analysis): Promise<void> {
-    const stored: Stored = { time: commit.time, author: commit.author, analysis };
+    const stored: Stored = { commit, analysis };
     await this.work.put(what(commit.version), JSON.stringify(stored), KEEP_MS);
     await this.work.release(what(commit.version), this.nodeId);
   }

@@ -12,7 +12,8 @@ import { Piscina } from 'piscina';
 import { serializeDoc } from '../config/document';
 import type { Analysis } from '../eval/analysis-types';
 import type { CompiledConfig } from '../eval/compiled';
-import type { CommitId, DeepPassShare } from '../cluster/shared-analysis';
+import type { DeepPassShare } from '../cluster/shared-analysis';
+import type { CommitId } from '../store/version-deltas';
 import type { RunningState } from '../session/running';
 import type { AnalysisReply, AnalysisTask } from './analysis-worker';
 import { WORKER_ATOMICS, WORKER_RESOURCE_LIMITS } from './compile-pool';
@@ -33,7 +34,6 @@ export interface DeepAnalysisResults {
 /** One version's pass: `abort` ends its thread (past the deadline, at close), `cancel` asks
  * the analysis to stop (a newer version). */
 interface Pass {
-  version: number;
   /** the commit the pass is of (a number is not enough across a failover) */
   commit: CommitId;
   abort: AbortController;
@@ -65,14 +65,14 @@ export class DeepAnalysis implements DeepAnalysisResults {
       })
       : null;
     opts.share?.onPublished((version) => {
-      if (this.pass?.version !== version) return;
+      if (this.pass?.commit.version !== version) return;
       this.pass.noticed = true;
       this.pass.wake?.();
     });
   }
 
   result(version: number): Analysis | null {
-    return this.pass?.version === version ? this.pass.result : null;
+    return this.pass?.commit.version === version ? this.pass.result : null;
   }
 
   /**
@@ -89,7 +89,7 @@ export class DeepAnalysis implements DeepAnalysisResults {
     }
     const abort = new AbortController();
     const { version, time, author } = state.meta;
-    const pass: Pass = { version, commit: { version, time, author }, abort, cancel: new Int32Array(new SharedArrayBuffer(4)), result: null, done: Promise.resolve(), wake: null, noticed: false };
+    const pass: Pass = { commit: { version, time, author }, abort, cancel: new Int32Array(new SharedArrayBuffer(4)), result: null, done: Promise.resolve(), wake: null, noticed: false };
     pass.done = this.run(state, pass, abort);
     this.pass = pass;
   }
@@ -170,7 +170,7 @@ export class DeepAnalysis implements DeepAnalysisResults {
    * does not hold the analysis back: the pass runs here.
    */
   private async turn(share: DeepPassShare, pass: Pass): Promise<boolean> {
-    const version = pass.version;
+    const version = pass.commit.version;
     const log = this.opts.logger;
     for (;;) {
       if (this.closed || pass.abort.signal.aborted || Atomics.load(pass.cancel, 0) !== 0) return false;
