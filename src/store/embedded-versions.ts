@@ -153,18 +153,17 @@ export class EmbeddedVersions {
    */
   async afterCommit(w: PreparedVersion): Promise<void> {
     const n = w.meta.version;
-    if (w.delta && this.kept(n) && !this.wholes.has(n) && keyframeDue(this.chain(n), w.text.length, this.o.keyframeEvery)) {
+    if (w.delta && this.kept(n) && !this.wholes.has(n) && keyframeDue(n - this.keyframeOf(n), w.text.length, this.o.keyframeEvery)) {
       await atomicWriteFile(this.o.paths.version(n), JSON.stringify(w.record));
       this.wholes.add(n);
     }
     await this.deletePrunedFiles();
   }
 
-  /** Deltas since the keyframe at or below `n` (0: `n` is one). */
-  private chain(n: number): number {
-    let c = 0;
-    while (!this.wholes.has(n - c) && n - c > 0) c++;
-    return c;
+  /** The keyframe at or below version `n`; 0 when there is none (the walk stops there, as a read does). */
+  private keyframeOf(n: number): number {
+    while (n > 0 && !this.wholes.has(n)) n--;
+    return n;
   }
 
   /** Whether `version` is one of the kept versions (not pruned, not above running). */
@@ -217,8 +216,7 @@ export class EmbeddedVersions {
    * that cannot be deleted is tried again after the next commit.
    */
   async deletePrunedFiles(): Promise<void> {
-    let needed = this.metas[0].version;
-    while (needed > 0 && !this.wholes.has(needed)) needed--;
+    const needed = this.keyframeOf(this.metas[0].version);
     if (this.lowestFile >= needed) return;
     const p = this.o.paths;
     for (; this.lowestFile < needed; this.lowestFile++) {
