@@ -60,7 +60,7 @@ function serve(dist: string, scale: number, change: ChangeKind | null): void {
     compile.compileImage(doc, { specs: compile.policySpecs(doc, memo), build: memo });
     memo.done();
   }
-  const sha = (b: string | ArrayBuffer) => createHash('sha256').update(typeof b === 'string' ? b : new Uint8Array(b)).digest('hex');
+  const sha = (b: string | ArrayBufferLike) => createHash('sha256').update(typeof b === 'string' ? b : new Uint8Array(b)).digest('hex');
   let gc = 0;
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) gc += e.duration;

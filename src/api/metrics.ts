@@ -170,9 +170,9 @@ export class Metrics {
   /** The compiler with each compile timed, and the size of what it built. */
   timedCompiler(compiler: CommitCompiler): CommitCompiler {
     return {
-      compile: async (doc, base) => {
+      compile: async (doc, base, delta) => {
         const end = this.compileSeconds.startTimer();
-        const out = await compiler.compile(doc, base).finally(end);
+        const out = await compiler.compile(doc, base, delta).finally(end);
         this.compiledBytes.set(out.compiled.image.buffer.byteLength);
         return out;
       },

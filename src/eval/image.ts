@@ -1,5 +1,8 @@
-// A compiled configuration as one ArrayBuffer of Int32Arrays plus plain JSON metadata: what
-// the compile worker transfers (zero copy) and what CompiledConfig reads back as views.
+// A compiled configuration as one SharedArrayBuffer of Int32Arrays plus plain JSON metadata:
+// what CompiledConfig reads back as views. Shared memory, so that the threads that read a
+// version's tables (the compile thread that made them, the HTTP thread, the deep-analysis
+// and batch-eval threads) all view one copy: at 100,000 policies each copy was tens of MB of
+// RSS and a memcpy on the HTTP thread. Nothing writes an image once packed.
 import type { NatType } from '../config/types';
 
 export interface IfaceMeta {
@@ -39,14 +42,14 @@ export interface ImageMeta {
 
 export interface CompiledImage {
   meta: ImageMeta;
-  buffer: ArrayBuffer;
+  buffer: SharedArrayBuffer;
 }
 
 /** Packs named Int32Arrays into one buffer. */
-export function packArrays(arrays: Map<string, Int32Array>): { buffer: ArrayBuffer; index: Record<string, [number, number]> } {
+export function packArrays(arrays: Map<string, Int32Array>): { buffer: SharedArrayBuffer; index: Record<string, [number, number]> } {
   let bytes = 0;
   for (const a of arrays.values()) bytes += a.byteLength;
-  const buffer = new ArrayBuffer(bytes);
+  const buffer = new SharedArrayBuffer(bytes);
   const index: Record<string, [number, number]> = {};
   let off = 0;
   for (const [name, a] of arrays) {

@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import { FwError, isFwError } from '../errors';
 import { serializeDoc } from '../config/document';
-import { docDelta } from '../config/doc-delta';
+import { docDelta, type DocDelta } from '../config/doc-delta';
 import { versionChange } from '../store/version-deltas';
 import { diffDocs, type ConfigDiff } from '../config/diff';
 import { changeSummary } from '../config/diff-detail';
@@ -18,6 +18,7 @@ import type { Candidate, CandidateReplica } from './candidate';
 import { COMMIT_IN_PROGRESS, type CommitGuard, conflictAsSessionError, sessionBusy } from './conflicts';
 import { downLinkWarnings } from '../dataplane/down-links';
 import type { SessionLifecycle } from './lifecycle';
+import { PhaseClock } from './phase-clock';
 import { RunningState } from './running';
 import type { RunningVersions } from './running-versions';
 import { SYSTEM_USER, type CommitJob, type CommitResult, type CommitRunner, type Compiler, type SessionOptions, type VersionSync } from './types';
@@ -109,6 +110,7 @@ export class CommitPipeline<C> {
   async commitJob(job: CommitJob): Promise<CommitResult> {
     if (this.guard.jobRunning) throw sessionBusy(COMMIT_IN_PROGRESS);
     this.guard.jobRunning = true; // from here to the swap, this process's changes and discards get 409
+    const clock = new PhaseClock();
     try {
       await this.versions.refresh();
       // a commit is built from the journal in Redis, never from this process's cache: after a
@@ -124,8 +126,9 @@ export class CommitPipeline<C> {
         throw sessionBusy(`the session changed concurrently: ${cand.seq} changes, not ${job.journalLength}`);
       }
       await this.store.claimCommit(s.id, cand.seq, this.opts.commitTimeoutMs * 2).catch(conflictAsSessionError);
+      clock.mark('claim');
       try {
-        return await this.checkCompileSwap(job, s, cand);
+        return await this.checkCompileSwap(job, s, cand, clock);
       } catch (e) {
         await this.store.releaseCommit(s.id, cand.seq).catch(() => undefined);
         throw e;
@@ -135,9 +138,11 @@ export class CommitPipeline<C> {
     }
   }
 
-  private async checkCompileSwap(job: CommitJob, s: SessionRecord, cand: Candidate): Promise<CommitResult> {
+  private async checkCompileSwap(job: CommitJob, s: SessionRecord, cand: Candidate, clock: PhaseClock): Promise<CommitResult> {
     await this.checkCommittable(cand.doc);
-    const { compiled, warnings: analysis, base, summary } = await this.compileAndDiff(cand.doc);
+    clock.mark('checks');
+    const { compiled, warnings: analysis, base, delta, summary } = await this.compileAndDiff(cand.doc);
+    clock.mark('compile');
     const warnings = [...downLinkWarnings(cand.doc), ...analysis];
     const meta: VersionMeta = {
       version: base.meta.version + 1,
@@ -148,12 +153,13 @@ export class CommitPipeline<C> {
     };
     // the deadline counts from the swap, not from the request (a slow compile does not eat it)
     if (job.confirmTimeoutSec !== undefined) meta.confirmBy = Date.now() + job.confirmTimeoutSec * 1000;
-    const unconfirmed = await this.enforceAndRecord(s, cand, meta, base, `the candidate of ${job.user}'s session, on version ${base.meta.version}`);
+    const unconfirmed = await this.enforceAndRecord(s, cand, meta, { base, delta }, `the candidate of ${job.user}'s session, on version ${base.meta.version}`, clock);
     this.reportCommit(job, meta); // before the swap's own events (node version)
     // the candidate document becomes the immutable running version (versionDoc() serves it from there)
     if (this.versions.current().meta.version < meta.version) this.versions.set(new RunningState(meta, cand.doc, Promise.resolve({ compiled, warnings: analysis })));
     this.replica.forget(s.id);
-    this.log.info({ version: meta.version, author: job.user, summary: meta.summary, unconfirmed: unconfirmed !== null }, 'commit');
+    clock.mark('swap');
+    this.log.info({ version: meta.version, author: job.user, summary: meta.summary, unconfirmed: unconfirmed !== null, ms: clock.done() }, 'commit');
     await this.confirmedByCommit(job, meta, base.meta);
     if (unconfirmed) throw unconfirmed;
     return meta.confirmBy === undefined ? { version: meta.version, warnings } : { version: meta.version, warnings, confirmBy: meta.confirmBy };
@@ -166,12 +172,16 @@ export class CommitPipeline<C> {
    * replicas: it is the running version now (the same request again finds it done) and the
    * answer says unconfirmed; any other failure puts the kernel back and throws.
    */
-  private async enforceAndRecord(s: SessionRecord, cand: Candidate, meta: VersionMeta, base: RunningState<C>, label: string): Promise<FwError | null> {
+  private async enforceAndRecord(s: SessionRecord, cand: Candidate, meta: VersionMeta, { base, delta }: { base: RunningState<C>; delta: DocDelta }, label: string, clock: PhaseClock): Promise<FwError | null> {
     await this.tools.dataPlane.apply(cand.doc, meta.version, label);
+    clock.mark('dataplane');
     try {
       // the store records the change from the running version rather than the whole document (version-deltas.ts)
-      const change = versionChange(base, cand.doc, docDelta(base.doc, cand.doc));
-      await this.store.commit(s.id, cand.seq, { ...meta, doc: serializeDoc(cand.doc) }, change).catch(conflictAsSessionError);
+      const change = versionChange(base, cand.doc, delta);
+      const record = { ...meta, doc: serializeDoc(cand.doc) };
+      clock.mark('delta');
+      await this.store.commit(s.id, cand.seq, record, change).catch(conflictAsSessionError);
+      clock.mark('store');
       return null;
     } catch (e) {
       if (isFwError(e) && e.code === 'ERR_SYS_4006') return e;
@@ -209,12 +219,14 @@ export class CommitPipeline<C> {
   /**
    * Compiles the candidate on a pool thread and, meanwhile on this thread, diffs it against
    * the running version for the commit's summary (at 20,000 policies the diff is ~0.1 s that
-   * used to wait for the compile). `base` is the running version the summary is against: if
-   * another version became running during the compile, the summary is diffed again.
+   * used to wait for the compile). `base` is the running version the summary and `delta` (the
+   * compile thread's and the store's record of the change) are against: if another version
+   * became running during the compile, both are made again.
    */
-  private async compileAndDiff(doc: ConfigDoc): Promise<{ compiled: C; warnings: string[]; base: RunningState<C>; summary: VersionMeta['summary'] }> {
-    const compiling = this.compileInTime(doc);
+  private async compileAndDiff(doc: ConfigDoc): Promise<{ compiled: C; warnings: string[]; base: RunningState<C>; delta: DocDelta; summary: VersionMeta['summary'] }> {
     let base = this.versions.current();
+    let delta = docDelta(base.doc, doc);
+    const compiling = this.compileInTime(doc, base.doc, delta);
     let summary: VersionMeta['summary'];
     try {
       summary = changeSummary(base.doc, doc);
@@ -226,8 +238,9 @@ export class CommitPipeline<C> {
     if (this.versions.current() !== base) {
       base = this.versions.current();
       summary = changeSummary(base.doc, doc);
+      delta = docDelta(base.doc, doc);
     }
-    return { compiled, warnings, base, summary };
+    return { compiled, warnings, base, delta, summary };
   }
 
   /** The commit checks, then the data plane's own (names, `nft -c`): 400 ERR_SYS_3003. */
@@ -237,13 +250,14 @@ export class CommitPipeline<C> {
     if (problems.length) throw new FwError('ERR_SYS_3003', problems.join('\n'));
   }
 
-  private async compileInTime(doc: ConfigDoc): Promise<{ compiled: C; warnings: string[] }> {
+  /** `base` and `delta`: the running version's document and docDelta(base, doc), if at hand. */
+  private async compileInTime(doc: ConfigDoc, base = this.versions.current().doc, delta?: DocDelta): Promise<{ compiled: C; warnings: string[] }> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new FwError('ERR_SYS_4004', `compile took over ${this.opts.commitTimeoutMs} ms`)), this.opts.commitTimeoutMs);
     });
     try {
-      return await Promise.race([this.tools.compiler.compile(doc, this.versions.current().doc), timeout]);
+      return await Promise.race([this.tools.compiler.compile(doc, base, delta), timeout]);
     } finally {
       clearTimeout(timer);
     }

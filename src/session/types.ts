@@ -1,12 +1,14 @@
 // What the configuration service's modules and its callers (routes, app.ts, the commit queue)
 // share: options, the shapes of answers and of a commit job.
+import type { DocDelta } from '../config/doc-delta';
 import type { ConfigDoc } from '../config/types';
 
 /** Compiles a document (in worker threads) and returns its analysis warnings. */
 export interface Compiler<C> {
   /** `base`: a document compiled before that `doc` shares its unchanged objects with (the
-   * running version's): only what differs need travel to the compile thread */
-  compile(doc: ConfigDoc, base?: ConfigDoc): Promise<{ compiled: C; warnings: string[] }>;
+   * running version's): only what differs need travel to the compile thread; `delta`:
+   * docDelta(base, doc), when the caller has it */
+  compile(doc: ConfigDoc, base?: ConfigDoc, delta?: DocDelta): Promise<{ compiled: C; warnings: string[] }>;
 }
 
 export interface SessionOptions {

@@ -1,7 +1,7 @@
-// The piscina deep-analysis worker: a serialized document, its compiled tables (a copy of the
-// version's image, for the probe packets) and a deadline in, the deep analysis out (every
-// policy decided unless the deadline came first; `complete` says which).
-import { parseDoc, type SerializedDoc } from '../config/document';
+// The piscina deep-analysis worker: a document (doc-feed.ts: whole, or the changes from the
+// last one), its compiled tables (the version's image, shared memory, for the probe packets)
+// and a deadline in, the deep analysis out (every policy decided unless the deadline came
+// first; `complete` says which).
 import { isFwError } from '../errors';
 import { analyze } from '../eval/analysis';
 import type { Analysis } from '../eval/analysis-types';
@@ -10,16 +10,16 @@ import { compileImage } from '../eval/compile';
 import type { CompiledImage } from '../eval/image';
 import { CompiledConfig } from '../eval/compiled';
 import { IdleCollector } from '../idle-gc';
+import { HeldDocs, NO_BASE, type DocTask } from './doc-feed';
 
-export interface AnalysisTask {
-  doc: SerializedDoc;
+export type AnalysisTask = DocTask & {
   deadline: number; // epoch ms
   /** the document's compiled tables; absent: compiled here */
   image?: CompiledImage;
   /** on a SharedArrayBuffer: set when a newer version cancels the pass, which then ends as at
    * its deadline and leaves the thread (and its memo) alive */
   cancel?: Int32Array;
-}
+};
 
 export type AnalysisReply =
   | { ok: true; analysis: Analysis; ms: number }
@@ -29,6 +29,9 @@ export type AnalysisReply =
  * pass ended by its deadline leaves none). */
 let lastMemo: AnalysisMemo | null = null;
 
+/** the last pass's document: the next one comes as its changes */
+const held = new HeldDocs(1);
+
 /** the garbage of a pass goes once the thread is idle (idle-gc.ts) */
 const idle = new IdleCollector(1000, 2);
 
@@ -36,7 +39,8 @@ export default function analysisTask(task: AnalysisTask): AnalysisReply {
   const t0 = Date.now();
   idle.busy();
   try {
-    const doc = parseDoc(task.doc);
+    const doc = held.take(task);
+    if (!doc) return { ok: false, code: NO_BASE, details: 'the base document is not held here' };
     const memo: { previous: AnalysisMemo | null; next?: AnalysisMemo | null } = { previous: lastMemo };
     const analysis = analyze(doc, CompiledConfig.fromImage(task.image ?? compileImage(doc)), { deep: true, deadline: task.deadline, cancel: task.cancel, memo });
     // a pass cut short records nothing: the memo before it still serves (any version does)

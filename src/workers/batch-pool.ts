@@ -3,8 +3,8 @@
 // HTTP thread then being one more evaluator); the body is copied into the thread's
 // SharedArrayBuffer, the answer read from the thread's one, written by the caller, and only
 // then (release) is the thread given the next request. Each thread holds one configuration: its
-// image is copied once into a SharedArrayBuffer, which every thread views without a copy, and
-// sent to a thread before its first request of that version. A thread that fails is dropped;
+// image (already in a SharedArrayBuffer, which every thread views without a copy) is sent to a
+// thread before its first request of that version. A thread that fails is dropped;
 // its request is answered inline (the caller sees null), never as an error.
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -86,14 +86,11 @@ export class BatchPool {
     });
   }
 
-  /** The configuration's image in shared memory, made once per configuration. */
+  /** The configuration's image and the id the threads know it by, made once per configuration. */
   private shared(compiled: CompiledConfig): SharedImage {
     let s = this.images.get(compiled);
     if (s === undefined) {
-      const src = compiled.image.buffer;
-      const buffer = new SharedArrayBuffer(src.byteLength);
-      new Uint8Array(buffer).set(new Uint8Array(src));
-      s = { id: this.nextImage++, meta: compiled.image.meta, buffer };
+      s = { id: this.nextImage++, meta: compiled.image.meta, buffer: compiled.image.buffer };
       this.images.set(compiled, s);
     }
     return s;

@@ -37,7 +37,7 @@ function evaluate(compiled: CompiledConfig, version: number, body: Buffer): { n:
 
 function onMessage(m: BatchMessage): void {
   if (m.t === 'config') {
-    config = { id: m.id, compiled: CompiledConfig.fromImage({ meta: m.meta, buffer: m.buffer as unknown as ArrayBuffer }) };
+    config = { id: m.id, compiled: CompiledConfig.fromImage({ meta: m.meta, buffer: m.buffer }) };
     return;
   }
   let reply: BatchReply = { ok: false };

@@ -4,12 +4,12 @@
 import os from 'node:os';
 import path from 'node:path';
 import { Piscina } from 'piscina';
-import { serializeDoc } from '../config/document';
-import { docDelta } from '../config/doc-delta';
+import type { DocDelta } from '../config/doc-delta';
 import type { ConfigDoc } from '../config/types';
 import { ERRORS, FwError, type ErrorCode } from '../errors';
 import { CompiledConfig } from '../eval/compiled';
-import { NO_BASE, type CompileReply, type CompileTask } from './compile-worker';
+import type { CompileReply, CompileTask } from './compile-worker';
+import { DocFeed } from './doc-feed';
 
 export interface CompilePoolOptions {
   maxThreads?: number; // default: cores - 1, at least 1, at most 4
@@ -37,9 +37,8 @@ export const WORKER_ATOMICS = 'async' as const;
 
 export class CompilePool {
   private readonly pool: Piscina<CompileTask, CompileReply>;
-  /** the documents sent to a thread, by the key the thread keeps them under */
-  private readonly sent = new WeakMap<ConfigDoc, number>();
-  private nextKey = 1;
+  /** the documents sent to the threads */
+  private readonly feed = new DocFeed();
 
   constructor(opts: CompilePoolOptions = {}) {
     const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
@@ -56,20 +55,16 @@ export class CompilePool {
 
   /**
    * Compiles in a worker; rejects with FwError ERR_SYS_4002 when the queue is full. With `base`
-   * (a document sent before), only what `doc` changes travels (config/doc-delta.ts); a thread
-   * that no longer holds the base (another thread, or it was ended when idle) asks for the
-   * whole document, which is sent then.
+   * (a document sent before), only what `doc` changes travels (doc-feed.ts); a thread that no
+   * longer holds the base (another thread, or it was ended when idle) asks for the whole
+   * document, which is sent then. `delta`: docDelta(base, doc), when the caller has it.
    */
-  async compile(doc: ConfigDoc, base?: ConfigDoc): Promise<CompiledConfig> {
-    const key = this.nextKey++;
-    const baseKey = base === undefined ? undefined : this.sent.get(base);
-    let reply = await this.run(baseKey === undefined ? { key, doc: serializeDoc(doc) } : { key, base: baseKey, delta: docDelta(base!, doc) });
-    if (!reply.ok && reply.code === NO_BASE) reply = await this.run({ key, doc: serializeDoc(doc) });
+  async compile(doc: ConfigDoc, base?: ConfigDoc, delta?: DocDelta): Promise<CompiledConfig> {
+    const reply = await this.feed.send(doc, base, (task) => this.run(task), delta);
     if (!reply.ok) {
       const code = (Object.prototype.hasOwnProperty.call(ERRORS, reply.code) ? reply.code : 'ERR_SYS_4001') as ErrorCode;
       throw new FwError(code, reply.details);
     }
-    this.sent.set(doc, key);
     return CompiledConfig.fromImage({ meta: reply.meta, buffer: reply.buffer }, reply.analysis);
   }
 

@@ -1,10 +1,6 @@
-// The piscina compile worker: a serialized document in, the compiled tables out as one
-// transferred ArrayBuffer (no copy) plus the analysis. The worker boundary is a typed message
+// The piscina compile worker: a document in (doc-feed.ts: whole, or the changes from one it
+// holds), the compiled tables out in one SharedArrayBuffer (no copy) plus the analysis. The worker boundary is a typed message
 // protocol: a failure comes back as a reply with the error's code, never as a class instance.
-import { move, transferableSymbol, valueSymbol } from 'piscina';
-import { parseDoc, type SerializedDoc } from '../config/document';
-import { applyDelta, type DocDelta } from '../config/doc-delta';
-import type { ConfigDoc } from '../config/types';
 import { isFwError } from '../errors';
 import { analyze, type Analysis } from '../eval/analysis';
 import type { AnalysisMemo } from '../eval/analysis-memo';
@@ -13,19 +9,16 @@ import { compileImage, policySpecs } from '../eval/compile';
 import { CompiledConfig } from '../eval/compiled';
 import type { ImageMeta } from '../eval/image';
 import { IdleCollector } from '../idle-gc';
+import { HeldDocs, noBaseReply, type DocTask } from './doc-feed';
 
-/** The whole document, or the changes from one this thread was sent before (`base`: its key). */
-export type CompileTask = { key?: number } & ({ doc: SerializedDoc } | { base: number; delta: DocDelta });
+export { NO_BASE } from './doc-feed';
+export type CompileTask = DocTask;
 
-/** The reply's code when the thread does not hold the base document (the pool sends it whole). */
-export const NO_BASE = 'NO_BASE';
-
-/** The documents this thread was sent last, by key: the running version's and a candidate's. */
-const held = new Map<number, ConfigDoc>();
-const HELD = 2;
+/** the documents this thread was sent last: the running version's and a candidate's */
+const held = new HeldDocs(2);
 
 export type CompileReply =
-  | { ok: true; meta: ImageMeta; buffer: ArrayBuffer; analysis: Analysis; analysisMs: number; reuse: ReuseStats }
+  | { ok: true; meta: ImageMeta; buffer: SharedArrayBuffer; analysis: Analysis; analysisMs: number; reuse: ReuseStats }
   | { ok: false; code: string; details: string; message: string };
 
 /**
@@ -42,23 +35,11 @@ let lastBuild: BuildMemo | null = null;
 /** the garbage of a compile goes once the thread is idle (idle-gc.ts) */
 const idle = new IdleCollector(1000, 2);
 
-export default function compileTask(task: CompileTask): unknown {
+export default function compileTask(task: CompileTask): CompileReply {
   idle.busy();
   try {
-    let doc: ConfigDoc;
-    if ('doc' in task) doc = parseDoc(task.doc);
-    else {
-      const base = held.get(task.base);
-      if (!base) return { ok: false, code: NO_BASE, details: 'the base document is not held here', message: 'internal error' } satisfies CompileReply;
-      doc = applyDelta(base, task.delta);
-      held.delete(task.base); // kept over older ones: the next commit is likely on it again
-      held.set(task.base, base);
-    }
-    if (task.key !== undefined) {
-      held.delete(task.key);
-      held.set(task.key, doc);
-      for (const k of held.keys()) if (held.size > HELD) held.delete(k);
-    }
+    const doc = held.take(task);
+    if (!doc) return noBaseReply;
     // the policy table's RuleSpecs are built once, for the tables and for the analysis; what
     // the last build on this thread made and did not change is reused (build-memo.ts)
     const build = new BuildMemo(lastBuild);
@@ -69,9 +50,8 @@ export default function compileTask(task: CompileTask): unknown {
     const memo: { previous: AnalysisMemo | null; next?: AnalysisMemo | null } = { previous: lastMemo };
     const analysis = analyze(doc, CompiledConfig.fromImage(image), { specs, memo });
     lastMemo = memo.next ?? lastMemo; // one with undecided policies records nothing
-    const reply: CompileReply = { ok: true, meta: image.meta, buffer: image.buffer, analysis, analysisMs: performance.now() - t0, reuse: build.stats };
-    // a Transferable marked by move(): piscina posts `reply` with the buffer in the transfer list
-    return move({ [transferableSymbol]: [image.buffer], [valueSymbol]: reply } as unknown as Parameters<typeof move>[0]);
+    // the image's SharedArrayBuffer is shared with the HTTP thread by the post, not copied
+    return { ok: true, meta: image.meta, buffer: image.buffer, analysis, analysisMs: performance.now() - t0, reuse: build.stats };
   } catch (e) {
     const reply: CompileReply = isFwError(e)
       ? { ok: false, code: e.code, details: e.details, message: e.message }

@@ -9,7 +9,7 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { Piscina } from 'piscina';
-import { serializeDoc } from '../config/document';
+import type { ConfigDoc } from '../config/types';
 import type { Analysis } from '../eval/analysis-types';
 import type { CompiledConfig } from '../eval/compiled';
 import type { DeepPassShare } from '../cluster/shared-analysis';
@@ -17,6 +17,7 @@ import type { CommitId } from '../store/version-deltas';
 import type { RunningState } from '../session/running';
 import type { AnalysisReply, AnalysisTask } from './analysis-worker';
 import { WORKER_ATOMICS, WORKER_RESOURCE_LIMITS } from './compile-pool';
+import { DocFeed } from './doc-feed';
 
 export interface DeepAnalysisOptions {
   /** wall-clock cap of one pass in ms; 0: no deep pass */
@@ -52,6 +53,9 @@ const GRACE_MS = 5000;
 export class DeepAnalysis implements DeepAnalysisResults {
   private readonly pool: Piscina<AnalysisTask, AnalysisReply> | null;
   private pass: Pass | null = null;
+  /** documents go to the thread as the changes from the last pass's (`sent`) */
+  private readonly feed = new DocFeed();
+  private sent: ConfigDoc | undefined;
   private closed = false;
   /** passes run in this process, and results taken from another instance's pass */
   readonly passes = { run: 0, shared: 0 };
@@ -128,9 +132,11 @@ export class DeepAnalysis implements DeepAnalysisResults {
     }, this.opts.timeoutMs + GRACE_MS);
     kill.unref();
     try {
-      // the version's tables go along (a copy of their buffer): compiling them again for the
-      // probes was ~0.6 s of CPU after every commit at 100,000 policies
-      const reply = await this.pool!.run({ doc: serializeDoc(state.doc), deadline, image: { meta: image.meta, buffer: image.buffer }, cancel: pass.cancel }, { signal });
+      // the version's tables go along (shared memory): compiling them again for the probes was
+      // ~0.6 s of CPU after every commit at 100,000 policies
+      const base = this.sent;
+      this.sent = state.doc;
+      const reply = await this.feed.send(state.doc, base, (task) => this.pool!.run({ ...task, deadline, image: { meta: image.meta, buffer: image.buffer }, cancel: pass.cancel }, { signal }));
       if (Atomics.load(pass.cancel, 0) !== 0) {
         log.info({ version }, 'deep analysis cancelled by a newer version');
         return;

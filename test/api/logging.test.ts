@@ -1,5 +1,5 @@
 // Structured logs: one line per request with its request id; passwords, password hashes and
-// tokens never appear in them.
+// tokens never appear in them; a commit's line says where its time went.
 import pino from 'pino';
 import { ADMIN_PASSWORD, Client, startTestDaemon, tempDir } from '../helpers/daemon';
 import { startChild } from '../helpers/process';
@@ -29,6 +29,26 @@ test('request lines carry the request id; secrets never reach the log', async ()
     for (const secret of [ADMIN_PASSWORD, 'ops-secret-password', 'wrong-secret-password', 'changed-secret-password', c.token, 'scrypt$']) {
       expect(all).not.toContain(secret);
     }
+  } finally {
+    await d.close();
+  }
+});
+
+test('the commit line has the milliseconds of each step of the commit, and their total', async () => {
+  const lines: string[] = [];
+  const logger = pino({ level: 'info' }, { write: (s: string) => { lines.push(s); } });
+  const d = await startTestDaemon({}, tempDir(), logger);
+  try {
+    const c = await new Client(d.url).login();
+    await c.post('/api/config/begin');
+    await c.post('/api/addresses', { name: 'web', ips: ['10.0.0.1/32'] });
+    await c.post('/api/config/commit', { description: 'timed' });
+    const commit = lines.map((l) => JSON.parse(l)).find((e) => e.msg === 'commit');
+    const steps = ['claim', 'checks', 'compile', 'dataplane', 'delta', 'store', 'swap'];
+    expect(Object.keys(commit.ms).sort()).toEqual([...steps, 'total'].sort());
+    for (const k of steps) expect(commit.ms[k]).toBeGreaterThanOrEqual(0);
+    const sum = steps.reduce((n, k) => n + commit.ms[k], 0);
+    expect(Math.abs(commit.ms.total - sum)).toBeLessThanOrEqual(steps.length); // each step rounded
   } finally {
     await d.close();
   }

@@ -1,13 +1,15 @@
 // The deep-analysis runner with its real piscina worker (dist/src/workers/analysis-worker.js):
 // every running version it is shown gets a deep pass equal to analyze(deep) in this thread; a
 // newer version cancels the pass of an older one, whose result never shows; a stopped runner
-// starts nothing.
+// starts nothing; versions made by changes, which go to the thread as deltas (doc-feed.ts)
+// with the version's tables in shared memory, get the passes of their whole documents.
 import fc from 'fast-check';
 import pino from 'pino';
 import { Writable } from 'node:stream';
 import { analyze } from '../../src/eval/analysis';
 import { CompiledConfig } from '../../src/eval/compiled';
 import { RunningState } from '../../src/session/running';
+import { workingCopy } from '../../src/config/document';
 import type { ConfigDoc } from '../../src/config/types';
 import { DeepAnalysis } from '../../src/workers/deep-analysis';
 import { LARGE, specArb, specDoc } from './helpers';
@@ -60,6 +62,28 @@ test('a version whose compile failed gets no pass', async () => {
     runner.watch(new RunningState({ version: 5, author: 't', time: 0, description: '', summary: '' }, doc, failed));
     await runner.idle();
     expect(runner.result(5)).toBeNull();
+  } finally {
+    await runner.close();
+  }
+});
+
+test('versions made by changes (sent as deltas, tables shared): each pass equals analyze(deep) of the whole document', async () => {
+  const { logger, lines } = capture();
+  const runner = new DeepAnalysis({ timeoutMs: 60_000, logger });
+  try {
+    let doc = specDoc(fc.sample(specArb({ ...LARGE, policies: [60, 80] }), { numRuns: 1, seed: 5 })[0]);
+    for (let v = 1; v <= 4; v++) {
+      const state = stateOf(v, doc);
+      expect((await state.compiled).compiled.image.buffer).toBeInstanceOf(SharedArrayBuffer);
+      runner.watch(state);
+      await runner.idle();
+      expect(runner.result(v)).toEqual(analyze(doc, undefined, { deep: true }));
+      // the next version: a candidate's working copy, one policy flipped and one removed
+      const prev = doc;
+      doc = workingCopy(prev);
+      doc.policies = prev.policies.slice(1).map((p, i) => (i === v ? { ...p, action: p.action === 'allow' ? 'deny' : 'allow' } : p));
+    }
+    expect(lines.filter((l) => l.msg === 'deep analysis done')).toHaveLength(4);
   } finally {
     await runner.close();
   }

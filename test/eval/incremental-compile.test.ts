@@ -202,12 +202,12 @@ describe('the compile thread reuses its last build', () => {
           const prev = doc;
           doc = applyChange(doc, c);
           let r: CompileReply;
-          if (how === 0) r = unwrap(compileTask({ key, doc: serializeDoc(doc) }));
+          if (how === 0) r = compileTask({ key, doc: serializeDoc(doc) });
           else if (how === 1) {
             // a base the thread never held: NO_BASE, and the pool then sends the document whole
-            expect(unwrap(compileTask({ key, base: -key, delta: structuredClone(docDelta(prev, doc)) }))).toMatchObject({ ok: false, code: NO_BASE });
-            r = unwrap(compileTask({ key, doc: serializeDoc(doc) }));
-          } else r = unwrap(compileTask({ key, base, delta: structuredClone(docDelta(prev, doc)) }));
+            expect(compileTask({ key, base: -key, delta: structuredClone(docDelta(prev, doc)) })).toMatchObject({ ok: false, code: NO_BASE });
+            r = compileTask({ key, doc: serializeDoc(doc) });
+          } else r = compileTask({ key, base, delta: structuredClone(docDelta(prev, doc)) });
           base = key++;
           const ok = unwrapOk(r);
           reused += ok.reuse.treesReused;
@@ -220,14 +220,8 @@ describe('the compile thread reuses its last build', () => {
   });
 });
 
-/** The reply inside piscina's move() wrapper. */
-function unwrap(x: unknown): CompileReply {
-  const sym = Object.getOwnPropertySymbols(x as object).find((s) => String(s).includes('value'));
-  return (sym ? (x as Record<symbol, unknown>)[sym] : x) as CompileReply;
-}
-
-function unwrapOk(x: unknown): Extract<CompileReply, { ok: true }> {
-  const r = unwrap(x);
+/** The reply of a compile that must succeed. */
+function unwrapOk(r: CompileReply): Extract<CompileReply, { ok: true }> {
   if (!r.ok) throw new Error(`${r.code}: ${r.details}`);
   return r;
 }

@@ -16,7 +16,7 @@ import type { AnalysisMemo } from '../../src/eval/analysis-memo';
 import { CompiledConfig } from '../../src/eval/compiled';
 import { policyUsage, unusedObjects } from '../../src/eval/object-usage';
 import { parsePacket } from '../../src/eval/packet';
-import compileTask, { NO_BASE, type CompileReply } from '../../src/workers/compile-worker';
+import compileTask, { NO_BASE } from '../../src/workers/compile-worker';
 import { CompilePool } from '../../src/workers/compile-pool';
 import { cidrArb, LARGE, packetArb, packetJson, specArb, specDoc, specMembers, type PacketSpec } from './helpers';
 
@@ -144,8 +144,7 @@ describe('incremental analysis = whole analysis', () => {
           doc = applyChange(doc, c);
           const task = whole ? { key, doc: serializeDoc(doc) } : { key, base, delta: structuredClone(docDelta(prev, doc)) };
           base = key++;
-          const reply = compileTask(task) as { [k: symbol]: CompileReply } | CompileReply;
-          const r = unwrap(reply);
+          const r = compileTask(task);
           if (!r.ok) throw new Error(r.details);
           const fresh = CompiledConfig.compile(doc);
           expect(r.analysis).toEqual(analyze(doc, fresh));
@@ -220,7 +219,7 @@ describe('the compile pool sends changes to a thread holding the base document',
   });
 
   test('a task on a base the thread does not hold answers NO_BASE', () => {
-    expect(unwrap(compileTask({ key: 1e9, base: 1e9 + 1, delta: docDelta(specDoc(fc.sample(specArb(), { numRuns: 1, seed: 1 })[0]), specDoc(fc.sample(specArb(), { numRuns: 1, seed: 1 })[0])) }))).toMatchObject({ ok: false, code: NO_BASE });
+    expect(compileTask({ key: 1e9, base: 1e9 + 1, delta: docDelta(specDoc(fc.sample(specArb(), { numRuns: 1, seed: 1 })[0]), specDoc(fc.sample(specArb(), { numRuns: 1, seed: 1 })[0])) })).toMatchObject({ ok: false, code: NO_BASE });
   });
 });
 
@@ -233,8 +232,3 @@ function answer(cfg: CompiledConfig, pkt: ReturnType<typeof parsePacket>): unkno
   }
 }
 
-/** The reply inside piscina's move() wrapper. */
-function unwrap(x: unknown): CompileReply {
-  const sym = Object.getOwnPropertySymbols(x as object).find((s) => String(s).includes('value'));
-  return (sym ? (x as Record<symbol, unknown>)[sym] : x) as CompileReply;
-}
