@@ -8,6 +8,8 @@
 // (VmHWM) and the CPU it used (every thread). Then each thread's V8 heap
 // (bench/thread-heaps.ts): used and committed as it was, then after two full collections.
 // With --against, another build's daemon runs the same, rounds alternating between builds.
+// --heaps-at S: the threads' heaps are read S s into the idle time instead (e.g. 5: while the
+// deep-analysis thread still lives; their collections then lower the RSS read after).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,6 +27,7 @@ function arg(name: string, def: string): string {
 const policies = Number(arg('policies', '100000'));
 const rounds = Number(arg('rounds', '2'));
 const against = process.argv.includes('--against') ? path.resolve(arg('against', '')) : null;
+const heapsAt = Number(arg('heaps-at', '0'));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function status(pid: number): { rss: number; hwm: number } {
@@ -74,10 +77,13 @@ async function measure(build: string, label: string, body: string, flip: { id: n
       await sleep((s - at) * 1000);
       at = s;
       idle.push(status(pid).rss);
+      if (s === heapsAt) fs.writeFileSync(trigger, String(Date.now()));
     }
     const { hwm } = status(pid);
-    fs.writeFileSync(trigger, String(Date.now()));
-    await sleep(3000);
+    if (!heapsAt) {
+      fs.writeFileSync(trigger, String(Date.now()));
+      await sleep(3000);
+    }
     console.log(`| ${label} | ${fmt(wall)} / ${fmt(cpu)} | ${idle.map(fmt).join(' | ')} | ${fmt(hwm)} | ${load.toFixed(1)}-${os.loadavg()[0].toFixed(1)} |`);
     for (const f of fs.readdirSync(dir).filter((n) => n.startsWith(`heaps.${pid}-`)).sort()) {
       const h = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as Record<string, number | string>;
