@@ -14,7 +14,7 @@ import { DocFeed } from './doc-feed';
 export interface CompilePoolOptions {
   maxThreads?: number; // default: cores - 1, at least 1, at most 4
   maxQueue?: number; // tasks waiting for a thread; default 16
-  idleTimeout?: number; // ms before an idle thread exits; default 60 s
+  idleTimeout?: number; // ms before an idle thread past the first exits; default 60 s
 }
 
 /**
@@ -44,7 +44,11 @@ export class CompilePool {
     const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
     this.pool = new Piscina<CompileTask, CompileReply>({
       filename: path.join(__dirname, 'compile-worker.js'),
-      minThreads: 0,
+      // one thread lives as long as the pool: it holds the running version's document and its
+      // last build, which make a commit compile only what changed. With none kept, a commit
+      // more than idleTimeout after the one before found a new thread and built everything
+      // (1.6 s instead of 0.1-0.3 at 100,000 policies: a firewall's commits are minutes apart)
+      minThreads: 1,
       maxThreads: opts.maxThreads ?? Math.max(1, Math.min(4, cores - 1)),
       maxQueue: opts.maxQueue ?? 16,
       idleTimeout: opts.idleTimeout ?? 60_000,
@@ -83,6 +87,11 @@ export class CompilePool {
       throw new FwError('ERR_SYS_4001', 'compile worker gave a malformed reply');
     }
     return reply;
+  }
+
+  /** Compiles sent with the whole document, and as the changes from one a thread holds. */
+  get sends(): { whole: number; delta: number } {
+    return { ...this.feed.counts };
   }
 
   /** Tasks waiting for a thread. */

@@ -51,13 +51,24 @@ export class HeldDocs {
 export class DocFeed {
   private readonly sent = new WeakMap<ConfigDoc, number>();
   private nextKey = 1;
+  /** tasks sent with the whole document, and as changes (tests, benchmarks) */
+  readonly counts = { whole: 0, delta: 0 };
 
   /** `delta`: docDelta(base, doc) when the caller already has it. */
   async send<R>(doc: ConfigDoc, base: ConfigDoc | undefined, run: (task: DocTask) => Promise<R>, delta?: DocDelta): Promise<R> {
     const key = this.nextKey++;
     const baseKey = base === undefined ? undefined : this.sent.get(base);
-    let reply = await run(baseKey === undefined ? { key, doc: serializeDoc(doc) } : { key, base: baseKey, delta: delta ?? docDelta(base!, doc) });
-    if (isNoBase(reply)) reply = await run({ key, doc: serializeDoc(doc) });
+    const whole = () => {
+      this.counts.whole++;
+      return run({ key, doc: serializeDoc(doc) });
+    };
+    let reply: R;
+    if (baseKey === undefined) reply = await whole();
+    else {
+      this.counts.delta++;
+      reply = await run({ key, base: baseKey, delta: delta ?? docDelta(base!, doc) });
+      if (isNoBase(reply)) reply = await whole();
+    }
     if (!isNoBase(reply)) this.sent.set(doc, key);
     return reply;
   }

@@ -1,11 +1,14 @@
 // The piscina compile pool: the compiled JavaScript worker (dist/src/workers/compile-worker.js)
-// compiles in another thread, the tables come back as a transferred buffer, and the answers
-// equal the reference evaluator's. A full queue is refused at once with ERR_SYS_4002.
+// compiles in another thread, the tables come back in shared memory, and the answers equal the
+// reference evaluator's. A full queue is refused at once with ERR_SYS_4002. The pool's first
+// thread outlives its idle timeout, so a commit long after the one before still sends only
+// its changes.
 import fc from 'fast-check';
 import { analyze } from '../../src/eval/analysis';
 import { CompiledConfig } from '../../src/eval/compiled';
 import { parsePacket } from '../../src/eval/packet';
 import { ReferenceEvaluator } from '../../src/eval/reference';
+import { workingCopy } from '../../src/config/document';
 import { CompilePool } from '../../src/workers/compile-pool';
 import { LARGE, packetArb, packetJson, specArb, specDoc, specMembers } from './helpers';
 
@@ -45,6 +48,24 @@ describe('CompilePool', () => {
       for (const r of refused) expect((r as PromiseRejectedResult).reason).toMatchObject({ code: 'ERR_SYS_4002', status: 503 });
     } finally {
       await small.close();
+    }
+  });
+
+  test('a compile long after the one before (past the idle timeout) still goes as the changes to a thread that holds the base', async () => {
+    const quick = new CompilePool({ maxThreads: 1, idleTimeout: 50 });
+    try {
+      const a = specDoc(fc.sample(specArb({ ...LARGE, policies: [60, 60] }), { numRuns: 1, seed: 9 })[0]);
+      await quick.compile(a);
+      await new Promise((r) => setTimeout(r, 400)); // eight idle timeouts
+      const b = workingCopy(a);
+      b.policies = a.policies.map((p, i) => (i === 3 ? { ...p, action: p.action === 'allow' ? 'deny' : 'allow' } : p));
+      const cc = await quick.compile(b, a);
+      expect(cc.analysis).toEqual(analyze(b));
+      expect(Object.prototype.toString.call(cc.image.buffer)).toBe('[object SharedArrayBuffer]'); // another realm's class
+      // the first whole, the second as changes the thread could apply (no NO_BASE, no resend)
+      expect(quick.sends).toEqual({ whole: 1, delta: 1 });
+    } finally {
+      await quick.close();
     }
   });
 });
