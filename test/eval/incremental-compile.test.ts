@@ -5,7 +5,8 @@
 // random packet of both families (policy and NAT) exactly as a full build of the same document
 // does, under random build parameters (deep trees, one-rule leaves, hash nodes, the memory
 // valve, the set stage). Through the compile thread's task too: documents sent whole or as
-// deltas on a held base, and a base it does not hold (NO_BASE, then sent whole).
+// deltas on a held base, and a base it does not hold (NO_BASE, then sent whole); and after the
+// rehearsals that follow a full build (thrown-away builds that must leave nothing behind).
 import fc from 'fast-check';
 import { serializeDoc, workingCopy } from '../../src/config/document';
 import { docDelta } from '../../src/config/doc-delta';
@@ -16,7 +17,8 @@ import { DEFAULT_BUILD_PARAMS } from '../../src/eval/classifier';
 import { compileImage, policySpecs } from '../../src/eval/compile';
 import { CompiledConfig } from '../../src/eval/compiled';
 import { parsePacket } from '../../src/eval/packet';
-import compileTask, { NO_BASE, type CompileReply } from '../../src/workers/compile-worker';
+import compileTask, { NO_BASE, rehearsals, rehearsing, type CompileReply } from '../../src/workers/compile-worker';
+import { analyze } from '../../src/eval/analysis';
 import { buildParamsArb, cidrArb, LARGE, packetArb, packetJson, specArb, specDoc, specMembers, type PacketSpec, type RandomSpec } from './helpers';
 
 const seed = process.env.FC_SEED ? Number(process.env.FC_SEED) : undefined;
@@ -217,6 +219,39 @@ describe('the compile thread reuses its last build', () => {
       { numRuns: 40, seed },
     );
     expect(reused).toBeGreaterThan(0);
+  });
+});
+
+describe('the rehearsals after a full build', () => {
+  afterAll(() => {
+    rehearsals.fromPolicies = 5000;
+  });
+
+  test('run while the thread is idle, stop for a task, and leave the next build a full build\'s answers', async () => {
+    rehearsals.fromPolicies = 1; // any size rehearses here
+    const [spec, other] = fc.sample(specArb({ ...LARGE, policies: [60, 80] }), { numRuns: 2, seed: 21 });
+    const packets = fc.sample(packetArb, { numRuns: 300, seed: 22 });
+    let key = 2_000_000;
+    // the thread's last build is of another document: this one's build reuses little
+    unwrapOk(compileTask({ key: key++, doc: serializeDoc(specDoc(other)) }));
+    const before = rehearsals.run;
+    const doc = specDoc(spec);
+    const base = key++;
+    unwrapOk(compileTask({ key: base, doc: serializeDoc(doc) }));
+    expect(rehearsing()).toBe(true);
+    for (let i = 0; i < 100 && rehearsing(); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(rehearsals.run - before).toBe(rehearsals.count);
+    const next = applyChange(doc, { op: 'policy', at: 5, field: 7, to: 1 });
+    const r = unwrapOk(compileTask({ key: key++, base, delta: structuredClone(docDelta(doc, next)) }));
+    expectSameAnswers(CompiledConfig.fromImage({ meta: r.meta, buffer: r.buffer }), CompiledConfig.compile(next), spec, packets);
+    expect(r.analysis).toEqual(analyze(next));
+    // a task cancels the rehearsals still to come
+    unwrapOk(compileTask({ key: key++, doc: serializeDoc(specDoc(other)) }));
+    const again = key++;
+    unwrapOk(compileTask({ key: again, doc: serializeDoc(doc) }));
+    expect(rehearsing()).toBe(true);
+    unwrapOk(compileTask({ key: key++, base: again, delta: structuredClone(docDelta(doc, next)) }));
+    expect(rehearsing()).toBe(false);
   });
 });
 
