@@ -113,12 +113,14 @@ export class CommitPipeline<C> {
     const clock = new PhaseClock();
     try {
       await this.versions.refresh();
+      clock.mark('refresh');
       // a commit is built from the journal in Redis, never from this process's cache: after a
       // split the cache may hold the losing side's unconfirmed changes under the same session
       // and length as the winning side's journal, and the commit script checks only those two
       // (issue 31: a commit acknowledged without changes acknowledged before it)
       this.replica.storeChanged();
       await this.replica.synced();
+      clock.mark('sync');
       const { session: s, cand } = this.replica;
       if (!s || !cand || s.id !== job.sessionId) throw new FwError('ERR_SYS_3001', 'the session to commit is no longer active');
       if (s.owner !== job.user) throw new FwError('ERR_SYS_3002', `owner: ${s.owner}`);

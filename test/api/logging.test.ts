@@ -44,7 +44,7 @@ test('the commit line has the milliseconds of each step of the commit, and their
     await c.post('/api/addresses', { name: 'web', ips: ['10.0.0.1/32'] });
     await c.post('/api/config/commit', { description: 'timed' });
     const commit = lines.map((l) => JSON.parse(l)).find((e) => e.msg === 'commit');
-    const steps = ['claim', 'checks', 'compile', 'dataplane', 'delta', 'store', 'swap'];
+    const steps = ['refresh', 'sync', 'claim', 'checks', 'compile', 'dataplane', 'delta', 'store', 'swap'];
     expect(Object.keys(commit.ms).sort()).toEqual([...steps, 'total'].sort());
     for (const k of steps) expect(commit.ms[k]).toBeGreaterThanOrEqual(0);
     const sum = steps.reduce((n, k) => n + commit.ms[k], 0);
