@@ -1,6 +1,6 @@
 // Commit at scale (issue 30): `npm run bench:commit -- --scale [--sizes 20000,100000]
 // [--generators random,realistic] [--stores embedded,redis] [--instances 3] [--against DIST]
-// [--settle]`.
+// [--settle] [--changes N]`.
 // For each generator (bench/scale-config.ts: the issue's flat random rule base;
 // bench/generate.ts: the realistic one, addresses scaled with the policies), size and store,
 // daemons are started as child processes on an empty store (Redis: a throwaway redis-server
@@ -36,6 +36,7 @@ import { loadable } from './automation';
 import { generateConfig, REALISTIC } from './generate';
 import { closeAgent, fmt, login, request, startInstance, type Instance } from './http-load';
 import { scaleConfig } from './scale-config';
+import { median } from './stats';
 
 function arg(name: string, def: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -52,6 +53,9 @@ const opts = {
   // (a firewall at rest), not right after the commit before it while that deep pass shares
   // the cores (back-to-back commits, the default)
   settle: process.argv.includes('--settle'),
+  // --changes N: N address changes, then N policy changes, each of another object; the
+  // columns show their median and the slowest (the first ones after the load run colder code)
+  changes: Number(arg('changes', '1')),
 };
 
 interface Row {
@@ -59,6 +63,8 @@ interface Row {
   commitMs: number;
   addressMs: number;
   policyMs: number;
+  addressMaxMs: number;
+  policyMaxMs: number;
   addressCpuMs: number;
   versionBytes: number;
   listFirstMs: number;
@@ -69,6 +75,7 @@ interface Row {
 }
 const COLUMNS: Array<[keyof Row, string]> = [
   ['loadMs', 'load ms'], ['commitMs', 'full commit ms'], ['addressMs', 'address + commit ms'], ['policyMs', 'policy + commit ms'],
+  ['addressMaxMs', 'slowest address ms'], ['policyMaxMs', 'slowest policy ms'],
   ['addressCpuMs', 'address commit CPU ms'], ['versionBytes', 'version bytes'],
   ['listFirstMs', 'list first byte ms'], ['listMs', 'list total ms'], ['rssMb', 'RSS MB'], ['cpuMs', 'daemons CPU ms'],
 ];
@@ -130,9 +137,10 @@ async function allDeep(daemons: Instance[], tokens: string[]): Promise<void> {
   }
 }
 
-/** One address object's ips moved to a neighbouring host of its first network. */
-function changedAddress(doc: ConfigDoc): [string, string] {
-  const used = doc.policies.find((p) => p.srcAddr && doc.addresses.get(p.srcAddr)!.ips[0].includes('.'))!.srcAddr;
+/** The i-th change of an address object: its ips moved to a neighbouring host of its first network. */
+function changedAddress(doc: ConfigDoc, i: number): [string, string] {
+  const users = doc.policies.filter((p) => p.srcAddr && doc.addresses.get(p.srcAddr)!.ips[0].includes('.'));
+  const used = users[(i * 97) % users.length].srcAddr;
   const [a, b, c, d] = doc.addresses.get(used)!.ips[0].split('/')[0].split('.').map(Number);
   return [used, JSON.stringify({ ips: [`${a}.${b}.${c}.${(d + 1) % 256}/32`] })];
 }
@@ -202,22 +210,29 @@ async function measure(main: string, doc: ConfigDoc, store: string): Promise<Row
       await allReady(daemons);
       return took;
     };
-    const [name, ips] = changedAddress(doc);
     if (opts.settle) await allDeep(daemons, tokens); // the full commit's deep pass is not the change's CPU
     const cpu0 = daemons.reduce((s, d) => s + cpuMs(d.proc.pid!), 0);
-    const addressMs = await change(`/api/addresses/${name}`, ips);
+    const addressTimes: number[] = [];
+    for (let i = 0; i < opts.changes; i++) {
+      const [name, ips] = changedAddress(doc, i);
+      addressTimes.push(await change(`/api/addresses/${name}`, ips));
+    }
     const addressVersion = await servedEverywhere(daemons, tokens);
-    const addressCpuMs = daemons.reduce((s, d) => s + cpuMs(d.proc.pid!), 0) - cpu0;
+    // the CPU of one address change (a mean over them)
+    const addressCpuMs = (daemons.reduce((s, d) => s + cpuMs(d.proc.pid!), 0) - cpu0) / opts.changes;
     const versionBytes = await recordBytes(redis, path.join(dir, 'data'), addressVersion);
-    const mid = doc.policies[doc.policies.length >> 1];
-    const policyMs = await change(`/api/policies/${mid.id}`, JSON.stringify({ action: mid.action === 'allow' ? 'deny' : 'allow' }));
+    const policyTimes: number[] = [];
+    for (let i = 0; i < opts.changes; i++) {
+      const p = doc.policies[((doc.policies.length >> 1) + i * 101) % doc.policies.length];
+      policyTimes.push(await change(`/api/policies/${p.id}`, JSON.stringify({ action: p.action === 'allow' ? 'deny' : 'allow' })));
+    }
     const k = 1 % daemons.length;
     const list = await timedGet(daemons[k].port, '/api/policies', tokens[k]);
     // the CPU is read once every daemon has the last version's deep analysis: a run's cost
     // includes the deep passes (every instance's, or one shared: issue 30)
     await allDeep(daemons, tokens);
     return {
-      loadMs, commitMs, addressMs, policyMs, addressCpuMs, versionBytes, listFirstMs: list.first, listMs: list.total, listBytes: list.bytes,
+      loadMs, commitMs, addressMs: median(addressTimes), policyMs: median(policyTimes), addressMaxMs: Math.max(...addressTimes), policyMaxMs: Math.max(...policyTimes), addressCpuMs, versionBytes, listFirstMs: list.first, listMs: list.total, listBytes: list.bytes,
       rssMb: Math.max(...daemons.map((d) => rssMb(d.proc.pid!))),
       cpuMs: daemons.reduce((s, d) => s + cpuMs(d.proc.pid!), 0),
     };

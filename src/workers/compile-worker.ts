@@ -68,6 +68,9 @@ export const rehearsals = {
   fromPolicies: 5000,
   /** one-policy changes rehearsed */
   count: 3,
+  /** idle time before the first: the commit that made the build is still answering (on Redis
+   * the other instances then read the version, and the rehearsal took their CPU) */
+  afterMs: 3000,
   /** rehearsals run (tests) */
   run: 0,
 };
@@ -78,7 +81,7 @@ export function rehearsing(): boolean {
   return rehearsal !== null;
 }
 
-function rehearseSoon(doc: ConfigDoc, left: number): void {
+function rehearseSoon(doc: ConfigDoc, left: number, delayMs: number): void {
   rehearsal = setTimeout(() => {
     rehearsal = null;
     idle.busy();
@@ -92,8 +95,8 @@ function rehearseSoon(doc: ConfigDoc, left: number): void {
       // a rehearsal only warms the code: whatever it meets, the real task will report
     }
     idle.touch();
-    if (left > 1) rehearseSoon(doc, left - 1);
-  }, 20);
+    if (left > 1) rehearseSoon(doc, left - 1, 20);
+  }, delayMs);
   rehearsal.unref();
 }
 
@@ -106,7 +109,7 @@ export default function compileTask(task: CompileTask): CompileReply {
     if (!doc) return noBaseReply;
     const { image, build, analysis, analysisMs } = compileOn(doc, true);
     // a build that reused little (a load, a start) is followed by a rehearsal
-    if (doc.policies.length >= rehearsals.fromPolicies && build.stats.specsReused < doc.policies.length / 2) rehearseSoon(doc, rehearsals.count);
+    if (doc.policies.length >= rehearsals.fromPolicies && build.stats.specsReused < doc.policies.length / 2) rehearseSoon(doc, rehearsals.count, rehearsals.afterMs);
     // the image's SharedArrayBuffer is shared with the HTTP thread by the post, not copied
     return { ok: true, meta: image.meta, buffer: image.buffer, analysis, analysisMs, reuse: build.stats };
   } catch (e) {

@@ -223,12 +223,14 @@ describe('the compile thread reuses its last build', () => {
 });
 
 describe('the rehearsals after a full build', () => {
+  const defaults = { ...rehearsals };
   afterAll(() => {
-    rehearsals.fromPolicies = 5000;
+    Object.assign(rehearsals, { fromPolicies: defaults.fromPolicies, afterMs: defaults.afterMs });
   });
 
   test('run while the thread is idle, stop for a task, and leave the next build a full build\'s answers', async () => {
-    rehearsals.fromPolicies = 1; // any size rehearses here
+    rehearsals.fromPolicies = 1; // any size rehearses here, at once
+    rehearsals.afterMs = 0;
     const [spec, other] = fc.sample(specArb({ ...LARGE, policies: [60, 80] }), { numRuns: 2, seed: 21 });
     const packets = fc.sample(packetArb, { numRuns: 300, seed: 22 });
     let key = 2_000_000;
