@@ -60,7 +60,8 @@ function folderBytes(dir: string): number {
   for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
     const p = path.join(dir, e.name);
     if (e.isDirectory()) total += folderBytes(p);
-    else if (e.isFile()) total += fs.statSync(p).size;
+    // a file renamed or removed since the listing (a write's temporary file) counts nothing
+    else if (e.isFile()) total += fs.statSync(p, { throwIfNoEntry: false })?.size ?? 0;
   }
   return total;
 }
