@@ -14,7 +14,8 @@ RUN npx tsc -p tsconfig.json && npx tsc -p console/tsconfig.json && node console
 
 FROM node:20-bookworm-slim
 WORKDIR /app
-ENV NODE_ENV=production FW_HOST=0.0.0.0 FW_PORT=8080
+# glibc malloc: two arenas, buffers of 128 KiB or more mapped (src/malloc-env.ts)
+ENV NODE_ENV=production FW_HOST=0.0.0.0 FW_PORT=8080 MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist/src ./dist/src
 COPY --from=build /app/dist/console ./dist/console

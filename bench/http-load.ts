@@ -1,6 +1,7 @@
 // Load generation for the HTTP benchmarks: daemons as child processes (exactly as `npm start`
 // runs them), keep-alive requests, closed-loop workers spread over one or more instances, and
 // the table formatting they share.
+import { MALLOC_ENV } from '../src/malloc-env';
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
@@ -30,7 +31,8 @@ export interface Instance {
  * (--expose-gc for the soak benchmark). */
 export function startInstance(env: Record<string, string>, main = path.resolve(__dirname, '../src/main.js'), nodeArgs: string[] = []): Promise<Instance> {
   const proc = spawn(process.execPath, [...nodeArgs, main], {
-    env: { ...process.env, FW_PORT: '0', FW_ADMIN_PASSWORD: PASSWORD, FW_LOG_LEVEL: 'info', FW_INTERFACES: 'eth0,eth1', ...env },
+    // with the malloc settings npm start and the image give the daemon (src/malloc-env.ts)
+    env: { ...process.env, ...MALLOC_ENV, FW_PORT: '0', FW_ADMIN_PASSWORD: PASSWORD, FW_LOG_LEVEL: 'info', FW_INTERFACES: 'eth0,eth1', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {

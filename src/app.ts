@@ -48,6 +48,7 @@ import { EVENTS_PERMISSION } from './api/routes/events';
 import { openFileLimit, streamsWithin } from './api/fd-limit';
 import { SyslogForwarder, readSyslogCa } from './syslog/forwarder';
 import { forwardAudits, trafficFieldsOf, trafficRecord } from './syslog/records';
+import { MALLOC_ENV, missingMallocEnv } from './malloc-env';
 
 export interface Daemon {
   port: number;
@@ -311,6 +312,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     }, 1000);
     sweep.unref();
     log.info({ port, host: settings.host, tls: tls !== undefined, store: store.kind, node: nodes.id, dataDir: redis ? undefined : settings.dataDir, redis: settings.redis ? describeTarget(settings.redis) : undefined }, 'listening');
+    warnMallocEnv(log);
     out?.flush(); // supervisors and tests wait for this line
     const activeCompiler = compiler;
     const streams = eventStreams;
@@ -366,6 +368,12 @@ const CLUSTER_CLOSE_MS = 10_000;
  * dropped at once, and if Redis goes away during the close, the deadline ends it. A job left
  * running is handed to another worker once its lock expires, as after a crash.
  */
+/** Started without the malloc settings npm start and the image set (malloc-env.ts): said once. */
+function warnMallocEnv(log: Logger): void {
+  const missing = missingMallocEnv();
+  if (missing.length) log.warn({ missing, recommended: MALLOC_ENV }, 'glibc malloc settings missing from the environment: freed buffers stay in the process and the RSS grows with big commits (docs/operations.md, "Memory over months")');
+}
+
 async function closeClusterParts(parts: ClusterParts | null, nodes: NodeDirectory | null, redis: RedisStore | null, log: Logger): Promise<void> {
   const force = redis !== null && !redis.reachable();
   const closing = (async () => {
@@ -424,6 +432,7 @@ export async function startWorker(settings: Settings, logger?: Logger): Promise<
     const parts = wireCluster({ ...settings, worker: true }, store, config, null, log);
     await Promise.all([parts.queue.ready(), parts.worker!.ready()]);
     log.info({ cluster: settings.clusterName }, 'commit worker ready');
+    warnMallocEnv(log);
     return {
       close: async () => {
         events.close();
