@@ -1,6 +1,7 @@
 // The piscina compile worker: a document in (doc-feed.ts: whole, or the changes from one it
-// holds), the compiled tables out in one SharedArrayBuffer (no copy) plus the analysis. The worker boundary is a typed message
-// protocol: a failure comes back as a reply with the error's code, never as a class instance.
+// holds), the compiled tables out in one SharedArrayBuffer (no copy) plus the analysis. The
+// worker boundary is a typed message protocol: a failure comes back as a reply with the
+// error's code, never as a class instance.
 import { isFwError } from '../errors';
 import { analyze, type Analysis } from '../eval/analysis';
 import type { AnalysisMemo } from '../eval/analysis-memo';
@@ -60,8 +61,9 @@ function compileOn(doc: ConfigDoc, keep: boolean) {
  * a few one-policy changes of the document, compiled from the build just made and thrown away.
  * The code of that path (tree copies, spec reuse, the analysis memo) runs only in incremental
  * builds, and its first runs are V8's unoptimized code: at 100,000 policies the first three
- * commits after a load (or a start) took 0.3-0.5 s against 0.1-0.2 once warm. One rehearsal
- * a turn of the event loop, so a real task waits for one at most; a task cancels the rest.
+ * one-policy commits after a load took 276-357 ms without a rehearsal, 174-291 with it (later
+ * ones 110-190). One rehearsal a turn of the event loop, so a real task waits for one at most;
+ * a task cancels the rest.
  */
 export const rehearsals = {
   /** after a build of at least this many policies that reused less than half their specs */
