@@ -13,7 +13,7 @@ const SRC = path.resolve(__dirname, '../../src');
  * the daemon but those helpers.
  */
 const LAYERS: Record<string, number> = {
-  'errors.js': 0, 'byte-pool.js': 0, 'lru.js': 0, 'deadline.js': 0, 'host-names.js': 0, 'idle-gc.js': 0,
+  'errors.js': 0, 'byte-pool.js': 0, 'lru.js': 0, 'deadline.js': 0, 'host-names.js': 0, 'idle-gc.js': 0, 'malloc-env.js': 0,
   config: 1,
   eval: 2, store: 2, dataplane: 2,
   auth: 3, session: 3, events: 3, cluster: 3, connections: 3, syslog: 3,
