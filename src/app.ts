@@ -358,6 +358,12 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
   }
 }
 
+/** Started without the malloc settings npm start and the image set (malloc-env.ts): said once. */
+function warnMallocEnv(log: Logger): void {
+  const missing = missingMallocEnv();
+  if (missing.length) log.warn({ missing, recommended: MALLOC_ENV }, 'glibc malloc settings missing from the environment: freed buffers stay in the process and the RSS grows with big commits (docs/operations.md, "Memory over months")');
+}
+
 /** How long a stop waits for the commit queue and worker and the node registry to close. */
 const CLUSTER_CLOSE_MS = 10_000;
 
@@ -368,12 +374,6 @@ const CLUSTER_CLOSE_MS = 10_000;
  * dropped at once, and if Redis goes away during the close, the deadline ends it. A job left
  * running is handed to another worker once its lock expires, as after a crash.
  */
-/** Started without the malloc settings npm start and the image set (malloc-env.ts): said once. */
-function warnMallocEnv(log: Logger): void {
-  const missing = missingMallocEnv();
-  if (missing.length) log.warn({ missing, recommended: MALLOC_ENV }, 'glibc malloc settings missing from the environment: freed buffers stay in the process and the RSS grows with big commits (docs/operations.md, "Memory over months")');
-}
-
 async function closeClusterParts(parts: ClusterParts | null, nodes: NodeDirectory | null, redis: RedisStore | null, log: Logger): Promise<void> {
   const force = redis !== null && !redis.reachable();
   const closing = (async () => {

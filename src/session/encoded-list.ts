@@ -10,7 +10,8 @@ import { threadGarbage } from '../idle-gc';
 
 /** Items per slice: small enough that one slice renders in milliseconds. */
 export const SLICE_ITEMS = 500;
-/** A list of this many slices or more (10,000 items) is collected after (idle-gc.ts). */
+/** A list of this many slices or more (10,000 items) keeps its bytes only while read, and is
+ * collected after (idle-gc.ts). */
 const BIG_SLICES = 20;
 /** How long a big list's bytes outlive its last read: a burst of readers, or a client paging
  * through it, share one encoding. */

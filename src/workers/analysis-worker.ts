@@ -10,7 +10,7 @@ import { compileImage } from '../eval/compile';
 import type { CompiledImage } from '../eval/image';
 import { CompiledConfig } from '../eval/compiled';
 import { IdleCollector } from '../idle-gc';
-import { HeldDocs, NO_BASE, type DocTask } from './doc-feed';
+import { HeldDocs, noBaseReply, type DocTask } from './doc-feed';
 
 export type AnalysisTask = DocTask & {
   deadline: number; // epoch ms
@@ -40,7 +40,7 @@ export default function analysisTask(task: AnalysisTask): AnalysisReply {
   idle.busy();
   try {
     const doc = held.take(task);
-    if (!doc) return { ok: false, code: NO_BASE, details: 'the base document is not held here' };
+    if (!doc) return noBaseReply;
     const memo: { previous: AnalysisMemo | null; next?: AnalysisMemo | null } = { previous: lastMemo };
     const analysis = analyze(doc, CompiledConfig.fromImage(task.image ?? compileImage(doc)), { deep: true, deadline: task.deadline, cancel: task.cancel, memo });
     // a pass cut short records nothing: the memo before it still serves (any version does)

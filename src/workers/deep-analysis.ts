@@ -136,7 +136,7 @@ export class DeepAnalysis implements DeepAnalysisResults {
       // ~0.6 s of CPU after every commit at 100,000 policies
       const base = this.sent;
       this.sent = state.doc;
-      const reply = await this.feed.send(state.doc, base, (task) => this.pool!.run({ ...task, deadline, image: { meta: image.meta, buffer: image.buffer }, cancel: pass.cancel }, { signal }));
+      const reply = await this.feed.send(state.doc, base, (task) => this.pool!.run({ ...task, deadline, image, cancel: pass.cancel }, { signal }));
       if (Atomics.load(pass.cancel, 0) !== 0) {
         log.info({ version }, 'deep analysis cancelled by a newer version');
         return;
