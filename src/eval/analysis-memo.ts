@@ -15,7 +15,7 @@
 import type { Coverage, PartialShadow } from './analysis-types';
 import type { PolicyUsage } from './object-usage';
 import type { RuleSpec } from './rules';
-import type { SportPiece } from './sets';
+import { sameIntervals, type SportPiece } from './sets';
 import { hullOf, type RuleRegions, type RuleSpace } from './rule-space';
 
 /** What the painting found for one policy (analysis.ts). */
@@ -86,12 +86,6 @@ export interface SpecChanges {
 
 /** Past this many rows to make again, a space is made whole (each costs list splices). */
 const MAX_REMADE = 256;
-
-const sameIntervals = <T>(a: ReadonlyArray<readonly [T, T]>, b: ReadonlyArray<readonly [T, T]>) => {
-  if (a.length !== b.length) return false;
-  for (let k = 0; k < a.length; k++) if (a[k][0] !== b[k][0] || a[k][1] !== b[k][1]) return false;
-  return true;
-};
 
 /**
  * Compares the policies with a memo's, position by position: a spec that is the memo's object

@@ -7,7 +7,7 @@
 // boundaries with a BigInt comparator was the largest part of the painting; in numbers they
 // sort natively in a Float64Array.
 import { intersect } from './coverage';
-import type { Interval } from './sets';
+import { sameIntervals, type Interval } from './sets';
 import type { Work } from './work';
 
 export interface Axis {
@@ -20,9 +20,13 @@ export interface Axis {
 const cmp = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** c clipped to r: r itself (no copy) when one interval of c holds all of r, the usual case
- * of `any` fields and wide rules. */
+ * of `any` fields and wide rules, or when c is r. "Is r" means by value, not only the same
+ * object: the work spent must not depend on whether two regions were made from one field
+ * object or from equal ones. The incremental analysis makes a changed policy's region again
+ * while the whole analysis makes every region from the same specs, and a copied decision's
+ * work must be what the whole analysis spends (issue 30). */
 function clip(c: Interval[], r: Interval[]): Interval[] {
-  if (c === r) return r;
+  if (sameIntervals(c, r)) return r;
   const lo = r[0][0], hi = r[r.length - 1][1];
   for (const [a, b] of c) if (a <= lo && hi <= b) return r;
   return intersect(c, r);
@@ -129,7 +133,7 @@ export function axisNum(r: Interval[], cs: readonly Interval[][], work: Work): A
   for (let ci = 0; ci < cs.length; ci++) {
     const c = cs[ci];
     sc.at[ci] = -1;
-    if (c === r) continue;
+    if (sameIntervals(c, r)) continue; // by value, as clip()
     const C = numbersOf(c);
     let holds = false;
     for (let a = 0; a < C.length && !holds; a += 2) holds = C[a] <= rlo && rhi <= C[a + 1];

@@ -31,6 +31,14 @@ export function cidrInterval(c: Cidr): Interval {
 }
 
 /** Sorts and merges overlapping or adjacent intervals. */
+/** Are two lists of intervals the same, value by value (one object, or equal ones)? */
+export function sameIntervals<T>(a: ReadonlyArray<readonly [T, T]>, b: ReadonlyArray<readonly [T, T]>): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let k = 0; k < a.length; k++) if (a[k][0] !== b[k][0] || a[k][1] !== b[k][1]) return false;
+  return true;
+}
+
 export function mergeIntervals(list: Interval[]): Interval[] {
   const s = [...list].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   const out: Interval[] = [];

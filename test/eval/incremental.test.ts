@@ -18,7 +18,7 @@ import { policyUsage, unusedObjects } from '../../src/eval/object-usage';
 import { parsePacket } from '../../src/eval/packet';
 import compileTask, { NO_BASE } from '../../src/workers/compile-worker';
 import { CompilePool } from '../../src/workers/compile-pool';
-import { cidrArb, LARGE, packetArb, packetJson, specArb, specDoc, specMembers, type PacketSpec } from './helpers';
+import { cidrArb, LARGE, packetArb, packetJson, specArb, specDoc, specMembers, type PacketSpec, type RandomSpec } from './helpers';
 
 const seed = process.env.FC_SEED ? Number(process.env.FC_SEED) : undefined;
 
@@ -95,6 +95,31 @@ const VARIANTS: Array<[string, AnalyzeOptions]> = [
   ['deep', { deep: true }],
 ];
 
+/** A policy of the counterexamples below: a deny of everything unless said. */
+const rule = (p: Partial<RandomSpec['policies'][number]>): RandomSpec['policies'][number] => ({ allow: false, sz: null, dz: null, sa: null, da: null, svcs: null, log: false, off: false, ...p });
+
+/**
+ * Cases CI runs found, each variant runs them before its random ones.
+ * - A policy inserted before one whose service (two port ranges) an earlier policy names too:
+ *   the whole analysis made both regions' service field one object and the painter skipped
+ *   clipping it; the incremental one had made the later region again (an equal field, another
+ *   object) and spent more, so under a small budget that policy was undecided, not covered.
+ */
+const FOUND: Array<[RandomSpec, Array<[Change, number]>]> = [
+  [
+    {
+      addrGroups: [], svcGroups: [], zones: [], ifaces: [{ ip: null, zone: null, up: false }], vlans: [], routes: [], nat: [],
+      addresses: [['10.0.0.0/30', '2001:db8::0/0']],
+      services: [{ protocol: 'tcp', ports: [65534, '1-1024'] }],
+      policies: [
+        rule({ allow: true, sa: 0 }), rule({ da: 0 }), rule({ off: true }), rule({ svcs: [0] }), rule({}), rule({}), rule({ off: true }),
+        rule({}), rule({}), rule({}), rule({}), rule({ allow: true, svcs: [0] }),
+      ],
+    },
+    [[{ op: 'insert', at: 1422252108, from: 0 }, 0]],
+  ],
+];
+
 describe('incremental analysis = whole analysis', () => {
   for (const [name, base] of VARIANTS) {
     test(`${name}: after every change of random sequences, from the last memo or an older one`, () => {
@@ -125,7 +150,7 @@ describe('incremental analysis = whole analysis', () => {
             if (slot.next) memos.push(slot.next);
           }
         }),
-        { numRuns: name === 'deep' ? 40 : 60, seed },
+        { numRuns: name === 'deep' ? 40 : 60, seed, examples: FOUND },
       );
       expect(copied).toBeGreaterThan(50); // the memo was there to be used
       expect(older).toBeGreaterThan(5);

@@ -136,6 +136,23 @@ describe('axisNum', () => {
       { numRuns: 500, seed },
     );
   });
+
+  test('a candidate equal to the box field (another object) is the field itself: the same axis, the same work, in both paths', () => {
+    // the incremental analysis makes a changed region again from an equal field object: its
+    // work must be the whole analysis's, or a small budget decides another way (a CI find)
+    fc.assert(
+      fc.property(field, fc.array(fc.oneof(field, wide), { maxLength: 4 }), (r, cs) => {
+        const copy = r.map(([lo, hi]): Interval => [lo, hi]);
+        for (const cut of [axisNum, axisBig]) {
+          const ws = new Work(1e9), wc = new Work(1e9);
+          const same = cut(r, [...cs, r], ws), equal = cut(r, [...cs, copy], wc);
+          expect(equal).toEqual(same);
+          expect(wc.left).toBe(ws.left);
+        }
+      }),
+      { numRuns: 300, seed },
+    );
+  });
 });
 
 describe('probe draws', () => {
