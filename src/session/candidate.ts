@@ -5,6 +5,7 @@
 import { applyChange, type ApplyContext, type Change } from '../config/changes';
 import { workingCopy } from '../config/document';
 import type { ConfigDoc } from '../config/types';
+import { journalDigest } from '../store/journal-digest';
 import type { JournalEntry, SessionHead, SessionJournal, SessionRecord } from '../store/types';
 import { Gate } from './gate';
 import type { RunningVersions } from './running-versions';
@@ -22,6 +23,11 @@ export interface Candidate {
   doc: ConfigDoc;
   /** holds a change the store refused: rebuild before using it again */
   dirty: boolean;
+  /**
+   * Per journal position, the digest of the stored line it applied (a shared store's; see
+   * journalDigest()): known for the entries it read and those it appended and saw land.
+   */
+  digests: Array<string | undefined>;
 }
 
 export class CandidateReplica<C> {
@@ -52,8 +58,35 @@ export class CandidateReplica<C> {
   start(rec: SessionRecord, baseDoc: ConfigDoc): Promise<void> {
     return this.gate.runExclusive(async () => {
       this.session = { ...rec };
-      this.cand = { sessionId: rec.id, seq: 0, gaps: [], doc: workingCopy(baseDoc), dirty: false };
+      this.cand = { sessionId: rec.id, seq: 0, gaps: [], doc: workingCopy(baseDoc), dirty: false, digests: [] };
     });
+  }
+
+  /**
+   * This process's entries landed in the journal of `sessionId` (at their seq): their digests
+   * are those of the candidate's own positions.
+   */
+  ownLanded(sessionId: string, entries: readonly JournalEntry[]): void {
+    const c = this.cand;
+    if (c?.sessionId !== sessionId) return;
+    for (const e of entries) c.digests[e.seq] = e.digest;
+  }
+
+  /**
+   * The digest of the journal this candidate is built from (journal-digest.ts), to compare
+   * with the store's: null when it does not know every position's (gaps, entries appended
+   * to a sole writer's store, whose entries carry none).
+   */
+  journalDigest(): string | null {
+    const c = this.cand;
+    if (!c || c.dirty || c.gaps.length) return null;
+    const all: string[] = [];
+    for (let i = 0; i < c.seq; i++) {
+      const d = c.digests[i];
+      if (d === undefined) return null;
+      all.push(d);
+    }
+    return journalDigest(all);
   }
 
   /** Forgets session `sessionId` (ended or committed), if it is the one cached. */
@@ -118,6 +151,8 @@ export class CandidateReplica<C> {
       } catch {
         return false;
       }
+      // (an entry it holds already keeps its own digest: the store's may be another line's)
+      c.digests[entry.seq] = entry.digest;
     }
     if (from + entries.length < c.seq) return false; // its own entries are not all there
     c.seq = from + entries.length;
@@ -129,7 +164,7 @@ export class CandidateReplica<C> {
     const journal = (await this.journal.journalSince(head.session.id, 0)) ?? [];
     const doc = workingCopy(await this.versions.versionDoc(head.session.baseVersion));
     for (const entry of journal) applyChange(doc, entry.change, await this.contextFor(entry.change));
-    this.cand = { sessionId: head.session.id, seq: journal.length, gaps: [], doc, dirty: false };
+    this.cand = { sessionId: head.session.id, seq: journal.length, gaps: [], doc, dirty: false, digests: journal.map((e) => e.digest) };
   }
 
   private async contextFor(change: Change): Promise<ApplyContext> {

@@ -52,7 +52,8 @@ export class ChangeWriter<C> {
         const gaps = cand?.sessionId === sessionId ? cand.gaps : [];
         return { unknownFrom: gaps.length ? gaps[0][0] : expected, tag: this.appendTag };
       },
-      landed: (sessionId, expected, at) => {
+      landed: (sessionId, expected, at, entries) => {
+        this.replica.ownLanded(sessionId, entries);
         const c = this.replica.cand;
         if (!c || c.sessionId !== sessionId || at === expected) return;
         c.gaps.push([expected, at]);

@@ -31,6 +31,13 @@ export interface CommitTools<C> {
   dataPlane: DataPlane;
 }
 
+/** The session and candidate a commit claimed, and whether the cache served or was rebuilt (its log line says). */
+interface ClaimedCandidate {
+  s: SessionRecord;
+  cand: Candidate;
+  candidate: 'cached' | 'rebuilt';
+}
+
 export class CommitPipeline<C> {
   private runner: CommitRunner = { run: (job) => this.commitJob(job) };
   private versionSync: VersionSync = async () => [];
@@ -114,23 +121,14 @@ export class CommitPipeline<C> {
     try {
       await this.versions.refresh();
       clock.mark('refresh');
-      // a commit is built from the journal in Redis, never from this process's cache: after a
-      // split the cache may hold the losing side's unconfirmed changes under the same session
-      // and length as the winning side's journal, and the commit script checks only those two
-      // (issue 31: a commit acknowledged without changes acknowledged before it)
-      this.replica.storeChanged();
       await this.replica.synced();
       clock.mark('sync');
-      const { session: s, cand } = this.replica;
-      if (!s || !cand || s.id !== job.sessionId) throw new FwError('ERR_SYS_3001', 'the session to commit is no longer active');
-      if (s.owner !== job.user) throw new FwError('ERR_SYS_3002', `owner: ${s.owner}`);
-      if (cand.seq !== job.journalLength) {
-        throw sessionBusy(`the session changed concurrently: ${cand.seq} changes, not ${job.journalLength}`);
-      }
-      await this.store.claimCommit(s.id, cand.seq, this.opts.commitTimeoutMs * 2).catch(conflictAsSessionError);
+      const { s, cand } = this.sessionToClaim(job);
+      const digest = await this.store.claimCommit(s.id, cand.seq, this.opts.commitTimeoutMs * 2).catch(conflictAsSessionError);
       clock.mark('claim');
       try {
-        return await this.checkCompileSwap(job, s, cand, clock);
+        const built = await this.candidateOfJournal(job, digest, clock);
+        return await this.checkCompileSwap(job, built, clock);
       } catch (e) {
         await this.store.releaseCommit(s.id, cand.seq).catch(() => undefined);
         throw e;
@@ -140,7 +138,36 @@ export class CommitPipeline<C> {
     }
   }
 
-  private async checkCompileSwap(job: CommitJob, s: SessionRecord, cand: Candidate, clock: PhaseClock): Promise<CommitResult> {
+  /** The cached session and candidate, if they are the job's (its session, owner and length). */
+  private sessionToClaim(job: CommitJob): { s: SessionRecord; cand: Candidate } {
+    const { session: s, cand } = this.replica;
+    if (!s || !cand || s.id !== job.sessionId) throw new FwError('ERR_SYS_3001', 'the session to commit is no longer active');
+    if (s.owner !== job.user) throw new FwError('ERR_SYS_3002', `owner: ${s.owner}`);
+    if (cand.seq !== job.journalLength) {
+      throw sessionBusy(`the session changed concurrently: ${cand.seq} changes, not ${job.journalLength}`);
+    }
+    return { s, cand };
+  }
+
+  /**
+   * The candidate of the journal claimed, whose digest the claim answered (null: a sole
+   * writer's, the cache is its journal). A commit is built from the journal in the store,
+   * never from a cache that differs from it: after a split the cache may hold the losing
+   * side's unconfirmed changes under the same session and length as the winning side's
+   * journal, and the commit script checks only those two (issue 31: a commit acknowledged
+   * without changes acknowledged before it). The cache serves when its digest is the
+   * journal's; otherwise it is rebuilt from the journal, which the claim keeps as it is.
+   */
+  private async candidateOfJournal(job: CommitJob, digest: string | null, clock: PhaseClock): Promise<ClaimedCandidate> {
+    const cached = digest === null ? this.store.soleWriter : digest === this.replica.journalDigest();
+    if (cached) return { ...this.sessionToClaim(job), candidate: 'cached' };
+    this.replica.storeChanged();
+    await this.replica.synced();
+    clock.mark('sync');
+    return { ...this.sessionToClaim(job), candidate: 'rebuilt' };
+  }
+
+  private async checkCompileSwap(job: CommitJob, { s, cand, candidate }: ClaimedCandidate, clock: PhaseClock): Promise<CommitResult> {
     await this.checkCommittable(cand.doc);
     clock.mark('checks');
     const { compiled, warnings: analysis, base, delta, summary } = await this.compileAndDiff(cand.doc);
@@ -161,7 +188,7 @@ export class CommitPipeline<C> {
     if (this.versions.current().meta.version < meta.version) this.versions.set(new RunningState(meta, cand.doc, Promise.resolve({ compiled, warnings: analysis })));
     this.replica.forget(s.id);
     clock.mark('swap');
-    this.log.info({ version: meta.version, author: job.user, summary: meta.summary, unconfirmed: unconfirmed !== null, ms: clock.done() }, 'commit');
+    this.log.info({ version: meta.version, author: job.user, summary: meta.summary, unconfirmed: unconfirmed !== null, candidate, ms: clock.done() }, 'commit');
     await this.confirmedByCommit(job, meta, base.meta);
     if (unconfirmed) throw unconfirmed;
     return meta.confirmBy === undefined ? { version: meta.version, warnings } : { version: meta.version, warnings, confirmBy: meta.confirmBy };

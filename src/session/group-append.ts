@@ -35,8 +35,9 @@ export type AppendMany = (sessionId: string, entries: JournalEntry[], reach: App
 export interface AppendTarget {
   /** the first position the candidate may lack and this process's tag, for a group at `expected` */
   reach(sessionId: string, expected: number): Omit<AppendReach, 'keys'>;
-  /** a group expected at `expected` landed at `at` (later: other instances' entries in between) */
-  landed(sessionId: string, expected: number, at: number): void;
+  /** a group expected at `expected` landed at `at` (later: other instances' entries in between);
+   * its entries' seq are where they landed */
+  landed(sessionId: string, expected: number, at: number, entries: JournalEntry[]): void;
   /** an answer that leaves it unknown whether the group landed: rebuild the candidate */
   uncertain(): void;
   /** a refusal (nothing landed), as opposed to a failure */
@@ -97,7 +98,7 @@ export class GroupAppend {
     const expected = group[0].entry.seq;
     const shift = at - expected;
     for (const p of [...group, ...this.waiting]) p.entry.seq += shift;
-    this.target.landed(group[0].sessionId, expected, at);
+    this.target.landed(group[0].sessionId, expected, at, group.map((p) => p.entry));
   }
 
   private settled(group: Pending[], error: unknown, at: number | undefined): void {

@@ -292,13 +292,14 @@ export class EmbeddedStore implements Store {
     return s && s.record.id === sessionId ? s.journal.slice(from) : null;
   }
 
-  async claimCommit(sessionId: string, journalLength: number, leaseMs: number): Promise<void> {
+  async claimCommit(sessionId: string, journalLength: number, leaseMs: number): Promise<null> {
     const claimer = `${sessionId}:${journalLength}`;
     this.check();
     const s = activeSession(this.session, sessionId);
     if (claimHeld(s) && s.claim?.by !== claimer) throw new StoreConflict(`session ${sessionId} is being committed`, 'committing');
     checkLength(s, journalLength);
     s.claim = { by: claimer, until: Date.now() + leaseMs };
+    return null;
   }
 
   async releaseCommit(sessionId: string, journalLength: number): Promise<void> {

@@ -140,6 +140,11 @@ export interface JournalEntry {
   at: number; // unix ms
   user: string;
   change: Change;
+  /**
+   * A shared store's digest of the stored line (journal-digest.ts): set on entries it reads
+   * and on entries it appended. Never stored, never part of an answer.
+   */
+  digest?: string;
 }
 
 export interface AuditEvent {
@@ -274,8 +279,12 @@ export interface SessionJournal {
    * `journalLength` entries and not claimed by another commit (the same session and length
    * may claim again: a commit job retried after its worker died takes its claim over). A claim
    * neither committed nor released lapses after `leaseMs`.
+   *
+   * Resolves to the digest of the claimed journal (journal-digest.ts) on a shared store, where
+   * a commit compares it with its cached candidate's; null on a sole writer's (its cache is
+   * the journal).
    */
-  claimCommit(sessionId: string, journalLength: number, leaseMs: number): Promise<void>;
+  claimCommit(sessionId: string, journalLength: number, leaseMs: number): Promise<string | null>;
   /** Drops that commit's claim (its checks failed); no-op when it does not hold one. */
   releaseCommit(sessionId: string, journalLength: number): Promise<void>;
   /**

@@ -49,6 +49,9 @@ test('the commit line has the milliseconds of each step of the commit, and their
     for (const k of steps) expect(commit.ms[k]).toBeGreaterThanOrEqual(0);
     const sum = steps.reduce((n, k) => n + commit.ms[k], 0);
     expect(Math.abs(commit.ms.total - sum)).toBeLessThanOrEqual(steps.length); // each step rounded
+    // nothing else wrote the journal: the cached candidate is the journal's (on Redis, their
+    // digests are the same), so the commit did not build it again
+    expect(commit.candidate).toBe('cached');
   } finally {
     await d.close();
   }

@@ -3,7 +3,8 @@
 // TypeScript and the Redis store's Lua fails here rather than in a cluster. What only one
 // store has (files and their recovery, group appends with footprints) stays in that store's
 // own tests.
-import { StoreConflict, type ApiTokenRecord, type AuditQuery, type ConflictReason, type Store, type UserRecord } from '../../src/store/types';
+import { StoreConflict, type ApiTokenRecord, type AuditQuery, type ConflictReason, type JournalEntry, type Store, type UserRecord } from '../../src/store/types';
+import { journalDigest, lineDigest } from '../../src/store/journal-digest';
 import { commitEdit, commitNext, editFor, entry, markerDoc, rejection, sessionRec, versionRec } from './helpers';
 import type { VersionRecord } from '../../src/store/types';
 
@@ -31,6 +32,9 @@ async function expectConflict(p: Promise<unknown>, reason: ConflictReason): Prom
   expect(e).toBeInstanceOf(StoreConflict);
   expect((e as StoreConflict).reason).toBe(reason);
 }
+
+/** Entries as appended: without the digest a shared store marks them with (checked apart). */
+const plain = (entries: JournalEntry[] | null | undefined) => entries?.map(({ digest: _digest, ...e }) => e);
 
 const user = (username: string, hash = 'scrypt$1', role = 'admin'): UserRecord => ({ username, hash, createdAt: 1000, role, id: `id-${username}`, epoch: 0 });
 
@@ -76,10 +80,10 @@ export function storeContract(backend: Backend): void {
       await store.appendChange(rec.id, entry(0, rec.startedAt + 10));
       await store.appendChange(rec.id, entry(1, rec.startedAt + 20));
       const state = await store.getSession();
-      expect(state?.journal).toEqual([entry(0, rec.startedAt + 10), entry(1, rec.startedAt + 20)]);
+      expect(plain(state?.journal)).toEqual([entry(0, rec.startedAt + 10), entry(1, rec.startedAt + 20)]);
       expect(state?.session).toEqual({ ...rec, lastChangeAt: rec.startedAt + 20 });
       expect(await store.sessionHead()).toMatchObject({ session: { id: rec.id }, length: 2 });
-      expect(await store.journalSince(rec.id, 1)).toEqual([entry(1, rec.startedAt + 20)]);
+      expect(plain(await store.journalSince(rec.id, 1))).toEqual([entry(1, rec.startedAt + 20)]);
       expect(await store.journalSince('other', 0)).toBeNull();
       await restart();
       expect((await store.getSession())?.journal.map((e) => e.seq)).toEqual([0, 1]);
@@ -169,6 +173,31 @@ export function storeContract(backend: Backend): void {
       await store.releaseCommit(rec.id, 0);
       await store.appendChange(rec.id, entry(0));
       expect((await store.getSession())?.journal).toHaveLength(1);
+    });
+
+    test('a claim answers the digest of the journal it claims (a shared store), the digests its reads and appends carry', async () => {
+      const rec = sessionRec();
+      await store.beginSession(rec);
+      const appended = [entry(0, rec.startedAt + 1), entry(1, rec.startedAt + 2)];
+      await store.appendChanges(rec.id, appended, { keys: null, unknownFrom: 0, tag: 't' });
+      const digest = await store.claimCommit(rec.id, 2, 60_000);
+      if (store.soleWriter) {
+        // the sole writer's cache is its journal: nothing to compare
+        expect(digest).toBeNull();
+        return;
+      }
+      const read = (await store.journalSince(rec.id, 0))!;
+      // each line's digest is that of the line the store holds: what it read back, what it appended
+      for (const e of read) expect(e.digest).toBe(lineDigest(JSON.stringify({ at: e.at, user: e.user, change: e.change })));
+      expect(appended.map((e) => e.digest)).toEqual(read.map((e) => e.digest));
+      expect(digest).toBe(journalDigest(read.map((e) => e.digest!)));
+      // another journal of the same length has another digest
+      await store.releaseCommit(rec.id, 2);
+      await store.endSession(rec.id);
+      const other = sessionRec();
+      await store.beginSession(other);
+      await store.appendChanges(other.id, [entry(0, rec.startedAt + 1), entry(1, rec.startedAt + 3)], { keys: null, unknownFrom: 0, tag: 't' });
+      expect(await store.claimCommit(other.id, 2, 60_000)).not.toBe(digest);
     });
 
     test('keeps many versions readable', async () => {

@@ -1,5 +1,6 @@
 // What the Redis store reads back turned into the store's records: a script's refusal, journal
 // lines, the session hash, an API token with its last use.
+import { lineDigest } from '../journal-digest';
 import type { ApiTokenRecord, ConflictReason, JournalEntry, SessionRecord } from '../types';
 
 export function conflictReason(answer: string): ConflictReason {
@@ -8,7 +9,12 @@ export function conflictReason(answer: string): ConflictReason {
 
 /** Journal lines read from position `from` on; an entry's seq is its position in the list. */
 export function entriesOf(lines: string[], from: number): JournalEntry[] {
-  return lines.map((t, i) => ({ ...(JSON.parse(t) as Omit<JournalEntry, 'seq'>), seq: from + i }));
+  return lines.map((t, i) => ({ ...(JSON.parse(t) as Omit<JournalEntry, 'seq'>), seq: from + i, digest: lineDigest(t) }));
+}
+
+/** The journal line of an entry (its position is the list's, not in the line). */
+export function journalLine(e: JournalEntry): string {
+  return JSON.stringify({ at: e.at, user: e.user, change: e.change });
 }
 
 export function sessionOf(flat: string[]): SessionRecord | null {

@@ -22,7 +22,8 @@ import { RedisFailureLog } from './failure-log';
 import { RedisNodeStreams } from './node-streams';
 import { RedisSharedWork } from './shared-work';
 import type { FailureLog } from '../../auth/login-limiter';
-import { conflictReason, entriesOf, sessionOf, withLastUse } from './decode';
+import { conflictReason, entriesOf, journalLine, sessionOf, withLastUse } from './decode';
+import { lineDigest } from '../journal-digest';
 import { auditCursor, type RedisCall } from './audit-stream';
 import { TickBatch } from './tick-batch';
 import { RedisVersions } from './redis-versions';
@@ -330,7 +331,7 @@ export class RedisStore implements Store, ClusterBus {
   async appendChanges(sessionId: string, entries: JournalEntry[], reach?: AppendReach): Promise<number> {
     const k = this.keys;
     // the position is the list's: the stored line has no seq (a group may land past `first`)
-    const lines = entries.map((e) => JSON.stringify({ at: e.at, user: e.user, change: e.change }));
+    const lines = entries.map(journalLine);
     const first = entries[0].seq;
     const at = entries[entries.length - 1].at;
     const keys = reach?.keys ?? null;
@@ -341,6 +342,7 @@ export class RedisStore implements Store, ClusterBus {
     );
     const r = await (bytes > BULK_BYTES ? this.writes.durableBulk(bytes, append) : this.durable(append));
     if (typeof r !== 'number') throw new StoreConflict(`cannot append changes ${first}-${first + entries.length - 1} to session ${sessionId}: ${r}`, conflictReason(String(r)));
+    markDigests(entries, lines);
     return r;
   }
 
@@ -349,10 +351,11 @@ export class RedisStore implements Store, ClusterBus {
     return (await this.durable((w) => w.fwEnd(k.session, k.journal, k.claim, sessionId))) === 1;
   }
 
-  async claimCommit(sessionId: string, journalLength: number, leaseMs: number): Promise<void> {
+  async claimCommit(sessionId: string, journalLength: number, leaseMs: number): Promise<string> {
     const k = this.keys;
-    const r = (await this.call(() => this.redis.fwClaim(k.session, k.journal, k.claim, sessionId, journalLength, `${sessionId}:${journalLength}`, leaseMs))) as string;
-    if (r !== 'ok') throw new StoreConflict(`cannot claim session ${sessionId} for a commit: ${r}`, conflictReason(r));
+    const r = (await this.call(() => this.redis.fwClaim(k.session, k.journal, k.claim, sessionId, journalLength, `${sessionId}:${journalLength}`, leaseMs))) as string | [string, string];
+    if (typeof r === 'string') throw new StoreConflict(`cannot claim session ${sessionId} for a commit: ${r}`, conflictReason(r));
+    return r[1];
   }
 
   async releaseCommit(sessionId: string, journalLength: number): Promise<void> {
@@ -420,4 +423,12 @@ export class RedisStore implements Store, ClusterBus {
   failureLog(): FailureLog {
     return new RedisFailureLog(this.redisCall, this.keys);
   }
+}
+
+/**
+ * Marks appended entries with their lines' digests, for the candidate that holds them
+ * (candidate.ts). Also after ERR_SYS_4006, where they landed: the caller keeps them.
+ */
+function markDigests(entries: JournalEntry[], lines: string[]): void {
+  for (let i = 0; i < entries.length; i++) entries[i].digest = lineDigest(lines[i]);
 }

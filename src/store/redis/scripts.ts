@@ -157,6 +157,8 @@ return 1`;
 /**
  * KEYS session, journal, claim; ARGV sessionId length claimer leaseMs. The session's lease is
  * stretched to cover the claim, so a long compile cannot see its session expire under it.
+ * Answers {'ok', digest}: the digest of the journal claimed (journal-digest.ts: SHA-1 of its
+ * lines' SHA-1s), which no append can change while the claim holds.
  */
 export const CLAIM = `${sessionAtLength(3)}
 redis.call('SET', KEYS[3], ARGV[3], 'PX', ARGV[4])
@@ -164,7 +166,9 @@ if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[4]) then
   redis.call('PEXPIRE', KEYS[1], ARGV[4])
   if n > 0 then redis.call('PEXPIRE', KEYS[2], ARGV[4]) end
 end
-return 'ok'`;
+local digests = {}
+for i, line in ipairs(redis.call('LRANGE', KEYS[2], 0, -1)) do digests[i] = redis.sha1hex(line) end
+return {'ok', redis.sha1hex(table.concat(digests))}`;
 
 /** KEYS claim; ARGV claimer. */
 export const RELEASE = `
