@@ -30,7 +30,6 @@ export function cidrInterval(c: Cidr): Interval {
   return [lo, lo + (1n << host) - 1n];
 }
 
-/** Sorts and merges overlapping or adjacent intervals. */
 /** Are two lists of intervals the same, value by value (one object, or equal ones)? */
 export function sameIntervals<T>(a: ReadonlyArray<readonly [T, T]>, b: ReadonlyArray<readonly [T, T]>): boolean {
   if (a === b) return true;
@@ -39,6 +38,7 @@ export function sameIntervals<T>(a: ReadonlyArray<readonly [T, T]>, b: ReadonlyA
   return true;
 }
 
+/** Sorts and merges overlapping or adjacent intervals. */
 export function mergeIntervals(list: Interval[]): Interval[] {
   const s = [...list].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   const out: Interval[] = [];

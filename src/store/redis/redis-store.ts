@@ -332,6 +332,7 @@ export class RedisStore implements Store, ClusterBus {
     const k = this.keys;
     // the position is the list's: the stored line has no seq (a group may land past `first`)
     const lines = entries.map(journalLine);
+    markDigests(entries, lines);
     const first = entries[0].seq;
     const at = entries[entries.length - 1].at;
     const keys = reach?.keys ?? null;
@@ -342,7 +343,6 @@ export class RedisStore implements Store, ClusterBus {
     );
     const r = await (bytes > BULK_BYTES ? this.writes.durableBulk(bytes, append) : this.durable(append));
     if (typeof r !== 'number') throw new StoreConflict(`cannot append changes ${first}-${first + entries.length - 1} to session ${sessionId}: ${r}`, conflictReason(String(r)));
-    markDigests(entries, lines);
     return r;
   }
 
@@ -426,8 +426,9 @@ export class RedisStore implements Store, ClusterBus {
 }
 
 /**
- * Marks appended entries with their lines' digests, for the candidate that holds them
- * (candidate.ts). Also after ERR_SYS_4006, where they landed: the caller keeps them.
+ * Marks entries to append with their lines' digests, for the candidate that holds them once
+ * they land (candidate.ts; also after ERR_SYS_4006, which lands them). Refused ones are
+ * taken back and never recorded.
  */
 function markDigests(entries: JournalEntry[], lines: string[]): void {
   for (let i = 0; i < entries.length; i++) entries[i].digest = lineDigest(lines[i]);
