@@ -88,3 +88,40 @@ test('versions made by changes (sent as deltas, tables shared): each pass equals
     await runner.close();
   }
 });
+
+test('a version mostly new (a load) waits before its pass; a version of a few changes does not; a newer version ends the wait', async () => {
+  const { logger, lines } = capture();
+  // as at 5,000 policies and 1.5 s (DEFER), scaled down
+  const runner = new DeepAnalysis({ timeoutMs: 60_000, logger, defer: { from: 20, ms: 400 } });
+  try {
+    const [a, b] = fc.sample(specArb({ ...LARGE, policies: [40, 60] }), { numRuns: 2, seed: 11 }).map(specDoc);
+    runner.watch(stateOf(1, a));
+    await runner.idle();
+    expect(runner.passes).toMatchObject({ run: 1, waited: 1 });
+    expect(runner.result(1)).toEqual(analyze(a, undefined, { deep: true }));
+    // one policy changed: the others are the same objects, the pass starts at once
+    const c = workingCopy(a);
+    c.policies = a.policies.map((p, i) => (i === 3 ? { ...p, action: p.action === 'allow' ? 'deny' : 'allow' } : p));
+    runner.watch(stateOf(2, c));
+    await runner.idle();
+    expect(runner.passes).toMatchObject({ run: 2, waited: 1 });
+    expect(runner.result(2)).toEqual(analyze(c, undefined, { deep: true }));
+    // one policy inserted at the top moves every other: still a few changes
+    const d = workingCopy(c);
+    d.policies = [{ ...c.policies[0], id: ++d.counters.policy }, ...c.policies];
+    runner.watch(stateOf(3, d));
+    await runner.idle();
+    expect(runner.passes).toMatchObject({ run: 3, waited: 1 });
+    // a load, then another version before its wait is over: the first pass never runs (the
+    // second is new to the first one too, and waits in turn)
+    runner.watch(stateOf(4, b));
+    runner.watch(stateOf(5, c));
+    await runner.idle();
+    expect(runner.result(4)).toBeNull();
+    expect(runner.result(5)).toEqual(analyze(c, undefined, { deep: true }));
+    expect(lines.some((l) => l.msg === 'deep analysis cancelled by a newer version' && l.version === 4)).toBe(true);
+    expect(runner.passes).toMatchObject({ run: 4, waited: 3 });
+  } finally {
+    await runner.close();
+  }
+});
