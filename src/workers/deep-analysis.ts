@@ -27,9 +27,6 @@ export interface DeepAnalysisOptions {
   share?: DeepPassShare;
   /** when a version's pass waits before it starts (DEFER: the defaults) */
   defer?: { from: number; ms: number };
-  /** in a cluster, how long an instance that did not analyze the version before waits before
-   * it claims the next one (HEAD_START_MS) */
-  headStartMs?: number;
 }
 
 /**
@@ -38,8 +35,8 @@ export interface DeepAnalysisOptions {
  * policies. Started at once, it took that core while the commit was still storing the version
  * and the other instances were reading it back: with three instances on two cores, a full
  * commit of 100,000 policies answered in 2.7-3.1 s with it and 2.3-2.5 s without it
- * (performance.md). A version of a few changes starts its pass at once (seconds matter less
- * than the pass's own length only when the pass is long).
+ * (performance.md). A version of a few changes starts its pass at once: that pass is short,
+ * and a wait would be most of the time to its result.
  */
 const DEFER = { from: 5000, ms: 1500 };
 
@@ -128,7 +125,7 @@ export class DeepAnalysis implements DeepAnalysisResults {
     const fresh = mostlyNew(state.doc, before, from);
     // (a version mostly new is a whole pass anywhere: no head start to give)
     const heldHere = before !== undefined && this.sent === before;
-    const waitMs = fresh ? ms : this.opts.share && !heldHere ? this.opts.headStartMs ?? HEAD_START_MS : 0;
+    const waitMs = fresh ? ms : this.opts.share && !heldHere ? HEAD_START_MS : 0;
     pass.done = this.run(state, pass, abort, waitMs);
     this.pass = pass;
   }
