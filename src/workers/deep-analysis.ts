@@ -148,16 +148,7 @@ export class DeepAnalysis implements DeepAnalysisResults {
     }
     if (waitMs > 0) {
       this.passes.waited++;
-      // a newer version (watch) or another instance's notice wakes it early
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, waitMs);
-        t.unref();
-        pass.wake = () => {
-          clearTimeout(t);
-          resolve();
-        };
-      });
-      pass.wake = null;
+      await nap(pass, waitMs);
     }
     if (signal.aborted || Atomics.load(pass.cancel, 0) !== 0) {
       log.info({ version }, 'deep analysis cancelled by a newer version');
@@ -247,14 +238,7 @@ export class DeepAnalysis implements DeepAnalysisResults {
         return true;
       }
       if (pass.noticed) continue; // published while this looked: read it now
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, share.retryMs);
-        pass.wake = () => {
-          clearTimeout(t);
-          resolve();
-        };
-      });
-      pass.wake = null;
+      await nap(pass, share.retryMs);
     }
   }
 
@@ -265,6 +249,22 @@ export class DeepAnalysis implements DeepAnalysisResults {
     await this.pass?.done;
     await this.pool?.destroy();
   }
+}
+
+/**
+ * Waits `ms`, or less: a newer version (watch), another instance's notice and close() wake the
+ * pass through `pass.wake`. The timer alone keeps no process alive.
+ */
+async function nap(pass: Pass, ms: number): Promise<void> {
+  await new Promise<void>((resolve) => {
+    const t = setTimeout(resolve, ms);
+    t.unref();
+    pass.wake = () => {
+      clearTimeout(t);
+      resolve();
+    };
+  });
+  pass.wake = null;
 }
 
 /**
