@@ -9,6 +9,11 @@
 // primary by itself once the sentinels have promoted one.
 import Redis, { type RedisOptions } from 'ioredis';
 import { FwError } from '../../errors';
+import { timeoutAfterReads } from './command-timeout';
+
+// every connection of this process (BullMQ's too: the same ioredis) times its commands by
+// Redis's answer, not by how long the main thread was busy (command-timeout.ts)
+timeoutAfterReads();
 
 export const COMMAND_TIMEOUT_MS = 1000;
 
