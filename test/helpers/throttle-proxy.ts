@@ -1,7 +1,11 @@
-// A TCP proxy in the test process that passes at most `bytesPerSecond` in each direction:
-// Redis behind a slow link (or a busy server), so that a command of a few MB takes a known
-// minimum time. Every connection and the listener close with stop().
+// A TCP proxy that passes at most `bytesPerSecond` in each direction: Redis behind a slow
+// link (or a busy server), so that a command of a few MB takes a known minimum time. It runs
+// in a process of its own, as a link does: in the test's process, whatever kept the daemons'
+// thread busy (they run there too) also held back the answers it relays, and a command timed
+// out that the link had answered. stop() ends it; it dies with the test's process anyway.
+import { spawn } from 'node:child_process';
 import net from 'node:net';
+import { exited, freePort, whenListening } from './redis';
 
 export interface ThrottleProxy {
   port: number;
@@ -27,26 +31,30 @@ function throttled(from: net.Socket, to: net.Socket, bytesPerSecond: number): vo
   from.on('error', () => to.destroy());
 }
 
-export function startThrottleProxy(targetPort: number, bytesPerSecond: number): Promise<ThrottleProxy> {
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((client) => {
+/** Listens on `port` and relays each connection to `targetPort` at `bytesPerSecond` (the child's work). */
+function serveThrottled(port: number, targetPort: number, bytesPerSecond: number): void {
+  net.createServer((client) => {
     const upstream = net.connect(targetPort, '127.0.0.1');
-    for (const s of [client, upstream]) {
-      s.setNoDelay(true);
-      sockets.add(s);
-      s.on('close', () => sockets.delete(s));
-    }
+    for (const s of [client, upstream]) s.setNoDelay(true);
     throttled(client, upstream, bytesPerSecond);
     throttled(upstream, client, bytesPerSecond);
-  });
-  return new Promise((resolve, reject) => {
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve({
-      port: (server.address() as net.AddressInfo).port,
-      stop: () => new Promise<void>((done) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => done());
-      }),
-    }));
-  });
+  }).listen(port, '127.0.0.1');
+}
+
+export async function startThrottleProxy(targetPort: number, bytesPerSecond: number): Promise<ThrottleProxy> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [__filename, String(port), String(targetPort), String(bytesPerSecond)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  await whenListening(child, port, 'throttle proxy');
+  return {
+    port,
+    stop: async () => {
+      child.kill('SIGKILL');
+      await exited(child);
+    },
+  };
+}
+
+if (require.main === module) {
+  const [port, targetPort, rate] = process.argv.slice(2).map(Number);
+  serveThrottled(port, targetPort, rate);
 }
