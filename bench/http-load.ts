@@ -3,6 +3,7 @@
 // the table formatting they share.
 import { MALLOC_ENV } from '../src/malloc-env';
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { emptyDoc, serializeDoc } from '../src/config/document';
@@ -26,7 +27,8 @@ export interface Instance {
   port: number;
 }
 
-/** Starts the daemon with `env` (info-level logs drained through a pipe, as in production);
+/** Starts the daemon with `env` (info-level logs drained through a pipe, as in production,
+ * or appended to BENCH_LOG_DIR/<pid>.log when that is set: where a commit's phases went);
  * `main`: another build's dist/src/main.js (A/B comparisons); `nodeArgs`: node's own options
  * (--expose-gc for the soak benchmark). */
 export function startInstance(env: Record<string, string>, main = path.resolve(__dirname, '../src/main.js'), nodeArgs: string[] = []): Promise<Instance> {
@@ -43,13 +45,24 @@ export function startInstance(env: Record<string, string>, main = path.resolve(_
       if (m) {
         out = '';
         proc.stdout!.off('data', onData);
-        proc.stdout!.resume(); // keep draining the request logs
+        keepLogs(proc);
         resolve({ proc, port: Number(m[1]) });
       }
     };
     proc.stdout!.on('data', onData);
     proc.on('exit', (code) => reject(new Error(`daemon exited ${code}: ${out}`)));
   });
+}
+
+/** Drains the daemon's request logs, into BENCH_LOG_DIR when set. */
+function keepLogs(proc: ChildProcess): void {
+  const dir = process.env.BENCH_LOG_DIR;
+  if (!dir) {
+    proc.stdout!.resume();
+    return;
+  }
+  fs.mkdirSync(dir, { recursive: true });
+  proc.stdout!.pipe(fs.createWriteStream(path.join(dir, `${proc.pid}.log`), { flags: 'a' }));
 }
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
