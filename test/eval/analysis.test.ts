@@ -408,7 +408,9 @@ describe('covered policies, exactly', () => {
         covered += expectExact(t, TINY_SPORTS);
         if (t.services.some((s) => s.sourcePorts)) named++;
       }),
-      { numRuns: 20, seed },
+      // 40 runs: with 20, about one seed in 40 met 5 covered policies or fewer (3 at the
+      // least, in 300 seeds sampled), and this guard failed CI; with 40, the least was 10
+      { numRuns: 40, seed },
     );
     expect(covered).toBeGreaterThan(5);
     expect(named).toBeGreaterThan(5);
