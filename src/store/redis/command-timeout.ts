@@ -25,11 +25,7 @@ function rejectAfterReads(this: Command, ms: number): void {
   }, ms);
 }
 
-let installed = false;
-
-/** Makes every ioredis command timeout in this process wait for the sockets to be read (once). */
+/** Makes every ioredis command timeout in this process wait for the sockets to be read (calling it again changes nothing). */
 export function timeoutAfterReads(): void {
-  if (installed) return;
-  installed = true;
   Command.prototype.setTimeout = rejectAfterReads;
 }
