@@ -20,13 +20,27 @@ const SECURITY = {
   hsts: Buffer.from('Strict-Transport-Security'), hstsValue: Buffer.from('max-age=31536000'),
 };
 
-export function write(res: uWS.HttpResponse, id: string, status: number, json: string | Uint8Array, tls: boolean, extra?: Record<string, string>): void {
+export function write(res: uWS.HttpResponse, id: string, status: number, json: string | Uint8Array, tls: boolean, extra?: Record<string, string>, cache?: Buffer | null): void {
   if (status !== 200) res.writeStatus(STATUS_TEXT[status] ?? String(status));
   if (extra?.['Content-Type'] === undefined) res.writeHeader(OUT.contentType, OUT.json);
   res.writeHeader(OUT.requestId, id);
   writeSecurityHeaders(res, tls);
+  if (cache && extra?.['Cache-Control'] === undefined) res.writeHeader(CACHE.name, cache);
   if (extra) for (const k in extra) res.writeHeader(headerName(k), extra[k]);
   res.end(json);
+}
+
+const CACHE = { name: Buffer.from('Cache-Control'), noStore: Buffer.from('no-store'), revalidate: Buffer.from('private, no-cache') };
+
+/**
+ * The Cache-Control of a route's answers (issue 38): none for public routes (health, the
+ * OpenAPI document: their own headers say it); no-store where the answer carries accounts,
+ * tokens, the audit trail or a whole configuration; else private, no-cache, so that no shared
+ * cache stores an authenticated answer and a browser revalidates it by its ETag.
+ */
+export function cacheControlOf(def: { auth?: boolean; noStore?: boolean } | null): Buffer | null {
+  if (def === null || def.auth === false) return null;
+  return def.noStore ? CACHE.noStore : CACHE.revalidate;
 }
 
 /**

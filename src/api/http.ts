@@ -94,6 +94,12 @@ interface CommonOptions {
    * Idempotency-Key. A retry with the key gets 409 ERR_NET_2006 instead (src/api/idempotency.ts).
    */
   answersSecret?: boolean;
+  /**
+   * Its answers carry accounts, API tokens, the audit trail, a whole configuration or the
+   * caller's identity: `Cache-Control: no-store`. Every other route that needs a token
+   * answers `private, no-cache` (no shared cache keeps it; a browser revalidates by ETag).
+   */
+  noStore?: boolean;
 }
 
 /** A route anyone may call: no token is read, no role checked (login, health, the document). */

@@ -15,7 +15,7 @@ import { fingerprint } from './idempotency';
 import { clientAddress } from './client-address';
 import { bodyType } from './media-type';
 import { hostName } from '../host-names';
-import { OUT, STATUS_TEXT, headerName, toFwError, write, writeSecurityHeaders } from './answer-writer';
+import { OUT, STATUS_TEXT, cacheControlOf, headerName, toFwError, write, writeSecurityHeaders } from './answer-writer';
 import { KEY, appendBody, bodyMemory } from './request-reading';
 import type { ServerOptions } from './server-options';
 
@@ -327,6 +327,8 @@ export class HttpServer {
       a.res.writeStatus(STATUS_TEXT[r.status ?? 200] ?? String(r.status));
       a.res.writeHeader(OUT.requestId, a.id);
       writeSecurityHeaders(a.res, this.tls);
+      const cache = cacheControlOf(a.def);
+      if (cache && r.headers?.['Cache-Control'] === undefined) a.res.writeHeader(headerName('Cache-Control'), cache);
       for (const k in r.headers) a.res.writeHeader(headerName(k), r.headers[k]);
       r.stream!(stream);
     });
@@ -349,8 +351,9 @@ export class HttpServer {
     a.done = true;
     // inside uWS's request handler writes are corked already; after an await, cork makes
     // status, headers and body one write
-    if (a.tracked) a.res.cork(() => write(a.res, a.id, status, json, this.tls, extra));
-    else write(a.res, a.id, status, json, this.tls, extra);
+    const cache = cacheControlOf(a.def);
+    if (a.tracked) a.res.cork(() => write(a.res, a.id, status, json, this.tls, extra, cache));
+    else write(a.res, a.id, status, json, this.tls, extra, cache);
     const ms = performance.now() - a.started;
     this.count(a.def, a.method, status, ms / 1000);
     // reads that succeed are the bulk of the traffic and change nothing: their lines are

@@ -35,7 +35,7 @@ function intQuery(name: string, text: string | null, min: number, max: number): 
 
 export function auditRoutes(ctx: AppContext): RouteDef[] {
   return [
-    { method: 'GET', pattern: '/api/audit', body: 'none', permission: 'audit',
+    { method: 'GET', pattern: '/api/audit', body: 'none', permission: 'audit', noStore: true,
       doc: {
         tag: 'audit', summary: 'The audit trail, newest first', response: AuditPage,
         query: {

@@ -61,6 +61,7 @@ export function authRoutes(ctx: AppContext): RouteDef[] {
       pattern: '/api/me',
       body: 'none',
       permission: 'read',
+      noStore: true,
       doc: { tag: 'auth', summary: 'Who the token belongs to, and its role now', response: MeReply },
       // the answer of a verified user never changes (a role change verifies the token again,
       // giving a new user): serialized once per cached user

@@ -120,7 +120,7 @@ export function automationRoutes(ctx: AppContext, routes: () => readonly RouteDe
   const maxBody = ctx.settings.maxLoadBodyBytes;
   let router: Router | undefined; // the route table is fixed once the server runs
   return [
-    { method: 'GET', pattern: '/api/config/export', body: 'none', permission: 'read',
+    { method: 'GET', pattern: '/api/config/export', body: 'none', permission: 'read', noStore: true,
       doc: { tag: 'config', summary: 'The whole configuration as one document (running, or the candidate)', response: ExportModel, yaml: true,
         query: { ...configQueryDoc, ...formatQuery }, errors: [409] },
       handler: async (req) => {

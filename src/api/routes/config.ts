@@ -203,7 +203,7 @@ export function configRoutes(ctx: AppContext): RouteDef[] {
         version: v.version, author: v.author, time: new Date(v.time).toISOString(), description: v.description, summary: v.summary,
       })),
     }) },
-    { method: 'GET', pattern: '/api/config/versions/:n', body: 'none', permission: 'read', doc: doc('One committed version with its configuration', VersionWithConfig, { errors: [] }), handler: async (req) => {
+    { method: 'GET', pattern: '/api/config/versions/:n', body: 'none', permission: 'read', noStore: true, doc: doc('One committed version with its configuration', VersionWithConfig, { errors: [] }), handler: async (req) => {
       const n = parseVersion(req.params.n);
       // the meta from the history (a few hundred bytes a version): a version stored as a delta
       // is rebuilt once, by versionDoc, not a second time for its meta

@@ -44,7 +44,7 @@ export function tokenRoutes(ctx: AppContext): RouteDef[] {
   const tag = 'tokens';
   return [
     {
-      method: 'POST', pattern: '/api/tokens', permission: 'tokens', answersSecret: true,
+      method: 'POST', pattern: '/api/tokens', permission: 'tokens', answersSecret: true, noStore: true,
       doc: { tag, summary: 'Create an API token: its secret is answered this once', body: CreateBody, response: Created, errors: [409] },
       handler: async (req) => {
         const b = createShape(req.body);
@@ -53,7 +53,7 @@ export function tokenRoutes(ctx: AppContext): RouteDef[] {
       },
     },
     {
-      method: 'GET', pattern: '/api/tokens', body: 'none', permission: ['tokens', 'audit'],
+      method: 'GET', pattern: '/api/tokens', body: 'none', permission: ['tokens', 'audit'], noStore: true,
       doc: { tag, summary: 'List API tokens (admins and auditors: everyone\'s; others: their own), never their secrets', response: Type.Array(TokenModel) },
       handler: async (req) => {
         return { body: (await ctx.accounts.listTokens(req)).map(modelOf) };

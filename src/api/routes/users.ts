@@ -30,6 +30,7 @@ export function userRoutes(ctx: AppContext): RouteDef[] {
       pattern: '/api/users',
       body: 'none',
       permission: 'audit',
+      noStore: true,
       doc: { tag: 'users', summary: 'List the accounts and their roles', response: Type.Array(UserModel) },
       // in the order every store lists them (sortUsers, checked by the store contract)
       handler: async () => ({
