@@ -25,6 +25,7 @@ import { HttpServer } from './api/server';
 import { ConsoleSite, defaultConsoleDir } from './api/console-site';
 import { Idempotency } from './api/idempotency';
 import { loadTls } from './api/tls';
+import { ensurePortFree } from './api/port-check';
 import type { AppContext } from './api/context';
 import { allRoutes } from './api/routes';
 import { createCompiler, type CommitCompiler } from './workers/commit-compiler';
@@ -234,6 +235,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
   };
   let sessionInfo = async () => ({ active: false, changes: 0 }); // the session gauges, once the service is made
   const tls = loadTls(settings, log); // before the store opens: a wrong file stops the start at once
+  await ensurePortFree(settings.host, settings.port); // likewise a port another process holds
   const metrics = new Metrics(() => sessionInfo());
   const syslog = syslogForwarder(settings, log);
   metrics.syslog = () => syslog.stats();

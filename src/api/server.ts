@@ -15,6 +15,7 @@ import { fingerprint } from './idempotency';
 import { clientAddress } from './client-address';
 import { bodyType } from './media-type';
 import { hostName } from '../host-names';
+import { portProblem } from './port-check';
 import { OUT, STATUS_TEXT, cacheControlOf, headerName, toFwError, write, writeSecurityHeaders } from './answer-writer';
 import { KEY, appendBody, bodyMemory } from './request-reading';
 import type { ServerOptions } from './server-options';
@@ -48,6 +49,13 @@ interface Answering {
 function markAborted(a: Answering): void {
   a.aborted = true;
   a.stream?.aborted();
+}
+
+/** uWS.ListenOptions.LIBUS_LISTEN_EXCLUSIVE_PORT: the enum exists in the typings only, not in the native module */
+const LIBUS_LISTEN_EXCLUSIVE_PORT = 1 as uWS.ListenOptions;
+/** listen(host, port, options, cb): the native module takes it (uWebSockets.js addon), the typings list options only without a host */
+interface ListenWithOptions {
+  listen(host: string, port: number, options: uWS.ListenOptions, cb: (sock: uWS.us_listen_socket | false) => void): void;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -102,8 +110,13 @@ export class HttpServer {
     app.any('/*', (res, req) => this.onRequest(res, req, req.getMethod().toUpperCase()));
     this.app = app;
     await new Promise<void>((resolve, reject) => {
-      app.listen(this.opts.host, this.opts.port, (sock) => {
-        if (!sock) return reject(new Error(`cannot listen on ${this.opts.host}:${this.opts.port}`));
+      // exclusive: without it uSockets sets SO_REUSEPORT, and a second daemon on this port
+      // would share it and take some of the connections (issue 38; src/api/port-check.ts)
+      (app as unknown as ListenWithOptions).listen(this.opts.host, this.opts.port, LIBUS_LISTEN_EXCLUSIVE_PORT, (sock) => {
+        if (!sock) {
+          void portProblem(this.opts.host, this.opts.port).then((problem) => reject(new Error(problem ?? `cannot listen on ${this.opts.host}:${this.opts.port}`)));
+          return;
+        }
         this.listenSocket = sock;
         this.port = uWS.us_socket_local_port(sock);
         resolve();
