@@ -20,14 +20,14 @@ const SECURITY = {
   hsts: Buffer.from('Strict-Transport-Security'), hstsValue: Buffer.from('max-age=31536000'),
 };
 
-export function write(res: uWS.HttpResponse, id: string, status: number, json: string | Uint8Array, tls: boolean, extra?: Record<string, string>, cache?: Buffer | null): void {
+export function write(res: uWS.HttpResponse, id: string, status: number, json: string | Uint8Array, tls: boolean, extra?: Record<string, string>, cache?: Buffer | null, closeConnection = false): void {
   if (status !== 200) res.writeStatus(STATUS_TEXT[status] ?? String(status));
   if (extra?.['Content-Type'] === undefined) res.writeHeader(OUT.contentType, OUT.json);
   res.writeHeader(OUT.requestId, id);
   writeSecurityHeaders(res, tls);
   if (cache && extra?.['Cache-Control'] === undefined) res.writeHeader(CACHE.name, cache);
   if (extra) for (const k in extra) res.writeHeader(headerName(k), extra[k]);
-  res.end(json);
+  res.end(json, closeConnection);
 }
 
 const CACHE = { name: Buffer.from('Cache-Control'), noStore: Buffer.from('no-store'), revalidate: Buffer.from('private, no-cache') };

@@ -43,6 +43,21 @@ interface Answering {
   aborted: boolean; // the client went away
   tracked?: boolean; // counted in flight
   stream?: ResponseStream; // a streamed answer being written
+  closeConnection?: boolean; // what follows on the connection cannot be trusted: close it after the answer
+}
+
+/**
+ * A Content-Length header whose value differs from the first one's (which uWS frames the body
+ * by), or null. A proxy in front that framed the body by the other would see another request
+ * than the daemon does (request smuggling, RFC 9112 6.3). Read only for requests with a
+ * length: the GETs of the hot path never walk their headers.
+ */
+function otherContentLength(uReq: uWS.HttpRequest, first: string): string | null {
+  let other: string | null = null;
+  uReq.forEach((name, value) => {
+    if (other === null && name === 'content-length' && value !== first) other = value;
+  });
+  return other;
 }
 
 /** The client went away: nothing more is written, a stream stops. */
@@ -160,6 +175,14 @@ export class HttpServer {
     const bodiless = method === 'GET' || method === 'HEAD';
     const contentLength = bodiless ? '' : uReq.getHeader(KEY.contentLength);
     const hasBody = contentLength !== '' ? contentLength !== '0' : !bodiless && uReq.getHeader(KEY.transferEncoding) !== '';
+    if (contentLength !== '') {
+      const other = otherContentLength(uReq, contentLength);
+      if (other !== null) {
+        res.onData(() => undefined); // the answer does not depend on it; the connection closes
+        const a: Answering = { res, id, method, path, started, def: null, done: false, aborted: false, closeConnection: true };
+        return this.answerError(a, new FwError('ERR_NET_1004', `two different Content-Length headers (${contentLength.slice(0, 20)} and ${other.slice(0, 20)}): the body's length is ambiguous`));
+      }
+    }
     if (this.allowedHosts !== null) {
       const host = uReq.getHeader(KEY.host);
       if (!this.allowedHosts.has(hostName(host))) {
@@ -365,8 +388,9 @@ export class HttpServer {
     // inside uWS's request handler writes are corked already; after an await, cork makes
     // status, headers and body one write
     const cache = cacheControlOf(a.def);
-    if (a.tracked) a.res.cork(() => write(a.res, a.id, status, json, this.tls, extra, cache));
-    else write(a.res, a.id, status, json, this.tls, extra, cache);
+    const close = a.closeConnection === true;
+    if (a.tracked) a.res.cork(() => write(a.res, a.id, status, json, this.tls, extra, cache, close));
+    else write(a.res, a.id, status, json, this.tls, extra, cache, close);
     const ms = performance.now() - a.started;
     this.count(a.def, a.method, status, ms / 1000);
     // reads that succeed are the bulk of the traffic and change nothing: their lines are
