@@ -5,6 +5,7 @@ import { isNetnsName } from './dataplane/names';
 import { DEFAULT_LOG_RULES, type TrafficLogRules } from './dataplane/nft-log';
 import { nameProblem } from './config/validate';
 import { passwordProblem } from './auth/passwords';
+import { SECRET_MIN_GUESSES_LOG10, strengthOf, weakProblem } from './auth/strength';
 import { parseAllowedHosts } from './host-names';
 import type { RedisTarget } from './store/redis/connection';
 import { RETENTION_DEFAULTS } from './store/records';
@@ -205,12 +206,20 @@ const GENERATE = 'generate one with: openssl rand -base64 32';
 /** HS256 keys: at least the hash's size, 256 bits (RFC 7518 3.2); a shorter one can be guessed offline from any token. */
 const JWT_SECRET_MIN_BYTES = 32;
 
-/** FW_JWT_SECRET: unset (generated on first start and kept in the store), or at least 32 bytes. */
+/**
+ * FW_JWT_SECRET: unset (generated on first start and kept in the store), or at least 32 bytes
+ * that are hard to guess (src/auth/strength.ts): 36 x "a" is 36 bytes and guessed at once. A
+ * weak secret already in use is refused too, with how to rotate it.
+ */
 function jwtSecret(raw: string | undefined): string | undefined {
   if (raw === undefined || raw === '') return undefined;
   const bytes = Buffer.byteLength(raw, 'utf8');
   if (bytes < JWT_SECRET_MIN_BYTES) {
     throw new Error(`FW_JWT_SECRET is ${bytes} bytes; a signing secret needs at least ${JWT_SECRET_MIN_BYTES} (256 bits, RFC 7518 3.2): ${GENERATE}, or leave it unset to have one generated and kept in the store`);
+  }
+  const weak = weakProblem(strengthOf(raw), SECRET_MIN_GUESSES_LOG10);
+  if (weak !== null) {
+    throw new Error(`FW_JWT_SECRET is ${weak}: ${GENERATE}. To rotate it, put the new one in place of the old (on every instance of a cluster) and restart; logins made with the old one end and their users log in again (docs/operations.md, "Logins and secrets")`);
   }
   return raw;
 }

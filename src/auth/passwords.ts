@@ -1,6 +1,7 @@
 // Salted scrypt password hashes: "scrypt$N$r$p$salt$hash" (base64). Hashing runs on the
 // libuv thread pool, so a login never blocks the event loop.
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { PASSWORD_MIN_GUESSES_LOG10, strengthOf, weakProblem } from './strength';
 
 const N = 16384;
 const R = 8;
@@ -32,10 +33,15 @@ export async function verifyPassword(password: string, stored: string): Promise<
 export const PASSWORD_MIN = 12;
 export const PASSWORD_MAX = 1024;
 
-/** What is wrong with `password` under the rule, or null when it passes. */
+/**
+ * What is wrong with `password` under the rule, or null when it passes: 12 to 1024
+ * characters, and hard to guess by zxcvbn's estimate (src/auth/strength.ts), so that
+ * "aaaaaaaaaaaa" and "123456789012" are refused however long they are.
+ */
 export function passwordProblem(password: string): string | null {
-  if (password.length >= PASSWORD_MIN && password.length <= PASSWORD_MAX) return null;
-  return `a password is ${PASSWORD_MIN} to ${PASSWORD_MAX} characters, got ${password.length}`;
+  if (password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) return `a password is ${PASSWORD_MIN} to ${PASSWORD_MAX} characters, got ${password.length}`;
+  const weak = weakProblem(strengthOf(password), PASSWORD_MIN_GUESSES_LOG10);
+  return weak === null ? null : `a password must be hard to guess; this one is ${weak}`;
 }
 
 /** A hash to compare against when the user does not exist, so both cases cost the same. */

@@ -3,8 +3,8 @@
 import jwt from 'jsonwebtoken';
 import { ADMIN, ADMIN_PASSWORD, Client, expectError, expectMessage, ok, useDaemon } from '../helpers/daemon';
 
-/** FW_JWT_SECRET of this file's daemon: 32 bytes or more, or the daemon refuses to start. */
-const SECRET = 'test-secret-of-at-least-32-bytes-length';
+/** FW_JWT_SECRET of this file's daemon: 32 bytes or more and hard to guess, or the daemon refuses to start. */
+const SECRET = 'auth-test: kestrel 4 marble pylon 93 drift, 7 quince owls';
 const d = useDaemon({ FW_LOGIN_MAX_FAILURES: '3', FW_LOGIN_WINDOW: '60', FW_TOKEN_TTL: '120', FW_JWT_SECRET: SECRET });
 const c = d.client;
 

@@ -3,6 +3,7 @@
 // certificate. An impostor instance (a certificate of the right name from another CA) is never
 // sent a request. Certificates are made with openssl in the test's folder.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ADMIN, ADMIN_PASSWORD, startTestDaemon, tempDir, type TestDaemon } from '../helpers/daemon';
@@ -38,7 +39,7 @@ beforeAll(async () => {
   const impostor = makeCert(dir, 'impostor', undefined, 'DNS:fwd-api'); // the right name, another CA
   publicCert = makeCert(dir, 'public');
   fs.writeFileSync(path.join(dir, 'public.pem'), publicCert.pem + fs.readFileSync(publicCert.key, 'utf8'));
-  const env = { FW_JWT_SECRET: 'one-secret-for-both-instances-of-the-test' };
+  const env = { FW_JWT_SECRET: randomBytes(32).toString('base64') }; // one secret for both instances
   daemons.push(await startTestDaemon({ ...env, FW_TLS_CERT: instance.cert, FW_TLS_KEY: instance.key, FW_NODE_ID: 'genuine' }));
   daemons.push(await startTestDaemon({ ...env, FW_TLS_CERT: impostor.cert, FW_TLS_KEY: impostor.key, FW_NODE_ID: 'impostor' }));
   port = await freePort();
