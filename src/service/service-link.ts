@@ -32,6 +32,8 @@ export class ServiceLink {
   private poll: NodeJS.Timeout | null = null;
   private status = '';
   private ready = false;
+  /** what the last reload did, kept in the STATUS line until the next one */
+  private reloadNote = '';
   private stopped = false;
   private reloads: Promise<void> = Promise.resolve();
 
@@ -68,13 +70,14 @@ export class ServiceLink {
         report = { ready: false, checks: { readiness: (e as Error).message } };
       }
       if (this.stopped) return;
+      const text = `${report.ready ? daemon.describe() : `not ready: ${notReadyReasons(report)}`}${this.reloadNote}`;
       if (report.ready && !this.ready) {
         this.ready = true;
-        this.status = daemon.describe();
-        await this.notifier.send({ READY: '1', STATUS: this.status });
+        this.status = text;
+        await this.notifier.send({ READY: '1', STATUS: text });
         daemon.log.info('ready: the service manager is told');
       } else {
-        await this.say(report.ready ? daemon.describe() : `not ready: ${notReadyReasons(report)}`);
+        await this.say(text);
       }
       if (!this.stopped) this.poll = setTimeout(() => void check(), this.ready ? STATUS_POLL_MS : READY_POLL_MS);
     };
@@ -97,7 +100,8 @@ export class ServiceLink {
         daemon.log.error({ err: (e as Error).message }, 'reload refused: nothing changed');
         outcome = `reload refused: ${(e as Error).message}`;
       }
-      this.status = `${ready ? daemon.describe() : 'not ready'}; ${outcome}`;
+      this.reloadNote = `; ${outcome}`;
+      this.status = `${ready ? daemon.describe() : 'not ready'}${this.reloadNote}`;
       await this.notifier.send(ready ? { READY: '1', STATUS: this.status } : { STATUS: this.status });
     });
     this.reloads = next.catch(() => undefined);
