@@ -8,7 +8,21 @@ import path from 'node:path';
 import type { Host } from './host';
 import { HelperProcess } from './helper-process';
 
-const PLUGINS = '/usr/lib/x86_64-linux-gnu/ulogd';
+/**
+ * Debian's ulogd2 plugin folder, /usr/lib/<multiarch triplet>/ulogd (x86_64-linux-gnu on
+ * amd64, aarch64-linux-gnu on arm64...): the package is built for one architecture, the code
+ * runs on any.
+ */
+function pluginDir(): string {
+  try {
+    const triplet = fs.readdirSync('/usr/lib').find((d) => /-linux-gnu/.test(d) && fs.existsSync(`/usr/lib/${d}/ulogd`));
+    if (triplet) return `/usr/lib/${triplet}/ulogd`;
+  } catch {
+    // no /usr/lib to read: the amd64 path below, which ulogd then reports missing
+  }
+  return '/usr/lib/x86_64-linux-gnu/ulogd';
+}
+const PLUGINS = pluginDir();
 
 /**
  * ulogd's configuration (pure). The kernel batches up to 32 packets or 50 ms per netlink

@@ -33,7 +33,16 @@ export function createServiceUser(): ServiceUser {
     name, uid, gid,
     remove: () => {
       try {
-        run(['userdel', name]);
+        // processes of the user that just ended may wait to be reaped for a moment
+        for (let i = 0; ; i++) {
+          try {
+            run(['userdel', name]);
+            break;
+          } catch (e) {
+            if (i >= 50 || !/currently used by process/.test(String((e as { stderr?: string }).stderr ?? e))) throw e;
+            execFileSync('sleep', ['0.1']);
+          }
+        }
       } finally {
         try {
           run(['groupdel', name]); // when userdel left it (USERGROUPS_ENAB no)
