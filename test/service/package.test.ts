@@ -8,6 +8,7 @@
 // socket it is ready, reads its 0640 settings file again on SIGHUP, and survives a restart
 // with its helpers serving on. Root is needed (a user, namespaces, setpriv).
 import { execFileSync, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client, ok } from '../helpers/daemon';
@@ -185,9 +186,10 @@ describe('the package\'s tree, run as the unit runs it', () => {
     fs.chownSync(envFile, 0, user.gid);
     // a free port: the file's own setting changed, as an operator would (a reload compares with it)
     fs.writeFileSync(envFile, fs.readFileSync(envFile, 'utf8').replace(/^FW_PORT=8080$/m, 'FW_PORT=0'));
-    password = `pw-${Date.now()}-long-enough`;
+    // random, as the postinst makes them (48 and 24 bytes)
+    password = randomBytes(24).toString('base64url');
     const secrets = path.join(tree, 'etc/fwd/secrets.env');
-    fs.writeFileSync(secrets, `FW_JWT_SECRET=${'s'.repeat(48)}\nFW_ADMIN_PASSWORD=${password}\n`, { mode: 0o640 });
+    fs.writeFileSync(secrets, `FW_JWT_SECRET=${randomBytes(48).toString('base64')}\nFW_ADMIN_PASSWORD=${password}\n`, { mode: 0o640 });
     fs.chownSync(secrets, 0, user.gid);
     // what StateDirectory= does: the data folder, the user's
     dataDir = tempDir('fwd-state-');
