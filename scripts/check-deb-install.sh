@@ -86,7 +86,7 @@ getent passwd fwd || echo "no user fwd"
 getent group fwd || echo "no group fwd"
 ls -d /etc/fwd /var/lib/fwd /usr/lib/fwd /lib/systemd/system/fwd.service 2>&1 || true
 step "find /etc /var /usr /run /tmp -xdev -uid $uid"
-left=$(find /etc /var /usr /run /tmp -xdev -uid "$uid" 2>/dev/null | head -5)
+left=$(find /etc /var /usr /run /tmp -xdev -uid "$uid" 2>/dev/null | head -5 || true)   # find may meet files that vanish
 echo "${left:-nothing}"
 rm -f /tmp/"$ns".log
 [ -z "$left" ]
