@@ -13,6 +13,8 @@ const START_POLL_MS = 20;
 export class DnsmasqProcess {
   private readonly helper: HelperProcess;
   private conf = '';
+  /** whether ensure() ran once: the first one also looks for a dnsmasq an earlier run left */
+  private looked = false;
 
   constructor(private readonly host: Host, private readonly dir: string) {
     this.helper = new HelperProcess(host, this.confFile, path.join(dir, 'dnsmasq.pid'), path.join(dir, 'dnsmasq.log'));
@@ -37,7 +39,8 @@ export class DnsmasqProcess {
 
   /** Runs dnsmasq with `conf` ("" stops it); resolves once it serves, rejects with its message. */
   async ensure(conf: string): Promise<void> {
-    if (conf === this.conf && (conf === '' || this.helper.alive())) return;
+    if (this.looked && conf === this.conf && (conf === '' || this.helper.alive())) return;
+    this.looked = true;
     const running = this.helper.found();
     if (running !== null && conf !== '' && this.writtenConf() === conf) {
       this.helper.adopt(running); // an earlier run's dnsmasq serves this configuration already
