@@ -5,6 +5,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import os from 'node:os';
 import pino, { type Logger } from 'pino';
 import { logDestination } from './log-destination';
+import { journalLogOptions } from './journal-format';
 import { settledWithin } from './deadline';
 import type { Settings } from './settings';
 import { newUser, type Store } from './store/types';
@@ -229,7 +230,7 @@ const LOG_DRAIN_MS = 2000;
 
 export async function startDaemon(settings: Settings, opts: DaemonOptions = {}): Promise<Daemon> {
   const out = opts.logger ? null : logDestination(LOG_FLUSH_MS);
-  const log = opts.logger ?? pino({ level: settings.logLevel, base: { pid: process.pid } }, out!.stream);
+  const log = opts.logger ?? pino({ level: settings.logLevel, base: { pid: process.pid }, ...journalLogOptions() }, out!.stream);
   const drainLog = async () => {
     await out?.drain(LOG_DRAIN_MS);
   };
@@ -257,7 +258,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     compiler = metrics.timedCompiler(createCompiler());
     dataPlane = createDataPlane(settings.dataPlane, settings.netns, settings.dataDir, log, {
       rematch: settings.sessionRematch, hitsIntervalMs: settings.hitsIntervalMs, logQueue: settings.trafficLogQueue,
-      log: settings.trafficLogRules, sessionCacheMs: settings.sessionCacheMs,
+      log: settings.trafficLogRules, sessionCacheMs: settings.sessionCacheMs, keepHelpers: settings.helpersOnStop === 'keep',
     });
     const config = new ConfigService(store, settings, log, compiler, commitChecks, dataPlane);
     const redis = store instanceof RedisStore ? store : null;
@@ -418,7 +419,7 @@ async function startNode(settings: Settings, port: number, redis: RedisStore | n
  */
 export async function startWorker(settings: Settings, logger?: Logger): Promise<{ close(): Promise<void> }> {
   if (!settings.redis) throw new Error('a worker needs REDIS_URL or REDIS_SENTINELS');
-  const log = logger ?? pino({ level: settings.logLevel, base: { pid: process.pid, role: 'worker' } });
+  const log = logger ?? pino({ level: settings.logLevel, base: { pid: process.pid, role: 'worker' }, ...journalLogOptions() });
   const syslog = syslogForwarder(settings, log);
   // a worker records audit entries too (a commit that confirms another): they are forwarded alike
   const store = forwardAudits(redisStore(settings), syslog);

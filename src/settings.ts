@@ -106,6 +106,10 @@ export interface Settings {
   syslogTlsVerify: boolean;
   /** FW_MAX_YAML_BODY: the body limit of a YAML document (parsing YAML takes ~100 times its size in memory) */
   maxYamlBodyBytes: number;
+  /** FW_HELPERS_ON_STOP: keep: a stop leaves the data plane's helper daemons serving for the next start to adopt (systemd KillMode=process) */
+  helpersOnStop: 'stop' | 'keep';
+  /** FW_ENV_FILE: the settings file SIGHUP reads again (src/service/reload.ts); undefined: SIGHUP re-reads nothing */
+  envFile: string | undefined;
 }
 
 function onOff(env: NodeJS.ProcessEnv, name: string, def: boolean): boolean {
@@ -158,6 +162,12 @@ function dataPlaneMode(raw: string | undefined): 'none' | 'linux' {
   if (raw === undefined || raw === '' || raw === 'none') return 'none';
   if (raw === 'linux') return 'linux';
   throw new Error(`FW_DATAPLANE must be none or linux, got "${raw}"`);
+}
+
+function helpersOnStop(raw: string | undefined): 'stop' | 'keep' {
+  if (raw === undefined || raw === '' || raw === 'stop') return 'stop';
+  if (raw === 'keep') return 'keep';
+  throw new Error(`FW_HELPERS_ON_STOP must be stop or keep, got "${raw}"`);
 }
 
 function netns(raw: string | undefined): string | null {
@@ -319,5 +329,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     syslogBuffer: int(env, 'FW_SYSLOG_BUFFER', 10_000, 1, 1_000_000),
     syslogCa: env.FW_SYSLOG_CA ? path.resolve(env.FW_SYSLOG_CA) : undefined,
     syslogTlsVerify: onOff(env, 'FW_SYSLOG_TLS_VERIFY', true),
+    helpersOnStop: helpersOnStop(env.FW_HELPERS_ON_STOP),
+    envFile: env.FW_ENV_FILE ? path.resolve(env.FW_ENV_FILE) : undefined,
   };
 }

@@ -90,8 +90,6 @@ export class HttpServer {
   /** metric series by route (null: no route matched) and status, looked up once each */
   private readonly series = new Map<RouteDef | null, Map<number, unknown>>();
   port = 0;
-  /** whether successful reads are logged too (level debug or lower) */
-  private readonly logReads: boolean;
   /** HSTS on every answer: the daemon answers HTTPS only */
   private readonly tls: boolean;
   /** FW_ALLOWED_HOSTS; null: every Host is served */
@@ -99,7 +97,6 @@ export class HttpServer {
 
   constructor(private readonly opts: ServerOptions) {
     for (const r of opts.routes) this.router.add(r);
-    this.logReads = opts.logger.isLevelEnabled('debug');
     this.tls = opts.tls !== undefined;
     this.allowedHosts = opts.allowedHosts?.length ? new Set(opts.allowedHosts) : null;
   }
@@ -397,7 +394,8 @@ export class HttpServer {
     // debug (metrics count them); changes, refusals and errors are always logged
     const quiet = status < 400 && (a.method === 'GET' || a.method === 'HEAD');
     if (!quiet) this.opts.logger.info({ reqId: a.id, method: a.method, path: a.path, status, ms: Math.round(ms * 1000) / 1000 }, 'request');
-    else if (this.logReads) this.opts.logger.debug({ reqId: a.id, method: a.method, path: a.path, status, ms: Math.round(ms * 1000) / 1000 }, 'request');
+    // asked at each answer, not once: a reload (SIGHUP) may change the level
+    else if (this.opts.logger.isLevelEnabled('debug')) this.opts.logger.debug({ reqId: a.id, method: a.method, path: a.path, status, ms: Math.round(ms * 1000) / 1000 }, 'request');
   }
 
   /** Counts an answer in the request metrics. */

@@ -1,15 +1,24 @@
 // The one dnsmasq process of this firewall: restarted when its configuration changes, stopped
-// when no pool is left and when the daemon stops.
+// when no pool is left and when the daemon stops (unless FW_HELPERS_ON_STOP=keep). It runs as
+// a HelperProcess: a restart of the daemon leaves it serving, and the next start adopts it
+// when its configuration is the one wanted (no DHCP gap), else restarts it.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ChildProcess } from 'node:child_process';
-import { stopChild, type Host } from './host';
+import type { Host } from './host';
+import { HelperProcess } from './helper-process';
+
+/** How often the log is read for dnsmasq's start line. */
+const START_POLL_MS = 20;
 
 export class DnsmasqProcess {
-  private child: ChildProcess | null = null;
+  private readonly helper: HelperProcess;
   private conf = '';
+  /** whether ensure() ran once: the first one also looks for a dnsmasq an earlier run left */
+  private looked = false;
 
-  constructor(private readonly host: Host, private readonly dir: string) {}
+  constructor(private readonly host: Host, private readonly dir: string) {
+    this.helper = new HelperProcess(host, this.confFile, path.join(dir, 'dnsmasq.pid'), path.join(dir, 'dnsmasq.log'));
+  }
 
   get confFile(): string {
     return path.join(this.dir, 'dnsmasq.conf');
@@ -30,38 +39,60 @@ export class DnsmasqProcess {
 
   /** Runs dnsmasq with `conf` ("" stops it); resolves once it serves, rejects with its message. */
   async ensure(conf: string): Promise<void> {
-    if (conf === this.conf && (conf === '' || this.child)) return;
-    await this.stop();
+    if (this.looked && conf === this.conf && (conf === '' || this.helper.alive())) return;
+    this.looked = true;
+    const running = this.helper.found();
+    if (running !== null && conf !== '' && this.writtenConf() === conf) {
+      this.helper.adopt(running); // an earlier run's dnsmasq serves this configuration already
+      this.conf = conf;
+      return;
+    }
+    await this.helper.stop();
     this.conf = '';
     if (conf === '') return;
     fs.mkdirSync(this.dir, { recursive: true });
     fs.writeFileSync(this.confFile, conf);
-    const child = this.host.spawn('dnsmasq', [
-      '--keep-in-foreground', `--conf-file=${this.confFile}`, '--log-facility=-', '--user=root', '--group=root',
-      `--pid-file=${path.join(this.dir, 'dnsmasq.pid')}`,
+    // its log to the file (--log-facility=-: standard error), the routine DHCP lines left out
+    const child = this.helper.start('dnsmasq', [
+      '--keep-in-foreground', `--conf-file=${this.confFile}`, '--log-facility=-', '--quiet-dhcp', '--quiet-dhcp6', '--quiet-ra',
+      '--user=root', '--group=root', `--pid-file=${this.helper.pidFile}`,
     ]);
     await new Promise<void>((resolve, reject) => {
-      let text = '';
-      const onData = (b: Buffer) => {
-        text += b.toString('utf8');
-        if (/started, version/.test(text)) {
-          child.stderr!.off('data', onData);
-          child.stderr!.resume(); // keep draining its log
-          resolve();
-        }
+      let done = false;
+      const finish = (err?: Error) => {
+        if (done) return;
+        done = true;
+        clearInterval(poll);
+        if (err) reject(err);
+        else resolve();
       };
-      child.stderr!.on('data', onData);
-      child.once('error', (e) => reject(new Error(`dnsmasq: ${e.message}`)));
-      child.once('exit', (code) => reject(new Error(`dnsmasq exited (${code}): ${text.trim()}`)));
+      const poll = setInterval(() => {
+        if (/started, version/.test(this.logText())) finish();
+      }, START_POLL_MS);
+      child.once('error', (e) => finish(new Error(`dnsmasq: ${e.message}`)));
+      child.once('exit', (code) => finish(new Error(`dnsmasq exited (${code}): ${this.logText().trim()}`)));
     });
-    child.on('exit', () => { if (this.child === child) this.child = null; });
-    this.child = child;
     this.conf = conf;
   }
 
+  private writtenConf(): string | null {
+    try {
+      return fs.readFileSync(this.confFile, 'utf8');
+    } catch {
+      return null;
+    }
+  }
+
+  private logText(): string {
+    try {
+      return fs.readFileSync(this.helper.logFile, 'utf8');
+    } catch {
+      return '';
+    }
+  }
+
   async stop(): Promise<void> {
-    const child = this.child;
-    this.child = null;
-    await stopChild(child);
+    this.conf = '';
+    await this.helper.stop();
   }
 }

@@ -42,6 +42,8 @@ export interface LinuxOptions {
   logQueue: number;
   /** FW_SESSION_CACHE_MS: how long one conntrack listing serves the requests that follow it (0: never) */
   sessionCacheMs: number;
+  /** FW_HELPERS_ON_STOP=keep: close() leaves dnsmasq and ulogd serving, for the next start to adopt */
+  keepHelpers?: boolean;
 }
 
 /**
@@ -273,8 +275,10 @@ export class LinuxDataPlane implements DataPlane {
     if (this.sweep) clearInterval(this.sweep);
     this.hitTracker.stop();
     await this.serial(async () => {
-      await this.dnsmasq.stop();
-      await this.ulogd.stop();
+      if (!this.opts.keepHelpers) {
+        await this.dnsmasq.stop();
+        await this.ulogd.stop();
+      }
       if (this.traffic.listening) await this.traffic.close();
     });
   }

@@ -62,6 +62,8 @@ export class NflogSocket implements TrafficFeed {
   private droppedCount = 0;
   private wake: (() => void) | null = null;
   private readonly server: net.Server;
+  /** ulogd's connections (one at a time, a new one after its restart) */
+  private readonly sockets = new Set<net.Socket>();
   private readonly dnat = new Map<string, { dst: string; dstPort: number | null }>();
   /** resolves when ulogd connects */
   connected: Promise<void> = Promise.resolve();
@@ -93,6 +95,8 @@ export class NflogSocket implements TrafficFeed {
   }
 
   private read(sock: net.Socket): void {
+    this.sockets.add(sock);
+    sock.once('close', () => this.sockets.delete(sock));
     let rest = '';
     sock.setEncoding('utf8');
     sock.on('data', (chunk: string) => {
@@ -192,6 +196,8 @@ export class NflogSocket implements TrafficFeed {
   }
 
   async close(): Promise<void> {
+    // a ulogd left running (FW_HELPERS_ON_STOP=keep) holds its connection: the close would wait for it
+    for (const sock of this.sockets) sock.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
     fs.rmSync(this.socketPath, { force: true });
   }

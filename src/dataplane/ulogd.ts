@@ -1,13 +1,28 @@
 // The one ulogd of the traffic log: Debian's ulogd2 reads the kernel's NFLOG group of our
 // logging rules (nft.ts) in the data plane's namespace and writes each packet as a line of
-// JSON to the daemon's unix socket (traffic-kernel.ts). Run like dnsmasq: started with the
-// data plane when a configuration logs, stopped when none does and when the daemon stops.
+// JSON to the daemon's unix socket (traffic-kernel.ts). Run like dnsmasq (a HelperProcess):
+// started with the data plane when a configuration logs, stopped when none does and when the
+// daemon stops (unless FW_HELPERS_ON_STOP=keep: then the next start adopts it).
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ChildProcess } from 'node:child_process';
-import { stopChild, type Host } from './host';
+import type { Host } from './host';
+import { HelperProcess } from './helper-process';
 
-const PLUGINS = '/usr/lib/x86_64-linux-gnu/ulogd';
+/**
+ * Debian's ulogd2 plugin folder, /usr/lib/<multiarch triplet>/ulogd (x86_64-linux-gnu on
+ * amd64, aarch64-linux-gnu on arm64...): the package is built for one architecture, the code
+ * runs on any.
+ */
+function pluginDir(): string {
+  try {
+    const triplet = fs.readdirSync('/usr/lib').find((d) => /-linux-gnu/.test(d) && fs.existsSync(`/usr/lib/${d}/ulogd`));
+    if (triplet) return `/usr/lib/${triplet}/ulogd`;
+  } catch {
+    // no /usr/lib to read: the amd64 path below, which ulogd then reports missing
+  }
+  return '/usr/lib/x86_64-linux-gnu/ulogd';
+}
+const PLUGINS = pluginDir();
 
 /**
  * ulogd's configuration (pure). The kernel batches up to 32 packets or 50 ms per netlink
@@ -38,63 +53,56 @@ export function renderUlogdConf(group: number, socketPath: string, logFile: stri
 }
 
 export class UlogdProcess {
-  private child: ChildProcess | null = null;
+  private readonly helper: HelperProcess;
 
-  constructor(private readonly host: Host, private readonly dir: string) {}
+  constructor(host: Host, private readonly dir: string) {
+    this.helper = new HelperProcess(host, path.join(dir, 'ulogd.conf'), path.join(dir, 'ulogd.pid'), path.join(dir, 'ulogd.out'));
+  }
 
   get logFile(): string {
     return path.join(this.dir, 'ulogd.log');
   }
 
   get running(): boolean {
-    return this.child !== null;
+    return this.helper.alive();
   }
 
   /**
    * Starts ulogd for `group`, writing to `socketPath` (already listening); resolves once ulogd
-   * connected to it (`connected` resolves then), rejects with the end of ulogd's log.
+   * connected to it (`connected` resolves then), rejects with the end of ulogd's log. A ulogd
+   * an earlier run of the daemon left on the same configuration is adopted instead: it
+   * connects to the new socket by itself at its next record (the one record it tried on the
+   * old socket is lost).
    */
   async start(group: number, socketPath: string, connected: Promise<void>): Promise<void> {
-    if (this.child) return;
+    if (this.helper.alive()) return;
     fs.mkdirSync(this.dir, { recursive: true });
-    const conf = path.join(this.dir, 'ulogd.conf');
-    fs.writeFileSync(conf, renderUlogdConf(group, socketPath, this.logFile));
-    this.stopStale(conf);
-    const child = this.host.spawn('ulogd', ['-c', conf, '-p', this.pidFile]);
-    child.stderr!.resume();
+    const conf = renderUlogdConf(group, socketPath, this.logFile);
+    const running = this.helper.found();
+    if (running !== null && readText(this.helper.confFile) === conf) {
+      this.helper.adopt(running);
+      return;
+    }
+    // one on another configuration holds the NFLOG group: it goes first
+    await this.helper.stop();
+    fs.writeFileSync(this.helper.confFile, conf);
+    const child = this.helper.start('ulogd', ['-c', this.helper.confFile, '-p', this.helper.pidFile]);
     await new Promise<void>((resolve, reject) => {
       const failed = (why: string) => reject(new Error(`ulogd ${why}: ${this.logTail()}`));
-      child.once('error', (e) => failed(e.message));
-      child.once('exit', (code) => failed(`exited (${code})`));
-      connected.then(resolve, reject);
+      const onError = (e: Error) => failed(e.message);
+      const onExit = (code: number | null) => failed(`exited (${code})`);
+      child.once('error', onError);
+      child.once('exit', onExit);
+      connected.then(() => {
+        child.off('error', onError);
+        child.off('exit', onExit);
+        resolve();
+      }, reject);
     });
-    child.removeAllListeners('exit');
-    child.on('exit', () => { if (this.child === child) this.child = null; });
-    this.child = child;
   }
 
   get pidFile(): string {
-    return path.join(this.dir, 'ulogd.pid');
-  }
-
-  /**
-   * A ulogd left by an earlier run of the daemon on this data folder (killed without its
-   * stop: SIGKILL, a crash) still holds the NFLOG group: it goes first (only if it is ours:
-   * its command line names our configuration file).
-   */
-  private stopStale(conf: string): void {
-    let pid: number;
-    try {
-      pid = Number(fs.readFileSync(this.pidFile, 'utf8').trim());
-      if (!(pid > 1) || !fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(conf)) return;
-    } catch {
-      return; // no pid file, or no such process
-    }
-    try {
-      process.kill(pid, 'SIGTERM');
-    } catch {
-      // gone meanwhile
-    }
+    return this.helper.pidFile;
   }
 
   private logTail(): string {
@@ -106,8 +114,14 @@ export class UlogdProcess {
   }
 
   async stop(): Promise<void> {
-    const child = this.child;
-    this.child = null;
-    await stopChild(child);
+    await this.helper.stop();
+  }
+}
+
+function readText(file: string): string | null {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return null;
   }
 }

@@ -95,11 +95,12 @@ export function trafficRecord(t: TrafficFields): SyslogRecord {
  * `store` with every audit entry also forwarded once it is recorded: all of the daemon's
  * writers of the trail (routes, the session sweep, commit confirmation, failed logins) go
  * through the store's audit(), so this is the one place. An entry the store refuses is not
- * forwarded. Without targets the store is returned as it is.
+ * forwarded. Wrapped also without targets: a reload of the settings (SIGHUP) may add some.
  */
 export function forwardAudits<S extends { audit(e: AuditEvent): Promise<void> }>(store: S, forwarder: SyslogForwarder): S {
-  if (!forwarder.enabled) return store;
-  const audit = (e: AuditEvent) => store.audit(e).then(() => forwarder.forward(auditRecord(e)));
+  const audit = (e: AuditEvent) => store.audit(e).then(() => {
+    if (forwarder.enabled) forwarder.forward(auditRecord(e));
+  });
   const bound = new Map<PropertyKey, unknown>();
   return new Proxy(store, {
     get(target, prop) {

@@ -23,20 +23,25 @@ function has(cmd: string): boolean {
   }
 }
 
+/** Installs (apt-get) the Debian package of each [command, package] whose command is missing; throws saying what failed. */
+export function requirePackages(pairs: Array<[string, string]>, who = 'the data-plane tests'): void {
+  const missing = [...new Set(pairs.filter(([cmd]) => !has(cmd)).map(([, pkg]) => pkg))];
+  if (missing.length) {
+    try {
+      sh(['apt-get', 'install', '-y', '-qq', ...missing]);
+    } catch (e) {
+      throw new Error(`${who} need the Debian packages ${missing.join(', ')}; apt-get install failed: ${(e as Error).message}`);
+    }
+  }
+}
+
 /**
  * Root, the programs (installed with apt-get when missing) and network namespaces: present,
  * or an error that says what is missing. Never a silent pass.
  */
 export function requireLab(): void {
   if (process.getuid?.() !== 0) throw new Error('the data-plane tests need root (CAP_NET_ADMIN, CAP_SYS_ADMIN) to create network namespaces; run npm test as root');
-  const missing = PACKAGES.filter(([cmd]) => !has(cmd)).map(([, pkg]) => pkg);
-  if (missing.length) {
-    try {
-      sh(['apt-get', 'install', '-y', '-qq', ...missing]);
-    } catch (e) {
-      throw new Error(`the data-plane tests need the Debian packages ${missing.join(', ')}; apt-get install failed: ${(e as Error).message}`);
-    }
-  }
+  requirePackages(PACKAGES);
   const probe = `fwdprobe-${process.pid}-${randomBytes(3).toString('hex')}`;
   try {
     sh(['ip', 'netns', 'add', probe]);

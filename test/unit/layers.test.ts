@@ -19,7 +19,7 @@ const LAYERS: Record<string, number> = {
   auth: 3, session: 3, events: 3, cluster: 3, connections: 3, syslog: 3,
   workers: 4,
   api: 5,
-  'log-destination.js': 6, 'settings.js': 6, 'app.js': 7, 'main.js': 8, 'worker-main.js': 8,
+  'log-destination.js': 6, 'journal-format.js': 6, 'settings.js': 6, 'app.js': 7, service: 7, 'main.js': 8, 'worker-main.js': 8,
   cli: 1,
 };
 
