@@ -38,6 +38,11 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     ],
   },
   confirm: { usage: 'fwctl confirm', summary: 'keep a commit made with --confirm' },
+  discard: {
+    usage: 'fwctl discard [--force]',
+    summary: 'end your configuration session and drop its candidate (exit 4: none open)',
+    options: ['--force              end another user\'s session (admin)'],
+  },
   trace: {
     usage: 'fwctl trace --src IP --dst IP --proto tcp|udp|sctp|icmp|icmpv6|N [--dport N] [--sport N] [--icmp-type N] [--icmp-code N] [--in IF] [--src-zone Z] [--dst-zone Z] [--candidate]',
     summary: 'one packet through the configuration: zones, route, NAT, policy, verdict',

@@ -17,6 +17,7 @@ import { apply, confirm, exportConfig, plan } from './commands/config-file';
 import { impact } from './commands/impact';
 import { hits } from './commands/hits';
 import { logs, LOG_FILTERS, type LogArgs } from './commands/logs';
+import { discard } from './commands/discard';
 
 const common = {
   json: { type: 'boolean', default: false },
@@ -39,6 +40,7 @@ const OPTIONS = {
     yes: { type: 'boolean', short: 'y', default: false }, description: { type: 'string', short: 'm' },
   },
   confirm: {},
+  discard: { force: { type: 'boolean', default: false } },
   trace: {
     src: { type: 'string' }, dst: { type: 'string' }, proto: { type: 'string' }, dport: { type: 'string' }, sport: { type: 'string' },
     in: { type: 'string' }, 'src-zone': { type: 'string' }, 'dst-zone': { type: 'string' }, candidate: { type: 'boolean', default: false },
@@ -104,6 +106,7 @@ async function run(argv: string[]): Promise<number> {
       description: o.description as string | undefined, json: o.json,
     });
     case 'confirm': return confirm(api, o.json);
+    case 'discard': return discard(api, { force: o.force === true, json: o.json });
     case 'trace': return trace(api, o as unknown as TraceArgs);
     case 'leases': return leases(api, o.json);
     case 'sessions': return sessions(api, o as unknown as SessionFilterArgs & { limit?: string; json: boolean });

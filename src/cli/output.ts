@@ -17,16 +17,34 @@ export function printJson(value: unknown): void {
   process.stdout.write(JSON.stringify(value, null, 2) + '\n');
 }
 
+/** Whether a progress line is open on stderr (written without its end yet). */
+let lineOpen = false;
+/** After an interruption, progress lines end no more: the interruption has the last word. */
+let progressSilenced = false;
+
+/** Ends an open progress line, and any later progress: for a message that comes in between. */
+export function endProgress(): void {
+  if (lineOpen) process.stderr.write('\n');
+  lineOpen = false;
+  progressSilenced = true;
+}
+
 /** A progress line on stderr (stdout stays for the answer); timed when done. */
 export async function step<T>(label: string, quiet: boolean, run: () => Promise<T>): Promise<T> {
   const t0 = Date.now();
-  if (!quiet) process.stderr.write(`${label}...`);
+  const say = (text: string) => {
+    if (!quiet && !progressSilenced) process.stderr.write(text);
+  };
+  say(`${label}...`);
+  lineOpen = !quiet && !progressSilenced;
   try {
     const out = await run();
-    if (!quiet) process.stderr.write(` done (${((Date.now() - t0) / 1000).toFixed(1)} s)\n`);
+    say(` done (${((Date.now() - t0) / 1000).toFixed(1)} s)\n`);
     return out;
   } catch (e) {
-    if (!quiet) process.stderr.write(' failed\n');
+    say(' failed\n');
     throw e;
+  } finally {
+    lineOpen = false;
   }
 }

@@ -2,10 +2,12 @@
 // declarative load of the candidate (PUT /api/config/candidate) and commit (confirmed).
 import fs from 'node:fs';
 import readline from 'node:readline';
+import { load as loadYaml, CORE_SCHEMA } from 'js-yaml';
 import type { DetailedDiffModel, DiffReplyModel } from '../../api/routes/config';
 import { CliError, EXIT, type ApiClient } from '../api';
 import { changeCount, diffText } from '../diff-text';
 import { printJson, step } from '../output';
+import { OwnSession } from '../own-session';
 
 interface Message {
   message: string;
@@ -26,6 +28,21 @@ function readConfigFile(file: string | undefined): { text: string; contentType: 
   return { text, contentType: /\.ya?ml$/i.test(file) ? 'application/yaml' : 'application/json' };
 }
 
+/**
+ * Refuses (64) a file that is not JSON (or YAML for .yaml/.yml) before anything is sent: apply
+ * must not take the session for a file it could have refused alone (issue 43). The daemon
+ * still checks everything else, with every problem and its place.
+ */
+function checkParses(file: string, f: { text: string; contentType: string }): void {
+  try {
+    if (f.contentType === 'application/yaml') loadYaml(f.text, { schema: CORE_SCHEMA });
+    else JSON.parse(f.text);
+  } catch (e) {
+    const what = f.contentType === 'application/yaml' ? 'YAML' : 'JSON';
+    throw new CliError(`${file} is not valid ${what}: ${(e as Error).message.split('\n')[0]}`, EXIT.usage);
+  }
+}
+
 export async function exportConfig(api: ApiClient, a: { candidate: boolean; format?: string; output?: string; json: boolean }): Promise<number> {
   if (a.format !== undefined && a.format !== 'json' && a.format !== 'yaml') throw new CliError(`--format: "${a.format}" is not json or yaml`, EXIT.usage);
   // --json keeps standard output JSON: a YAML document goes to a file
@@ -43,24 +60,11 @@ export async function exportConfig(api: ApiClient, a: { candidate: boolean; form
   return EXIT.ok;
 }
 
-/**
- * Begins a session and loads the file into its candidate: the diff against running. The
- * session is discarded again if loading fails.
- */
-async function beginAndLoad(api: ApiClient, file: { text: string; contentType: string }, mode: string, quiet: boolean): Promise<DiffReplyModel> {
-  await api.request('POST', '/api/config/begin');
-  try {
-    const kib = Math.round(Buffer.byteLength(file.text) / 1024);
-    return await step(`loading ${kib} KiB into the candidate`, quiet, () =>
-      api.request<DiffReplyModel>('PUT', `/api/config/candidate?mode=${mode}`, { raw: file }));
-  } catch (e) {
-    await discard(api);
-    throw e;
-  }
-}
-
-async function discard(api: ApiClient): Promise<void> {
-  await api.request('POST', '/api/config/discard').catch(() => undefined);
+/** Loads the file into the candidate of the session fwctl holds: the diff against running. */
+async function load(api: ApiClient, file: { text: string; contentType: string }, mode: string, quiet: boolean): Promise<DiffReplyModel> {
+  const kib = Math.round(Buffer.byteLength(file.text) / 1024);
+  return step(`loading ${kib} KiB into the candidate`, quiet, () =>
+    api.request<DiffReplyModel>('PUT', `/api/config/candidate?mode=${mode}`, { raw: file }));
 }
 
 /** The plan of a file: POST /api/config/plan, read-only (no session, nothing audited as a change). */
@@ -72,8 +76,14 @@ export async function plan(api: ApiClient, a: { file?: string; merge: boolean; j
   return changeCount(diff) ? EXIT.changes : EXIT.ok;
 }
 
-async function askYes(question: string): Promise<boolean> {
+/** Without --yes, apply asks on the terminal: checked before the session is taken. */
+function checkCanAsk(a: { yes: boolean; file?: string }): void {
+  if (a.yes) return;
   if (!process.stdin.isTTY) throw new CliError('not a terminal: pass --yes to apply without asking', EXIT.usage);
+  if (a.file === '-') throw new CliError('-f - reads the file from standard input, which cannot answer too: pass --yes', EXIT.usage);
+}
+
+async function askYes(question: string): Promise<boolean> {
   const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
   const answer = await new Promise<string>((r) => rl.question(question, r));
   rl.close();
@@ -95,10 +105,12 @@ export async function apply(api: ApiClient, a: ApplyArgs): Promise<number> {
     throw new CliError(`--confirm: "${a.confirm}" is not a number of seconds`, EXIT.usage);
   }
   const file = readConfigFile(a.file);
+  checkParses(a.file!, file);
+  checkCanAsk(a);
   const quiet = a.json;
-  await beginAndLoad(api, file, a.merge ? 'merge' : 'replace', quiet);
-  let committed = false;
+  const session = await OwnSession.begin(api);
   try {
+    await load(api, file, a.merge ? 'merge' : 'replace', quiet);
     // the load's diff in detail (fields, moves), as plan shows it
     const diff = await api.request<DetailedDiffModel>('GET', '/api/config/diff?detail=true');
     if (!quiet) process.stdout.write(diffText(diff));
@@ -115,16 +127,17 @@ export async function apply(api: ApiClient, a: ApplyArgs): Promise<number> {
     if (checked.warnings && !quiet) process.stderr.write(`warnings:\n${checked.warnings}\n`);
     const body: Record<string, unknown> = { description: a.description ?? `fwctl apply ${a.file}` };
     if (confirmTimeout !== undefined) body.confirm_timeout = confirmTimeout;
-    const r = await step('committing', quiet, () => api.request<Message>('POST', '/api/config/commit', { body }));
-    committed = true;
+    const r = await session.commit(() => step('committing', quiet, () => api.request<Message>('POST', '/api/config/commit', { body })));
     if (a.json) printJson({ changes: changeCount(diff), diff, commit: r });
     else {
       process.stdout.write(`committed version ${r.version}\n`);
       if (r.confirm_by) process.stdout.write(`commit confirmed: run "fwctl confirm" before ${r.confirm_by}, or version ${Number(r.version) - 1} is restored\n`);
     }
     return EXIT.ok;
+  } catch (e) {
+    return await session.unlessInterrupted(e);
   } finally {
-    if (!committed) await discard(api);
+    await session.release();
   }
 }
 
