@@ -15,6 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { tempDir } from '../helpers/daemon';
 import { requireLab } from '../helpers/netns';
+import { REDIS_PACKAGES, requirePackages, SENTINEL_PACKAGES } from '../helpers/packages';
 import { DAEMONS, DOWN_AFTER_MS, PartitionLab, REDIS, SENTINELS, type NodeName } from '../helpers/partition-lab';
 import { check, converged, send, sendCommit, Workload, type Op, type Verdict } from '../helpers/partition-history';
 import { until } from '../helpers/sentinel';
@@ -35,6 +36,7 @@ let urls: string[] = [];
 
 beforeAll(async () => {
   requireLab();
+  requirePackages([...REDIS_PACKAGES, ...SENTINEL_PACKAGES], 'the partition tests');
   lab = new PartitionLab(tempDir('fwd-partition-'));
   try {
     lab.create();

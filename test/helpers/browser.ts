@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { tempDir } from './temp-dirs';
+import { BROWSER_PACKAGES, requirePackages } from './packages';
 
 export const CHROMIUM = process.env.FW_CHROMIUM ?? '/usr/bin/chromium';
 
@@ -15,6 +16,7 @@ export const CHROMIUM_ARGS = [
 
 /** `ignoreHTTPSErrors`: for a daemon on a test certificate of its own. */
 export async function launchBrowser(options: { ignoreHTTPSErrors?: boolean } = {}): Promise<BrowserContext> {
+  if (process.env.FW_CHROMIUM === undefined) requirePackages(BROWSER_PACKAGES, 'the console\'s browser tests');
   return chromium.launchPersistentContext(tempDir(), {
     executablePath: CHROMIUM,
     headless: true,

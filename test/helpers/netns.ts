@@ -7,32 +7,12 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import readline from 'node:readline';
+import { DATAPLANE_PACKAGES, requirePackages } from './packages';
+
+export { requirePackages };
 
 export function sh(argv: string[], input?: string): string {
   return execFileSync(argv[0], argv.slice(1), { input, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
-}
-
-const PACKAGES: Array<[string, string]> = [['nft', 'nftables'], ['ip', 'iproute2'], ['dnsmasq', 'dnsmasq'], ['busybox', 'busybox'], ['conntrack', 'conntrack'], ['python3', 'python3-minimal']];
-
-function has(cmd: string): boolean {
-  try {
-    sh(['sh', '-c', `command -v ${cmd}`]);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Installs (apt-get) the Debian package of each [command, package] whose command is missing; throws saying what failed. */
-export function requirePackages(pairs: Array<[string, string]>, who = 'the data-plane tests'): void {
-  const missing = [...new Set(pairs.filter(([cmd]) => !has(cmd)).map(([, pkg]) => pkg))];
-  if (missing.length) {
-    try {
-      sh(['apt-get', 'install', '-y', '-qq', ...missing]);
-    } catch (e) {
-      throw new Error(`${who} need the Debian packages ${missing.join(', ')}; apt-get install failed: ${(e as Error).message}`);
-    }
-  }
 }
 
 /**
@@ -41,7 +21,7 @@ export function requirePackages(pairs: Array<[string, string]>, who = 'the data-
  */
 export function requireLab(): void {
   if (process.getuid?.() !== 0) throw new Error('the data-plane tests need root (CAP_NET_ADMIN, CAP_SYS_ADMIN) to create network namespaces; run npm test as root');
-  requirePackages(PACKAGES);
+  requirePackages(DATAPLANE_PACKAGES, 'the data-plane tests');
   const probe = `fwdprobe-${process.pid}-${randomBytes(3).toString('hex')}`;
   try {
     sh(['ip', 'netns', 'add', probe]);

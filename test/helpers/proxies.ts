@@ -9,6 +9,7 @@ import path from 'node:path';
 import { freePort } from './redis';
 import { tempDir } from './temp-dirs';
 import { ownChild, waitForPort } from './watchdog';
+import { PROXY_PACKAGES, requirePackages } from './packages';
 
 const DEPLOY = path.resolve(__dirname, '../../../deploy');
 
@@ -96,6 +97,7 @@ async function launch(cmd: string, args: string[], port: number, accessLog: stri
 
 /** haproxy from deploy/haproxy.cfg in front of `instances` (host:port each). */
 export async function startHaproxy(instances: string[]): Promise<TestProxy> {
+  requirePackages(PROXY_PACKAGES, 'the load balancer tests');
   const dir = tempDir('fwd-haproxy-');
   const port = await freePort();
   const cfg = path.join(dir, 'haproxy.cfg');
@@ -106,6 +108,7 @@ export async function startHaproxy(instances: string[]): Promise<TestProxy> {
 
 /** nginx with deploy/nginx.conf in front of `instances`, its prefix, temp folders and pid in a folder of its own. */
 export async function startNginx(instances: string[]): Promise<TestProxy> {
+  requirePackages(PROXY_PACKAGES, 'the load balancer tests');
   const dir = tempDir('fwd-nginx-');
   const port = await freePort();
   fs.writeFileSync(path.join(dir, 'fwd.conf'), nginxConfig(instances, port, dir));

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { ownChild, waitForPort } from './watchdog';
+import { REDIS_PACKAGES, requirePackages } from './packages';
 
 export interface TestRedis {
   url: string;
@@ -77,6 +78,7 @@ export function exited(proc: ChildProcess): Promise<void> {
 }
 
 export async function startRedis(dir: string, extra: string[] = []): Promise<TestRedis> {
+  requirePackages(REDIS_PACKAGES, 'the Redis-backed tests');
   fs.mkdirSync(dir, { recursive: true });
   const port = await fixedPort(); // restart() may listen on it again right after a kill
   let proc = await launch(port, dir, extra);

@@ -12,6 +12,7 @@ import { fixedPort } from './redis';
 import { tempDir } from './temp-dirs';
 import type { TestCert } from './tls';
 import { ownChild, waitForPort } from './watchdog';
+import { requirePackages, SYSLOG_PACKAGES } from './packages';
 
 export type Input = 'udp' | 'tcp' | 'tls';
 
@@ -88,6 +89,7 @@ function parse(line: string): Received {
 }
 
 export async function startRsyslog(cert: TestCert): Promise<TestRsyslog> {
+  requirePackages(SYSLOG_PACKAGES, 'the syslog tests');
   const dir = tempDir('fwd-rsyslog-');
   const ports = { udp: await port(), tcp: await port(), tls: await port() };
   const conf = path.join(dir, 'rsyslog.conf');

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Redis from 'ioredis';
 import { exited, freePort, startRedis, whenListening, type TestRedis } from './redis';
+import { requirePackages, SENTINEL_PACKAGES } from './packages';
 
 export interface TestSentinel {
   port: number;
@@ -89,6 +90,7 @@ async function until(check: () => Promise<boolean>, ms: number, what: string): P
 }
 
 export async function startSentinelSet(dir: string, replicas = 2, sentinelCount = 3): Promise<TestSentinelSet> {
+  requirePackages(SENTINEL_PACKAGES, 'the Sentinel tests');
   const master = `fwm${process.pid}`;
   const servers: TestRedis[] = [];
   const sentinels: TestSentinel[] = [];

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import https from 'node:https';
 import type { IncomingHttpHeaders } from 'node:http';
 import path from 'node:path';
+import { requirePackages, TLS_PACKAGES } from './packages';
 
 export interface TestCert {
   cert: string; // file paths
@@ -17,6 +18,7 @@ const EC_KEY = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'];
 /** A self-signed certificate (for 127.0.0.1 and localhost unless `san` says otherwise);
  * `passphrase` encrypts the key. */
 export function makeCert(dir: string, name: string, passphrase?: string, san = 'DNS:localhost,IP:127.0.0.1'): TestCert {
+  requirePackages(TLS_PACKAGES, 'the TLS tests');
   const cert = path.join(dir, `${name}.crt`);
   const key = path.join(dir, `${name}.key`);
   const enc = passphrase ? ['-passout', `pass:${passphrase}`] : ['-noenc'];

@@ -11,6 +11,7 @@ import { FakeNotifySocket, type Notification } from '../helpers/notify-socket';
 import { MAIN } from '../helpers/process';
 import { startService, stopService, type ServiceProcess } from '../helpers/service-unit';
 import { tempDir } from '../helpers/temp-dirs';
+import { requirePackages } from '../helpers/packages';
 
 const sockets: FakeNotifySocket[] = [];
 const daemons: ServiceProcess[] = [];
@@ -95,6 +96,7 @@ test('READY=1 within 1 s of /readyz turning 200, not before; STATUS lines; WATCH
 describe('with the data plane in a network namespace', () => {
   beforeAll(() => {
     requireLab();
+    requirePackages([['setpriv', 'util-linux']], 'the notify tests');
   });
 
   function makeNamespace(ns: string): void {

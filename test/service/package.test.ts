@@ -12,7 +12,8 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client, ok } from '../helpers/daemon';
-import { Lab, requireLab, requirePackages, sh, fwAddress } from '../helpers/netns';
+import { Lab, requireLab, sh, fwAddress } from '../helpers/netns';
+import { requirePackages, SERVICE_PACKAGES } from '../helpers/packages';
 import { FakeNotifySocket } from '../helpers/notify-socket';
 import { ambientCapabilities, asServiceUser, createServiceUser, startService, stopService, unitDirectives, unitEnvironment, type ServiceProcess, type ServiceUser } from '../helpers/service-unit';
 import { tempDir } from '../helpers/temp-dirs';
@@ -32,8 +33,7 @@ let dataDir: string;
 
 beforeAll(() => {
   requireLab();
-  requirePackages([['lintian', 'lintian'], ['systemd-analyze', 'systemd'], ['systemd-notify', 'systemd'], ['setpriv', 'util-linux'], ['strip', 'binutils'], ['ulogd', 'ulogd2']], 'the package tests');
-  if (!fs.readdirSync('/usr/lib').some((d) => fs.existsSync(`/usr/lib/${d}/ulogd/ulogd_output_JSON.so`))) sh(['apt-get', 'install', '-y', '-qq', 'ulogd2-json']);
+  requirePackages(SERVICE_PACKAGES, 'the package tests');
   const out = tempDir('fwd-deb-out-');
   deb = run([process.execPath, path.join(ROOT, 'scripts/package.mjs'), '--out', out], { cwd: ROOT }).trim();
   tree = tempDir('fwd-deb-tree-');
