@@ -12,6 +12,7 @@ import type { Analysis, HitsReply, Move, NatModel, PolicyModel, RuleHits } from 
 import { attempt, ErrorBox, Field, Page, useLoad } from './ui';
 import { ACTIONS, ROW_HEIGHT, RowActions, scrollRowIntoView, VirtualTable, type VColumn } from './virtual-table';
 import { ViewSwitch } from './view-switch';
+import { lockAttrs, lockedBy, LockNote } from './lock';
 
 type Kind = 'policies' | 'nat';
 type Rule = PolicyModel | NatModel;
@@ -134,10 +135,13 @@ export function RulesPage({ kind }: { kind: Kind }) {
     if (loaded.data) requestAnimationFrame(() => performance.mark(`fwd:${kind}-shown`));
   }, [loaded.data]);
 
+  // the status says "moved" once the API has taken the move; a refused one is undone and the
+  // notice says why (issue 43)
   const move = (id: number, body: Move, said: string) => {
+    if (lockedBy.value) return;
     focusAfter.current = id;
-    setAnnounce(said);
-    moves.enqueue(id, body);
+    setAnnounce('');
+    moves.enqueue(id, body, () => setAnnounce(said));
   };
 
   const remove = (id: number) => removeObject(def as never, String(id), loaded.reload);
@@ -159,7 +163,7 @@ export function RulesPage({ kind }: { kind: Kind }) {
   return (
     <Page title={def.title} actions={<>
       <ViewSwitch />
-      {mayChange && <button type="button" class="primary" onClick={() => setEditing('new')}>New {def.noun}</button>}
+      {mayChange && <button type="button" class="primary" {...lockAttrs()} onClick={() => setEditing('new')}>New {def.noun}</button>}
     </>}>
       {editing && (
         <ResourceForm key={editing === 'new' ? 'new' : editing.id} def={def as never} editing={editing === 'new' ? null : (editing as never)}
@@ -175,10 +179,11 @@ export function RulesPage({ kind }: { kind: Kind }) {
         <span class="count">{rows.length} of {loaded.data?.rules.length ?? 0} in evaluation order{show !== 'all' ? `, ${SHOW_LABEL[show]} only` : ''}</span>
         {!inOrder && <button type="button" onClick={() => t.setSort({ col: -1, dir: 1 })}>Back to evaluation order</button>}
         {mayChange && rows.length > 0 && <>
-          <button type="button" onClick={() => void switchShown(true)}>Disable shown</button>
-          <button type="button" onClick={() => void switchShown(false)}>Enable shown</button>
+          <button type="button" {...lockAttrs()} onClick={() => void switchShown(true)}>Disable shown</button>
+          <button type="button" {...lockAttrs()} onClick={() => void switchShown(false)}>Enable shown</button>
         </>}
       </div>
+      {mayChange && <LockNote />}
       {mayChange && <p class="help" id={`${kind}-move-help`}>Reorder: drag a row by its handle, or focus the handle and press Arrow Up or Arrow Down (Home, End: to the top, the bottom).{inOrder ? '' : ' Sorted by a column: reordering is off.'}</p>}
       <p class="sr-only" role="status" aria-live="polite">{announce}</p>
       <RulesTable kind={kind} rows={rows} columns={columns} hits={loaded.data?.hits ?? new Map()} times={loaded.data?.times ?? null} badges={badges}
@@ -276,7 +281,7 @@ function RulesTable(p: TableProps) {
   const cols: VColumn<Rule>[] = [
     ...(p.reorder ? [{
       label: 'Move', width: 2.5, hiddenLabel: true, cellClass: () => 'handle-col', cell: (m: Rule) => (
-        <button type="button" class="handle" draggable data-handle={m.id} aria-label={`Move ${def.noun} ${m.id}`} aria-describedby={`${p.kind}-move-help`}
+        <button type="button" class="handle" draggable={!lockedBy.value} {...lockAttrs()} data-handle={m.id} aria-label={`Move ${def.noun} ${m.id}`} aria-describedby={`${p.kind}-move-help`}
           onDragStart={(e) => { setDragging(m.id); e.dataTransfer?.setData('text/plain', String(m.id)); if (e.dataTransfer) e.dataTransfer.effectAllowed = 'move'; }}
           onDragEnd={() => { setDragging(null); setDropAt(null); }}
           onKeyDown={(e) => keyMove(e, m.id)}>⠿</button>
@@ -304,8 +309,8 @@ function RulesTable(p: TableProps) {
     ...(p.mayChange ? [{
       ...ACTIONS, cell: (m: Rule) => (
         <RowActions>
-          <button type="button" onClick={() => p.onEdit(m)} aria-label={`Edit ${def.noun} ${m.id}`}>Edit</button>
-          <button type="button" class="danger" onClick={() => p.onDelete(m.id)} aria-label={`Delete ${def.noun} ${m.id}`}>Delete</button>
+          <button type="button" {...lockAttrs()} onClick={() => p.onEdit(m)} aria-label={`Edit ${def.noun} ${m.id}`}>Edit</button>
+          <button type="button" class="danger" {...lockAttrs()} onClick={() => p.onDelete(m.id)} aria-label={`Delete ${def.noun} ${m.id}`}>Delete</button>
         </RowActions>
       ),
     }] : []),
