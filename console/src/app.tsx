@@ -15,6 +15,7 @@ import { SearchPage } from './search';
 import { allowed, notice, route, startLive, status, stopLive, streaming } from './state';
 import { TracerPage } from './tracer';
 import { Link } from './ui';
+import { plural } from './format';
 import { UsersPage } from './users';
 import { TokensPage } from './tokens';
 import { VersionsPage } from './versions';
@@ -97,7 +98,7 @@ function Frame() {
   const left = useExpiry(me.expires);
   const path = route.value.split('?')[0];
   const s = status.value;
-  const lock = s?.session?.active ? `locked by ${s.session.owner} (${s.session.changes} changes)` : 'unlocked';
+  const lock = s?.session?.active ? `locked by ${s.session.owner} (${plural(s.session.changes, 'change')})` : 'unlocked';
   const pending = (s?.session as Session | null | undefined)?.pending_confirm;
   useEffect(() => {
     startLive();

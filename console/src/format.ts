@@ -39,3 +39,6 @@ export function when(iso: string | null): string {
 
 /** A connection's end: "10.0.0.1:443", "[2001:db8::1]:443", or the address alone without a port. */
 export const endpoint = (ip: string, port: number | null): string => (port === null ? ip : ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`);
+
+/** "1 change", "2 changes": a count with its noun. */
+export const plural = (n: number, noun: string, many = `${noun}s`): string => `${n} ${n === 1 ? noun : many}`;

@@ -55,7 +55,9 @@ export function useMoveQueue<R extends { id: number }>(loaded: R[] | null, send:
   // a failed move drops the moves queued after it: they were computed from an order the API
   // does not have; each queued move knows the generation it belongs to
   const generation = useRef(0);
-  const enqueue = (id: number, body: Move) => {
+  // `onSent`: after the API took the move (its 2xx), never before: a refused move is undone
+  // and nothing says it happened
+  const enqueue = (id: number, body: Move, onSent?: () => void) => {
     const base = orderRef.current ?? (rules ?? []).map((r) => r.id);
     orderRef.current = applyMove(base, id, body);
     setOrder(orderRef.current);
@@ -66,6 +68,7 @@ export function useMoveQueue<R extends { id: number }>(loaded: R[] | null, send:
       if (mine !== generation.current) return;
       const ok = await send(id, body);
       pending.current--;
+      if (ok) onSent?.();
       if (!ok) {
         generation.current++;
         pending.current = 0;

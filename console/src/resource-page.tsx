@@ -10,6 +10,7 @@ import type { ResourceKey, ResourceModels } from './types';
 import { ErrorBox, Page, useLoad } from './ui';
 import { ACTIONS, RowActions, VirtualTable, type VColumn } from './virtual-table';
 import { ViewSwitch } from './view-switch';
+import { lockAttrs, LockNote } from './lock';
 
 export function ResourcePage<K extends ResourceKey>({ def }: { def: ResourceDef<K> }) {
   const which = view.value;
@@ -24,13 +25,14 @@ export function ResourcePage<K extends ResourceKey>({ def }: { def: ResourceDef<
   return (
     <Page title={def.title} actions={<>
       <ViewSwitch />
-      {mayChange && def.create && <button type="button" class="primary" onClick={() => setEditing('new')}>New {def.noun}</button>}
+      {mayChange && def.create && <button type="button" class="primary" {...lockAttrs()} onClick={() => setEditing('new')}>New {def.noun}</button>}
     </>}>
       {editing && (
         <ResourceForm key={editing === 'new' ? 'new' : def.idOf(editing)} def={def} editing={editing === 'new' ? null : editing}
           onDone={(changed) => { setEditing(null); if (changed) loaded.reload(); }} />
       )}
       <ErrorBox text={loaded.error} />
+      {mayChange && <LockNote />}
       <div class="toolbar"><FilterBox value={t.filter} onInput={t.setFilter} /><span class="count">{t.shown.length} of {loaded.data?.length ?? 0}</span></div>
       <VirtualTable label={`${def.title} table`} caption={`${def.title} (${which})`} rows={t.shown} keyOf={(m) => def.idOf(m)}
         columns={[
@@ -41,8 +43,8 @@ export function ResourcePage<K extends ResourceKey>({ def }: { def: ResourceDef<
           ...(mayChange ? [{
             ...ACTIONS, cell: (m: ResourceModels[K]) => (
               <RowActions>
-                <button type="button" onClick={() => setEditing(m)} aria-label={`Edit ${def.noun} ${def.idOf(m)}`}>Edit</button>
-                {def.remove && <button type="button" class="danger" onClick={() => remove(m)} aria-label={`Delete ${def.noun} ${def.idOf(m)}`}>Delete</button>}
+                <button type="button" {...lockAttrs()} onClick={() => setEditing(m)} aria-label={`Edit ${def.noun} ${def.idOf(m)}`}>Edit</button>
+                {def.remove && <button type="button" class="danger" {...lockAttrs()} onClick={() => remove(m)} aria-label={`Delete ${def.noun} ${def.idOf(m)}`}>Delete</button>}
               </RowActions>
             ),
           }] : []),

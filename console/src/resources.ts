@@ -25,6 +25,10 @@ export interface Column<M> {
   text: (m: M) => string;
   /** a fixed width in rem (virtual-table.tsx); absent: shares what is left */
   width?: number;
+  /** a flexible column's least width in rem (virtual-table.tsx's default otherwise) */
+  min?: number;
+  /** offered by the rule tables' column chooser, hidden until chosen (column-chooser.tsx) */
+  optional?: boolean;
 }
 
 export type FormValues = Record<string, string | boolean>;
@@ -70,6 +74,7 @@ const services: ResourceDef<'services'> = {
   columns: [
     { label: 'Name', text: (m) => m.name },
     { label: 'Protocol', text: (m) => m.protocol },
+    { label: 'ICMP type/code', text: (m) => icmpText(m) },
     { label: 'Ports', text: (m) => join(m.ports) },
     { label: 'Source ports', text: (m) => join(m.sourcePorts ?? []) },
   ],
@@ -83,6 +88,13 @@ const services: ResourceDef<'services'> = {
   ],
   formOf: (m) => ({ name: m.name, protocol: m.protocol, ports: join(m.ports), 'icmp-type': m.icmpType === undefined ? '' : String(m.icmpType), 'icmp-code': m.icmpCode === undefined ? '' : String(m.icmpCode), 'source-ports': join(m.sourcePorts ?? []) }),
 };
+
+/** An ICMP service's type and code in words ("type 3, code 4", "every type"); '' for the other protocols. */
+export function icmpText(m: { protocol: string; icmpType?: number; icmpCode?: number }): string {
+  if (m.protocol !== 'icmp' && m.protocol !== 'icmpv6') return '';
+  if (m.icmpType === undefined) return 'every type';
+  return `type ${m.icmpType}, ${m.icmpCode === undefined ? 'every code' : `code ${m.icmpCode}`}`;
+}
 
 /** Address and service groups: members are objects or groups of the same kind (nested up to 8 deep). */
 function groupDef<K extends 'address-groups' | 'service-groups'>(key: K, title: string, noun: string, ref: 'addresses' | 'services'): ResourceDef<K> {
@@ -213,11 +225,13 @@ const routes: ResourceDef<'routes'> = {
 
 /** A rule's name, tags and disabled switch (issue 27): the same in both rule tables. */
 type RuleMeta = { name?: string; tags?: string[]; disabled?: boolean };
+const nameColumn: Column<RuleMeta> = { label: 'Name', text: (m) => m.name ?? '', min: 6 };
 const metaColumns: Column<RuleMeta>[] = [
-  { label: 'Name', text: (m) => m.name ?? '' },
-  { label: 'Tags', text: (m) => join(m.tags ?? []) },
-  { label: 'Disabled', text: (m) => (m.disabled ? 'disabled' : ''), width: 6.5 },
+  { label: 'Tags', text: (m) => join(m.tags ?? []), optional: true },
+  { label: 'Disabled', text: (m) => (m.disabled ? 'disabled' : ''), width: 6.5, optional: true },
 ];
+/** Both zones of a rule in one column ("lan → wan"): at 1280x800 two zone columns left no room for the addresses. */
+const zonesText = (m: { srcZone?: { name: string } | null; dstZone?: { name: string } | null }) => `${anyIfEmpty(m.srcZone?.name)} → ${anyIfEmpty(m.dstZone?.name)}`;
 const metaFields = [
   { key: 'name', label: 'Name', hint: 'optional, unique among the rules of the table' },
   { key: 'tags', label: 'Tags', kind: 'list', hint: 'names separated by commas' },
@@ -229,14 +243,15 @@ const policies: ResourceDef<'policies'> = {
   key: 'policies', title: 'Policies', noun: 'policy', path: '/api/policies', create: true, remove: true, ordered: true,
   idOf: (m) => String(m.id),
   columns: [
-    { label: 'Action', text: (m) => m.action, width: 5 },
-    { label: 'Source zone', text: (m) => anyIfEmpty(m.srcZone?.name) },
-    { label: 'Source', text: (m) => anyIfEmpty(m.srcAddr?.name) },
-    { label: 'Destination zone', text: (m) => anyIfEmpty(m.dstZone?.name) },
-    { label: 'Destination', text: (m) => anyIfEmpty(m.dstAddr?.name) },
-    { label: 'Services', text: (m) => anyIfEmpty(names(m.services)) },
-    { label: 'Log', text: (m) => (m.log ? 'yes' : ''), width: 3.5 },
+    nameColumn,
+    { label: 'Action', text: (m) => m.action, width: 4.5 },
+    { label: 'Zones', text: zonesText, min: 7 },
+    { label: 'Source', text: (m) => anyIfEmpty(m.srcAddr?.name), min: 6 },
+    { label: 'Destination', text: (m) => anyIfEmpty(m.dstAddr?.name), min: 7.5 },
+    { label: 'Services', text: (m) => anyIfEmpty(names(m.services)), min: 6 },
+    { label: 'Log', text: (m) => (m.log ? 'yes' : ''), width: 3.5, optional: true },
     ...metaColumns,
+    { label: 'Description', text: (m) => m.description ?? '', optional: true },
   ],
   fields: [
     { key: 'action', label: 'Action', options: ['allow', 'deny'], required: true },
@@ -255,19 +270,26 @@ const policies: ResourceDef<'policies'> = {
   }),
 };
 
+/** What a NAT rule translates to: "10.0.0.5:8080", or for a source NAT without an address the out interface's ("masquerade via eth1"). */
+function natTranslation(m: ResourceModels['nat']): string {
+  const to = [m.translatedIP, m.translatedPort].filter(Boolean).join(':');
+  if (to) return to;
+  return m.type === 'snat' ? `masquerade${m.outInterface ? ` via ${m.outInterface}` : ''}` : '';
+}
+
 const nat: ResourceDef<'nat'> = {
   key: 'nat', title: 'NAT', noun: 'NAT rule', path: '/api/nat', create: true, remove: true, ordered: true,
   idOf: (m) => String(m.id),
   columns: [
-    { label: 'Type', text: (m) => m.type, width: 6 },
-    { label: 'Source zone', text: (m) => anyIfEmpty(m.srcZone?.name) },
-    { label: 'Destination zone', text: (m) => anyIfEmpty(m.dstZone?.name) },
-    { label: 'Source', text: (m) => anyIfEmpty(m.srcAddress) },
-    { label: 'Destination', text: (m) => anyIfEmpty(m.dstAddress) },
-    { label: 'Service', text: (m) => anyIfEmpty(m.service) },
-    { label: 'Translated to', text: (m) => [m.translatedIP, m.translatedPort].filter(Boolean).join(':') },
-    { label: 'Out interface', text: (m) => m.outInterface },
-    { label: 'Description', text: (m) => m.description },
+    nameColumn,
+    { label: 'Type', text: (m) => m.type, width: 5.5 },
+    { label: 'Zones', text: zonesText, min: 7 },
+    { label: 'Source', text: (m) => anyIfEmpty(m.srcAddress), min: 6 },
+    { label: 'Destination', text: (m) => anyIfEmpty(m.dstAddress), min: 7.5 },
+    { label: 'Service', text: (m) => anyIfEmpty(m.service), min: 6 },
+    { label: 'Translated to', text: natTranslation, min: 7 },
+    { label: 'Out interface', text: (m) => m.outInterface, optional: true },
+    { label: 'Description', text: (m) => m.description, optional: true },
     ...metaColumns,
   ],
   fields: [

@@ -12,6 +12,8 @@ import type { Analysis, HitsReply, Move, NatModel, PolicyModel, RuleHits } from 
 import { attempt, ErrorBox, Field, Page, useLoad } from './ui';
 import { ACTIONS, ROW_HEIGHT, RowActions, scrollRowIntoView, VirtualTable, type VColumn } from './virtual-table';
 import { ViewSwitch } from './view-switch';
+import { lockAttrs, lockedBy, LockNote } from './lock';
+import { ColumnChooser, useColumnChoice } from './column-chooser';
 
 type Kind = 'policies' | 'nat';
 type Rule = PolicyModel | NatModel;
@@ -48,6 +50,9 @@ const SHOW_LABEL: Record<(typeof SHOW)[number], string> = {
   all: 'all rules', shadowed: 'shadowed', redundant: 'redundant', partial: 'partially shadowed', 'never-hit': 'never hit', unreachable: 'unreachable', stale: 'no hit for N days',
 };
 const DAY_MS = 86_400_000;
+/** The table's own optional columns around the resource's (position before, counters after). */
+const OWN_OPTIONAL_BEFORE = ['#'];
+const OWN_OPTIONAL_AFTER = ['Hits', 'Last hit'];
 
 /**
  * "no hit for N days" per rule: no hit since N days ago by the sampled hit times, as GET
@@ -126,6 +131,7 @@ export function RulesPage({ kind }: { kind: Kind }) {
   const [show, setShow] = useState<(typeof SHOW)[number]>(SHOW.includes(initialShow as never) ? (initialShow as (typeof SHOW)[number]) : 'all');
   const [editing, setEditing] = useState<Rule | 'new' | null>(null);
   const mayChange = allowed('configure');
+  const choice = useColumnChoice(kind, useMemo(() => [...OWN_OPTIONAL_BEFORE, ...columns.filter((c) => c.optional).map((c) => c.label), ...OWN_OPTIONAL_AFTER], [kind]), []);
   const rows = useMemo(() => (show === 'all' ? t.shown : t.shown.filter((r) => badges.get(r.id)?.some((b) => b.kind === show))), [t.shown, show, badges]);
   const inOrder = t.sort.col < 0;
   const tracedId = kind === 'policies' ? traced.value.policy : traced.value.nat;
@@ -134,10 +140,13 @@ export function RulesPage({ kind }: { kind: Kind }) {
     if (loaded.data) requestAnimationFrame(() => performance.mark(`fwd:${kind}-shown`));
   }, [loaded.data]);
 
+  // the status says "moved" once the API has taken the move; a refused one is undone and the
+  // notice says why (issue 43)
   const move = (id: number, body: Move, said: string) => {
+    if (lockedBy.value) return;
     focusAfter.current = id;
-    setAnnounce(said);
-    moves.enqueue(id, body);
+    setAnnounce('');
+    moves.enqueue(id, body, () => setAnnounce(said));
   };
 
   const remove = (id: number) => removeObject(def as never, String(id), loaded.reload);
@@ -159,7 +168,7 @@ export function RulesPage({ kind }: { kind: Kind }) {
   return (
     <Page title={def.title} actions={<>
       <ViewSwitch />
-      {mayChange && <button type="button" class="primary" onClick={() => setEditing('new')}>New {def.noun}</button>}
+      {mayChange && <button type="button" class="primary" {...lockAttrs()} onClick={() => setEditing('new')}>New {def.noun}</button>}
     </>}>
       {editing && (
         <ResourceForm key={editing === 'new' ? 'new' : editing.id} def={def as never} editing={editing === 'new' ? null : (editing as never)}
@@ -173,17 +182,19 @@ export function RulesPage({ kind }: { kind: Kind }) {
           onInput={(v) => setShow(v as typeof show)} />
         {loaded.data?.times && <Field label="No hit for (days)" type="number" value={days} onInput={setDays} />}
         <span class="count">{rows.length} of {loaded.data?.rules.length ?? 0} in evaluation order{show !== 'all' ? `, ${SHOW_LABEL[show]} only` : ''}</span>
+        <ColumnChooser choice={choice} />
         {!inOrder && <button type="button" onClick={() => t.setSort({ col: -1, dir: 1 })}>Back to evaluation order</button>}
         {mayChange && rows.length > 0 && <>
-          <button type="button" onClick={() => void switchShown(true)}>Disable shown</button>
-          <button type="button" onClick={() => void switchShown(false)}>Enable shown</button>
+          <button type="button" {...lockAttrs()} onClick={() => void switchShown(true)}>Disable shown</button>
+          <button type="button" {...lockAttrs()} onClick={() => void switchShown(false)}>Enable shown</button>
         </>}
       </div>
+      {mayChange && <LockNote />}
       {mayChange && <p class="help" id={`${kind}-move-help`}>Reorder: drag a row by its handle, or focus the handle and press Arrow Up or Arrow Down (Home, End: to the top, the bottom).{inOrder ? '' : ' Sorted by a column: reordering is off.'}</p>}
       <p class="sr-only" role="status" aria-live="polite">{announce}</p>
       <RulesTable kind={kind} rows={rows} columns={columns} hits={loaded.data?.hits ?? new Map()} times={loaded.data?.times ?? null} badges={badges}
         sortCol={t.sort.col} sortDir={t.sort.dir} onSort={t.toggle} reorder={mayChange && inOrder} tracedId={tracedId}
-        focusAfter={focusAfter} onMove={move} onEdit={(r) => setEditing(r)} onDelete={remove} mayChange={mayChange} />
+        shown={choice.shown} focusAfter={focusAfter} onMove={move} onEdit={(r) => setEditing(r)} onDelete={remove} mayChange={mayChange} />
     </Page>
   );
 }
@@ -205,6 +216,8 @@ interface TableProps {
   onMove: (id: number, body: Move, said: string) => void;
   onEdit: (r: Rule) => void;
   onDelete: (id: number) => void;
+  /** the optional columns chosen (column-chooser.tsx) */
+  shown: Set<string>;
 }
 
 function RulesTable(p: TableProps) {
@@ -276,36 +289,37 @@ function RulesTable(p: TableProps) {
   const cols: VColumn<Rule>[] = [
     ...(p.reorder ? [{
       label: 'Move', width: 2.5, hiddenLabel: true, cellClass: () => 'handle-col', cell: (m: Rule) => (
-        <button type="button" class="handle" draggable data-handle={m.id} aria-label={`Move ${def.noun} ${m.id}`} aria-describedby={`${p.kind}-move-help`}
+        <button type="button" class="handle" draggable={!lockedBy.value} {...lockAttrs()} data-handle={m.id} aria-label={`Move ${def.noun} ${m.id}`} aria-describedby={`${p.kind}-move-help`}
           onDragStart={(e) => { setDragging(m.id); e.dataTransfer?.setData('text/plain', String(m.id)); if (e.dataTransfer) e.dataTransfer.effectAllowed = 'move'; }}
           onDragEnd={() => { setDragging(null); setDropAt(null); }}
           onKeyDown={(e) => keyMove(e, m.id)}>⠿</button>
       ),
     }] : []),
-    { label: '#', width: 4, num: true, sort: { active: p.sortCol < 0, dir: 1, onSort: () => p.onSort(-1) }, cell: (_m, index) => index + 1 },
-    { label: 'Id', width: 4, num: true, rowHeader: true, cell: (m) => m.id },
-    ...p.columns.map((c, i): VColumn<Rule> => ({
-      label: c.label, width: c.width, text: c.text,
-      cellClass: i === 0 ? (m) => `action-${c.text(m)}` : undefined,
+    ...(p.shown.has('#') ? [{ label: '#', width: 5, num: true, sort: { active: p.sortCol < 0, dir: 1 as const, onSort: () => p.onSort(-1) }, cell: (_m: Rule, index: number) => index + 1 }] : []),
+    // 5 rem: a six-digit id whole (issue 43: "19..." at 1920)
+    { label: 'Id', width: 5.5, num: true, rowHeader: true, cell: (m) => m.id },
+    ...p.columns.flatMap((c, i): VColumn<Rule>[] => (c.optional && !p.shown.has(c.label) ? [] : [{
+      label: c.label, width: c.width, min: c.min, text: c.text,
+      cellClass: c.label === 'Action' || c.label === 'Type' ? (m) => `action-${c.text(m)}` : undefined,
       sort: { active: p.sortCol === i, dir: p.sortDir, onSort: () => p.onSort(i) },
-    })),
+    }])),
+    ...(p.shown.has('Hits') ? [{
+      label: 'Hits', width: 6, num: true, title: (m: Rule) => { const h = p.hits.get(m.id); return h ? `${h.bytes} bytes` : undefined; },
+      cell: (m: Rule) => { const h = p.hits.get(m.id); return h ? h.packets.toLocaleString() : '–'; },
+    }] : []),
+    ...(p.shown.has('Last hit') ? [{
+      label: 'Last hit', width: 7.5, title: (m: Rule) => p.times?.get(m.id)?.lastHitAt ?? undefined,
+      cell: (m: Rule) => { const t = p.times?.get(m.id); return t ? ago(t.lastHitAt, Date.now()) : '–'; },
+    }] : []),
     {
-      label: 'Hits', width: 6, num: true, title: (m) => { const h = p.hits.get(m.id); return h ? `${h.bytes} bytes` : undefined; },
-      cell: (m) => { const h = p.hits.get(m.id); return h ? h.packets.toLocaleString() : '–'; },
-    },
-    {
-      label: 'Last hit', width: 7.5, title: (m) => p.times?.get(m.id)?.lastHitAt ?? undefined,
-      cell: (m) => { const t = p.times?.get(m.id); return t ? ago(t.lastHitAt, Date.now()) : '–'; },
-    },
-    {
-      label: 'Analysis', width: 19, sticky: true, cellClass: () => 'badges', title: (m) => (p.badges.get(m.id) ?? []).map((b) => b.title ? `${b.kind}: ${b.title}` : b.text).join('; ') || undefined,
+      label: 'Analysis', width: p.kind === 'nat' ? 13 : 14, sticky: true, cellClass: () => 'badges', title: (m) => (p.badges.get(m.id) ?? []).map((b) => b.title ? `${b.kind}: ${b.title}` : b.text).join('; ') || undefined,
       cell: (m) => (p.badges.get(m.id) ?? []).map((x) => <span key={x.kind} class={`badge badge-${x.kind}`}>{x.text}</span>),
     },
     ...(p.mayChange ? [{
       ...ACTIONS, cell: (m: Rule) => (
         <RowActions>
-          <button type="button" onClick={() => p.onEdit(m)} aria-label={`Edit ${def.noun} ${m.id}`}>Edit</button>
-          <button type="button" class="danger" onClick={() => p.onDelete(m.id)} aria-label={`Delete ${def.noun} ${m.id}`}>Delete</button>
+          <button type="button" {...lockAttrs()} onClick={() => p.onEdit(m)} aria-label={`Edit ${def.noun} ${m.id}`}>Edit</button>
+          <button type="button" class="danger" {...lockAttrs()} onClick={() => p.onDelete(m.id)} aria-label={`Delete ${def.noun} ${m.id}`}>Delete</button>
         </RowActions>
       ),
     }] : []),
@@ -316,7 +330,7 @@ function RulesTable(p: TableProps) {
       rows={p.rows} columns={cols} keyOf={(m) => String(m.id)}
       rowProps={(m) => {
         const isTraced = p.tracedId === m.id;
-        const cls = [isTraced ? 'traced' : '', dragging === m.id ? 'dragging' : '', dropAt?.id === m.id ? `drop-${dropAt.where}` : ''].filter(Boolean).join(' ');
+        const cls = [isTraced ? 'traced' : '', m.disabled ? 'rule-disabled' : '', dragging === m.id ? 'dragging' : '', dropAt?.id === m.id ? `drop-${dropAt.where}` : ''].filter(Boolean).join(' ');
         return {
           'data-id': m.id, class: cls || undefined, 'aria-current': isTraced ? 'true' : undefined,
           onDragOver: (e: DragEvent) => onDragOver(e, m.id), onDrop: (e: DragEvent) => onDrop(e, m.id),

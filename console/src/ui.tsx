@@ -77,11 +77,16 @@ export function Checkbox(p: { label: string; checked: boolean; onChange: (v: boo
   );
 }
 
-/** What an error from the API tells a person: 403 plainly, else code, message and details. */
+/**
+ * What an error from the API tells a person: its message and details in words first, the
+ * contract's code after them in brackets, for a report or a search (issue 43: "ERR_SEC_5005:
+ * invalid credentials" led with the code); 403 plainly.
+ */
 export function describeError(e: unknown): string {
   if (e instanceof ApiError) {
     if (e.status === 403) return `Not allowed for your role (403): ${e.body.details || e.body.message}`;
-    return `${e.body.code ? e.body.code + ': ' : ''}${e.message}`;
+    const words = e.message ? e.message[0].toUpperCase() + e.message.slice(1) : `Request failed (${e.status})`;
+    return e.body.code ? `${words} (${e.body.code})` : words;
   }
   return String((e as Error)?.message ?? e);
 }

@@ -20,8 +20,10 @@ export const ACTIONS = { label: 'Actions', width: ACTIONS_WIDTH, sticky: true } 
 
 export interface VColumn<R> {
   label: string;
-  /** a fixed width in rem; absent: shares the width left over (at least FLEX_MIN_REM) */
+  /** a fixed width in rem; absent: shares the width left over (at least `min` or FLEX_MIN_REM) */
   width?: number;
+  /** a flexible column's least width in rem */
+  min?: number;
   num?: boolean;
   /** the header only for screen readers (the drag handle's column) */
   hiddenLabel?: boolean;
@@ -59,9 +61,10 @@ function useRowWindow(el: { current: HTMLDivElement | null }, count: number) {
   // the window moves by whole rows: the table re-renders once per row scrolled, not per pixel
   const [topRow, setTopRow] = useState(0);
   const [height, setHeight] = useState(600);
+  const [width, setWidth] = useState(0);
   useLayoutEffect(() => {
     const node = el.current!;
-    const resize = () => setHeight(node.clientHeight);
+    const resize = () => { setHeight(node.clientHeight); setWidth(node.clientWidth); };
     resize();
     const ro = new ResizeObserver(resize);
     ro.observe(node);
@@ -80,7 +83,7 @@ function useRowWindow(el: { current: HTMLDivElement | null }, count: number) {
   const onScroll = (e: Event) => setTopRow(Math.floor((e.currentTarget as HTMLDivElement).scrollTop / ROW_HEIGHT));
   const first = Math.max(0, topRow - OVERSCAN);
   const last = Math.min(count, topRow + Math.ceil(height / ROW_HEIGHT) + 1 + OVERSCAN);
-  return { first, last, onScroll };
+  return { first, last, onScroll, width };
 }
 
 /** Brings row `index` of the region into view (a traced rule, a moved one). */
@@ -92,10 +95,16 @@ export function scrollRowIntoView(el: HTMLDivElement, index: number): void {
 export function VirtualTable<R>(p: VirtualTableProps<R>) {
   const own = useRef<HTMLDivElement>(null);
   const el = (p.scroller as { current: HTMLDivElement | null } | undefined) ?? own;
-  const { first, last, onScroll } = useRowWindow(el, p.rows.length);
+  const { first, last, onScroll, width } = useRowWindow(el, p.rows.length);
+  const least = p.columns.reduce((s, c) => s + (c.width ?? c.min ?? FLEX_MIN_REM), 0);
+  const minWidth = `${least}rem`;
+  // the flexible columns share what the fixed ones leave in proportion to their least widths
+  // (equal shares gave "Destination" less than its header needs while "Name" had room to spare)
   const fixed = p.columns.reduce((s, c) => s + (c.width ?? 0), 0);
-  const flexible = p.columns.filter((c) => c.width === undefined).length;
-  const minWidth = `${fixed + flexible * FLEX_MIN_REM}rem`;
+  const flexTotal = least - fixed;
+  const remPx = parseFloat(getComputedStyle(document.documentElement).fontSize) || 16;
+  const spare = Math.max(flexTotal, width / remPx - fixed);
+  const widthOf = (c: VColumn<R>) => (c.width !== undefined ? `${c.width}rem` : width > 0 ? `${(((c.min ?? FLEX_MIN_REM) / flexTotal) * spare).toFixed(3)}rem` : undefined);
   const span = p.columns.length;
   // sticky columns (the last ones) keep their place at the right edge, each left of those after it
   const stickAt = new Map<string, string>();
@@ -107,12 +116,12 @@ export function VirtualTable<R>(p: VirtualTableProps<R>) {
   }
   const stick = (c: VColumn<R>) => (stickAt.has(c.label) ? { right: stickAt.get(c.label) } : undefined);
   // a short table is as tall as its rows; a long one fills the page (style.css .page > .scroller)
-  const least = `${Math.min(p.rows.length + 1, 6) * ROW_HEIGHT + 2}px`;
+  const lowest = `${Math.min(p.rows.length + 1, 6) * ROW_HEIGHT + 2}px`;
   return (
-    <div class="scroller" ref={el as Ref<HTMLDivElement>} onScroll={onScroll} tabIndex={0} role="region" aria-label={p.label} style={{ minHeight: least }}>
+    <div class="scroller" ref={el as Ref<HTMLDivElement>} onScroll={onScroll} tabIndex={0} role="region" aria-label={p.label} style={{ minHeight: lowest }}>
       <table class={`grid virtual ${p.class ?? ''}`} aria-rowcount={p.rows.length + 1} style={{ minWidth }}>
         <caption class="sr-only">{p.caption}</caption>
-        <colgroup>{p.columns.map((c) => <col key={c.label} style={c.width === undefined ? undefined : { width: `${c.width}rem` }} />)}</colgroup>
+        <colgroup>{p.columns.map((c) => <col key={c.label} style={widthOf(c) === undefined ? undefined : { width: widthOf(c) }} />)}</colgroup>
         <thead>
           <tr aria-rowindex={1}>
             {p.columns.map((c) => (
