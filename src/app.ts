@@ -58,6 +58,8 @@ export interface Daemon {
   close(): Promise<void>;
   /** writes out the log before an exit that close() does not end in */
   drainLog(): Promise<void>;
+  /** the compile threads alive (tests: a compile stopped at its deadline leaves none behind) */
+  compileThreads(): number[];
 }
 
 export interface DaemonOptions {
@@ -325,6 +327,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
       port,
       ctx,
       drainLog,
+      compileThreads: () => activeCompiler?.threads?.() ?? [],
       close: async () => {
         clearInterval(sweep);
         await events.recordAndDeliver({ type: 'node', state: 'left', node: nodes.id }, 1000).catch(() => undefined);

@@ -10,6 +10,7 @@ import { parseAllowedHosts } from './host-names';
 import type { RedisTarget } from './store/redis/connection';
 import { RETENTION_DEFAULTS } from './store/records';
 import { parseSyslogTargets, type SyslogTarget } from './syslog/targets';
+import { DEFAULT_MAX_EXPANSION } from './config/expansion';
 
 export interface Settings {
   host: string;
@@ -110,6 +111,12 @@ export interface Settings {
   helpersOnStop: 'stop' | 'keep';
   /** FW_ENV_FILE: the settings file SIGHUP reads again (src/service/reload.ts); undefined: SIGHUP re-reads nothing */
   envFile: string | undefined;
+
+  // the expansion budget and the compile deadline (issue 38; docs/operations.md)
+  /** FW_MAX_EXPANSION: the most prefixes and rules a configuration may make the compile materialise (src/config/expansion.ts) */
+  maxExpansion: number;
+  /** FW_COMPILE_TIMEOUT_MS: a compile (commit, validate, candidate eval) running longer is stopped, its thread ended and replaced; default FW_COMMIT_TIMEOUT */
+  compileTimeoutMs: number;
 }
 
 function onOff(env: NodeJS.ProcessEnv, name: string, def: boolean): boolean {
@@ -331,5 +338,15 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     syslogTlsVerify: onOff(env, 'FW_SYSLOG_TLS_VERIFY', true),
     helpersOnStop: helpersOnStop(env.FW_HELPERS_ON_STOP),
     envFile: env.FW_ENV_FILE ? path.resolve(env.FW_ENV_FILE) : undefined,
+    ...budgetSettings(env),
+  };
+}
+
+/** The expansion budget and the compile deadline (issue 38). */
+function budgetSettings(env: NodeJS.ProcessEnv): Pick<Settings, 'maxExpansion' | 'compileTimeoutMs'> {
+  const commitMs = int(env, 'FW_COMMIT_TIMEOUT', 60, 1, 3600) * 1000;
+  return {
+    maxExpansion: int(env, 'FW_MAX_EXPANSION', DEFAULT_MAX_EXPANSION, 1000, 1_000_000_000),
+    compileTimeoutMs: Math.min(commitMs, int(env, 'FW_COMPILE_TIMEOUT_MS', commitMs, 50, 3_600_000)),
   };
 }

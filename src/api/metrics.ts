@@ -170,13 +170,14 @@ export class Metrics {
   /** The compiler with each compile timed, and the size of what it built. */
   timedCompiler(compiler: CommitCompiler): CommitCompiler {
     return {
-      compile: async (doc, base, delta) => {
+      compile: async (doc, base, delta, signal) => {
         const end = this.compileSeconds.startTimer();
-        const out = await compiler.compile(doc, base, delta).finally(end);
+        const out = await compiler.compile(doc, base, delta, signal).finally(end);
         this.compiledBytes.set(out.compiled.image.buffer.byteLength);
         return out;
       },
       close: () => compiler.close(),
+      threads: () => compiler.threads?.() ?? [],
     };
   }
 

@@ -21,11 +21,17 @@ import { FwError } from '../errors';
 export const MAX_GROUP_DEPTH = 8;
 export const MAX_GROUP_MEMBERS = 1024;
 
-/** The flattened view of one document's groups; each group is flattened once per instance. */
+/**
+ * The flattened view of one document's groups; each group is flattened once per instance, and
+ * only when something asks for it (issue 38: 6,000 groups each holding only a group of 65,536
+ * prefixes, referenced by nothing, were all flattened by every compile: 6,000 x 65,536
+ * strings). A group whose members add nothing to one member's networks (a group holding one
+ * group) shares that member's array instead of copying it.
+ */
 export class GroupFlattener {
   private readonly addrMemo = new Map<string, AddressObj>();
   private readonly svcMemo = new Map<string, readonly string[]>();
-  private flatMap: Map<string, AddressObj> | null = null;
+  private flatMap: ReadonlyMap<string, AddressObj> | null = null;
 
   constructor(private readonly doc: ConfigDoc) {}
 
@@ -36,22 +42,28 @@ export class GroupFlattener {
     const g = this.doc.addressGroups.get(name);
     if (!g) return undefined;
     let flat = this.addrMemo.get(name);
-    if (!flat) {
-      const ips = new Set<string>();
-      for (const m of g.members) for (const ip of this.address(m)?.ips ?? []) ips.add(ip);
-      this.addrMemo.set(name, (flat = { name, ips: [...ips] }));
-    }
+    if (!flat) this.addrMemo.set(name, (flat = { name, ips: this.flatten(g.members) }));
     return flat;
   }
 
-  /** Every address and every address group by name (groups flattened): what matchers look names up in. */
+  /** The networks of `members`, each once in first seen order; the first member's own array when the others add nothing. */
+  private flatten(members: readonly string[]): string[] {
+    const lists = members.map((m) => this.address(m)?.ips ?? []);
+    const first = lists[0] ?? [];
+    // an address's list holds each network once (checkCidrList), and so does a group's
+    if (lists.length === 1) return first as string[];
+    const ips = new Set<string>();
+    for (const list of lists) for (const ip of list) ips.add(ip);
+    return ips.size === first.length && sameStart(ips, first) ? (first as string[]) : [...ips];
+  }
+
+  /**
+   * Every address and every address group by name (groups flattened when looked up): what
+   * matchers look names up in. Iterating it flattens every group; lookups flatten one.
+   */
   addresses(): ReadonlyMap<string, AddressObj> {
     if (this.doc.addressGroups.size === 0) return this.doc.addresses;
-    if (!this.flatMap) {
-      this.flatMap = new Map(this.doc.addresses);
-      for (const name of this.doc.addressGroups.keys()) this.flatMap.set(name, this.address(name)!);
-    }
-    return this.flatMap;
+    return (this.flatMap ??= new LazyAddresses(this.doc, this));
   }
 
   /** The services a service or a service group stands for (sorted, each once); [] for an unknown name. */
@@ -82,6 +94,54 @@ export class GroupFlattener {
   /** True when `name` is a service group. */
   isServiceGroup(name: string): boolean {
     return this.doc.serviceGroups.has(name);
+  }
+}
+
+/** Whether the set (in insertion order) starts with exactly the items of `list`. */
+function sameStart(set: ReadonlySet<string>, list: readonly string[]): boolean {
+  let i = 0;
+  for (const x of set) {
+    if (i >= list.length) return true;
+    if (x !== list[i++]) return false;
+  }
+  return true;
+}
+
+/** The addresses and the groups of a document as one read-only map whose groups flatten on lookup. */
+class LazyAddresses implements ReadonlyMap<string, AddressObj> {
+  constructor(private readonly doc: ConfigDoc, private readonly groups: GroupFlattener) {}
+
+  get size(): number {
+    return this.doc.addresses.size + this.doc.addressGroups.size;
+  }
+
+  get(name: string): AddressObj | undefined {
+    return this.groups.address(name);
+  }
+
+  has(name: string): boolean {
+    return this.doc.addresses.has(name) || this.doc.addressGroups.has(name);
+  }
+
+  *keys(): MapIterator<string> {
+    yield* this.doc.addresses.keys();
+    yield* this.doc.addressGroups.keys();
+  }
+
+  *values(): MapIterator<AddressObj> {
+    for (const k of this.keys()) yield this.groups.address(k)!;
+  }
+
+  *entries(): MapIterator<[string, AddressObj]> {
+    for (const k of this.keys()) yield [k, this.groups.address(k)!];
+  }
+
+  [Symbol.iterator](): MapIterator<[string, AddressObj]> {
+    return this.entries();
+  }
+
+  forEach(fn: (value: AddressObj, key: string, map: ReadonlyMap<string, AddressObj>) => void): void {
+    for (const [k, v] of this.entries()) fn(v, k, this);
   }
 }
 

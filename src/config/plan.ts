@@ -4,14 +4,17 @@
 // apply that follows it agree, field for field and move for move.
 import { workingCopy } from './document';
 import { detailedDiff, type FullDetailedDiff } from './diff-detail';
+import { checkExpansion, expansionOf } from './expansion';
 import { loadDocument, type LoadMode } from './load';
 import type { ConfigDoc } from './types';
 
 export type Plan = FullDetailedDiff;
 
 /** The diff, with its details, from `base` (version `version`) to `base` loaded with `input`. */
-export function planDocument(base: ConfigDoc, version: number, input: unknown, mode: LoadMode): Plan {
+export function planDocument(base: ConfigDoc, version: number, input: unknown, mode: LoadMode, maxExpansion?: number): Plan {
   const work = workingCopy(base);
   loadDocument(work, input, mode);
+  // the load it plans would be refused over the expansion budget: so is the plan (400 ERR_NET_1008)
+  if (maxExpansion !== undefined) checkExpansion(work, maxExpansion, expansionOf(base).total);
   return detailedDiff(base, work, version);
 }

@@ -80,12 +80,10 @@ export function checkCidr(field: string, value: string): string {
 /** A list of networks: canonical, host bits cleared, duplicates removed, order kept. */
 export function checkCidrList(field: string, values: string[], max = 1024): string[] {
   if (values.length > max) throw new FwError('ERR_NET_1008', `field "${field}": at most ${max} entries`);
-  const out: string[] = [];
-  values.forEach((v, i) => {
-    const c = checkCidr(`${field}[${i}]`, v);
-    if (!out.includes(c)) out.push(c);
-  });
-  return out;
+  // a Set: out.includes made a 1,024-prefix address cost ~500,000 string compares (issue 38)
+  const out = new Set<string>();
+  values.forEach((v, i) => out.add(checkCidr(`${field}[${i}]`, v)));
+  return [...out];
 }
 
 export function checkIp(field: string, value: string): string {

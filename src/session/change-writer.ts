@@ -8,6 +8,7 @@ import { applyChange, type ApplyContext, type Change } from '../config/changes';
 import { footprint } from '../config/footprint';
 import type { ChangeResult } from '../config/resource';
 import { withUndo } from '../config/undo';
+import { checkExpansion, expansionOf } from '../config/expansion';
 import type { JournalEntry, SessionJournal } from '../store/types';
 import type { Candidate, CandidateReplica } from './candidate';
 import { type CommitGuard, conflictAsSessionError, conflictReason, sessionBusy } from './conflicts';
@@ -40,6 +41,8 @@ export class ChangeWriter<C> {
     private readonly lifecycle: SessionLifecycle<C>,
     private readonly guard: CommitGuard,
     private readonly log: Logger,
+    /** FW_MAX_EXPANSION: a change that grows the candidate over it is refused (config/expansion.ts) */
+    private readonly maxExpansion?: number,
   ) {
     this.appends = journal.soleWriter ? null : new GroupAppend(journal.appendChanges.bind(journal), this.appendTarget());
   }
@@ -105,12 +108,22 @@ export class ChangeWriter<C> {
     this.guard.check();
     if (cand.dirty) return 'retry';
     let applied: { result: ChangeResult; undo: () => void };
+    const budget = this.maxExpansion !== undefined && mayExpand(change) ? this.maxExpansion : undefined;
+    const before = budget === undefined ? 0 : expansionOf(cand.doc).total;
     try {
       // throws before mutating anything
-      applied = undoable ? withUndo(cand.doc, () => applyChange(cand.doc, change, ctx)) : { result: applyChange(cand.doc, change, ctx), undo: () => undefined };
+      applied = undoable || budget !== undefined ? withUndo(cand.doc, () => applyChange(cand.doc, change, ctx)) : { result: applyChange(cand.doc, change, ctx), undo: () => undefined };
     } catch (e) {
       if (!fresh && isFwError(e)) return 'retry'; // an entry we have not seen yet may explain it
       throw e;
+    }
+    if (budget !== undefined) {
+      try {
+        checkExpansion(cand.doc, budget, before); // 400 ERR_NET_1008 with the numbers
+      } catch (e) {
+        applied.undo();
+        throw e;
+      }
     }
     const entry: JournalEntry = { seq: cand.seq++, at: Date.now(), user, change };
     s.lastChangeAt = entry.at;
@@ -136,5 +149,19 @@ export class ChangeWriter<C> {
       this.log.error({ err: e }, 'journal append failed');
       throw isFwError(e) ? e : new FwError('ERR_SYS_4002', 'the change was not recorded');
     }
+  }
+}
+
+/** Whether a change can make the candidate expand to more (a delete or a move cannot). */
+function mayExpand(change: Change): boolean {
+  switch (change.op) {
+    case 'create':
+    case 'update':
+      return change.kind === 'address' || change.kind === 'address-group' || change.kind === 'policy' || change.kind === 'nat';
+    case 'delete':
+    case 'move':
+      return false;
+    default:
+      return true; // load, batch, rollback
   }
 }

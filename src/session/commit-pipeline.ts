@@ -17,6 +17,7 @@ import type { SessionRecord, Store, VersionMeta } from '../store/types';
 import type { Candidate, CandidateReplica } from './candidate';
 import { COMMIT_IN_PROGRESS, type CommitGuard, conflictAsSessionError, sessionBusy } from './conflicts';
 import { downLinkWarnings } from '../dataplane/down-links';
+import { expansionProblem } from '../config/expansion';
 import type { SessionLifecycle } from './lifecycle';
 import { PhaseClock } from './phase-clock';
 import { RunningState } from './running';
@@ -275,18 +276,34 @@ export class CommitPipeline<C> {
   /** The commit checks, then the data plane's own (names, `nft -c`): 400 ERR_SYS_3003. */
   private async checkCommittable(doc: ConfigDoc): Promise<void> {
     let problems = this.tools.commitChecks(doc);
+    const over = this.opts.maxExpansion === undefined ? null : expansionProblem(doc, this.opts.maxExpansion);
+    if (over) problems = [...problems, over]; // before the compile it would overrun
     if (problems.length === 0) problems = await this.tools.dataPlane.check(doc);
     if (problems.length) throw new FwError('ERR_SYS_3003', problems.join('\n'));
   }
 
   /** `base` and `delta`: the running version's document and docDelta(base, doc), if at hand. */
+  /**
+   * The compile, stopped at FW_COMPILE_TIMEOUT_MS: 504 ERR_SYS_4004, and the abort ends the
+   * thread that ran it (issue 38: a timed-out compile ran on for minutes, and the commits after
+   * it waited for its thread).
+   */
   private async compileInTime(doc: ConfigDoc, base = this.versions.current().doc, delta?: DocDelta): Promise<{ compiled: C; warnings: string[] }> {
+    const ms = this.opts.compileTimeoutMs ?? this.opts.commitTimeoutMs;
+    const stop = new AbortController();
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new FwError('ERR_SYS_4004', `compile took over ${this.opts.commitTimeoutMs} ms`)), this.opts.commitTimeoutMs);
+      timer = setTimeout(() => {
+        const e = new FwError('ERR_SYS_4004', `compile took over ${ms} ms and was stopped`);
+        this.log.warn({ ms, policies: doc.policies.length }, 'compile over its deadline: stopped, its thread replaced');
+        stop.abort(e);
+        reject(e);
+      }, ms);
     });
+    const compiling = this.tools.compiler.compile(doc, base, delta, stop.signal);
+    compiling.catch(() => undefined); // a rejection after the timeout's is not left unhandled
     try {
-      return await Promise.race([this.tools.compiler.compile(doc, base, delta), timeout]);
+      return await Promise.race([compiling, timeout]);
     } finally {
       clearTimeout(timer);
     }

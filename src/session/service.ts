@@ -49,7 +49,7 @@ export class ConfigService<C = unknown> {
     this.versions = new RunningVersions(store, compiler, log);
     this.replica = new CandidateReplica(store, this.versions);
     this.lifecycle = new SessionLifecycle(store, this.replica, this.versions, guard, opts, log, emit);
-    this.changes = new ChangeWriter(store, this.replica, this.lifecycle, guard, log);
+    this.changes = new ChangeWriter(store, this.replica, this.lifecycle, guard, log, opts.maxExpansion);
     this.pipeline = new CommitPipeline(store, this.replica, this.versions, this.lifecycle, guard, { compiler, commitChecks, dataPlane }, opts, log, emit);
   }
 

@@ -8,12 +8,16 @@ export interface Compiler<C> {
   /** `base`: a document compiled before that `doc` shares its unchanged objects with (the
    * running version's): only what differs need travel to the compile thread; `delta`:
    * docDelta(base, doc), when the caller has it */
-  compile(doc: ConfigDoc, base?: ConfigDoc, delta?: DocDelta): Promise<{ compiled: C; warnings: string[] }>;
+  compile(doc: ConfigDoc, base?: ConfigDoc, delta?: DocDelta, signal?: AbortSignal): Promise<{ compiled: C; warnings: string[] }>;
 }
 
 export interface SessionOptions {
   sessionTimeoutSec: number;
   commitTimeoutMs: number;
+  /** FW_MAX_EXPANSION (config/expansion.ts); absent: no budget */
+  maxExpansion?: number;
+  /** FW_COMPILE_TIMEOUT_MS; absent: commitTimeoutMs */
+  compileTimeoutMs?: number;
 }
 
 /** A commit confirmed waiting for POST /api/config/confirm. */

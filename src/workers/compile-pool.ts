@@ -62,9 +62,11 @@ export class CompilePool {
    * (a document sent before), only what `doc` changes travels (doc-feed.ts); a thread that no
    * longer holds the base (another thread, or it was ended when idle) asks for the whole
    * document, which is sent then. `delta`: docDelta(base, doc), when the caller has it.
+   * `signal`: aborted, the compile is stopped: piscina ends the thread running it (a
+   * thread cannot be interrupted otherwise) and starts another, and this rejects at once.
    */
-  async compile(doc: ConfigDoc, base?: ConfigDoc, delta?: DocDelta): Promise<CompiledConfig> {
-    const reply = await this.feed.send(doc, base, (task) => this.run(task), delta);
+  async compile(doc: ConfigDoc, base?: ConfigDoc, delta?: DocDelta, signal?: AbortSignal): Promise<CompiledConfig> {
+    const reply = await this.feed.send(doc, base, (task) => this.run(task, signal), delta);
     if (!reply.ok) {
       const code = (Object.prototype.hasOwnProperty.call(ERRORS, reply.code) ? reply.code : 'ERR_SYS_4001') as ErrorCode;
       throw new FwError(code, reply.details);
@@ -72,11 +74,12 @@ export class CompilePool {
     return CompiledConfig.fromImage({ meta: reply.meta, buffer: reply.buffer }, reply.analysis);
   }
 
-  private async run(task: CompileTask): Promise<CompileReply> {
+  private async run(task: CompileTask, signal?: AbortSignal): Promise<CompileReply> {
     let reply: CompileReply;
     try {
-      reply = await this.pool.run(task);
+      reply = await this.pool.run(task, signal ? { signal } : undefined);
     } catch (e) {
+      if (signal?.aborted) throw signal.reason instanceof FwError ? signal.reason : new FwError('ERR_SYS_4004', 'the compile was stopped');
       const msg = e instanceof Error ? e.message : String(e);
       if (/queue is at limit|No task queue available/.test(msg)) {
         throw new FwError('ERR_SYS_4002', 'compile queue is full, retry later', undefined, { 'Retry-After': '1' });
@@ -92,6 +95,11 @@ export class CompilePool {
   /** Compiles sent with the whole document, and as the changes from one a thread holds. */
   get sends(): { whole: number; delta: number } {
     return { ...this.feed.counts };
+  }
+
+  /** The compile threads alive (tests: an aborted compile's thread is gone). */
+  get threadIds(): number[] {
+    return this.pool.threads.map((t) => t.threadId);
   }
 
   /** Tasks waiting for a thread. */
