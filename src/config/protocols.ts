@@ -37,3 +37,16 @@ export function hasPorts(n: number): boolean {
 export function isIcmp(n: number): boolean {
   return n === PROTO.icmp || n === PROTO.icmpv6;
 }
+
+/** A protocol as a payload gives it (issue 41: services and eval alike): a name of
+ * PROTOCOL_NUMBERS, a number 0-255 as a JSON integer or as a decimal string ("47"); -1 for
+ * anything else. */
+export function protocolOf(value: unknown): number {
+  if (typeof value === 'number') return Number.isInteger(value) && value >= 0 && value <= 255 ? value : -1;
+  if (typeof value !== 'string') return -1;
+  const named = PROTOCOL_NUMBERS.get(value);
+  if (named !== undefined) return named;
+  if (!/^\d{1,3}$/.test(value)) return -1;
+  const n = Number(value);
+  return n <= 255 ? n : -1;
+}

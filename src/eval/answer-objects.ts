@@ -10,9 +10,15 @@
 // built lazily (a configuration of 20,000 policies answers a few of them most of the time) and
 // at most one answer per policy is held.
 import { masqueradeAddress, type ImageMeta } from './image';
-import { ALLOW_POLICY, DENY_DEFAULT, DENY_NO_ROUTE, type BatchAnswers } from './batch';
+import { ALLOW_POLICY, DENY_POLICY, DENY_BROADCAST, DENY_DEFAULT, DENY_MULTICAST, DENY_NO_ROUTE, type BatchAnswers } from './batch';
 import { AnswerSlots } from './answer-slots';
-import type { EvalResult, NatAnswer, PolicyAnswer, RouteAnswer } from './types';
+import type { EvalReason, EvalResult, NatAnswer, PolicyAnswer, RouteAnswer } from './types';
+
+/** The reason of each answer code (batch.ts). */
+const REASONS: Readonly<Record<number, EvalReason>> = {
+  [ALLOW_POLICY]: 'policy', [DENY_POLICY]: 'policy', [DENY_DEFAULT]: 'default-deny', [DENY_NO_ROUTE]: 'no-route',
+  [DENY_BROADCAST]: 'broadcast', [DENY_MULTICAST]: 'multicast',
+};
 
 export class AnswerObjects {
   private readonly routes: Array<RouteAnswer | null>;
@@ -54,7 +60,7 @@ export class AnswerObjects {
     const action = code === ALLOW_POLICY ? 'allow' : 'deny';
     return Object.freeze({
       action,
-      reason: code === DENY_NO_ROUTE ? 'no-route' : code === DENY_DEFAULT ? 'default-deny' : 'policy',
+      reason: REASONS[code],
       srcZone: sz > 0 ? zones[sz - 1] : null,
       dstZone: dz > 0 ? zones[dz - 1] : null,
       egressInterface: route >= 0 ? this.meta.ifaces[this.meta.routes[route].egress].name : null,

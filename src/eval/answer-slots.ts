@@ -4,19 +4,20 @@
 // objects, answer-objects.ts; the batch answer's JSON bytes, answer-json.ts) keeps the last
 // answer built for each policy, and for each deny reason without a policy, and reuses it while
 // those parts are unchanged. At most one answer per slot is held.
-import { DENY_DEFAULT, type BatchAnswers } from './batch';
+import { DENY_DEFAULT, DENY_REASONS, type BatchAnswers } from './batch';
 
 /** The answer fields an interned answer depends on, besides its policy and code. */
 const KEY = 5; // srcZone, dstZone, route, nat, natIf
 
 export class AnswerSlots {
-  /** Slots: one per policy, then default-deny and no-route. */
+  /** Slots: one per policy, then one per deny reason without a policy (default-deny, no-route,
+   * broadcast, multicast: codes DENY_DEFAULT.. in order). */
   readonly size: number;
   private readonly keys: Int32Array;
   private readonly held: Uint8Array; // 1: the slot holds an answer
 
   constructor(private readonly policies: number) {
-    this.size = policies + 2;
+    this.size = policies + DENY_REASONS;
     this.keys = new Int32Array(this.size * KEY);
     this.held = new Uint8Array(this.size);
   }
@@ -24,7 +25,7 @@ export class AnswerSlots {
   /** The slot of answer j: its policy's, else its deny reason's. */
   slot(a: BatchAnswers, j: number): number {
     const pol = a.policy[j];
-    return pol >= 0 ? pol : this.policies + (a.code[j] === DENY_DEFAULT ? 0 : 1);
+    return pol >= 0 ? pol : this.policies + (a.code[j] - DENY_DEFAULT);
   }
 
   /** Whether slot s holds an answer built for answer j's zones, route and NAT. */

@@ -71,13 +71,18 @@ export const ALLOW_POLICY = 0;
 export const DENY_POLICY = 1;
 export const DENY_DEFAULT = 2;
 export const DENY_NO_ROUTE = 3;
+/** never forwarded (issue 41): to a connected subnet's broadcast address or 255.255.255.255; to multicast */
+export const DENY_BROADCAST = 4;
+export const DENY_MULTICAST = 5;
+/** the deny codes without a policy, DENY_DEFAULT..DENY_MULTICAST: one answer slot each (answer-slots.ts) */
+export const DENY_REASONS = 4;
 
 /**
  * Answers as indexes into the compiled configuration's tables; CompiledConfig turns a slot
  * into an EvalResult (eval) or into JSON bytes (batchJson).
  */
 export class BatchAnswers {
-  /** ALLOW_POLICY, DENY_POLICY, DENY_DEFAULT or DENY_NO_ROUTE */
+  /** ALLOW_POLICY, DENY_POLICY, DENY_DEFAULT, DENY_NO_ROUTE, DENY_BROADCAST or DENY_MULTICAST */
   readonly code: Uint8Array;
   /** zone index 1..Z, 0: none */
   readonly srcZone: Int32Array;

@@ -10,6 +10,7 @@ import { buildLpm, type LpmData, type LpmEntry } from './lpm';
 import { ANY_ZONE, buildFamilyTable, familyBit, NEVER, updateFamilyTable, type RuleSpec, type ServiceSplits } from './rules';
 import { bytesToBig, serviceSetsOf, sportPiecesOf, SVC_ANY } from './sets';
 import { BuildMemo } from './build-memo';
+import { broadcastWords } from './cast';
 import { listKey, sameObjects, SpecSets } from './spec-sets';
 
 const FAMILIES: Family[] = [4, 6];
@@ -212,6 +213,9 @@ export function compileImage(doc: ConfigDoc, opts: CompileOptions = {}): Compile
     ifaces.push({ name: m.name, zone: zoneIdx.get(m.zone) ?? 0, up: m.state === 'up', addr4: first(4), addr6: first(6) });
     if (m.state === 'up') for (const c of cidrs) subnets.push({ s: c.subnet, i });
   }
+
+  // the broadcast addresses of the up links' IPv4 subnets: never forwarded (cast.ts)
+  arrays.set('bcast4', broadcastWords(subnets.map((x) => x.s)));
 
   const routes: RouteMeta[] = [];
   for (const family of FAMILIES) {

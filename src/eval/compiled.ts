@@ -13,6 +13,7 @@ import { lpm4, lpm6, lpmUnion, type LpmData } from './lpm';
 import { AnswerWriter } from './answer-json';
 import { AnswerObjects } from './answer-objects';
 import { ALLOW_POLICY, BatchAnswers, DENY_DEFAULT, DENY_NO_ROUTE, DENY_POLICY, PacketBatch, scratchAnswers } from './batch';
+import { castCode4, castCode6 } from './cast';
 import { evalBatch } from './packet';
 import { packetKey } from './sets';
 import type { EvalResult, Evaluator, NatAnswer, Packet, RouteAnswer } from './types';
@@ -49,6 +50,7 @@ export class CompiledConfig implements Evaluator {
   private readonly ifIdx: Map<string, number>;
   private readonly polId: Int32Array;
   private readonly polFlags: Int32Array;
+  private readonly bcast4: Int32Array; // the connected subnets' broadcast addresses (cast.ts)
   private readonly routeAnswers: RouteAnswer[];
   private readonly natAnswers: NatAnswer[];
   private readonly natDst: Array<Int32Array | null>; // dnat: the new destination's words
@@ -68,6 +70,7 @@ export class CompiledConfig implements Evaluator {
     this.ifIdx = new Map(this.meta.ifaces.map((m, i) => [m.name, i]));
     this.polId = arrayOf(image, 'pol.id');
     this.polFlags = arrayOf(image, 'pol.flags');
+    this.bcast4 = arrayOf(image, 'bcast4');
     this.routeAnswers = this.meta.routes.map((r) => ({ id: r.id, destination: r.destination }));
     this.natAnswers = this.meta.nat.map((n) => ({ id: n.id, type: n.type, translatedIP: n.translatedIp, translatedPort: n.translatedPort }));
     this.natDst = this.meta.nat.map((n) => {
@@ -185,6 +188,7 @@ export class CompiledConfig implements Evaluator {
     this.loadAddresses(p);
     const ifaces = this.meta.ifaces;
     const sz = this.lookup(F.srcZone, family, 0);
+    if ((family === 4 ? castCode4(w[4], this.bcast4) : castCode6(w[4])) !== 0) return [sz, 0]; // as run()
     const d1 = this.lookup(F.dst, family, 4);
     const route1 = F.dstRoute[d1];
     let n = -1;
@@ -277,6 +281,18 @@ export class CompiledConfig implements Evaluator {
     let sz = szPin;
     if (sz === 0 && inIf >= 0) sz = ifaces[inIf].zone;
     if (sz === 0) sz = this.lookup(F.srcZone, family, 0);
+    // 1b. broadcast and multicast are never forwarded (cast.ts): no route, NAT or policy
+    const cast = family === 4 ? castCode4(w[4], this.bcast4) : castCode6(w[4]);
+    if (cast !== 0) {
+      a.code[j] = cast;
+      a.srcZone[j] = sz;
+      a.dstZone[j] = dzPin;
+      a.route[j] = -1;
+      a.nat[j] = -1;
+      a.natIf[j] = -1;
+      a.policy[j] = -1;
+      return;
+    }
     // 2. route and destination zone
     const d1 = this.lookup(F.dst, family, 4);
     const route1 = F.dstRoute[d1];

@@ -12,7 +12,7 @@ import { isPlainObject } from '../config/json';
 import { MAX_BATCH, PacketBatch, releaseBatch, takeBatch } from './batch';
 import type { EvalResult, Evaluator, Packet } from './types';
 import { PROTO_ICMP, PROTO_TCP, PROTO_UDP } from './types';
-import { isIcmp, PROTO } from '../config/protocols';
+import { isIcmp, PROTO, protocolOf } from '../config/protocols';
 
 export { MAX_BATCH };
 
@@ -98,7 +98,8 @@ function parseInto(json: unknown, b: PacketBatch, i: number, index: number): voi
   else if (p === 'sctp') protocol = PROTO.sctp;
   else if (p === 'icmpv6') protocol = PROTO.icmpv6;
   else if (typeof p === 'number' && Number.isInteger(p) && p >= 0 && p <= 255) protocol = p;
-  else throw bad(index, 'protocol', 'must be tcp, udp, sctp, icmp, icmpv6 or an integer 0-255');
+  // issue 41: any name a service takes, and a number as a string ("47"), as services take it
+  else if ((protocol = protocolOf(p)) < 0) throw bad(index, 'protocol', 'must be a protocol name (tcp, udp, sctp, icmp, icmpv6, gre, ...) or a number 0-255, as an integer or a string');
   const ported = protocol === PROTO_TCP || protocol === PROTO_UDP;
   const dstPort = portField(json['dst-port'], index, 'dst-port', ported);
   const srcPort = portField(json['src-port'], index, 'src-port', false);

@@ -104,6 +104,12 @@ export class ReferenceEvaluator implements Evaluator {
 
     // 1. source zone
     const srcZone = this.sourceZone(p);
+    // 1b. [decision, issue 41] broadcast and multicast are never forwarded: the kernel delivers
+    // them to the firewall itself (or drops them); no route, NAT or policy is consulted
+    const cast = this.castReason(p);
+    if (cast !== null) {
+      return { action: 'deny', reason: cast, srcZone, dstZone: p.dstZone, egressInterface: null, route: null, nat: null, policy: null };
+    }
     // 2. route and destination zone of the original destination
     const route1 = this.route(p.family, p.dst);
     const dstZone1 = p.dstZone ?? this.destinationZone(route1, p.family, p.dst);
@@ -139,6 +145,27 @@ export class ReferenceEvaluator implements Evaluator {
       nat: nat !== null && (dnat || allowed) ? nat.answer : null,
       policy: { id: policy.id, action: policy.action, log: policy.log },
     };
+  }
+
+  /** multicast (224.0.0.0/4, ff00::/8), the limited broadcast, or an up link's IPv4 subnet's
+   * broadcast address (prefixes up to /30: a /31 and a /32 have none). */
+  private castReason(p: Packet): 'broadcast' | 'multicast' | null {
+    const d = p.dst;
+    if (p.family === 6) return d[0] === 0xff ? 'multicast' : null;
+    if ((d[0] & 0xf0) === 0xe0) return 'multicast';
+    if (d.every((b) => b === 255)) return 'broadcast';
+    for (const i of this.ifaceList) {
+      if (!i.up) continue;
+      for (const { subnet } of i.cidrs) {
+        if (subnet.family === 4 && subnet.prefix <= 30 && holds(subnet, 4, d)) {
+          // every host bit set
+          let all = true;
+          for (let bit = subnet.prefix; bit < 32; bit++) if ((d[bit >> 3] & (0x80 >> (bit & 7))) === 0) all = false;
+          if (all) return 'broadcast';
+        }
+      }
+    }
+    return null;
   }
 
   private zoneOf(ifaceName: string): string | null {

@@ -39,7 +39,8 @@ export interface Packet {
 }
 
 export type EvalAction = 'allow' | 'deny';
-export type EvalReason = 'policy' | 'default-deny' | 'no-route';
+// broadcast, multicast (issue 41): a packet the kernel never forwards (docs/eval.md)
+export type EvalReason = 'policy' | 'default-deny' | 'no-route' | 'broadcast' | 'multicast';
 
 export interface RouteAnswer {
   id: number | null; // null: a connected subnet

@@ -40,7 +40,11 @@ test('refusals: the contract codes with details naming the field; nothing create
   await bad({ protocol: 'foo' }, 400, 'ERR_NET_1006', /field "protocol"/);
   await bad({ protocol: '256' }, 400, 'ERR_NET_1006', /field "protocol"/);
   await bad({ protocol: '-1' }, 400, 'ERR_NET_1006', /field "protocol"/);
-  await bad({ protocol: 47 }, 400, 'ERR_NET_1004', /protocol/); // a JSON number: the seed's wrong type
+  // issue 41: a JSON integer is a number like "47"; out of range or a fraction is still refused
+  await bad({ protocol: 256 }, 400, 'ERR_NET_1006', /field "protocol"/);
+  await bad({ protocol: -1 }, 400, 'ERR_NET_1006', /field "protocol"/);
+  await bad({ protocol: 47.5 }, 400, 'ERR_NET_1004', /protocol/);
+  await bad({ protocol: true }, 400, 'ERR_NET_1004', /protocol/);
   await bad({ protocol: 'tcp' }, 400, 'ERR_NET_1004', /ports/);
   await bad({ protocol: 'sctp' }, 400, 'ERR_NET_1004', /ports/);
   await bad({ protocol: '6' }, 400, 'ERR_NET_1004', /ports/);

@@ -86,7 +86,7 @@ describe('services', () => {
     await bad({ name: 's', protocol: 'tcp', ports: [80.5] }, 400, 'ERR_NET_1004', /ports/);
     await bad({ name: 's', protocol: 'tcp', ports: [{}] }, 400, 'ERR_NET_1004');
     await bad({ name: 's', protocol: 'tcp', ports: 80 }, 400, 'ERR_NET_1004', /ports/);
-    await bad({ name: 's', protocol: 6, ports: [1] }, 400, 'ERR_NET_1004', /protocol/);
+    await bad({ name: 's', protocol: 6.5, ports: [1] }, 400, 'ERR_NET_1004', /protocol/); // issue 41: 6 is tcp, 6.5 no protocol
     await bad({ name: 5, protocol: 'tcp', ports: [1] }, 400, 'ERR_NET_1004', /name/);
     await bad({ protocol: 'tcp', ports: [1] }, 400, 'ERR_NET_1004', /missing field "name"/);
     await bad({ name: 's', ports: [1] }, 400, 'ERR_NET_1004', /missing field "protocol"/);

@@ -21,7 +21,7 @@ const Port = Type.Integer({ minimum: 0, maximum: 65535 });
 export const PacketBody = Type.Object({
   'src-ip': Type.String(),
   'dst-ip': Type.String({ description: 'of the family of src-ip' }),
-  protocol: Type.Union([oneOf(['tcp', 'udp', 'sctp', 'icmp', 'icmpv6'] as const), Type.Integer({ minimum: 0, maximum: 255 })]),
+  protocol: Type.Union([Type.String({ description: 'a protocol name (tcp, udp, sctp, icmp, icmpv6, gre, esp, ...) or its number as a string ("47")' }), Type.Integer({ minimum: 0, maximum: 255 })]),
   'dst-port': Type.Optional(Type.Union([Port, Type.Null()], { description: 'required for tcp and udp' })),
   'src-port': Type.Optional(Type.Union([Port, Type.Null()])),
   'in-interface': Type.Optional(Type.Union([Type.String(), Type.Null()])),
@@ -34,7 +34,7 @@ const BatchBody = Type.Object({ packets: Type.Array(PacketBody, { maxItems: 1000
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 const EvalAnswer = Type.Object({
   action: oneOf(['allow', 'deny'] as const),
-  reason: oneOf(['policy', 'default-deny', 'no-route'] as const),
+  reason: oneOf(['policy', 'default-deny', 'no-route', 'broadcast', 'multicast'] as const),
   srcZone: Nullable(Type.String()),
   dstZone: Nullable(Type.String()),
   egressInterface: Nullable(Type.String()),

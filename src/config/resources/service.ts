@@ -15,6 +15,8 @@
 // - `ports` is required for tcp, udp and sctp (missing: 400 ERR_NET_1004, as the seed's shape
 //   check answered for tcp and udp) and refused for the other protocols unless empty (400
 //   ERR_NET_1006 naming the protocol, as the seed refused "icmp" with ports). An unknown protocol name or a number outside 0-255: 400 ERR_NET_1006.
+//   A number may be a JSON integer or a decimal string (issue 41, as POST /api/eval); a
+//   fraction or another JSON type is 400 ERR_NET_1004.
 // - `icmp-type` and `icmp-code` (0-255, else 400 ERR_NET_1008) only for icmp and icmpv6, and a
 //   code only with a type (else 400 ERR_NET_1004). The merged service of a PUT is checked as
 //   a whole. A PUT changes the protocol only between tcp and udp, as the seed's edits did
@@ -31,15 +33,18 @@ import type { ResourceOps } from '../resource';
 import { FwError } from '../../errors';
 import { removeUnused } from '../refs';
 import { checkName, checkRange, checkSameKey, existing, shapeChecker } from '../validate';
-import { hasPorts, isIcmp, protocolName, protocolNumber, PROTOCOL_NUMBERS } from '../protocols';
+import { hasPorts, isIcmp, protocolName, protocolNumber, protocolOf, PROTOCOL_NUMBERS } from '../protocols';
 
 const MAX_PORT_ENTRIES = 1024;
 /** The protocols a PUT may swap between (the seed's, whose edits refuse every other protocol). */
 const SEED_PROTOCOLS = ['tcp', 'udp'];
 
 const Ports = Type.Array(Type.Union([Type.Integer(), Type.String()]));
-// a number is written as a string ("47"): the seed refuses a JSON number here (wrong type)
-const ProtocolField = Type.String({ description: 'tcp, udp, sctp, icmp, icmpv6, another IP protocol\'s name, or its number 0-255 as a string ("47")' });
+// issue 41: a number is written as a JSON integer (47) or a string ("47"), as POST /api/eval
+// takes it (this reverses, on purpose, the earlier refusal of a JSON number as the seed's wrong type)
+const ProtocolField = Type.Union([Type.String(), Type.Integer()], {
+  description: 'tcp, udp, sctp, icmp, icmpv6, another IP protocol\'s name, or its number 0-255 (an integer, 47, or a string, "47")',
+});
 const extra = {
   ports: Type.Optional(Ports),
   'icmp-type': Type.Optional(Type.Integer({ description: 'icmp/icmpv6 only: 0-255' })),
@@ -96,10 +101,10 @@ export function checkPorts(ports: Array<number | string>, field = 'ports'): Port
 }
 
 /** A protocol as stored: a name of protocols.ts, or the decimal number of one without a name. */
-function checkProtocol(value: string): Protocol {
-  const n = PROTOCOL_NUMBERS.get(value) ?? (/^\d{1,3}$/.test(value) ? Number(value) : -1);
-  if (n < 0 || n > 255) {
-    throw new FwError('ERR_NET_1006', `field "protocol": "${value}" is neither a known protocol name (${[...PROTOCOL_NUMBERS.keys()].join(', ')}) nor a number 0-255`);
+function checkProtocol(value: string | number): Protocol {
+  const n = protocolOf(value);
+  if (n < 0) {
+    throw new FwError('ERR_NET_1006', `field "protocol": ${JSON.stringify(value)} is neither a known protocol name (${[...PROTOCOL_NUMBERS.keys()].join(', ')}) nor a number 0-255`);
   }
   return protocolName(n);
 }
