@@ -36,6 +36,7 @@ export const ERRORS = {
   ERR_SYS_3002: { status: 409, message: 'configuration session held by another admin' },
   ERR_SYS_3003: { status: 400, message: 'commit validation failed' },
   ERR_SYS_3004: { status: 409, message: 'no commit is waiting for confirmation' },
+  ERR_SYS_3005: { status: 409, message: 'this node is not a member of an enabled HA pair' },
   ERR_SYS_4001: { status: 500, message: 'internal error' },
   ERR_SYS_4002: { status: 503, message: 'store unavailable' },
   ERR_SYS_4004: { status: 504, message: 'commit did not finish in time' },

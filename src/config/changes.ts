@@ -20,7 +20,8 @@ export type ResourceKind =
   | 'dhcp'
   | 'route'
   | 'policy'
-  | 'nat';
+  | 'nat'
+  | 'ha';
 
 /** A change of one object: what a single create, update, delete or move request asks. */
 export type ObjectChange =

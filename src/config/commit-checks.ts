@@ -5,6 +5,7 @@
 // line each, each line naming its object, in a fixed order: interface and VLAN addresses,
 // VLANs, zones, DHCP pools, routes, NAT rules; within a kind by name or id.
 import { GroupFlattener } from './groups';
+import { haProblems, pairView } from './ha';
 import type { ConfigDoc, DhcpPool, NatRule, PortEntry, RouteObj } from './types';
 import { applyMask, cidrContainsIp, compareIp, formatCidr, formatIp, ipEquals, maskBytes, parseIp, type Cidr, type IpAddr } from './net';
 import { linkCidrs, poolSubnet, type Addressed } from './link-addresses';
@@ -201,8 +202,10 @@ function checkRa(all: Link[], out: string[]): void {
 }
 
 /** Every problem of the document, one line each; [] when it can be committed. */
-export function commitChecks(doc: ConfigDoc): string[] {
-  const out: string[] = [];
+export function commitChecks(given: ConfigDoc): string[] {
+  // an HA pair's links are checked with their virtual addresses (ha.ts pairView)
+  const doc = pairView(given);
+  const out: string[] = [...haProblems(given)];
   const all = links(doc);
   checkSharedAddresses(all, out);
   checkRa(all, out);

@@ -52,6 +52,7 @@ function table(doc: ConfigDoc, kind: string): Keyed {
     case 'interface': return doc.interfaces;
     case 'vlan': return doc.vlans;
     case 'dhcp': return doc.dhcp;
+    case 'ha': return new Map(doc.ha ? [['ha', doc.ha]] : []);
     default: return new Map(rules(doc, kind).map((r) => [String(r.id), r]));
   }
 }

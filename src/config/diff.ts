@@ -3,7 +3,7 @@
 import type { ConfigDoc } from './types';
 
 export interface DiffItem {
-  kind: string; // address, service, address-group, service-group, zone, interface, vlan, dhcp, route, policy, nat
+  kind: string; // address, service, address-group, service-group, zone, interface, vlan, dhcp, route, policy, nat, ha
   key: string; // name, interface or id
 }
 
@@ -53,6 +53,8 @@ export function diffDocs(running: ConfigDoc, candidate: ConfigDoc): ConfigDiff {
       for (const key of keys.sort(byName)) list.push({ kind, key });
     }
   }
+  // the HA pair is one document (PUT /api/ha)
+  if (!same(running.ha, candidate.ha)) (running.ha === undefined ? out.added : candidate.ha === undefined ? out.deleted : out.changed).push({ kind: 'ha', key: 'ha' });
   for (const [kind, field] of RULES) {
     const reordered = diffRules(kind, running[field], candidate[field], out);
     if (reordered && kind !== 'route') out.reordered.push(field);

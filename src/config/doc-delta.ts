@@ -20,6 +20,8 @@ export interface DocDelta {
    * or the whole table */
   rules: Partial<Record<Rules, { at: Array<[number, unknown]> } | { all: unknown[] }>>;
   counters: ConfigDoc['counters'];
+  /** the HA document when it changed (null: removed) */
+  ha?: { value: ConfigDoc['ha'] | null };
 }
 
 /** Whether two rule tables hold the same ids in the same order (rules replaced in place at most). */
@@ -29,6 +31,7 @@ function sameIds(old: ReadonlyArray<{ id: number }>, neu: ReadonlyArray<{ id: nu
 
 export function docDelta(base: ConfigDoc, doc: ConfigDoc): DocDelta {
   const delta: DocDelta = { named: {}, rules: {}, counters: { ...doc.counters } };
+  if (base.ha !== doc.ha) delta.ha = { value: doc.ha ?? null };
   for (const f of NAMED) {
     const old = base[f] as ReadonlyMap<string, unknown>, neu = doc[f] as ReadonlyMap<string, unknown>;
     const set: Array<[string, unknown]> = [];
@@ -89,6 +92,7 @@ export function applyDeltaTo(doc: ConfigDoc, delta: DocDelta, keyOrder: boolean)
     }
   }
   doc.counters = { ...delta.counters };
+  if (delta.ha) doc.ha = delta.ha.value ?? undefined;
   return doc;
 }
 
@@ -102,6 +106,7 @@ export function applyDeltaTo(doc: ConfigDoc, delta: DocDelta, keyOrder: boolean)
  * never mutated (running versions), so sharing is safe. Returns `doc`.
  */
 export function shareUnchanged(base: ConfigDoc, doc: ConfigDoc): ConfigDoc {
+  if (base.ha !== doc.ha && same(base.ha, doc.ha)) doc.ha = base.ha;
   for (const f of NAMED) {
     const old = base[f] as ReadonlyMap<string, unknown>, neu = doc[f] as Map<string, unknown>;
     for (const [k, v] of neu) {

@@ -1,5 +1,6 @@
 // Creating, copying and (de)serializing configuration documents.
 import type { ConfigDoc, InterfaceObj } from './types';
+import type { HaConfig } from './ha';
 
 export function emptyDoc(interfaceNames: string[] = []): ConfigDoc {
   const interfaces = new Map<string, InterfaceObj>();
@@ -19,6 +20,7 @@ export function emptyDoc(interfaceNames: string[] = []): ConfigDoc {
     policies: [],
     nat: [],
     counters: { policy: 0, nat: 0, route: 0 },
+    ha: undefined,
   };
 }
 
@@ -37,6 +39,8 @@ export interface SerializedDoc {
   policies: unknown[];
   nat: unknown[];
   counters: ConfigDoc['counters'];
+  /** the HA pair (issue 39): absent in documents without one */
+  ha?: HaConfig;
 }
 
 /** The document's named collections (maps by name), in the order they are written. */
@@ -62,6 +66,7 @@ export function serializeDoc(doc: ConfigDoc): SerializedDoc {
     policies: doc.policies,
     nat: doc.nat,
     counters: doc.counters,
+    ...(doc.ha ? { ha: doc.ha } : {}),
   };
 }
 
@@ -78,6 +83,7 @@ export function parseDoc(s: SerializedDoc): ConfigDoc {
   doc.policies = s.policies as ConfigDoc['policies'];
   doc.nat = s.nat as ConfigDoc['nat'];
   doc.counters = { ...s.counters };
+  doc.ha = s.ha;
   return doc;
 }
 
@@ -107,5 +113,6 @@ export function workingCopy(doc: ConfigDoc): ConfigDoc {
     policies: doc.policies,
     nat: doc.nat,
     counters: { ...doc.counters },
+    ha: doc.ha,
   };
 }

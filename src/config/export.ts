@@ -11,6 +11,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { metaOf } from './rule-meta';
 import type { ConfigDoc, DhcpPool, GroupObj, InterfaceObj, NatRule, PolicyObj, RouteObj, VlanObj, ZoneObj, AddressObj, ServiceObj } from './types';
 import { linkExtraFields, linkExtraModel } from './render/objects';
+import { HaModel, renderHa, type HaConfig } from './ha';
 
 export const EXPORT_FORMAT = 'fwd-config/1';
 
@@ -50,6 +51,8 @@ export const ExportModel = Type.Object({
     id: Id, description: Str, type: Str, 'src-zone': Str, 'dst-zone': Str, 'src-addr': Str, 'dst-addr': Str, service: Str,
     'translated-ip': Str, 'translated-port': Str, 'out-interface': Str, ...meta,
   }, open)),
+  // the HA pair (issue 39): written only when configured, so older documents load unchanged
+  ha: Type.Optional(HaModel),
 }, { additionalProperties: false, description: `a whole configuration, format "${EXPORT_FORMAT}"` });
 export type ConfigExport = Static<typeof ExportModel>;
 
@@ -102,10 +105,11 @@ export function exportDoc(doc: ConfigDoc, version: number): ConfigExport {
     routes: doc.routes.map(route),
     policies: doc.policies.map(policy),
     nat: doc.nat.map(nat),
+    ...(doc.ha ? { ha: renderHa(doc.ha) } : {}),
   };
 }
 
 /** Each kind of object in its document (API) spelling: what a field-level diff compares. */
 export const EXPORT_FORMS: Readonly<Record<string, (o: never) => Record<string, unknown>>> = {
-  address, service, 'address-group': group, 'service-group': group, zone, interface: iface, vlan, dhcp, route, policy, nat,
+  ha: (h: HaConfig) => renderHa(h), address, service, 'address-group': group, 'service-group': group, zone, interface: iface, vlan, dhcp, route, policy, nat,
 };

@@ -90,7 +90,7 @@ function collectionsOf(input: unknown, problems: Problems): Partial<Record<Colle
     problems.add('ERR_NET_1004', 'the document must be an object');
     return out;
   }
-  const known = new Set<string>(['format', 'version', ...COLLECTIONS]);
+  const known = new Set<string>(['format', 'version', 'ha', ...COLLECTIONS]);
   for (const k of Object.keys(input)) if (!known.has(k)) problems.add('ERR_NET_1004', `unknown field "${k}"`);
   if (input.format !== undefined && input.format !== EXPORT_FORMAT) {
     problems.add('ERR_NET_1004', `format: "${String(input.format)}" is not "${EXPORT_FORMAT}"`);
@@ -247,11 +247,20 @@ export function loadDocument(doc: ConfigDoc, input: unknown, mode: LoadMode): vo
   const merge = mode === 'merge';
   const work = merge ? workingCopy(doc) : emptyDoc([...doc.interfaces.keys()]);
   if (!merge) work.counters = { ...doc.counters };
+  if (!merge) work.ha = undefined;
   for (const part of PARTS) {
     const items = parts[part.collection];
     if (!items) continue;
     if (part.table) loadNamed(work, part, items, merge, problems);
     else loadRules(work, doc[RESOURCES[part.kind].rules!.table], part, items, merge, problems);
+  }
+  // the HA pair last: it names links (issue 39); absent, a replace has none and a merge keeps it
+  if (isPlainObject(input) && input.ha !== undefined) {
+    try {
+      RESOURCES.ha.update!(work, 'ha', input.ha);
+    } catch (e) {
+      problems.addError('ha', e);
+    }
   }
   if (problems.count) throw problems.error();
   Object.assign(doc, work);

@@ -1,6 +1,7 @@
 // Who references an object: the one place that knows every reference between resources,
 // used to refuse deleting an object in use (409 ERR_NET_2007 naming every referrer).
 import type { ConfigDoc } from './types';
+import { haNamesLink } from './ha';
 import { checkUnused, existing } from './validate';
 import { groupsHolding } from './groups';
 
@@ -35,6 +36,7 @@ export function referrers(doc: ConfigDoc, kind: RefKind, name: string): string[]
     for (const v of doc.vlans.values()) if (v.parent === name) out.push(`vlan ${v.name}`);
     if (doc.dhcp.has(name)) out.push(`dhcp ${name}`);
     for (const r of doc.routes) if (r.interface === name) out.push(`route ${r.id}`);
+    if (doc.ha && haNamesLink(doc.ha, name)) out.push('ha');
   }
   return out;
 }

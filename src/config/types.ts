@@ -4,6 +4,8 @@
 // "any" is stored as "" for a zone, an address, a NAT service or an out-interface, and as []
 // for a policy's services.
 
+import type { HaConfig } from './ha';
+
 // a protocol's name ("tcp", "icmp", "gre"), or its number when it has none ("253"): protocols.ts
 export type Protocol = string;
 export type PortEntry = number | string; // 443, or a range "1024-65535" (low < high)
@@ -141,4 +143,6 @@ export interface ConfigDoc {
   policies: PolicyObj[]; // evaluation order
   nat: NatRule[]; // evaluation order
   counters: Counters;
+  /** the HA pair (ha.ts); undefined when never configured. Always an own property (undo.ts restores it). */
+  ha?: HaConfig;
 }

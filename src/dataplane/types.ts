@@ -2,6 +2,7 @@
 // in validate and commit, and apply() before a commit is made durable; app.ts picks the
 // implementation from FW_DATAPLANE (none: nothing is enforced, development machines are
 // untouched; linux: nftables and iproute2, see linux.ts).
+import type { HaControl } from './ha-types';
 import type { ConfigDoc } from '../config/types';
 import type { ConnEntry, Narrowing } from './conntrack';
 import type { HitRecord } from './hits';
@@ -54,6 +55,8 @@ export interface DataPlane {
   endConnections(entries: readonly ConnEntry[]): Promise<number>;
   /** The kernel's traffic records (logged first packets, through NFLOG and ulogd), or null without a kernel. */
   readonly traffic: TrafficFeed | null;
+  /** The HA pair's runtime (keepalived, conntrackd: issue 39), or null without a kernel. */
+  readonly ha?: HaControl | null;
   close(): Promise<void>;
 }
 

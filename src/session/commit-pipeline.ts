@@ -18,6 +18,7 @@ import type { Candidate, CandidateReplica } from './candidate';
 import { COMMIT_IN_PROGRESS, type CommitGuard, conflictAsSessionError, sessionBusy } from './conflicts';
 import { downLinkWarnings } from '../dataplane/down-links';
 import { expansionProblem } from '../config/expansion';
+import { haWarnings } from '../config/ha';
 import type { SessionLifecycle } from './lifecycle';
 import { PhaseClock } from './phase-clock';
 import { RunningState } from './running';
@@ -87,7 +88,7 @@ export class CommitPipeline<C> {
     const { doc } = await this.lifecycle.candidate();
     await this.checkCommittable(doc);
     const { warnings } = await this.compileInTime(doc);
-    return { warnings: [...downLinkWarnings(doc), ...warnings] };
+    return { warnings: [...downLinkWarnings(doc), ...haWarnings(doc), ...warnings] };
   }
 
   /**
@@ -173,7 +174,7 @@ export class CommitPipeline<C> {
     clock.mark('checks');
     const { compiled, warnings: analysis, base, delta, summary } = await this.compileAndDiff(cand.doc);
     clock.mark('compile');
-    const warnings = [...downLinkWarnings(cand.doc), ...analysis];
+    const warnings = [...downLinkWarnings(cand.doc), ...haWarnings(cand.doc), ...analysis];
     const meta: VersionMeta = {
       version: base.meta.version + 1,
       author: job.user,
