@@ -1,5 +1,5 @@
 // `node dist/bench/commit-cpu.js --scale ...`: the commit at scale over HTTP (commit-scale.ts).
-// `node dist/bench/commit-cpu.js [--rounds N] [--against DIST] [--policies N] [--change policy|address]`: the compile worker's part of
+// `node dist/bench/commit-cpu.js [--rounds N] [--against DIST] [--policies N [--generator SHAPE]] [--change policy|address]`: the compile worker's part of
 // a commit of the 20,000-policy generated configuration (policySpecs, compileImage, analyze),
 // step by step, in a worker thread with the compile pool's resource limits (the 8 MB young
 // generation shapes the GC cost). With --against DIST (another build's dist directory, e.g.
@@ -19,6 +19,7 @@ import { startBuildWorker, type BuildWorker } from './build-worker';
 import { median } from './stats';
 import { scaleBench } from './commit-scale';
 import { oneChange, type ChangeKind } from './one-change';
+import { isShape, shapeConfig, SHAPES, type Shape } from './shapes';
 
 const STEPS = ['specs', 'compile', 'analyze', 'total'] as const;
 type Step = (typeof STEPS)[number];
@@ -36,14 +37,15 @@ function cpuMs(): number {
 }
 
 /** Worker side: load the build in `dist`, generate the document once, run a round per message. */
-function serve(dist: string, scale: number, change: ChangeKind | null): void {
+function serve(dist: string, scale: number, change: ChangeKind | null, generator: string): void {
   /* eslint-disable @typescript-eslint/no-require-imports */
   const compile = require(path.join(dist, 'src/eval/compile.js')) as typeof import('../src/eval/compile');
   const analysis = require(path.join(dist, 'src/eval/analysis.js')) as typeof import('../src/eval/analysis');
   const compiled = require(path.join(dist, 'src/eval/compiled.js')) as typeof import('../src/eval/compiled');
   const gen = require(path.join(dist, 'bench/generate.js')) as typeof import('./generate');
   const scaleGen = require(path.join(dist, 'bench/scale-config.js')) as typeof import('./scale-config');
-  let doc = scale > 0 ? scaleGen.scaleConfig({ policies: scale }) : gen.generateConfig(gen.REALISTIC);
+  // --generator: one of bench/shapes.ts's (this build's generator, so both builds get the same document)
+  let doc = scale > 0 ? (generator === 'random' ? scaleGen.scaleConfig({ policies: scale }) : shapeConfig(generator as Shape, scale)) : gen.generateConfig(gen.REALISTIC);
   // --change: each round makes one change, then compiles with this thread's last build (a
   // build without build-memo.js compiles it whole, as the compile worker did before)
   const document = require(path.join(dist, 'src/config/document.js')) as typeof import('../src/config/document');
@@ -103,8 +105,8 @@ function serve(dist: string, scale: number, change: ChangeKind | null): void {
   parentPort!.postMessage('ready');
 }
 
-function start(label: string, dist: string, scale: number, change: ChangeKind | null): BuildWorker<RoundResult> {
-  return startBuildWorker<RoundResult>(__filename, label, { dist, scale, change });
+function start(label: string, dist: string, scale: number, change: ChangeKind | null, generator: string): BuildWorker<RoundResult> {
+  return startBuildWorker<RoundResult>(__filename, label, { dist, scale, change, generator });
 }
 
 async function main(): Promise<void> {
@@ -118,8 +120,11 @@ async function main(): Promise<void> {
   // --change policy|address: one change a round, compiled from the thread's last build
   const change = (arg('--change') ?? null) as ChangeKind | null;
   if (change && change !== 'policy' && change !== 'address') throw new Error('--change policy|address');
-  const builds = [start('this build', path.resolve(__dirname, '..'), scale, change)];
-  if (against) builds.push(start(`against ${against}`, path.resolve(against), scale, change));
+  // --generator random|cross-zone|grouped|ipv6-heavy|classbench (with --policies)
+  const generator = arg('--generator') ?? 'random';
+  if (generator !== 'random' && !isShape(generator)) throw new Error(`--generator: random, ${SHAPES.join(', ')}`);
+  const builds = [start('this build', path.resolve(__dirname, '..'), scale, change, generator)];
+  if (against) builds.push(start(`against ${against}`, path.resolve(against), scale, change, generator));
   await Promise.all(builds.map((b) => b.ready));
   const results = builds.map(() => [] as RoundResult[]);
   const loads: number[] = [];
@@ -135,7 +140,7 @@ async function main(): Promise<void> {
   process.stderr.write('\n');
   const fmt = (x: number) => Math.round(x).toLocaleString('en-US');
   if (change) console.log(`\nOne ${change} changed each round, then compiled (this build: from its last build; analysis not run)`);
-  console.log(`\nCompile worker steps, ${scale > 0 ? `${scale.toLocaleString('en-US')} random policies (bench/scale-config.ts)` : '20,000 generated policies'}, ${rounds} rounds each after a warm-up, young generation ${WORKER_RESOURCE_LIMITS.maxYoungGenerationSizeMb} MB; median wall ms / CPU ms`);
+  console.log(`\nCompile worker steps, ${scale > 0 ? `${scale.toLocaleString('en-US')} ${generator} policies (bench/${generator === 'random' ? 'scale-config' : 'shapes'}.ts)` : '20,000 generated policies'}, ${rounds} rounds each after a warm-up, young generation ${WORKER_RESOURCE_LIMITS.maxYoungGenerationSizeMb} MB; median wall ms / CPU ms`);
   console.log(`load average (1 min) during the rounds: ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}; ${os.cpus().length} cores, ${os.cpus()[0].model}, Node ${process.version}\n`);
   console.log(`| build | ${STEPS.join(' | ')} | GC pauses ms |`);
   console.log(`|---|${STEPS.map(() => '---:').join('|')}|---:|`);
@@ -155,6 +160,6 @@ if (isMainThread) {
     process.exit(1);
   });
 } else {
-  const wd = workerData as { dist: string; scale: number; change: ChangeKind | null };
-  serve(wd.dist, wd.scale, wd.change);
+  const wd = workerData as { dist: string; scale: number; change: ChangeKind | null; generator: string };
+  serve(wd.dist, wd.scale, wd.change, wd.generator);
 }

@@ -1,5 +1,5 @@
 // Commit at scale (issue 30): `npm run bench:commit -- --scale [--sizes 20000,100000]
-// [--generators random,realistic] [--stores embedded,redis] [--instances 3] [--against DIST]
+// [--generators random,realistic|shapes|cross-zone,grouped,ipv6-heavy,classbench] [--classbench DIR] [--stores embedded,redis] [--instances 3] [--against DIST]
 // [--settle] [--changes N]`.
 // For each generator (bench/scale-config.ts: the issue's flat random rule base;
 // bench/generate.ts: the realistic one, addresses scaled with the policies), size and store,
@@ -36,6 +36,7 @@ import { loadable } from './automation';
 import { generateConfig, REALISTIC } from './generate';
 import { closeAgent, fmt, login, request, startInstance, type Instance } from './http-load';
 import { scaleConfig } from './scale-config';
+import { CLASSBENCH_DIR, isShape, shapeConfig, SHAPES } from './shapes';
 import { median } from './stats';
 
 function arg(name: string, def: string): string {
@@ -45,7 +46,8 @@ function arg(name: string, def: string): string {
 
 const opts = {
   sizes: arg('sizes', '20000,100000').split(',').map(Number),
-  generators: arg('generators', 'random,realistic').split(','),
+  // `shapes`: the tidy one (random) and bench/shapes.ts's four (issue 44)
+  generators: arg('generators', 'random,realistic').replace('shapes', ['random', ...SHAPES].join(',')).split(','),
   stores: arg('stores', 'embedded,redis').split(','),
   instances: Number(arg('instances', '3')),
   against: process.argv.includes('--against') ? path.resolve(arg('against', '')) : null,
@@ -80,10 +82,13 @@ const COLUMNS: Array<[keyof Row, string]> = [
   ['listFirstMs', 'list first byte ms'], ['listMs', 'list total ms'], ['rssMb', 'RSS MB'], ['cpuMs', 'daemons CPU ms'],
 ];
 
-function generate(generator: string, policies: number): ConfigDoc {
+/** The rule base of a generator: `random` (bench/scale-config.ts, the tidy shape),
+ * `realistic` (bench/generate.ts) or one of bench/shapes.ts's (issue 44). */
+export function generate(generator: string, policies: number): ConfigDoc {
   if (generator === 'random') return scaleConfig({ policies });
   if (generator === 'realistic') return generateConfig({ ...REALISTIC, policies, addresses: Math.round((REALISTIC.addresses * policies) / REALISTIC.policies) });
-  throw new Error(`--generators: random or realistic, not ${generator}`);
+  if (isShape(generator)) return shapeConfig(generator, policies, { classbenchDir: arg('classbench', CLASSBENCH_DIR) });
+  throw new Error(`--generators: random, realistic, ${SHAPES.join(', ')}; not ${generator}`);
 }
 
 const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
@@ -139,7 +144,7 @@ async function allDeep(daemons: Instance[], tokens: string[]): Promise<void> {
 
 /** The i-th change of an address object: its ips moved to a neighbouring host of its first network. */
 function changedAddress(doc: ConfigDoc, i: number): [string, string] {
-  const users = doc.policies.filter((p) => p.srcAddr && doc.addresses.get(p.srcAddr)!.ips[0].includes('.'));
+  const users = doc.policies.filter((p) => doc.addresses.get(p.srcAddr)?.ips[0].includes('.'));
   const used = users[(i * 97) % users.length].srcAddr;
   const [a, b, c, d] = doc.addresses.get(used)!.ips[0].split('/')[0].split('.').map(Number);
   return [used, JSON.stringify({ ips: [`${a}.${b}.${c}.${(d + 1) % 256}/32`] })];
@@ -251,6 +256,8 @@ export async function scaleBench(): Promise<void> {
   const ratio = builds.length > 1;
   console.log(`| generator | policies / addresses | store | build | ${COLUMNS.map(([, h]) => h).join(' | ')} | list MB | load avg |`);
   console.log(`|---|---|---|---|${COLUMNS.map(() => '---:').join('|')}|---:|---:|`);
+  // this build's rows of the first store, by generator and size, for the shapes table
+  const mine = new Map<string, Map<number, Row>>();
   for (const generator of opts.generators) {
     for (const size of opts.sizes) {
       const doc = generate(generator, size);
@@ -266,6 +273,10 @@ export async function scaleBench(): Promise<void> {
           });
           if (!r) continue;
           rows.push(r);
+          if (rows.length === 1 && store === opts.stores[0]) {
+            if (!mine.has(generator)) mine.set(generator, new Map());
+            mine.get(generator)!.set(size, r);
+          }
           const cells = COLUMNS.map(([k]) => (ratio && rows.length > 1 ? `${fmt(r[k])} (${(rows[0][k] / r[k]).toFixed(2)}x)` : fmt(r[k])));
           console.log(`${where} ${cells.join(' | ')} | ${(r.listBytes / 1048576).toFixed(1)} | ${before.toFixed(1)}-${os.loadavg()[0].toFixed(1)} |`);
         }
@@ -273,4 +284,22 @@ export async function scaleBench(): Promise<void> {
     }
   }
   if (ratio) console.log('\n(ratio: this build\'s value over the other build\'s: below 1 is faster or smaller here)');
+  shapesTable(mine);
+}
+
+/** Every generator side by side (issue 44): per size, the full commit, the one-change commits
+ * and their ratio to the smallest size of the same generator (1,000 with `--sizes 1000,...`), RSS. */
+function shapesTable(mine: Map<string, Map<number, Row>>): void {
+  if (mine.size === 0) return;
+  const low = Math.min(...opts.sizes);
+  console.log(`\nShapes side by side (this build, ${opts.stores[0]} store; x: the change's time over the same generator's at ${fmt(low)} policies)\n`);
+  console.log('| shape | policies | full commit ms | address + commit ms | x | policy + commit ms | x | RSS MB |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+  for (const [generator, bySize] of mine) {
+    const first = bySize.get(low);
+    for (const [size, r] of [...bySize].sort((a, b) => a[0] - b[0])) {
+      const x = (k: 'addressMs' | 'policyMs') => (first && size !== low ? `${(r[k] / first[k]).toFixed(1)}x` : '');
+      console.log(`| ${generator} | ${fmt(size)} | ${fmt(r.commitMs)} | ${fmt(r.addressMs)} | ${x('addressMs')} | ${fmt(r.policyMs)} | ${x('policyMs')} | ${fmt(r.rssMb)} |`);
+    }
+  }
 }

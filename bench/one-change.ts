@@ -17,7 +17,10 @@ export function oneChange(doc: ConfigDoc, kind: ChangeKind, round: number, copy:
     ps[k] = { ...p, action: p.action === 'allow' ? 'deny' : 'allow', dstAddr: p.dstAddr === other.dstAddr ? p.srcAddr : other.dstAddr };
   } else {
     const names = [...doc.addresses.keys()];
-    const a = doc.addresses.get(names[k % names.length])!;
+    // the k-th address or the next IPv4 one (bench/shapes.ts's ipv6-heavy shape)
+    let n = k % names.length;
+    for (let t = 0; t < names.length && !doc.addresses.get(names[n])!.ips[0].includes('.'); t++) n = (n + 1) % names.length;
+    const a = doc.addresses.get(names[n])!;
     // another host in the same /16 (the scale configuration's zones are 10.z.0.0/16)
     const [o1, o2] = a.ips[0].split('.');
     out.addresses.set(a.name, { ...a, ips: [`${o1}.${o2}.${round % 256}.${(k % 254) + 1}/32`] });
