@@ -41,6 +41,8 @@ export type Change =
 export interface ApplyContext {
   /** For a rollback: the document of the version it loads. */
   versionDoc?: ConfigDoc;
+  /** For a load: its result made beforehand from this very document (load.ts prepareLoad) */
+  loaded?: ConfigDoc;
 }
 
 export function applyChange(doc: ConfigDoc, change: Change, ctx: ApplyContext = {}): ChangeResult {
@@ -48,7 +50,8 @@ export function applyChange(doc: ConfigDoc, change: Change, ctx: ApplyContext = 
     case 'rollback':
       return applyRollback(doc, ctx);
     case 'load':
-      loadDocument(doc, change.config, change.mode);
+      if (ctx.loaded) Object.assign(doc, ctx.loaded);
+      else loadDocument(doc, change.config, change.mode);
       return {};
     case 'batch':
       return applyBatch(doc, change.changes);

@@ -117,20 +117,25 @@ function loadOrder(part: Part, items: unknown[]): number[] {
 }
 
 /** Loads the name-keyed objects of one collection: create, or update (merge) what exists. */
-function loadNamed(work: ConfigDoc, part: Part, items: unknown[], merge: boolean, problems: Problems): void {
+function* loadNamed(work: ConfigDoc, part: Part, items: unknown[], merge: boolean, problems: Problems): Generator<void, void> {
   const ops: ResourceOps = RESOURCES[part.kind];
   const table = work[part.table!] as Map<string, unknown>;
   const seen = new Set<string>();
-  loadOrder(part, items).forEach((i) => {
+  for (const i of loadOrder(part, items)) {
+    yield;
     const item = items[i];
     const where = `${part.collection}[${i}]`;
     const key = isPlainObject(item) ? item[part.key!] : undefined;
     if (typeof key === 'string') {
-      if (seen.has(key)) return problems.add('ERR_NET_2006', `${where}.${part.key}: "${key}" appears twice in the document`);
+      if (seen.has(key)) {
+        problems.add('ERR_NET_2006', `${where}.${part.key}: "${key}" appears twice in the document`);
+        continue;
+      }
       seen.add(key);
     }
     if (part.kind === 'zone' && isPlainObject(item) && item.interfaces !== undefined) {
-      return problems.add('ERR_NET_1004', `${where}.interfaces: membership is written as each interface's and VLAN's "zone"`);
+      problems.add('ERR_NET_1004', `${where}.interfaces: membership is written as each interface's and VLAN's "zone"`);
+      continue;
     }
     try {
       // interfaces are a fixed inventory: always an update (404 for one the firewall has not)
@@ -139,7 +144,7 @@ function loadNamed(work: ConfigDoc, part: Part, items: unknown[], merge: boolean
     } catch (e) {
       problems.addError(where, e);
     }
-  });
+  }
 }
 
 /** The id a rule of the document gives, or undefined; a bad or repeated one is a problem. */
@@ -205,7 +210,7 @@ function matchIds(previous: readonly Rule[], added: Array<{ rule: Rule; id: numb
 }
 
 /** Loads one rule table: every rule checked, ids kept, matched (replace) or handed out, the table assigned once. */
-function loadRules(work: ConfigDoc, previous: readonly Rule[], part: Part, items: unknown[], merge: boolean, problems: Problems): void {
+function* loadRules(work: ConfigDoc, previous: readonly Rule[], part: Part, items: unknown[], merge: boolean, problems: Problems): Generator<void, void> {
   const rt: RuleTable = RESOURCES[part.kind].rules!;
   const current = (merge ? work[rt.table] : []) as Rule[];
   const byId = new Map<number, number>(current.map((r, i) => [r.id, i]));
@@ -213,10 +218,12 @@ function loadRules(work: ConfigDoc, previous: readonly Rule[], part: Part, items
   const updated = current.slice();
   const added: Array<{ rule: Rule; id: number | undefined }> = [];
   let maxId = work.counters[rt.counter];
-  items.forEach((item, i) => {
+  for (let i = 0; i < items.length; i++) {
+    if (i % 16 === 0) yield;
+    const item = items[i];
     const where = `${part.collection}[${i}]`;
     const id = givenId(item, where, seen, problems);
-    if (id === null) return;
+    if (id === null) continue;
     const body = withoutId(item);
     const at = id === undefined ? undefined : byId.get(id);
     try {
@@ -226,7 +233,7 @@ function loadRules(work: ConfigDoc, previous: readonly Rule[], part: Part, items
       problems.addError(where, e);
     }
     if (id !== undefined && id > maxId) maxId = id;
-  });
+  }
   if (!merge) matchIds(previous, added, seen);
   for (const a of added) a.rule.id = a.id ?? ++maxId;
   const rules = [...updated, ...added.map((a) => a.rule)];
@@ -242,17 +249,47 @@ function loadRules(work: ConfigDoc, previous: readonly Rule[], part: Part, items
  * listing every problem, one per line, and leaves `doc` as it was; else replaces its tables.
  */
 export function loadDocument(doc: ConfigDoc, input: unknown, mode: LoadMode): void {
+  const steps = loadSteps(doc, input, mode);
+  let r = steps.next();
+  while (!r.done) r = steps.next();
+  Object.assign(doc, r.value);
+}
+
+/**
+ * The document `doc` becomes by loading `input`, made in slices of about `sliceMs` with the
+ * event loop turning in between (issue 38: a 20 MB load held the HTTP thread for 48 s, and
+ * /healthz timed out meanwhile). `doc` is read at the call only (its tables copied then): the
+ * caller applies the result with Object.assign if `doc` has not changed since, else loads again.
+ */
+export async function prepareLoad(doc: ConfigDoc, input: unknown, mode: LoadMode, sliceMs = 10): Promise<ConfigDoc> {
+  const steps = loadSteps(doc, input, mode);
+  let r = steps.next(); // runs to the first item: everything read from doc is read now
+  let since = performance.now();
+  while (!r.done) {
+    if (performance.now() - since >= sliceMs) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      since = performance.now();
+    }
+    r = steps.next();
+  }
+  return r.value;
+}
+
+/** The load, one item a step: the new tables (a working document), or a FwError listing every problem. */
+function* loadSteps(doc: ConfigDoc, input: unknown, mode: LoadMode): Generator<void, ConfigDoc> {
   const problems = new Problems();
   const parts = collectionsOf(input, problems);
   const merge = mode === 'merge';
   const work = merge ? workingCopy(doc) : emptyDoc([...doc.interfaces.keys()]);
   if (!merge) work.counters = { ...doc.counters };
   if (!merge) work.ha = undefined;
+  // the rule tables replaced, as they are now (tables are replaced by changes, never mutated)
+  const previous = { policies: doc.policies, nat: doc.nat, routes: doc.routes } as Record<string, readonly Rule[]>;
   for (const part of PARTS) {
     const items = parts[part.collection];
     if (!items) continue;
-    if (part.table) loadNamed(work, part, items, merge, problems);
-    else loadRules(work, doc[RESOURCES[part.kind].rules!.table], part, items, merge, problems);
+    if (part.table) yield* loadNamed(work, part, items, merge, problems);
+    else yield* loadRules(work, previous[RESOURCES[part.kind].rules!.table], part, items, merge, problems);
   }
   // the HA pair last: it names links (issue 39); absent, a replace has none and a merge keeps it
   if (isPlainObject(input) && input.ha !== undefined) {
@@ -263,5 +300,5 @@ export function loadDocument(doc: ConfigDoc, input: unknown, mode: LoadMode): vo
     }
   }
   if (problems.count) throw problems.error();
-  Object.assign(doc, work);
+  return work;
 }

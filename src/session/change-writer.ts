@@ -5,6 +5,8 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { FwError, isFwError } from '../errors';
 import { applyChange, type ApplyContext, type Change } from '../config/changes';
+import { prepareLoad } from '../config/load';
+import type { ConfigDoc } from '../config/types';
 import { footprint } from '../config/footprint';
 import type { ChangeResult } from '../config/resource';
 import { withUndo } from '../config/undo';
@@ -87,7 +89,8 @@ export class ChangeWriter<C> {
         fresh = true;
       }
       const attemptFresh = fresh;
-      const outcome = await this.replica.gate.runShared(() => this.tryChange(user, change, keys, ctx, shared ? attemptFresh : true, shared));
+      const loaded = change.op === 'load' ? await this.prepared(user, change, shared ? attemptFresh : true) : undefined;
+      const outcome = await this.replica.gate.runShared(() => this.tryChange(user, change, keys, loaded ? { ...ctx, ...loaded } : ctx, shared ? attemptFresh : true, shared));
       if (outcome !== 'retry') return outcome;
       await this.replica.synced();
       fresh = true;
@@ -103,10 +106,29 @@ export class ChangeWriter<C> {
     return c.gaps.length > (keys === null ? 0 : MAX_GAPS);
   }
 
-  private async tryChange(user: string, change: Change, keys: string[] | null, ctx: ApplyContext, fresh: boolean, undoable: boolean): Promise<ChangeResult | 'retry'> {
+  /**
+   * A load made beforehand in slices (load.ts prepareLoad), off the gate, so that the HTTP
+   * thread answers meanwhile; applied only to the candidate it was made from, at the same
+   * length (else the load runs again inside the change). A refusal is final when the
+   * candidate is fresh.
+   */
+  private async prepared(user: string, change: Extract<Change, { op: 'load' }>, fresh: boolean): Promise<{ loaded: ConfigDoc; loadedFrom: Candidate; loadedAt: number } | undefined> {
+    const { cand } = this.lifecycle.ownedBy(user, this.replica.session); // 409 before any work
+    if (cand.dirty) return undefined;
+    const at = cand.seq;
+    try {
+      return { loaded: await prepareLoad(cand.doc, change.config, change.mode), loadedFrom: cand, loadedAt: at };
+    } catch (e) {
+      if (fresh && isFwError(e) && this.replica.cand === cand && cand.seq === at) throw e;
+      return undefined;
+    }
+  }
+
+  private async tryChange(user: string, change: Change, keys: string[] | null, ctx: ApplyContext & { loadedFrom?: Candidate; loadedAt?: number }, fresh: boolean, undoable: boolean): Promise<ChangeResult | 'retry'> {
     const { s, cand } = this.lifecycle.ownedBy(user, this.replica.session);
     this.guard.check();
     if (cand.dirty) return 'retry';
+    if (ctx.loaded && (ctx.loadedFrom !== cand || ctx.loadedAt !== cand.seq)) ctx = { ...ctx, loaded: undefined }; // made from another state: load again
     let applied: { result: ChangeResult; undo: () => void };
     const budget = this.maxExpansion !== undefined && mayExpand(change) ? this.maxExpansion : undefined;
     const before = budget === undefined ? 0 : expansionOf(cand.doc).total;

@@ -1,0 +1,105 @@
+// How the daemon answers while a large document loads (issue 38, item 2): GET /healthz and a
+// login probed one after the other, idle and during PUT /api/config/candidate, on two shapes:
+//   prefixes: 1,024 addresses of 1,024 /32s (~20 MB, the review's document)
+//   policies: 2,000 addresses and 20,000 policies (~8 MB)
+// The daemon is a child process (as npm start runs it); this process only probes. Prints
+// p50/p99/max of each probe idle and during the load, their ratio, and the load's time.
+//   npm run bench:load-latency [-- --quick]   (--quick: a quarter of each shape)
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { closeAgent, PASSWORD, request, startInstance } from './http-load';
+
+const quick = process.argv.includes('--quick');
+const scale = quick ? 4 : 1;
+
+function prefixShape(): unknown {
+  const addresses = [];
+  for (let a = 0; a < 1024 / scale; a++) {
+    const ips: string[] = [];
+    for (let i = 0; i < 1024; i++) ips.push(`${10 + (a >> 8)}.${a & 255}.${i >> 8}.${i & 255}`);
+    addresses.push({ name: `addr-${a}`, ips });
+  }
+  return { addresses };
+}
+
+function policyShape(): unknown {
+  const zones = [{ name: 'lan', type: 'l3' }, { name: 'wan', type: 'l3' }];
+  const addresses = [];
+  for (let a = 0; a < 2000 / scale; a++) addresses.push({ name: `host-${a}`, ips: [`10.${a >> 8}.${a & 255}.0/24`, `2001:db8:${a.toString(16)}::/48`] });
+  const policies = [];
+  for (let p = 0; p < 20000 / scale; p++) {
+    policies.push({ name: `rule-${p}`, action: p % 3 ? 'allow' : 'deny', 'src-zone': 'lan', 'dst-zone': 'wan',
+      'src-addr': `host-${p % addresses.length}`, 'dst-addr': `host-${(p * 7) % addresses.length}`, services: [], description: `generated rule ${p}` });
+  }
+  return { zones, addresses, policies };
+}
+
+interface Probe { healthz: number[]; login: number[] }
+
+/** Probes /healthz then a login, one after the other, until `until` resolves (or for `ms`). */
+async function probe(port: number, until: Promise<unknown> | number): Promise<Probe> {
+  const out: Probe = { healthz: [], login: [] };
+  let done = false;
+  if (typeof until === 'number') setTimeout(() => { done = true; }, until);
+  else void until.finally(() => { done = true; });
+  const body = JSON.stringify({ username: 'admin', password: PASSWORD });
+  while (!done) {
+    let t = performance.now();
+    const h = await request(port, 'GET', '/healthz', '');
+    out.healthz.push(performance.now() - t);
+    if (h.status !== 200) throw new Error(`healthz ${h.status}`);
+    t = performance.now();
+    const l = await request(port, 'POST', '/api/login', '', body);
+    out.login.push(performance.now() - t);
+    if (l.status !== 200) throw new Error(`login ${l.status} ${l.text}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return out;
+}
+
+function pct(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+}
+
+const ms = (x: number) => x.toFixed(1).padStart(8);
+
+async function main(): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fwd-bench-load-'));
+  const inst = await startInstance({ FW_DATA_DIR: dir, FW_MAX_LOAD_BODY: String(64 << 20), FW_LOGIN_MAX_FAILURES: '1000' });
+  try {
+    const login = await request(inst.port, 'POST', '/api/login', '', JSON.stringify({ username: 'admin', password: PASSWORD }));
+    const token = JSON.parse(login.text).token as string;
+    console.log(`machine: ${os.cpus().length} x ${os.cpus()[0]?.model ?? '?'}, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}${quick ? ' (--quick)' : ''}`);
+    console.log('shape     body MB  load s  probe    n   idle p50  idle p99  load p50  load p99  load max  p99 ratio');
+    for (const [shape, make] of [['prefixes', prefixShape], ['policies', policyShape]] as const) {
+      const text = JSON.stringify(make());
+      const idle = await probe(inst.port, 3000);
+      await request(inst.port, 'POST', '/api/config/begin', token);
+      const t0 = performance.now();
+      const loading = request(inst.port, 'PUT', '/api/config/candidate', token, text);
+      const during = await probe(inst.port, loading);
+      const r = await loading;
+      const loadS = (performance.now() - t0) / 1000;
+      if (r.status !== 200) throw new Error(`load ${r.status} ${r.text.slice(0, 300)}`);
+      await request(inst.port, 'POST', '/api/config/discard', token);
+      for (const k of ['healthz', 'login'] as const) {
+        const row = [shape.padEnd(9), (text.length / 1e6).toFixed(1).padStart(7), loadS.toFixed(1).padStart(7), k.padEnd(7), String(during[k].length).padStart(4),
+          ms(pct(idle[k], 50)), ms(pct(idle[k], 99)), ms(pct(during[k], 50)), ms(pct(during[k], 99)), ms(Math.max(...during[k])),
+          (pct(during[k], 99) / pct(idle[k], 99)).toFixed(1).padStart(10)];
+        console.log(row.join('  '));
+      }
+    }
+  } finally {
+    inst.proc.kill('SIGTERM');
+    closeAgent();
+    await new Promise((r) => setTimeout(r, 500));
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
