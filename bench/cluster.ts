@@ -29,7 +29,7 @@ import { freePort, startRedis, type TestRedis } from '../test/helpers/redis';
 import { generateConfig, REALISTIC } from './generate';
 import { automationRow, automationTable, type AutomationRow } from './automation';
 import { cpuSeconds } from './stats';
-import { closeAgent, fmt, login, request, run, seedStore, startInstance, type Instance, type Load, type Target } from './http-load';
+import { closeAgent, fmt, login, request, run, seedStore, startInstance, BENCH_SECRET, type Instance, type Load, type Target } from './http-load';
 
 interface Scenario {
   label: string;
@@ -169,7 +169,7 @@ async function measure(s: Scenario, doc: ConfigDoc, seconds: number, commits: nu
         await inSync(replica.port);
       }
       if (s.wait) env.FW_REDIS_MIN_REPLICAS = String(s.wait);
-      await seedStore(new RedisStore({ url: redis.url, clusterName: 'default', sessionLeaseMs: 900_000 }), doc);
+      await seedStore(new RedisStore({ url: redis.url, clusterName: 'default', sessionLeaseMs: 900_000, secret: BENCH_SECRET }), doc);
       if (redisDelayMs > 0) {
         const through = await delayProxy(redis.port, redisDelayMs);
         proxy = through.proc;

@@ -31,10 +31,13 @@ export interface Instance {
  * or appended to BENCH_LOG_DIR/<pid>.log when that is set: where a commit's phases went);
  * `main`: another build's dist/src/main.js (A/B comparisons); `nodeArgs`: node's own options
  * (--expose-gc for the soak benchmark). */
+/** The benchmarks' FW_JWT_SECRET (a cluster requires one, and seals its account records with it). */
+export const BENCH_SECRET = 'bench-secret-c2VjcmV0LWZvci10aGUtYmVuY2htYXJrcy1vbmx5LTIwMjY';
+
 export function startInstance(env: Record<string, string>, main = path.resolve(__dirname, '../src/main.js'), nodeArgs: string[] = []): Promise<Instance> {
   const proc = spawn(process.execPath, [...nodeArgs, main], {
     // with the malloc settings npm start and the image give the daemon (src/malloc-env.ts)
-    env: { ...process.env, ...MALLOC_ENV, FW_PORT: '0', FW_ADMIN_PASSWORD: PASSWORD, FW_LOG_LEVEL: 'info', FW_INTERFACES: 'eth0,eth1', ...env },
+    env: { ...process.env, ...MALLOC_ENV, FW_PORT: '0', FW_ADMIN_PASSWORD: PASSWORD, FW_LOG_LEVEL: 'info', FW_INTERFACES: 'eth0,eth1', FW_JWT_SECRET: BENCH_SECRET, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {

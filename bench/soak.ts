@@ -24,7 +24,7 @@ import { EmbeddedStore } from '../src/store/embedded';
 import { RedisStore } from '../src/store/redis/redis-store';
 import { startRedis, type TestRedis } from '../test/helpers/redis';
 import { soakAddressIp, soakAddressName, soakConfig } from './generate';
-import { closeAgent, fmt, login, request, seedStore, startInstance, type Instance } from './http-load';
+import { closeAgent, fmt, login, request, seedStore, startInstance, BENCH_SECRET, type Instance } from './http-load';
 import { HeapProbe, type HeapAfterGc } from './heap-probe';
 import { median } from './stats';
 
@@ -105,7 +105,7 @@ async function main(): Promise<void> {
       redis = await startRedis(path.join(dir, 'redis'));
       env.REDIS_URL = redis.url;
       redisClient = new IORedis(redis.url);
-      await seedStore(new RedisStore({ url: redis.url, clusterName: 'default', sessionLeaseMs: 900_000 }), doc);
+      await seedStore(new RedisStore({ url: redis.url, clusterName: 'default', sessionLeaseMs: 900_000, secret: BENCH_SECRET }), doc);
     } else {
       await seedStore(new EmbeddedStore({ dir: dataDir }), doc);
     }

@@ -80,7 +80,7 @@ async function run(storeKind: string, size: number): Promise<Record<Mode, Sample
     const open = async (): Promise<Store> => {
       // no keyframe during the rounds: each delta commit is measured alone
       const s: Store = redis
-        ? new RedisStore({ url: redis.url, clusterName: 'bench', sessionLeaseMs: 600_000, keyframeEvery: 1e9 })
+        ? new RedisStore({ url: redis.url, clusterName: 'bench', sessionLeaseMs: 600_000, keyframeEvery: 1e9, secret: 'bench-version-store-secret' })
         : new EmbeddedStore({ dir: path.join(dir, 'data'), keyframeEvery: 1e9 });
       stores.push(s);
       await s.open(() => initial);

@@ -1,6 +1,8 @@
 // Wiring: store, first admin, JWT secret, session service, routes and the HTTP server; in
 // cluster mode (REDIS_URL) also the commit queue, its worker, pub/sub and the node registry.
 // main.ts runs it from the environment; tests start it in-process on a free port.
+import { ADOPT_COMMAND, checkClusterStore, clusterSecret, hasAnyAccount } from './cluster/cluster-security';
+import { NodeAuth, nodeAwareAuth } from './cluster/node-auth';
 import { randomBytes, randomUUID } from 'node:crypto';
 import os from 'node:os';
 import pino, { type Logger } from 'pino';
@@ -174,18 +176,39 @@ function registerCoreReadiness(ctx: AppContext): void {
  * seconds: an instance's one-second sweep ends an idle session first and records it in the
  * audit trail; the lease ends it when no instance runs.
  */
-function redisStore(settings: Settings): RedisStore {
+function redisStore(settings: Settings, log: Logger): RedisStore {
   const leaseMs = settings.sessionTimeoutSec * 1000 + 5000;
   return new RedisStore({
     target: settings.redis!, minReplicas: settings.redisMinReplicas, clusterName: settings.clusterName, sessionLeaseMs: leaseMs,
     versionsKeep: settings.versionsKeep, auditKeep: settings.auditKeep, auditLoginFailuresKeep: settings.auditLoginFailuresKeep,
+    // issue 38: records are sealed with a key from FW_JWT_SECRET, required in a cluster
+    secret: clusterSecret(settings),
+    onIgnoredRecord: (r) => log.warn({ record: r.kind, name: r.field, reason: r.reason }, r.reason === 'unsealed'
+      ? `${r.kind === 'user' ? 'an account' : 'an API-token'} record in Redis has no MAC and is ignored: run ${ADOPT_COMMAND} (docs/cluster.md)`
+      : `${r.kind === 'user' ? 'an account' : 'an API-token'} record in Redis has a MAC this cluster did not make and is ignored: something without FW_JWT_SECRET wrote it`),
+    onStaleClaim: claimLog(log),
   });
+}
+
+/**
+ * What a change that found the session claimed learnt of the claim: a claim dropped (its job
+ * failed or was cut off from Redis, issue 38 item 8) is logged; one a job still holds, once
+ * per job.
+ */
+function claimLog(log: Logger): (outcome: string) => void {
+  let last = '';
+  return (outcome) => {
+    if (outcome === last) return;
+    last = outcome;
+    if (outcome.startsWith('dropped:')) log.info({ job: outcome.slice(8) }, 'a commit claim no job could still act on was dropped (its job failed, or its worker was cut off from Redis)');
+    else if (outcome !== 'none') log.info({ claim: outcome }, 'the session is claimed by a commit job still in progress');
+  };
 }
 
 /** The store the settings ask for: Redis with REDIS_URL or REDIS_SENTINELS, else the embedded files. */
 function openStore(settings: Settings, log: Logger, onFatal: (err: unknown) => void): Store {
   if (settings.redis) {
-    return redisStore(settings);
+    return redisStore(settings, log);
   }
   return new EmbeddedStore({
     dir: settings.dataDir,
@@ -255,8 +278,11 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
   let hub: EventHub | null = null;
   let eventStreams: EventStreams | null = null;
   try {
-    await ensureAdmin(store, settings, opts.announce ?? ((l) => process.stdout.write(`${l}\n`)));
-    const secret = settings.jwtSecret ?? (await store.getOrCreateSecret(() => randomBytes(48).toString('base64')));
+    const asRedis = store instanceof RedisStore ? store : null;
+    const storeSecurity = asRedis ? await checkClusterStore(asRedis, settings, log) : undefined;
+    // accounts an older version wrote without a MAC are ignored until adopted, not replaced by a new admin
+    if (!asRedis || !(await hasAnyAccount(asRedis))) await ensureAdmin(store, settings, opts.announce ?? ((l) => process.stdout.write(`${l}\n`)));
+    const secret = asRedis ? clusterSecret(settings) : settings.jwtSecret ?? (await store.getOrCreateSecret(() => randomBytes(48).toString('base64')));
     compiler = metrics.timedCompiler(createCompiler());
     dataPlane = createDataPlane(settings.dataPlane, settings.netns, settings.dataDir, log, {
       rematch: settings.sessionRematch, hitsIntervalMs: settings.hitsIntervalMs, logQueue: settings.trafficLogQueue,
@@ -291,9 +317,15 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
       traffic: trafficLog(settings, redis, dataPlane, config, () => ctx.nodes.id, log),
     };
     registerCoreReadiness(ctx);
+    if (storeSecurity) {
+      ctx.storeSecurity = storeSecurity;
+      storeSecurity.report(metrics, ctx.readiness);
+    }
+    const nodeAuth = redis ? new NodeAuth(secret, (name) => store.getUser(name)) : undefined;
+    ctx.nodeAuth = nodeAuth;
     const server = new HttpServer({
       host: settings.host, port: settings.port, maxBodyBytes: settings.maxBodyBytes, logger: log,
-      routes: allRoutes(ctx), auth: tokens, requests: metrics.requests,
+      routes: allRoutes(ctx), auth: nodeAuth ? nodeAwareAuth(tokens, nodeAuth) : tokens, requests: metrics.requests,
       // a claim outlives the longest request (a commit), so a live first request is never run twice
       idempotency: new Idempotency(store, { ttlMs: settings.idempotencyTtlMs, leaseMs: 2 * settings.commitTimeoutMs + 10_000 }),
       onForbidden: (def, req, refusal) => ctx.audit.forbidden(req, def.method, def.pattern, refusal.details), tls,
@@ -303,7 +335,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     metrics.inFlight = () => server.requestsInFlight;
     await Promise.all([cluster?.queue.ready(), cluster?.worker?.ready()]);
     const port = await server.listen();
-    const nodes = await startNode(settings, port, redis, config, dataPlane, events, log);
+    const nodes = await startNode(settings, port, redis, config, dataPlane, events, log, nodeAuth);
     ctx.nodes = nodes;
     ctx.traffic.start(); // its records name this node
     ctx.traffic.onRecord((r) => syslog.forward(trafficRecord(trafficFieldsOf(r))));
@@ -394,8 +426,9 @@ async function closeClusterParts(parts: ClusterParts | null, nodes: NodeDirector
 }
 
 /** Registers this instance: in the Redis cluster with a heartbeat, or as the one local node. */
-async function startNode(settings: Settings, port: number, redis: RedisStore | null, config: ConfigService<CompiledConfig>, dataPlane: DataPlane, events: EventHub, log: Logger): Promise<NodeDirectory> {
+async function startNode(settings: Settings, port: number, redis: RedisStore | null, config: ConfigService<CompiledConfig>, dataPlane: DataPlane, events: EventHub, log: Logger, nodeAuth?: NodeAuth): Promise<NodeDirectory> {
   const id = settings.nodeId ?? defaultNodeId(port);
+  if (nodeAuth) nodeAuth.selfId = id;
   const address = settings.advertise ?? `${settings.host}:${port}`;
   events.origin = id;
   const state = () => ({ version: config.current().meta.version, dataplane: dataPlane.status() });
@@ -406,8 +439,8 @@ async function startNode(settings: Settings, port: number, redis: RedisStore | n
     served = s.meta.version;
     events.emit({ type: 'node', state: 'version', node: id, version: served });
   });
-  if (!redis) return new LocalNode(id, address, state);
-  const node = new ClusterNode(redis, { id, address, heartbeatMs: 1000, syncTimeoutMs: settings.commitSyncTimeoutMs }, state, log);
+  if (!redis || !nodeAuth) return new LocalNode(id, address, state);
+  const node = new ClusterNode(redis, { id, address, heartbeatMs: 1000, syncTimeoutMs: settings.commitSyncTimeoutMs }, state, log, nodeAuth);
   // an instance that died says nothing: the first instance to see its heartbeat lapse does
   node.onPeerLost = (peer) => events.emit({ type: 'node', state: 'left', node: peer.id, address: peer.address });
   // a swap is reported at once, not at the next heartbeat: commits wait for it
@@ -425,7 +458,7 @@ export async function startWorker(settings: Settings, logger?: Logger): Promise<
   const log = logger ?? pino({ level: settings.logLevel, base: { pid: process.pid, role: 'worker' }, ...journalLogOptions() });
   const syslog = syslogForwarder(settings, log);
   // a worker records audit entries too (a commit that confirms another): they are forwarded alike
-  const store = forwardAudits(redisStore(settings), syslog);
+  const store = forwardAudits(redisStore(settings, log), syslog);
   await store.open(() => serializeDoc(emptyDoc(settings.interfaces)));
   const compiler = createCompiler();
   try {

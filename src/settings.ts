@@ -29,6 +29,8 @@ export interface Settings {
   redis: RedisTarget | null;
   /** FW_REDIS_MIN_REPLICAS: replicas that must hold a write before it is acknowledged (WAIT); all: every replica the sentinels know */
   redisMinReplicas: number | 'all';
+  /** FW_REDIS_INSECURE: start although Redis takes commands without authentication off loopback (issue 38; warned loudly) */
+  redisInsecure: boolean;
   loginMaxFailures: number;
   loginWindowSec: number;
   commitTimeoutMs: number;
@@ -293,6 +295,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     redisUrl: env.REDIS_URL || undefined,
     redis: redisTarget(env),
     redisMinReplicas: minReplicas(env),
+    redisInsecure: onOff(env, 'FW_REDIS_INSECURE', false),
     loginMaxFailures: int(env, 'FW_LOGIN_MAX_FAILURES', 5, 1, 1000),
     loginWindowSec: int(env, 'FW_LOGIN_WINDOW', 60, 1, 86400),
     commitTimeoutMs: int(env, 'FW_COMMIT_TIMEOUT', 60, 1, 3600) * 1000,

@@ -1,4 +1,6 @@
 // What route modules are given: the wiring made once in main.ts.
+import type { NodeAuth } from '../cluster/node-auth';
+import type { StoreSecurity } from '../cluster/cluster-security';
 import type { Logger } from 'pino';
 import type { Settings } from '../settings';
 import type { Store } from '../store/types';
@@ -36,6 +38,10 @@ export interface AppContext {
   analysis?: DeepAnalysisResults;
   /** The instances serving this firewall (this one alone on the embedded store); set at listen. */
   nodes: NodeDirectory;
+  /** cluster mode: how this instance signs requests it sends on to other nodes (src/cluster/node-auth.ts) */
+  nodeAuth?: NodeAuth;
+  /** cluster mode: what the start found unsafe about Redis (src/cluster/cluster-security.ts) */
+  storeSecurity?: StoreSecurity;
   /** the thread YAML bodies are parsed in */
   parsePool: ParsePool;
   /** threads for large batch evaluations of the running version (absent: all inline) */

@@ -9,8 +9,11 @@ import type { ConsoleSite } from './console-site';
 import type { Idempotency } from './idempotency';
 
 export interface Authenticator {
-  /** Resolves the bearer header to a user or throws FwError ERR_SEC_5001/5002/5003. */
-  authenticate(header: string): AuthUser | Promise<AuthUser>;
+  /**
+   * Resolves the bearer header to a user or throws FwError ERR_SEC_5001/5002/5003; `req`: the
+   * request it came with (a node credential is checked against it: src/cluster/node-auth.ts).
+   */
+  authenticate(header: string, req?: { method: string; path: string; query: URLSearchParams }): AuthUser | Promise<AuthUser>;
 }
 
 /** Where each answer is counted (src/api/metrics.ts): by route pattern, method and status. */

@@ -436,7 +436,7 @@ export class HttpServer {
   private authorizeAndRun(def: RouteDef, req: Req, raw: Buffer | null, idem: IdemRequest | null): Reply | Promise<Reply> {
     if (def.auth !== false && !def.anonymous?.(req)) {
       refuseTokenInUrl(req);
-      const user = this.opts.auth.authenticate(req.headers.authorization);
+      const user = this.opts.auth.authenticate(req.headers.authorization, req);
       if (user instanceof Promise) return user.then((u) => this.authorized(def, req, u, raw, idem));
       return this.authorized(def, req, user, raw, idem);
     }

@@ -5,6 +5,7 @@ import os from 'node:os';
 import type { Logger } from 'pino';
 import type { ClusterBus } from '../store/cluster-bus';
 import type { DataPlaneStatus } from '../dataplane/types';
+import type { NodeAuth } from './node-auth';
 
 /** What a node reports of itself: the version it serves, and what its kernel holds. */
 export interface NodeState {
@@ -23,9 +24,14 @@ export interface NodeInfo {
   self: boolean;
 }
 
+/** Where a request for node `id` goes: its address, or why it may not go there. */
+export type NodeTarget = { address: string; live: boolean } | 'unsealed' | undefined;
+
 export interface NodeDirectory {
   readonly id: string;
   nodes(): Promise<NodeInfo[]>;
+  /** The node `id` as registered: 'unsealed' when its registration's MAC is wrong (a fake). */
+  target(id: string): Promise<NodeTarget>;
   /** Waits until every live node serves `version` (bounded); the ids of those that did not. */
   waitForVersion(version: number): Promise<string[]>;
   close(): Promise<void>;
@@ -41,6 +47,8 @@ interface Registration extends NodeState {
   address: string;
   heartbeat: number; // unix ms
   startedAt: number;
+  /** MAC of id, address and startedAt (node-auth.ts): only a node holding FW_JWT_SECRET makes it */
+  mac?: string;
 }
 
 /** The single node of an embedded store. */
@@ -51,6 +59,10 @@ export class LocalNode implements NodeDirectory {
   async nodes(): Promise<NodeInfo[]> {
     const now = new Date().toISOString();
     return [{ id: this.id, address: this.address, ...this.state(), last_heartbeat: now, started_at: new Date(this.startedAt).toISOString(), live: true, self: true }];
+  }
+
+  async target(id: string): Promise<NodeTarget> {
+    return id === this.id ? { address: this.address, live: true } : undefined;
   }
 
   async waitForVersion(): Promise<string[]> {
@@ -84,11 +96,15 @@ export class ClusterNode implements NodeDirectory {
   /** the peers seen live at the last heartbeat: id -> start time of that life */
   private livePeers = new Map<string, number>();
 
+  /** the ids of registrations refused (a wrong MAC) already logged */
+  private readonly refusedLogged = new Set<string>();
+
   constructor(
     private readonly bus: ClusterBus,
     private readonly opts: ClusterNodeOptions,
     private readonly state: () => NodeState,
     private readonly log: Logger,
+    private readonly auth: NodeAuth,
   ) {
     this.id = opts.id;
   }
@@ -107,7 +123,8 @@ export class ClusterNode implements NodeDirectory {
 
   /** Tells the cluster which version this node serves (also right after it swaps). */
   async beat(): Promise<void> {
-    const reg: Registration = { id: this.id, address: this.opts.address, ...this.state(), heartbeat: Date.now(), startedAt: this.startedAt };
+    const identity = { id: this.id, address: this.opts.address, startedAt: this.startedAt };
+    const reg: Registration = { ...identity, ...this.state(), heartbeat: Date.now(), mac: this.auth.registrationMac(identity) };
     await this.bus.register('nodes', this.id, JSON.stringify(reg));
   }
 
@@ -130,8 +147,30 @@ export class ClusterNode implements NodeDirectory {
     this.livePeers = seen;
   }
 
+  /** The registrations this cluster's nodes made (a right MAC); the others are logged once and left out. */
   private async registrations(): Promise<Registration[]> {
+    return (await this.allRegistrations()).filter((r) => this.sealed(r));
+  }
+
+  private async allRegistrations(): Promise<Registration[]> {
     return Object.values(await this.bus.registrations('nodes')).map((t) => JSON.parse(t) as Registration);
+  }
+
+  private sealed(r: Registration): boolean {
+    if (this.auth.registrationValid(r)) return true;
+    if (!this.refusedLogged.has(r.id)) {
+      if (this.refusedLogged.size > 1000) this.refusedLogged.clear();
+      this.refusedLogged.add(r.id);
+      this.log.warn({ node: String(r.id).slice(0, 64), address: String(r.address).slice(0, 128) }, 'a node registration in Redis without a valid MAC is ignored: something that does not hold FW_JWT_SECRET wrote it (or an instance with another secret)');
+    }
+    return false;
+  }
+
+  async target(id: string): Promise<NodeTarget> {
+    const r = (await this.allRegistrations()).find((x) => x.id === id);
+    if (!r) return undefined;
+    if (!this.sealed(r)) return 'unsealed';
+    return { address: r.address, live: this.isLive(r, Date.now()) };
   }
 
   private isLive(r: Registration, now: number): boolean {

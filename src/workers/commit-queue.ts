@@ -8,7 +8,7 @@
 // refused at once (503 ERR_SYS_4007) instead of waiting FW_COMMIT_TIMEOUT for nothing.
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { Queue, QueueEvents, Worker, type ConnectionOptions, type Job } from 'bullmq';
+import { Job, Queue, QueueEvents, Worker, type ConnectionOptions } from 'bullmq';
 import type { Logger } from 'pino';
 import { FwError, isFwError, type ErrorCode } from '../errors';
 import type { CommitJob, CommitResult, CommitRunner, ConfigService } from '../session/service';
@@ -109,30 +109,60 @@ export class CommitQueue implements CommitRunner {
    * Resolves with the 503 of noWorker() if, while `job` still waits for a worker, the last one
    * goes away (its job withdrawn first, so that nothing commits it later); stops once `done()`.
    * A job a worker has taken is left alone: if that worker dies, BullMQ hands it on.
+   *
+   * Also watches the job itself, once a second (issue 38 item 8): its outcome is normally heard
+   * on the queue's event stream, but an event written while this instance was cut off, or on a
+   * primary that a failover then discarded, is never heard, and the request (and with it this
+   * instance's commit guard: every change here 409 ERR_SYS_3002) waited the whole
+   * FW_COMMIT_TIMEOUT. So a job found finished answers its outcome; a job that is no longer in
+   * Redis answers what the store's last-commit record says (committed: that version), else 503.
    */
-  private async orphaned(job: Job, done: () => boolean): Promise<FwError | null> {
+  private async orphaned(job: Job, done: () => boolean): Promise<FwError | Outcome | null> {
     while (!done()) {
       await new Promise((r) => setTimeout(r, WORKER_HEARTBEAT_MS));
       if (done()) break;
+      const state = await job.getState().catch(() => null);
+      if (state === null) continue; // Redis unreachable: ask again
+      const outcome = await this.finished(job, state);
+      if (outcome) return outcome;
+      if (state !== 'waiting') continue;
       const live = await liveWorkers(this.store).catch(() => null);
-      if (live === null || live.length > 0 || (await job.getState().catch(() => null)) !== 'waiting') continue;
+      if (live === null || live.length > 0) continue;
       if (await job.remove().then(() => true, () => false)) return this.noWorker();
     }
     return null;
+  }
+
+  /** The outcome of a job found finished, or lost, by its state; null while it may still finish. */
+  private async finished(job: Job, state: string): Promise<FwError | Outcome | null> {
+    if (state === 'completed' || state === 'failed') {
+      const now = await Job.fromId(this.queue, job.id!).catch(() => undefined);
+      if (!now) return null;
+      if (state === 'failed') return new FwError('ERR_SYS_4001', `the commit job failed: ${now.failedReason}`);
+      return (typeof now.returnvalue === 'string' ? JSON.parse(now.returnvalue) : now.returnvalue) as Outcome;
+    }
+    if (state !== 'unknown') return null;
+    const data = job.data as CommitJob;
+    const version = await this.store.committedVersion(data.sessionId, data.journalLength).catch(() => null);
+    if (version === null) return null; // Redis unreachable: ask again
+    if (version !== undefined) return { version, warnings: [] };
+    this.log.warn({ job: job.id }, 'the commit job is no longer in Redis (lost with a failed-over primary?) and did not commit');
+    return new FwError('ERR_SYS_4002', `the commit job ${job.id} is no longer in Redis (lost in a failover?) and did not commit: the session is as it was, commit again`);
   }
 
   private async wait(job: Job): Promise<Outcome> {
     let value: unknown;
     let finished = false;
     try {
-      const orphan = this.orphaned(job, () => finished).then((e) => {
-        if (e) throw e;
+      const watched = this.orphaned(job, () => finished).then((e) => {
+        if (e instanceof FwError) throw e;
+        if (e) return e; // found finished by its state
         return new Promise<never>(() => undefined); // the job's own outcome decides
       });
-      value = await Promise.race([job.waitUntilFinished(this.events, this.s.commitTimeoutMs), orphan]);
+      value = await Promise.race([job.waitUntilFinished(this.events, this.s.commitTimeoutMs), watched]);
     } catch (e) {
-      if (isFwError(e) && e.code === 'ERR_SYS_4007') throw e;
-      const reason = e instanceof Error ? e.message : String(e);
+      if (isFwError(e) && (e.code === 'ERR_SYS_4007' || e.code === 'ERR_SYS_4002')) throw e;
+      const reason = isFwError(e) ? e.details.replace(/^the commit job failed: /, '') : e instanceof Error ? e.message : String(e);
       if (/timed out/.test(reason)) {
         throw new FwError('ERR_SYS_4004', `the commit job ${job.id} did not finish within ${this.s.commitTimeoutMs} ms; it goes on, see GET /api/config/versions`);
       }

@@ -16,6 +16,8 @@ export const TEST_STORE = process.env.FW_TEST_STORE === 'redis' ? 'redis' : 'emb
 
 export const ADMIN = 'admin';
 export const ADMIN_PASSWORD = 'admin-password-123';
+/** The JWT secret of every test instance on Redis (a cluster requires one from the environment). */
+export const CLUSTER_SECRET = 'test-cluster-secret-Qm9vZ2xlLXRlc3QtY2x1c3Rlci1zZWNyZXQtMjAyNg';
 
 export interface TestDaemon {
   daemon: Daemon;
@@ -48,6 +50,7 @@ async function startOn(env: Record<string, string>, dir: string, logger: pino.Lo
     FW_ADMIN_USER: ADMIN,
     FW_ADMIN_PASSWORD: ADMIN_PASSWORD,
     FW_LOG_LEVEL: 'silent',
+    ...(redis || env.REDIS_URL ? { FW_JWT_SECRET: CLUSTER_SECRET } : {}),
     ...env,
   });
   const daemon = await startDaemon(settings, { logger, announce: () => undefined });

@@ -185,6 +185,8 @@ export class PartitionLab {
     this.daemonEnv = {
       REDIS_SENTINELS: SENTINELS.map((s) => `${this.ip(s)}:${SENTINEL_PORT}`).join(','),
       REDIS_SENTINEL_MASTER: MASTER,
+      // the lab's Redis servers are on the bridge's addresses without a password (a test network)
+      FW_REDIS_INSECURE: '1',
     };
   }
 

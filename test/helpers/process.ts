@@ -4,7 +4,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { ownChild } from './watchdog';
-import { ADMIN_PASSWORD } from './daemon';
+import { ADMIN_PASSWORD, CLUSTER_SECRET } from './daemon';
+
+export { CLUSTER_SECRET };
 
 export const MAIN = path.resolve(__dirname, '../../src/main.js');
 export const WORKER_MAIN = path.resolve(__dirname, '../../src/worker-main.js');
@@ -31,6 +33,7 @@ export function startChild(env: Record<string, string>, script = MAIN, ready = /
       FW_INTERFACES: 'eth0,eth1',
       FW_ADMIN_PASSWORD: ADMIN_PASSWORD,
       FW_LOG_LEVEL: 'info',
+      ...(env.REDIS_URL || env.REDIS_SENTINELS ? { FW_JWT_SECRET: CLUSTER_SECRET } : {}),
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,6 +1,7 @@
 // The Store contract (contract.ts) on the store of this jest project: the embedded store in
 // the "embedded" project, a throwaway redis-server in the "redis" project (jest.config.js), as
 // the HTTP API suite runs on both.
+import { CLUSTER_SECRET } from '../helpers/process';
 import { randomUUID } from 'node:crypto';
 import { EmbeddedStore } from '../../src/store/embedded';
 import { RedisStore } from '../../src/store/redis/redis-store';
@@ -49,7 +50,7 @@ function redis(): Backend {
   const names = new Map<Store, string>();
   // each test its own firewall on the one server: a cluster name of its own is its own keys
   const at = async (clusterName: string, opts?: StoreOptions) => {
-    const s = await opened(new RedisStore({ url: server!.url, clusterName, sessionLeaseMs: 60_000, ...opts }));
+    const s = await opened(new RedisStore({ url: server!.url, clusterName, sessionLeaseMs: 60_000, secret: CLUSTER_SECRET, ...opts }));
     names.set(s, clusterName);
     return s;
   };

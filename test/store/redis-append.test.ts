@@ -3,6 +3,7 @@
 // touched its keys (or may have touched anything); its own entries never count as unseen; a
 // change that may touch anything needs a journal with nothing unseen; and the positions read
 // back are the list's, wherever a group landed.
+import { CLUSTER_SECRET } from '../helpers/process';
 import { randomUUID } from 'node:crypto';
 import { RedisStore } from '../../src/store/redis/redis-store';
 import { StoreConflict, type JournalEntry } from '../../src/store/types';
@@ -21,7 +22,7 @@ const entries = (expected: number, names: string[]): JournalEntry[] =>
 
 beforeAll(async () => {
   redis = await startRedis(tempDir());
-  store = new RedisStore({ url: redis.url, clusterName: `append${process.pid}`, sessionLeaseMs: 60_000 });
+  store = new RedisStore({ url: redis.url, clusterName: `append${process.pid}`, sessionLeaseMs: 60_000, secret: CLUSTER_SECRET });
   await store.open(() => serializeDoc(emptyDoc()));
 });
 afterAll(async () => {

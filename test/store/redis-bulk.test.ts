@@ -2,6 +2,7 @@
 // over 256 KB are written and read on a connection of their own and come back in pieces of
 // 1 MiB, split at byte offsets, so a piece may end inside a UTF-8 character: what is read must
 // be what was written, multibyte text across piece boundaries included.
+import { CLUSTER_SECRET } from '../helpers/process';
 import { randomUUID } from 'node:crypto';
 import { RedisStore } from '../../src/store/redis/redis-store';
 import type { Change } from '../../src/config/changes';
@@ -14,7 +15,7 @@ let store: RedisStore;
 
 beforeAll(async () => {
   redis = await startRedis(tempDir());
-  store = new RedisStore({ url: redis.url, clusterName: `bulk${process.pid}`, sessionLeaseMs: 60_000 });
+  store = new RedisStore({ url: redis.url, clusterName: `bulk${process.pid}`, sessionLeaseMs: 60_000, secret: CLUSTER_SECRET });
   await store.open(() => serializeDoc(emptyDoc()));
 });
 afterAll(async () => {
@@ -53,7 +54,7 @@ test('a big journal entry and a big version record read back exactly, in pieces'
 // ready answered /readyz 200 while its write connection still reconnected, and a login sent
 // to it answered 503 "Stream isn't writeable". Readiness now covers every connection.
 test('the store is ready only while its write connections are up too', async () => {
-  const own = new RedisStore({ url: redis.url, clusterName: `ready${process.pid}`, sessionLeaseMs: 60_000 });
+  const own = new RedisStore({ url: redis.url, clusterName: `ready${process.pid}`, sessionLeaseMs: 60_000, secret: CLUSTER_SECRET });
   try {
     await own.open(() => serializeDoc(emptyDoc()));
     await expect(own.ping()).resolves.toBeUndefined();

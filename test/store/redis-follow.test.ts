@@ -2,6 +2,7 @@
 // version N-1 applies the delta of N that the committing instance wrote to Redis, instead of
 // reading and parsing the whole document (~13 MB at 100,000 policies); when a version was
 // stored whole (or made on another commit) it reads it whole, as before.
+import { CLUSTER_SECRET } from '../helpers/process';
 import pino from 'pino';
 import { randomUUID } from 'node:crypto';
 import { RedisStore } from '../../src/store/redis/redis-store';
@@ -26,7 +27,7 @@ afterAll(async () => {
 });
 
 async function instance(clusterName: string): Promise<RedisStore> {
-  const s = new RedisStore({ url: redis.url, clusterName, sessionLeaseMs: 60_000 });
+  const s = new RedisStore({ url: redis.url, clusterName, sessionLeaseMs: 60_000, secret: CLUSTER_SECRET });
   stores.push(s);
   await s.open(() => markerDoc(0));
   return s;

@@ -13,6 +13,7 @@ const HealthReply = Type.Object({ status: Type.Literal('ok') }, { additionalProp
 const ReadyReply = Type.Object({
   status: Type.Union([Type.Literal('ready'), Type.Literal('not ready')]),
   checks: Type.Record(Type.String(), Type.String(), { description: 'each check\'s "ok", or why it failed' }),
+  warnings: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'what is wrong without making the instance unready, e.g. redis_auth: Redis accepts commands without authentication (docs/cluster.md); absent when nothing' })),
 }, { additionalProperties: false });
 const OpenApiReply = Type.Object({ openapi: Type.String() }, { additionalProperties: true, description: 'this document' });
 
@@ -35,7 +36,7 @@ export function operationsRoutes(ctx: AppContext, routes: () => readonly RouteDe
         otherAnswers: { 503: { description: 'not ready: the checks that failed say why', schema: ReadyReply } } },
       handler: async () => {
         const r = await ctx.readiness.report();
-        return { status: r.ready ? 200 : 503, body: { status: r.ready ? 'ready' : 'not ready', checks: r.checks } };
+        return { status: r.ready ? 200 : 503, body: { status: r.ready ? 'ready' : 'not ready', checks: r.checks, ...(r.warnings ? { warnings: r.warnings } : {}) } };
       } },
     { method: 'GET', pattern: '/metrics', body: 'none', permission: 'audit', anonymous: allowedScraper,
       doc: { tag: ops, summary: 'Prometheus metrics: from an allowed client address (FW_METRICS) without a token, else with one', response: Type.String(), contentType: 'text/plain' },

@@ -16,6 +16,7 @@ export const StatusReply = Type.Object({
   dataplane: DataPlaneStatusModel,
   store_reachable: Type.Boolean(),
   node: Type.String({ description: 'this instance\'s id' }),
+  store_warnings: Type.Array(Type.String(), { description: 'what is unsafe about the store, e.g. a Redis that accepts commands without authentication (docs/cluster.md, "Locking Redis down"); empty when nothing' }),
   uptime: Type.Integer({ minimum: 0, description: 'seconds' }),
   syslog: Type.Array(Type.Object({
     target: Type.String({ description: 'an FW_SYSLOG target, e.g. tcp://logs.example.net:514' }),
@@ -42,6 +43,7 @@ export function statusRoutes(ctx: AppContext): RouteDef[] {
         dataplane: ctx.dataPlane.status(),
         store_reachable: ctx.store.reachable(),
         node: ctx.nodes.id,
+        store_warnings: ctx.storeSecurity?.warnings() ?? [],
         uptime: Math.round((Date.now() - ctx.startedAt) / 1000),
         syslog: ctx.syslog.stats(),
       } };

@@ -25,6 +25,8 @@ export function keysOf(clusterName: string) {
     /** per footprint key, the journal position and instance that last touched it (scripts.ts APPEND) */
     journalWriters: `${p}journal-writers`,
     claim: `${p}claim`,
+    /** the commit queue's keys (BullMQ, prefix fw:{NAME}:bull, queue "commits": src/workers/commit-queue.ts) */
+    commitQueue: `${p}bull:commits:`,
     lastCommit: `${p}last-commit`,
     audit: `${p}audit`,
     /** failed logins, kept apart from the other audit entries (FW_AUDIT_LOGIN_FAILURES_KEEP) */

@@ -31,8 +31,14 @@ import type { VersionChange, VersionDeltaRecord } from '../version-deltas';
 import { mergeAudit } from '../audit-merge';
 import { FwError, isFwError } from '../../errors';
 import type { ClusterBus, Registry, StoreEvent } from '../cluster-bus';
+import { RecordSeal, unsealed, type IgnoredRecord } from './record-seal';
 
 export type { StoreEvent };
+
+/** KEYS a hash; ARGV field, the text read, its replacement: replaced only if still that text. */
+const REPLACE_IF_SAME = `if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+return 1`;
 
 export interface RedisStoreOptions {
   /** One server (REDIS_URL) ... */
@@ -55,6 +61,12 @@ export interface RedisStoreOptions {
   auditKeep?: number;
   /** FW_AUDIT_LOGIN_FAILURES_KEEP: failed-login audit entries kept, the newest (default 10,000; 0: all). */
   auditLoginFailuresKeep?: number;
+  /** FW_JWT_SECRET: account and API-token records are sealed with a key derived from it (record-seal.ts). */
+  secret: string;
+  /** Told what releaseStaleClaim found: 'dropped:<job>' (a claim no job could act on), or why it kept it. */
+  onStaleClaim?: (outcome: string) => void;
+  /** Told once of each account or token record ignored (no MAC, or a wrong one). */
+  onIgnoredRecord?: (r: IgnoredRecord) => void;
 }
 
 export class RedisStore implements Store, ClusterBus {
@@ -75,6 +87,8 @@ export class RedisStore implements Store, ClusterBus {
   private readonly auditKeep: number;
   private readonly auditLoginFailuresKeep: number;
   private closed = false;
+  /** MACs of account and API-token records (issue 38: Redis writers cannot mint accounts) */
+  private readonly seal: RecordSeal;
   readonly trafficStreams: RedisNodeStreams;
   readonly sharedWork: RedisSharedWork;
   /** audit entries recorded in one turn of the event loop go in one script call: [kind, JSON] each */
@@ -84,6 +98,7 @@ export class RedisStore implements Store, ClusterBus {
 
   constructor(private readonly opts: RedisStoreOptions) {
     this.keys = keysOf(opts.clusterName);
+    this.seal = new RecordSeal(opts.secret, opts.onIgnoredRecord);
     const target = opts.target ?? { url: opts.url };
     this.redis = scripted(connect(failFastOptions(target)));
     this.writes = new DurableWrites(target, opts.minReplicas ?? 0, this.redis, (fn) => this.call(fn));
@@ -188,14 +203,88 @@ export class RedisStore implements Store, ClusterBus {
     return (await this.call(() => this.redis.get(this.keys.secret)))!;
   }
 
+  /**
+   * The JWT secret an older version generated into Redis (`secret`), if still there. No longer
+   * used: a cluster's secret comes from FW_JWT_SECRET; anyone who could read Redis knew that one.
+   */
+  async legacySecret(): Promise<string | null> {
+    return this.call(() => this.redis.get(this.keys.secret));
+  }
+
+  /** Deletes the secret an older version kept in Redis (npm run adopt-records). */
+  async dropLegacySecret(): Promise<void> {
+    await this.durable((w) => w.del(this.keys.secret));
+  }
+
   async listUsers(): Promise<UserRecord[]> {
-    const all = await this.call(() => this.redis.hvals(this.keys.users));
-    return sortUsers(all.map((t) => userOf(JSON.parse(t) as StoredUser)));
+    const all = await this.call(() => this.redis.hgetall(this.keys.users));
+    return sortUsers(Object.entries(all).flatMap(([name, t]) => this.openUser(name, t)));
   }
 
   async getUser(username: string): Promise<UserRecord | undefined> {
     const t = await this.call(() => this.redis.hget(this.keys.users, username));
-    return t ? userOf(JSON.parse(t) as StoredUser) : undefined;
+    return t ? this.openUser(username, t)[0] : undefined;
+  }
+
+  /** The account a record holds if this cluster sealed it (else none: ignored and reported). */
+  private openUser(name: string, text: string): UserRecord[] {
+    const stored = this.seal.open<StoredUser>('user', name, text);
+    return stored ? [userOf(stored)] : [];
+  }
+
+  /**
+   * What the account and API-token hashes hold that this cluster did not seal: records of an
+   * older version (`unsealed`: `npm run adopt-records` seals them) and records written by
+   * anything without the secret (`forged`). Read at start, to say what to do.
+   */
+  async recordCheck(): Promise<{ users: number; unsealed: IgnoredRecord[]; forged: IgnoredRecord[] }> {
+    const [users, tokens] = await this.call(() => Promise.all([this.redis.hgetall(this.keys.users), this.redis.hgetall(this.keys.apiTokens)]));
+    const out = { users: Object.keys(users).length, unsealed: [] as IgnoredRecord[], forged: [] as IgnoredRecord[] };
+    const look = (kind: IgnoredRecord['kind'], all: Record<string, string>) => {
+      for (const [field, text] of Object.entries(all)) {
+        const r = this.seal.check(kind, field, text);
+        if ('reason' in r) out[r.reason].push({ kind, field: kind === 'api-token' ? `${field.slice(0, 8)}...` : field, reason: r.reason });
+      }
+    };
+    look('user', users);
+    look('api-token', tokens);
+    return out;
+  }
+
+  /** The records adoptRecords() would seal, with what an admin needs to recognise them. */
+  async unsealedRecords(): Promise<Array<{ kind: 'user' | 'api-token'; name: string; role?: string; owner?: string }>> {
+    const [users, tokens] = await this.call(() => Promise.all([this.redis.hgetall(this.keys.users), this.redis.hgetall(this.keys.apiTokens)]));
+    const out: Array<{ kind: 'user' | 'api-token'; name: string; role?: string; owner?: string }> = [];
+    for (const [field, text] of Object.entries(users)) {
+      const r = this.seal.check('user', field, text);
+      if ('reason' in r && r.reason === 'unsealed') out.push({ kind: 'user', name: field, role: (JSON.parse(text) as StoredUser).role });
+    }
+    for (const [field, text] of Object.entries(tokens)) {
+      const r = this.seal.check('api-token', field, text);
+      if (!('reason' in r) || r.reason !== 'unsealed') continue;
+      const t = JSON.parse(text) as ApiTokenRecord;
+      out.push({ kind: 'api-token', name: String(t.name), role: t.role, owner: t.owner });
+    }
+    return out;
+  }
+
+  /**
+   * Seals every account and API-token record that has no MAC (written by a version before
+   * issue 38), in place, each only if it is still the text read (a concurrent change wins). Records with a wrong MAC are left alone. Answers how many were sealed.
+   */
+  async adoptRecords(): Promise<{ users: number; apiTokens: number }> {
+    const sealed = { users: 0, apiTokens: 0 };
+    for (const [kind, key, count] of [['user', this.keys.users, 'users'], ['api-token', this.keys.apiTokens, 'apiTokens']] as const) {
+      const all = await this.call(() => this.redis.hgetall(key));
+      for (const [field, text] of Object.entries(all)) {
+        const r = this.seal.check(kind, field, text);
+        if (!('reason' in r) || r.reason !== 'unsealed') continue;
+        const record = JSON.parse(text) as object;
+        const replaced = await this.durable((w) => w.eval(REPLACE_IF_SAME, 1, key, field, text, this.seal.seal(kind, field, record)));
+        if (replaced === 1) sealed[count]++;
+      }
+    }
+    return sealed;
   }
 
   async putUser(user: StoredUser, replacing?: Replacing): Promise<boolean> {
@@ -203,7 +292,7 @@ export class RedisStore implements Store, ClusterBus {
     const event: StoreEvent = { type: 'user-changed', username: user.username };
     // what the script checks the stored account against (PUT_USER): nothing, a free name, or an account
     const expect = replacing === undefined ? ['any', '', ''] : replacing === null ? ['new', '', ''] : ['same', replacing.id, String(replacing.createdAt)];
-    const r = await this.durable((w) => w.fwPutUser(this.keys.users, user.username, JSON.stringify(rec), rec.role, this.keys.channel, JSON.stringify(event), ...expect));
+    const r = await this.durable((w) => w.fwPutUser(this.keys.users, user.username, this.seal.seal('user', user.username, rec), rec.role, this.keys.channel, JSON.stringify(event), ...expect));
     if (r === 'exists' || r === 'changed') throw refusedReplacing(r, user.username);
     return r === 1;
   }
@@ -220,25 +309,31 @@ export class RedisStore implements Store, ClusterBus {
   async addApiToken(token: ApiTokenRecord): Promise<boolean> {
     const k = this.keys;
     const rec: ApiTokenRecord = { ...token, lastUsedAt: null }; // last use lives in apiTokenUsed
-    const r = await this.durable((w) => w.fwAddApiToken(k.apiTokens, k.apiTokenNames, token.hash, `${token.owner}/${token.name}`, JSON.stringify(rec)));
+    const r = await this.durable((w) => w.fwAddApiToken(k.apiTokens, k.apiTokenNames, token.hash, `${token.owner}/${token.name}`, this.seal.seal('api-token', token.hash, rec)));
     return r === 1;
   }
 
   async getApiToken(hash: string): Promise<ApiTokenRecord | undefined> {
     const [json, used] = await this.call(() => Promise.all([this.redis.hget(this.keys.apiTokens, hash), this.redis.hget(this.keys.apiTokenUsed, hash)]));
-    return json ? withLastUse(json, used) : undefined;
+    return json ? this.openApiToken(hash, json, used)[0] : undefined;
+  }
+
+  /** The token a record holds if this cluster sealed it (else none: ignored and reported). */
+  private openApiToken(hash: string, json: string, used: string | null | undefined): ApiTokenRecord[] {
+    const record = this.seal.open<ApiTokenRecord>('api-token', hash, json);
+    return record ? [withLastUse(JSON.stringify(record), used)] : [];
   }
 
   async listApiTokens(owner?: string): Promise<ApiTokenRecord[]> {
     const [all, used] = await this.call(() => Promise.all([this.redis.hgetall(this.keys.apiTokens), this.redis.hgetall(this.keys.apiTokenUsed)]));
-    const tokens = Object.entries(all).map(([hash, json]) => withLastUse(json, used[hash]));
+    const tokens = Object.entries(all).flatMap(([hash, json]) => this.openApiToken(hash, json, used[hash]));
     return sortApiTokens(tokens.filter((t) => owner === undefined || t.owner === owner));
   }
 
   async deleteApiToken(owner: string, name: string): Promise<ApiTokenRecord | undefined> {
     const k = this.keys;
     const json = await this.durable((w) => w.fwDeleteApiToken(k.apiTokens, k.apiTokenNames, k.apiTokenUsed, `${owner}/${name}`, k.channel));
-    return typeof json === 'string' ? withLastUse(json, null) : undefined;
+    return typeof json === 'string' ? withLastUse(unsealed(json), null) : undefined;
   }
 
   async touchApiTokens(used: ReadonlyMap<string, number>): Promise<void> {
@@ -341,7 +436,9 @@ export class RedisStore implements Store, ClusterBus {
       k.session, k.journal, k.claim, k.journalWriters, sessionId, first, at, this.opts.sessionLeaseMs,
       reach?.unknownFrom ?? first, reach?.tag ?? '', keys ? keys.length : -1, ...(keys ?? []), ...lines,
     );
-    const r = await (bytes > BULK_BYTES ? this.writes.durableBulk(bytes, append) : this.durable(append));
+    const once = () => (bytes > BULK_BYTES ? this.writes.durableBulk(bytes, append) : this.durable(append));
+    let r = await once();
+    if (r === 'committing' && (await this.releaseStaleClaim())) r = await once();
     if (typeof r !== 'number') throw new StoreConflict(`cannot append changes ${first}-${first + entries.length - 1} to session ${sessionId}: ${r}`, conflictReason(String(r)));
     return r;
   }
@@ -353,9 +450,25 @@ export class RedisStore implements Store, ClusterBus {
 
   async claimCommit(sessionId: string, journalLength: number, leaseMs: number): Promise<string> {
     const k = this.keys;
-    const r = (await this.call(() => this.redis.fwClaim(k.session, k.journal, k.claim, sessionId, journalLength, `${sessionId}:${journalLength}`, leaseMs))) as string | [string, string];
+    const claim = () => this.call(() => this.redis.fwClaim(k.session, k.journal, k.claim, sessionId, journalLength, `${sessionId}:${journalLength}`, leaseMs)) as Promise<string | [string, string]>;
+    let r = await claim();
+    if (r === 'committing' && (await this.releaseStaleClaim())) r = await claim();
     if (typeof r === 'string') throw new StoreConflict(`cannot claim session ${sessionId} for a commit: ${r}`, conflictReason(r));
     return r[1];
+  }
+
+  /**
+   * Drops the session's commit claim when no commit job can still act on it (scripts.ts
+   * RELEASE_STALE): asked when a change or a commit finds the session claimed. True when it
+   * was dropped (the caller tries once more).
+   */
+  async releaseStaleClaim(): Promise<boolean> {
+    const k = this.keys;
+    const q = k.commitQueue;
+    // no WAIT: a drop lost in a failover only brings the stale claim back
+    const r = await this.call(() => this.redis.fwReleaseStale(k.claim, `${q}wait`, `${q}paused`, `${q}prioritized`, `${q}delayed`, q));
+    this.opts.onStaleClaim?.(String(r));
+    return String(r).startsWith('dropped:');
   }
 
   async releaseCommit(sessionId: string, journalLength: number): Promise<void> {

@@ -170,6 +170,28 @@ local digests = {}
 for i, line in ipairs(redis.call('LRANGE', KEYS[2], 0, -1)) do digests[i] = redis.sha1hex(line) end
 return {'ok', redis.sha1hex(table.concat(digests))}`;
 
+/**
+ * KEYS claim, and the commit queue's wait, paused, prioritized and delayed keys; ARGV the
+ * queue's job key prefix. Drops a commit claim that no commit job can still act on (issue 38
+ * item 8): its job (commit-<session>-<length>, src/workers/commit-queue.ts) holds no lock (no
+ * live worker runs it) and waits for none (not queued). Left by a job that failed while its
+ * worker could not reach Redis to release it, or whose worker was cut off mid-job (BullMQ
+ * would hand it on only after its lock lapsed and the stall check ran): the session stayed
+ * claimed, every change 409, for up to the claim's lease. Answers 'dropped:<job>', or why
+ * not: 'none' (no claim), 'locked:<job>' (a live worker runs it), 'queued:<job>'.
+ */
+export const RELEASE_STALE = `
+local c = redis.call('GET', KEYS[1])
+if not c then return 'none' end
+local sid, len = string.match(c, '^(.+):(%d+)$')
+if not sid then return 'none' end
+local id = 'commit-' .. sid .. '-' .. len
+if redis.call('EXISTS', ARGV[1] .. id .. ':lock') == 1 then return 'locked:' .. id end
+if redis.call('LPOS', KEYS[2], id) or redis.call('LPOS', KEYS[3], id) then return 'queued:' .. id end
+if redis.call('ZSCORE', KEYS[4], id) or redis.call('ZSCORE', KEYS[5], id) then return 'queued:' .. id end
+redis.call('DEL', KEYS[1])
+return 'dropped:' .. id`;
+
 /** KEYS claim; ARGV claimer. */
 export const RELEASE = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
@@ -382,7 +404,7 @@ export const IDEM_RELEASE = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 0`;
 
-export type ScriptName = 'fwInit' | 'fwBegin' | 'fwHead' | 'fwRange' | 'fwGetSmall' | 'fwGetPieces' | 'fwAppend' | 'fwEnd' | 'fwClaim' | 'fwRelease' | 'fwCommit' | 'fwPutUser' | 'fwDeleteUser' | 'fwAddApiToken' | 'fwDeleteApiToken' | 'fwTouchApiTokens' | 'fwRevoke' | 'fwRecordFailure' | 'fwAudit'
+export type ScriptName = 'fwInit' | 'fwBegin' | 'fwHead' | 'fwRange' | 'fwGetSmall' | 'fwGetPieces' | 'fwAppend' | 'fwEnd' | 'fwClaim' | 'fwRelease' | 'fwReleaseStale' | 'fwCommit' | 'fwPutUser' | 'fwDeleteUser' | 'fwAddApiToken' | 'fwDeleteApiToken' | 'fwTouchApiTokens' | 'fwRevoke' | 'fwRecordFailure' | 'fwAudit'
   | 'fwIdemClaim' | 'fwIdemRelease' | 'fwConfirm' | 'fwClaimRevert' | 'fwEvent' | 'fwVersionBase' | 'fwKeyframe';
 /** Each script also as name + 'Buffer' (ioredis defines both): its strings answered as Buffers. */
 export type Scripted = Redis & Record<ScriptName | `${ScriptName}Buffer`, (...args: (string | number)[]) => Promise<unknown>>;
@@ -401,6 +423,7 @@ export const SCRIPTS: Record<ScriptName, { keys: number; lua: string }> = {
   fwEnd: { keys: 3, lua: END },
   fwClaim: { keys: 3, lua: CLAIM },
   fwRelease: { keys: 1, lua: RELEASE },
+  fwReleaseStale: { keys: 5, lua: RELEASE_STALE },
   fwCommit: { keys: 7, lua: COMMIT },
   fwPutUser: { keys: 1, lua: PUT_USER },
   fwDeleteUser: { keys: 4, lua: DELETE_USER },
