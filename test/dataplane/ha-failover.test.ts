@@ -9,6 +9,8 @@
 import { HaLab, LAN, WAN, type Prober } from '../helpers/ha-lab';
 import { ok } from '../helpers/daemon';
 import { sh } from '../helpers/netns';
+import { fwctl } from '../helpers/fwctl';
+import { kill9 } from '../helpers/process';
 
 /** A generous bound against a stuck failover (the speed goal is the benchmark's: bench/ha-failover.ts). */
 const PAUSE_BOUND_MS = 20_000;
@@ -80,10 +82,23 @@ test('a commit on the pair gives both kernels their own addresses and the transl
   expect(viaA.body.virtual_addresses.every((v: { held: boolean }) => !v.held)).toBe(true);
 }, 60_000);
 
-test('power off of the master: the TCP and UDP flows go on through the backup with no reset, the pause bounded', async () => {
+test('kill -9 and restart of the master\'s daemon: no failover, the same keepalived and conntrackd adopted, the flows go on', async () => {
   const [a, b] = lab.nodes;
   probe = await lab.prober(50);
   await sleep(1500);
+  await flowsAlive(probe, 'before');
+  const before = await lab.status(a);
+  await kill9(a.child!);
+  await sleep(2000);
+  await lab.start(a);
+  const after = await lab.status(a);
+  expect({ state: after.state, since: after.since, processes: after.processes }).toEqual({ state: 'master', since: before.since, processes: before.processes });
+  expect((await lab.status(b)).state).toBe('backup');
+  await flowsAlive(probe, 'across the restart of the daemon');
+}, 120_000);
+
+test('power off of the master: the TCP and UDP flows go on through the backup with no reset, the pause bounded', async () => {
+  const [a, b] = lab.nodes;
   await flowsAlive(probe, 'before');
   await synced(b);
   await lab.powerOff(a);
@@ -122,10 +137,13 @@ test('POST /api/ha/failover steps the master down (audited), the flows go on; re
   const audit = await ok(a.client!.get('/api/audit?limit=100'));
   expect(JSON.stringify(audit.body)).toMatch(/ha\.failover[^}]*step-down on node fw-a/);
   await synced(a);
-  await ok(a.client!.post('/api/ha/failover', { action: 'resume' }));
+  const resumed = await fwctl(['ha', 'resume'], { FWCTL_URL: a.child!.url, FWCTL_TOKEN: a.client!.token });
+  expect({ code: resumed.code, out: resumed.stdout }).toEqual({ code: 0, out: 'node resumed (fw-a)\n' });
   await lab.waitState(a, 'master', 60_000);
   await sleep(3000);
   await flowsAlive(probe, 'across the resume');
+  const st = await fwctl(['ha'], { FWCTL_URL: a.child!.url, FWCTL_TOKEN: a.client!.token });
+  expect(st.stdout).toMatch(/^node fw-a: master since [\s\S]*sync sync: connected/);
 }, 180_000);
 
 test('with the sync link removed, the same failover cuts a TCP connection made since, and keeps the one synced before', async () => {
