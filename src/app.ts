@@ -33,6 +33,7 @@ import type { AppContext } from './api/context';
 import { allRoutes } from './api/routes';
 import { createCompiler, type CommitCompiler } from './workers/commit-compiler';
 import { createDataPlane, type DataPlane } from './dataplane';
+import { reportHaTransitions } from './dataplane/ha-report';
 import { Metrics } from './api/metrics';
 import { AuditTrail } from './api/audit';
 import { Readiness } from './api/readiness';
@@ -287,6 +288,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     dataPlane = createDataPlane(settings.dataPlane, settings.netns, settings.dataDir, log, {
       rematch: settings.sessionRematch, hitsIntervalMs: settings.hitsIntervalMs, logQueue: settings.trafficLogQueue,
       log: settings.trafficLogRules, sessionCacheMs: settings.sessionCacheMs, keepHelpers: settings.helpersOnStop === 'keep',
+      nodeId: settings.nodeId,
     });
     const config = new ConfigService(store, settings, log, compiler, commitChecks, dataPlane);
     const redis = store instanceof RedisStore ? store : null;
@@ -337,6 +339,8 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     const port = await server.listen();
     const nodes = await startNode(settings, port, redis, config, dataPlane, events, log, nodeAuth);
     ctx.nodes = nodes;
+    // HA state changes (issue 39) as events, audit entries, metrics
+    if (dataPlane.ha) reportHaTransitions(dataPlane.ha, () => nodes.id, { emit: events.emit, audit, registry: metrics.registry, log });
     ctx.traffic.start(); // its records name this node
     ctx.traffic.onRecord((r) => syslog.forward(trafficRecord(trafficFieldsOf(r))));
     metrics.traffic = () => ({ stored: ctx.traffic.stored, dropped: ctx.traffic.dropped, queued: ctx.traffic.queued });

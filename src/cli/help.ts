@@ -52,6 +52,10 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     summary: 'the daemon\'s events as they happen',
   },
   leases: { usage: 'fwctl leases', summary: 'the DHCP leases handed out, per pool' },
+  ha: {
+    usage: 'fwctl ha [status|failover|resume] [--node ID]',
+    summary: 'the HA pair: this node\'s state, virtual addresses and sync link; failover steps the node down (operator or admin), resume lets it serve again',
+  },
   sessions: {
     usage: 'fwctl sessions [FILTERS] [--node ID] [--limit N]',
     summary: 'live connections',

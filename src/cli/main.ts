@@ -12,6 +12,7 @@ import { status } from './commands/status';
 import { trace, type TraceArgs } from './commands/trace';
 import { watch } from './commands/watch';
 import { leases } from './commands/leases';
+import { ha } from './commands/ha';
 import { endSessions, sessions, SESSION_FILTERS, type SessionFilterArgs } from './commands/sessions';
 import { apply, confirm, exportConfig, plan } from './commands/config-file';
 import { impact } from './commands/impact';
@@ -48,6 +49,7 @@ const OPTIONS = {
   },
   watch: { types: { type: 'string' }, since: { type: 'string' }, count: { type: 'string' } },
   leases: {},
+  ha: { node: { type: 'string' } },
   sessions: { ...filterOptions(), limit: { type: 'string' } },
   'end-sessions': filterOptions(),
   impact: {},
@@ -62,7 +64,7 @@ type Command = keyof typeof OPTIONS;
 
 function parse(command: Command, argv: string[]) {
   try {
-    return parseArgs({ args: argv, options: { ...common, ...OPTIONS[command] }, allowPositionals: command === 'login', strict: true });
+    return parseArgs({ args: argv, options: { ...common, ...OPTIONS[command] }, allowPositionals: command === 'login' || command === 'ha', strict: true });
   } catch (e) {
     throw new CliError(`${(e as Error).message} (fwctl ${command} --help)`, EXIT.usage);
   }
@@ -109,6 +111,7 @@ async function run(argv: string[]): Promise<number> {
     case 'discard': return discard(api, { force: o.force === true, json: o.json });
     case 'trace': return trace(api, o as unknown as TraceArgs);
     case 'leases': return leases(api, o.json);
+    case 'ha': return ha(api, { action: positionals[0], node: o.node as string | undefined, json: o.json });
     case 'sessions': return sessions(api, o as unknown as SessionFilterArgs & { limit?: string; json: boolean });
     case 'end-sessions': return endSessions(api, o as unknown as SessionFilterArgs & { json: boolean });
     case 'impact': return impact(api, o.json);

@@ -22,6 +22,8 @@ import type { DataPlane, DataPlaneStatus } from './types';
 import { logsTraffic, type TrafficLogRules } from './nft-log';
 import { NflogSocket } from './traffic-kernel';
 import { UlogdProcess } from './ulogd';
+import { HaRuntime } from './ha-runtime';
+import { nodeView } from '../config/ha';
 
 interface NftCounter {
   counter?: { name: string; table: string; packets: number; bytes: number };
@@ -44,6 +46,8 @@ export interface LinuxOptions {
   sessionCacheMs: number;
   /** FW_HELPERS_ON_STOP=keep: close() leaves dnsmasq and ulogd serving, for the next start to adopt */
   keepHelpers?: boolean;
+  /** FW_NODE_ID: which node of an HA pair this kernel is (its own addresses, its keepalived) */
+  nodeId?: string;
 }
 
 /**
@@ -69,6 +73,8 @@ export class LinuxDataPlane implements DataPlane {
   private readonly ulogd: UlogdProcess;
   readonly traffic: NflogSocket;
   private readonly listings: ListingCache;
+  /** keepalived and conntrackd of an HA pair (issue 39) */
+  readonly ha: HaRuntime;
 
   /** FW_DATA_DIR/dataplane: the files of dnsmasq and of conntrack batches */
   private readonly dir: string;
@@ -78,6 +84,7 @@ export class LinuxDataPlane implements DataPlane {
     this.dir = path.join(dataDir, 'dataplane');
     this.dnsmasq = new DnsmasqProcess(this.host, this.dir);
     this.ulogd = new UlogdProcess(this.host, this.dir);
+    this.ha = new HaRuntime(this.host, this.dir, opts.nodeId, log);
     this.traffic = new NflogSocket(path.join(this.dir, 'ulogd.sock'), opts.logQueue, () => this.applied?.doc ?? null);
     this.rights = missingRights(this.host).then((problem) => {
       if (problem) this.log.error({ netns }, problem);
@@ -112,7 +119,8 @@ export class LinuxDataPlane implements DataPlane {
     return next;
   }
 
-  async check(doc: ConfigDoc): Promise<string[]> {
+  async check(given: ConfigDoc): Promise<string[]> {
+    const doc = nodeView(given, this.opts.nodeId); // an HA link as this node holds it
     const names = planProblems(doc);
     if (names.length) return names;
     const plan = renderPlan(doc, { leaseFile: this.dnsmasq.leaseFile });
@@ -124,7 +132,9 @@ export class LinuxDataPlane implements DataPlane {
     return problems;
   }
 
-  apply(doc: ConfigDoc, version: number, label = `version ${version}`): Promise<void> {
+  apply(doc: ConfigDoc, version: number, given?: string): Promise<void> {
+    // a commit names its candidate: when it fails the running version stays the one restored
+    const label = given ?? `version ${version}`;
     return this.serial(async () => {
       const t0 = Date.now();
       this.listings.invalidate(); // the marks the listing shows change meaning now
@@ -134,22 +144,40 @@ export class LinuxDataPlane implements DataPlane {
         this.applied = { doc, version, at: Date.now() };
         this.error = null;
         this.log.info({ version, ms: Date.now() - t0 }, 'data plane applied');
+        this.ha.markDataplane(true);
+        await this.ensureHa(doc);
       } catch (e) {
         const rights = await this.rights;
         this.error = `${label}: ${messageOf(e)}${rights ? ` (${rights})` : ''}`;
         this.log.error({ config: label, err: messageOf(e) }, 'data plane apply failed; restoring the previous version');
         const previous = this.applied;
+        // a version given out that this kernel cannot hold: keepalived keeps this node out of
+        // the master role (ha-render.ts) until an apply succeeds
+        let holdsRunning = given !== undefined && previous !== null;
         if (previous) {
           await this.enforce(previous.doc, previous.version).catch((e2) => {
+            holdsRunning = false;
             this.error += `; restoring version ${previous.version} failed too: ${messageOf(e2)}`;
           });
         }
+        this.ha.markDataplane(holdsRunning);
         throw new FwError('ERR_SYS_4005', messageOf(e));
       }
     });
   }
 
-  private async enforce(doc: ConfigDoc, version: number): Promise<void> {
+  /** keepalived and conntrackd as the applied version's pair says; a failure shows as the data plane's error. */
+  private async ensureHa(doc: ConfigDoc): Promise<void> {
+    try {
+      await this.ha.ensure(doc);
+    } catch (e) {
+      this.error = `HA: ${messageOf(e)}`;
+      this.log.error({ err: messageOf(e) }, 'HA helpers failed to start');
+    }
+  }
+
+  private async enforce(given: ConfigDoc, version: number): Promise<void> {
+    const doc = nodeView(given, this.opts.nodeId); // an HA link as this node holds it
     const problems = planProblems(doc);
     if (problems.length) throw new Error(problems.join('\n'));
     const opts = { leaseFile: this.dnsmasq.leaseFile, version, rematch: this.opts.rematch, log: this.opts.log };
@@ -279,6 +307,7 @@ export class LinuxDataPlane implements DataPlane {
         await this.dnsmasq.stop();
         await this.ulogd.stop();
       }
+      await this.ha.close(this.opts.keepHelpers === true);
       if (this.traffic.listening) await this.traffic.close();
     });
   }

@@ -20,6 +20,7 @@
 //   input     (filter)              management access per link, everything else dropped
 //   rpf       (prerouting, -150)    a source that would not be routed back out of the link it
 //                                   came in on is dropped (the source zone is decided by address)
+import { haInputRules } from './ha-render';
 import { GroupFlattener } from '../config/groups';
 import type { Family } from '../config/net';
 import { parseCidr, parseIp } from '../config/net';
@@ -276,6 +277,7 @@ function input(doc: ConfigDoc, topo: Topology): string[] {
     for (const m of l.management) for (const expr of MANAGEMENT[m] ?? []) out.push(`iifname "${l.name}" ${expr} accept`);
     if (doc.dhcp.has(l.name)) out.push(`iifname "${l.name}" udp dport 67 accept`);
   }
+  out.push(...haInputRules(doc.ha));
   return out;
 }
 

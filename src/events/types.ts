@@ -57,6 +57,16 @@ export const NodeEvent = Type.Object({
   version: Type.Optional(Type.Integer({ minimum: 0, description: 'version: the running version it serves now' })),
 }, { additionalProperties: false });
 
+/** A change of an HA node's VRRP state (issue 39: keepalived's notify, seen by the node's daemon). */
+export const HaEvent = Type.Object({
+  ...base,
+  type: Type.Literal('ha'),
+  node: Type.String({ description: 'the node whose state changed' }),
+  state: Type.Union([Type.Literal('master'), Type.Literal('backup'), Type.Literal('fault'), Type.Literal('disabled')]),
+  previous: Type.Union([Type.Literal('master'), Type.Literal('backup'), Type.Literal('fault'), Type.Literal('disabled')]),
+  since: IsoTime,
+}, { additionalProperties: false });
+
 /** Sent instead of the missed events when Last-Event-ID is older than what is kept. */
 export const ResyncEvent = Type.Object({
   type: Type.Literal('resync'),
@@ -64,10 +74,10 @@ export const ResyncEvent = Type.Object({
   reason: Type.String(),
 }, { additionalProperties: false });
 
-export const FwEventSchema = Type.Union([CommitEvent, RollbackEvent, ConfirmEvent, SessionEvent, NodeEvent]);
+export const FwEventSchema = Type.Union([CommitEvent, RollbackEvent, ConfirmEvent, SessionEvent, NodeEvent, HaEvent]);
 export type FwEvent = Static<typeof FwEventSchema>;
 export type EventType = FwEvent['type'];
-export const EVENT_TYPES: readonly EventType[] = ['commit', 'rollback', 'confirm', 'session', 'node'];
+export const EVENT_TYPES: readonly EventType[] = ['commit', 'rollback', 'confirm', 'session', 'node', 'ha'];
 export type ResyncNotice = Static<typeof ResyncEvent>;
 
 type Distribute<T> = T extends unknown ? Omit<T, 'id' | 'at' | 'origin'> : never;

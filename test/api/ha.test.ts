@@ -3,6 +3,7 @@
 // (older documents load unchanged), audit, and the status and failover of a node without a
 // kernel (FW_DATAPLANE=none: disabled, and the failover refused).
 import { expectError, expectMessage, ok, refusal, useDaemon } from '../helpers/daemon';
+import { fwctl } from '../helpers/fwctl';
 
 const d = useDaemon({ FW_NODE_ID: 'fw-a' });
 
@@ -130,4 +131,15 @@ test('status without a kernel is disabled, failover is refused', async () => {
   expectError(await d.client.post('/api/ha/failover'), 409, 'ERR_SYS_3005');
   expectError(await d.client.post('/api/ha/failover', { action: 'sideways' }), 400, 'ERR_NET_1005');
   expectError(await d.client.get('/api/ha/status?node=nope'), 404, 'ERR_NET_1003');
+  // fwctl ha: the same status, and the same refusal
+  const env = { FWCTL_URL: d.url, FWCTL_TOKEN: d.client.token };
+  const st = await fwctl(['ha'], env);
+  expect({ code: st.code, out: st.stdout }).toEqual({ code: 0, out: expect.stringMatching(/^node fw-a: disabled[\s\S]*peer: fw-b \(priority 100\)[\s\S]*eth0\s+52\s+203\.0\.113\.1\/24\s+no/) });
+  const js = await fwctl(['ha', 'status', '--json'], env);
+  expect(JSON.parse(js.stdout)).toEqual(s.body);
+  const fo = await fwctl(['ha', 'failover'], env);
+  expect(fo.code).not.toBe(0);
+  expect(fo.stderr).toMatch(/not a member of an enabled HA pair/);
+  const bad = await fwctl(['ha', 'sideways'], env);
+  expect({ code: bad.code, err: bad.stderr }).toEqual({ code: 64, err: expect.stringMatching(/unknown action "sideways"/) });
 });

@@ -22,6 +22,7 @@ export function eventLine(e: FwEvent): string {
       case 'session': return `${e.state} (owner ${e.owner}, by ${e.user})`;
       // state "version": the instance serves another version now ("node-a serves version 3")
       case 'node': return e.state === 'version' ? `${e.node} serves version ${e.version}` : `${e.node} ${e.state}${e.version !== undefined ? ` version ${e.version}` : ''}`;
+      case 'ha': return `${e.node} ${e.previous} -> ${e.state} since ${e.since}`;
     }
   })();
   return `${e.at}  ${String(e.id).padStart(6)}  ${e.type.padEnd(8)}  ${what}`;

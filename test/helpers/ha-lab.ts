@@ -1,0 +1,267 @@
+// Two fwd nodes as one HA pair on real links, for the HA tests and benchmark (issue 39):
+//   client (10.39.1.10) --brlan-- fw-a / fw-b --brwan-- server (203.0.113.10)
+//                                  \-- brsync --/
+// The bridges live in a switch namespace; each firewall namespace has links lan, wan and sync
+// (its own addresses .2 and .3, the virtual ones .1); both daemons (child processes, as in
+// production) are instances of one cluster on a redis-server of the lab's own, each with its
+// own data folder and FW_NODE_ID. Every name carries the pid and a random suffix; destroy()
+// removes the namespaces, the daemons and the helpers they started, also after a failure.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import readline from 'node:readline';
+import { Client, ok, tempDir } from './daemon';
+import { requireLab, requirePackages, sh } from './netns';
+import { startChild, kill9, type Child } from './process';
+import { startRedis, type TestRedis } from './redis';
+import { ownChild } from './watchdog';
+
+export const LAN = { vip: '10.39.1.1', a: '10.39.1.2', b: '10.39.1.3', client: '10.39.1.10', prefix: 24 };
+export const WAN = { vip: '203.0.113.1', a: '203.0.113.2', b: '203.0.113.3', server: '203.0.113.10', prefix: 24 };
+export const SYNC = { a: '192.168.39.1', b: '192.168.39.2', prefix: 30 };
+export const ECHO_PORT = 7039;
+
+export interface FlowFigures {
+  echoes: number;
+  maxGapMs: number;
+  closed: boolean;
+  error: string;
+}
+
+/** A prober in the client namespace (ha-prober.ts): a TCP and a UDP flow through the pair. */
+export class Prober {
+  private readonly proc: ChildProcess;
+  private waiting: Array<(f: { tcp: FlowFigures; udp: FlowFigures }) => void> = [];
+  readonly ready: Promise<void>;
+
+  constructor(ns: string, intervalMs: number) {
+    const script = path.join(__dirname, 'ha-prober.js');
+    this.proc = spawn('ip', ['netns', 'exec', ns, process.execPath, script, 'probe', LAN.client, WAN.server, String(ECHO_PORT), String(intervalMs)], { stdio: ['pipe', 'pipe', 'inherit'] });
+    ownChild(this.proc);
+    this.ready = new Promise((resolve, reject) => {
+      this.proc.once('exit', (code) => reject(new Error(`prober exited (${code})`)));
+      readline.createInterface({ input: this.proc.stdout! }).on('line', (line) => {
+        const m = JSON.parse(line) as { ready?: boolean; tcp?: FlowFigures; udp?: FlowFigures };
+        if (m.ready) resolve();
+        else if (m.tcp && m.udp) this.waiting.shift()?.({ tcp: m.tcp, udp: m.udp });
+      });
+    });
+    this.ready.catch(() => undefined);
+  }
+
+  /** The flows' figures since the previous mark. */
+  mark(): Promise<{ tcp: FlowFigures; udp: FlowFigures }> {
+    return new Promise((resolve) => {
+      this.waiting.push(resolve);
+      this.proc.stdin!.write('mark\n');
+    });
+  }
+
+  stop(): void {
+    if (this.proc.exitCode === null && this.proc.signalCode === null) this.proc.kill('SIGKILL');
+  }
+}
+
+export interface HaNodeHandle {
+  id: 'fw-a' | 'fw-b';
+  ns: string;
+  dir: string;
+  child: Child | null;
+  client: Client | null;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export class HaLab {
+  readonly id = `${process.pid % 100000}${randomBytes(2).toString('hex')}`;
+  readonly sw = `fwdha-${this.id}-sw`;
+  readonly clientNs = `fwdha-${this.id}-c`;
+  readonly serverNs = `fwdha-${this.id}-s`;
+  readonly nodes: HaNodeHandle[];
+  private readonly namespaces: string[] = [];
+  private readonly dir = tempDir('fwd-ha-');
+  private redis: TestRedis | null = null;
+  private readonly procs: Array<{ stop(): void }> = [];
+  private readonly cluster = `ha${this.id}`;
+
+  constructor(private readonly env: Record<string, string> = {}) {
+    this.nodes = (['fw-a', 'fw-b'] as const).map((id) => ({ id, ns: `fwdha-${this.id}-${id}`, dir: path.join(this.dir, id), child: null, client: null }));
+  }
+
+  private addNs(ns: string): void {
+    sh(['ip', 'netns', 'add', ns]);
+    this.namespaces.push(ns);
+    sh(['ip', '-n', ns, 'link', 'set', 'lo', 'up']);
+  }
+
+  /** A veth from `ns` (named `name` there) to a port of bridge `br` in the switch. */
+  private plug(ns: string, name: string, br: string, port: string): void {
+    sh(['ip', '-n', this.sw, 'link', 'add', port, 'type', 'veth', 'peer', 'name', name, 'netns', ns]);
+    sh(['ip', '-n', this.sw, 'link', 'set', port, 'master', br, 'up']);
+  }
+
+  async create(): Promise<void> {
+    requireLab();
+    requirePackages([['keepalived', 'keepalived'], ['conntrackd', 'conntrackd'], ['redis-server', 'redis-server']], 'the HA tests');
+    this.addNs(this.sw);
+    for (const br of ['brlan', 'brwan', 'brsync']) {
+      sh(['ip', '-n', this.sw, 'link', 'add', br, 'type', 'bridge', 'forward_delay', '0']);
+      sh(['ip', '-n', this.sw, 'link', 'set', br, 'type', 'bridge', 'mcast_snooping', '0']);
+      sh(['ip', '-n', this.sw, 'link', 'set', br, 'up']);
+    }
+    for (const n of this.nodes) {
+      this.addNs(n.ns);
+      const tag = n.id.slice(-1);
+      this.plug(n.ns, 'lan', 'brlan', `l${tag}`);
+      this.plug(n.ns, 'wan', 'brwan', `w${tag}`);
+      this.plug(n.ns, 'sync', 'brsync', `s${tag}`);
+    }
+    this.addNs(this.clientNs);
+    this.plug(this.clientNs, 'eth0', 'brlan', 'lc');
+    sh(['ip', '-n', this.clientNs, 'link', 'set', 'eth0', 'up']);
+    sh(['ip', '-n', this.clientNs, 'address', 'add', `${LAN.client}/${LAN.prefix}`, 'dev', 'eth0']);
+    sh(['ip', '-n', this.clientNs, 'route', 'add', 'default', 'via', LAN.vip]);
+    this.addNs(this.serverNs);
+    this.plug(this.serverNs, 'eth0', 'brwan', 'ws');
+    sh(['ip', '-n', this.serverNs, 'link', 'set', 'eth0', 'up']);
+    sh(['ip', '-n', this.serverNs, 'address', 'add', `${WAN.server}/${WAN.prefix}`, 'dev', 'eth0']);
+    // the server knows no way to the LAN: only the source translation to the WAN's virtual address brings its replies back
+    this.redis = await startRedis(path.join(this.dir, 'redis'));
+    for (const n of this.nodes) await this.start(n);
+  }
+
+  /** Starts node `n`'s daemon (again) on its namespace and data folder; logs its client in. */
+  async start(n: HaNodeHandle): Promise<void> {
+    fs.mkdirSync(n.dir, { recursive: true });
+    n.child = await startChild({
+      FW_DATAPLANE: 'linux', FW_NETNS: n.ns, FW_INTERFACES: 'lan,wan,sync', FW_NODE_ID: n.id, FW_DATA_DIR: n.dir,
+      REDIS_URL: this.redis!.url, FW_CLUSTER_NAME: this.cluster, FW_HELPERS_ON_STOP: 'keep', ...this.env,
+    });
+    n.client = await new Client(n.child.url).login();
+  }
+
+  /** The HA document of the lab, `advertMs` between VRRP adverts. */
+  haDoc(advertMs: number): Record<string, unknown> {
+    const own = (x: 'a' | 'b') => ({ lan: [`${LAN[x]}/${LAN.prefix}`], wan: [`${WAN[x]}/${WAN.prefix}`], sync: [`${SYNC[x]}/${SYNC.prefix}`] });
+    return {
+      enabled: true, 'sync-interface': 'sync', 'advert-interval-ms': advertMs, preempt: true,
+      nodes: [{ node: 'fw-a', priority: 200, addresses: own('a') }, { node: 'fw-b', priority: 100, addresses: own('b') }],
+      'virtual-addresses': [
+        { interface: 'lan', vrid: 39, addresses: [`${LAN.vip}/${LAN.prefix}`] },
+        { interface: 'wan', vrid: 40, addresses: [`${WAN.vip}/${WAN.prefix}`] },
+      ],
+    };
+  }
+
+  /** Commits the pair's configuration on node fw-a (the cluster gives it to fw-b): zones, an allow, the masquerade. */
+  async configure(advertMs: number): Promise<void> {
+    const c = this.nodes[0].client!;
+    await c.begin();
+    await ok(c.post('/api/zones', { name: 'lan', type: 'l3', interfaces: ['lan'] }));
+    await ok(c.post('/api/zones', { name: 'wan', type: 'l3', interfaces: ['wan'] }));
+    await ok(c.post('/api/policies', { action: 'allow', 'src-zone': 'lan', 'dst-zone': 'wan' }));
+    await ok(c.post('/api/nat', { type: 'snat', 'src-zone': 'lan', 'dst-zone': 'wan', 'out-interface': 'wan' }));
+    await ok(c.put('/api/ha', this.haDoc(advertMs)));
+    await c.commit();
+  }
+
+  /** The echo server in the server namespace. */
+  async echo(): Promise<void> {
+    const script = path.join(__dirname, 'ha-prober.js');
+    const proc = spawn('ip', ['netns', 'exec', this.serverNs, process.execPath, script, 'echo', WAN.server, String(ECHO_PORT)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    ownChild(proc);
+    this.procs.push({ stop: () => proc.kill('SIGKILL') });
+    await new Promise<void>((resolve, reject) => {
+      proc.once('exit', (code) => reject(new Error(`echo server exited (${code})`)));
+      readline.createInterface({ input: proc.stdout! }).once('line', () => resolve());
+    });
+  }
+
+  async prober(intervalMs: number): Promise<Prober> {
+    const p = new Prober(this.clientNs, intervalMs);
+    this.procs.push(p);
+    await p.ready;
+    return p;
+  }
+
+  /** GET /api/ha/status of a node (through its own daemon). */
+  async status(n: HaNodeHandle): Promise<Record<string, any>> {
+    return (await ok(n.client!.get('/api/ha/status'))).body;
+  }
+
+  /** Waits until node `n` reports `state` (at most `ms`). */
+  async waitState(n: HaNodeHandle, state: string, ms = 60_000): Promise<void> {
+    const deadline = Date.now() + ms;
+    let last = '';
+    while (Date.now() < deadline) {
+      try {
+        last = (await this.status(n)).state;
+        if (last === state) return;
+      } catch {
+        // the daemon is starting
+      }
+      await sleep(200);
+    }
+    throw new Error(`${n.id} did not become ${state} within ${ms} ms (last: ${last})`);
+  }
+
+  /** The pid a helper of node `n` wrote, or null. */
+  helperPid(n: HaNodeHandle, name: 'keepalived' | 'keepalived-vrrp' | 'conntrackd'): number | null {
+    try {
+      return Number(fs.readFileSync(path.join(n.dir, 'dataplane', `${name}.pid`), 'utf8').trim()) || null;
+    } catch {
+      return null;
+    }
+  }
+
+  private killHelpers(n: HaNodeHandle): void {
+    for (const name of ['keepalived', 'keepalived-vrrp', 'conntrackd'] as const) {
+      const pid = this.helperPid(n, name);
+      if (pid === null) continue;
+      try {
+        const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        if (cmd.includes(n.dir)) process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+  }
+
+  /** "Power off" of node `n`: every link down, its daemon and helpers killed at once. Returns when it is done. */
+  async powerOff(n: HaNodeHandle): Promise<void> {
+    for (const l of ['lan', 'wan', 'sync']) sh(['ip', '-n', n.ns, 'link', 'set', l, 'down']);
+    if (n.child) await kill9(n.child);
+    this.killHelpers(n);
+    n.child = null;
+    n.client = null;
+  }
+
+  /** Power on again: links up, the daemon started (it starts keepalived and conntrackd again). */
+  async powerOn(n: HaNodeHandle): Promise<void> {
+    for (const l of ['lan', 'wan', 'sync']) sh(['ip', '-n', n.ns, 'link', 'set', l, 'up']);
+    await this.start(n);
+  }
+
+  /** Removes the sync link of both nodes (the bridge's ports go). */
+  cutSync(): void {
+    for (const port of ['sa', 'sb']) sh(['ip', '-n', this.sw, 'link', 'set', port, 'down']);
+  }
+
+  async destroy(): Promise<void> {
+    for (const p of this.procs) p.stop();
+    for (const n of this.nodes) {
+      if (n.child && n.child.proc.exitCode === null) await kill9(n.child).catch(() => undefined);
+      this.killHelpers(n);
+    }
+    await this.redis?.stop().catch(() => undefined);
+    for (const ns of this.namespaces.reverse()) {
+      try {
+        sh(['ip', 'netns', 'delete', ns]);
+      } catch {
+        // already gone
+      }
+    }
+    fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+}
