@@ -34,7 +34,7 @@ export class GroupFlattener {
     const a = this.doc.addresses.get(name);
     if (a) return a;
     const g = this.doc.addressGroups.get(name);
-    if (!g) return undefined;
+    if (!g) return this.dynamicSet(name);
     let flat = this.addrMemo.get(name);
     if (!flat) {
       const ips = new Set<string>();
@@ -44,12 +44,24 @@ export class GroupFlattener {
     return flat;
   }
 
+  /**
+   * A dynamic set (issue 40) as everything of its family: what its contents may grow to. The
+   * analysis sees this and drops every claim that depends on it (dynamic/analysis-claims.ts);
+   * eval and the packet tracer see the current entries instead (dynamic/overlay.ts), and the
+   * kernel a named set of its own (dataplane/nft.ts).
+   */
+  private dynamicSet(name: string): AddressObj | undefined {
+    const d = this.doc.dynamicSets?.get(name);
+    return d && { name, ips: [d.family === 'ipv4' ? '0.0.0.0/0' : '::/0'] };
+  }
+
   /** Every address and every address group by name (groups flattened): what matchers look names up in. */
   addresses(): ReadonlyMap<string, AddressObj> {
-    if (this.doc.addressGroups.size === 0) return this.doc.addresses;
+    if (this.doc.addressGroups.size === 0 && !this.doc.dynamicSets?.size) return this.doc.addresses;
     if (!this.flatMap) {
       this.flatMap = new Map(this.doc.addresses);
       for (const name of this.doc.addressGroups.keys()) this.flatMap.set(name, this.address(name)!);
+      for (const name of this.doc.dynamicSets?.keys() ?? []) this.flatMap.set(name, this.dynamicSet(name)!);
     }
     return this.flatMap;
   }

@@ -29,6 +29,7 @@ import { operationsRoutes } from './operations';
 import { clusterRoutes } from './cluster';
 import { eventRoutes } from './events';
 import { searchRoutes, usageRoutes } from './usage';
+import { dynamicSetRoutes } from './dynamic-sets';
 
 /** The daemon's version (package.json, found above this file in src/ or dist/src/), shown in the OpenAPI document. */
 function packageVersion(): string {
@@ -70,6 +71,7 @@ export function allRoutes(ctx: AppContext): RouteDef[] {
     ...hitRoutes(ctx),
     ...clusterRoutes(ctx),
     ...eventRoutes(ctx),
+    ...dynamicSetRoutes(ctx),
   ];
   return routes;
 }

@@ -11,6 +11,7 @@ import { routeOps } from './route';
 import { policyOps } from './policy';
 import { natOps } from './nat';
 import { addressGroupOps, serviceGroupOps } from './group';
+import { dynamicSetOps } from './dynamic-set';
 
 export const RESOURCES: Record<ResourceKind, ResourceOps> = {
   address: addressOps,
@@ -24,4 +25,5 @@ export const RESOURCES: Record<ResourceKind, ResourceOps> = {
   nat: natOps,
   'address-group': addressGroupOps,
   'service-group': serviceGroupOps,
+  'dynamic-set': dynamicSetOps,
 };
