@@ -46,6 +46,8 @@ import { EventHub } from './events/hub';
 import { TrafficLog } from './connections/traffic-log';
 import { MemoryTrafficStore } from './connections/traffic-store';
 import { RedisTrafficStore } from './connections/traffic-redis';
+import { DynamicSets } from './dynamic/service';
+import { FileEntryStore, RedisEntryStore, type DynamicEntryStore } from './dynamic/entry-store';
 import { LocalEvents, RedisEvents } from './events/backends';
 import { CommitConfirmation } from './session/confirm';
 import { EventStreams, type StreamLimits } from './api/event-streams';
@@ -177,6 +179,26 @@ function registerCoreReadiness(ctx: AppContext): void {
  * seconds: an instance's one-second sweep ends an idle session first and records it in the
  * audit trail; the lease ends it when no instance runs.
  */
+/** Dynamic address sets' entries (issue 40): a file of the data directory, or Redis in a cluster. */
+async function dynamicSets(settings: Settings, redis: RedisStore | null, config: ConfigService<CompiledConfig>, dataPlane: DataPlane, log: Logger): Promise<DynamicSets> {
+  let store: DynamicEntryStore;
+  if (redis) {
+    const r = redis;
+    store = new RedisEntryStore(r.redis, r.keys.prefix, (fn) => fn(),
+      (what) => r.redis.publish(r.keys.channel, JSON.stringify({ type: 'shared', what })).then(() => undefined),
+      (fn) => r.onEvent((e) => { if (e.type === 'shared') fn(e.what); }));
+  } else {
+    const f = new FileEntryStore(settings.dataDir);
+    await f.open();
+    store = f;
+  }
+  const running = () => { const c = config.current(); return { doc: c.doc, version: c.meta.version }; };
+  const dyn = new DynamicSets(store, running, dataPlane.dynamic, log);
+  await dyn.loadAll();
+  config.onRunningChange(() => void dyn.loadAll());
+  return dyn;
+}
+
 function redisStore(settings: Settings, log: Logger): RedisStore {
   const leaseMs = settings.sessionTimeoutSec * 1000 + 5000;
   return new RedisStore({
@@ -317,6 +339,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
       parsePool: new ParsePool(Math.min(settings.maxYamlBodyBytes, settings.maxLoadBodyBytes)),
       events, eventStreams, confirmation: new CommitConfirmation(config as ConfigService<unknown>, store, events.emit, log, settings.commitTimeoutMs * 2),
       traffic: trafficLog(settings, redis, dataPlane, config, () => ctx.nodes.id, log),
+      dynamic: await dynamicSets(settings, redis, config, dataPlane, log),
     };
     registerCoreReadiness(ctx);
     if (storeSecurity) {
@@ -378,6 +401,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
         await closeClusterParts(parts, nodes, redis, log);
         await activeCompiler.close();
         ctx.traffic.close();
+        ctx.dynamic?.close();
         await activeDataPlane.close();
         await store.close();
         await syslog.close(); // after the store: the last audit entries are forwarded too

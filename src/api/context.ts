@@ -20,6 +20,7 @@ import type { CommitConfirmation } from '../session/confirm';
 import type { AccountService } from '../auth/accounts';
 import type { SyslogForwarder } from '../syslog/forwarder';
 import type { TrafficLog } from '../connections/traffic-log';
+import type { DynamicSets } from '../dynamic/service';
 
 export interface AppContext {
   settings: Settings;
@@ -56,4 +57,6 @@ export interface AppContext {
   confirmation: CommitConfirmation;
   /** this node's traffic log, and the store of every node's (GET /api/logs/traffic) */
   traffic: TrafficLog;
+  /** dynamic address sets' entries (issue 40); absent in contexts built without them */
+  dynamic?: DynamicSets;
 }

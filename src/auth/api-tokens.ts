@@ -105,6 +105,7 @@ export async function apiTokenUser(store: Store, uses: ApiTokenUses, token: stri
   // a token made before ids existed is its owner's (deleting an account deletes its tokens)
   checkBinding(owner, rec.ownerId ?? owner.id, rec.epoch ?? 0);
   const role = weakerOf(roleOf(rec), roleOf(owner));
+  if (role === null) throw new FwError('ERR_SEC_5003', "the token's role and its owner's role have nothing in common");
   const exp = rec.expiresAt === null ? Infinity : rec.expiresAt / 1000;
   return { username: rec.owner, role, jti: hash, exp, accountId: owner.id, epoch: owner.epoch, apiToken: uses.of(hash, rec.name) };
 }

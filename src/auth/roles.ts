@@ -3,7 +3,9 @@
 // below is the single source: the router, the OpenAPI document (x-roles), the console and the
 // CLI all read it, so a role's rights cannot differ between them.
 
-export const ROLES = ['admin', 'operator', 'auditor', 'viewer'] as const;
+// feeder (issue 40): an automation's role (a fail2ban action's API token) that may only change
+// dynamic set entries; last, so that weakerOf's search meets viewer before it
+export const ROLES = ['admin', 'operator', 'auditor', 'viewer', 'feeder'] as const;
 export type Role = (typeof ROLES)[number];
 
 /**
@@ -16,8 +18,9 @@ export type Role = (typeof ROLES)[number];
  * - audit: the audit trail, metrics, the list of accounts and of every user's API tokens
  * - tokens: one's own API tokens
  * - users: accounts and every user's tokens
+ * - feed: the entries of dynamic address sets, without a session (issue 40)
  */
-export const PERMISSIONS = ['read', 'configure', 'force', 'audit', 'tokens', 'users'] as const;
+export const PERMISSIONS = ['read', 'configure', 'force', 'audit', 'tokens', 'users', 'feed'] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
 /** What a route declares: one permission, or several of which any one lets the caller in. */
@@ -25,9 +28,10 @@ export type PermissionNeed = Permission | readonly Permission[];
 
 export const GRANTS: Readonly<Record<Role, readonly Permission[]>> = Object.freeze({
   admin: PERMISSIONS,
-  operator: ['read', 'configure', 'tokens'],
+  operator: ['read', 'configure', 'tokens', 'feed'],
   auditor: ['read', 'audit'],
   viewer: ['read'],
+  feeder: ['feed'],
 });
 
 /** Whether `role` may do what `permission` names. */
@@ -63,8 +67,10 @@ export function within(lower: Role, upper: Role): boolean {
  * The strongest role that may do nothing beyond either of two: what an API token may do when
  * its owner's role has changed since it was made (operator and auditor meet at viewer).
  */
-export function weakerOf(a: Role, b: Role): Role {
+export function weakerOf(a: Role, b: Role): Role | null {
   if (within(a, b)) return a;
   if (within(b, a)) return b;
-  return ROLES.find((r) => within(r, a) && within(r, b))!; // viewer at worst: read is everyone's
+  // viewer at worst when both read; null when they share nothing (a feeder's token whose owner
+  // is now a viewer or an auditor: the token may do nothing)
+  return ROLES.find((r) => within(r, a) && within(r, b)) ?? null;
 }

@@ -14,6 +14,7 @@ export type ResourceKind =
   | 'service'
   | 'address-group'
   | 'service-group'
+  | 'dynamic-set'
   | 'zone'
   | 'interface'
   | 'vlan'

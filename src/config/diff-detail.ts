@@ -48,6 +48,7 @@ function table(doc: ConfigDoc, kind: string): Keyed {
     case 'service': return doc.services;
     case 'address-group': return doc.addressGroups;
     case 'service-group': return doc.serviceGroups;
+    case 'dynamic-set': return doc.dynamicSets;
     case 'zone': return doc.zones;
     case 'interface': return doc.interfaces;
     case 'vlan': return doc.vlans;

@@ -12,6 +12,7 @@ export function emptyDoc(interfaceNames: string[] = []): ConfigDoc {
     services: new Map(),
     addressGroups: new Map(),
     serviceGroups: new Map(),
+    dynamicSets: new Map(),
     zones: new Map(),
     interfaces,
     vlans: new Map(),
@@ -31,6 +32,8 @@ export interface SerializedDoc {
   /** absent in documents stored before groups existed, and when empty */
   addressGroups?: unknown[];
   serviceGroups?: unknown[];
+  /** absent when there are none (issue 40) */
+  dynamicSets?: unknown[];
   zones: unknown[];
   interfaces: unknown[];
   vlans: unknown[];
@@ -44,7 +47,7 @@ export interface SerializedDoc {
 }
 
 /** The document's named collections (maps by name), in the order they are written. */
-export const NAMED_COLLECTIONS = ['addresses', 'services', 'addressGroups', 'serviceGroups', 'zones', 'interfaces', 'vlans', 'dhcp'] as const;
+export const NAMED_COLLECTIONS = ['addresses', 'services', 'addressGroups', 'serviceGroups', 'dynamicSets', 'zones', 'interfaces', 'vlans', 'dhcp'] as const;
 const NAMED = NAMED_COLLECTIONS;
 
 function sortedValues<T>(m: Map<string, T>): T[] {
@@ -58,6 +61,7 @@ export function serializeDoc(doc: ConfigDoc): SerializedDoc {
     // written only when there are groups: a document without any serializes as it did before
     ...(doc.addressGroups.size ? { addressGroups: sortedValues(doc.addressGroups) } : {}),
     ...(doc.serviceGroups.size ? { serviceGroups: sortedValues(doc.serviceGroups) } : {}),
+    ...(doc.dynamicSets.size ? { dynamicSets: sortedValues(doc.dynamicSets) } : {}),
     zones: sortedValues(doc.zones),
     interfaces: sortedValues(doc.interfaces),
     vlans: sortedValues(doc.vlans),
@@ -105,6 +109,7 @@ export function workingCopy(doc: ConfigDoc): ConfigDoc {
     services: new Map(doc.services),
     addressGroups: new Map(doc.addressGroups),
     serviceGroups: new Map(doc.serviceGroups),
+    dynamicSets: new Map(doc.dynamicSets),
     zones: new Map(doc.zones),
     interfaces: new Map(doc.interfaces),
     vlans: new Map(doc.vlans),

@@ -9,14 +9,14 @@
 // (the zones' `interfaces` lists would say the same thing a second time).
 import { Type, type Static } from '@sinclair/typebox';
 import { metaOf } from './rule-meta';
-import type { ConfigDoc, DhcpPool, GroupObj, InterfaceObj, NatRule, PolicyObj, RouteObj, VlanObj, ZoneObj, AddressObj, ServiceObj } from './types';
+import type { ConfigDoc, DhcpPool, GroupObj, InterfaceObj, NatRule, PolicyObj, RouteObj, VlanObj, ZoneObj, AddressObj, ServiceObj, DynamicSetObj } from './types';
 import { linkExtraFields, linkExtraModel } from './render/objects';
 import { HaModel, renderHa, type HaConfig } from './ha';
 
 export const EXPORT_FORMAT = 'fwd-config/1';
 
 /** The collections of a document in the order they are written (and loaded: references point backwards). */
-export const COLLECTIONS = ['interfaces', 'zones', 'addresses', 'address-groups', 'services', 'service-groups', 'vlans', 'dhcp', 'routes', 'policies', 'nat'] as const;
+export const COLLECTIONS = ['interfaces', 'zones', 'addresses', 'address-groups', 'dynamic-sets', 'services', 'service-groups', 'vlans', 'dhcp', 'routes', 'policies', 'nat'] as const;
 export type Collection = (typeof COLLECTIONS)[number];
 
 const Str = Type.String();
@@ -35,6 +35,8 @@ export const ExportModel = Type.Object({
   addresses: Type.Array(Type.Object({ name: Str, ips: Strs }, open)),
   // written only when there are groups, so a configuration without any exports as it did
   'address-groups': Type.Optional(Type.Array(Type.Object({ name: Str, members: Strs, description: Str }, open))),
+  // issue 40: written only when there are some
+  'dynamic-sets': Type.Optional(Type.Array(Type.Object({ name: Str, family: Str, 'max-entries': Type.Integer(), 'default-ttl': Type.Integer() }, open))),
   services: Type.Array(Type.Object({
     name: Str, protocol: Str, ports: Type.Array(Type.Union([Type.Integer(), Str])), 'icmp-type': Type.Optional(Type.Integer()), 'icmp-code': Type.Optional(Type.Integer()),
     'source-ports': Type.Optional(Type.Array(Type.Union([Type.Integer(), Str]))),
@@ -71,6 +73,7 @@ const service = (s: ServiceObj) => ({
   ...(s.icmpType !== undefined ? { 'icmp-type': s.icmpType } : {}), ...(s.icmpCode !== undefined ? { 'icmp-code': s.icmpCode } : {}),
   ...(s.sourcePorts !== undefined ? { 'source-ports': [...s.sourcePorts] } : {}),
 });
+const dynamicSet = (d: DynamicSetObj) => ({ name: d.name, family: d.family, 'max-entries': d.maxEntries, 'default-ttl': d.defaultTtl });
 const group = (g: GroupObj) => ({ name: g.name, members: [...g.members], description: g.description });
 const vlan = (v: VlanObj) => ({ name: v.name, id: v.id, parent: v.parent, ip: v.ip, ...linkExtraModel(v), zone: v.zone, state: v.state, management: [...v.management] });
 const dhcp = (p: DhcpPool) => ({
@@ -98,6 +101,7 @@ export function exportDoc(doc: ConfigDoc, version: number): ConfigExport {
     zones: sorted(doc.zones).map(zone),
     addresses: sorted(doc.addresses).map(address),
     ...(doc.addressGroups.size ? { 'address-groups': sorted(doc.addressGroups).map(group) } : {}),
+    ...(doc.dynamicSets.size ? { 'dynamic-sets': sorted(doc.dynamicSets).map(dynamicSet) } : {}),
     services: sorted(doc.services).map(service),
     ...(doc.serviceGroups.size ? { 'service-groups': sorted(doc.serviceGroups).map(group) } : {}),
     vlans: sorted(doc.vlans).map(vlan),
@@ -111,5 +115,5 @@ export function exportDoc(doc: ConfigDoc, version: number): ConfigExport {
 
 /** Each kind of object in its document (API) spelling: what a field-level diff compares. */
 export const EXPORT_FORMS: Readonly<Record<string, (o: never) => Record<string, unknown>>> = {
-  ha: (h: HaConfig) => renderHa(h), address, service, 'address-group': group, 'service-group': group, zone, interface: iface, vlan, dhcp, route, policy, nat,
+  ha: (h: HaConfig) => renderHa(h), address, service, 'address-group': group, 'service-group': group, 'dynamic-set': dynamicSet, zone, interface: iface, vlan, dhcp, route, policy, nat,
 };

@@ -40,7 +40,7 @@ export class GroupFlattener {
     const a = this.doc.addresses.get(name);
     if (a) return a;
     const g = this.doc.addressGroups.get(name);
-    if (!g) return undefined;
+    if (!g) return this.dynamicSet(name);
     let flat = this.addrMemo.get(name);
     if (!flat) this.addrMemo.set(name, (flat = { name, ips: this.flatten(g.members) }));
     return flat;
@@ -58,11 +58,22 @@ export class GroupFlattener {
   }
 
   /**
-   * Every address and every address group by name (groups flattened when looked up): what
-   * matchers look names up in. Iterating it flattens every group; lookups flatten one.
+   * A dynamic set (issue 40) as everything of its family: what its contents may grow to. The
+   * analysis sees this and drops every claim that depends on it (dynamic/analysis-claims.ts);
+   * eval and the packet tracer see the current entries instead (dynamic/overlay.ts), and the
+   * kernel a named set of its own (dataplane/nft.ts).
+   */
+  private dynamicSet(name: string): AddressObj | undefined {
+    const d = this.doc.dynamicSets?.get(name);
+    return d && { name, ips: [d.family === 'ipv4' ? '0.0.0.0/0' : '::/0'] };
+  }
+
+  /**
+   * Every address, address group and dynamic set by name (groups flattened when looked up):
+   * what matchers look names up in. Iterating it flattens every group; lookups flatten one.
    */
   addresses(): ReadonlyMap<string, AddressObj> {
-    if (this.doc.addressGroups.size === 0) return this.doc.addresses;
+    if (this.doc.addressGroups.size === 0 && !this.doc.dynamicSets?.size) return this.doc.addresses;
     return (this.flatMap ??= new LazyAddresses(this.doc, this));
   }
 
@@ -112,7 +123,7 @@ class LazyAddresses implements ReadonlyMap<string, AddressObj> {
   constructor(private readonly doc: ConfigDoc, private readonly groups: GroupFlattener) {}
 
   get size(): number {
-    return this.doc.addresses.size + this.doc.addressGroups.size;
+    return this.doc.addresses.size + this.doc.addressGroups.size + (this.doc.dynamicSets?.size ?? 0);
   }
 
   get(name: string): AddressObj | undefined {
@@ -120,12 +131,13 @@ class LazyAddresses implements ReadonlyMap<string, AddressObj> {
   }
 
   has(name: string): boolean {
-    return this.doc.addresses.has(name) || this.doc.addressGroups.has(name);
+    return this.doc.addresses.has(name) || this.doc.addressGroups.has(name) || (this.doc.dynamicSets?.has(name) ?? false);
   }
 
   *keys(): MapIterator<string> {
     yield* this.doc.addresses.keys();
     yield* this.doc.addressGroups.keys();
+    yield* this.doc.dynamicSets?.keys() ?? [];
   }
 
   *values(): MapIterator<AddressObj> {

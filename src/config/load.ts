@@ -37,7 +37,7 @@ interface Part {
   kind: ResourceKind;
   /** name-keyed objects: the field naming one, and the table */
   key?: 'name' | 'interface';
-  table?: 'addresses' | 'services' | 'addressGroups' | 'serviceGroups' | 'zones' | 'interfaces' | 'vlans' | 'dhcp';
+  table?: 'addresses' | 'services' | 'addressGroups' | 'serviceGroups' | 'dynamicSets' | 'zones' | 'interfaces' | 'vlans' | 'dhcp';
 }
 
 /** In the order they are loaded: everything an object references is loaded before it. */
@@ -46,6 +46,7 @@ const PARTS: Part[] = [
   { collection: 'interfaces', kind: 'interface', key: 'name', table: 'interfaces' },
   { collection: 'addresses', kind: 'address', key: 'name', table: 'addresses' },
   { collection: 'address-groups', kind: 'address-group', key: 'name', table: 'addressGroups' },
+  { collection: 'dynamic-sets', kind: 'dynamic-set', key: 'name', table: 'dynamicSets' },
   { collection: 'services', kind: 'service', key: 'name', table: 'services' },
   { collection: 'service-groups', kind: 'service-group', key: 'name', table: 'serviceGroups' },
   { collection: 'vlans', kind: 'vlan', key: 'name', table: 'vlans' },

@@ -20,6 +20,18 @@ export interface AddressObj {
   ips: string[]; // canonical networks, host bits cleared, duplicates removed, order kept
 }
 
+/**
+ * A dynamic address set (issue 40, docs/dynamic-objects.md): committed as an object, its
+ * entries change at run time without a session (src/dynamic/). Its name shares the address
+ * namespace, so a policy names it wherever it names an address.
+ */
+export interface DynamicSetObj {
+  name: string;
+  family: 'ipv4' | 'ipv6';
+  maxEntries: number; // 1-FW_DYNAMIC_MAX_ENTRIES
+  defaultTtl: number; // seconds an entry lives when its POST names no ttl; 0 = until deleted
+}
+
 export interface ServiceObj {
   name: string;
   protocol: Protocol;
@@ -135,6 +147,8 @@ export interface ConfigDoc {
   addressGroups: Map<string, GroupObj>;
   /** one namespace with services */
   serviceGroups: Map<string, GroupObj>;
+  /** one namespace with addresses (issue 40); stored only when there are some */
+  dynamicSets: Map<string, DynamicSetObj>;
   zones: Map<string, ZoneObj>;
   interfaces: Map<string, InterfaceObj>;
   vlans: Map<string, VlanObj>;

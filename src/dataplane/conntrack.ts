@@ -201,7 +201,7 @@ export async function deleteByTuple(host: Host, dir: string, entries: readonly C
 /** `conntrack -D` exits 1 with this on stderr when no entry matched: not a failure. */
 const NONE_DELETED = /0 flow entries have been deleted/;
 
-function countDeleted(stdout: string): number {
+export function countDeleted(stdout: string): number {
   return stdout.split('\n').filter((l) => l.trim() !== '').length;
 }
 

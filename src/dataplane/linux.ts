@@ -5,10 +5,12 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { FwError } from '../errors';
 import type { ConfigDoc } from '../config/types';
-import { deleteByTuple, deleteCut, EVERY_ENTRY, forEachLine, listEntries, type ConnEntry, type Narrowing } from './conntrack';
+import { countDeleted, deleteByTuple, deleteCut, EVERY_ENTRY, forEachLine, listEntries, type ConnEntry, type Narrowing } from './conntrack';
 import { ListingCache } from './conntrack-cache';
 import { DnsmasqProcess } from './dnsmasq-process';
 import { Host, CommandError } from './host';
+import type { DynamicKernel } from '../dynamic/kernel-sets';
+import { maskOf } from '../dynamic/entries';
 import { reconcile } from './kernel';
 import { NFT_TABLE } from './names';
 import { renderNftTable, type PolicyCounter } from './nft';
@@ -206,6 +208,9 @@ export class LinuxDataPlane implements DataPlane {
     }
     this.kernelTable = table;
     this.log.info({ version, nft: nft.mode, nftOperations: nft.operations }, 'nft table applied');
+    // dynamic sets (issue 40): a set the table wrote anew is empty; its entries go back in
+    const refill = this.dynamic.refill?.() ?? '';
+    if (refill) await this.host.exec('nft', ['-f', '-'], refill);
     // after the table: its ct expressions load conntrack, whose settings exist only then.
     // Packets, bytes and start time of every connection for the session table; no TCP
     // pick-up mid-stream, so that a connection whose entry is deleted (ended, cut) stays
@@ -214,6 +219,25 @@ export class LinuxDataPlane implements DataPlane {
     await this.dnsmasq.ensure(plan.dnsmasq);
     await this.ensureUlogd(logsTraffic(doc, this.opts.log));
   }
+
+  /** Dynamic set elements (issue 40): run with the applies, one after the other. */
+  readonly dynamic: DynamicKernel = {
+    refill: null,
+    run: (script) => this.serial(async () => { await this.host.exec('nft', ['-f', '-'], script); }),
+    cut: async (family, prefixes) => {
+      let n = 0;
+      for (const p of prefixes) {
+        const [ip, len] = p.split('/');
+        const host = len === undefined || len === (family === 'ipv4' ? '32' : '128');
+        for (const dir of ['-s', '-d']) {
+          // conntrack exits 1 when nothing matched: not a failure here
+          const args = ['-D', '-f', family, dir, ip, ...(host ? [] : [dir === '-s' ? '--mask-src' : '--mask-dst', maskOf(family, Number(len))])];
+          n += countDeleted(await this.host.exec('conntrack', args).catch(() => ''));
+        }
+      }
+      return n;
+    },
+  };
 
   /** ulogd runs while the configuration logs anything (its records come to this.traffic). */
   private async ensureUlogd(wanted: boolean): Promise<void> {

@@ -18,6 +18,8 @@ export interface NftSet {
   type: string;
   elements: string[];
   comment: string;
+  /** absent: "interval"; a dynamic set's (issue 40): "interval, timeout" */
+  flags?: string;
 }
 
 export interface NftChain {
@@ -35,7 +37,7 @@ export interface NftTable {
 
 const T = `inet ${NFT_TABLE}`;
 
-const setText = (s: NftSet) => `  # ${s.comment}\n  set ${s.name} { type ${s.type}; flags interval; elements = { ${s.elements.join(', ')} } }`;
+const setText = (s: NftSet) => `  # ${s.comment}\n  set ${s.name} { type ${s.type}; flags ${s.flags ?? 'interval'};${s.elements.length ? ` elements = { ${s.elements.join(', ')} }` : ''} }`;
 const chainText = (c: NftChain) => `  chain ${c.name} {\n${c.hook ? `    ${c.hook}\n` : ''}${c.rules.map((r) => `    ${r}\n`).join('')}  }`;
 const counterText = (c: NftCounterDecl) => `  counter ${c.name} { packets ${c.packets} bytes ${c.bytes} }`;
 
@@ -60,7 +62,7 @@ export function tableScript(t: NftTable): string {
 export function tableDigest(t: NftTable): string {
   const h = createHash('sha256');
   for (const c of t.counters) h.update(`c ${c.name}\n`);
-  for (const s of t.sets) h.update(`s ${s.name} ${s.type} ${s.elements.join(',')}\n`);
+  for (const s of t.sets) h.update(`s ${s.name} ${s.type}${s.flags ? ` ${s.flags}` : ''} ${s.elements.join(',')}\n`);
   for (const c of t.chains) h.update(`h ${c.name} ${c.hook ?? ''}\n${c.rules.join('\n')}\n`);
   return h.digest('hex').slice(0, 32);
 }
@@ -90,10 +92,10 @@ export function tableUpdate(from: NftTable, to: NftTable, maxShare = 0.5): Table
   for (const c of to.counters) if (!fromCounters.has(c.name)) lines.push(`add counter ${T} ${c.name} { packets ${c.packets} bytes ${c.bytes} }`);
   for (const s of to.sets) {
     const old = fromSets.get(s.name);
-    if (!old || old.type !== s.type) {
+    if (!old || old.type !== s.type || old.flags !== s.flags) {
       if (old) return null; // a name that changed type: never with names that carry the family
-      lines.push(`add set ${T} ${s.name} { type ${s.type}; flags interval; }`);
-      lines.push(`add element ${T} ${s.name} { ${s.elements.join(', ')} }`);
+      lines.push(`add set ${T} ${s.name} { type ${s.type}; flags ${s.flags ?? 'interval'}; }`);
+      if (s.elements.length) lines.push(`add element ${T} ${s.name} { ${s.elements.join(', ')} }`);
     } else if (old.elements.join(',') !== s.elements.join(',')) {
       lines.push(`flush set ${T} ${s.name}`);
       lines.push(`add element ${T} ${s.name} { ${s.elements.join(', ')} }`);

@@ -24,7 +24,7 @@ import { haInputRules } from './ha-render';
 import { GroupFlattener } from '../config/groups';
 import type { Family } from '../config/net';
 import { parseCidr, parseIp } from '../config/net';
-import type { AddressObj, ConfigDoc, NatRule, PolicyObj } from '../config/types';
+import type { AddressObj, ConfigDoc, DynamicSetObj, NatRule, PolicyObj } from '../config/types';
 import { CUT_MARK, GENERATION_MASK, generationMark, hex, policyMark } from './marks';
 import { tableDigest, tableScript, type NftChain, type NftTable } from './nft-table';
 import { hasPorts, isIcmp, PROTO, protocolNumber } from '../config/protocols';
@@ -91,11 +91,32 @@ class Renderer {
   }
 
   addrSet(family: Family, name: string): string | null {
+    const dyn = this.doc.dynamicSets?.get(name);
+    if (dyn) return this.dynamicSet(family, dyn);
     return this.sets.use(`addr${family}_${stableId(name)}`, ADDR_TYPE[family], () => {
       const nets = (this.addresses.get(name)?.ips ?? []).map((t) => parseCidr(t)).filter((c) => c !== null);
       return addrElements(family, union(family, nets));
     }, `${this.doc.addressGroups.has(name) ? 'address group' : 'address'} ${name}`);
   }
+
+  /**
+   * A dynamic address set (issue 40): a named set of its own, declared empty with timeouts;
+   * the daemon adds and deletes its elements at run time (src/dynamic/kernel-sets.ts), and a
+   * table change keeps them (an unchanged empty declaration is never rewritten; a whole table
+   * written again is filled again after the apply). Null for the other family: a rule naming
+   * it cannot match that family.
+   */
+  private dynamicSet(family: Family, set: DynamicSetObj): string | null {
+    if ((set.family === 'ipv4' ? 4 : 6) !== family) return null;
+    const name = dynamicNftSetName(set);
+    if (!this.dynamicDeclared.has(name)) {
+      this.dynamicDeclared.add(name);
+      this.sets.decls.push({ name, type: ADDR_TYPE[family], elements: [], comment: `dynamic set ${set.name}`, flags: 'interval, timeout' });
+    }
+    return `@${name}`;
+  }
+
+  private readonly dynamicDeclared = new Set<string>();
 
   egressSet(family: Family, link: string): string | null {
     return this.sets.use(`egress${family}_${stableId(link)}`, ADDR_TYPE[family],
@@ -339,6 +360,11 @@ function forwardPrologue(version: number, rematch: boolean): string[] {
 }
 
 /** The whole nft script: applied with `nft -f`, checked with `nft -c -f`. */
+/** The kernel's name of a dynamic set (its family in the name, as every set of this table). */
+export function dynamicNftSetName(set: Pick<DynamicSetObj, 'name' | 'family'>): string {
+  return `dyn${set.family === 'ipv4' ? 4 : 6}_${stableId(set.name)}`;
+}
+
 export function renderNft(doc: ConfigDoc, opts: NftOptions = {}): string {
   return tableScript(renderNftTable(doc, opts));
 }

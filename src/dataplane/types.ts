@@ -9,6 +9,7 @@ import type { HitRecord } from './hits';
 import type { PolicyCounter } from './nft';
 import type { DhcpLease } from './leases';
 import type { TrafficFeed } from './traffic-kernel';
+import type { DynamicKernel } from '../dynamic/kernel-sets';
 
 export interface DataPlaneStatus {
   mode: 'none' | 'linux';
@@ -53,6 +54,8 @@ export interface DataPlane {
   eachConnection(fn: (e: ConnEntry | string) => void): Promise<boolean>;
   /** Deletes these connections' entries (they end: their next packet is a new connection); how many went. */
   endConnections(entries: readonly ConnEntry[]): Promise<number>;
+  /** Dynamic set elements and connection cuts (issue 40); absent without a kernel. */
+  readonly dynamic?: DynamicKernel;
   /** The kernel's traffic records (logged first packets, through NFLOG and ulogd), or null without a kernel. */
   readonly traffic: TrafficFeed | null;
   /** The HA pair's runtime (keepalived, conntrackd: issue 39), or null without a kernel. */

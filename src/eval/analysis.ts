@@ -17,6 +17,7 @@
 //
 // Two speeds: the commit's quick pass (budgeted, covered policies only) and the deep pass
 // (deep: true; no budget unless given, a deadline, partial shadows and NAT rules too).
+import { withoutDynamicClaims } from '../dynamic/analysis-claims';
 import type { ConfigDoc } from '../config/types';
 import type { Analysis, AnalysisStats, AnalyzeOptions, Coverage, PartialShadow } from './analysis-types';
 import { CompiledConfig } from './compiled';
@@ -153,12 +154,12 @@ export function analyze(doc: ConfigDoc, compiled?: CompiledConfig, opts: Analyze
   const plan = (usable: boolean) => new IncrementalPlan(usable ? previous : null, usable ? changes : null, memoOpts, zones, ids, specs, allows, space, usage);
   if (changes) {
     try {
-      return run(doc, cfg, space, zones, allows, disabled, memoOpts, opts, plan(true));
+      return withoutDynamicClaims(doc, run(doc, cfg, space, zones, allows, disabled, memoOpts, opts, plan(true)));
     } catch (e) {
       if (!(e instanceof Restart)) throw e;
     }
   }
-  return run(doc, cfg, space, zones, allows, disabled, memoOpts, opts, plan(false));
+  return withoutDynamicClaims(doc, run(doc, cfg, space, zones, allows, disabled, memoOpts, opts, plan(false)));
 }
 
 /**

@@ -21,6 +21,12 @@ test('weakerOf never grants what either role lacks, and is the strongest such ro
   for (const a of ROLES) {
     for (const b of ROLES) {
       const w = weakerOf(a, b);
+      if (w === null) {
+        // only when no role fits under both (a feeder against a reader)
+        expect(ROLES.some((r) => within(r, a) && within(r, b))).toBe(false);
+        expect(weakerOf(b, a)).toBeNull();
+        continue;
+      }
       expect(within(w, a) && within(w, b)).toBe(true);
       // no role with more permissions also fits under both
       for (const r of ROLES) if (within(r, a) && within(r, b)) expect(GRANTS[r].length).toBeLessThanOrEqual(GRANTS[w].length);
@@ -29,5 +35,13 @@ test('weakerOf never grants what either role lacks, and is the strongest such ro
   }
   expect(weakerOf('operator', 'auditor')).toBe('viewer');
   expect(weakerOf('admin', 'operator')).toBe('operator');
-  expect(can(weakerOf('admin', 'viewer'), 'configure')).toBe(false);
+  expect(can(weakerOf('admin', 'viewer')!, 'configure')).toBe(false);
+});
+
+test('feeder (issue 40) may feed dynamic sets and nothing else; operators and admins feed too', () => {
+  expect(GRANTS.feeder).toEqual(['feed']);
+  expect(rolesFor('feed')).toEqual(['admin', 'operator', 'feeder']);
+  expect(can('feeder', 'read')).toBe(false);
+  expect(weakerOf('feeder', 'operator')).toBe('feeder');
+  expect(weakerOf('feeder', 'viewer')).toBeNull();
 });

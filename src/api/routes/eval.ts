@@ -13,6 +13,7 @@ import type { CompiledConfig } from '../../eval/compiled';
 import type { AppContext } from '../context';
 import type { BatchDone } from '../../workers/batch-pool';
 import { configQuery } from '../crud';
+import { DynamicMatches, dynamicMatches } from '../../dynamic/trace';
 import { parseJsonBody, type Req, type RouteDef, type RouteDoc } from '../http';
 
 // The packet is checked by parsePacket (a hand-written scanner, faster than a schema check on
@@ -43,6 +44,7 @@ const EvalAnswer = Type.Object({
     id: Type.Integer(), type: oneOf(['snat', 'dnat-ip', 'dnat-port'] as const), translatedIP: Type.String(), translatedPort: Type.String(),
   }, { additionalProperties: false })),
   policy: Nullable(Type.Object({ id: Type.Integer(), action: oneOf(['allow', 'deny'] as const), log: Type.Boolean() }, { additionalProperties: false })),
+  dynamic: Type.Optional(DynamicMatches),
 }, { additionalProperties: false });
 const Version = Type.Integer({ minimum: 0, description: 'the running version answered for (with ?config=candidate: the one the candidate is based on)' });
 export const EvalReply = Type.Composite([Type.Object({ version: Version }), EvalAnswer], { additionalProperties: false });
@@ -77,12 +79,15 @@ const evalDoc = (summary: string, response: TSchema, body?: TSchema): RouteDoc =
 const BATCH_BODY_BYTES = 8 * 1024 * 1024;
 
 /** The compiled configuration a request asks for, and the running version it answers for. */
-async function target(ctx: AppContext, req: Req): Promise<{ compiled: CompiledConfig; version: number }> {
+async function target(ctx: AppContext, req: Req, entries = true): Promise<{ compiled: CompiledConfig; version: number }> {
   if (configQuery(req) === 'candidate') {
     // the candidate is answered for the running version it is based on
     const { compiled } = await ctx.config.compiledCandidate();
     return { compiled, version: ctx.config.current().meta.version };
   }
+  // dynamic sets (issue 40): the running version with every set's current entries
+  const now = entries ? ctx.dynamic?.compiledNow() : null;
+  if (now) return now;
   const running = ctx.config.current();
   const { compiled } = await running.compiled;
   return { compiled, version: running.meta.version };
@@ -97,6 +102,7 @@ const THREAD_MIN_BYTES = 64 * 1024;
  * inline path: its errors and the JSON.parse fallback are worded there). */
 async function inThread(ctx: AppContext, req: Req, raw: Buffer): Promise<BatchDone | null> {
   if (ctx.batchPool === undefined || configQuery(req) === 'candidate') return null;
+  if (ctx.config.current().doc.dynamicSets.size) return null; // answered inline with the sets' entries (issue 40)
   const running = ctx.config.current();
   let compiled: CompiledConfig;
   try {
@@ -124,7 +130,8 @@ export function evalRoutes(ctx: AppContext): RouteDef[] {
       const { compiled, version } = await target(ctx, req);
       const answer = compiled.eval(packet);
       single.inc();
-      return { body: { version, ...answer } };
+      const dynamic = ctx.dynamic ? dynamicMatches(ctx.dynamic, ctx.config.current().doc, configQuery(req) === 'candidate' ? null : answer.policy?.id ?? null, packet) : [];
+      return { body: { version, ...answer, ...(dynamic.length ? { dynamic } : {}) } };
     } },
     { method: 'POST', pattern: '/api/eval/batch', permission: 'read', maxBody: BATCH_BODY_BYTES, body: 'raw', doc: evalDoc('What the configuration does to up to 10,000 packets', BatchReply, BatchBody), handler: async (req) => {
       const raw = req.raw ?? null;
@@ -149,7 +156,8 @@ export function evalRoutes(ctx: AppContext): RouteDef[] {
       }
     } },
     { method: 'GET', pattern: '/api/analysis', body: 'none', permission: 'read', doc: evalDoc('Shadowed and redundant policies, unused objects', AnalysisReply), handler: async (req) => {
-      const { compiled, version } = await target(ctx, req);
+      // the version's own analysis: it holds for any entries of its dynamic sets (issue 40)
+      const { compiled, version } = await target(ctx, req, false);
       if (!compiled.analysis) throw new FwError('ERR_SYS_4001', 'the analysis was not computed');
       // the running version's deep result once it is there; the commit's quick one until then
       const deep = configQuery(req) === 'candidate' ? null : ctx.analysis?.result(version) ?? null;

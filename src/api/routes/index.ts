@@ -30,6 +30,7 @@ import { clusterRoutes } from './cluster';
 import { eventRoutes } from './events';
 import { searchRoutes, usageRoutes } from './usage';
 import { haRoutes } from './ha';
+import { dynamicSetRoutes } from './dynamic-sets';
 
 /** The daemon's version (package.json, found above this file in src/ or dist/src/), shown in the OpenAPI document. */
 function packageVersion(): string {
@@ -72,6 +73,7 @@ export function allRoutes(ctx: AppContext): RouteDef[] {
     ...clusterRoutes(ctx),
     ...eventRoutes(ctx),
     ...haRoutes(ctx),
+    ...dynamicSetRoutes(ctx),
   ];
   return routes;
 }

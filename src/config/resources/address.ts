@@ -27,6 +27,7 @@ export const addressOps: ResourceOps = {
     const ips = checkIps(b.ips);
     if (doc.addresses.has(name)) throw new FwError('ERR_NET_2006', `address "${name}" already exists`);
     if (doc.addressGroups.has(name)) throw new FwError('ERR_NET_2006', `address group "${name}" already exists (a name is either an address or an address group)`);
+    if (doc.dynamicSets.has(name)) throw new FwError('ERR_NET_2006', `dynamic set "${name}" already exists (a name is either an address or a dynamic set)`);
     doc.addresses.set(name, { name, ips });
     return {};
   },

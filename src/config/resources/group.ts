@@ -36,6 +36,7 @@ function groupOps(kind: GroupKind, ref: RefKind): ResourceOps {
       const description = b.description === undefined ? '' : checkText('description', b.description, MAX_DESCRIPTION);
       if (kind.groups(doc).has(name)) throw new FwError('ERR_NET_2006', `${kind.what} "${name}" already exists`);
       if (kind.bases(doc).has(name)) throw new FwError('ERR_NET_2006', `${kind.base} "${name}" already exists (a name is either a ${kind.base} or a ${kind.what})`);
+      if (kind === ADDRESS_GROUP && doc.dynamicSets.has(name)) throw new FwError('ERR_NET_2006', `dynamic set "${name}" already exists (a name is either an address group or a dynamic set)`);
       const members = checkMembers(doc, kind, name, b.members);
       kind.groups(doc).set(name, { name, members, description });
       return {};

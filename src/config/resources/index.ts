@@ -12,6 +12,7 @@ import { policyOps } from './policy';
 import { natOps } from './nat';
 import { addressGroupOps, serviceGroupOps } from './group';
 import { haOps } from './ha';
+import { dynamicSetOps } from './dynamic-set';
 
 export const RESOURCES: Record<ResourceKind, ResourceOps> = {
   address: addressOps,
@@ -26,4 +27,5 @@ export const RESOURCES: Record<ResourceKind, ResourceOps> = {
   'address-group': addressGroupOps,
   'service-group': serviceGroupOps,
   ha: haOps,
+  'dynamic-set': dynamicSetOps,
 };

@@ -54,7 +54,8 @@ type Body = ReturnType<typeof updateShape>;
 /** The policy that results from `b` over `old` (all fields of `old` for a create's defaults). */
 function merge(doc: ConfigDoc, old: PolicyObj, b: Body): PolicyObj {
   const zone = (n: string) => doc.zones.has(n);
-  const addr = (n: string) => doc.addresses.has(n) || doc.addressGroups.has(n);
+  // a dynamic set (issue 40) goes where an address does
+  const addr = (n: string) => doc.addresses.has(n) || doc.addressGroups.has(n) || doc.dynamicSets.has(n);
   return {
     id: old.id,
     action: b.action === undefined ? old.action : checkEnum('action', b.action, ACTIONS, 'ERR_SEC_1002'),
