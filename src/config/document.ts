@@ -18,6 +18,7 @@ export function emptyDoc(interfaceNames: string[] = []): ConfigDoc {
     routes: [],
     policies: [],
     nat: [],
+    localPolicies: [],
     counters: { policy: 0, nat: 0, route: 0 },
   };
 }
@@ -36,6 +37,8 @@ export interface SerializedDoc {
   routes: unknown[];
   policies: unknown[];
   nat: unknown[];
+  /** issue 41: absent in documents stored before local policies, and when empty */
+  localPolicies?: unknown[];
   counters: ConfigDoc['counters'];
 }
 
@@ -61,6 +64,8 @@ export function serializeDoc(doc: ConfigDoc): SerializedDoc {
     routes: doc.routes,
     policies: doc.policies,
     nat: doc.nat,
+    // written only when there are local policies: a document without any serializes as it did
+    ...(doc.localPolicies.length ? { localPolicies: doc.localPolicies } : {}),
     counters: doc.counters,
   };
 }
@@ -77,6 +82,7 @@ export function parseDoc(s: SerializedDoc): ConfigDoc {
   doc.routes = s.routes as ConfigDoc['routes'];
   doc.policies = s.policies as ConfigDoc['policies'];
   doc.nat = s.nat as ConfigDoc['nat'];
+  doc.localPolicies = (s.localPolicies ?? []) as ConfigDoc['localPolicies'];
   doc.counters = { ...s.counters };
   return doc;
 }
@@ -106,6 +112,7 @@ export function workingCopy(doc: ConfigDoc): ConfigDoc {
     routes: doc.routes,
     policies: doc.policies,
     nat: doc.nat,
+    localPolicies: doc.localPolicies,
     counters: { ...doc.counters },
   };
 }

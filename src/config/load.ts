@@ -53,6 +53,7 @@ const PARTS: Part[] = [
   { collection: 'routes', kind: 'route' },
   { collection: 'policies', kind: 'policy' },
   { collection: 'nat', kind: 'nat' },
+  { collection: 'local-policies', kind: 'local-policy' }, // issue 41
 ];
 
 /** The problems found so far, each with its place in the document, and their codes. */
@@ -212,7 +213,7 @@ function loadRules(work: ConfigDoc, previous: readonly Rule[], part: Part, items
   const seen = new Set<number>();
   const updated = current.slice();
   const added: Array<{ rule: Rule; id: number | undefined }> = [];
-  let maxId = work.counters[rt.counter];
+  let maxId = work.counters[rt.counter] ?? 0;
   items.forEach((item, i) => {
     const where = `${part.collection}[${i}]`;
     const id = givenId(item, where, seen, problems);
