@@ -10,7 +10,7 @@ import { ACTIONS, RowActions, VirtualTable } from './virtual-table';
 
 type Tables = Omit<VersionConfig['config'], 'counters'>;
 const KEYS: Record<keyof Tables, string> = {
-  addresses: 'name', services: 'name', addressGroups: 'name', serviceGroups: 'name', zones: 'name', interfaces: 'name', vlans: 'name', dhcp: 'interface', routes: 'id', policies: 'id', nat: 'id',
+  addresses: 'name', services: 'name', addressGroups: 'name', serviceGroups: 'name', zones: 'name', interfaces: 'name', vlans: 'name', dhcp: 'interface', routes: 'id', policies: 'id', nat: 'id', localPolicies: 'id',
 };
 
 interface Change { table: string; key: string; change: 'added' | 'deleted' | 'changed' | 'reordered' }

@@ -22,7 +22,8 @@ export type ResourceKind =
   | 'route'
   | 'policy'
   | 'nat'
-  | 'ha';
+  | 'ha'
+  | 'local-policy';
 
 /** A change of one object: what a single create, update, delete or move request asks. */
 export type ObjectChange =
@@ -110,6 +111,10 @@ function applyRollback(doc: ConfigDoc, ctx: ApplyContext): ChangeResult {
     policy: Math.max(doc.counters.policy, src.counters.policy),
     nat: Math.max(doc.counters.nat, src.counters.nat),
     route: Math.max(doc.counters.route, src.counters.route),
+    // issue 41: only once either side has handed one out (absent otherwise, as before)
+    ...(doc.counters.localPolicy !== undefined || src.counters.localPolicy !== undefined
+      ? { localPolicy: Math.max(doc.counters.localPolicy ?? 0, src.counters.localPolicy ?? 0) }
+      : {}),
   };
   Object.assign(doc, src, { counters });
   return {};

@@ -9,7 +9,7 @@ import { NAMED_COLLECTIONS, workingCopy } from './document';
 import type { ConfigDoc } from './types';
 
 const NAMED = NAMED_COLLECTIONS;
-const RULES = ['routes', 'policies', 'nat'] as const;
+const RULES = ['routes', 'policies', 'nat', 'localPolicies'] as const;
 type Named = (typeof NAMED)[number];
 type Rules = (typeof RULES)[number];
 

@@ -20,6 +20,7 @@ export function emptyDoc(interfaceNames: string[] = []): ConfigDoc {
     routes: [],
     policies: [],
     nat: [],
+    localPolicies: [],
     counters: { policy: 0, nat: 0, route: 0 },
     ha: undefined,
   };
@@ -41,6 +42,8 @@ export interface SerializedDoc {
   routes: unknown[];
   policies: unknown[];
   nat: unknown[];
+  /** issue 41: absent in documents stored before local policies, and when empty */
+  localPolicies?: unknown[];
   counters: ConfigDoc['counters'];
   /** the HA pair (issue 39): absent in documents without one */
   ha?: HaConfig;
@@ -69,6 +72,8 @@ export function serializeDoc(doc: ConfigDoc): SerializedDoc {
     routes: doc.routes,
     policies: doc.policies,
     nat: doc.nat,
+    // written only when there are local policies: a document without any serializes as it did
+    ...(doc.localPolicies.length ? { localPolicies: doc.localPolicies } : {}),
     counters: doc.counters,
     ...(doc.ha ? { ha: doc.ha } : {}),
   };
@@ -86,6 +91,7 @@ export function parseDoc(s: SerializedDoc): ConfigDoc {
   doc.routes = s.routes as ConfigDoc['routes'];
   doc.policies = s.policies as ConfigDoc['policies'];
   doc.nat = s.nat as ConfigDoc['nat'];
+  doc.localPolicies = (s.localPolicies ?? []) as ConfigDoc['localPolicies'];
   doc.counters = { ...s.counters };
   doc.ha = s.ha;
   return doc;
@@ -117,6 +123,7 @@ export function workingCopy(doc: ConfigDoc): ConfigDoc {
     routes: doc.routes,
     policies: doc.policies,
     nat: doc.nat,
+    localPolicies: doc.localPolicies,
     counters: { ...doc.counters },
     ha: doc.ha,
   };

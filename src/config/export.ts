@@ -16,7 +16,7 @@ import { HaModel, renderHa, type HaConfig } from './ha';
 export const EXPORT_FORMAT = 'fwd-config/1';
 
 /** The collections of a document in the order they are written (and loaded: references point backwards). */
-export const COLLECTIONS = ['interfaces', 'zones', 'addresses', 'address-groups', 'dynamic-sets', 'services', 'service-groups', 'vlans', 'dhcp', 'routes', 'policies', 'nat'] as const;
+export const COLLECTIONS = ['interfaces', 'zones', 'addresses', 'address-groups', 'dynamic-sets', 'services', 'service-groups', 'vlans', 'dhcp', 'routes', 'policies', 'nat', 'local-policies'] as const;
 export type Collection = (typeof COLLECTIONS)[number];
 
 const Str = Type.String();
@@ -55,6 +55,11 @@ export const ExportModel = Type.Object({
   }, open)),
   // the HA pair (issue 39): written only when configured, so older documents load unchanged
   ha: Type.Optional(HaModel),
+  // issue 41: written only when there are local policies, so a configuration without any exports as it did
+  'local-policies': Type.Optional(Type.Array(Type.Object({
+    id: Id, action: Str, 'src-zone': Str, 'src-addr': Str, 'dst-addr': Str, services: Strs, log: Type.Boolean(),
+    ...meta, description: Type.Optional(Str),
+  }, open))),
 }, { additionalProperties: false, description: `a whole configuration, format "${EXPORT_FORMAT}"` });
 export type ConfigExport = Static<typeof ExportModel>;
 
@@ -85,6 +90,11 @@ const policy = (p: PolicyObj) => ({
   'src-addr': anyName(p.srcAddr), 'dst-addr': anyName(p.dstAddr), services: p.services.length ? [...p.services] : ['any'], log: p.log,
   ...metaOf(p, true),
 });
+/** a local policy (issue 41): a policy's fields without dst-zone */
+const localPolicy = (p: PolicyObj) => {
+  const { 'dst-zone': _dz, ...rest } = policy(p);
+  return rest;
+};
 const nat = (n: NatRule) => ({
   id: n.id, description: n.description, type: n.type, 'src-zone': anyName(n.srcZone), 'dst-zone': anyName(n.dstZone),
   'src-addr': anyName(n.srcAddr), 'dst-addr': anyName(n.dstAddr), service: anyName(n.service),
@@ -110,10 +120,11 @@ export function exportDoc(doc: ConfigDoc, version: number): ConfigExport {
     policies: doc.policies.map(policy),
     nat: doc.nat.map(nat),
     ...(doc.ha ? { ha: renderHa(doc.ha) } : {}),
+    ...(doc.localPolicies.length ? { 'local-policies': doc.localPolicies.map(localPolicy) } : {}),
   };
 }
 
 /** Each kind of object in its document (API) spelling: what a field-level diff compares. */
 export const EXPORT_FORMS: Readonly<Record<string, (o: never) => Record<string, unknown>>> = {
-  ha: (h: HaConfig) => renderHa(h), address, service, 'address-group': group, 'service-group': group, 'dynamic-set': dynamicSet, zone, interface: iface, vlan, dhcp, route, policy, nat,
+  ha: (h: HaConfig) => renderHa(h), address, service, 'address-group': group, 'service-group': group, 'dynamic-set': dynamicSet, zone, interface: iface, vlan, dhcp, route, policy, nat, 'local-policy': localPolicy,
 };

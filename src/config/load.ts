@@ -54,6 +54,7 @@ const PARTS: Part[] = [
   { collection: 'routes', kind: 'route' },
   { collection: 'policies', kind: 'policy' },
   { collection: 'nat', kind: 'nat' },
+  { collection: 'local-policies', kind: 'local-policy' }, // issue 41
 ];
 
 /** The problems found so far, each with its place in the document, and their codes. */
@@ -218,7 +219,7 @@ function* loadRules(work: ConfigDoc, previous: readonly Rule[], part: Part, item
   const seen = new Set<number>();
   const updated = current.slice();
   const added: Array<{ rule: Rule; id: number | undefined }> = [];
-  let maxId = work.counters[rt.counter];
+  let maxId = work.counters[rt.counter] ?? 0;
   for (let i = 0; i < items.length; i++) {
     if (i % 16 === 0) yield;
     const item = items[i];
@@ -285,7 +286,7 @@ function* loadSteps(doc: ConfigDoc, input: unknown, mode: LoadMode): Generator<v
   if (!merge) work.counters = { ...doc.counters };
   if (!merge) work.ha = undefined;
   // the rule tables replaced, as they are now (tables are replaced by changes, never mutated)
-  const previous = { policies: doc.policies, nat: doc.nat, routes: doc.routes } as Record<string, readonly Rule[]>;
+  const previous = { policies: doc.policies, nat: doc.nat, routes: doc.routes, localPolicies: doc.localPolicies } as Record<string, readonly Rule[]>;
   for (const part of PARTS) {
     const items = parts[part.collection];
     if (!items) continue;

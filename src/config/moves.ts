@@ -15,7 +15,7 @@ import { isPlainObject } from './json';
  * and are never reused, whatever was deleted. The counters object is replaced, not mutated.
  */
 export function nextId(doc: ConfigDoc, kind: keyof Counters): number {
-  const id = doc.counters[kind] + 1;
+  const id = (doc.counters[kind] ?? 0) + 1;
   doc.counters = { ...doc.counters, [kind]: id };
   return id;
 }
@@ -111,7 +111,7 @@ function placementOf(body: unknown): { rule: unknown; position: Position; refere
 }
 
 /** The ordered rule tables of a document, and the type of one rule of table K. */
-type OrderedTableKey = 'policies' | 'nat';
+type OrderedTableKey = 'policies' | 'nat' | 'localPolicies';
 type RuleOf<K extends OrderedTableKey> = ConfigDoc[K][number];
 
 /** What orderedRuleOps needs to know of one ordered rule table. */
@@ -150,7 +150,7 @@ export function orderedRuleOps<K extends OrderedTableKey, B extends { id?: numbe
       const p = placementOf(body);
       const rule = build(doc, p.rule);
       checkNameFree(get(doc), rule, 0, t.what);
-      const rules = placed(get(doc), { ...rule, id: doc.counters[t.counter] + 1 }, p.position, p.referenceId, t.what);
+      const rules = placed(get(doc), { ...rule, id: (doc.counters[t.counter] ?? 0) + 1 }, p.position, p.referenceId, t.what);
       nextId(doc, t.counter); // only once every check passed: a refused create hands out no id
       set(doc, rules);
       return { id: doc.counters[t.counter] };

@@ -20,6 +20,13 @@ export function referrers(doc: ConfigDoc, kind: RefKind, name: string): string[]
       (kind === 'zone' && (p.srcZone === name || p.dstZone === name));
     if (hit) out.push(`policy ${p.id}`);
   }
+  for (const p of doc.localPolicies) {
+    const hit =
+      (kind === 'address' && (p.srcAddr === name || p.dstAddr === name)) ||
+      (kind === 'service' && p.services.includes(name)) ||
+      (kind === 'zone' && p.srcZone === name);
+    if (hit) out.push(`local-policy ${p.id}`);
+  }
   for (const n of doc.nat) {
     const hit =
       (kind === 'address' && (n.srcAddr === name || n.dstAddr === name)) ||

@@ -19,7 +19,7 @@ export type Rule = RouteObj | PolicyObj | NatRule;
  * the table each time).
  */
 export interface RuleTable {
-  table: 'routes' | 'policies' | 'nat';
+  table: 'routes' | 'policies' | 'nat' | 'localPolicies';
   counter: keyof Counters;
   /** The checked rule of a create body, or of an update body over `old`; its id is old's (0 for a create). */
   build(doc: ConfigDoc, body: unknown, old?: Rule): Rule;

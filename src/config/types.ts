@@ -138,6 +138,9 @@ export interface Counters {
   policy: number; // last id handed out
   nat: number;
   route: number;
+  /** issue 41 (resources/local-policy.ts); absent until the first local policy: a document
+   * without any serializes as it did */
+  localPolicy?: number;
 }
 
 export interface ConfigDoc {
@@ -156,6 +159,9 @@ export interface ConfigDoc {
   routes: RouteObj[]; // sorted by id
   policies: PolicyObj[]; // evaluation order
   nat: NatRule[]; // evaluation order
+  /** issue 41: policies for traffic addressed to the firewall itself (resources/local-policy.ts);
+   * dstZone always "" (the firewall is the destination); evaluation order */
+  localPolicies: PolicyObj[];
   counters: Counters;
   /** the HA pair (ha.ts); undefined when never configured. Always an own property (undo.ts restores it). */
   ha?: HaConfig;

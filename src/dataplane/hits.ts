@@ -10,6 +10,8 @@ import type { PolicyCounter } from './nft';
 export interface RuleCounters {
   policies: Map<number, PolicyCounter>;
   nat: Map<number, PolicyCounter>;
+  /** issue 41: local policies (local_N); absent where a reader does not count them */
+  local?: Map<number, PolicyCounter>;
 }
 
 export type RuleKind = 'policy' | 'nat';

@@ -202,7 +202,7 @@ export class LinuxDataPlane implements DataPlane {
     } else {
       // counters carry over for the policies that stay (read as late as possible)
       const counters = await this.readCounters();
-      const script = tableScript(renderNftTable(doc, { ...opts, counters: counters.policies, natCounters: counters.nat }));
+      const script = tableScript(renderNftTable(doc, { ...opts, counters: counters.policies, natCounters: counters.nat, localCounters: counters.local }));
       await this.host.exec('nft', ['-f', '-'], script);
       nft = { mode: 'full', operations: script.split('\n').length };
     }
@@ -262,7 +262,7 @@ export class LinuxDataPlane implements DataPlane {
 
   /** Every counter of our table: policies (policy_N) and NAT rules (nat_N), by id. */
   private async readCounters(): Promise<RuleCounters> {
-    const out: RuleCounters = { policies: new Map(), nat: new Map() };
+    const out: RuleCounters = { policies: new Map(), nat: new Map(), local: new Map() };
     let json: string;
     try {
       json = await this.host.exec('nft', ['-j', 'list', 'counters', 'table', 'inet', NFT_TABLE]);
@@ -271,14 +271,19 @@ export class LinuxDataPlane implements DataPlane {
       throw e;
     }
     for (const item of (JSON.parse(json) as { nftables: NftCounter[] }).nftables) {
-      const m = item.counter && /^(policy|nat)_(\d+)$/.exec(item.counter.name);
-      if (m) out[m[1] === 'policy' ? 'policies' : 'nat'].set(Number(m[2]), { packets: item.counter!.packets, bytes: item.counter!.bytes });
+      const m = item.counter && /^(policy|nat|local)_(\d+)$/.exec(item.counter.name);
+      if (m) out[m[1] === 'policy' ? 'policies' : m[1] === 'nat' ? 'nat' : 'local']!.set(Number(m[2]), { packets: item.counter!.packets, bytes: item.counter!.bytes });
     }
     return out;
   }
 
   async counters(): Promise<Map<number, PolicyCounter>> {
     return (await this.readCounters()).policies;
+  }
+
+  /** issue 41: the local policies' counters (local_N), by id. */
+  async localCounters(): Promise<Map<number, PolicyCounter>> {
+    return (await this.readCounters()).local ?? new Map();
   }
 
   hits(): Promise<{ sampledAt: number | null; rules: HitRecord[] }> {

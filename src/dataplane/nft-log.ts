@@ -19,6 +19,8 @@ export const DEFAULT_LOG_RULES: TrafficLogRules = { group: 100, rate: 5000, defa
 export const policyLogPrefix = (id: number, action: string) => `fwd policy ${id} ${action}`;
 export const DEFAULT_DENY_LOG_PREFIX = 'fwd default deny';
 export const natLogPrefix = (id: number) => `fwd nat ${id}`;
+/** issue 41: a local policy's records (traffic to the firewall itself) */
+export const localLogPrefix = (id: number, action: string) => `fwd local ${id} ${action}`;
 
 /** An NFLOG statement under the rule's own rate limit (a burst of a fifth of a second's worth). */
 export function nflog(log: TrafficLogRules, prefix: string): string {

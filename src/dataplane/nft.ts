@@ -17,7 +17,8 @@
 //                                   anything else dropped
 //   nat_post  (postrouting, srcnat) not for dnat'ed connections; the same NAT table in order:
 //                                   snat / masquerade (only allowed packets get here)
-//   input     (filter)              management access per link, everything else dropped
+//   input     (filter)              the local policies in order (issue 41), then management
+//                                   access per link, everything else dropped
 //   rpf       (prerouting, -150)    a source that would not be routed back out of the link it
 //                                   came in on is dropped (the source zone is decided by address)
 import { haInputRules } from './ha-render';
@@ -31,7 +32,7 @@ import { hasPorts, isIcmp, PROTO, protocolNumber } from '../config/protocols';
 import { select, union, type Seg } from './ranges';
 import { Topology } from './topology';
 import { Sets, addrElements, stableId } from './nft-sets';
-import { DEFAULT_DENY_LOG_PREFIX, DEFAULT_LOG_RULES, logsTraffic, natLogPrefix, nflog, policyLogPrefix, type TrafficLogRules } from './nft-log';
+import { DEFAULT_DENY_LOG_PREFIX, DEFAULT_LOG_RULES, localLogPrefix, logsTraffic, natLogPrefix, nflog, policyLogPrefix, type TrafficLogRules } from './nft-log';
 
 export interface PolicyCounter {
   packets: number;
@@ -53,6 +54,11 @@ const isAny = (name: string) => name === '' || name === 'any';
 /** The name of a policy's counter object: the API reads hits back by it. */
 export function counterName(policyId: number): string {
   return `policy_${policyId}`;
+}
+
+/** The name of a local policy's counter (issue 41). */
+export function localCounterName(id: number): string {
+  return `local_${id}`;
 }
 
 /** The name of a NAT rule's counter: the first packet of every connection it translates. */
@@ -286,13 +292,34 @@ function natPost(r: Renderer): string[] {
   return out;
 }
 
-function input(doc: ConfigDoc, topo: Topology): string[] {
+/** A packet to the firewall itself: its source (zone and address) and destination address. */
+const LOCAL_EXPRS: AddressExprs = { src: 'IP saddr', dstZone: 'IP daddr', dstAddr: 'IP daddr' };
+
+/** A local policy's rules in `input` (issue 41): as a policy's in `forward`, on the packet
+ * itself (a new connection: established ones are accepted above), accept or drop. */
+function localPolicyRules(r: Renderer, p: PolicyObj, log: TrafficLogRules): string[] {
+  if (p.disabled) return [];
+  const tails = [`counter name "${localCounterName(p.id)}" ${p.action === 'allow' ? 'accept' : 'drop'}`];
+  if (p.log) tails.unshift(`ct state new ${nflog(log, localLogPrefix(p.id, p.action))}`);
+  const services = serviceAlternatives(r, p.services, 'th dport');
+  const families: Array<string[] | null> = zoneOrAddressBound(p) ? FAMILIES.map((f) => addressMatches(r, f, p, LOCAL_EXPRS)) : [[]];
+  const out: string[] = [];
+  for (const fam of families) {
+    if (fam === null) continue;
+    for (const svc of services) for (const tail of tails) out.push([...fam, svc, tail].filter(Boolean).join(' '));
+  }
+  return out;
+}
+
+function input(doc: ConfigDoc, topo: Topology, r: Renderer, log: TrafficLogRules): string[] {
   const out = [
     'ct state established,related accept',
     'ct state invalid drop',
     'iifname "lo" accept',
     // IPv6 needs neighbour discovery to work at all
     'icmpv6 type { nd-neighbor-solicit, nd-neighbor-advert, nd-router-solicit, nd-router-advert } accept',
+    // before the management shortcuts: a local policy may deny what a shortcut would accept
+    ...doc.localPolicies.flatMap((p) => localPolicyRules(r, p, log)),
   ];
   for (const l of topo.links) {
     for (const m of l.management) for (const expr of MANAGEMENT[m] ?? []) out.push(`iifname "${l.name}" ${expr} accept`);
@@ -334,6 +361,8 @@ export interface NftOptions {
   counters?: ReadonlyMap<number, PolicyCounter>;
   /** the same for NAT rules (rule id) */
   natCounters?: ReadonlyMap<number, PolicyCounter>;
+  /** the same for local policies (issue 41) */
+  localCounters?: ReadonlyMap<number, PolicyCounter>;
   /** the version the script enforces: the generation in the connections' marks */
   version?: number;
   /** FW_SESSION_REMATCH: packets of connections accepted under an older version meet the policies again */
@@ -376,6 +405,7 @@ export function renderNft(doc: ConfigDoc, opts: NftOptions = {}): string {
  */
 export function renderNftTable(doc: ConfigDoc, opts: NftOptions = {}): NftTable {
   const { counters = new Map<number, PolicyCounter>(), natCounters = new Map<number, PolicyCounter>(), version = 0, rematch = true, log = DEFAULT_LOG_RULES } = opts;
+  const localCounters = opts.localCounters ?? new Map<number, PolicyCounter>();
   const topo = new Topology(doc);
   const r = new Renderer(doc, topo);
   const blocks = policyChains(r, doc.policies, log);
@@ -387,7 +417,7 @@ export function renderNftTable(doc: ConfigDoc, opts: NftOptions = {}): NftTable 
       'meta nfproto ipv4 ip saddr != 0.0.0.0 fib saddr . iif oif missing drop',
       'meta nfproto ipv6 ip6 saddr != { ::, fe80::/10 } fib saddr . iif oif missing drop',
     ]),
-    chain('input', 'type filter hook input priority filter; policy drop;', input(doc, topo)),
+    chain('input', 'type filter hook input priority filter; policy drop;', input(doc, topo, r, log)),
     // the chain's policy drops what no rule accepted; with FW_LOG_DEFAULT_DENY its first packet is logged first
     chain('forward', 'type filter hook forward priority filter; policy drop;', [
       'jump admit', ...blocks.map((b) => `jump ${b.name}`), ...(log.defaultDeny ? [`ct state new ${nflog(log, DEFAULT_DENY_LOG_PREFIX)}`] : []),
@@ -400,6 +430,7 @@ export function renderNftTable(doc: ConfigDoc, opts: NftOptions = {}): NftTable 
     counters: [
       ...doc.policies.map((p) => decl(counterName(p.id), counters.get(p.id))),
       ...doc.nat.map((n) => decl(natCounterName(n.id), natCounters.get(n.id))),
+      ...doc.localPolicies.map((p) => decl(localCounterName(p.id), localCounters.get(p.id))),
     ],
     sets: r.sets.decls,
     chains,

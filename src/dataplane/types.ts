@@ -34,6 +34,8 @@ export interface DataPlane {
   status(): DataPlaneStatus;
   /** Per-policy counters since they began, or null without a kernel. */
   counters(): Promise<Map<number, PolicyCounter> | null>;
+  /** issue 41: per-local-policy counters, or null (absent: no kernel counts them) */
+  localCounters?(): Promise<Map<number, PolicyCounter> | null>;
   /** The DHCP leases dnsmasq has handed out ([] without a kernel). */
   leases(): Promise<DhcpLease[]>;
   /** Hits with times of every policy and NAT rule the kernel counted (a fresh sample), or null without a kernel. */

@@ -10,15 +10,14 @@
 // built lazily (a configuration of 20,000 policies answers a few of them most of the time) and
 // at most one answer per policy is held.
 import { masqueradeAddress, type ImageMeta } from './image';
-import { ALLOW_POLICY, DENY_POLICY, DENY_BROADCAST, DENY_DEFAULT, DENY_MULTICAST, DENY_NO_ROUTE, type BatchAnswers } from './batch';
+import { CODES, type BatchAnswers } from './batch';
 import { AnswerSlots } from './answer-slots';
 import type { EvalReason, EvalResult, NatAnswer, PolicyAnswer, RouteAnswer } from './types';
 
-/** The reason of each answer code (batch.ts). */
-const REASONS: Readonly<Record<number, EvalReason>> = {
-  [ALLOW_POLICY]: 'policy', [DENY_POLICY]: 'policy', [DENY_DEFAULT]: 'default-deny', [DENY_NO_ROUTE]: 'no-route',
-  [DENY_BROADCAST]: 'broadcast', [DENY_MULTICAST]: 'multicast',
-};
+/** The action and reason of each answer code (batch.ts). */
+const ACTIONS: Array<'allow' | 'deny'> = [];
+const REASONS: EvalReason[] = [];
+for (const [code, action, reason] of CODES) [ACTIONS[code], REASONS[code]] = [action, reason];
 
 export class AnswerObjects {
   private readonly routes: Array<RouteAnswer | null>;
@@ -57,7 +56,7 @@ export class AnswerObjects {
     const code = a.code[j];
     const sz = a.srcZone[j], dz = a.dstZone[j], route = a.route[j], pol = a.policy[j];
     const zones = this.meta.zones;
-    const action = code === ALLOW_POLICY ? 'allow' : 'deny';
+    const action = ACTIONS[code];
     return Object.freeze({
       action,
       reason: REASONS[code],

@@ -74,8 +74,28 @@ export const DENY_NO_ROUTE = 3;
 /** never forwarded (issue 41): to a connected subnet's broadcast address or 255.255.255.255; to multicast */
 export const DENY_BROADCAST = 4;
 export const DENY_MULTICAST = 5;
-/** the deny codes without a policy, DENY_DEFAULT..DENY_MULTICAST: one answer slot each (answer-slots.ts) */
-export const DENY_REASONS = 4;
+/** to the firewall itself (issue 41), no local policy matched: the links' management shortcuts allowed it, or nothing did */
+export const ALLOW_LOCAL = 6;
+export const DENY_LOCAL = 7;
+/** the codes without a policy, DENY_DEFAULT..DENY_LOCAL: one answer slot each (answer-slots.ts) */
+export const DENY_REASONS = 6;
+/** to the firewall itself, a local policy matched (its index follows the policies' in BatchAnswers.policy) */
+export const ALLOW_LOCAL_POLICY = 8;
+export const DENY_LOCAL_POLICY = 9;
+
+/** Each code's action and reason (the answer forms, answer-json.ts and answer-objects.ts). */
+export const CODES: ReadonlyArray<readonly [number, 'allow' | 'deny', 'policy' | 'default-deny' | 'no-route' | 'broadcast' | 'multicast' | 'local-policy']> = [
+  [ALLOW_POLICY, 'allow', 'policy'],
+  [DENY_POLICY, 'deny', 'policy'],
+  [DENY_DEFAULT, 'deny', 'default-deny'],
+  [DENY_NO_ROUTE, 'deny', 'no-route'],
+  [DENY_BROADCAST, 'deny', 'broadcast'],
+  [DENY_MULTICAST, 'deny', 'multicast'],
+  [ALLOW_LOCAL, 'allow', 'local-policy'],
+  [DENY_LOCAL, 'deny', 'local-policy'],
+  [ALLOW_LOCAL_POLICY, 'allow', 'local-policy'],
+  [DENY_LOCAL_POLICY, 'deny', 'local-policy'],
+];
 
 /**
  * Answers as indexes into the compiled configuration's tables; CompiledConfig turns a slot

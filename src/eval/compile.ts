@@ -11,6 +11,7 @@ import { ANY_ZONE, buildFamilyTable, familyBit, NEVER, updateFamilyTable, type R
 import { bytesToBig, serviceSetsOf, sportPiecesOf, SVC_ANY } from './sets';
 import { BuildMemo } from './build-memo';
 import { broadcastWords } from './cast';
+import { managementBits, ownAddressWords } from './local';
 import { listKey, sameObjects, SpecSets } from './spec-sets';
 
 const FAMILIES: Family[] = [4, 6];
@@ -210,12 +211,16 @@ export function compileImage(doc: ConfigDoc, opts: CompileOptions = {}): Compile
     };
     const i = ifaces.length;
     ifIdx.set(m.name, i);
-    ifaces.push({ name: m.name, zone: zoneIdx.get(m.zone) ?? 0, up: m.state === 'up', addr4: first(4), addr6: first(6) });
+    ifaces.push({ name: m.name, zone: zoneIdx.get(m.zone) ?? 0, up: m.state === 'up', addr4: first(4), addr6: first(6), mgmt: managementBits(m.management, doc.dhcp.has(m.name)) });
     if (m.state === 'up') for (const c of cidrs) subnets.push({ s: c.subnet, i });
   }
 
   // the broadcast addresses of the up links' IPv4 subnets: never forwarded (cast.ts)
   arrays.set('bcast4', broadcastWords(subnets.map((x) => x.s)));
+  // the up links' own addresses: a packet to one is judged by the local policies (local.ts)
+  const own = ownAddressWords(members.filter((m) => m.state === 'up').flatMap((m) => linkCidrs(m).map((c) => c.addr)));
+  arrays.set('own4', own[4]);
+  arrays.set('own6', own[6]);
 
   const routes: RouteMeta[] = [];
   for (const family of FAMILIES) {
@@ -275,6 +280,7 @@ export function compileImage(doc: ConfigDoc, opts: CompileOptions = {}): Compile
     for (const k of CLASSIFIER_KEYS) arrays.set(`${prefix}.${k}`, d[k]);
   };
   const splits: ServiceSplits = new Map(); // each service set split into prefixes once
+  const locSpecs = policySpecs({ ...doc, policies: doc.localPolicies });
   for (const family of FAMILIES) {
     const table = (name: string, specs: readonly RuleSpec[], firstOnly: boolean) => {
       const reuse = memo ? { specs, memo, name } : undefined;
@@ -286,7 +292,17 @@ export function compileImage(doc: ConfigDoc, opts: CompileOptions = {}): Compile
     table(`pol${family}`, polSpecs, true);
     // NAT is searched past a first match whose out-interface or family does not hold
     table(`nat${family}`, natSpecs, false);
+    // issue 41: the local policies, a policy table of their own (every rule's dst-zone any)
+    putClassifier(`loc${family}`, buildClassifier(buildFamilyTable(locSpecs, family, splits), zones.length, params, true));
   }
+  const locId = new Int32Array(doc.localPolicies.length);
+  const locFlags = new Int32Array(doc.localPolicies.length);
+  doc.localPolicies.forEach((p, i) => {
+    locId[i] = p.id;
+    locFlags[i] = (p.action === 'allow' ? 1 : 0) | (p.log ? 2 : 0);
+  });
+  arrays.set('loc.id', locId);
+  arrays.set('loc.flags', locFlags);
   const polId = new Int32Array(doc.policies.length);
   const polFlags = new Int32Array(doc.policies.length);
   doc.policies.forEach((p, i) => {

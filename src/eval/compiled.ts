@@ -14,6 +14,8 @@ import { AnswerWriter } from './answer-json';
 import { AnswerObjects } from './answer-objects';
 import { ALLOW_POLICY, BatchAnswers, DENY_DEFAULT, DENY_NO_ROUTE, DENY_POLICY, PacketBatch, scratchAnswers } from './batch';
 import { castCode4, castCode6 } from './cast';
+import { isOwn, managementAccepts } from './local';
+import { ALLOW_LOCAL, ALLOW_LOCAL_POLICY, DENY_BROADCAST, DENY_LOCAL, DENY_LOCAL_POLICY } from './batch';
 import { evalBatch } from './packet';
 import { packetKey } from './sets';
 import type { EvalResult, Evaluator, NatAnswer, Packet, RouteAnswer } from './types';
@@ -32,6 +34,10 @@ function lpmData(image: CompiledImage, prefix: string): LpmData {
 interface PerFamily {
   pol: FamilyClassifier;
   nat: FamilyClassifier;
+  /** issue 41: the local policies (packets to the firewall itself) */
+  loc: FamilyClassifier;
+  /** the firewall's own addresses (local.ts) */
+  own: Int32Array;
   /** an address's zone as a source (1.): its zone network's, else its connected subnet's
    * interface's; 0: none */
   srcZone: LpmData;
@@ -48,8 +54,11 @@ export class CompiledConfig implements Evaluator {
   private readonly fam: Record<Family, PerFamily>;
   private readonly zoneIdx: Map<string, number>;
   private readonly ifIdx: Map<string, number>;
+  // the policies' ids and flags, then the local policies' (issue 41): an answer's policy index
+  // past polCount is local policy (index - polCount)
   private readonly polId: Int32Array;
   private readonly polFlags: Int32Array;
+  private readonly polCount: number;
   private readonly bcast4: Int32Array; // the connected subnets' broadcast addresses (cast.ts)
   private readonly routeAnswers: RouteAnswer[];
   private readonly natAnswers: NatAnswer[];
@@ -68,8 +77,10 @@ export class CompiledConfig implements Evaluator {
     this.f6 = this.fam[6];
     this.zoneIdx = new Map(this.meta.zones.map((z, i) => [z, i + 1]));
     this.ifIdx = new Map(this.meta.ifaces.map((m, i) => [m.name, i]));
-    this.polId = arrayOf(image, 'pol.id');
-    this.polFlags = arrayOf(image, 'pol.flags');
+    const polId = arrayOf(image, 'pol.id'), locId = arrayOf(image, 'loc.id');
+    this.polCount = polId.length;
+    this.polId = locId.length === 0 ? polId : Int32Array.from([...polId, ...locId]);
+    this.polFlags = locId.length === 0 ? arrayOf(image, 'pol.flags') : Int32Array.from([...arrayOf(image, 'pol.flags'), ...arrayOf(image, 'loc.flags')]);
     this.bcast4 = arrayOf(image, 'bcast4');
     this.routeAnswers = this.meta.routes.map((r) => ({ id: r.id, destination: r.destination }));
     this.natAnswers = this.meta.nat.map((n) => ({ id: n.id, type: n.type, translatedIP: n.translatedIp, translatedPort: n.translatedPort }));
@@ -111,6 +122,8 @@ export class CompiledConfig implements Evaluator {
     return {
       pol: new FamilyClassifier(classifierData(this.image, `pol${f}`), f),
       nat: new FamilyClassifier(classifierData(this.image, `nat${f}`), f),
+      loc: new FamilyClassifier(classifierData(this.image, `loc${f}`), f),
+      own: arrayOf(this.image, `own${f}`),
       srcZone,
       dst,
       dstRoute: Int32Array.from(dstRoute),
@@ -206,8 +219,9 @@ export class CompiledConfig implements Evaluator {
       }
     }
     const nd = n >= 0 ? this.natDst[n] : null;
+    if (nd !== null) for (let k = 0; k < 4; k++) w[8 + k] = nd[k];
+    if (isOwn(family, w, nd !== null ? 8 : 4, F.own)) return [sz, 0]; // to the firewall itself, as run()
     if (nd === null) return [sz, F.dstZone[d1]];
-    for (let k = 0; k < 4; k++) w[8 + k] = nd[k];
     return [sz, F.dstZone[this.lookup(F.dst, family, 8)]];
   }
 
@@ -291,6 +305,8 @@ export class CompiledConfig implements Evaluator {
       a.nat[j] = -1;
       a.natIf[j] = -1;
       a.policy[j] = -1;
+      // a broadcast reaches the firewall itself: a local policy or a shortcut may accept it
+      if (cast === DENY_BROADCAST) this.local(F, family, key, sport, sz, inIf, a, j, true);
       return;
     }
     // 2. route and destination zone
@@ -330,6 +346,13 @@ export class CompiledConfig implements Evaluator {
     // the dnat rule is in every answer; an snat only in an allowed one (7.)
     a.nat[j] = nd !== null ? n : -1;
     a.policy[j] = -1;
+    // 4b. to the firewall itself (issue 41): the local policies judge it, nothing is forwarded
+    if (isOwn(family, w, nd !== null ? 8 : 4, F.own)) {
+      a.dstZone[j] = 0;
+      a.route[j] = -1;
+      this.local(F, family, key, sport, sz, inIf, a, j, false);
+      return;
+    }
     // 5. no route
     if (route < 0 && dzPin === 0) {
       a.code[j] = DENY_NO_ROUTE;
@@ -353,6 +376,36 @@ export class CompiledConfig implements Evaluator {
       a.nat[j] = n;
       if (this.meta.nat[n].masquerade) a.natIf[j] = masqueradeSlot(egress1, family);
     }
+  }
+
+  /**
+   * A packet to the firewall itself (issue 41), its original addresses in w[0..7]: the first
+   * local policy that matches, else the management shortcuts of the link it came in on (the
+   * in-interface, else the egress of the route back to its source: what rpf holds it to).
+   * For a broadcast (`cast`) nothing more than DENY_BROADCAST, already in the slot, when
+   * neither accepts nor a local policy denies.
+   */
+  private local(F: PerFamily, family: Family, key: number, sport: number, sz: number, inIf: number, a: BatchAnswers, j: number, cast: boolean): void {
+    if (!F.loc.empty) {
+      const q = F.loc.q;
+      copyWords(this.w, 0, q, family);
+      q[8] = key;
+      q[9] = sport;
+      const p = F.loc.first(sz, 0, 0);
+      if (p >= 0) {
+        a.policy[j] = this.polCount + p;
+        a.code[j] = (this.polFlags[this.polCount + p] & 1) !== 0 ? ALLOW_LOCAL_POLICY : DENY_LOCAL_POLICY;
+        return;
+      }
+    }
+    let ingress = inIf;
+    if (ingress < 0) {
+      const r = F.dstRoute[this.lookup(F.dst, family, 0)];
+      ingress = r >= 0 ? this.meta.routes[r].egress : -1;
+    }
+    const accepted = ingress >= 0 && managementAccepts(this.meta.ifaces[ingress].mgmt, key);
+    if (accepted) a.code[j] = ALLOW_LOCAL;
+    else if (!cast) a.code[j] = DENY_LOCAL;
   }
 
   private lookup(t: LpmData, family: Family, at: number): number {

@@ -12,6 +12,8 @@ export interface IfaceMeta {
   /** the first IPv4 and IPv6 address (without prefix; "" when none): what a masquerade translates to */
   addr4: string;
   addr6: string;
+  /** issue 41: the link's management shortcuts for packets to the firewall (local.ts's MGMT bits) */
+  mgmt: number;
 }
 
 export interface RouteMeta {

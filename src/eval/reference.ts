@@ -108,7 +108,12 @@ export class ReferenceEvaluator implements Evaluator {
     // them to the firewall itself (or drops them); no route, NAT or policy is consulted
     const cast = this.castReason(p);
     if (cast !== null) {
-      return { action: 'deny', reason: cast, srcZone, dstZone: p.dstZone, egressInterface: null, route: null, nat: null, policy: null };
+      const denied: EvalResult = { action: 'deny', reason: cast, srcZone, dstZone: p.dstZone, egressInterface: null, route: null, nat: null, policy: null };
+      // [decision, issue 41] a broadcast reaches the firewall itself: a local policy judges it,
+      // else a management shortcut may accept it, else it stays denied as a broadcast
+      if (cast === 'multicast') return denied;
+      const local = this.local(p, srcZone);
+      return local.policy !== null || local.action === 'allow' ? { ...denied, ...local } : denied;
     }
     // 2. route and destination zone of the original destination
     const route1 = this.route(p.family, p.dst);
@@ -129,6 +134,11 @@ export class ReferenceEvaluator implements Evaluator {
       egressInterface: route ? route.egress : null,
       route: route ? { id: route.id, destination: route.destination } : null,
     };
+    // 4b. [issue 41] to one of the firewall's own addresses (after a dnat: the new one): the
+    // local policies judge it, then the management shortcuts of the link it came in on
+    if (this.isOwn(p.family, dnat ? nat.newDst : p.dst)) {
+      return { srcZone, dstZone: null, egressInterface: null, route: null, nat: dnat ? nat.answer : null, ...this.local(p, srcZone) };
+    }
     // 5. no route and no dst-zone given [decision: nat is the dnat rule when one matched]
     if (route === null && p.dstZone === null) {
       return { action: 'deny', reason: 'no-route', ...base, nat: dnat ? nat.answer : null, policy: null };
@@ -166,6 +176,29 @@ export class ReferenceEvaluator implements Evaluator {
       }
     }
     return null;
+  }
+
+  /** An address of an up interface or VLAN (host bits kept). */
+  private isOwn(family: Family, bytes: Uint8Array): boolean {
+    return this.ifaceList.some((i) => i.up && i.cidrs.some(({ addr }) => addr.family === family && addr.bytes.every((b, k) => b === bytes[k])));
+  }
+
+  /** The local judgement of a packet to the firewall itself: the first local policy that
+   * matches (no dst-zone), else the management shortcuts of the ingress link: the in-interface,
+   * else the egress of the route back to the source. */
+  private local(p: Packet, srcZone: string | null): Pick<EvalResult, 'action' | 'reason' | 'policy'> {
+    const rule = this.doc.localPolicies.find((r) => this.policyMatches(r, p, srcZone, null));
+    if (rule) return { action: rule.action, reason: 'local-policy', policy: { id: rule.id, action: rule.action, log: rule.log } };
+    const ingress = p.inInterface ?? this.route(p.family, p.src)?.egress ?? null;
+    const link = ingress === null ? undefined : this.doc.interfaces.get(ingress) ?? this.doc.vlans.get(ingress);
+    const m = new Set<string>(link?.management ?? []);
+    const dhcp = ingress !== null && this.doc.dhcp.has(ingress);
+    const tcp = p.protocol === 6, port = p.dstPort;
+    const ok =
+      (m.has('ping') && ((p.protocol === 1 && port >> 8 === 8) || (p.protocol === 58 && port >> 8 === 128))) ||
+      (tcp && ((m.has('ssh') && port === 22) || (m.has('https') && port === 443) || (m.has('http') && port === 80))) ||
+      (dhcp && p.protocol === 17 && port === 67);
+    return { action: ok ? 'allow' : 'deny', reason: 'local-policy', policy: null };
   }
 
   private zoneOf(ifaceName: string): string | null {

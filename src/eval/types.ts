@@ -40,7 +40,9 @@ export interface Packet {
 
 export type EvalAction = 'allow' | 'deny';
 // broadcast, multicast (issue 41): a packet the kernel never forwards (docs/eval.md)
-export type EvalReason = 'policy' | 'default-deny' | 'no-route' | 'broadcast' | 'multicast';
+// local-policy (issue 41): a packet to the firewall itself, judged by the local policies and
+// then the links' management shortcuts; `policy` is then the local policy that matched
+export type EvalReason = 'policy' | 'default-deny' | 'no-route' | 'broadcast' | 'multicast' | 'local-policy';
 
 export interface RouteAnswer {
   id: number | null; // null: a connected subnet

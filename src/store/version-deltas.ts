@@ -19,7 +19,7 @@ export interface CommitId {
   author: string;
 }
 
-const RULE_TABLES = ['routes', 'policies', 'nat'] as const;
+const RULE_TABLES = ['routes', 'policies', 'nat', 'localPolicies'] as const;
 type RuleTable = (typeof RULE_TABLES)[number];
 
 /**

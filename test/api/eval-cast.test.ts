@@ -35,7 +35,7 @@ test('broadcast and multicast: deny with their reason, under an allow-all policy
     [{ ...udp('2001:db8::5', 'ff02::1:2'), 'src-zone': 'lan' }, null],
     [udp('10.0.0.5', '10.0.0.254'), 3], // an ordinary host of the subnet
     [udp('10.0.0.5', '198.51.100.255'), 3], // x.x.x.255 of a routed, not connected, subnet
-    [udp('10.0.0.5', '192.0.2.1'), 3], // a /31 has no broadcast address
+    [udp('10.0.0.5', '192.0.2.0'), 3], // a /31 has no broadcast address (192.0.2.1 is the firewall's)
     [udp('10.0.0.5', '172.20.255.255'), 3], // a down link's subnet is not connected (routed by default)
   ]);
   const r = (await ok(c.post('/api/eval/batch', { packets: [udp('10.0.0.5', '10.0.0.255'), udp('10.0.0.5', '224.0.0.1'), { ...udp('10.0.0.5', '255.255.255.255'), 'dst-zone': 'wan' }] }))).body;

@@ -87,7 +87,8 @@ export const VersionWithConfig = Type.Object({
     addressGroups: Type.Optional(TableRows), serviceGroups: Type.Optional(TableRows), // present when there are groups
     zones: TableRows, interfaces: TableRows, vlans: TableRows,
     dhcp: TableRows, routes: TableRows, policies: TableRows, nat: TableRows,
-    counters: Type.Object({ policy: Type.Integer(), nat: Type.Integer(), route: Type.Integer() }, { additionalProperties: false }),
+    localPolicies: Type.Optional(TableRows), // issue 41: present when there are local policies
+    counters: Type.Object({ policy: Type.Integer(), nat: Type.Integer(), route: Type.Integer(), localPolicy: Type.Optional(Type.Integer()) }, { additionalProperties: false }),
   }, { additionalProperties: false, description: 'the stored form of the configuration' }),
 }, { additionalProperties: false });
 const forceQuery = {

@@ -35,7 +35,7 @@ const BatchBody = Type.Object({ packets: Type.Array(PacketBody, { maxItems: 1000
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 const EvalAnswer = Type.Object({
   action: oneOf(['allow', 'deny'] as const),
-  reason: oneOf(['policy', 'default-deny', 'no-route', 'broadcast', 'multicast'] as const),
+  reason: oneOf(['policy', 'default-deny', 'no-route', 'broadcast', 'multicast', 'local-policy'] as const),
   srcZone: Nullable(Type.String()),
   dstZone: Nullable(Type.String()),
   egressInterface: Nullable(Type.String()),

@@ -20,6 +20,7 @@ import { dhcpRoutes } from './dhcp';
 import { routeRoutes } from './routes';
 import { policyRoutes } from './policies';
 import { natRoutes } from './nat';
+import { localPolicyRoutes } from './local-policies';
 import { dataPlaneRoutes } from './dataplane';
 import { sessionRoutes } from './sessions';
 import { trafficRoutes } from './traffic';
@@ -66,6 +67,7 @@ export function allRoutes(ctx: AppContext): RouteDef[] {
     ...routeRoutes(ctx),
     ...policyRoutes(ctx),
     ...natRoutes(ctx),
+    ...localPolicyRoutes(ctx),
     ...dataPlaneRoutes(ctx),
     ...sessionRoutes(ctx),
     ...trafficRoutes(ctx),

@@ -48,7 +48,7 @@ const SessionPage = Type.Object({
   next: Type.Union([Type.String(), Type.Null()], { description: 'pass as ?cursor= for the next page; null on the last page' }),
 }, { additionalProperties: false });
 
-const Reason = oneOf(['policy', 'default-deny', 'no-route', 'broadcast', 'multicast'] as const);
+const Reason = oneOf(['policy', 'default-deny', 'no-route', 'broadcast', 'multicast', 'local-policy'] as const);
 const NatAnswerModel = Type.Union([Type.Object({
   id: Type.Integer(), type: oneOf(['snat', 'dnat-ip', 'dnat-port'] as const), translatedIP: Type.String(), translatedPort: Type.String(),
 }, { additionalProperties: false }), Type.Null()]);

@@ -10,6 +10,7 @@ import { dhcpOps } from './dhcp';
 import { routeOps } from './route';
 import { policyOps } from './policy';
 import { natOps } from './nat';
+import { localPolicyOps } from './local-policy';
 import { addressGroupOps, serviceGroupOps } from './group';
 import { haOps } from './ha';
 import { dynamicSetOps } from './dynamic-set';
@@ -24,6 +25,7 @@ export const RESOURCES: Record<ResourceKind, ResourceOps> = {
   route: routeOps,
   policy: policyOps,
   nat: natOps,
+  'local-policy': localPolicyOps,
   'address-group': addressGroupOps,
   'service-group': serviceGroupOps,
   ha: haOps,

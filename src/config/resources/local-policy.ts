@@ -1,0 +1,68 @@
+// Local policies (issue 41): the rule base for traffic addressed to the firewall itself (DNS,
+// DHCP, NTP, a VPN port, ssh or the web UI from an admin network), as FortiOS's local-in
+// policies, pfSense's and OPNsense's rules to "This Firewall", PAN-OS's security rules whose
+// destination is the firewall's address. An ordered table like the security policies, with
+// their payloads, objects, metadata, moves and placement, and no `dst-zone`: the firewall is
+// the destination. The security policies stay the forward rule base. Evaluated before the
+// interfaces' `management` shortcuts (docs/local-policies.md).
+import { Type } from '@sinclair/typebox';
+import type { ConfigDoc, PolicyObj } from '../types';
+import type { ResourceOps } from '../resource';
+import { FwError } from '../../errors';
+import { isPlainObject } from '../json';
+import { orderedRuleOps } from '../moves';
+import { anyRef, checkEnum, shapeChecker } from '../validate';
+import { mergedMeta, ruleDescriptionField, ruleMetaFields } from '../rule-meta';
+import { ACTIONS, checkServices } from './policy';
+
+const fields = {
+  'src-zone': Type.Optional(Type.String()),
+  'src-addr': Type.Optional(Type.String()),
+  'dst-addr': Type.Optional(Type.String({ description: 'narrows the firewall\'s own addresses (any: every one of them)' })),
+  services: Type.Optional(Type.Array(Type.String())),
+  log: Type.Optional(Type.Boolean()),
+  ...ruleMetaFields,
+  ...ruleDescriptionField,
+};
+export const bodies = {
+  create: Type.Object({ ...fields, action: Type.String() }, { additionalProperties: false }),
+  update: Type.Object({ ...fields, id: Type.Optional(Type.Integer()), action: Type.Optional(Type.String()) }, { additionalProperties: false }),
+};
+const createShape = shapeChecker(bodies.create);
+const updateShape = shapeChecker(bodies.update);
+
+/** A `dst-zone` gets its own refusal: the most likely mistake of a client that knows policies. */
+function noDstZone(body: unknown): void {
+  if (isPlainObject(body) && 'dst-zone' in body) {
+    throw new FwError('ERR_NET_1004', 'unknown field "dst-zone": a local policy has none (the firewall itself is the destination)');
+  }
+}
+
+type Body = ReturnType<typeof updateShape>;
+
+function merge(doc: ConfigDoc, old: PolicyObj, b: Body): PolicyObj {
+  const zone = (n: string) => doc.zones.has(n);
+  const addr = (n: string) => doc.addresses.has(n) || doc.addressGroups.has(n);
+  return {
+    id: old.id,
+    action: b.action === undefined ? old.action : checkEnum('action', b.action, ACTIONS, 'ERR_SEC_1002'),
+    srcZone: b['src-zone'] === undefined ? old.srcZone : anyRef('src-zone', b['src-zone'], zone, 'zone'),
+    dstZone: '',
+    srcAddr: b['src-addr'] === undefined ? old.srcAddr : anyRef('src-addr', b['src-addr'], addr, 'address'),
+    dstAddr: b['dst-addr'] === undefined ? old.dstAddr : anyRef('dst-addr', b['dst-addr'], addr, 'address'),
+    services: b.services === undefined ? old.services : checkServices(doc, b.services),
+    log: b.log ?? old.log,
+    ...mergedMeta(old, b, true),
+  };
+}
+
+const DEFAULTS: PolicyObj = { id: 0, action: 'deny', srcZone: '', dstZone: '', srcAddr: '', dstAddr: '', services: [], log: false };
+
+const ops = orderedRuleOps<'localPolicies', Body>({
+  table: 'localPolicies', counter: 'localPolicy', what: 'local policy', defaults: DEFAULTS, bodies,
+  createShape: (body) => (noDstZone(body), createShape(body)),
+  updateShape: (body) => (noDstZone(body), updateShape(body)),
+  merge,
+});
+
+export const localPolicyOps: ResourceOps = ops;
