@@ -9,6 +9,7 @@ import { attempt, ErrorBox, Field, Page, Pager, useLoad } from './ui';
 import { NodePicker } from './node-picker';
 import { VirtualTable } from './virtual-table';
 import { endpoint as end } from './format';
+import { NO_CONNTRACK } from './no-dataplane';
 
 const FILTERS = [
   ['address', 'Address or prefix', 'either end, before or after NAT'],
@@ -62,7 +63,9 @@ export function ConnectionsPage() {
         <button type="submit">Apply filters</button>
       </form>
       <ErrorBox text={page.error} />
-      {page.data && <p aria-live="polite">{page.data.total} connection{page.data.total === 1 ? '' : 's'}{node ? ` on node ${node}` : ''}{page.data.dataplane === 'none' ? ' (no data plane: FW_DATAPLANE=none)' : ''}</p>}
+      {page.data && (page.data.dataplane === 'none' && page.data.total === 0
+        ? <p class="notice" aria-live="polite" data-testid="no-dataplane">{NO_CONNTRACK}{node ? ` (node ${node})` : ''}</p>
+        : <p aria-live="polite">{page.data.total} connection{page.data.total === 1 ? '' : 's'}{node ? ` on node ${node}` : ''}</p>)}
       <VirtualTable label="Connections table" caption="Live connections" rows={page.data?.sessions ?? []} keyOf={(s) => String(s.id)} columns={[
         ...(canEnd ? [{ label: 'End', width: 3.5, cell: (s: LiveSession) => <input type="checkbox" aria-label={`select connection ${s.id}`} checked={picked.has(s.id)} onChange={(e) => toggle(s.id, (e.target as HTMLInputElement).checked)} /> }] : []),
         { label: 'Id', width: 5, rowHeader: true, cellClass: () => 'mono', cell: (s) => s.id },

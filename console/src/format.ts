@@ -42,3 +42,7 @@ export const endpoint = (ip: string, port: number | null): string => (port === n
 
 /** "1 change", "2 changes": a count with its noun. */
 export const plural = (n: number, noun: string, many = `${noun}s`): string => `${n} ${n === 1 ? noun : many}`;
+
+const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
+/** Names in natural order: h-ext-12 before h-ext-102 (digits compared as numbers). */
+export const naturalCompare = (a: string, b: string): number => collator.compare(a, b);

@@ -1,6 +1,7 @@
 // A resource that is a set of named objects (addresses, zones, ...): a sortable, filterable
 // table and its form; running or candidate view.
-import { useState } from 'preact/hooks';
+import { useMemo, useState } from 'preact/hooks';
+import { naturalCompare } from './format';
 import { api, asList } from './api';
 import { removeObject, ResourceForm } from './form';
 import type { ResourceDef } from './resources';
@@ -15,7 +16,9 @@ import { lockAttrs, LockNote } from './lock';
 export function ResourcePage<K extends ResourceKey>({ def }: { def: ResourceDef<K> }) {
   const which = view.value;
   const loaded = useLoad(async () => asList(await api<ResourceModels[K][] | Record<string, ResourceModels[K]>>('GET', `${def.path}${which === 'candidate' ? '?config=candidate' : ''}`)), [def.key, which]);
-  const t = useSortFilter(loaded.data, def.columns);
+  // named objects in natural order of their names (h-ext-12 before h-ext-102), whatever order the API lists them in
+  const natural = useMemo(() => (loaded.data && def.key !== 'routes' ? [...loaded.data].sort((a, b) => naturalCompare(def.idOf(a), def.idOf(b))) : loaded.data), [loaded.data]);
+  const t = useSortFilter(natural, def.columns);
   const [editing, setEditing] = useState<ResourceModels[K] | 'new' | null>(null);
   const mayChange = allowed('configure');
   const tracedRoute = def.key === 'routes' ? traced.value.route : null;

@@ -244,7 +244,7 @@ const policies: ResourceDef<'policies'> = {
   idOf: (m) => String(m.id),
   columns: [
     nameColumn,
-    { label: 'Action', text: (m) => m.action, width: 4.5 },
+    { label: 'Action', text: (m) => m.action, width: 5 },
     { label: 'Zones', text: zonesText, min: 7 },
     { label: 'Source', text: (m) => anyIfEmpty(m.srcAddr?.name), min: 6 },
     { label: 'Destination', text: (m) => anyIfEmpty(m.dstAddr?.name), min: 7.5 },

@@ -14,6 +14,7 @@ import { ACTIONS, ROW_HEIGHT, RowActions, scrollRowIntoView, VirtualTable, type 
 import { ViewSwitch } from './view-switch';
 import { lockAttrs, lockedBy, LockNote } from './lock';
 import { ColumnChooser, useColumnChoice } from './column-chooser';
+import { useFreshAnalysis } from './fresh-analysis';
 
 type Kind = 'policies' | 'nat';
 type Rule = PolicyModel | NatModel;
@@ -85,17 +86,16 @@ interface Data {
   hits: Map<number, Hits>;
   /** hits with their times (GET /api/analysis/hits); null without a kernel */
   times: Map<number, RuleHits> | null;
-  analysis: Analysis | null;
 }
 
 async function loadRules(kind: Kind, which: 'running' | 'candidate'): Promise<Data> {
   const def = RESOURCE_DEFS[kind];
   const q = which === 'candidate' ? '?config=candidate' : '';
   // counters are the kernel's, for the running version; a candidate rule shows its running count
-  const [rules, stats, analysis, sampled] = await Promise.all([
+  // the analysis comes after, on its own (fresh-analysis.ts): the rows never wait for it
+  const [rules, stats, sampled] = await Promise.all([
     kind === 'policies' && which === 'running' ? api<(PolicyModel & { hits?: Hits })[]>('GET', `${def.path}?stats=true`) : api<Rule[]>('GET', def.path + q),
     kind === 'policies' && which === 'candidate' ? api<(PolicyModel & { hits?: Hits })[]>('GET', `${def.path}?stats=true`) : Promise.resolve(null),
-    api<Analysis>('GET', `/api/analysis${q}`).catch(() => null),
     api<HitsReply>('GET', '/api/analysis/hits').catch(() => null),
   ]);
   const hits = new Map<number, Hits>();
@@ -104,7 +104,7 @@ async function loadRules(kind: Kind, which: 'running' | 'candidate'): Promise<Da
   const times = sampled?.rules ? new Map(sampled.rules.filter((r) => r.kind === ruleKind).map((r) => [r.id, r])) : null;
   // NAT has no ?stats=true: its hits (connections translated) come with the times
   if (kind === 'nat' && times) for (const [id, r] of times) hits.set(id, { packets: r.hits, bytes: r.bytes });
-  return { rules, hits, times, analysis };
+  return { rules, hits, times };
 }
 
 export function RulesPage({ kind }: { kind: Kind }) {
@@ -113,7 +113,8 @@ export function RulesPage({ kind }: { kind: Kind }) {
   const loaded = useLoad(() => loadRules(kind, which), [kind, which]);
   const query0 = new URLSearchParams(route.value.split('?')[1] ?? '');
   const [days, setDays] = useState(query0.get('days') ?? '90');
-  const badges = useMemo(() => addStale(badgesOf(kind, loaded.data?.analysis ?? null), loaded.data?.times ?? null, Number(days), Date.now()), [loaded.data, days]);
+  const fresh = useFreshAnalysis(which, loaded.data);
+  const badges = useMemo(() => addStale(badgesOf(kind, fresh.analysis), loaded.data?.times ?? null, Number(days), Date.now()), [fresh.analysis, loaded.data, days]);
   const columns = def.columns as Column<Rule>[];
   const badgeText = useMemo(() => (m: Rule) => `#${m.id} ` + (badges.get(m.id) ?? []).map((b) => `${b.text} ${b.title ?? ''}`).join(' '), [badges]);
   const query = query0;
@@ -146,6 +147,7 @@ export function RulesPage({ kind }: { kind: Kind }) {
     if (lockedBy.value) return;
     focusAfter.current = id;
     setAnnounce('');
+    fresh.markPending();
     moves.enqueue(id, body, () => setAnnounce(said));
   };
 
@@ -181,7 +183,8 @@ export function RulesPage({ kind }: { kind: Kind }) {
         <Field label="Show" value={show} options={SHOW.filter((s) => (kind === 'nat' ? s === 'all' || s === 'unreachable' || s === 'stale' : s !== 'unreachable'))}
           onInput={(v) => setShow(v as typeof show)} />
         {loaded.data?.times && <Field label="No hit for (days)" type="number" value={days} onInput={setDays} />}
-        <span class="count">{rows.length} of {loaded.data?.rules.length ?? 0} in evaluation order{show !== 'all' ? `, ${SHOW_LABEL[show]} only` : ''}</span>
+        <span class="count">{rows.length} of {loaded.data?.rules.length ?? 0} in evaluation order{show !== 'all' ? `, ${SHOW_LABEL[show]} only` : ''}
+          {fresh.pending && loaded.data && <span class="analysis-pending" role="status" data-testid="analysis-pending"> · analysis recomputing…</span>}</span>
         <ColumnChooser choice={choice} />
         {!inOrder && <button type="button" onClick={() => t.setSort({ col: -1, dir: 1 })}>Back to evaluation order</button>}
         {mayChange && rows.length > 0 && <>
@@ -192,7 +195,7 @@ export function RulesPage({ kind }: { kind: Kind }) {
       {mayChange && <LockNote />}
       {mayChange && <p class="help" id={`${kind}-move-help`}>Reorder: drag a row by its handle, or focus the handle and press Arrow Up or Arrow Down (Home, End: to the top, the bottom).{inOrder ? '' : ' Sorted by a column: reordering is off.'}</p>}
       <p class="sr-only" role="status" aria-live="polite">{announce}</p>
-      <RulesTable kind={kind} rows={rows} columns={columns} hits={loaded.data?.hits ?? new Map()} times={loaded.data?.times ?? null} badges={badges}
+      <RulesTable kind={kind} rows={rows} columns={columns} hits={loaded.data?.hits ?? new Map()} times={loaded.data?.times ?? null} badges={badges} badgesPending={fresh.pending}
         sortCol={t.sort.col} sortDir={t.sort.dir} onSort={t.toggle} reorder={mayChange && inOrder} tracedId={tracedId}
         shown={choice.shown} focusAfter={focusAfter} onMove={move} onEdit={(r) => setEditing(r)} onDelete={remove} mayChange={mayChange} />
     </Page>
@@ -216,6 +219,8 @@ interface TableProps {
   onMove: (id: number, body: Move, said: string) => void;
   onEdit: (r: Rule) => void;
   onDelete: (id: number) => void;
+  /** the badges are older than the rows: shown as pending */
+  badgesPending: boolean;
   /** the optional columns chosen (column-chooser.tsx) */
   shown: Set<string>;
 }
@@ -313,7 +318,7 @@ function RulesTable(p: TableProps) {
     }] : []),
     {
       label: 'Analysis', width: p.kind === 'nat' ? 13 : 14, sticky: true, cellClass: () => 'badges', title: (m) => (p.badges.get(m.id) ?? []).map((b) => b.title ? `${b.kind}: ${b.title}` : b.text).join('; ') || undefined,
-      cell: (m) => (p.badges.get(m.id) ?? []).map((x) => <span key={x.kind} class={`badge badge-${x.kind}`}>{x.text}</span>),
+      cell: (m) => (p.badges.get(m.id) ?? []).map((x) => <span key={x.kind} class={`badge badge-${x.kind}${p.badgesPending ? ' badge-pending' : ''}`} title={p.badgesPending ? 'recomputing: this may no longer hold' : undefined}>{x.text}</span>),
     },
     ...(p.mayChange ? [{
       ...ACTIONS, cell: (m: Rule) => (

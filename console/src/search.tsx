@@ -6,6 +6,7 @@ import { view } from './state';
 import { attempt, ErrorBox, Field, Link, Page } from './ui';
 import { VirtualTable } from './virtual-table';
 import { ViewSwitch } from './view-switch';
+import { loadRuleNames, namesRules, ruleLabel, type RuleNames } from './rule-names';
 
 interface Hit { kind: string; key: string; match?: string }
 
@@ -23,6 +24,7 @@ export function SearchPage() {
   const [kind, setKind] = useState<(typeof USED_KINDS)[number]>('addresses');
   const [value, setValue] = useState('');
   const [hits, setHits] = useState<Hit[] | null>(null);
+  const [names, setNames] = useState<RuleNames | null>(null);
   const [error, setError] = useState<string | null>(null);
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -31,13 +33,19 @@ export function SearchPage() {
     const ok = await attempt(async () => {
       if (by === 'used by') {
         const r = await api<{ used_by: Hit[] }>('GET', `/api/${kind}/${encodeURIComponent(value)}/usage${q ? `?${q}` : ''}`);
-        setHits(r.used_by);
+        showHits(r.used_by);
       } else {
         const r = await api<{ results: Hit[] }>('GET', `/api/search?${by}=${encodeURIComponent(value)}${q ? `&${q}` : ''}`);
-        setHits(r.results);
+        showHits(r.results);
       }
     });
     if (!ok) setHits(null);
+  };
+  // rules found are named beside their ids ("#12 web-in"), read once the results name a rule
+  const showHits = (found: Hit[]) => {
+    setHits(found);
+    setNames(null);
+    if (namesRules(found)) void loadRuleNames(view.value === 'candidate').then(setNames, () => undefined);
   };
   return (
     <Page title="Search" actions={<ViewSwitch />}>
@@ -54,7 +62,7 @@ export function SearchPage() {
           {hits.length > 0 && (
             <VirtualTable label="Search results table" caption="Search results" rows={hits} keyOf={(h) => `${h.kind}-${h.key}`} columns={[
               { label: 'Kind', width: 8, cell: (h) => h.kind },
-              { label: 'Object', rowHeader: true, cell: (h) => <Link href={hrefOf(h)}>{h.key}</Link> },
+              { label: 'Object', rowHeader: true, cell: (h) => <Link href={hrefOf(h)}>{ruleLabel(h.kind, h.key, names)}</Link> },
               { label: 'Matched', cell: (h) => h.match ?? 'references it', title: (h) => h.match },
             ]} />
           )}

@@ -10,6 +10,7 @@ import { when } from './format';
 import { attempt, Checkbox, describeError, ErrorBox, Field, Page, useLoad } from './ui';
 import { VirtualTable } from './virtual-table';
 import { ImpactView } from './impact';
+import { loadRuleNames, namesRules, ruleLabel, type RuleNames } from './rule-names';
 
 export function SessionPage() {
   const s = (status.value?.session ?? null) as Session | null;
@@ -27,6 +28,7 @@ export function SessionPage() {
   const [warnings, setWarnings] = useState<{ title: string; text: string | undefined } | null>(null);
   const diff = useLoad(() => (own ? api<DetailedDiff>('GET', '/api/config/diff?detail=true') : Promise.resolve(null)), [own]);
   const other = s?.active && s.owner !== login.value?.username;
+  const names = useLoad(() => (own && diff.data && namesRules([...diff.data.added, ...diff.data.changed, ...diff.data.deleted, ...diff.data.moved]) ? loadRuleNames(true) : Promise.resolve(null)), [own, diff.data]);
 
   const act = (fn: () => Promise<unknown>, done: string) => attempt(async () => {
     await fn();
@@ -90,7 +92,7 @@ export function SessionPage() {
             <h2 id="diff-h">Pending changes</h2>
             <ErrorBox text={diff.error} />
             {empty && <p>No changes yet.</p>}
-            {d && !empty && <DiffView diff={d} />}
+            {d && !empty && <DiffView diff={d} names={names.data} />}
             <div class="buttons"><button type="button" onClick={validate}>Validate</button></div>
             {validation && <p role="status">{validation}</p>}
           </section>
@@ -132,29 +134,38 @@ function useCountdown(iso: string): number {
   return Math.max(0, Math.round((Date.parse(iso) - now) / 1000));
 }
 
-/** A field change as text: `log: true → false`. */
-const fieldText = (f: { field: string; old: unknown; new: unknown }) => `${f.field}: ${JSON.stringify(f.old)} → ${JSON.stringify(f.new)}`;
-const place = (n: { above: string | null; below: string | null }) =>
-  (n.above === null ? 'at the top' : n.below === null ? 'at the bottom' : `between ${n.above} and ${n.below}`);
+/** A field's value in words: "none" for an absent value or list (never "null"), a list by commas. */
+const valueText = (v: unknown): string => (v === null || v === undefined || (Array.isArray(v) && v.length === 0) ? 'none'
+  : Array.isArray(v) ? v.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))).join(', ') : JSON.stringify(v));
+/** A field change as text: `log: true → false`, `tags: none → pci, audit`. */
+const fieldText = (f: { field: string; old: unknown; new: unknown }) => `${f.field}: ${valueText(f.old)} → ${valueText(f.new)}`;
 
 interface DiffRow { change: string; kind: string; key: string; details: string }
 
-export function DiffView({ diff }: { diff: Diff | DetailedDiff }) {
+/**
+ * A diff (the session's, or two versions' from GET /api/config/diff?from=&to=) rule by rule:
+ * each rule by id and name, changed fields, moves with positions and neighbours. A table's
+ * "reordered" shows only when no move explains it (the moves say it rule by rule).
+ */
+export function DiffView({ diff, names, caption }: { diff: Diff | DetailedDiff; names?: RuleNames | null; caption?: string }) {
+  const label = (kind: string, key: string) => ruleLabel(kind, key, names);
+  const place = (kind: string, n: { above: string | null; below: string | null }) =>
+    (n.above === null ? 'at the top' : n.below === null ? 'at the bottom' : `between ${label(kind, n.above)} and ${label(kind, n.below)}`);
   const groups: [string, Array<{ kind: string; key: string; fields?: DetailedDiff['changed'][number]['fields']; position?: number }>][] =
     [['Added', diff.added], ['Changed', diff.changed], ['Deleted', diff.deleted]];
   const moved = 'moved' in diff ? diff.moved : [];
   const rows: DiffRow[] = [
-    ...groups.flatMap(([change, items]) => items.map((i) => ({ change, kind: i.kind, key: i.key, details: i.fields ? i.fields.map(fieldText).join('; ') : i.position ? `at position ${i.position}` : '' }))),
-    ...moved.map((m) => ({ change: 'Moved', kind: m.kind, key: m.key, details: `position ${m.from} → ${m.to}, now ${place(m.new_neighbours)} (was ${place(m.old_neighbours)})` })),
-    ...diff.reordered.map((t) => ({ change: 'Reordered', kind: t, key: `order of ${t}`, details: '' })),
+    ...groups.flatMap(([change, items]) => items.map((i) => ({ change, kind: i.kind, key: label(i.kind, i.key), details: i.fields ? i.fields.map(fieldText).join('; ') : i.position ? `at position ${i.position}` : '' }))),
+    ...moved.map((m) => ({ change: 'Moved', kind: m.kind, key: label(m.kind, m.key), details: `position ${m.from} → ${m.to}, now ${place(m.kind, m.new_neighbours)} (was ${place(m.kind, m.old_neighbours)})` })),
+    ...diff.reordered.filter((t) => !moved.some((m) => (m.kind === 'policy' ? 'policies' : m.kind) === t)).map((t) => ({ change: 'Reordered', kind: t, key: `order of ${t}`, details: '' })),
   ];
   return (
     <div class="diff">
-      <VirtualTable label="Pending changes table" caption={`Changes against version ${diff.base_version}`} rows={rows} keyOf={(r) => `${r.change}-${r.kind}-${r.key}`}
+      <VirtualTable label="Pending changes table" caption={caption ?? `Changes against version ${diff.base_version}`} rows={rows} keyOf={(r) => `${r.change}-${r.kind}-${r.key}`}
         rowProps={(r) => ({ class: `diff-${r.change === 'Moved' ? 'reordered' : r.change.toLowerCase()}` })} columns={[
           { label: 'Change', width: 7, cell: (r) => r.change },
           { label: 'Kind', width: 8, cell: (r) => r.kind },
-          { label: 'Object', width: 12, rowHeader: true, cell: (r) => r.key, title: (r) => r.key },
+          { label: 'Object', width: 16, rowHeader: true, cell: (r) => r.key, title: (r) => r.key },
           { label: 'Details', cell: (r) => r.details, title: (r) => r.details || undefined },
         ]} />
     </div>

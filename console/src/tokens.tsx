@@ -9,6 +9,7 @@ import { when } from './format';
 import { ROLES, within } from '../../src/auth/roles';
 import { attempt, describeError, ErrorBox, Field, Page, useLoad } from './ui';
 import { ACTIONS, RowActions, VirtualTable } from './virtual-table';
+import { CopyButton } from './copy-button';
 
 export function TokensPage() {
   const me = login.value!;
@@ -60,8 +61,11 @@ export function TokensPage() {
         <section class="card" role="status" aria-labelledby="secret-h">
           <h2 id="secret-h">Token {secret.name} ({secret.role})</h2>
           <p>Copy the secret now: it is not shown again.</p>
-          <p class="mono secret">{secret.token}</p>
-          <button type="button" onClick={() => setSecret(null)}>Done</button>
+          <p class="mono secret" id="token-secret">{secret.token}</p>
+          <div class="buttons">
+            <CopyButton value={secret.token} label="Copy the token's secret" target="token-secret" />
+            <button type="button" onClick={() => setSecret(null)}>Done</button>
+          </div>
         </section>
       )}
       <ErrorBox text={errors[''] ?? list.error} />

@@ -9,6 +9,8 @@ import { ErrorBox, Field, Link, Page, Pager, useLoad } from './ui';
 import { NodePicker } from './node-picker';
 import { endpoint as end } from './format';
 import { SseParser } from '../../src/cli/sse-parser';
+import { status } from './state';
+import { NO_DATAPLANE } from './no-dataplane';
 
 const FILTERS = [
   ['address', 'Address or prefix', 'source, destination or NAT'],
@@ -95,6 +97,8 @@ export function TrafficPageView() {
   const cursor = cursors[cursors.length - 1];
   if (cursor) q.set('cursor', cursor);
   const page = useLoad(() => api<TrafficPage>('GET', `/api/logs/traffic?${q}`), [q.toString()]);
+  // this node without a data plane logs nothing: said so, not "0 records" (issue 43)
+  const noDataPlane = !node && status.value?.dataplane?.mode === 'none' && (page.data?.records.length ?? 0) === 0;
   useEffect(() => {
     if (!live) return;
     const stop = new AbortController();
@@ -118,7 +122,8 @@ export function TrafficPageView() {
         </section>
       )}
       <ErrorBox text={page.error} />
-      {page.data && <p>{page.data.records.length} record{page.data.records.length === 1 ? '' : 's'} of node {page.data.node}{cursors.length ? ' (older page)' : ''}</p>}
+      {noDataPlane ? <p class="notice" data-testid="no-dataplane">{NO_DATAPLANE}</p>
+        : page.data && <p>{page.data.records.length} record{page.data.records.length === 1 ? '' : 's'} of node {page.data.node}{cursors.length ? ' (older page)' : ''}</p>}
       <Records caption="Logged connections, newest first" records={page.data?.records ?? []} />
       <Pager stack={cursors} setStack={setCursors} next={page.data?.next} back="Newer" forward="Older" />
     </Page>

@@ -1,42 +1,18 @@
-// The committed versions: list, compare any two (object by object), roll back (the version
-// is loaded into the candidate; the commit makes it running).
+// The committed versions: list (the running one marked, and not offered for rollback), compare
+// any two rule by rule as the session's diff shows a change (GET /api/config/diff?from=&to=:
+// changed fields, moves, rules by id and name), roll back (the version is loaded into the
+// candidate; the commit makes it running).
 import { useState } from 'preact/hooks';
 import { api } from './api';
-import { allowed, ensureSession, navigate, refreshStatus } from './state';
-import type { Version, VersionConfig } from './types';
+import { allowed, ensureSession, navigate, refreshStatus, status } from './state';
+import type { DetailedDiff, Version, VersionConfig } from './types';
+import { DiffView } from './session';
+import { addNames, type RuleNames } from './rule-names';
 import { when } from './format';
-import { attempt, ErrorBox, Field, Page, useLoad } from './ui';
+import { attempt, describeError, ErrorBox, Field, Page, useLoad } from './ui';
 import { ACTIONS, RowActions, VirtualTable } from './virtual-table';
 
-type Tables = Omit<VersionConfig['config'], 'counters'>;
-const KEYS: Record<keyof Tables, string> = {
-  addresses: 'name', services: 'name', addressGroups: 'name', serviceGroups: 'name', zones: 'name', interfaces: 'name', vlans: 'name', dhcp: 'interface', routes: 'id', policies: 'id', nat: 'id', localPolicies: 'id',
-};
-
-interface Change { table: string; key: string; change: 'added' | 'deleted' | 'changed' | 'reordered' }
-
-/** What differs from version a's configuration to b's, object by object, plus reorders. */
-export function compareConfigs(a: VersionConfig['config'], b: VersionConfig['config']): { changes: Change[]; reordered: string[] } {
-  const changes: Change[] = [];
-  const reordered: string[] = [];
-  for (const table of Object.keys(KEYS) as (keyof Tables)[]) {
-    const k = KEYS[table];
-    const keyOf = (o: Record<string, unknown>) => String(o[k]);
-    // the group tables are absent from a version without groups
-    const before = new Map((a[table] ?? []).map((o) => [keyOf(o), JSON.stringify(o)]));
-    const after = new Map((b[table] ?? []).map((o) => [keyOf(o), JSON.stringify(o)]));
-    for (const [key, v] of after) {
-      if (!before.has(key)) changes.push({ table, key, change: 'added' });
-      else if (before.get(key) !== v) changes.push({ table, key, change: 'changed' });
-    }
-    for (const key of before.keys()) if (!after.has(key)) changes.push({ table, key, change: 'deleted' });
-    if (table === 'policies' || table === 'nat') {
-      const common = (xs: Record<string, unknown>[], other: Map<string, string>) => xs.map(keyOf).filter((x) => other.has(x));
-      if (common(a[table], after).join() !== common(b[table], before).join()) reordered.push(table);
-    }
-  }
-  return { changes, reordered };
-}
+const sameConfig = (d: DetailedDiff) => d.added.length + d.changed.length + d.deleted.length + d.moved.length + d.reordered.length === 0;
 
 export function VersionsPage() {
   const list = useLoad(() => api<Version[]>('GET', '/api/config/versions'), []);
@@ -44,7 +20,8 @@ export function VersionsPage() {
   const numbers = versions.map((v) => String(v.version));
   const [from, setFrom] = useState('');
   const [to, setTo] = useState('');
-  const [result, setResult] = useState<{ from: string; to: string; changes: Change[]; reordered: string[] } | null>(null);
+  const [result, setResult] = useState<{ from: string; to: string; diff: DetailedDiff; names: RuleNames } | null>(null);
+  const running = status.value?.version ?? null;
   const [error, setError] = useState<string | null>(null);
   const mayRollBack = allowed('configure');
   const a = from || numbers[1] || numbers[0] || '';
@@ -54,10 +31,15 @@ export function VersionsPage() {
     e.preventDefault();
     setError(null);
     try {
-      const [va, vb] = await Promise.all([a, b].map((n) => api<VersionConfig>('GET', `/api/config/versions/${n}`)));
-      setResult({ from: a, to: b, ...compareConfigs(va.config, vb.config) });
+      // the names of the rules from both versions (a deleted rule's from the older)
+      const [diff, vb, va] = await Promise.all([
+        api<DetailedDiff>('GET', `/api/config/diff?from=${encodeURIComponent(a)}&to=${encodeURIComponent(b)}`),
+        api<VersionConfig>('GET', `/api/config/versions/${b}`), api<VersionConfig>('GET', `/api/config/versions/${a}`),
+      ]);
+      const names = addNames(addNames(new Map(), vb.config.policies as never, vb.config.nat as never), va.config.policies as never, va.config.nat as never);
+      setResult({ from: a, to: b, diff, names });
     } catch (err) {
-      setError(String((err as Error).message));
+      setError(describeError(err));
     }
   };
 
@@ -83,23 +65,18 @@ export function VersionsPage() {
       {result && (
         <section class="card" aria-labelledby="cmp-h">
           <h2 id="cmp-h">Version {result.from} → {result.to}</h2>
-          {result.changes.length + result.reordered.length === 0 && <p>The two versions hold the same configuration.</p>}
-          <VirtualTable label="Version comparison table" caption={`Version ${result.from} to ${result.to}`}
-            rows={[...result.changes, ...result.reordered.map((t): Change => ({ table: t, key: 'order', change: 'reordered' }))]}
-            keyOf={(c) => `${c.table}/${c.key}`} rowProps={(c) => ({ class: `diff-${c.change}` })} columns={[
-              { label: 'Change', width: 8, cell: (c) => c.change },
-              { label: 'Kind', width: 9, cell: (c) => c.table },
-              { label: 'Object', rowHeader: true, cell: (c) => c.key },
-            ]} />
+          {sameConfig(result.diff) ? <p>The two versions hold the same configuration.</p>
+            : <DiffView diff={result.diff} names={result.names} caption={`Version ${result.from} to ${result.to}`} />}
         </section>
       )}
       <VirtualTable label="Versions table" caption="Committed versions, newest first" rows={versions} keyOf={(v) => String(v.version)} columns={[
-        { label: 'Version', width: 5.5, num: true, rowHeader: true, cell: (v) => v.version },
-        { label: 'Author', width: 8, cell: (v) => v.author },
-        { label: 'Time', width: 14, cell: (v) => when(v.time) },
+        { label: 'Version', width: 8, num: true, rowHeader: true, cell: (v) => (v.version === running ? <>{v.version} <span class="running-tag">running</span></> : v.version) },
+        { label: 'Author', width: 8, cell: (v) => v.author, title: (v) => v.author },
+        // wide enough for a medium date and time in any locale; the ISO time on hover
+        { label: 'Time', width: 17, cell: (v) => when(v.time), title: (v) => v.time },
         { label: 'Description', cell: (v) => v.description, title: (v) => v.description },
         { label: 'Summary', cell: (v) => v.summary, title: (v) => v.summary },
-        ...(mayRollBack ? [{ ...ACTIONS, cell: (v: Version) => <RowActions><button type="button" onClick={() => rollBack(v.version)} aria-label={`Roll back to version ${v.version}`}>Roll back</button></RowActions> }] : []),
+        ...(mayRollBack ? [{ ...ACTIONS, cell: (v: Version) => v.version !== running && <RowActions><button type="button" onClick={() => rollBack(v.version)} aria-label={`Roll back to version ${v.version}`}>Roll back</button></RowActions> }] : []),
       ]} />
     </Page>
   );

@@ -198,7 +198,7 @@ describe('the operator console', () => {
     const diff = page.getByRole('table', { name: /Changes against version 1/ });
     await diff.waitFor(WAIT);
     const text = await diff.innerText();
-    for (const line of [/Added\s+zone\s+lan/, /Added\s+address\s+web/, /Added\s+service\s+https/, /Added\s+policy\s+3/]) expect(text).toMatch(line);
+    for (const line of [/Added\s+zone\s+lan/, /Added\s+address\s+web/, /Added\s+service\s+https/, /Added\s+policy\s+#3/]) expect(text).toMatch(line);
     await page.getByRole('button', { name: 'Validate' }).click();
     await page.getByText(/validation passed/).first().waitFor(WAIT);
     await expectAccessible('session');
@@ -226,18 +226,18 @@ describe('the operator console', () => {
 
   test('versions are compared and rolled back', async () => {
     await open('Versions');
-    await page.getByRole('row', { name: /^2 admin/ }).waitFor(WAIT);
+    await page.getByRole('row', { name: /^2 (running )?admin/ }).waitFor(WAIT);
     await fill('Compare versions', { 'From version': '1', 'To version': '2' });
     await page.getByRole('button', { name: 'Compare' }).click();
     await page.getByRole('heading', { name: 'Version 1 → 2' }).waitFor(WAIT);
-    expect(await page.getByRole('row', { name: 'added policies 3' }).count()).toBe(1);
+    expect(await page.getByRole('row', { name: /^Added policy #3\b/ }).count()).toBe(1);
     await expectAccessible('versions');
     await page.getByRole('button', { name: 'Roll back to version 1' }).click();
     // the version is in the candidate: the session page shows what the rollback removes
     await page.getByRole('heading', { name: 'Session', level: 1 }).waitFor(WAIT);
     const diff = page.getByRole('table', { name: /Changes against version 2/ });
     await diff.waitFor(WAIT);
-    expect(await diff.innerText()).toMatch(/Deleted\s+policy\s+1/);
+    expect(await diff.innerText()).toMatch(/Deleted\s+policy\s+#1/);
     await page.getByLabel('Description').fill('back to version 1');
     await page.getByRole('button', { name: 'Commit' }).click();
     await page.getByText('Committed version 3').waitFor(WAIT);

@@ -260,6 +260,6 @@ test('search by tag: the rules carrying it, each a link to its rule', async () =
   await form.getByRole('button', { name: 'Search' }).click();
   await page.getByRole('heading', { name: '20 results' }).waitFor(WAIT);
   const rows = page.locator('table.grid tbody tr[data-key]');
-  expect(await rows.first().innerText()).toBe('policy\t8\ttags audit-2026');
+  expect(await rows.first().innerText()).toBe('policy\t#8\ttags audit-2026');
   expect(opened!.problems).toEqual([]);
 });
