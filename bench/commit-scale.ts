@@ -58,6 +58,8 @@ const opts = {
   // --changes N: N address changes, then N policy changes, each of another object; the
   // columns show their median and the slowest (the first ones after the load run colder code)
   changes: Number(arg('changes', '1')),
+  // --cpu-prof DIR: every daemon runs under node --cpu-prof, one profile a thread in DIR/<generator>-<size>
+  cpuProf: process.argv.includes('--cpu-prof') ? path.resolve(arg('cpu-prof', 'cpu-prof')) : null,
 };
 
 interface Row {
@@ -173,7 +175,7 @@ async function recordBytes(redis: TestRedis | null, dataDir: string, n: number):
   return size(path.join(dataDir, 'versions', `${n}.json`)) + size(path.join(dataDir, 'versions', `${n}.delta.json`));
 }
 
-async function measure(main: string, doc: ConfigDoc, store: string): Promise<Row> {
+async function measure(main: string, doc: ConfigDoc, store: string, profDir: string | null): Promise<Row> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fwd-bench-scale-'));
   let redis: TestRedis | null = null;
   const procs: ChildProcess[] = [];
@@ -188,7 +190,7 @@ async function measure(main: string, doc: ConfigDoc, store: string): Promise<Row
     }
     const daemons: Instance[] = [];
     for (let n = 0; n < (redis ? opts.instances : 1); n++) {
-      const d = await startInstance({ ...env, FW_NODE_ID: `scale${n}` }, main);
+      const d = await startInstance({ ...env, FW_NODE_ID: `scale${n}` }, main, profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : []);
       daemons.push(d);
       procs.push(d.proc);
     }
@@ -266,7 +268,8 @@ export async function scaleBench(): Promise<void> {
         for (const [label, main] of builds) {
           const before = os.loadavg()[0];
           const where = `| ${generator} | ${fmt(doc.policies.length)} / ${fmt(doc.addresses.size)} | ${store}${store === 'redis' ? ` x${opts.instances}` : ''} | ${label} |`;
-          const r = await measure(main, doc, store).catch((e: unknown) => {
+          const prof = opts.cpuProf ? path.join(opts.cpuProf, `${generator}-${size}`) : null;
+          const r = await measure(main, doc, store, prof).catch((e: unknown) => {
             // a refused step is a result too (the issue's 504 at 100,000): shown, and the run goes on
             console.log(`${where} failed: ${(e instanceof Error ? e.message : String(e)).slice(0, 200)} | load ${before.toFixed(1)}-${os.loadavg()[0].toFixed(1)} |`);
             return null;

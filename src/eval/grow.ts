@@ -20,6 +20,13 @@ export class GrowI32 {
     this.length += n;
     return at;
   }
+  /** room for `n` elements in all, without growing on the way there */
+  ensureCapacity(n: number): void {
+    if (n <= this.buf.length) return;
+    const b = new Int32Array(n);
+    b.set(this.buf.subarray(0, this.length));
+    this.buf = b;
+  }
   /** stored as an int32 (ToInt32, as `v | 0`) */
   push(v: number): void {
     const at = this.reserve(1);
