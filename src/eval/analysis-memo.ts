@@ -34,6 +34,7 @@ export const REACHED = 1; // a probe packet reached it
 export const PAINTED = 2; // counted in stats.painted
 export const COVERED = 4;
 export const JUDGED = 8; // painted with work (not copied from an earlier policy of its space)
+export const UNDECIDED = 16; // left undecided by the work budget (used: what it spent)
 
 /** The options an analysis's decisions depend on (a memo serves only the same ones). */
 export interface MemoOptions {

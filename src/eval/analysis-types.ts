@@ -55,7 +55,8 @@ export interface AnalyzeOptions {
    * The incremental analysis (analysis-memo.ts): `previous` is what an earlier analysis with
    * the same options recorded (any version: the policies are compared); the policies no change
    * reaches are copied from it. `next` is set to this analysis's record (null when it cannot
-   * serve: some policy was left undecided).
+   * serve: a deadline or a cancel left some policy undecided; one the work budget left short
+   * records its undecided policies and serves).
    */
   memo?: { previous: AnalysisMemo | null; next?: AnalysisMemo | null };
 }

@@ -32,7 +32,7 @@ import { probe } from './probe';
 import { regionMaker, regionOf, RuleSpace, type RuleRegions } from './rule-space';
 import type { Interval } from './sets';
 import { OverBudget, Work } from './work';
-import { COVERED, IncrementalPlan, JUDGED, PAINTED, REACHED, Restart, specChanges, type AnalysisMemo, type MemoOptions, type SpecChanges, type Verdict } from './analysis-memo';
+import { COVERED, IncrementalPlan, JUDGED, PAINTED, REACHED, Restart, UNDECIDED, specChanges, type AnalysisMemo, type MemoOptions, type SpecChanges, type Verdict } from './analysis-memo';
 import type { RuleSpec } from './rules';
 
 export type { Analysis, AnalysisStats, AnalyzeOptions, Coverage, PartialShadow } from './analysis-types';
@@ -261,6 +261,16 @@ function run(doc: ConfigDoc, cfg: CompiledConfig, space: RuleSpace, zones: strin
       totalLeft -= o.used[i];
       next.used[i] = o.used[i];
     }
+    if (st & UNDECIDED) {
+      // left undecided by the budget: a whole analysis leaves it so only with the very same
+      // allowance (none left, or the same share it overran); else it is made whole
+      if (timeUp || (o.used[i] === 0 ? totalLeft > 0 : o.used[i] !== Math.min(budget, totalLeft))) throw new Restart();
+      totalLeft -= o.used[i];
+      next.used[i] = o.used[i];
+      gaveUp = true;
+      if (!(st & REACHED)) markUndecided(i);
+      return;
+    }
     const partial = o.partials[i];
     if (partial) {
       out.partiallyShadowed.push(partial);
@@ -315,9 +325,15 @@ function run(doc: ConfigDoc, cfg: CompiledConfig, space: RuleSpace, zones: strin
       st |= PAINTED;
       verdict = same.verdict;
     } else {
-      if (timeUp || totalLeft <= 0) {
+      // over the budget: undecided, recorded so that the next analysis can copy it (copy())
+      const undecided = () => {
         gaveUp = true;
         if (!reached) markUndecided(i);
+        st |= UNDECIDED;
+        settle();
+      };
+      if (timeUp || totalLeft <= 0) {
+        undecided();
         continue;
       }
       const work = new Work(Math.min(budget, totalLeft), deadline, opts.cancel);
@@ -326,8 +342,7 @@ function run(doc: ConfigDoc, cfg: CompiledConfig, space: RuleSpace, zones: strin
       } catch (e) {
         if (!(e instanceof OverBudget)) throw e;
         timeUp ||= e.timeUp;
-        gaveUp = true;
-        if (!reached) markUndecided(i);
+        undecided();
         continue;
       } finally {
         const spent = Math.min(budget, totalLeft) - Math.max(work.left, 0);
@@ -370,6 +385,9 @@ function run(doc: ConfigDoc, cfg: CompiledConfig, space: RuleSpace, zones: strin
   }
   Object.assign(out, unusedObjects(doc, next.usage));
   out.complete = deep && !gaveUp && natDone;
-  if (opts.memo) opts.memo.next = gaveUp ? null : next;
+  // a deadline or a cancel leaves policies undecided that another run may decide: such a memo
+  // is not kept (the previous one is); one the work budget left short is (issue 44: without
+  // it every commit after one that ran out of budget analyzed the whole rule base again)
+  if (opts.memo) opts.memo.next = timeUp ? null : next;
   return out;
 }

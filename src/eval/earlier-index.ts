@@ -125,7 +125,7 @@ export class EarlierIndex {
   /**
    * Marks (mark[j] = 1) the rules j > at with a space of family f whose zone fields can share
    * a zone with (sz, dz) and whose hull meets `x`: the later rules a changed rule can reach.
-   * A specific zone pair reads the four zone groups that can meet it, as `meeting` does.
+   * A specific zone pair reads the four zone groups that can meet it, as `scan` does.
    */
   markLater(at: number, sz: number, dz: number, f: Family, x: Float64Array, mark: Uint8Array): void {
     const b = this.buckets[f];
@@ -143,28 +143,46 @@ export class EarlierIndex {
   }
 
   /**
-   * The rules j < i with a space of family f whose hull meets rule i's, ascending. For a rule
-   * of one source and one destination zone, only the rules of the four zone groups that can
-   * share a zone with it ((s, d), (s, any), (any, d), (any, any)); for the others, all rules.
+   * Visits the rules j < i with a space of family f whose hull meets rule i's, ascending,
+   * until `visit` answers false. For a rule of one source and one destination zone, only the
+   * rules of the four zone groups that can share a zone with it ((s, d), (s, any), (any, d),
+   * (any, any)); for the others, all rules.
    */
-  meeting(i: number, f: Family): number[] {
+  scan(i: number, f: Family, visit: (j: number) => boolean): void {
     const b = this.buckets[f];
     const h = this.t.hulls[f];
-    const out: number[] = [];
     const sz = this.t.sz[i], dz = this.t.dz[i];
     if (sz <= 0 || dz <= 0) {
-      collect(b.all, i, h, out);
-      return out;
+      scanLists([b.all], i, h, visit);
+      return;
     }
     const g = (s: number, d: number) => b.groups.get(groupKey(s, d)) ?? EMPTY;
-    collect(g(sz, dz), i, h, out);
-    const one = out.length;
-    collect(g(sz, ANY_ZONE), i, h, out);
-    collect(g(ANY_ZONE, dz), i, h, out);
-    collect(g(ANY_ZONE, ANY_ZONE), i, h, out);
-    // each list is ascending; together they are sorted once (a few dozen numbers, usually)
-    if (out.length > one) out.sort((x, y) => x - y);
-    return out;
+    scanLists([g(sz, dz), g(sz, ANY_ZONE), g(ANY_ZONE, dz), g(ANY_ZONE, ANY_ZONE)].filter((l) => l.length > 0), i, h, visit);
+  }
+}
+
+/**
+ * Visits the rules j < i of the ascending lists whose hull meets i's, in ascending order over
+ * all the lists (a merge), until `visit` answers false. The painting needs the candidates
+ * only up to the first that holds the whole space (RuleSpace.candidates), which for a covered
+ * policy is often among the first few: collecting every earlier rule of its zone groups first
+ * made each such question O(earlier rules), and a rule base with thousands of covered policies
+ * (objects `any` on a side, or wide objects reused across zones) quadratic (issue 44).
+ */
+function scanLists(lists: ReadonlyArray<readonly number[]>, i: number, h: Float64Array, visit: (j: number) => boolean): void {
+  const at = lists.map(() => 0);
+  for (;;) {
+    let best = -1, j = i;
+    for (let k = 0; k < lists.length; k++) {
+      const l = lists[k];
+      if (at[k] < l.length && l[at[k]] < j) {
+        j = l[at[k]];
+        best = k;
+      }
+    }
+    if (best < 0) return;
+    at[best]++;
+    if (hullsMeet(h, i, j) && !visit(j)) return;
   }
 }
 
@@ -195,13 +213,4 @@ function insert(list: number[], x: number): void {
 function remove(list: number[], x: number): void {
   const at = lowerBound(list, x);
   if (list[at] === x) list.splice(at, 1);
-}
-
-/** Appends the rules of the ascending list `list` below i whose hull meets i's. */
-function collect(list: readonly number[], i: number, h: Float64Array, out: number[]): void {
-  for (let k = 0; k < list.length; k++) {
-    const j = list[k];
-    if (j >= i) return;
-    if (hullsMeet(h, i, j)) out.push(j);
-  }
 }

@@ -194,14 +194,15 @@ export class RuleSpace {
     const R = regionOf(this.rules[i], f)!;
     const C: Region[] = [];
     const ids: number[] = [];
-    for (const j of this.index.meeting(i, f)) {
+    // in order, up to the first that holds R (the rules after it are not looked at: issue 44)
+    this.index.scan(i, f, (j) => {
       const o = regionOf(this.rules[j], f)!;
-      if (!(o.zs & R.zs) || !(o.zd & R.zd) || !use(j)) continue;
+      if (!(o.zs & R.zs) || !(o.zd & R.zd) || !use(j)) return true;
       C.push(o);
       ids.push(j);
       // a rule that names source ports holds all of R only for some of them
-      if (!this.rules[j].pieces && this.hullHolds(f, j, i) && covers(o, R)) break;
-    }
+      return !(!this.rules[j].pieces && this.hullHolds(f, j, i) && covers(o, R));
+    });
     return { C, ids };
   }
 

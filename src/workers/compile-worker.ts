@@ -52,7 +52,7 @@ function compileOn(doc: ConfigDoc, keep: boolean) {
   const t0 = performance.now();
   const memo: { previous: AnalysisMemo | null; next?: AnalysisMemo | null } = { previous: lastMemo };
   const analysis = analyze(doc, CompiledConfig.fromImage(image), { specs, memo });
-  if (keep) lastMemo = memo.next ?? lastMemo; // one with undecided policies records nothing
+  if (keep) lastMemo = memo.next ?? lastMemo; // one a deadline cut short records nothing
   return { image, build, analysis, analysisMs: performance.now() - t0 };
 }
 
