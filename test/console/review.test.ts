@@ -54,9 +54,9 @@ test('the session\'s diff shows the changed field, old and new, and the moved ru
   const rows = page.locator('.diff tbody tr');
   await rows.filter({ hasText: 'Moved' }).waitFor(WAIT);
   expect(await rows.allInnerTexts()).toEqual([
-    'Changed\tpolicy\t1\tlog: false → true',
-    'Moved\tpolicy\t13\tposition 1 → 13, now at the bottom (was at the top)',
-    'Reordered\tpolicies\torder of policies\t',
+    // rules as "#id" (with their name when they have one); no "Reordered" row beside the move that explains it (issue 43)
+    'Changed\tpolicy\t#1\tlog: false → true',
+    'Moved\tpolicy\t#13\tposition 1 → 13, now at the bottom (was at the top)',
   ]);
   expect(problems).toEqual([]);
 });
@@ -69,14 +69,14 @@ test('search by address and where used: results link to their rules', async () =
   await form.getByRole('button', { name: 'Search' }).click();
   const rows = page.locator('table.grid tbody tr');
   await page.getByRole('heading', { name: '2 results' }).waitFor(WAIT);
-  expect(await rows.allInnerTexts()).toEqual(['address\th3\tips 10.0.3.1/32', 'policy\t4\tdst-addr h3']);
+  expect(await rows.allInnerTexts()).toEqual(['address\th3\tips 10.0.3.1/32', 'policy\t#4\tdst-addr h3']);
   await form.getByLabel('Search by', { exact: true }).selectOption('used by');
   await form.getByLabel('Object name', { exact: true }).fill('h3');
   await form.getByRole('button', { name: 'Search' }).click();
   await page.getByRole('heading', { name: '1 result' }).waitFor(WAIT);
-  expect(await rows.allInnerTexts()).toEqual(['policy\t4\treferences it']);
+  expect(await rows.allInnerTexts()).toEqual(['policy\t#4\treferences it']);
   expect(await axeViolations(page)).toEqual([]);
-  await rows.getByRole('link', { name: '4' }).click();
+  await rows.getByRole('link', { name: '#4' }).click();
   await page.getByRole('heading', { level: 1, name: 'Policies' }).waitFor(WAIT);
   await page.locator('table.rules tbody tr[data-id="4"]').waitFor(WAIT);
   expect(await page.locator('table.rules tbody tr[data-id]').evaluateAll((r) => r.map((x) => Number(x.getAttribute('data-id'))))).toEqual([4]);
