@@ -19,14 +19,14 @@ type Json = Record<string, unknown>;
 
 const STATUS_TEXT: Record<number, string> = {
   304: 'not modified: the client holds this version\'s answer (If-None-Match)',
-  400: 'bad request', 401: 'missing, malformed, expired or revoked token',
+  400: 'bad request (also: a configuration over the expansion budget FW_MAX_EXPANSION, ERR_NET_1008 on a change or load, ERR_SYS_3003 at validate and commit)', 401: 'missing, malformed, expired or revoked token',
   403: 'the role of the token does not hold the permission the operation needs (details name the roles that do and the caller\'s)', 404: 'not found',
   405: 'method not allowed', 409: 'conflict with the session or existing objects', 413: 'body too large',
   415: 'the body is not labelled application/json (or application/yaml where the operation takes YAML)',
   421: 'the Host is not one of the names the daemon serves (FW_ALLOWED_HOSTS)',
   422: 'the Idempotency-Key was used with another request',
   429: 'too many failed logins (POST /api/login), or too many open event streams (GET /api/events)', 500: 'internal error', 503: 'store or compile queue unavailable, a write not confirmed by enough replicas, or (a commit in a cluster) no commit worker alive',
-  504: 'compile did not finish in time',
+  504: 'compile did not finish in time (past FW_COMPILE_TIMEOUT_MS it is stopped, its thread replaced)',
 };
 
 /** "/api/addresses/:name" as OpenAPI writes it: "/api/addresses/{name}". */
