@@ -52,6 +52,7 @@ export function Overview() {
               <dt>Error</dt><dd class={s.dataplane.error ? 'bad' : undefined}>{s.dataplane.error ?? 'none'}</dd>
               <dt>Store</dt><dd>{s.store}{s.store_reachable ? '' : ' (unreachable)'}</dd>
             </dl>
+            {(s.store_warnings ?? []).map((w) => <p class="bad" role="alert" data-testid="store-warning">{w}</p>)}
           </section>
           <section class="card" aria-labelledby="ov-analysis">
             <h2 id="ov-analysis">Analysis of version {a?.version ?? s.version}</h2>

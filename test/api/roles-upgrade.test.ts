@@ -16,6 +16,8 @@ test('accounts stored without a role are admins after the upgrade', async () => 
     if (store instanceof RedisStore) {
       // as the previous version wrote it: no role field
       await store.redis.hset(store.keys.users, 'legacy', JSON.stringify({ username: 'legacy', hash: (await store.getUser('legacy'))!.hash, createdAt: 1 }));
+      // and, as every upgrade from a version before sealed records: npm run adopt-records (docs/cluster.md)
+      await store.adoptRecords();
     }
   } finally {
     await first.close();
@@ -47,13 +49,15 @@ async function stripIds(daemon: TestDaemon): Promise<void> {
   const store = daemon.daemon.ctx.store;
   if (!(store instanceof RedisStore)) return; // meta.json is rewritten once the daemon is stopped
   for (const [name, json] of Object.entries(await store.redis.hgetall(store.keys.users))) {
-    const { id, epoch, ...old } = JSON.parse(json); // eslint-disable-line @typescript-eslint/no-unused-vars
+    const { id, epoch, mac, ...old } = JSON.parse(json); // eslint-disable-line @typescript-eslint/no-unused-vars
     await store.redis.hset(store.keys.users, name, JSON.stringify(old));
   }
   for (const [hash, json] of Object.entries(await store.redis.hgetall(store.keys.apiTokens))) {
-    const { ownerId, epoch, ...old } = JSON.parse(json); // eslint-disable-line @typescript-eslint/no-unused-vars
+    const { ownerId, epoch, mac, ...old } = JSON.parse(json); // eslint-disable-line @typescript-eslint/no-unused-vars
     await store.redis.hset(store.keys.apiTokens, hash, JSON.stringify(old));
   }
+  // as every upgrade from a version before sealed records: npm run adopt-records (docs/cluster.md)
+  await store.adoptRecords();
 }
 
 test('accounts and API tokens stored without an account id keep working after the upgrade, across restarts, until a reset', async () => {

@@ -6,6 +6,7 @@ import os from 'node:os';
 import { Client, tempDir } from '../helpers/daemon';
 import { kill9, startChild, type Child } from '../helpers/process';
 import { startRedis, type TestRedis } from '../helpers/redis';
+import { fwctl } from '../helpers/fwctl';
 
 jest.setTimeout(90_000);
 
@@ -54,6 +55,11 @@ test('a Redis on loopback without authentication: the start goes ahead, warned i
   expect(w.metric).toBe('1');
   expect((await admin.get('/readyz')).status).toBe(200); // a warning, not unreadiness
   expect(child.stdout()).toMatch(/"level":40.*"msg":"SECURITY: Redis at 127\.0\.0\.1 accepts commands without authentication/);
+  // fwctl status says it too
+  const home = tempDir('fwd-redis-open-home-');
+  const cli = await fwctl(['status'], { HOME: home, FWCTL_URL: child.url, FWCTL_TOKEN: admin.token });
+  expect(cli.code).toBe(0);
+  expect(cli.stdout).toMatch(/WARNING\s+Redis at 127\.0\.0\.1 accepts commands without authentication/);
 });
 
 test('a Redis that asks for a password: no warning', async () => {

@@ -17,6 +17,8 @@ export async function status(api: ApiClient, json: boolean): Promise<number> {
     ['session', !session ? 'unknown (store unreachable)' : session.active ? `${session.owner}, ${session.changes} changes, expires ${session.expires_at}` : 'none'],
     ['confirm', pending ? `version ${pending.version} by ${pending.author} must be confirmed by ${pending.deadline} (fwctl confirm)` : 'nothing pending'],
     ['dataplane', `${s.dataplane.mode}${s.dataplane.applied_version !== null ? `, version ${s.dataplane.applied_version} applied` : ''}${s.dataplane.error ? `, ERROR ${s.dataplane.error}` : ''}`],
+    // issue 38: a Redis without authentication, said where an operator looks
+    ...(s.store_warnings ?? []).map((w): [string, string] => ['WARNING', w]),
   ]));
   return EXIT.ok;
 }
