@@ -6,6 +6,7 @@ import type { Analysis, ClusterNode, PoolLeases } from './types';
 import { when } from './format';
 import { ErrorBox, Link, Page, useLoad } from './ui';
 import { VirtualTable } from './virtual-table';
+import { HaCard } from './ha-card';
 
 export function Overview() {
   const s = status.value;
@@ -54,6 +55,7 @@ export function Overview() {
             </dl>
             {(s.store_warnings ?? []).map((w) => <p class="bad" role="alert" data-testid="store-warning">{w}</p>)}
           </section>
+          <HaCard />
           <section class="card" aria-labelledby="ov-analysis">
             <h2 id="ov-analysis">Analysis of version {a?.version ?? s.version}</h2>
             <ErrorBox text={analysis.error} />

@@ -71,7 +71,7 @@ export const ownSession = computed(() => {
 const POLL_MS = 2000;
 const POLL_WITH_STREAM_MS = 15000;
 /** The events the stream sends (GET /api/events): each one re-reads the status. */
-const EVENT_TYPES = ['commit', 'rollback', 'confirm', 'session', 'node', 'resync'];
+const EVENT_TYPES = ['commit', 'rollback', 'confirm', 'session', 'node', 'ha', 'resync'];
 
 /** Whether the events stream is open (else the console polls). */
 export const streaming = signal(false);
