@@ -47,6 +47,11 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     summary: 'the daemon\'s events as they happen',
   },
   leases: { usage: 'fwctl leases', summary: 'the DHCP leases handed out, per pool' },
+  'dynamic-set': {
+    usage: 'fwctl dynamic-set list|add|del NAME [IP...] [--ttl SECONDS]',
+    summary: 'the entries of a running dynamic address set, without a session (a feeder token may do this only)',
+    options: ['--ttl SECONDS        add: how long the entries live (0: until deleted; else the set\'s default-ttl)'],
+  },
   sessions: {
     usage: 'fwctl sessions [FILTERS] [--node ID] [--limit N]',
     summary: 'live connections',
