@@ -18,6 +18,7 @@ import { Link } from './ui';
 import { plural } from './format';
 import { UsersPage } from './users';
 import { TokensPage } from './tokens';
+import { DynamicSetsPage } from './dynamic-sets';
 import { VersionsPage } from './versions';
 import type { PermissionNeed } from '../../src/auth/roles';
 import type { Session } from './types';
@@ -36,6 +37,7 @@ const NAV: NavItem[] = [
   { href: '/vlans', label: 'VLANs' },
   { href: '/dhcp', label: 'DHCP' },
   { href: '/routes', label: 'Routes' },
+  { href: '/dynamic-sets', label: 'Dynamic sets' },
   { href: '/session', label: 'Session' },
   { href: '/versions', label: 'Versions' },
   { href: '/trace', label: 'Packet tracer' },
@@ -56,6 +58,7 @@ function pageOf(path: string) {
       const def = RESOURCE_DEFS[path.slice(1) as 'addresses'];
       return <ResourcePage key={path} def={def} />;
     }
+    case '/dynamic-sets': return <DynamicSetsPage />;
     case '/session': return <SessionPage />;
     case '/versions': return <VersionsPage />;
     case '/trace': return <TracerPage />;

@@ -18,7 +18,7 @@ export function TokensPage() {
   // a token's role is at most one's own
   const roles = ROLES.filter((r) => within(r, me.role));
   const [name, setName] = useState('');
-  const [role, setRole] = useState<Role>(roles[roles.length - 1] ?? 'viewer');
+  const [role, setRole] = useState<Role>(roles.includes('viewer') ? 'viewer' : roles[roles.length - 1] ?? 'viewer');
   const [days, setDays] = useState('90');
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [secret, setSecret] = useState<CreatedToken | null>(null);

@@ -56,6 +56,11 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     usage: 'fwctl ha [status|failover|resume] [--node ID]',
     summary: 'the HA pair: this node\'s state, virtual addresses and sync link; failover steps the node down (operator or admin), resume lets it serve again',
   },
+  'dynamic-set': {
+    usage: 'fwctl dynamic-set list|add|del NAME [IP...] [--ttl SECONDS]',
+    summary: 'the entries of a running dynamic address set, without a session (a feeder token may do this only)',
+    options: ['--ttl SECONDS        add: how long the entries live (0: until deleted; else the set\'s default-ttl)'],
+  },
   sessions: {
     usage: 'fwctl sessions [FILTERS] [--node ID] [--limit N]',
     summary: 'live connections',

@@ -19,6 +19,7 @@ import { impact } from './commands/impact';
 import { hits } from './commands/hits';
 import { logs, LOG_FILTERS, type LogArgs } from './commands/logs';
 import { discard } from './commands/discard';
+import { dynamicSet } from './commands/dynamic-set';
 
 const common = {
   json: { type: 'boolean', default: false },
@@ -50,6 +51,7 @@ const OPTIONS = {
   watch: { types: { type: 'string' }, since: { type: 'string' }, count: { type: 'string' } },
   leases: {},
   ha: { node: { type: 'string' } },
+  'dynamic-set': { ttl: { type: 'string' } },
   sessions: { ...filterOptions(), limit: { type: 'string' } },
   'end-sessions': filterOptions(),
   impact: {},
@@ -64,7 +66,7 @@ type Command = keyof typeof OPTIONS;
 
 function parse(command: Command, argv: string[]) {
   try {
-    return parseArgs({ args: argv, options: { ...common, ...OPTIONS[command] }, allowPositionals: command === 'login' || command === 'ha', strict: true });
+    return parseArgs({ args: argv, options: { ...common, ...OPTIONS[command] }, allowPositionals: command === 'login' || command === 'ha' || command === 'dynamic-set', strict: true });
   } catch (e) {
     throw new CliError(`${(e as Error).message} (fwctl ${command} --help)`, EXIT.usage);
   }
@@ -112,6 +114,7 @@ async function run(argv: string[]): Promise<number> {
     case 'trace': return trace(api, o as unknown as TraceArgs);
     case 'leases': return leases(api, o.json);
     case 'ha': return ha(api, { action: positionals[0], node: o.node as string | undefined, json: o.json });
+    case 'dynamic-set': return dynamicSet(api, { action: positionals[0], name: positionals[1], ips: positionals.slice(2), ttl: o.ttl as string | undefined, json: o.json });
     case 'sessions': return sessions(api, o as unknown as SessionFilterArgs & { limit?: string; json: boolean });
     case 'end-sessions': return endSessions(api, o as unknown as SessionFilterArgs & { json: boolean });
     case 'impact': return impact(api, o.json);

@@ -5,6 +5,7 @@
 // on a set's contents, export, and entries surviving a restart. Runs on both stores.
 import { Client, expectError, ok, startTestDaemon, tempDir, type TestDaemon } from '../helpers/daemon';
 import { lanWan } from '../helpers/lan-wan';
+import { fwctl } from '../helpers/fwctl';
 
 const dir = tempDir();
 let d: TestDaemon;
@@ -115,6 +116,25 @@ test('entries expire at their ttl; DELETE removes', async () => {
   const r = await ok(feeder.req('DELETE', '/api/dynamic-sets/blocked/entries', { ips: ['10.0.0.10', '10.0.0.11'] }));
   expect(r.body).toMatchObject({ removed: 1, size: 1 });
   expect(await evalOf('10.0.0.10')).toMatchObject({ action: 'allow' });
+});
+
+test('fwctl dynamic-set add/list/del with a feeder token, as a fail2ban action runs it', async () => {
+  const env = { FWCTL_URL: d.url, FWCTL_TOKEN: feeder.token, FWCTL_CONFIG: `${dir}/fwctl-none.json` };
+  const add = await fwctl(['dynamic-set', 'add', 'blocked', '10.0.0.40', '--ttl', '120'], env);
+  expect({ code: add.code, out: add.stdout }).toEqual({ code: 0, out: '1 added, 0 refreshed; 2 entries\n' });
+  const list = await fwctl(['dynamic-set', 'list', 'blocked', '--json'], env);
+  expect(list.code).toBe(0);
+  expect(JSON.parse(list.stdout).entries.map((e: { ip: string }) => e.ip)).toEqual(['10.0.0.40/32', '10.0.0.5/32']);
+  const text = await fwctl(['dynamic-set', 'list', 'blocked'], env);
+  expect(text.stdout).toMatch(/^blocked: 2 of at most 3 entries\n/);
+  expect(text.stdout).toMatch(/10\.0\.0\.40\/32/);
+  const del = await fwctl(['dynamic-set', 'del', 'blocked', '10.0.0.40'], env);
+  expect({ code: del.code, out: del.stdout }).toEqual({ code: 0, out: '1 removed; 1 entries\n' });
+  const bad = await fwctl(['dynamic-set', 'add', 'blocked', 'not-an-ip'], env);
+  expect(bad.code).toBe(1);
+  expect(bad.stderr).toMatch(/ERR_NET_1001|not an address/);
+  const usage = await fwctl(['dynamic-set', 'add', 'blocked'], env);
+  expect(usage.code).toBe(64); // EXIT.usage
 });
 
 test('the analysis claims nothing that depends on what a set holds', async () => {
