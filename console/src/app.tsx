@@ -28,6 +28,7 @@ const NAV: NavItem[] = [
   { href: '/', label: 'Overview' },
   { href: '/policies', label: 'Policies' },
   { href: '/nat', label: 'NAT' },
+  { href: '/local-policies', label: 'Local policies' },
   { href: '/addresses', label: 'Addresses' },
   { href: '/services', label: 'Services' },
   { href: '/address-groups', label: 'Address groups' },
@@ -54,7 +55,7 @@ function pageOf(path: string) {
     case '/': return <Overview />;
     case '/policies': return <RulesPage key="policies" kind="policies" />;
     case '/nat': return <RulesPage key="nat" kind="nat" />;
-    case '/addresses': case '/services': case '/address-groups': case '/service-groups': case '/zones': case '/interfaces': case '/vlans': case '/dhcp': case '/routes': {
+    case '/addresses': case '/services': case '/address-groups': case '/service-groups': case '/zones': case '/interfaces': case '/vlans': case '/dhcp': case '/routes': case '/local-policies': {
       const def = RESOURCE_DEFS[path.slice(1) as 'addresses'];
       return <ResourcePage key={path} def={def} />;
     }

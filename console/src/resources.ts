@@ -276,6 +276,35 @@ function natTranslation(m: ResourceModels['nat']): string {
   if (to) return to;
   return m.type === 'snat' ? `masquerade${m.outInterface ? ` via ${m.outInterface}` : ''}` : '';
 }
+/** Issue 41: traffic to the firewall itself (docs/local-policies.md); no destination zone. */
+const localPolicies: ResourceDef<'local-policies'> = {
+  key: 'local-policies', title: 'Local policies', noun: 'local policy', path: '/api/local-policies', create: true, remove: true,
+  idOf: (m) => String(m.id),
+  columns: [
+    { label: 'Id', text: (m) => String(m.id), width: 3.5 },
+    { label: 'Action', text: (m) => m.action, width: 5 },
+    { label: 'Source zone', text: (m) => anyIfEmpty(m.srcZone?.name) },
+    { label: 'Source', text: (m) => anyIfEmpty(m.srcAddr?.name) },
+    { label: 'To the firewall address', text: (m) => anyIfEmpty(m.dstAddr?.name) },
+    { label: 'Services', text: (m) => anyIfEmpty(names(m.services)) },
+    { label: 'Log', text: (m) => (m.log ? 'yes' : ''), width: 3.5 },
+    ...metaColumns,
+  ],
+  fields: [
+    { key: 'action', label: 'Action', options: ['allow', 'deny'], required: true },
+    { key: 'src-zone', label: 'Source zone', ref: 'zones', hint: 'empty: any' },
+    { key: 'src-addr', label: 'Source address', ref: 'addresses', hint: 'empty: any' },
+    { key: 'dst-addr', label: 'Firewall address', ref: 'addresses', hint: 'empty: every address of the firewall' },
+    { key: 'services', label: 'Services', kind: 'list', ref: 'services', hint: 'names separated by commas; empty: any' },
+    { key: 'log', label: 'Log', kind: 'bool' },
+    ...metaFields,
+    { key: 'description', label: 'Description' },
+  ],
+  formOf: (m) => ({
+    action: m.action, 'src-zone': m.srcZone?.name ?? '', 'src-addr': m.srcAddr?.name ?? '',
+    'dst-addr': m.dstAddr?.name ?? '', services: names(m.services), log: m.log, ...metaForm(m), description: m.description ?? '',
+  }),
+};
 
 const nat: ResourceDef<'nat'> = {
   key: 'nat', title: 'NAT', noun: 'NAT rule', path: '/api/nat', create: true, remove: true, ordered: true,
@@ -312,7 +341,7 @@ const nat: ResourceDef<'nat'> = {
   }),
 };
 
-export const RESOURCE_DEFS = { policies, nat, addresses, services, 'address-groups': addressGroups, 'service-groups': serviceGroups, zones, interfaces, vlans, dhcp, routes } as const;
+export const RESOURCE_DEFS = { policies, nat, 'local-policies': localPolicies, addresses, services, 'address-groups': addressGroups, 'service-groups': serviceGroups, zones, interfaces, vlans, dhcp, routes } as const;
 
 /** The request body of a form: typed values, empty optional fields left out of a create. */
 export function bodyOf<B>(fields: FieldSpec<B>[], values: FormValues, creating: boolean): Record<string, unknown> {

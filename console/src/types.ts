@@ -27,6 +27,8 @@ import type { bodies as dhcpBodies } from '../../src/config/resources/dhcp';
 import type { bodies as routeBodies } from '../../src/config/resources/route';
 import type { bodies as policyBodies } from '../../src/config/resources/policy';
 import type { bodies as natBodies } from '../../src/config/resources/nat';
+import type { bodies as localPolicyBodies } from '../../src/config/resources/local-policy';
+import type { LocalPolicyModel } from '../../src/config/render/local-policy';
 import type { groupBodies } from '../../src/config/resources/group';
 import type { Role, Permission } from '../../src/auth/roles';
 
@@ -79,6 +81,7 @@ export interface ResourceBodies {
   routes: Bodies<typeof routeBodies>;
   policies: Bodies<typeof policyBodies>;
   nat: Bodies<typeof natBodies>;
+  'local-policies': Bodies<typeof localPolicyBodies>;
 }
 /** Each resource's read model. */
 export interface ResourceModels {
@@ -93,6 +96,7 @@ export interface ResourceModels {
   routes: RouteModel;
   policies: PolicyModel;
   nat: NatModel;
+  'local-policies': LocalPolicyModel;
 }
 export type ResourceKey = keyof ResourceModels;
 

@@ -113,7 +113,7 @@ export class ReferenceEvaluator implements Evaluator {
       // else a management shortcut may accept it, else it stays denied as a broadcast
       if (cast === 'multicast') return denied;
       const local = this.local(p, srcZone);
-      return local.policy !== null || local.action === 'allow' ? { ...denied, ...local } : denied;
+      return local.policy !== null || local.action === 'allow' ? { action: local.action, reason: local.reason, srcZone, dstZone: p.dstZone, egressInterface: null, route: null, nat: null, policy: local.policy } : denied;
     }
     // 2. route and destination zone of the original destination
     const route1 = this.route(p.family, p.dst);
@@ -137,7 +137,9 @@ export class ReferenceEvaluator implements Evaluator {
     // 4b. [issue 41] to one of the firewall's own addresses (after a dnat: the new one): the
     // local policies judge it, then the management shortcuts of the link it came in on
     if (this.isOwn(p.family, dnat ? nat.newDst : p.dst)) {
-      return { srcZone, dstZone: null, egressInterface: null, route: null, nat: dnat ? nat.answer : null, ...this.local(p, srcZone) };
+      const local = this.local(p, srcZone);
+      // the answer's fields in their usual order (the batch's JSON is compared byte for byte)
+      return { action: local.action, reason: local.reason, srcZone, dstZone: null, egressInterface: null, route: null, nat: dnat ? nat.answer : null, policy: local.policy };
     }
     // 5. no route and no dst-zone given [decision: nat is the dnat rule when one matched]
     if (route === null && p.dstZone === null) {

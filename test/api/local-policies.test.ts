@@ -124,3 +124,17 @@ test('export writes local-policies (without dst-zone); a load of it changes noth
   await ok(c.post('/api/local-policies', { action: 'allow', services: ['dns'] }));
   expect((await ok(c.get('/api/config/diff'))).body.added).toEqual([{ kind: 'local-policy', key: '4' }]);
 });
+
+test('the analysis of the local policies: shadowed and redundant, exact, running and candidate', async () => {
+  await c.begin();
+  // (begin discards the session above: the next ids are 4 and 5)
+  // 4: ssh from admins again (redundant under 2); 5: dns from lan, denied (shadowed by 1)
+  await ok(c.post('/api/local-policies', { action: 'allow', 'src-zone': 'mgmt', 'src-addr': 'admins', services: ['ssh'] }));
+  await ok(c.post('/api/local-policies', { action: 'deny', 'src-zone': 'lan', 'dst-addr': 'fw-lan', services: ['dns-udp'] }));
+  const cand = (await ok(c.get('/api/analysis/local-policies?config=candidate'))).body;
+  expect(cand).toEqual({ complete: true, shadowed: [{ id: 5, coveredBy: [1] }], redundant: [{ id: 4, coveredBy: [2] }], undecided: [], disabled: [] });
+  // the running version has neither
+  expect((await ok(c.get('/api/analysis/local-policies'))).body).toEqual({ complete: true, shadowed: [], redundant: [], undecided: [], disabled: [] });
+  await ok(c.post('/api/config/commit'));
+  expect((await ok(c.get('/api/analysis/local-policies'))).body.redundant).toEqual([{ id: 4, coveredBy: [2] }]);
+});

@@ -70,6 +70,9 @@ describe('the address functions are eval.md\'s', () => {
           const route = topo.routeSegments(family);
           for (const [s, d] of pairs) {
             const a = ref.eval(parsePacket({ 'src-ip': s, 'dst-ip': d, protocol: 'icmp' }));
+            // issue 41: a packet to the firewall itself, a broadcast or multicast is not routed:
+            // eval answers no route for it, and the address functions are about forwarding
+            if (a.reason === 'local-policy' || a.reason === 'broadcast' || a.reason === 'multicast') continue;
             const got = {
               srcZone: lookup(src, family, s), dstZone: lookup(dst, family, d), egress: lookup(route, family, d),
               kernel: committable ? kernelEgress(topo, kroutes, d) : a.egressInterface,

@@ -178,7 +178,11 @@ describe('covered policies, random configurations', () => {
             for (let k = 0; k < 40; k++) {
               const j = samplePacket(doc, p, r);
               if (!j) continue;
-              const got = ref.eval(parsePacket(j)).policy;
+              const ans = ref.eval(parsePacket(j));
+              // issue 41: a packet to the firewall itself, a broadcast or multicast never meets
+              // the forward policies (the analysis is of their match space)
+              if (ans.reason === 'local-policy' || ans.reason === 'broadcast' || ans.reason === 'multicast') continue;
+              const got = ans.policy;
               expect(got).not.toBeNull();
               expect(got!.id).not.toBe(p.id);
               // the cover holds the packet; a redundant policy's packet meets its own action

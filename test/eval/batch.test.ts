@@ -568,7 +568,7 @@ describe('batchJson = JSON.stringify({version, results})', () => {
       zones: { 'in"side': [], 'out\\side': ['192.0.2.0/24'] },
       interfaces: { eth0: { ip: '203.0.113.2/24', zone: 'out\\side' }, eth1: { ip: '10.0.0.1/24', zone: 'in"side' }, eth2: { ip: '2001:db8::1/64', zone: 'out\\side' } },
       routes: [{ destination: '0.0.0.0/0', gateway: '203.0.113.1' }],
-      addresses: { pub: ['203.0.113.2/32'] },
+      addresses: { pub: ['203.0.113.0/28'] },
       services: { https: { protocol: 'tcp', ports: [443] } },
       policies: [
         { action: 'allow', srcZone: 'in"side', dstZone: 'out\\side', log: true },
@@ -584,7 +584,8 @@ describe('batchJson = JSON.stringify({version, results})', () => {
     const packets = [
       { 'src-ip': '10.0.0.5', 'dst-ip': '8.8.8.8', protocol: 'tcp', 'dst-port': 443 }, // masquerade
       { 'src-ip': '198.51.100.7', 'dst-ip': '203.0.113.2', protocol: 'tcp', 'dst-port': 443, 'in-interface': 'eth0' }, // dnat
-      { 'src-ip': '198.51.100.7', 'dst-ip': '203.0.113.2', protocol: 'udp', 'dst-port': 53, 'in-interface': 'eth0' }, // deny by policy
+      // deny by policy (to .9: the firewall's own .2 is judged by the local policies, issue 41)
+      { 'src-ip': '198.51.100.7', 'dst-ip': '203.0.113.9', protocol: 'udp', 'dst-port': 53, 'in-interface': 'eth0' },
       { 'src-ip': '2001:db8::5', 'dst-ip': '2001:db9::1', protocol: 'icmp' }, // no route
       { 'src-ip': '10.0.0.5', 'dst-ip': '10.0.0.6', protocol: 'icmp' }, // default deny
       { 'src-ip': '10.0.0.5', 'dst-ip': '2001:db8::9', protocol: 'icmp' },
