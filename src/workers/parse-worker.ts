@@ -11,9 +11,29 @@ export interface ParseTask {
 /** The document as JSON text, or the refusal (a FwError's code and details). */
 export type ParseReply = { ok: true; json: string } | { ok: false; code: ErrorCode; details: string };
 
+/**
+ * Invalid UTF-8 bytes arrive as lone surrogates (decodeBody), which js-yaml refuses as a whole
+ * ("non-printable characters") before the field they are in is known: they cross the parse
+ * as private-use characters (U+F780-U+F7FF) and come back, so that checkStrings names the
+ * field. Only in a body that is not valid UTF-8, which is refused either way.
+ */
+const LONE_BYTE = /[\udc80-\udcff]/g;
+const CARRIED_BYTE = /[\uf780-\uf7ff]/g;
+const shift = (from: number) => (c: string) => String.fromCharCode(c.charCodeAt(0) - from);
+
+function restoreBytes(value: unknown): unknown {
+  if (typeof value === 'string') return value.replace(CARRIED_BYTE, shift(0xf780 - 0xdc80));
+  if (Array.isArray(value)) return value.map(restoreBytes);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [restoreBytes(k) as string, restoreBytes(v)]));
+  }
+  return value;
+}
+
 export default function parseYaml(task: ParseTask): ParseReply {
   try {
-    const value = yamlValue(decodeBody(task.bytes).text);
+    const { text, utf8 } = decodeBody(task.bytes);
+    const value = utf8 ? yamlValue(text) : restoreBytes(yamlValue(text.replace(LONE_BYTE, shift(0xdc80 - 0xf780))));
     checkStrings(value);
     return { ok: true, json: JSON.stringify(value) };
   } catch (e) {

@@ -13,6 +13,8 @@ import { can } from '../../auth/roles';
 import { forbidden } from '../../auth/user';
 import { message, type Req, type RouteDef, type RouteDoc } from '../http';
 import { IsoTime, MessageReply, SessionModel } from '../schemas';
+import type { Analysis } from '../../eval/analysis-types';
+import { warningsInProportion } from '../../config/warning-summary';
 
 
 /** A commit confirmed waits at most a day (Junos: 65,535 minutes; a day is plenty for a pipeline). */
@@ -97,6 +99,11 @@ const forceQuery = {
 const doc = (summary: string, response: TSchema = MessageReply, more: Partial<RouteDoc> = {}): RouteDoc =>
   ({ tag: 'config', summary, response, errors: [409], ...more });
 
+/** The warnings in proportion to the change (warning-summary.ts); all of them when an analysis is missing. */
+function inProportion(all: string[], before: Analysis | null, after: Analysis | null, policies: Array<{ id: number }>): string[] {
+  return before && after ? warningsInProportion(all, before, after, policies.map((p) => p.id)) : all;
+}
+
 function warningsField(warnings: string[]): Record<string, string> {
   return warnings.length ? { warnings: warnings.join('\n') } : {};
 }
@@ -144,6 +151,14 @@ export function configRoutes(ctx: AppContext): RouteDef[] {
     const kept = (a: Array<{ id: number }>, b: Array<{ id: number }>) => { const ids = new Set(a.map((r) => r.id)); return b.map((r) => r.id).filter((id) => ids.has(id)); };
     return analysisChanges(before.compiled.analysis, after.compiled.analysis, { policy: kept(running.doc.policies, doc.policies), nat: kept(running.doc.nat, doc.nat) });
   };
+  /** A commit's warnings against the version before it: the new running version's analysis, when this instance has it. */
+  const commitWarnings = async (all: string[], previous: ReturnType<typeof cfg.current>, version: number): Promise<string[]> => {
+    await cfg.refreshRunning();
+    const now = cfg.current();
+    if (now.meta.version !== version) return all;
+    const [before, after] = await Promise.all([previous.compiled, now.compiled]);
+    return inProportion(all, before.compiled.analysis, after.compiled.analysis, now.doc.policies);
+  };
   /** The deadline of a commit confirmed just made (a job retried in a cluster answers without it: read it back). */
   const confirmByField = async (version: number, confirmBy: number | undefined): Promise<{ confirm_by?: string }> => {
     if (confirmBy !== undefined) return { confirm_by: new Date(confirmBy).toISOString() };
@@ -167,6 +182,8 @@ export function configRoutes(ctx: AppContext): RouteDef[] {
       const description = b.description ?? '';
       if (description.length > 1024) throw new FwError('ERR_NET_1004', 'field "description": at most 1024 characters');
       const confirmTimeout = b.confirm_timeout === undefined ? undefined : checkRange('confirm_timeout', b.confirm_timeout, 1, MAX_CONFIRM_TIMEOUT);
+      await cfg.refreshRunning();
+      const previous = cfg.current(); // the version the change is measured against
       const end = ctx.metrics.commitSeconds.startTimer();
       const r = await cfg.commit(user(req), description, confirmTimeout).then(
         (ok) => { ctx.metrics.commits.inc({ result: 'ok' }); return ok; },
@@ -175,7 +192,7 @@ export function configRoutes(ctx: AppContext): RouteDef[] {
       const confirmBy = confirmTimeout === undefined ? {} : await confirmByField(r.version, r.confirmBy);
       await ctx.audit.record(req, 'config.commit', `version ${r.version}${confirmBy.confirm_by ? `, to be confirmed by ${confirmBy.confirm_by}` : ''}`, confirmTimeout === undefined ? { description } : { description, confirm_timeout: confirmTimeout });
       const unconfirmed: Record<string, string> = r.unconfirmed.length ? { unconfirmed_nodes: r.unconfirmed.join(',') } : {};
-      return message('commit successful', { version: String(r.version), ...confirmBy, ...warningsField(r.warnings), ...unconfirmed, ...(await cutField(ctx)) });
+      return message('commit successful', { version: String(r.version), ...confirmBy, ...warningsField(await commitWarnings(r.warnings, previous, r.version)), ...unconfirmed, ...(await cutField(ctx)) });
     } },
     { method: 'POST', pattern: '/api/config/confirm', body: 'none', permission: 'configure', doc: doc('Confirm the pending commit confirmed: keep it running (its author, or an admin)', MessageReply, { errors: [409] }), handler: async (req) => {
       const version = await ctx.confirmation.confirm(user(req), mayForce(req, 'confirming another user\'s commit'));
@@ -196,8 +213,11 @@ export function configRoutes(ctx: AppContext): RouteDef[] {
       doc: doc('What the candidate changes (?detail=true: field by field, moves; ?from=&to=: between two versions)', Type.Union([DiffReply, DetailedDiffReply, DiffWithAnalysis]), { query: diffQuery, errors: [404, 409] }),
       handler: async (req) => ({ body: await diffAnswer(req) }) },
     { method: 'POST', pattern: '/api/config/validate', body: 'none', permission: 'configure', doc: doc('Run the commit checks on the candidate', MessageReply, { errors: [400, 409, 504] }), handler: async () => {
+      await cfg.refreshRunning();
+      const running = cfg.current();
       const r = await cfg.validate();
-      return message('validation passed', warningsField(r.warnings));
+      const [before, after, { doc }] = await Promise.all([running.compiled, cfg.compiledCandidate(), cfg.candidate()]);
+      return message('validation passed', warningsField(inProportion(r.warnings, before.compiled.analysis, after.compiled.analysis, doc.policies)));
     } },
     { method: 'GET', pattern: '/api/config/versions', body: 'none', permission: 'read', doc: doc('The committed versions', Type.Array(VersionModel), { errors: [] }), handler: async () => ({
       body: (await ctx.store.listVersions()).map((v) => ({
