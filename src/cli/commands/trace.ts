@@ -27,7 +27,11 @@ function numberArg(name: string, text: string | undefined, max = 65535, what = '
 }
 
 function packetOf(a: TraceArgs): PacketRequest {
-  if (!a.src || !a.dst || !a.proto) throw new CliError('fwctl trace --src IP --dst IP --proto tcp|udp|sctp|icmp|icmpv6|NUMBER [--dport N] [--sport N] [--icmp-type N] [--icmp-code N] [--in IFACE] [--src-zone Z] [--dst-zone Z] [--candidate]', EXIT.usage);
+  // the options missing named first (issue 43: the usage line alone did not say which)
+  if (!a.src || !a.dst || !a.proto) {
+    const missing = (['src', 'dst', 'proto'] as const).filter((k) => !a[k]).map((k) => `--${k}`);
+    throw new CliError(`${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} required (fwctl trace --help)`, EXIT.usage);
+  }
   const protocol = /^\d+$/.test(a.proto) ? Number(a.proto) : (a.proto as PacketRequest['protocol']);
   const p: PacketRequest = { 'src-ip': a.src, 'dst-ip': a.dst, protocol };
   const dport = numberArg('dport', a.dport);
