@@ -305,11 +305,16 @@ describe('the operator console', () => {
       await p.locator('table.rules').waitFor(WAIT);
       return p;
     };
-    const common = ['Overview', 'Policies', 'NAT', 'Addresses', 'Services', 'Address groups', 'Service groups', 'Zones', 'Interfaces', 'VLANs', 'DHCP', 'Routes', 'Dynamic sets', 'Session', 'Versions', 'Packet tracer', 'Connections', 'Traffic log', 'Search'];
+    const common = ['Overview', 'Policies', 'NAT', 'Local policies', 'Addresses', 'Services', 'Address groups', 'Service groups', 'Zones', 'Interfaces', 'VLANs', 'DHCP', 'Routes', 'Dynamic sets', 'Session', 'Versions', 'Packet tracer', 'Connections', 'Traffic log', 'Search'];
 
     const viewer = await as('victor');
     expect(await viewer.getByTestId('who').innerText()).toMatch(/victor\s+viewer/);
     expect(await nav(viewer)).toEqual(common);
+    // issue 41: the local policies' page, its table of the running rules
+    await viewer.getByRole('link', { name: 'Local policies', exact: true }).click();
+    await viewer.getByRole('heading', { name: 'Local policies', level: 1 }).waitFor(WAIT);
+    await viewer.getByRole('link', { name: 'Policies', exact: true }).click();
+    await viewer.locator('table.rules').waitFor(WAIT);
     expect(await viewer.getByRole('button', { name: 'New policy' }).count()).toBe(0);
     expect(await viewer.getByRole('button', { name: /^Move policy/ }).count()).toBe(0);
     expect(await viewer.getByRole('button', { name: /^(Edit|Delete) policy/ }).count()).toBe(0);
