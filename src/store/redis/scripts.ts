@@ -178,7 +178,8 @@ return {'ok', redis.sha1hex(table.concat(digests))}`;
  * worker could not reach Redis to release it, or whose worker was cut off mid-job (BullMQ
  * would hand it on only after its lock lapsed and the stall check ran): the session stayed
  * claimed, every change 409, for up to the claim's lease. Answers 'dropped:<job>', or why
- * not: 'none' (no claim), 'locked:<job>' (a live worker runs it), 'queued:<job>'.
+ * not: 'none' (no claim), 'nojob:<job>' (a claim made without the queue, as the store's
+ * contract tests do: left to its owner), 'locked:<job>' (a live worker runs it), 'queued:<job>'.
  */
 export const RELEASE_STALE = `
 local c = redis.call('GET', KEYS[1])
@@ -186,6 +187,7 @@ if not c then return 'none' end
 local sid, len = string.match(c, '^(.+):(%d+)$')
 if not sid then return 'none' end
 local id = 'commit-' .. sid .. '-' .. len
+if redis.call('EXISTS', ARGV[1] .. id) == 0 then return 'nojob:' .. id end
 if redis.call('EXISTS', ARGV[1] .. id .. ':lock') == 1 then return 'locked:' .. id end
 if redis.call('LPOS', KEYS[2], id) or redis.call('LPOS', KEYS[3], id) then return 'queued:' .. id end
 if redis.call('ZSCORE', KEYS[4], id) or redis.call('ZSCORE', KEYS[5], id) then return 'queued:' .. id end
