@@ -99,6 +99,7 @@ test('kill -9 and restart of the master\'s daemon: no failover, the same keepali
 
 test('power off of the master: the TCP and UDP flows go on through the backup with no reset, the pause bounded', async () => {
   const [a, b] = lab.nodes;
+  await sleep(1000); // the previous test marked just now: a window long enough to hold echoes
   await flowsAlive(probe, 'before');
   await synced(b);
   await lab.powerOff(a);
