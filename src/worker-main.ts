@@ -1,7 +1,7 @@
 // `npm run worker`: a commit worker with no HTTP front, for clusters whose API instances run
 // with FW_WORKER=off. Stops on SIGTERM/SIGINT after the job in progress.
 import { loadSettings } from './settings';
-import { startWorker } from './app';
+import { startWorker } from './wiring/worker';
 
 async function main(): Promise<void> {
   const worker = await startWorker(loadSettings());
