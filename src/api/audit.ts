@@ -4,7 +4,7 @@
 import type { Logger } from 'pino';
 import type { Role } from '../auth/roles';
 import type { AuthUser } from '../auth/user';
-import type { Store } from '../store/types';
+import type { AuditEntry, AuditQuery, Store } from '../store/types';
 import { FailedLogins } from './failed-logins';
 import type { Req } from './http';
 
@@ -36,6 +36,11 @@ export class AuditTrail {
   /** Records what is still counted (failed logins); the daemon stops next. */
   close(): Promise<void> {
     return this.failedLogins.close();
+  }
+
+  /** The entries `q` selects, newest first (GET /api/audit). */
+  list(q: AuditQuery): Promise<AuditEntry[]> {
+    return this.store.listAudit(q);
   }
 
   /** Records `action` by the request's user (or `actor`: the account a login is for). */

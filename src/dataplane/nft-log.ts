@@ -27,6 +27,25 @@ export function nflog(log: TrafficLogRules, prefix: string): string {
   return `limit rate ${log.rate}/second burst ${Math.max(5, Math.ceil(log.rate / 5))} packets log group ${log.group} prefix "${prefix}"`;
 }
 
+/**
+ * The conntrack label bit a logging rule sets on the connection it logs (issue 43 item 11): a
+ * connection stays `ct state new` until its first reply, so a one-way UDP flow or unanswered
+ * pings would otherwise be logged once per packet. A label, not a mark bit: fwd's marks
+ * (marks.ts) use all 32 bits of `ct mark` and the allowing verdict overwrites it.
+ */
+export const LOGGED_LABEL = 127;
+
+/**
+ * The NFLOG statement of a connection's first logged packet: `ct state new`, not yet labelled,
+ * within the rate limit (a packet over the limit leaves the connection unlabelled, so a later
+ * one may still be its record), then labelled and logged. A dropped packet's connection is
+ * never confirmed, so its label does not outlive it: a denied flow is a record per attempt.
+ */
+export function nflogOnce(log: TrafficLogRules, prefix: string): string {
+  const [limit, record] = nflog(log, prefix).split(' log group ');
+  return `ct state new ct label != ${LOGGED_LABEL} ${limit} ct label set ${LOGGED_LABEL} log group ${record}`;
+}
+
 /** Whether the configuration logs anything (then DNAT records their original destination). */
 export function logsTraffic(doc: ConfigDoc, log: TrafficLogRules): boolean {
   return log.defaultDeny || doc.policies.some((p) => p.log && !p.disabled);

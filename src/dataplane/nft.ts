@@ -32,7 +32,7 @@ import { hasPorts, isIcmp, PROTO, protocolNumber } from '../config/protocols';
 import { select, union, type Seg } from './ranges';
 import { Topology } from './topology';
 import { Sets, addrElements, stableId } from './nft-sets';
-import { DEFAULT_DENY_LOG_PREFIX, DEFAULT_LOG_RULES, localLogPrefix, logsTraffic, natLogPrefix, nflog, policyLogPrefix, type TrafficLogRules } from './nft-log';
+import { DEFAULT_DENY_LOG_PREFIX, DEFAULT_LOG_RULES, localLogPrefix, logsTraffic, natLogPrefix, nflog, nflogOnce, policyLogPrefix, type TrafficLogRules } from './nft-log';
 
 export interface PolicyCounter {
   packets: number;
@@ -218,7 +218,7 @@ function policyRules(r: Renderer, p: PolicyObj, log: TrafficLogRules): string[] 
   const tails = [`counter name "${counterName(p.id)}" ${verdict}`];
   // a rule of its own before the verdict: only a connection's first packet is logged (not the
   // packets of an older connection that rematch judges again), within the rule's rate limit
-  if (p.log) tails.unshift(`ct state new ${nflog(log, policyLogPrefix(p.id, p.action))}`);
+  if (p.log) tails.unshift(nflogOnce(log, policyLogPrefix(p.id, p.action)));
   // the original destination and port: dnat has already rewritten the packet in forward
   const services = serviceAlternatives(r, p.services, 'ct original proto-dst');
   const families: Array<string[] | null> = zoneOrAddressBound(p)
@@ -300,7 +300,7 @@ const LOCAL_EXPRS: AddressExprs = { src: 'IP saddr', dstZone: 'IP daddr', dstAdd
 function localPolicyRules(r: Renderer, p: PolicyObj, log: TrafficLogRules): string[] {
   if (p.disabled) return [];
   const tails = [`counter name "${localCounterName(p.id)}" ${p.action === 'allow' ? 'accept' : 'drop'}`];
-  if (p.log) tails.unshift(`ct state new ${nflog(log, localLogPrefix(p.id, p.action))}`);
+  if (p.log) tails.unshift(nflogOnce(log, localLogPrefix(p.id, p.action)));
   const services = serviceAlternatives(r, p.services, 'th dport');
   const families: Array<string[] | null> = zoneOrAddressBound(p) ? FAMILIES.map((f) => addressMatches(r, f, p, LOCAL_EXPRS)) : [[]];
   const out: string[] = [];
@@ -420,7 +420,7 @@ export function renderNftTable(doc: ConfigDoc, opts: NftOptions = {}): NftTable 
     chain('input', 'type filter hook input priority filter; policy drop;', input(doc, topo, r, log)),
     // the chain's policy drops what no rule accepted; with FW_LOG_DEFAULT_DENY its first packet is logged first
     chain('forward', 'type filter hook forward priority filter; policy drop;', [
-      'jump admit', ...blocks.map((b) => `jump ${b.name}`), ...(log.defaultDeny ? [`ct state new ${nflog(log, DEFAULT_DENY_LOG_PREFIX)}`] : []),
+      'jump admit', ...blocks.map((b) => `jump ${b.name}`), ...(log.defaultDeny ? [nflogOnce(log, DEFAULT_DENY_LOG_PREFIX)] : []),
     ]),
     chain('nat_pre', 'type nat hook prerouting priority dstnat; policy accept;', natPre(r, log, logsTraffic(doc, log))),
     chain('nat_post', 'type nat hook postrouting priority srcnat; policy accept;', natPost(r)),

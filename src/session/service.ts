@@ -6,12 +6,12 @@
 // (in this process, or on a queue worker in a cluster). Routes, app.ts and the workers call
 // only this class.
 import type { Logger } from 'pino';
-import { isFwError } from '../errors';
+import { FwError, isFwError } from '../errors';
 import type { ApplyContext, Change } from '../config/changes';
 import type { ChangeResult } from '../config/resource';
 import type { ConfigDiff } from '../config/diff';
 import type { ConfigDoc } from '../config/types';
-import type { Store } from '../store/types';
+import type { Store, VersionMeta } from '../store/types';
 import { NoDataPlane, type DataPlane } from '../dataplane/types';
 import type { EventEmitterFn } from '../events/types';
 import type { RunningState } from './running';
@@ -34,6 +34,8 @@ export class ConfigService<C = unknown> {
   private readonly lifecycle: SessionLifecycle<C>;
   private readonly changes: ChangeWriter<C>;
   private readonly pipeline: CommitPipeline<C>;
+  /** the committed versions' metas, as the store lists them (GET /api/config/versions) */
+  private readonly history: () => Promise<VersionMeta[]>;
 
   constructor(
     store: Store,
@@ -46,6 +48,7 @@ export class ConfigService<C = unknown> {
   ) {
     const emit: EventEmitterFn = (e) => this.events(e); // the emitter set after construction
     const guard = new CommitGuard();
+    this.history = () => store.listVersions();
     this.versions = new RunningVersions(store, compiler, log);
     this.replica = new CandidateReplica(store, this.versions);
     this.lifecycle = new SessionLifecycle(store, this.replica, this.versions, guard, opts, log, emit);
@@ -83,6 +86,19 @@ export class ConfigService<C = unknown> {
   /** The document of a committed version (404 when there is none or it was pruned); never mutated. */
   versionDoc(version: number): Promise<ConfigDoc> {
     return this.versions.versionDoc(version);
+  }
+
+  /** The committed versions still kept (author, time, description, summary), oldest first as the store lists them. */
+  versionHistory(): Promise<VersionMeta[]> {
+    return this.history();
+  }
+
+  /** One committed version's meta; 404 ERR_NET_1003 when it is not kept. The meta comes from
+   * the history (a few hundred bytes a version): a version stored as a delta is not rebuilt. */
+  async versionMeta(version: number): Promise<VersionMeta> {
+    const rec = (await this.history()).find((m) => m.version === version);
+    if (!rec) throw new FwError('ERR_NET_1003', `version ${version} not found`);
+    return rec;
   }
 
   /** The store may no longer hold what the cached candidate holds: rebuild it before its next use. */

@@ -24,7 +24,7 @@ test('render shows the nft script, ip commands and dnsmasq configuration of runn
   expect(running.dnsmasq).toBe('');
   expect(cand).toEqual(expect.objectContaining({ config: 'candidate', dataplane: 'none', version: running.version }));
   expect(cand.nft).toMatch(/table inet fwdaemon \{/);
-  expect(cand.nft).toMatch(/ct original ip saddr 10\.1\.0\.0\/24 ct state new limit rate \d+\/second burst \d+ packets log group 100 prefix "fwd policy 1 allow"\n/);
+  expect(cand.nft).toMatch(/ct original ip saddr 10\.1\.0\.0\/24 ct state new ct label != 127 limit rate \d+\/second burst \d+ packets ct label set 127 log group 100 prefix "fwd policy 1 allow"\n/);
   expect(cand.nft).toMatch(/ct original ip saddr 10\.1\.0\.0\/24 counter name "policy_1" ct mark set 0x[0-9a-f]{8} goto stamp/);
   expect(cand.nft).toMatch(/iifname "eth1" tcp dport 22 accept/);
   expect(cand.ip).toContain('ip address add 10.1.0.1/24 dev eth1 metric 241');

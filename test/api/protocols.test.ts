@@ -109,7 +109,7 @@ test('export and load keep every kind; the data plane renders protocol numbers, 
   expect(nft).toMatch(/meta l4proto 47 counter name "policy_1" ct mark set 0x[0-9a-f]+ goto stamp/);
   expect(nft).toMatch(/meta l4proto 253 counter name "policy_1" ct mark set 0x[0-9a-f]+ goto stamp/);
   expect(nft).toMatch(/meta l4proto 132 ct original proto-dst @ports_[0-9a-f]+ counter name "policy_1" ct mark set 0x[0-9a-f]+ goto stamp/);
-  expect(nft).toMatch(/meta l4proto 1 ct state new limit rate \d+\/second burst \d+ packets log group \d+ prefix "fwd policy 2 deny"/);
+  expect(nft).toMatch(/meta l4proto 1 ct state new ct label != 127 limit rate \d+\/second burst \d+ packets ct label set 127 log group \d+ prefix "fwd policy 2 deny"/);
   expect(nft).toMatch(/meta l4proto 1 counter name "policy_2" drop/);
-  expect(nft).toMatch(/meta l4proto 50 ct state new limit rate \d+\/second burst \d+ packets log group/);
+  expect(nft).toMatch(/meta l4proto 50 ct state new ct label != 127 limit rate \d+\/second burst \d+ packets ct label set 127 log group/);
 });

@@ -156,9 +156,9 @@ describe('rendered texts', () => {
     ]);
     expect(chainOf('pol_end')).toEqual([
       // a logged policy: its first packet to the traffic log (NFLOG, rate limited), then its verdict
-      `ct original ip saddr @srczone4_${lan} ct reply ip saddr @dstzone4_${wan} ct original ip daddr 10.2.0.0/24 meta l4proto tcp ct original proto-dst @ports_${http} ct state new limit rate 5000/second burst 1000 packets log group 100 prefix "fwd policy 1 allow"`,
+      `ct original ip saddr @srczone4_${lan} ct reply ip saddr @dstzone4_${wan} ct original ip daddr 10.2.0.0/24 meta l4proto tcp ct original proto-dst @ports_${http} ct state new ct label != 127 limit rate 5000/second burst 1000 packets ct label set 127 log group 100 prefix "fwd policy 1 allow"`,
       `ct original ip saddr @srczone4_${lan} ct reply ip saddr @dstzone4_${wan} ct original ip daddr 10.2.0.0/24 meta l4proto tcp ct original proto-dst @ports_${http} counter name "policy_1" ct mark set 0x00000001 goto stamp`,
-      `ct original ip saddr @srczone4_${lan} ct reply ip saddr @dstzone4_${wan} ct original ip daddr 10.2.0.0/24 meta l4proto udp ct original proto-dst 53 ct state new limit rate 5000/second burst 1000 packets log group 100 prefix "fwd policy 1 allow"`,
+      `ct original ip saddr @srczone4_${lan} ct reply ip saddr @dstzone4_${wan} ct original ip daddr 10.2.0.0/24 meta l4proto udp ct original proto-dst 53 ct state new ct label != 127 limit rate 5000/second burst 1000 packets ct label set 127 log group 100 prefix "fwd policy 1 allow"`,
       `ct original ip saddr @srczone4_${lan} ct reply ip saddr @dstzone4_${wan} ct original ip daddr 10.2.0.0/24 meta l4proto udp ct original proto-dst 53 counter name "policy_1" ct mark set 0x00000001 goto stamp`,
       'counter name "policy_2" drop',
     ]);

@@ -50,7 +50,7 @@ export function auditRoutes(ctx: AppContext): RouteDef[] {
         const limit = intQuery('limit', q.get('limit'), 1, MAX_LIMIT) ?? 100;
         const before = intQuery('before', q.get('before'), 1, Number.MAX_SAFE_INTEGER);
         // one more than asked: whether there is a next page
-        const found = await ctx.store.listAudit({ limit: limit + 1, before, user: q.get('user') ?? undefined, action: q.get('action') ?? undefined });
+        const found = await ctx.audit.list({ limit: limit + 1, before, user: q.get('user') ?? undefined, action: q.get('action') ?? undefined });
         const entries = found.slice(0, limit).map((e) => {
           const out: Record<string, unknown> = {
             id: e.id, time: new Date(e.at).toISOString(), user: e.user, action: e.action, details: e.details, requestId: e.reqId ?? '',

@@ -220,16 +220,14 @@ export function configRoutes(ctx: AppContext): RouteDef[] {
       return message('validation passed', warningsField(inProportion(r.warnings, before.compiled.analysis, after.compiled.analysis, doc.policies)));
     } },
     { method: 'GET', pattern: '/api/config/versions', body: 'none', permission: 'read', doc: doc('The committed versions', Type.Array(VersionModel), { errors: [] }), handler: async () => ({
-      body: (await ctx.store.listVersions()).map((v) => ({
+      body: (await cfg.versionHistory()).map((v) => ({
         version: v.version, author: v.author, time: new Date(v.time).toISOString(), description: v.description, summary: v.summary,
       })),
     }) },
     { method: 'GET', pattern: '/api/config/versions/:n', body: 'none', permission: 'read', noStore: true, doc: doc('One committed version with its configuration', VersionWithConfig, { errors: [] }), handler: async (req) => {
       const n = parseVersion(req.params.n);
-      // the meta from the history (a few hundred bytes a version): a version stored as a delta
-      // is rebuilt once, by versionDoc, not a second time for its meta
-      const rec = (await ctx.store.listVersions()).find((m) => m.version === n);
-      if (!rec) throw new FwError('ERR_NET_1003', `version ${n} not found`);
+      // the meta first (404 before any rebuild); a version stored as a delta is rebuilt once, by versionDoc
+      const rec = await cfg.versionMeta(n);
       const doc = await cfg.versionDoc(n);
       return { body: {
         version: rec.version, author: rec.author, time: new Date(rec.time).toISOString(),

@@ -3,6 +3,7 @@
 import type { AppContext } from '../context';
 import { Type, type Static } from '@sinclair/typebox';
 import type { RouteDef } from '../http';
+import { StoreHealth } from '../store-health';
 import { DataPlaneStatusModel, IsoTime, SessionModel } from '../schemas';
 
 export const StatusReply = Type.Object({
@@ -32,6 +33,7 @@ export const StatusReply = Type.Object({
 export type StatusReplyModel = Static<typeof StatusReply>;
 
 export function statusRoutes(ctx: AppContext): RouteDef[] {
+  const health = new StoreHealth(ctx);
   return [
     { method: 'GET', pattern: '/api/status', body: 'none', permission: 'read', doc: { tag: 'status', summary: 'The running version and the session', response: StatusReply }, handler: async () => {
       const running = ctx.config.current().meta;
@@ -39,11 +41,11 @@ export function statusRoutes(ctx: AppContext): RouteDef[] {
         version: running.version,
         lastCommit: { version: running.version, time: new Date(running.time).toISOString(), author: running.author, description: running.description },
         session: await ctx.config.info().catch(() => null),
-        store: ctx.store.kind,
+        store: health.kind(),
         dataplane: ctx.dataPlane.status(),
-        store_reachable: ctx.store.reachable(),
+        store_reachable: health.reachable(),
         node: ctx.nodes.id,
-        store_warnings: ctx.storeSecurity?.warnings() ?? [],
+        store_warnings: health.warnings(),
         uptime: Math.round((Date.now() - ctx.startedAt) / 1000),
         syslog: ctx.syslog.stats(),
       } };
