@@ -59,7 +59,7 @@ export class GroupFlattener {
 
   /**
    * A dynamic set (issue 40) as everything of its family: what its contents may grow to. The
-   * analysis sees this and drops every claim that depends on it (dynamic/analysis-claims.ts);
+   * analysis sees this and drops every claim that depends on it (eval/dynamic-claims.ts);
    * eval and the packet tracer see the current entries instead (dynamic/overlay.ts), and the
    * kernel a named set of its own (dataplane/nft.ts).
    */

@@ -10,7 +10,7 @@ import { ListingCache } from './conntrack-cache';
 import { DnsmasqProcess } from './dnsmasq-process';
 import { Host, CommandError } from './host';
 import type { DynamicKernel } from '../dynamic/kernel-sets';
-import { maskOf } from '../dynamic/entries';
+import { maskOf } from '../config/dynamic-entries';
 import { reconcile } from './kernel';
 import { NFT_TABLE } from './names';
 import { renderNftTable, type PolicyCounter } from './nft';

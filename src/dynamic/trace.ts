@@ -5,7 +5,7 @@ import type { ConfigDoc } from '../config/types';
 import { parseCidr } from '../config/net';
 import type { Packet } from '../eval/types';
 import type { DynamicSets } from './service';
-import { contains } from './entries';
+import { contains } from '../config/dynamic-entries';
 
 export const DynamicMatches = Type.Array(Type.Object({
   set: Type.String(),

@@ -17,7 +17,7 @@
 //
 // Two speeds: the commit's quick pass (budgeted, covered policies only) and the deep pass
 // (deep: true; no budget unless given, a deadline, partial shadows and NAT rules too).
-import { withoutDynamicClaims } from '../dynamic/analysis-claims';
+import { withoutDynamicClaims } from './dynamic-claims';
 import type { ConfigDoc } from '../config/types';
 import type { Analysis, AnalysisStats, AnalyzeOptions, Coverage, PartialShadow } from './analysis-types';
 import { CompiledConfig } from './compiled';

@@ -13,7 +13,7 @@ import { hashPassword } from '../../src/auth/passwords';
 
 jest.setTimeout(90_000);
 
-const ADOPT = path.resolve(__dirname, '../../src/cli/adopt-records.js');
+const ADOPT = path.resolve(__dirname, '../../src/adopt-records.js');
 const NEW_SECRET = 'new-cluster-secret-after-upgrade-8d1f0b7c6e5a4d3c2b1a0f9e';
 const OLD_SECRET = 'b2xkLXNlY3JldC1rZXB0LWluLXJlZGlzLWJ5LWFuLW9sZGVyLXZlcnNpb24x';
 let redis: TestRedis | undefined;

@@ -13,13 +13,16 @@ const SRC = path.resolve(__dirname, '../../src');
  * the daemon but those helpers.
  */
 const LAYERS: Record<string, number> = {
-  'errors.js': 0, 'byte-pool.js': 0, 'lru.js': 0, 'deadline.js': 0, 'host-names.js': 0, 'idle-gc.js': 0, 'malloc-env.js': 0,
+  'errors.js': 0, 'byte-pool.js': 0, 'lru.js': 0, 'deadline.js': 0, 'host-names.js': 0, 'idle-gc.js': 0, 'malloc-env.js': 0, 'keyed-mac.js': 0,
   config: 1,
   eval: 2, store: 2, dataplane: 2,
-  auth: 3, session: 3, events: 3, cluster: 3, connections: 3, syslog: 3,
+  auth: 3, session: 3, events: 3, connections: 3, syslog: 3, dynamic: 3,
+  // the cluster's node credential names roles (auth): it sits just above its peers
+  cluster: 3.5,
   workers: 4,
   api: 5,
-  'log-destination.js': 6, 'journal-format.js': 6, 'settings.js': 6, 'app.js': 7, service: 7, 'main.js': 8, 'worker-main.js': 8,
+  'log-destination.js': 6, 'journal-format.js': 6, 'settings.js': 6, wiring: 7, 'app.js': 8, service: 8,
+  'main.js': 9, 'worker-main.js': 9, 'adopt-records.js': 9,
   cli: 1,
 };
 

@@ -14,7 +14,7 @@ import { forbidden } from '../../auth/user';
 import { message, type Req, type RouteDef, type RouteDoc } from '../http';
 import { IsoTime, MessageReply, SessionModel } from '../schemas';
 import type { Analysis } from '../../eval/analysis-types';
-import { warningsInProportion } from '../../config/warning-summary';
+import { warningsInProportion } from '../../session/warning-summary';
 
 
 /** A commit confirmed waits at most a day (Junos: 65,535 minutes; a day is plenty for a pipeline). */

@@ -9,7 +9,7 @@ import { FwError } from '../../errors';
 import { oneOf } from '../../config/render/objects';
 import type { DynamicSetObj } from '../../config/types';
 import type { Req, RouteDef } from '../http';
-import { AddBody, RemoveBody, entriesToAdd, prefixesToRemove } from '../../dynamic/entries';
+import { AddBody, RemoveBody, entriesToAdd, prefixesToRemove } from '../../config/dynamic-entries';
 import type { DynamicSets } from '../../dynamic/service';
 
 export const DynamicSetModel = Type.Object({

@@ -8,7 +8,7 @@
 // analysis_changes has them). Other warnings (links down) are kept as they are.
 import type { Analysis } from '../eval/analysis-types';
 import { warningLines } from '../eval/analysis';
-import { analysisChanges } from './analysis-changes';
+import { analysisChanges } from '../config/analysis-changes';
 
 const FLAGGED = new Set(['shadowed', 'redundant']);
 

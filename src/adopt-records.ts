@@ -11,10 +11,10 @@
 // Sealing vouches for a record: anything written into Redis by someone else before now would
 // be adopted as well, so the list names every account (with its role) and token; delete what
 // you do not recognise (DELETE /api/users/{name} once adopted, or HDEL) before or after.
-import { loadSettings } from '../settings';
-import { RedisStore } from '../store/redis/redis-store';
-import { clusterSecret } from '../cluster/cluster-security';
-import { emptyDoc, serializeDoc } from '../config/document';
+import { loadSettings } from './settings';
+import { RedisStore } from './store/redis/redis-store';
+import { clusterSecret } from './cluster/cluster-security';
+import { emptyDoc, serializeDoc } from './config/document';
 
 function out(line: string): void {
   process.stdout.write(`${line}\n`);

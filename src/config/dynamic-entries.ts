@@ -2,11 +2,11 @@
 // before anything changes, each problem naming its field.
 import { Type } from '@sinclair/typebox';
 import { FwError } from '../errors';
-import { applyMask, canonicalCidr, formatIp, maskBytes, parseCidr, type Cidr } from '../config/net';
-import type { DynamicSetObj } from '../config/types';
-import { shapeChecker } from '../config/validate';
-import { MAX_TTL } from '../config/resources/dynamic-set';
-import type { DynamicEntry } from './entry-store';
+import { applyMask, canonicalCidr, formatIp, maskBytes, parseCidr, type Cidr } from './net';
+import type { DynamicSetObj } from './types';
+import { shapeChecker } from './validate';
+import { MAX_TTL } from './resources/dynamic-set';
+import type { DynamicEntry } from '../dynamic/entry-store';
 
 /** Prefixes one request may add or remove. */
 export const MAX_REQUEST_ENTRIES = 10_000;

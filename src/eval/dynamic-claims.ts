@@ -4,7 +4,7 @@
 // shadowed, redundant or partially shadowed, and a claim that needs such a rule as its cover
 // is dropped: with the set empty the cover would not be there. A claim whose covers are all
 // static rules holds for any contents (a set taken as everything only widens the rules between).
-import type { Analysis } from '../eval/analysis-types';
+import type { Analysis } from './analysis-types';
 import type { ConfigDoc } from '../config/types';
 
 /** The ids of the policies that name a dynamic set (src-addr or dst-addr). */
