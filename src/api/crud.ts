@@ -1,6 +1,7 @@
 // The routes every configuration resource has, built from one description: list and single
 // reads (running, or the candidate with ?config=candidate), create, update, delete, and move
 // for ordered rules. A resource module of src/api/routes only says what differs.
+import { naturalCompare } from '../config/natural-order';
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { ResourceKind } from '../config/changes';
 import { RESOURCES } from '../config/resources';
@@ -58,7 +59,7 @@ export function namedReads<T>(
     listModel: listAs === 'array' ? Type.Array(model) : Type.Record(Type.String(), model),
     list: (doc) => {
       const t = table(doc);
-      const names = [...t.keys()].sort();
+      const names = [...t.keys()].sort(naturalCompare); // h-ext-12 before h-ext-102
       if (listAs === 'array') return names.map((name) => render(doc, t.get(name)!));
       const out: Record<string, unknown> = {};
       for (const name of names) out[name] = render(doc, t.get(name)!);

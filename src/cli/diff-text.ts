@@ -12,7 +12,8 @@ export function changeCount(d: AnyDiff): number {
   return d.added.length + d.changed.length + d.deleted.length + (isDetailed(d) ? d.moved.length : d.reordered.length);
 }
 
-const show = (v: unknown): string => JSON.stringify(v);
+/** A field's value; an absent one (null, never set) reads "none", not `null`. */
+const show = (v: unknown): string => (v === null || v === undefined ? 'none' : JSON.stringify(v));
 
 function moveText(m: DetailedDiffModel['moved'][number]): string {
   const place = (n: { above: string | null; below: string | null }) =>
@@ -36,7 +37,8 @@ export function diffText(d: AnyDiff): string {
     lines.push(`${r.sign}  ${r.kind.padEnd(kindWidth)}  ${r.note ? `${r.key.padEnd(keyWidth)}  ${r.note}` : r.key}`);
     for (const f of r.fields ?? []) lines.push(`       ${f}`);
   }
-  const moved = isDetailed(d) ? `, ${d.moved.length} moved` : '';
-  lines.push(`${d.added.length} to add, ${d.changed.length} to change, ${d.deleted.length} to delete, ${d.reordered.length} reordered${moved} (against version ${d.base_version})`);
+  // a detailed diff lists the moves themselves: "1 reordered, 1 moved" for one move said it twice
+  const order = isDetailed(d) ? `${d.moved.length} moved` : `${d.reordered.length} reordered`;
+  lines.push(`${d.added.length} to add, ${d.changed.length} to change, ${d.deleted.length} to delete, ${order} (against version ${d.base_version})`);
   return lines.join('\n') + '\n';
 }

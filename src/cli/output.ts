@@ -48,3 +48,8 @@ export async function step<T>(label: string, quiet: boolean, run: () => Promise<
     lineOpen = false;
   }
 }
+
+/** `1 change`, `2 changes`: a count with its noun in the right number. */
+export function plural(n: number, noun: string, nouns = `${noun}s`): string {
+  return `${n} ${n === 1 ? noun : nouns}`;
+}

@@ -1,5 +1,6 @@
 // What a candidate adds, changes and deletes against the running configuration. Used by
 // GET /api/config/diff and for the change summary recorded with each version.
+import { naturalCompare } from './natural-order';
 import type { ConfigDoc } from './types';
 
 export interface DiffItem {
@@ -33,7 +34,7 @@ export function same(a: unknown, b: unknown): boolean {
   return kx.length === ky.length && kx.every((k, i) => k === ky[i] && same(x[k], y[k]));
 }
 
-const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const byName = naturalCompare; // h-ext-12 before h-ext-102, as the lists
 
 export function diffDocs(running: ConfigDoc, candidate: ConfigDoc): ConfigDiff {
   const out: ConfigDiff = { added: [], changed: [], deleted: [], reordered: [] };

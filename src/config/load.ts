@@ -23,6 +23,7 @@ import type { ResourceOps, Rule, RuleTable } from './resource';
 import { RESOURCES } from './resources';
 import { repeatedNames } from './rule-meta';
 import { dependencyOrder } from './groups';
+import { collectingRefs } from './validate';
 import type { ConfigDoc } from './types';
 
 export type LoadMode = 'replace' | 'merge';
@@ -85,6 +86,18 @@ class Problems {
   }
 }
 
+/**
+ * Builds one object, recording every unknown reference it makes (not only the first) and any
+ * other refusal under `where`; undefined when it has a problem. A crash after an unknown
+ * reference is its consequence: the references explain it.
+ */
+function attempt<T>(where: string, problems: Problems, build: () => T): T | undefined {
+  const r = collectingRefs(build);
+  for (const e of r.refs) problems.addError(where, e);
+  if ('error' in r && (isFwError(r.error) || r.refs.length === 0)) problems.addError(where, r.error);
+  return r.refs.length || 'error' in r ? undefined : r.value;
+}
+
 /** The document's collections as arrays of objects (shape problems recorded). */
 function collectionsOf(input: unknown, problems: Problems): Partial<Record<Collection, unknown[]>> {
   const out: Partial<Record<Collection, unknown[]>> = {};
@@ -139,13 +152,9 @@ function* loadNamed(work: ConfigDoc, part: Part, items: unknown[], merge: boolea
       problems.add('ERR_NET_1004', `${where}.interfaces: membership is written as each interface's and VLAN's "zone"`);
       continue;
     }
-    try {
-      // interfaces are a fixed inventory: always an update (404 for one the firewall has not)
-      if (part.kind === 'interface' || (merge && typeof key === 'string' && table.has(key))) ops.update!(work, key as string, item);
-      else ops.create!(work, item);
-    } catch (e) {
-      problems.addError(where, e);
-    }
+    // interfaces are a fixed inventory: always an update (404 for one the firewall has not)
+    if (part.kind === 'interface' || (merge && typeof key === 'string' && table.has(key))) attempt(where, problems, () => ops.update!(work, key as string, item));
+    else attempt(where, problems, () => ops.create!(work, item));
   }
 }
 
@@ -228,11 +237,10 @@ function* loadRules(work: ConfigDoc, previous: readonly Rule[], part: Part, item
     if (id === null) continue;
     const body = withoutId(item);
     const at = id === undefined ? undefined : byId.get(id);
-    try {
-      if (at !== undefined) updated[at] = rt.build(work, body, current[at]);
-      else added.push({ rule: rt.build(work, body), id });
-    } catch (e) {
-      problems.addError(where, e);
+    const rule = attempt(where, problems, () => (at !== undefined ? rt.build(work, body, current[at]) : rt.build(work, body)));
+    if (rule !== undefined) {
+      if (at !== undefined) updated[at] = rule;
+      else added.push({ rule, id });
     }
     if (id !== undefined && id > maxId) maxId = id;
   }

@@ -10,8 +10,15 @@ import type { ConfigDoc, GroupObj, PortEntry } from './types';
 export interface SearchHit {
   kind: string;
   key: string;
+  /** a policy's or NAT rule's name, when it has one: an id alone says little (issue 43) */
+  name?: string;
   /** why it matched: the field and the value that did */
   match: string;
+}
+
+/** A policy or NAT rule hit, named beside its id when it has a name. */
+function ruleHit(kind: 'policy' | 'nat', r: { id: number; name?: string }, match: string): SearchHit {
+  return r.name ? { kind, key: String(r.id), name: r.name, match } : { kind, key: String(r.id), match };
 }
 
 function holds(cidrs: string[], ip: IpAddr): string | undefined {
@@ -51,8 +58,11 @@ export function searchByName(doc: ConfigDoc, text: string): SearchHit[] {
   const named: Array<[string, Map<string, unknown>]> = [['address', doc.addresses], ['service', doc.services], ['address-group', doc.addressGroups], ['service-group', doc.serviceGroups], ['zone', doc.zones], ['interface', doc.interfaces], ['vlan', doc.vlans], ['dhcp', doc.dhcp]];
   for (const [kind, table] of named) for (const key of table.keys()) if (key.toLowerCase().includes(q)) out.push({ kind, key, match: `name ${key}` });
   for (const r of doc.routes) if (String(r.id) === text || r.description.toLowerCase().includes(q)) out.push({ kind: 'route', key: String(r.id), match: `route ${r.id}` });
-  for (const p of doc.policies) if (String(p.id) === text) out.push({ kind: 'policy', key: String(p.id), match: `id ${p.id}` });
-  for (const n of doc.nat) if (String(n.id) === text || n.description.toLowerCase().includes(q)) out.push({ kind: 'nat', key: String(n.id), match: `nat ${n.id}` });
+  for (const p of doc.policies) {
+    if (String(p.id) === text) out.push(ruleHit('policy', p, `id ${p.id}`));
+    else if (p.name?.toLowerCase().includes(q)) out.push(ruleHit('policy', p, `name ${p.name}`));
+  }
+  for (const n of doc.nat) if (String(n.id) === text || n.description.toLowerCase().includes(q)) out.push(ruleHit('nat', n, `nat ${n.id}`));
   return out;
 }
 
@@ -74,13 +84,13 @@ export function searchByAddress(doc: ConfigDoc, ip: IpAddr): SearchHit[] {
   for (const r of doc.routes) { const c = holds([r.destination], ip); if (c) out.push({ kind: 'route', key: String(r.id), match: `destination ${c}` }); }
   for (const p of doc.policies) {
     const f = addresses.has(p.srcAddr) ? `src-addr ${p.srcAddr}` : addresses.has(p.dstAddr) ? `dst-addr ${p.dstAddr}` : null;
-    if (f) out.push({ kind: 'policy', key: String(p.id), match: f });
+    if (f) out.push(ruleHit('policy', p, f));
   }
   for (const n of doc.nat) {
     const translated = n.translatedIp ? parseIp(n.translatedIp) : null;
     const f = addresses.has(n.srcAddr) ? `src-addr ${n.srcAddr}` : addresses.has(n.dstAddr) ? `dst-addr ${n.dstAddr}`
       : translated && holds([n.translatedIp], ip) ? `translated-ip ${n.translatedIp}` : null;
-    if (f) out.push({ kind: 'nat', key: String(n.id), match: f });
+    if (f) out.push(ruleHit('nat', n, f));
   }
   return out;
 }
@@ -96,7 +106,7 @@ export function searchByPort(doc: ConfigDoc, port: number): SearchHit[] {
     out.push({ kind: 'service-group', key: name, match: `members ${doc.serviceGroups.get(name)!.members.find((m) => services.has(m))}` });
     services.add(name);
   }
-  for (const n of doc.nat) if (n.translatedPort === String(port)) out.push({ kind: 'nat', key: String(n.id), match: `translated-port ${port}` });
+  for (const n of doc.nat) if (n.translatedPort === String(port)) out.push(ruleHit('nat', n, `translated-port ${port}`));
   return out;
 }
 
@@ -106,7 +116,7 @@ export function searchByTag(doc: ConfigDoc, tag: string): SearchHit[] {
   for (const [kind, rules] of [['policy', doc.policies], ['nat', doc.nat]] as const) {
     for (const r of rules) {
       const t = r.tags?.find((x) => x.toLowerCase() === q);
-      if (t !== undefined) out.push({ kind, key: String(r.id), match: `tags ${t}` });
+      if (t !== undefined) out.push(ruleHit(kind, r, `tags ${t}`));
     }
   }
   return out;

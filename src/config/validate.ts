@@ -103,7 +103,32 @@ export function checkIfaceAddress(field: string, value: string): string {
 /** A reference to another object by name: "" stays "", an unknown name is 400 ERR_NET_2003. */
 export function checkRef(field: string, value: string, exists: (name: string) => boolean, what: string): string {
   if (value === '' || exists(value)) return value;
-  throw new FwError('ERR_NET_2003', `field "${field}": ${what} "${value}" does not exist`);
+  const e = new FwError('ERR_NET_2003', `field "${field}": ${what} "${value}" does not exist`);
+  if (!deferredRefs) throw e;
+  deferredRefs.push(e); // a load wants every unknown reference of the object, not the first
+  return value;
+}
+
+/** While set, checkRef records unknown references here instead of throwing at the first. */
+let deferredRefs: FwError[] | null = null;
+
+/**
+ * Runs `build` (synchronous) collecting every unknown reference it checks; a load uses it to
+ * report all of an object's problems at once (issue 43). The result is only usable when
+ * `refs` is empty; a throw after a deferred reference may be its consequence and is then
+ * reported by the caller beside the references.
+ */
+export function collectingRefs<T>(build: () => T): { value?: T; refs: FwError[]; error?: unknown } {
+  const refs: FwError[] = [];
+  const outer = deferredRefs;
+  deferredRefs = refs;
+  try {
+    return { value: build(), refs };
+  } catch (error) {
+    return { refs, error };
+  } finally {
+    deferredRefs = outer;
+  }
 }
 
 /** A zone, address or service reference where "", "any" and absence all mean any (""). */

@@ -1,5 +1,6 @@
 // Addresses over HTTP: messages, read models (IPv4 and IPv6), normalization, partial
 // updates, errors and hostile names.
+import { naturalCompare } from '../../src/config/natural-order';
 import { expectError, expectMessage, useDaemon } from '../helpers/daemon';
 
 const c = useDaemon().client;
@@ -91,7 +92,7 @@ test('delete; unknown is 404', async () => {
   expectError(await c.get('/api/addresses/del?config=candidate'), 404, 'ERR_NET_1003');
 });
 
-test('lists are sorted by name', async () => {
+test('lists are sorted by name, naturally (natural-order.test.ts: h-ext-12 before h-ext-102)', async () => {
   const keys = Object.keys((await c.get('/api/addresses?config=candidate')).body);
-  expect(keys).toEqual([...keys].sort());
+  expect(keys).toEqual([...keys].sort(naturalCompare));
 });

@@ -166,6 +166,23 @@ test('a bad document: every problem with its place, nothing changes', async () =
   expect(one.body.details).toBe('policies[1].dst-addr: address "gone" does not exist');
 });
 
+test('every unknown reference of one object, each with its path, in a load and in a plan (issue 43 item 4)', async () => {
+  await c.begin();
+  const doc = { policies: [{ action: 'allow', 'src-addr': 'nope', services: ['svc-a', 'svc-b'] }] };
+  const expected = [
+    'policies[0].src-addr: address "nope" does not exist',
+    'policies[0].services[0]: service "svc-a" does not exist',
+    'policies[0].services[1]: service "svc-b" does not exist',
+  ];
+  const load = expectError(await c.put('/api/config/candidate?mode=merge', doc), 400, 'ERR_NET_2003');
+  expect(load.body.details.split('\n')).toEqual(expected);
+  const plan = expectError(await c.post('/api/config/plan?mode=merge', doc), 400, 'ERR_NET_2003');
+  expect(plan.body.details.split('\n')).toEqual(expected);
+  // a single-object request still answers its first problem
+  const one = expectError(await c.post('/api/policies', doc.policies[0]), 400, 'ERR_NET_2003');
+  expect(one.body.details).toMatch(/^field "[^"\n]+": [^\n]+ does not exist$/);
+});
+
 test('a bad request: mode, media type, YAML, shape and format', async () => {
   await c.begin();
   expectError(await c.put('/api/config/candidate?mode=sync', {}), 400, 'ERR_NET_1005');

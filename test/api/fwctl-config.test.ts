@@ -46,13 +46,15 @@ test('plan of a changed file: exit 2, the changes as a table (and as the diff wi
   const doc = JSON.parse(fs.readFileSync(file('running.json'), 'utf8'));
   doc.addresses.push({ name: 'db', ips: ['10.0.0.20'] });
   doc.policies[0]['dst-addr'] = 'db';
+  doc.policies[0].tags = ['web'];
   fs.writeFileSync(file('changed.json'), JSON.stringify(doc));
   const plan = await fwctl(['plan', '-f', file('changed.json')], env());
   expect(plan.code).toBe(2);
   expect(plan.stdout).toMatch(/^\+ +address +db$/m);
   expect(plan.stdout).toMatch(/^~ +policy +\d+$/m);
   expect(plan.stdout).toMatch(/^~ +policy +\d+\n +dst-addr: "web" -> "db"$/m); // the field, old and new
-  expect(plan.stdout).toMatch(/1 to add, 1 to change, 0 to delete, 0 reordered/);
+  expect(plan.stdout).toMatch(/^ +tags: none -> \["web"\]$/m); // an absent list reads none, not null
+  expect(plan.stdout).toMatch(/1 to add, 1 to change, 0 to delete, 0 moved \(against/);
   const json = await fwctl(['plan', '-f', file('changed.json'), '--json'], env());
   expect(json.code).toBe(2);
   expect(JSON.parse(json.stdout)).toEqual(expect.objectContaining({ added: [{ kind: 'address', key: 'db' }] }));
@@ -122,7 +124,7 @@ test('plan of a file without ids matches rules by content (no change); a moved r
   const moved = await fwctl(['plan', '-f', file('deny-first.json')], env());
   expect(moved.code).toBe(2);
   expect(moved.stdout).toMatch(new RegExp(`^\\^ +policy +${ids[1]} +position 2 -> 1, now at the top \\(was at the bottom\\)$`, 'm'));
-  expect(moved.stdout).toMatch(/0 to add, 0 to change, 0 to delete, 1 reordered, 1 moved/);
+  expect(moved.stdout).toMatch(/0 to add, 0 to change, 0 to delete, 1 moved \(against/); // one move said once
   const applied = await fwctl(['apply', '-f', file('deny-first.json'), '--yes'], env()); // apply shows the same detail
   expect({ code: applied.code, out: applied.stdout }).toEqual({ code: 0, out: expect.stringMatching(new RegExp(`^\\^ +policy +${ids[1]} +position 2 -> 1`, 'm')) });
 });

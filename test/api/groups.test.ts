@@ -110,7 +110,7 @@ test('groups where addresses and services go; deletes refused naming every refer
     { kind: 'address-group', key: 'webs', match: 'members web1' },
     { kind: 'address-group', key: 'servers', match: 'members webs' },
     { kind: 'route', key: '1', match: 'destination 0.0.0.0/0' },
-    { kind: 'policy', key: '1', match: 'dst-addr servers' },
+    { kind: 'policy', key: '1', name: 'to-servers', match: 'dst-addr servers' }, // named beside its id
     { kind: 'policy', key: '2', match: 'dst-addr webs' },
     { kind: 'nat', key: '1', match: 'dst-addr webs' },
   ]);

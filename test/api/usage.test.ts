@@ -57,6 +57,19 @@ test('search across object types: by name, by address (which objects hold 10.0.0
   expectError(await c.get('/api/search?port=70000'), 400, 'ERR_NET_1005');
 });
 
+test('search names a named rule beside its id, and finds a policy by its name (issue 43 item 8)', async () => {
+  await c.begin();
+  try {
+    const id = String((await ok(c.post('/api/policies', { name: 'Zulu-Farm', action: 'deny', 'src-addr': 'web' }))).body.id);
+    const byAddress = (await ok(c.get('/api/search?address=10.0.0.10&config=candidate'))).body.results;
+    expect(byAddress).toContainEqual({ kind: 'policy', key: id, name: 'Zulu-Farm', match: 'src-addr web' });
+    expect(byAddress).toContainEqual({ kind: 'policy', key: '1', match: 'dst-addr web' }); // no name: none shown
+    expect((await ok(c.get('/api/search?name=zulu&config=candidate'))).body.results).toEqual([{ kind: 'policy', key: id, name: 'Zulu-Farm', match: 'name Zulu-Farm' }]);
+  } finally {
+    await c.post('/api/config/discard');
+  }
+});
+
 test('search by tag: the policies and NAT rules carrying it, in any case; running or candidate', async () => {
   await c.begin();
   await ok(c.put('/api/policies/1', { tags: ['PCI', 'web'] }));

@@ -53,6 +53,7 @@ export function usageRoutes(ctx: AppContext): RouteDef[] {
 export const SearchReply = Type.Object({
   results: Type.Array(Type.Object({
     kind: Type.String(), key: Type.String(), match: Type.String({ description: 'the field and value that matched' }),
+    name: Type.Optional(Type.String({ description: 'a policy\'s or NAT rule\'s name, beside its id (absent when it has none)' })),
   }, { additionalProperties: false })),
 }, { additionalProperties: false });
 

@@ -142,7 +142,14 @@ export async function apply(api: ApiClient, a: ApplyArgs): Promise<number> {
 }
 
 export async function confirm(api: ApiClient, json: boolean): Promise<number> {
-  const r = await api.request<Message>('POST', '/api/config/confirm');
+  let r: Message;
+  try {
+    r = await api.request<Message>('POST', '/api/config/confirm');
+  } catch (e) {
+    // the answer's message and details say "nothing pending" twice: one line says it once
+    if (e instanceof CliError && e.code === 'ERR_SYS_3004') throw new CliError('no commit is waiting for confirmation (409 ERR_SYS_3004)', EXIT.conflict, e.code, e.status);
+    throw e;
+  }
   if (json) printJson(r);
   else process.stdout.write(`version ${r.version} confirmed\n`);
   return EXIT.ok;

@@ -1,6 +1,7 @@
 // fwctl logs: the traffic log of GET /api/logs/traffic as a table, newest first (every page
 // with --all, else --limit records, default 50), or followed live with --follow (GET
 // /api/events?types=traffic, resumed after a dropped stream). Filters are the API's.
+import type { StatusReplyModel } from '../../api/routes/status';
 import type { TrafficPageModel } from '../../api/routes/traffic';
 import type { TrafficRecord } from '../../connections/traffic-record';
 import { EXIT, type ApiClient } from '../api';
@@ -51,7 +52,18 @@ export async function logs(api: ApiClient, a: LogArgs): Promise<number> {
     printJson({ node, records });
     return EXIT.ok;
   }
+  if (records.length === 0) {
+    // Without a data plane nothing is enforced, so nothing is logged: say why instead of
+    // printing empty headers (as `fwctl hits` does). Records a node kept stay listed.
+    const s = await api.request<StatusReplyModel>('GET', '/api/status');
+    if (s.dataplane.mode === 'none') {
+      process.stderr.write(`no traffic log: the daemon enforces nothing (FW_DATAPLANE=none); the linux data plane logs traffic\n`);
+      return EXIT.ok;
+    }
+    process.stderr.write(`no records of node ${node}\n`);
+    return EXIT.ok;
+  }
   process.stdout.write(table(HEADERS, records.map(row)));
-  process.stderr.write(`${records.length} records of node ${node}\n`);
+  process.stderr.write(`${records.length} ${records.length === 1 ? 'record' : 'records'} of node ${node}\n`);
   return EXIT.ok;
 }

@@ -30,16 +30,25 @@ function row(s: Session): Array<string | number | null> {
 export async function sessions(api: ApiClient, a: SessionFilterArgs & { limit?: string; json: boolean }): Promise<number> {
   const all: Session[] = [];
   let total = 0;
+  let mode: SessionPageModel['dataplane'] = 'linux';
   let cursor: string | null = null;
   do {
     const q = query(a, { limit: a.limit ?? '1000', ...(cursor ? { cursor } : {}) });
     const page: SessionPageModel = await api.request<SessionPageModel>('GET', `/api/sessions?${q.toString()}`);
     all.push(...page.sessions);
     total = page.total;
+    mode = page.dataplane;
     cursor = a.limit === undefined ? page.next : null; // --limit: that many, no more pages
   } while (cursor);
   if (a.json) {
     printJson({ total, sessions: all });
+    return EXIT.ok;
+  }
+  if (all.length === 0) {
+    // No kernel, no connections: say why instead of printing empty headers (as `fwctl hits`).
+    process.stderr.write(mode === 'none'
+      ? 'no connections: the daemon enforces nothing (FW_DATAPLANE=none); the linux data plane tracks connections\n'
+      : `0 of ${total} connections\n`);
     return EXIT.ok;
   }
   process.stdout.write(table(['id', 'proto', 'source', 'destination', 'state', 'zones', 'policy', 'nat', 'packets', 'bytes', 'age'], all.map(row)));

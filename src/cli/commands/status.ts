@@ -1,7 +1,7 @@
 // fwctl status: the running version, the session, a pending commit confirmed, the data plane.
 import type { StatusReplyModel } from '../../api/routes/status';
 import { EXIT, type ApiClient } from '../api';
-import { pairs, printJson } from '../output';
+import { pairs, plural, printJson } from '../output';
 
 export async function status(api: ApiClient, json: boolean): Promise<number> {
   const s = await api.request<StatusReplyModel>('GET', '/api/status');
@@ -14,7 +14,7 @@ export async function status(api: ApiClient, json: boolean): Promise<number> {
   process.stdout.write(pairs([
     ['daemon', `${api.url} (node ${s.node}, ${s.store} store, up ${s.uptime} s)`],
     ['running', `version ${s.version} by ${s.lastCommit.author} at ${s.lastCommit.time}${s.lastCommit.description ? `: ${s.lastCommit.description}` : ''}`],
-    ['session', !session ? 'unknown (store unreachable)' : session.active ? `${session.owner}, ${session.changes} changes, expires ${session.expires_at}` : 'none'],
+    ['session', !session ? 'unknown (store unreachable)' : session.active ? `${session.owner}, ${plural(session.changes, 'change')}, expires ${session.expires_at}` : 'none'],
     ['confirm', pending ? `version ${pending.version} by ${pending.author} must be confirmed by ${pending.deadline} (fwctl confirm)` : 'nothing pending'],
     ['dataplane', `${s.dataplane.mode}${s.dataplane.applied_version !== null ? `, version ${s.dataplane.applied_version} applied` : ''}${s.dataplane.error ? `, ERROR ${s.dataplane.error}` : ''}`],
     // issue 38: a Redis without authentication, said where an operator looks
