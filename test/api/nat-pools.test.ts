@@ -3,6 +3,8 @@
 // stored form, eval's answer (the pool's first address), validation, and the nft text.
 import { parseDoc } from '../../src/config/document';
 import { renderNft } from '../../src/dataplane/nft';
+import { ReferenceEvaluator } from '../../src/eval/reference';
+import { parsePacket } from '../../src/eval/packet';
 import { expectError, expectMessage, ok, useDaemon } from '../helpers/daemon';
 import { lanWan } from '../helpers/lan-wan';
 
@@ -93,7 +95,18 @@ test('snat to a pool: eval answers its first address; the kernel gets the range'
   expectMessage(await c.post('/api/config/commit'), 'commit successful');
   const moved = (await ok(c.post('/api/eval', { 'src-ip': '10.0.0.5', 'dst-ip': '8.8.8.8', protocol: 'tcp', 'dst-port': 443 }))).body;
   expect(moved.nat).toEqual({ id: 4, type: 'snat', translatedIP: '203.0.113.20', translatedPort: '' });
-  const nft = renderNft(parseDoc((await ok(c.get('/api/config/versions/3'))).body.config));
+  const doc = parseDoc((await ok(c.get('/api/config/versions/3'))).body.config);
+  // the reference evaluator agrees, packet for packet, for both pools and both DNAT protocols
+  const packets = [
+    { 'src-ip': '10.0.0.5', 'dst-ip': '8.8.8.8', protocol: 'tcp', 'dst-port': 443 },
+    { 'src-ip': '2001:db8:1::5', 'dst-ip': '2001:db8:2::1', protocol: 'udp', 'dst-port': 53, 'src-zone': 'lan', 'dst-zone': 'wan' },
+    DNS_TO('tcp'), DNS_TO('udp'),
+  ];
+  const batch = (await ok(c.post('/api/eval/batch', { packets }))).body.results;
+  const ref = new ReferenceEvaluator(doc);
+  packets.forEach((p, i) => expect({ i, ...batch[i] }).toEqual({ i, ...ref.eval(parsePacket(p)) }));
+  expect(batch.map((a: { nat: { translatedIP: string } | null }) => a.nat?.translatedIP)).toEqual(['203.0.113.20', '2001:db8::a', '10.0.0.53', '10.0.0.53']);
+  const nft = renderNft(doc);
   expect(nft).toMatch(/counter name "nat_3" snat ip to 203\.0\.113\.8-203\.0\.113\.11 comment "nat 3"/);
   expect(nft).toMatch(/counter name "nat_4" snat ip to 203\.0\.113\.20-203\.0\.113\.23 comment "nat 4"/);
   expect(nft).toMatch(/counter name "nat_5" snat ip6 to 2001:db8::a-2001:db8::f comment "nat 5"/);
