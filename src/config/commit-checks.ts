@@ -166,25 +166,46 @@ function checkRoutes(doc: ConfigDoc, all: Link[], out: string[]): void {
   }
 }
 
-function isSinglePort(p: PortEntry): boolean {
-  if (typeof p === 'number') return true;
-  const m = /^(\d+)-(\d+)$/.exec(p);
-  return m !== null && m[1] === m[2];
+/** The one port number a port entry names (80, "80" or "80-80"), or null for a range. */
+function singlePort(p: PortEntry): number | null {
+  if (typeof p === 'number') return p;
+  const m = /^(\d+)(?:-(\d+))?$/.exec(p);
+  return m !== null && (m[2] === undefined || m[1] === m[2]) ? Number(m[1]) : null;
 }
 
-/** A dnat-port rule translates one port; a masquerade needs an address on its out-interface. */
+/**
+ * A dnat-port rule translates a single port number: its service, or every service of its
+ * group (flattened), has exactly one port, and all of them the same one (tcp/53 and udp/53
+ * forward together). The problem in words, or null.
+ */
+function dnatPortProblem(doc: ConfigDoc, groups: GroupFlattener, service: string): string | null {
+  if (service === '' || service === 'any') return 'a dnat-port rule needs a service with a single port number, not any';
+  const leaves = groups.serviceLeaves(service);
+  const ports = new Map<string, number | null>();
+  for (const name of leaves) {
+    const svc = doc.services.get(name);
+    if (!svc) return `service ${name} does not exist`;
+    if (svc.ports.length !== 1 || singlePort(svc.ports[0]) === null) {
+      return `service ${name} has ports ${svc.ports.join(', ') || 'none'}; a dnat-port rule needs a single port number`;
+    }
+    ports.set(name, singlePort(svc.ports[0]));
+  }
+  if (leaves.length === 0) {
+    return groups.isServiceGroup(service) ? `service group ${service} holds no service; a dnat-port rule needs a single port number` : `service ${service} does not exist`;
+  }
+  if (new Set(ports.values()).size > 1) {
+    const list = [...ports].map(([name, port]) => `${name} ${port}`).join(', ');
+    return `service group ${service} holds different ports (${list}); a dnat-port rule needs a single port number`;
+  }
+  return null;
+}
+
+/** A dnat-port rule translates one port number; a masquerade needs an address on its out-interface. */
 function checkNat(doc: ConfigDoc, groups: GroupFlattener, n: NatRule, all: Link[], out: string[]): void {
   const at = `nat ${n.id}`;
   if (n.type === 'dnat-port') {
-    // a service group is checked flattened: it must come down to one service of one port
-    const leaves = n.service === '' ? [] : groups.serviceLeaves(n.service);
-    const svc = leaves.length === 1 ? doc.services.get(leaves[0]) : undefined;
-    if (n.service === '') out.push(`${at}: a dnat-port rule needs a service with exactly one port, not any`);
-    else if (leaves.length > 1) out.push(`${at}: service group ${n.service} holds ${leaves.length} services (${leaves.join(', ')}); a dnat-port rule needs exactly one port`);
-    else if (!svc) out.push(`${at}: service ${n.service} does not exist`);
-    else if (svc.ports.length !== 1 || !isSinglePort(svc.ports[0])) {
-      out.push(`${at}: service ${n.service} has ports ${svc.ports.join(', ')}; a dnat-port rule needs exactly one port`);
-    }
+    const problem = dnatPortProblem(doc, groups, n.service);
+    if (problem !== null) out.push(`${at}: ${problem}`);
   }
   if (n.type === 'snat' && n.translatedIp === '' && n.outInterface !== '') {
     const link = findLink(all, n.outInterface);

@@ -4,7 +4,8 @@
 // such an address, NAT rules translating to it) and by port (services whose ports or ranges
 // hold it, NAT rules translating to it) and by tag (the policies and NAT rules carrying it, in
 // any case: the only objects with tags).
-import { cidrContainsIp, parseCidrKeepHost, parseIp, type IpAddr } from './net';
+import { cidrContainsIp, parseCidrKeepHost, type IpAddr } from './net';
+import { parsePool } from './nat-pool';
 import type { ConfigDoc, GroupObj, PortEntry } from './types';
 
 export interface SearchHit {
@@ -26,6 +27,14 @@ function holds(cidrs: string[], ip: IpAddr): string | undefined {
     const n = c ? parseCidrKeepHost(c) : null;
     return n !== null && cidrContainsIp(n, ip);
   });
+}
+
+/** A NAT rule's translated address or pool (snat) holds the address. */
+function poolHolds(text: string, ip: IpAddr): boolean {
+  const p = text === '' ? null : parsePool(text);
+  if (!p || p.family !== ip.family) return false;
+  const le = (a: Uint8Array, b: Uint8Array) => { for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] < b[i]; return true; };
+  return le(p.first, ip.bytes) && le(ip.bytes, p.last);
 }
 
 function portHolds(ports: PortEntry[], port: number): PortEntry | undefined {
@@ -87,9 +96,8 @@ export function searchByAddress(doc: ConfigDoc, ip: IpAddr): SearchHit[] {
     if (f) out.push(ruleHit('policy', p, f));
   }
   for (const n of doc.nat) {
-    const translated = n.translatedIp ? parseIp(n.translatedIp) : null;
     const f = addresses.has(n.srcAddr) ? `src-addr ${n.srcAddr}` : addresses.has(n.dstAddr) ? `dst-addr ${n.dstAddr}`
-      : translated && holds([n.translatedIp], ip) ? `translated-ip ${n.translatedIp}` : null;
+      : poolHolds(n.translatedIp, ip) ? `translated-ip ${n.translatedIp}` : null;
     if (f) out.push(ruleHit('nat', n, f));
   }
   return out;

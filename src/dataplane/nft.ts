@@ -24,7 +24,8 @@
 import { haInputRules } from './ha-render';
 import { GroupFlattener } from '../config/groups';
 import type { Family } from '../config/net';
-import { parseCidr, parseIp } from '../config/net';
+import { parseCidr } from '../config/net';
+import { parsePool, poolNft } from '../config/nat-pool';
 import type { AddressObj, ConfigDoc, DynamicSetObj, NatRule, PolicyObj } from '../config/types';
 import { CUT_MARK, GENERATION_MASK, generationMark, hex, policyMark } from './marks';
 import { tableDigest, tableScript, type NftChain, type NftTable } from './nft-table';
@@ -235,8 +236,8 @@ function policyRules(r: Renderer, p: PolicyObj, log: TrafficLogRules): string[] 
 /** The family a NAT rule translates to (eval.md: it applies only to packets of that family). */
 function natFamilies(n: NatRule): Family[] {
   if (n.translatedIp === '') return n.type === 'snat' ? FAMILIES : [];
-  const ip = parseIp(n.translatedIp);
-  return ip ? [ip.family] : [];
+  const pool = parsePool(n.translatedIp);
+  return pool ? [pool.family] : [];
 }
 
 /** One NAT rule's matches per family, on the packet as it was before any translation. */
@@ -286,7 +287,7 @@ function natPost(r: Renderer): string[] {
     for (const { family, match } of natMatches(r, n)) {
       if (n.type !== 'snat') out.push(`${match} return comment "nat ${n.id}: dnat, in prerouting"`);
       else if (n.translatedIp === '') out.push(`${match} counter name "${natCounterName(n.id)}" masquerade comment "nat ${n.id}"`);
-      else out.push(`${match} counter name "${natCounterName(n.id)}" snat ${IP[family]} to ${n.translatedIp} comment "nat ${n.id}"`);
+      else out.push(`${match} counter name "${natCounterName(n.id)}" snat ${IP[family]} to ${poolNft(parsePool(n.translatedIp)!)} comment "nat ${n.id}"`);
     }
   }
   return out;

@@ -3,6 +3,7 @@
 // subnets. Pure and synchronous; the commit pipeline runs it in a piscina worker.
 import { formatCidr, formatIp, parseCidr, parseIp, type Cidr, type Family } from '../config/net';
 import { linkCidrs } from '../config/link-addresses';
+import { poolFirst } from '../config/nat-pool';
 import type { ConfigDoc, PolicyObj } from '../config/types';
 import { buildClassifier, CLASSIFIER_KEYS, DEFAULT_BUILD_PARAMS, type BuildParams, type ClassifierData } from './classifier';
 import { packArrays, type CompiledImage, type IfaceMeta, type NatMeta, type RouteMeta } from './image';
@@ -130,7 +131,8 @@ export function natTable(doc: ConfigDoc, ifIdx: ReadonlyMap<string, number>, mem
   const nat: NatMeta[] = [];
   const specs: RuleSpec[] = doc.nat.map((r) => {
     const masquerade = r.type === 'snat' && r.translatedIp === '';
-    const tip = r.translatedIp !== '' ? parseIp(r.translatedIp) : null;
+    // a pool (snat) answers its first address: the kernel picks one per connection
+    const tip = r.translatedIp !== '' ? parseIp(poolFirst(r.translatedIp)) : null;
     const outIf = r.outInterface === '' || r.outInterface === 'any' ? -1 : ifIdx.get(r.outInterface) ?? -2;
     let families = masquerade ? 3 : tip ? familyBit(tip.family) : 0;
     if (outIf === -2 || r.disabled) families = 0;

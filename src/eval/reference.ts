@@ -5,6 +5,7 @@
 import { FwError } from '../errors';
 import { formatCidr, formatIp, parseCidr, parseIp, type Cidr, type Family } from '../config/net';
 import { linkCidrs } from '../config/link-addresses';
+import { poolFirst } from '../config/nat-pool';
 import type { ConfigDoc, NatRule, PolicyObj, RouteObj } from '../config/types';
 import type { EvalResult, Evaluator, NatAnswer, Packet } from './types';
 import { hasPorts, isIcmp, protocolNumber } from '../config/protocols';
@@ -343,7 +344,7 @@ export class ReferenceEvaluator implements Evaluator {
       // the rule applies only to packets of its translated address's family
       let translated: Cidr | null = null;
       if (r.translatedIp !== '') {
-        const ip = parseIp(r.translatedIp);
+        const ip = parseIp(poolFirst(r.translatedIp)); // a pool: its first address
         translated = ip ? { family: ip.family, bytes: ip.bytes, prefix: 0 } : null;
       } else if (r.type === 'snat' && route !== null) {
         // masquerade: the egress link's first address of the packet's family

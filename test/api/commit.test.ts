@@ -37,7 +37,7 @@ test('a failed commit lists every problem, one per line; the session stays open;
     'zone dmz: type l3 but interface eth3 has no IP address',
     'dhcp eth1: range 10.0.0.10-10.0.0.200 is outside 192.168.1.0/24',
     `route ${route.body.id}: gateway 10.9.9.1 is not in any connected subnet`,
-    `nat ${nat.body.id}: service web has ports 80, 443; a dnat-port rule needs exactly one port`,
+    `nat ${nat.body.id}: service web has ports 80, 443; a dnat-port rule needs a single port number`,
   ]);
   // validate reports the same without committing
   expect(expectError(await c.post('/api/config/validate'), 400, 'ERR_SYS_3003').body.details).toBe(r.body.details);
@@ -56,7 +56,7 @@ test('a failed commit lists every problem, one per line; the session stays open;
   expect(r2.body.details.split('\n')).toEqual([
     'zone dmz: type l3 but interface eth3 has no IP address',
     `route ${route.body.id}: gateway 10.9.9.1 is not in any connected subnet`,
-    `nat ${nat.body.id}: service web has ports 80, 443; a dnat-port rule needs exactly one port`,
+    `nat ${nat.body.id}: service web has ports 80, 443; a dnat-port rule needs a single port number`,
   ]);
 
   // fix the rest, then the commit goes through as the next version

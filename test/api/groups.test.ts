@@ -129,7 +129,7 @@ test('a dnat-port rule needs one port once its service group is flattened', asyn
   await ok(c.post('/api/service-groups', { name: 'nested-one', members: ['one-port'] }));
   await ok(c.post('/api/nat', { type: 'dnat-port', 'dst-addr': 'db', service: 'web-svc', 'translated-ip': '10.0.0.81', 'translated-port': '8443' }));
   const refused = expectError(await c.post('/api/config/commit'), 400, 'ERR_SYS_3003');
-  expect(refused.body.details).toMatch(/nat 2: service group web-svc holds 2 services \(http, https\); a dnat-port rule needs exactly one port/);
+  expect(refused.body.details).toMatch(/nat 2: service group web-svc holds different ports \(http 80, https 443\); a dnat-port rule needs a single port number/);
   await ok(c.put('/api/nat/2', { service: 'nested-one' }));
   await ok(c.post('/api/config/commit'));
 });

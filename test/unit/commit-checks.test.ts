@@ -176,9 +176,9 @@ describe('NAT rules', () => {
     const base = doc.nat[1];
     doc.nat.push({ ...base, id: 4, service: '' }, { ...base, id: 5, service: 'web' }, { ...base, id: 6, service: 'range' });
     expect(commitChecks(doc)).toEqual([
-      'nat 4: a dnat-port rule needs a service with exactly one port, not any',
-      'nat 5: service web has ports 80, 443; a dnat-port rule needs exactly one port',
-      'nat 6: service range has ports 10000-10010; a dnat-port rule needs exactly one port',
+      'nat 4: a dnat-port rule needs a service with a single port number, not any',
+      'nat 5: service web has ports 80, 443; a dnat-port rule needs a single port number',
+      'nat 6: service range has ports 10000-10010; a dnat-port rule needs a single port number',
     ]);
   });
 
@@ -208,7 +208,7 @@ test('every problem at once, in a fixed order, whatever the insertion order', ()
     'zone untrust: type l3 but vlan v60 has no IP address',
     'dhcp eth1: range 10.0.0.10-10.0.0.200 is outside 192.168.1.0/24',
     'route 20: gateway 172.31.0.1 is not in any connected subnet',
-    'nat 10: service web has ports 80, 443; a dnat-port rule needs exactly one port',
+    'nat 10: service web has ports 80, 443; a dnat-port rule needs a single port number',
   ];
   expect(build(false)).toEqual(expected);
   expect(build(true)).toEqual(expected);

@@ -271,12 +271,17 @@ describe('NAT rules', () => {
     fails({ type: 'dnat-port', 'translated-ip': '10.0.0.1', 'translated-port': '65536' }, 'ERR_NET_1008');
     fails({ type: 'dnat-port', 'translated-ip': '10.0.0.1', 'translated-port': '8o' }, 'ERR_NET_1004');
     fails({ type: 'dnat-port', 'translated-ip': '10.0.0.1', 'translated-port': 80 }, 'ERR_NET_1004');
-    fails({ type: 'dnat-ip', 'translated-ip': '10.0.0.1/32' }, 'ERR_NET_1001', /translated-ip/);
+    // a pool is an snat's only; a /32 is one address (issue 41), stored bare (below)
+    fails({ type: 'dnat-ip', 'translated-ip': '10.0.0.0/30' }, 'ERR_NET_1001', /translated-ip.*is a pool/);
+    fails({ type: 'dnat-ip', 'translated-ip': '10.0.0.1-10.0.0.2' }, 'ERR_NET_1001', /translated-ip.*is a pool/);
+    fails({ type: 'dnat-ip', 'translated-ip': '10.0.0.1/x' }, 'ERR_NET_1001', /translated-ip/);
     fails({ type: 'snat', 'out-interface': 'eth7' }, 'ERR_NET_2003', /out-interface/);
     fails({ type: 'snat', service: 'nope' }, 'ERR_NET_2003', /service/);
     fails({ type: 'snat', 'src-addr': 'nope' }, 'ERR_NET_2003', /src-addr/);
     fails({ type: 'snat', 'dst-zone': 'nope' }, 'ERR_NET_2003', /dst-zone/);
     expect(doc.counters.nat).toBe(0);
+    natOps.create!(doc, { type: 'dnat-ip', 'translated-ip': '10.0.0.1/32' });
+    expect(doc.nat[doc.nat.length - 1].translatedIp).toBe('10.0.0.1');
   });
 
   test('update: the merged rule must satisfy its type', () => {

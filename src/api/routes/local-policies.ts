@@ -53,7 +53,7 @@ function analysisRoute(ctx: AppContext): RouteDef {
   let last: { doc: ConfigDoc; answer: Static<typeof LocalAnalysis> } | null = null;
   return {
     method: 'GET', pattern: '/api/analysis/local-policies', body: 'none', permission: 'read',
-    doc: { tag: 'eval', summary: 'Local policies that can never match: shadowed (by a rule of the other action) or redundant', query: configQueryDoc, response: LocalAnalysis },
+    doc: { tag: 'eval', summary: 'Local policies that can never match: shadowed (by a rule of the other action) or redundant', query: configQueryDoc, response: LocalAnalysis, errors: [409] },
     handler: async (req) => {
       const { doc, running } = await readSource(ctx, req);
       // a running version never changes: its answer is kept; a candidate is asked afresh

@@ -8,7 +8,8 @@ import { FwError } from '../../errors';
 import { linkExists } from '../refs';
 import { orderedRuleOps } from '../moves';
 import { checkRuleDescription, mergedMeta, ruleMetaFields } from '../rule-meta';
-import { anyRef, checkEnum, checkIp, checkRange, checkRef, shapeChecker } from '../validate';
+import { checkPool, isPool } from '../nat-pool';
+import { anyRef, checkEnum, checkRange, checkRef, shapeChecker } from '../validate';
 
 export const NAT_TYPES: readonly NatType[] = ['snat', 'dnat-ip', 'dnat-port'];
 
@@ -45,6 +46,10 @@ function checkType(r: NatRule): void {
   if (r.type !== 'snat' && r.translatedIp === '') {
     throw new FwError('ERR_NET_1004', `field "translated-ip": required for a ${r.type} rule`);
   }
+  // a pool is a source NAT's: a destination NAT sends a connection to one host
+  if (r.type !== 'snat' && isPool(r.translatedIp)) {
+    throw new FwError('ERR_NET_1001', `field "translated-ip": "${r.translatedIp}" is a pool; a ${r.type} rule translates to one address`);
+  }
   if (r.type === 'dnat-port' && r.translatedPort === '') {
     throw new FwError('ERR_NET_1004', 'field "translated-port": required for a dnat-port rule');
   }
@@ -66,7 +71,7 @@ function merge(doc: ConfigDoc, old: NatRule, b: Body): NatRule {
     srcAddr: b['src-addr'] === undefined ? old.srcAddr : anyRef('src-addr', b['src-addr'], addr, 'address'),
     dstAddr: b['dst-addr'] === undefined ? old.dstAddr : anyRef('dst-addr', b['dst-addr'], addr, 'address'),
     service: b.service === undefined ? old.service : anyRef('service', b.service, (n) => doc.services.has(n) || doc.serviceGroups.has(n), 'service'),
-    translatedIp: b['translated-ip'] === undefined ? old.translatedIp : b['translated-ip'] === '' ? '' : checkIp('translated-ip', b['translated-ip']),
+    translatedIp: b['translated-ip'] === undefined ? old.translatedIp : b['translated-ip'] === '' ? '' : checkPool('translated-ip', b['translated-ip']),
     translatedPort: b['translated-port'] === undefined ? old.translatedPort : checkPortString('translated-port', b['translated-port']),
     outInterface:
       b['out-interface'] === undefined ? old.outInterface : checkRef('out-interface', b['out-interface'], (n) => linkExists(doc, n), 'interface'),
