@@ -50,7 +50,10 @@ describe('services', () => {
     expectFail(doc, mk('80'), 'ERR_NET_1004');
     expectFail(doc, mk([80], 'icmp'), 'ERR_NET_1006', /protocol/);
     expectFail(doc, mk([80], 'TCP'), 'ERR_NET_1006');
-    expectFail(doc, mk([80], 6), 'ERR_NET_1004');
+    // a protocol number may be a JSON integer (issue 41 reversed the refusal): a fraction or one out of range may not
+    expectFail(doc, mk([80], 6.5), 'ERR_NET_1004');
+    expectFail(doc, mk([80], 256), 'ERR_NET_1006');
+    expectFail(doc, mk([80], true), 'ERR_NET_1004');
     expectFail(doc, () => serviceOps.create!(doc, { name: 's', protocol: 'tcp' }), 'ERR_NET_1004', /missing field "ports"/);
     expectFail(doc, () => serviceOps.create!(doc, { name: 's', protocol: 'tcp', ports: [1], x: 1 }), 'ERR_NET_1004', /unknown field "x"/);
     expectFail(doc, () => serviceOps.create!(doc, { name: '__proto__', protocol: 'tcp', ports: [1] }), 'ERR_NET_1004', /name/);
