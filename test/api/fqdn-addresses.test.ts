@@ -117,6 +117,12 @@ test('the analysis claims nothing that depends on the resolution', async () => {
   expect(ids(a.redundant)).not.toContain(4);
 });
 
+test('the OpenAPI document describes fqdn in the address body and read model', async () => {
+  const text = JSON.stringify((await ok(c.get('/api/openapi.json'))).body);
+  expect(text).toContain('a DNS name resolved at run time (A and AAAA); exactly one of ips and fqdn');
+  expect(text).toContain('FQDN address: the prefixes in use (the last good answer)');
+});
+
 test('export carries the name', async () => {
   const exported = (await ok(c.get('/api/config/export'))).body;
   expect(exported.addresses).toContainEqual({ name: 'saas', fqdn: NAME });
