@@ -16,6 +16,10 @@ export interface Settings {
   host: string;
   port: number;
   dataDir: string;
+  /** FQDN addresses (issue 40): resolvers (host or host:port; empty: the system's) and the refresh bounds, seconds */
+  dnsServers: string[];
+  fqdnRefreshMinSec: number;
+  fqdnRefreshMaxSec: number;
   interfaces: string[];
   adminUser: string;
   adminPassword: string | undefined;
@@ -284,6 +288,9 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     host: env.FW_HOST || '127.0.0.1',
     port: int(env, 'FW_PORT', 8080, 0, 65535),
     dataDir: path.resolve(env.FW_DATA_DIR || './data'),
+    dnsServers: (env.FW_DNS_SERVERS ?? '').split(',').map((x) => x.trim()).filter(Boolean),
+    fqdnRefreshMinSec: int(env, 'FW_FQDN_REFRESH_MIN', 30, 1, 86400),
+    fqdnRefreshMaxSec: int(env, 'FW_FQDN_REFRESH_MAX', 3600, 1, 7 * 86400),
     interfaces: interfaces.length ? interfaces : hostInterfaces(),
     adminUser: adminUser(env.FW_ADMIN_USER),
     adminPassword: adminPassword(env.FW_ADMIN_PASSWORD),

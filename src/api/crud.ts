@@ -30,6 +30,12 @@ export interface CrudSpec {
   listVariant?(query: URLSearchParams): string;
   /** False for variants too many to cache (free-text filters): answered afresh each time. */
   cachedVariant?(variant: string): boolean;
+  /**
+   * Run-time state the read model shows (issue 40: FQDN resolutions): a tag that changes with
+   * it, or null when the version has none. With a tag the answer is not cached per version and
+   * its ETag carries the tag.
+   */
+  runtimeTag?(doc: ConfigDoc): string | null;
   /** One object's read model, or undefined when it does not exist. */
   one(doc: ConfigDoc, key: string): unknown;
   /** Checks the path key before lookup (ids: 400 ERR_NET_1002). */
@@ -73,6 +79,12 @@ export function namedReads<T>(
 }
 
 type Running = ReturnType<AppContext['config']['current']>;
+
+/** The version's ETag with the run-time state's tag in it, or null when the read shows none. */
+function runtimeEtag(spec: CrudSpec, running: Running): string | null {
+  const tag = spec.runtimeTag?.(running.doc);
+  return tag ? running.etag.replace(/"$/, `-${tag}"`) : null;
+}
 
 /**
  * The document a read is answered from: the running version (immutable, so its answers are
@@ -128,6 +140,8 @@ export function crudRoutes(ctx: AppContext, spec: CrudSpec): RouteDef[] {
             : { body: spec.list(doc, variant) }));
         }
         const running = ctx.config.current();
+        const runtime = runtimeEtag(spec, running);
+        if (runtime) return notModified(req, runtime) ?? { body: spec.list(running.doc, variant), headers: { ETag: runtime } };
         if (spec.cachedVariant?.(variant) === false) return notModified(req, running.etag) ?? { body: spec.list(running.doc, variant), headers: { ETag: running.etag } };
         const hit = notModified(req, running.etag);
         if (hit) return hit;
@@ -149,7 +163,8 @@ export function crudRoutes(ctx: AppContext, spec: CrudSpec): RouteDef[] {
         const model = spec.one(doc, key);
         if (model === undefined) throw new FwError('ERR_NET_1003', `${spec.noun} "${key}" not found`);
         if (!running) return { body: model };
-        return notModified(req, running.etag) ?? { body: model, headers: { ETag: running.etag } };
+        const etag = runtimeEtag(spec, running) ?? running.etag;
+        return notModified(req, etag) ?? { body: model, headers: { ETag: etag } };
       },
     },
   ];

@@ -18,6 +18,12 @@
 import type { AddressObj, ConfigDoc, GroupObj } from './types';
 import { FwError } from '../errors';
 
+/** Whether a document holds an FQDN address (issue 40). */
+export function hasFqdn(doc: ConfigDoc): boolean {
+  for (const a of doc.addresses.values()) if (a.fqdn) return true;
+  return false;
+}
+
 export const MAX_GROUP_DEPTH = 8;
 export const MAX_GROUP_MEMBERS = 1024;
 
@@ -38,7 +44,8 @@ export class GroupFlattener {
   /** An address as it is, or a group as a pseudo-address holding every network of its members (first seen order, each once). */
   address(name: string): AddressObj | undefined {
     const a = this.doc.addresses.get(name);
-    if (a) return a;
+    // an FQDN address (issue 40) as everything: what its name may resolve to (like a dynamic set)
+    if (a) return a.fqdn ? { name, ips: ['0.0.0.0/0', '::/0'] } : a;
     const g = this.doc.addressGroups.get(name);
     if (!g) return this.dynamicSet(name);
     let flat = this.addrMemo.get(name);
@@ -73,7 +80,7 @@ export class GroupFlattener {
    * what matchers look names up in. Iterating it flattens every group; lookups flatten one.
    */
   addresses(): ReadonlyMap<string, AddressObj> {
-    if (this.doc.addressGroups.size === 0 && !this.doc.dynamicSets?.size) return this.doc.addresses;
+    if (this.doc.addressGroups.size === 0 && !this.doc.dynamicSets?.size && !hasFqdn(this.doc)) return this.doc.addresses;
     return (this.flatMap ??= new LazyAddresses(this.doc, this));
   }
 
@@ -204,6 +211,7 @@ export function checkMembers(doc: ConfigDoc, kind: GroupKind, name: string, memb
     if (seen.has(m)) throw new FwError('ERR_NET_1004', `field "${field}": "${m}" appears twice`);
     seen.add(m);
     if (!bases.has(m) && !groups.has(m)) throw new FwError('ERR_NET_2003', `field "${field}": ${kind.base} or ${kind.what} "${m}" does not exist`);
+    if ((bases.get(m) as { fqdn?: string } | undefined)?.fqdn) throw new FwError('ERR_NET_1004', `field "${field}": address "${m}" is an FQDN address, which cannot be a group member (docs/dynamic-objects.md)`);
     const cycle = groups.has(m) ? pathTo(groups, m, name) : null;
     if (cycle) throw new FwError('ERR_NET_2003', `field "${field}": ${kind.what} "${m}" holds "${name}" (${[name, ...cycle].join(' -> ')}): a group cannot hold itself`);
   });

@@ -18,6 +18,8 @@ export type NatType = 'snat' | 'dnat-ip' | 'dnat-port';
 export interface AddressObj {
   name: string;
   ips: string[]; // canonical networks, host bits cleared, duplicates removed, order kept
+  /** an FQDN address (issue 40): `ips` is empty, the daemon resolves the name at run time */
+  fqdn?: string;
 }
 
 /**

@@ -100,6 +100,7 @@ class Renderer {
   addrSet(family: Family, name: string): string | null {
     const dyn = this.doc.dynamicSets?.get(name);
     if (dyn) return this.dynamicSet(family, dyn);
+    if (this.doc.addresses.get(name)?.fqdn) return this.fqdnSet(family, name);
     return this.sets.use(`addr${family}_${stableId(name)}`, ADDR_TYPE[family], () => {
       const nets = (this.addresses.get(name)?.ips ?? []).map((t) => parseCidr(t)).filter((c) => c !== null);
       return addrElements(family, union(family, nets));
@@ -124,6 +125,22 @@ class Renderer {
   }
 
   private readonly dynamicDeclared = new Set<string>();
+
+  /**
+   * An FQDN address (issue 40): a named set per family, declared empty; the daemon writes the
+   * name's current resolution into it (src/dynamic/fqdn.ts), also after a whole table is
+   * written again (the refill). Empty until the first answer: the rule matches nothing then.
+   */
+  private fqdnSet(family: Family, address: string): string {
+    // both families at once: the daemon writes both (a refill naming an undeclared set would fail)
+    for (const f of FAMILIES) {
+      const name = fqdnNftSetName(address, f);
+      if (this.dynamicDeclared.has(name)) continue;
+      this.dynamicDeclared.add(name);
+      this.sets.decls.push({ name, type: ADDR_TYPE[f], elements: [], comment: `fqdn address ${address}`, flags: 'interval' });
+    }
+    return `@${fqdnNftSetName(address, family)}`;
+  }
 
   egressSet(family: Family, link: string): string | null {
     return this.sets.use(`egress${family}_${stableId(link)}`, ADDR_TYPE[family],
@@ -391,6 +408,10 @@ function forwardPrologue(version: number, rematch: boolean): string[] {
 
 /** The whole nft script: applied with `nft -f`, checked with `nft -c -f`. */
 /** The kernel's name of a dynamic set (its family in the name, as every set of this table). */
+export function fqdnNftSetName(address: string, family: 4 | 6): string {
+  return `fqdn${family}_${stableId(address)}`;
+}
+
 export function dynamicNftSetName(set: Pick<DynamicSetObj, 'name' | 'family'>): string {
   return `dyn${set.family === 'ipv4' ? 4 : 6}_${stableId(set.name)}`;
 }

@@ -11,6 +11,8 @@ import { CompiledConfig } from '../eval/compiled';
 import type { DynamicEntry, DynamicEntryStore } from './entry-store';
 import { addLines, deleteLines, type DynamicKernel } from './kernel-sets';
 import { overlayDoc } from './overlay';
+import type { FqdnResolver } from './fqdn';
+import { hasFqdn } from '../config/groups';
 
 /** How often expired entries leave memory (the kernel expires its own elements). */
 const SWEEP_MS = 1000;
@@ -28,6 +30,8 @@ export class DynamicSets {
   private overlay: { key: string; compiled: CompiledConfig } | null = null;
   private readonly sweep: NodeJS.Timeout;
   private reloads = new Map<string, Promise<void>>();
+  /** FQDN addresses' resolutions (issue 40), overlaid on eval like a set's entries */
+  fqdn: FqdnResolver | null = null;
 
   constructor(
     readonly store: DynamicEntryStore,
@@ -119,18 +123,28 @@ export class DynamicSets {
    */
   compiledNow(): { compiled: CompiledConfig; version: number } | null {
     const { doc, version } = this.running();
-    if (!doc.dynamicSets.size) return null;
+    const fqdn = this.fqdn && this.usesFqdn(doc) ? this.fqdn : null;
+    if (!doc.dynamicSets.size && !fqdn) return null;
     const now = Date.now();
     this.expire(now);
-    const key = `${version}:${this.generation}`;
+    const key = `${version}:${this.generation}:${fqdn?.generation ?? 0}`;
     if (this.overlay?.key !== key) {
       const contents = new Map([...doc.dynamicSets.keys()].map((n) => [n, this.current(n, now).map((e) => e.ip)]));
+      if (fqdn) for (const [n, ips] of fqdn.contents()) contents.set(n, ips);
       this.overlay = { key, compiled: CompiledConfig.compile(overlayDoc(doc, contents)) };
     }
     return { compiled: this.overlay.compiled, version };
   }
 
+  private fqdnMemo: { doc: ConfigDoc; has: boolean } | null = null;
+  /** Whether the running document has an FQDN address (looked for once per version). */
+  usesFqdn(doc: ConfigDoc): boolean {
+    if (this.fqdnMemo?.doc !== doc) this.fqdnMemo = { doc, has: hasFqdn(doc) };
+    return this.fqdnMemo.has;
+  }
+
   close(): void {
+    this.fqdn?.close();
     clearInterval(this.sweep);
   }
 }

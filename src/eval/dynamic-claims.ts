@@ -6,12 +6,15 @@
 // static rules holds for any contents (a set taken as everything only widens the rules between).
 import type { Analysis } from './analysis-types';
 import type { ConfigDoc } from '../config/types';
+import { hasFqdn } from '../config/groups';
 
-/** The ids of the policies that name a dynamic set (src-addr or dst-addr). */
+/** The ids of the policies that name a dynamic set or an FQDN address (src-addr or dst-addr). */
 export function dynamicPolicyIds(doc: ConfigDoc): Set<number> {
   const out = new Set<number>();
-  if (!doc.dynamicSets?.size) return out;
-  for (const p of doc.policies) if (doc.dynamicSets.has(p.srcAddr) || doc.dynamicSets.has(p.dstAddr)) out.add(p.id);
+  // FQDN addresses (issue 40) are run-time objects too: what a name resolves to is not known
+  const moving = (n: string) => (doc.dynamicSets?.has(n) ?? false) || !!doc.addresses.get(n)?.fqdn;
+  if (!doc.dynamicSets?.size && !hasFqdn(doc)) return out;
+  for (const p of doc.policies) if (moving(p.srcAddr) || moving(p.dstAddr)) out.add(p.id);
   return out;
 }
 

@@ -17,6 +17,7 @@ import { TrafficLog } from '../connections/traffic-log';
 import { MemoryTrafficStore } from '../connections/traffic-store';
 import { RedisTrafficStore } from '../connections/traffic-redis';
 import { DynamicSets } from '../dynamic/service';
+import { FqdnResolver } from '../dynamic/fqdn';
 import { FileEntryStore, RedisEntryStore, type DynamicEntryStore } from '../dynamic/entry-store';
 import { LocalEvents, RedisEvents } from '../events/backends';
 import { type StreamLimits } from '../api/event-streams';
@@ -103,7 +104,11 @@ export async function dynamicSets(settings: Settings, redis: RedisStore | null, 
   const running = () => { const c = config.current(); return { doc: c.doc, version: c.meta.version }; };
   const dyn = new DynamicSets(store, running, dataPlane.dynamic, log);
   await dyn.loadAll();
-  config.onRunningChange(() => void dyn.loadAll());
+  // FQDN addresses (issue 40): resolved by every instance (one resolver per cluster: not done)
+  const fqdn = new FqdnResolver(running, dataPlane.dynamic, { servers: settings.dnsServers, minSec: settings.fqdnRefreshMinSec, maxSec: settings.fqdnRefreshMaxSec }, log);
+  dyn.fqdn = fqdn;
+  fqdn.sync();
+  config.onRunningChange(() => { void dyn.loadAll(); fqdn.sync(); });
   return dyn;
 }
 

@@ -14,6 +14,8 @@ export function addressRoutes(ctx: AppContext) {
       update: 'address updated in candidate',
       remove: 'address deleted from candidate',
     },
-    ...namedReads((doc) => doc.addresses, (_doc, o) => renderAddress(o), AddressModel, 'object'),
+    // FQDN addresses show their current resolution (the running version's only)
+    ...namedReads((doc) => doc.addresses, (doc, o) => renderAddress(o, doc === ctx.config.current().doc ? ctx.dynamic?.fqdn?.state(o.name) : undefined), AddressModel, 'object'),
+    runtimeTag: (doc) => (ctx.dynamic?.fqdn && ctx.dynamic.usesFqdn(doc) ? String(ctx.dynamic.fqdn.generation) : null),
   });
 }

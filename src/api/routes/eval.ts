@@ -103,6 +103,7 @@ const THREAD_MIN_BYTES = 64 * 1024;
 async function inThread(ctx: AppContext, req: Req, raw: Buffer): Promise<BatchDone | null> {
   if (ctx.batchPool === undefined || configQuery(req) === 'candidate') return null;
   if (ctx.config.current().doc.dynamicSets.size) return null; // answered inline with the sets' entries (issue 40)
+  if (ctx.dynamic?.usesFqdn(ctx.config.current().doc)) return null; // and FQDN addresses' resolutions
   const running = ctx.config.current();
   let compiled: CompiledConfig;
   try {

@@ -16,11 +16,18 @@ const Octets = Type.Array(Type.Integer({ minimum: 0, maximum: 255 }), { minItems
 export const AddressModel = Type.Object({
   name: Type.String(),
   ips: Type.Array(Type.Object({ ip: Octets, mask: Octets }, { additionalProperties: false })), // 4 ints for IPv4, 16 for IPv6
+  fqdn: Type.Optional(Type.String({ description: 'an FQDN address (issue 40): the name resolved at run time; `ips` is empty' })),
+  resolved: Type.Optional(Type.Array(Type.String(), { description: 'FQDN address: the prefixes in use (the last good answer)' })),
+  resolvedAt: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'FQDN address: ISO time of the last good answer; null: none yet' })),
+  lastError: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'FQDN address: why the last resolution failed; null when it succeeded' })),
 }, { additionalProperties: false });
 export type AddressModel = Static<typeof AddressModel>;
 
-export function renderAddress(a: AddressObj): AddressModel {
-  return {
+/** What the daemon resolved an FQDN address to (src/dynamic/fqdn.ts); absent in a candidate. */
+export interface FqdnView { resolved: string[]; resolvedAt: number; lastError: string | null }
+
+export function renderAddress(a: AddressObj, fqdn?: FqdnView): AddressModel {
+  const out: AddressModel = {
     name: a.name,
     ips: a.ips.map((text) => {
       const c = parseCidr(text);
@@ -28,6 +35,13 @@ export function renderAddress(a: AddressObj): AddressModel {
       return { ip: Array.from(c.bytes), mask: Array.from(maskBytes(c.family, c.prefix)) };
     }),
   };
+  if (a.fqdn) {
+    out.fqdn = a.fqdn;
+    out.resolved = fqdn ? [...fqdn.resolved] : [];
+    out.resolvedAt = fqdn?.resolvedAt ? new Date(fqdn.resolvedAt).toISOString() : null;
+    out.lastError = fqdn?.lastError ?? null;
+  }
+  return out;
 }
 
 export const ServiceModel = Type.Object({

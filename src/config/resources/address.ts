@@ -7,9 +7,10 @@ import { removeUnused } from '../refs';
 import { checkCidrList, checkName, checkSameKey, existing, shapeChecker } from '../validate';
 
 const Ips = Type.Array(Type.String());
+const Fqdn = Type.String({ description: 'a DNS name resolved at run time (A and AAAA); exactly one of ips and fqdn' });
 export const bodies = {
-  create: Type.Object({ name: Type.String(), ips: Ips }, { additionalProperties: false }),
-  update: Type.Object({ name: Type.Optional(Type.String()), ips: Type.Optional(Ips) }, { additionalProperties: false }),
+  create: Type.Object({ name: Type.String(), ips: Type.Optional(Ips), fqdn: Type.Optional(Fqdn) }, { additionalProperties: false }),
+  update: Type.Object({ name: Type.Optional(Type.String()), ips: Type.Optional(Ips), fqdn: Type.Optional(Fqdn) }, { additionalProperties: false }),
 };
 const createShape = shapeChecker(bodies.create);
 const updateShape = shapeChecker(bodies.update);
@@ -19,24 +20,55 @@ function checkIps(ips: string[]): string[] {
   return checkCidrList('ips', ips);
 }
 
+/** A DNS name: labels of letters, digits and hyphens (underscores too: service names), 253 characters at most, one trailing dot dropped, lower case. */
+const LABEL = /^(?!-)[a-z0-9_-]{1,63}(?<!-)$/;
+export function checkFqdn(raw: string): string {
+  const name = raw.toLowerCase().replace(/\.$/, '');
+  const labels = name.split('.');
+  if (name.length > 253 || labels.length < 2 || !labels.every((l) => LABEL.test(l))) {
+    throw new FwError('ERR_NET_1004', `field "fqdn": "${raw.slice(0, 80)}" is not a DNS name (labels of letters, digits and hyphens, at least two, 253 characters at most)`);
+  }
+  return name;
+}
+
+/** An address holds either networks or a name (issue 40): exactly one of the two. */
+function networksOrName(b: { ips?: string[]; fqdn?: string }): { ips: string[]; fqdn?: string } {
+  if (b.ips !== undefined && b.fqdn !== undefined) throw new FwError('ERR_NET_1004', 'fields "ips" and "fqdn": an address has either ips or fqdn, not both');
+  if (b.fqdn !== undefined) return { ips: [], fqdn: checkFqdn(b.fqdn) };
+  if (b.ips === undefined) throw new FwError('ERR_NET_1004', 'field "ips": required (or "fqdn" for an address resolved by name)');
+  return { ips: checkIps(b.ips) };
+}
+
+/** FQDN addresses are not group members nor named by NAT (the kernel and the analysis see groups flattened; not done yet, docs/dynamic-objects.md). */
+function refuseInGroup(doc: ConfigDoc, name: string): void {
+  for (const g of doc.addressGroups.values()) {
+    if (g.members.includes(name)) throw new FwError('ERR_NET_1004', `field "fqdn": address "${name}" is a member of address group "${g.name}", and an FQDN address cannot be a group member`);
+  }
+  for (const r of doc.nat) {
+    if (r.srcAddr === name || r.dstAddr === name) throw new FwError('ERR_NET_1004', `field "fqdn": address "${name}" is named by NAT rule ${r.id}, and NAT rules do not name FQDN addresses`);
+  }
+}
+
 export const addressOps: ResourceOps = {
   bodies,
   create(doc: ConfigDoc, body: unknown) {
     const b = createShape(body);
     const name = checkName('name', b.name);
-    const ips = checkIps(b.ips);
+    const value = networksOrName(b);
     if (doc.addresses.has(name)) throw new FwError('ERR_NET_2006', `address "${name}" already exists`);
     if (doc.addressGroups.has(name)) throw new FwError('ERR_NET_2006', `address group "${name}" already exists (a name is either an address or an address group)`);
     if (doc.dynamicSets.has(name)) throw new FwError('ERR_NET_2006', `dynamic set "${name}" already exists (a name is either an address or a dynamic set)`);
-    doc.addresses.set(name, { name, ips });
+    doc.addresses.set(name, { name, ...value });
     return {};
   },
   update(doc: ConfigDoc, key: string, body: unknown) {
     const b = updateShape(body);
     checkSameKey('name', b.name, key);
     const old = existing(doc.addresses, 'address', key);
-    const ips = b.ips === undefined ? old.ips : checkIps(b.ips);
-    doc.addresses.set(key, { name: key, ips });
+    // a PUT with ips or fqdn makes the address that kind; with neither it stays as it is
+    const value = b.ips === undefined && b.fqdn === undefined ? { ips: old.ips, ...(old.fqdn ? { fqdn: old.fqdn } : {}) } : networksOrName(b);
+    if (value.fqdn) refuseInGroup(doc, key);
+    doc.addresses.set(key, { name: key, ...value });
     return {};
   },
   remove(doc: ConfigDoc, key: string) {

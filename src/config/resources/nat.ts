@@ -61,7 +61,8 @@ function checkType(r: NatRule): void {
 /** The rule that results from `b` over `old` (a create starts from DEFAULTS). */
 function merge(doc: ConfigDoc, old: NatRule, b: Body): NatRule {
   const zone = (n: string) => doc.zones.has(n);
-  const addr = (n: string) => doc.addresses.has(n) || doc.addressGroups.has(n);
+  // an FQDN address (issue 40) is not named by NAT, like a dynamic set (docs/dynamic-objects.md)
+  const addr = (n: string) => (doc.addresses.has(n) && !doc.addresses.get(n)!.fqdn) || doc.addressGroups.has(n);
   const r: NatRule = {
     id: old.id,
     description: b.description === undefined ? old.description : checkRuleDescription(b.description),
