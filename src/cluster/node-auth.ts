@@ -28,8 +28,12 @@ import type { Authenticator } from '../api/server-options';
 export const FORWARD_WINDOW_MS = 30_000;
 /** The Authorization scheme of a request between nodes. */
 export const NODE_SCHEME = 'FwNode ';
-/** The routes a node credential is good for: those that send a request on (bodiless). */
-const FORWARDED_ROUTES = new Set(['GET /api/sessions', 'DELETE /api/sessions', 'GET /api/config/impact']);
+/**
+ * The routes a node credential is good for: those that send a request on. Nothing sent on has
+ * a body (the credential covers the method, path and query only): a failover's action travels
+ * in its query (src/api/routes/ha.ts).
+ */
+const FORWARDED_ROUTES = new Set(['GET /api/sessions', 'DELETE /api/sessions', 'GET /api/config/impact', 'GET /api/ha/status', 'POST /api/ha/failover']);
 
 /** What a registration's MAC covers: the node's identity, not its heartbeat. */
 export interface RegistrationIdentity {

@@ -138,7 +138,9 @@ test('POST /api/ha/failover steps the master down (audited), the flows go on; re
   const audit = await ok(a.client!.get('/api/audit?limit=100'));
   expect(JSON.stringify(audit.body)).toMatch(/ha\.failover[^}]*step-down on node fw-a/);
   await synced(a);
-  const resumed = await fwctl(['ha', 'resume'], { FWCTL_URL: a.child!.url, FWCTL_TOKEN: a.client!.token });
+  // through the other node (?node=): a forwarded failover carries its action in the query, which
+  // the node credential covers (it covers no body; before, the credential was refused here)
+  const resumed = await fwctl(['ha', 'resume', '--node', 'fw-a'], { FWCTL_URL: b.child!.url, FWCTL_TOKEN: b.client!.token });
   expect({ code: resumed.code, out: resumed.stdout }).toEqual({ code: 0, out: 'node resumed (fw-a)\n' });
   await lab.waitState(a, 'master', 60_000);
   await sleep(3000);

@@ -33,7 +33,11 @@ function configuredStatus(ctx: AppContext): HaStatus {
   };
 }
 
-function failoverAction(body: unknown): 'step-down' | 'resume' {
+/** The action of a failover: its body's, or its query's (`?action=`: how a forwarded one carries it, a node credential covering no body). */
+function failoverAction(body: unknown, query: URLSearchParams): 'step-down' | 'resume' {
+  const inQuery = query.get('action');
+  if (inQuery !== null && body !== undefined && body !== null) throw new FwError('ERR_NET_1004', 'give the action in the body or in ?action=, not both');
+  if (inQuery !== null) body = { action: inQuery };
   if (body === undefined || body === null) return 'step-down';
   if (!isPlainObject(body)) throw new FwError('ERR_NET_1004', 'the request body must be a JSON object');
   for (const k of Object.keys(body)) if (k !== 'action') throw new FwError('ERR_NET_1004', `unknown field "${k}"`);
@@ -71,11 +75,14 @@ export function haRoutes(ctx: AppContext): RouteDef[] {
     },
     {
       method: 'POST', pattern: '/api/ha/failover', permission: 'configure',
-      doc: { tag: 'ha', summary: 'This node steps down from the master role for maintenance (or resumes); audited', body: FailoverBody, bodyOptional: true, response: MessageReply, query: { node: NODE_QUERY }, errors: [404, 409, 503] },
+      doc: { tag: 'ha', summary: 'This node steps down from the master role for maintenance (or resumes); audited', body: FailoverBody, bodyOptional: true, response: MessageReply, query: { node: NODE_QUERY, action: { schema: Type.Union([Type.Literal('step-down'), Type.Literal('resume')]), description: 'step-down or resume, instead of the body (how a request sent on to another node carries it)' } }, errors: [404, 409, 503] },
       handler: async (req) => {
-        const forwarded = await local(req);
+        const action = failoverAction(req.body, req.query);
+        // sent on to another node with its action in the query (the node credential covers no body)
+        const query = new URLSearchParams(req.query);
+        query.set('action', action);
+        const forwarded = await local({ ...req, query, body: undefined });
         if (forwarded) return forwarded;
-        const action = failoverAction(req.body);
         const ha = ctx.dataPlane.ha;
         if (!ha || !(await ha.status()).enabled) throw new FwError('ERR_SYS_3005', `node ${ctx.nodes.id} runs no HA pair (an enabled ha naming it, FW_DATAPLANE=linux)`);
         await ha.setMaintenance(action === 'step-down');
