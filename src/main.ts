@@ -41,8 +41,12 @@ function linkService(daemon: Daemon, settings: Settings, link: ServiceLink): voi
     log: ctx.log,
     readiness: () => ctx.readiness.report(),
     describe: () => {
-      const what = ctx.dataPlane.mode === 'none' ? 'serving' : `enforcing on ${ctx.dataPlane.status().netns ?? 'this host'}`;
-      return `ready: ${what} version ${ctx.config.current().meta.version}, API on ${listenUrl(settings, daemon.port)}`;
+      const running = ctx.config.current().meta.version;
+      if (ctx.dataPlane.mode === 'none') return `ready: serving version ${running}, API on ${listenUrl(settings, daemon.port)}`;
+      // the version the kernel holds: a commit applies its version a moment before it is
+      // running, and readiness may be reported in that moment (the running one is not enforced)
+      const { netns, applied_version: applied } = ctx.dataPlane.status();
+      return `ready: enforcing on ${netns ?? 'this host'} version ${applied ?? running}, API on ${listenUrl(settings, daemon.port)}`;
     },
   };
   const reloader = settings.envFile ? new SettingsReloader(settings.envFile, { log: ctx.log, syslog: ctx.syslog, settings }) : null;
