@@ -11,9 +11,9 @@ import type { ResourceOps } from '../resource';
 import { FwError } from '../../errors';
 import { isPlainObject } from '../json';
 import { orderedRuleOps } from '../moves';
-import { anyRef, checkEnum, shapeChecker } from '../validate';
-import { mergedMeta, ruleDescriptionField, ruleMetaFields } from '../rule-meta';
-import { ACTIONS, checkServices } from './policy';
+import { shapeChecker } from '../validate';
+import { ruleDescriptionField, ruleMetaFields } from '../rule-meta';
+import { mergePolicy } from './policy';
 
 const fields = {
   'src-zone': Type.Optional(Type.String()),
@@ -41,19 +41,7 @@ function noDstZone(body: unknown): void {
 type Body = ReturnType<typeof updateShape>;
 
 function merge(doc: ConfigDoc, old: PolicyObj, b: Body): PolicyObj {
-  const zone = (n: string) => doc.zones.has(n);
-  const addr = (n: string) => doc.addresses.has(n) || doc.addressGroups.has(n);
-  return {
-    id: old.id,
-    action: b.action === undefined ? old.action : checkEnum('action', b.action, ACTIONS, 'ERR_SEC_1002'),
-    srcZone: b['src-zone'] === undefined ? old.srcZone : anyRef('src-zone', b['src-zone'], zone, 'zone'),
-    dstZone: '',
-    srcAddr: b['src-addr'] === undefined ? old.srcAddr : anyRef('src-addr', b['src-addr'], addr, 'address'),
-    dstAddr: b['dst-addr'] === undefined ? old.dstAddr : anyRef('dst-addr', b['dst-addr'], addr, 'address'),
-    services: b.services === undefined ? old.services : checkServices(doc, b.services),
-    log: b.log ?? old.log,
-    ...mergedMeta(old, b, true),
-  };
+  return mergePolicy(doc, old, b, (n) => doc.addresses.has(n) || doc.addressGroups.has(n), false);
 }
 
 const DEFAULTS: PolicyObj = { id: 0, action: 'deny', srcZone: '', dstZone: '', srcAddr: '', dstAddr: '', services: [], log: false };

@@ -52,21 +52,28 @@ export function checkServices(doc: ConfigDoc, values: string[]): string[] {
 type Body = ReturnType<typeof updateShape>;
 
 /** The policy that results from `b` over `old` (all fields of `old` for a create's defaults). */
-function merge(doc: ConfigDoc, old: PolicyObj, b: Body): PolicyObj {
+/**
+ * A policy's fields after `b` is applied to `old`: the security policies' and the local
+ * policies' (issue 41), which have no destination zone and their own idea of an address.
+ */
+export function mergePolicy(doc: ConfigDoc, old: PolicyObj, b: Body, addr: (name: string) => boolean, hasDstZone: boolean): PolicyObj {
   const zone = (n: string) => doc.zones.has(n);
-  // a dynamic set (issue 40) goes where an address does
-  const addr = (n: string) => doc.addresses.has(n) || doc.addressGroups.has(n) || doc.dynamicSets.has(n);
   return {
     id: old.id,
     action: b.action === undefined ? old.action : checkEnum('action', b.action, ACTIONS, 'ERR_SEC_1002'),
     srcZone: b['src-zone'] === undefined ? old.srcZone : anyRef('src-zone', b['src-zone'], zone, 'zone'),
-    dstZone: b['dst-zone'] === undefined ? old.dstZone : anyRef('dst-zone', b['dst-zone'], zone, 'zone'),
+    dstZone: !hasDstZone ? '' : b['dst-zone'] === undefined ? old.dstZone : anyRef('dst-zone', b['dst-zone'], zone, 'zone'),
     srcAddr: b['src-addr'] === undefined ? old.srcAddr : anyRef('src-addr', b['src-addr'], addr, 'address'),
     dstAddr: b['dst-addr'] === undefined ? old.dstAddr : anyRef('dst-addr', b['dst-addr'], addr, 'address'),
     services: b.services === undefined ? old.services : checkServices(doc, b.services),
     log: b.log ?? old.log,
     ...mergedMeta(old, b, true),
   };
+}
+
+function merge(doc: ConfigDoc, old: PolicyObj, b: Body): PolicyObj {
+  // a dynamic set (issue 40) goes where an address does
+  return mergePolicy(doc, old, b, (n) => doc.addresses.has(n) || doc.addressGroups.has(n) || doc.dynamicSets.has(n), true);
 }
 
 const DEFAULTS: PolicyObj = { id: 0, action: 'deny', srcZone: '', dstZone: '', srcAddr: '', dstAddr: '', services: [], log: false };
