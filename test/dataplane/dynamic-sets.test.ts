@@ -56,7 +56,9 @@ test('a POSTed entry blocks new and established flows at once, and its ttl lets 
   conn.client.send('before');
   expect(await conn.server.receives('before')).toBe(true);
 
-  const ttl = 6;
+  // long enough that the checks below (each bounded by seconds on a loaded machine) all fall
+  // inside it: a CI run at high load spent more than 6 s before the eval and found the entry gone
+  const ttl = 20;
   const r = await fetch(`${ld!.td.url}/api/dynamic-sets/banned/entries`, {
     method: 'POST', headers: { Authorization: `Bearer ${feeder.body.token}`, 'Content-Type': 'application/json' },
     body: JSON.stringify({ ips: [p1.address], ttl }),
@@ -69,7 +71,8 @@ test('a POSTed entry blocks new and established flows at once, and its ttl lets 
   // the established connection was cut: its next segment does not arrive
   conn.client.send('after');
   expect(await conn.server.receives('after', 2000)).toBe(false);
-  // eval agrees and names the entry
+  // eval agrees and names the entry (still within the ttl, or the check would prove nothing)
+  expect(Date.now() - posted).toBeLessThan(ttl * 1000 - 2000);
   const answer = (await ok(c.post('/api/eval', { 'src-ip': p1.address, 'dst-ip': p2.address, protocol: 'icmp', 'icmp-type': 8, 'in-interface': p1.link }))).body;
   expect(answer).toMatchObject({ action: 'deny', policy: { id: 1 }, dynamic: [{ set: 'banned', entry: `${p1.address}/32` }] });
   // the other way round is not the set's business
