@@ -262,9 +262,9 @@ const policies: ResourceDef<'policies'> = {
   ],
   fields: [
     { key: 'action', label: 'Action', options: ['allow', 'deny'], required: true },
-    { key: 'src-zone', label: 'Source zones', kind: 'zones', ref: 'zones', hint: ZONES_HINT },
+    { key: 'src-zone', label: 'Source zone', kind: 'zones', ref: 'zones', hint: ZONES_HINT },
     { key: 'src-addr', label: 'Source address', ref: 'addresses', hint: 'empty: any' },
-    { key: 'dst-zone', label: 'Destination zones', kind: 'zones', ref: 'zones', hint: ZONES_HINT },
+    { key: 'dst-zone', label: 'Destination zone', kind: 'zones', ref: 'zones', hint: ZONES_HINT },
     { key: 'dst-addr', label: 'Destination address', ref: 'addresses', hint: 'empty: any' },
     { key: 'services', label: 'Services', kind: 'list', ref: 'services', hint: 'names separated by commas; empty: any' },
     { key: 'log', label: 'Log', kind: 'bool' },
@@ -299,7 +299,7 @@ const localPolicies: ResourceDef<'local-policies'> = {
   ],
   fields: [
     { key: 'action', label: 'Action', options: ['allow', 'deny'], required: true },
-    { key: 'src-zone', label: 'Source zones', kind: 'zones', ref: 'zones', hint: ZONES_HINT },
+    { key: 'src-zone', label: 'Source zone', kind: 'zones', ref: 'zones', hint: ZONES_HINT },
     { key: 'src-addr', label: 'Source address', ref: 'addresses', hint: 'empty: any' },
     { key: 'dst-addr', label: 'Firewall address', ref: 'addresses', hint: 'empty: every address of the firewall' },
     { key: 'services', label: 'Services', kind: 'list', ref: 'services', hint: 'names separated by commas; empty: any' },
@@ -330,8 +330,8 @@ const nat: ResourceDef<'nat'> = {
   ],
   fields: [
     { key: 'type', label: 'Type', options: ['snat', 'dnat-ip', 'dnat-port'], required: true },
-    { key: 'src-zone', label: 'Source zones', kind: 'zones', ref: 'zones', hint: ZONES_HINT },
-    { key: 'dst-zone', label: 'Destination zones', kind: 'zones', ref: 'zones', hint: ZONES_HINT },
+    { key: 'src-zone', label: 'Source zone', kind: 'zones', ref: 'zones', hint: ZONES_HINT },
+    { key: 'dst-zone', label: 'Destination zone', kind: 'zones', ref: 'zones', hint: ZONES_HINT },
     { key: 'src-addr', label: 'Source address', ref: 'addresses' },
     { key: 'dst-addr', label: 'Destination address', ref: 'addresses' },
     { key: 'service', label: 'Service', ref: 'services' },
