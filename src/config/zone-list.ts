@@ -8,7 +8,9 @@ import type { ZoneRef } from './types';
 import { checkRef, checkUnique } from './validate';
 
 /** The payload's spelling: a name, "any", "", or an array of names. */
-export const ZoneRefField = Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())]));
+export const ZoneRefField = Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())], {
+  description: 'a zone\'s name, "any" or "" (any zone), or an array of zone names (issue 41: the rule matches a packet of any of them; a list of one is that zone; docs/api.md, "Several zones per rule")',
+}));
 
 /** The zones a field names; [] for any. */
 export function zoneNames(z: ZoneRef): readonly string[] {

@@ -4,12 +4,17 @@
 // refusals with the contract's codes (unknown zone in a list, empty list, a zone twice, "any"
 // in a list) that change nothing, references that block a zone's delete, POST /api/eval and
 // the batch for packets from each zone (equal to the reference evaluator), and the analysis
-// over lists (a rule over {lan, dmz} covers one over lan; one over {lan, guest} is not covered).
-import { expectError, expectMessage, ok, useDaemon } from '../helpers/daemon';
+// over lists (a rule over {lan, dmz} covers one over lan; one over {lan, guest} is not covered);
+// fwctl's export, plan and apply of a document with a list.
+import fs from 'node:fs';
+import path from 'node:path';
+import { ADMIN, ADMIN_PASSWORD, expectError, expectMessage, ok, tempDir, useDaemon } from '../helpers/daemon';
 import { expectEvalCases } from '../helpers/eval-checks';
+import { fwctl } from '../helpers/fwctl';
 import { lanWan } from '../helpers/lan-wan';
 
-const c = useDaemon().client;
+const d = useDaemon();
+const c = d.client;
 const pkt = (src: string, dst: string, port = 80) => ({ 'src-ip': src, 'dst-ip': dst, protocol: 'tcp', 'dst-port': port });
 const names = (z: unknown) => (Array.isArray(z) ? z.map((x: { name: string }) => x.name) : z === null ? null : (z as { name: string }).name);
 
@@ -148,4 +153,24 @@ test('export writes lists as lists and one zone as its name; a load of it change
   const e = expectError(await c.put('/api/config/candidate', bad), 400, 'ERR_NET_2003');
   expect(e.body.details).toMatch(/policies\[0\]/);
   await ok(c.post('/api/config/discard'));
+});
+
+test('fwctl: export (JSON and YAML) round-trips a list, plan shows a changed list field by field, apply commits it', async () => {
+  const home = tempDir('fwctl-zones-');
+  const env = { XDG_CONFIG_HOME: path.join(home, 'cfg'), HOME: home };
+  expect((await fwctl(['login', d.url, '--user', ADMIN], { ...env, FWCTL_PASSWORD: ADMIN_PASSWORD })).code).toBe(0);
+  const yaml = await fwctl(['export', '--format', 'yaml'], env);
+  expect(yaml.code).toBe(0);
+  fs.writeFileSync(path.join(home, 'running.yaml'), yaml.stdout);
+  expect((await fwctl(['plan', '-f', path.join(home, 'running.yaml')], env)).code).toBe(0);
+  const doc = JSON.parse((await fwctl(['export'], env)).stdout);
+  expect(doc.policies[0]['src-zone']).toEqual(['lan', 'dmz']);
+  doc.policies[0]['src-zone'] = ['dmz', 'guest'];
+  fs.writeFileSync(path.join(home, 'changed.json'), JSON.stringify(doc));
+  const plan = await fwctl(['plan', '-f', path.join(home, 'changed.json')], env);
+  expect(plan.code).toBe(2);
+  expect(plan.stdout).toMatch(/^ +src-zone: \["lan","dmz"\] -> \["dmz","guest"\]$/m);
+  const apply = await fwctl(['apply', '-f', path.join(home, 'changed.json'), '--yes'], env);
+  expect(apply.code).toBe(0);
+  expect(names((await ok(c.get('/api/policies/1'))).body.srcZone)).toEqual(['dmz', 'guest']);
 });
