@@ -4,11 +4,11 @@
 import { formatCidr, formatIp, parseCidr, parseIp, type Cidr, type Family } from '../config/net';
 import { linkCidrs } from '../config/link-addresses';
 import { poolFirst } from '../config/nat-pool';
-import type { ConfigDoc, PolicyObj } from '../config/types';
+import type { ConfigDoc, PolicyObj, ZoneRef } from '../config/types';
 import { buildClassifier, CLASSIFIER_KEYS, DEFAULT_BUILD_PARAMS, type BuildParams, type ClassifierData } from './classifier';
 import { packArrays, type CompiledImage, type IfaceMeta, type NatMeta, type RouteMeta } from './image';
 import { buildLpm, type LpmData, type LpmEntry } from './lpm';
-import { ANY_ZONE, buildFamilyTable, familyBit, NEVER, updateFamilyTable, type RuleSpec, type ServiceSplits } from './rules';
+import { ANY_ZONE, buildFamilyTable, familyBit, NEVER, SOME_ZONES, updateFamilyTable, type RuleSpec, type ServiceSplits } from './rules';
 import { bytesToBig, serviceSetsOf, sportPiecesOf, SVC_ANY } from './sets';
 import { BuildMemo } from './build-memo';
 import { broadcastWords } from './cast';
@@ -47,8 +47,24 @@ export function zoneIndexOf(doc: ConfigDoc): Map<string, number> {
   return new Map([...doc.zones.keys()].sort().map((z, i) => [z, i + 1]));
 }
 
-function zoneFieldOf(zoneIdx: Map<string, number>) {
-  return (name: string) => (name === '' || name === 'any' ? ANY_ZONE : zoneIdx.get(name) ?? NEVER);
+/** A rule's zone fields as RuleSpec holds them (field: sz/dz; list: szs/dzs). Several zones
+ * (issue 41) are SOME_ZONES and their indices ascending; a list whose zones are all gone is
+ * NEVER, with one left it is that zone. A rule of one zone gets its index and a null list:
+ * its spec and its cost are as before. */
+function zoneFieldsOf(zoneIdx: Map<string, number>) {
+  const one = (name: string) => (name === '' || name === 'any' ? ANY_ZONE : zoneIdx.get(name) ?? NEVER);
+  const indices = (z: readonly string[]) => z.map((n) => zoneIdx.get(n) ?? NEVER).filter((i) => i !== NEVER).sort((a, b) => a - b);
+  const field = (z: ZoneRef): number => {
+    if (typeof z === 'string') return one(z);
+    const idx = indices(z);
+    return idx.length === 0 ? NEVER : idx.length === 1 ? idx[0] : SOME_ZONES;
+  };
+  const list = (z: ZoneRef): number[] | null => {
+    if (typeof z === 'string') return null;
+    const idx = indices(z);
+    return idx.length > 1 ? idx : null;
+  };
+  return { field, list };
 }
 
 /** The policy table as RuleSpecs (zones numbered 1..Z in name order). With a BuildMemo, a
@@ -56,7 +72,7 @@ function zoneFieldOf(zoneIdx: Map<string, number>) {
  * keeps that build's spec object (build-memo.ts), and this build's specs are recorded. */
 export function policySpecs(doc: ConfigDoc, memo?: BuildMemo): RuleSpec[] {
   const zoneIdx = zoneIndexOf(doc);
-  const zoneField = zoneFieldOf(zoneIdx);
+  const zone = zoneFieldsOf(zoneIdx);
   const sets = new SpecSets(doc, memo);
   const prev = previousOf(memo, zoneIdx);
   const make = (p: PolicyObj): RuleSpec => {
@@ -64,8 +80,10 @@ export function policySpecs(doc: ConfigDoc, memo?: BuildMemo): RuleSpec[] {
     if (memo) memo.stats.specsMade++;
     return {
       sport,
-      sz: zoneField(p.srcZone),
-      dz: zoneField(p.dstZone),
+      sz: zone.field(p.srcZone),
+      dz: zone.field(p.dstZone),
+      szs: zone.list(p.srcZone),
+      dzs: zone.list(p.dstZone),
       src: sets.addr(p.srcAddr),
       dst: sets.addr(p.dstAddr),
       svc,
@@ -124,7 +142,7 @@ function previousOf(memo: BuildMemo | undefined, zoneIdx: ReadonlyMap<string, nu
  * works as for policySpecs (a rule's spec also depends on its out-interface's existence). */
 export function natTable(doc: ConfigDoc, ifIdx: ReadonlyMap<string, number>, memo?: BuildMemo): { specs: RuleSpec[]; meta: NatMeta[] } {
   const zoneIdx = zoneIndexOf(doc);
-  const zoneField = zoneFieldOf(zoneIdx);
+  const zone = zoneFieldsOf(zoneIdx);
   const sets = new SpecSets(doc, memo);
   const prev = previousOf(memo, zoneIdx);
   const serviceSet = serviceSetsOf(doc.services);
@@ -156,8 +174,10 @@ export function natTable(doc: ConfigDoc, ifIdx: ReadonlyMap<string, number>, mem
       return was.spec;
     }
     const spec: RuleSpec = {
-      sz: zoneField(r.srcZone),
-      dz: zoneField(r.dstZone),
+      sz: zone.field(r.srcZone),
+      dz: zone.field(r.dstZone),
+      szs: zone.list(r.srcZone),
+      dzs: zone.list(r.dstZone),
       src,
       dst,
       svc: svc === '' ? SVC_ANY : serviceSet(leaves),
