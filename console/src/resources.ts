@@ -322,7 +322,7 @@ const nat: ResourceDef<'nat'> = {
     ...metaColumns,
   ],
   fields: [
-    { key: 'type', label: 'Type', options: ['snat', 'dnat-ip', 'dnat-port'], required: true },
+    { key: 'type', label: 'Type', options: ['snat', 'dnat-ip', 'dnat-port', 'static'], required: true },
     { key: 'src-zone', label: 'Source zone', ref: 'zones' },
     { key: 'dst-zone', label: 'Destination zone', ref: 'zones' },
     { key: 'src-addr', label: 'Source address', ref: 'addresses' },
