@@ -329,7 +329,7 @@ const nat: ResourceDef<'nat'> = {
     ...metaColumns,
   ],
   fields: [
-    { key: 'type', label: 'Type', options: ['snat', 'dnat-ip', 'dnat-port'], required: true },
+    { key: 'type', label: 'Type', options: ['snat', 'dnat-ip', 'dnat-port', 'static'], required: true },
     { key: 'src-zone', label: 'Source zone', kind: 'zones', ref: 'zones', hint: ZONES_HINT },
     { key: 'dst-zone', label: 'Destination zone', kind: 'zones', ref: 'zones', hint: ZONES_HINT },
     { key: 'src-addr', label: 'Source address', ref: 'addresses' },

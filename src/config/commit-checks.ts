@@ -9,6 +9,7 @@ import { haProblems, pairView } from './ha';
 import type { ConfigDoc, DhcpPool, NatRule, PortEntry, RouteObj } from './types';
 import { applyMask, cidrContainsIp, compareIp, formatCidr, formatIp, ipEquals, maskBytes, parseIp, type Cidr, type IpAddr } from './net';
 import { linkCidrs, poolSubnet, type Addressed } from './link-addresses';
+import { staticPair } from './nat-static';
 
 /** An interface or a VLAN with its parsed address (null when it has none). */
 interface Link {
@@ -200,12 +201,17 @@ function dnatPortProblem(doc: ConfigDoc, groups: GroupFlattener, service: string
   return null;
 }
 
-/** A dnat-port rule translates one port number; a masquerade needs an address on its out-interface. */
+/** A dnat-port rule translates one port number; a static rule maps one network to one of its size; a masquerade needs an address on its out-interface. */
 function checkNat(doc: ConfigDoc, groups: GroupFlattener, n: NatRule, all: Link[], out: string[]): void {
   const at = `nat ${n.id}`;
   if (n.type === 'dnat-port') {
     const problem = dnatPortProblem(doc, groups, n.service);
     if (problem !== null) out.push(`${at}: ${problem}`);
+  }
+  // a static rule's inside network is its address object's, which may have changed since
+  if (n.type === 'static') {
+    const pair = staticPair(doc, n, groups);
+    if (typeof pair === 'string') out.push(`${at}: ${pair}`);
   }
   if (n.type === 'snat' && n.translatedIp === '' && n.outInterface !== '') {
     const link = findLink(all, n.outInterface);

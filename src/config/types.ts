@@ -13,7 +13,7 @@ export type LinkState = 'up' | 'down';
 export type Management = 'ping' | 'ssh' | 'https' | 'http';
 export type ZoneType = 'l2' | 'l3';
 export type PolicyAction = 'allow' | 'deny';
-export type NatType = 'snat' | 'dnat-ip' | 'dnat-port';
+export type NatType = 'snat' | 'dnat-ip' | 'dnat-port' | 'static';
 
 export interface AddressObj {
   name: string;

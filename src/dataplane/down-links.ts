@@ -5,7 +5,8 @@
 // without a word. The routing is eval.md's, through the data plane's topology: what is
 // reachable now is compared with what would be if every link were up.
 import { GroupFlattener } from '../config/groups';
-import { parseCidr, parseIp, type Family, type IpAddr } from '../config/net';
+import { formatCidr, parseCidr, parseIp, type Family, type IpAddr } from '../config/net';
+import { staticPair } from '../config/nat-static';
 import type { ConfigDoc } from '../config/types';
 import { Topology, type Link } from './topology';
 import { bytesToBig, type Seg } from './ranges';
@@ -53,9 +54,12 @@ export function downLinkWarnings(doc: ConfigDoc): string[] {
     return would === null ? null : now.link(would)!;
   };
   for (const n of [...doc.nat].sort((a, b) => a.id - b.id)) {
-    const target = n.type !== 'snat' && n.translatedIp !== '' ? parseIp(n.translatedIp) : null;
+    // a static rule's inbound target is its inside network (issue 41)
+    const pair = n.type === 'static' ? staticPair(doc, n) : null;
+    const inside = pair !== null && typeof pair !== 'string' ? pair.inside : null;
+    const target = inside ? { family: inside.family, bytes: inside.bytes } : n.type !== 'snat' && n.type !== 'static' && n.translatedIp !== '' ? parseIp(n.translatedIp) : null;
     const link = target && onlyThroughDown(target);
-    if (link) out.push(`nat ${n.id}: target ${n.translatedIp} is reachable only through ${describe(link)}, which is down`);
+    if (link) out.push(`nat ${n.id}: target ${inside ? formatCidr(inside) : n.translatedIp} is reachable only through ${describe(link)}, which is down`);
   }
   const groups = new GroupFlattener(doc);
   // each destination looked at once, whatever the number of policies naming it (a group of

@@ -24,7 +24,8 @@
 import { haInputRules } from './ha-render';
 import { GroupFlattener } from '../config/groups';
 import type { Family } from '../config/net';
-import { parseCidr } from '../config/net';
+import { parseCidr, type Cidr } from '../config/net';
+import { nftNet, staticPair, type StaticPair } from '../config/nat-static';
 import { parsePool, poolNft } from '../config/nat-pool';
 import type { AddressObj, ConfigDoc, DynamicSetObj, NatRule, PolicyObj, ZoneRef } from '../config/types';
 import { CUT_MARK, GENERATION_MASK, generationMark, hex, policyMark } from './marks';
@@ -297,9 +298,41 @@ function natMatches(r: Renderer, n: NatRule): Array<{ family: Family; match: str
   return out;
 }
 
+/**
+ * A static rule's two matches (issue 41, nat-static.ts), on the packet before any translation:
+ * outbound (the rule's zones, from the inside network to its dst-addr) and inbound (from its
+ * dst-zone and dst-addr to the outside network); none when it cannot map or is disabled.
+ */
+function staticMatches(r: Renderer, n: NatRule): { pair: StaticPair; family: Family; out: string; in: string } | null {
+  const pair = n.disabled ? null : staticPair(r.doc, n, r.groups);
+  if (pair === null || typeof pair === 'string') return null;
+  const family = pair.inside.family;
+  const outbound = addressMatches(r, family, { srcZone: n.srcZone, dstZone: n.dstZone, srcAddr: '', dstAddr: n.dstAddr }, NAT_EXPRS);
+  const inbound = addressMatches(r, family, { srcZone: n.dstZone, dstZone: '', srcAddr: n.dstAddr, dstAddr: '' }, NAT_EXPRS);
+  if (outbound === null && inbound === null) return null;
+  const ip = IP[family];
+  const rule = (parts: string[] | null, last: string) => (parts === null ? '' : [`meta nfproto ipv${family}`, ...parts, last].join(' '));
+  return { pair, family, out: rule(outbound, `${ip} saddr ${nftNet(pair.inside)}`), in: rule(inbound, `${ip} daddr ${nftNet(pair.outside)}`) };
+}
+
+/** The translation from network `from` to `to` of the address `expr`: one host, or the prefix mapped host by host. */
+function staticTo(family: Family, from: Cidr, to: Cidr, expr: string): string {
+  const ip = IP[family];
+  return to.prefix === (family === 4 ? 32 : 128) ? `${ip} to ${nftNet(to)}` : `${ip} prefix to ${ip} ${expr} map { ${nftNet(from)} : ${nftNet(to)} }`;
+}
+
 function natPre(r: Renderer, log: TrafficLogRules, logging: boolean): string[] {
   const out: string[] = [];
   for (const n of r.doc.nat) {
+    if (n.type === 'static') {
+      const m = staticMatches(r, n);
+      if (m?.out) out.push(`${m.out} return comment "nat ${n.id}: static outbound, in postrouting"`);
+      if (m?.in) {
+        if (logging) out.push(`${m.in} ${nflog(log, natLogPrefix(n.id))}`);
+        out.push(`${m.in} counter name "${natCounterName(n.id)}" dnat ${staticTo(m.family, m.pair.outside, m.pair.inside, 'daddr')} comment "nat ${n.id}"`);
+      }
+      continue;
+    }
     for (const { family, match } of natMatches(r, n)) {
       if (n.type === 'snat') out.push(`${match} return comment "nat ${n.id}: snat, in postrouting"`);
       else {
@@ -317,6 +350,12 @@ function natPre(r: Renderer, log: TrafficLogRules, logging: boolean): string[] {
 function natPost(r: Renderer): string[] {
   const out = ['ct status dnat return', 'fib saddr type local return'];
   for (const n of r.doc.nat) {
+    if (n.type === 'static') {
+      const m = staticMatches(r, n);
+      if (m?.out) out.push(`${m.out} counter name "${natCounterName(n.id)}" snat ${staticTo(m.family, m.pair.inside, m.pair.outside, 'saddr')} comment "nat ${n.id}"`);
+      if (m?.in) out.push(`${m.in} return comment "nat ${n.id}: static inbound, in prerouting"`);
+      continue;
+    }
     for (const { family, match } of natMatches(r, n)) {
       if (n.type !== 'snat') out.push(`${match} return comment "nat ${n.id}: dnat, in prerouting"`);
       else if (n.translatedIp === '') out.push(`${match} counter name "${natCounterName(n.id)}" masquerade comment "nat ${n.id}"`);

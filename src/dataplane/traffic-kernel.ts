@@ -10,6 +10,7 @@ import path from 'node:path';
 import { formatIp, parseIp } from '../config/net';
 import type { ConfigDoc } from '../config/types';
 import { DEFAULT_DENY_LOG_PREFIX } from './nft-log';
+import { staticInside } from '../config/nat-static';
 
 /** One logged first packet of a connection, as the kernel saw it (destination before DNAT). */
 export interface KernelTrafficRecord {
@@ -191,7 +192,9 @@ export class NflogSocket implements TrafficFeed {
     const rule = this.doc()?.nat.find((n) => n.id === natId);
     if (!rule || rule.translatedIp === '') return;
     const toPort = rule.translatedPort ? Number(rule.translatedPort) : dstPort;
-    this.dnat.set(`${protocol} ${src} ${srcPort} ${canonical(rule.translatedIp)} ${toPort}`, { dst, dstPort });
+    const to = rule.type === 'static' ? staticInside(this.doc()!, rule, dst) : canonical(rule.translatedIp);
+    if (to === null) return;
+    this.dnat.set(`${protocol} ${src} ${srcPort} ${to} ${toPort}`, { dst, dstPort });
     if (this.dnat.size > DNAT_MEMORY) this.dnat.delete(this.dnat.keys().next().value!);
   }
 

@@ -4,12 +4,13 @@
 import { formatCidr, formatIp, parseCidr, parseIp, type Cidr, type Family } from '../config/net';
 import { linkCidrs } from '../config/link-addresses';
 import { poolFirst } from '../config/nat-pool';
-import type { ConfigDoc, PolicyObj, ZoneRef } from '../config/types';
+import type { ConfigDoc, NatRule, PolicyObj, ZoneRef } from '../config/types';
+import { staticHosts, staticPair } from '../config/nat-static';
 import { buildClassifier, CLASSIFIER_KEYS, DEFAULT_BUILD_PARAMS, type BuildParams, type ClassifierData } from './classifier';
 import { packArrays, type CompiledImage, type IfaceMeta, type NatMeta, type RouteMeta } from './image';
 import { buildLpm, type LpmData, type LpmEntry } from './lpm';
 import { ANY_ZONE, buildFamilyTable, familyBit, NEVER, SOME_ZONES, updateFamilyTable, type RuleSpec, type ServiceSplits } from './rules';
-import { bytesToBig, serviceSetsOf, sportPiecesOf, SVC_ANY } from './sets';
+import { addressSet, bytesToBig, serviceSetsOf, sportPiecesOf, SVC_ANY, type AddrSet } from './sets';
 import { BuildMemo } from './build-memo';
 import { broadcastWords } from './cast';
 import { managementBits, ownAddressWords } from './local';
@@ -140,14 +141,30 @@ function previousOf(memo: BuildMemo | undefined, zoneIdx: ReadonlyMap<string, nu
 /** The NAT table as RuleSpecs (a rule's families: its translated address's, both for a
  * masquerade, none when its out-interface does not exist) and the NAT meta. A BuildMemo
  * works as for policySpecs (a rule's spec also depends on its out-interface's existence). */
-export function natTable(doc: ConfigDoc, ifIdx: ReadonlyMap<string, number>, memo?: BuildMemo): { specs: RuleSpec[]; meta: NatMeta[] } {
+export function natTable(doc: ConfigDoc, ifIdx: ReadonlyMap<string, number>, memo?: BuildMemo): { specs: RuleSpec[]; meta: NatMeta[]; rule: number[] } {
   const zoneIdx = zoneIndexOf(doc);
   const zone = zoneFieldsOf(zoneIdx);
   const sets = new SpecSets(doc, memo);
   const prev = previousOf(memo, zoneIdx);
   const serviceSet = serviceSetsOf(doc.services);
   const nat: NatMeta[] = [];
-  const specs: RuleSpec[] = doc.nat.map((r) => {
+  const specs: RuleSpec[] = [];
+  const rule: number[] = []; // each entry's rule (index in doc.nat): a static rule has several
+  doc.nat.forEach((r, ri) => {
+    if (r.type === 'static') {
+      for (const e of staticEntries(doc, r, sets, zone)) {
+        specs.push(e.spec);
+        nat.push(e.meta);
+        rule.push(ri);
+      }
+      return;
+    }
+    rule.push(ri);
+    specs.push(natSpec(r));
+  });
+  return { specs, meta: nat, rule };
+
+  function natSpec(r: NatRule): RuleSpec {
     const masquerade = r.type === 'snat' && r.translatedIp === '';
     // a pool (snat) answers its first address: the kernel picks one per connection
     const tip = r.translatedIp !== '' ? parseIp(poolFirst(r.translatedIp)) : null;
@@ -192,8 +209,38 @@ export function natTable(doc: ConfigDoc, ifIdx: ReadonlyMap<string, number>, mem
       memo.stats.specsMade++;
     }
     return spec;
+  }
+}
+
+/**
+ * A static rule's entries (issue 41, nat-static.ts): per host pair an outbound one (the rule's
+ * zones, the inside host as source, its dst-addr as destination: the source becomes the outside
+ * host) then per pair an inbound one (from the rule's dst-zone, its dst-addr as source, to the
+ * outside host: the destination becomes the inside host). Each answers its own address, so the
+ * pairs are entries of their own. A rule that cannot map (commit-checks refuses it) or is
+ * disabled keeps one entry that matches nothing.
+ */
+function staticEntries(doc: ConfigDoc, r: NatRule, sets: SpecSets, zone: ReturnType<typeof zoneFieldsOf>): Array<{ spec: RuleSpec; meta: NatMeta }> {
+  const pair = staticPair(doc, r, sets.groups);
+  const hosts = typeof pair === 'string' ? [] : staticHosts(pair);
+  const bits = typeof pair === 'string' ? 32 : pair.inside.family === 4 ? 32 : 128;
+  const families = typeof pair === 'string' || r.disabled ? 0 : familyBit(pair.inside.family);
+  const host = (ip: string) => addressSet([`${ip}/${bits}`]);
+  // zones as a rule's: a name, a list (several zones, SOME_ZONES and their indices) or none
+  const entry = (sz: ZoneRef | null, dz: ZoneRef | null, src: AddrSet, dst: AddrSet, srcKey: string, dstKey: string, to: string, translates: 'source' | 'destination') => ({
+    spec: {
+      sz: sz === null ? NEVER : zone.field(sz), dz: dz === null ? NEVER : zone.field(dz),
+      szs: sz === null ? null : zone.list(sz), dzs: dz === null ? null : zone.list(dz),
+      src, dst, svc: SVC_ANY, sport: null, srcKey, dstKey, svcKey: '*', families,
+    },
+    meta: { id: r.id, type: r.type, translatedIp: to, translatedPort: '', outIf: -1, masquerade: false, translates },
   });
-  return { specs, meta: nat };
+  if (hosts.length === 0) return [entry(null, null, host('0.0.0.0'), host('0.0.0.0'), '@none', '@none', '', 'source')];
+  const peers = sets.addr(r.dstAddr);
+  return [
+    ...hosts.map(([inside, outside]) => entry(r.srcZone, r.dstZone, host(inside), peers, `@${inside}`, akey(r.dstAddr), outside, 'source')),
+    ...hosts.map(([inside, outside]) => entry(r.dstZone, 'any', peers, host(outside), akey(r.dstAddr), `@${outside}`, inside, 'destination')),
+  ];
 }
 
 export interface CompileOptions {

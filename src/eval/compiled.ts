@@ -83,9 +83,12 @@ export class CompiledConfig implements Evaluator {
     this.polFlags = locId.length === 0 ? arrayOf(image, 'pol.flags') : Int32Array.from([...arrayOf(image, 'pol.flags'), ...arrayOf(image, 'loc.flags')]);
     this.bcast4 = arrayOf(image, 'bcast4');
     this.routeAnswers = this.meta.routes.map((r) => ({ id: r.id, destination: r.destination }));
-    this.natAnswers = this.meta.nat.map((n) => ({ id: n.id, type: n.type, translatedIP: n.translatedIp, translatedPort: n.translatedPort }));
+    this.natAnswers = this.meta.nat.map((n) => ({
+      id: n.id, type: n.type, translatedIP: n.translatedIp, translatedPort: n.translatedPort, ...(n.translates ? { translates: n.translates } : {}),
+    }));
     this.natDst = this.meta.nat.map((n) => {
-      if (n.type === 'snat' || n.translatedIp === '') return null;
+      // an snat, or the outbound half of a static rule, rewrites the source
+      if (n.type === 'snat' || n.translates === 'source' || n.translatedIp === '') return null;
       const ip = parseIp(n.translatedIp);
       if (!ip) return null;
       const words = new Int32Array(4);

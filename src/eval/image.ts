@@ -29,6 +29,8 @@ export interface NatMeta {
   translatedPort: string;
   outIf: number; // -1: any
   masquerade: boolean;
+  /** a static rule's entry (issue 41): which address it translates (compile.ts staticEntries) */
+  translates?: 'source' | 'destination';
 }
 
 export interface ImageMeta {

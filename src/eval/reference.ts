@@ -6,6 +6,7 @@ import { FwError } from '../errors';
 import { formatCidr, formatIp, parseCidr, parseIp, type Cidr, type Family } from '../config/net';
 import { linkCidrs } from '../config/link-addresses';
 import { poolFirst } from '../config/nat-pool';
+import { mapAddress, staticPair, type StaticPair } from '../config/nat-static';
 import type { ConfigDoc, NatRule, PolicyObj, RouteObj, ZoneRef } from '../config/types';
 import type { EvalResult, Evaluator, NatAnswer, Packet } from './types';
 import { hasPorts, isIcmp, protocolNumber } from '../config/protocols';
@@ -62,6 +63,8 @@ export class ReferenceEvaluator implements Evaluator {
   private readonly routes: RouteObj[];
   private readonly policies: PolicyObj[];
   private readonly nat: NatRule[];
+  /** each static rule's networks (a rule that cannot map has none: it matches nothing) */
+  private readonly statics = new Map<NatRule, StaticPair>();
 
   constructor(private readonly doc: ConfigDoc) {
     for (const name of [...doc.zones.keys()].sort()) {
@@ -94,6 +97,10 @@ export class ReferenceEvaluator implements Evaluator {
     this.routes = doc.routes;
     this.policies = doc.policies;
     this.nat = doc.nat;
+    for (const r of doc.nat) {
+      const pair = r.type === 'static' ? staticPair(doc, r, groups) : null;
+      if (pair !== null && typeof pair !== 'string') this.statics.set(r, pair);
+    }
   }
 
   eval(p: Packet): EvalResult {
@@ -124,7 +131,7 @@ export class ReferenceEvaluator implements Evaluator {
     // 4. dnat: route and zone again for the new destination
     let route = route1;
     let dstZone = dstZone1;
-    const dnat = nat !== null && nat.answer.type !== 'snat';
+    const dnat = nat !== null && nat.dnat;
     if (dnat) {
       route = this.route(p.family, nat.newDst);
       dstZone = p.dstZone ?? this.destinationZone(route, p.family, nat.newDst);
@@ -336,9 +343,14 @@ export class ReferenceEvaluator implements Evaluator {
     );
   }
 
-  private matchNat(p: Packet, srcZone: string | null, dstZone: string | null, route: Route | null) {
+  private matchNat(p: Packet, srcZone: string | null, dstZone: string | null, route: Route | null): { answer: NatAnswer; newDst: Uint8Array; dnat: boolean } | null {
     for (const r of this.nat) {
       if (r.disabled) continue;
+      if (r.type === 'static') {
+        const m = this.matchStatic(r, p, srcZone, dstZone);
+        if (m) return m;
+        continue;
+      }
       if (!this.zoneMatches(r.srcZone, srcZone) || !this.zoneMatches(r.dstZone, dstZone)) continue;
       if (!this.addrMatches(r.srcAddr, p.family, p.src) || !this.addrMatches(r.dstAddr, p.family, p.dst)) continue;
       if (!isAny(r.service) && !this.serviceMatches(r.service, p)) continue;
@@ -359,7 +371,30 @@ export class ReferenceEvaluator implements Evaluator {
         translatedIP: formatIp(translated.family, translated.bytes),
         translatedPort: r.translatedPort,
       };
-      return { answer, newDst: translated.bytes };
+      return { answer, newDst: translated.bytes, dnat: r.type !== 'snat' };
+    }
+    return null;
+  }
+
+  /**
+   * A static rule (issue 41, nat-static.ts): outbound, from the inside network in the rule's
+   * zones to its dst-addr, the source becomes the outside host of the same host bits;
+   * [decision] inbound, from the rule's dst-zone and its dst-addr to the outside network (any
+   * destination zone: before the translation it is the outside's), the destination becomes
+   * the inside host. Outbound is tried first.
+   */
+  private matchStatic(r: NatRule, p: Packet, srcZone: string | null, dstZone: string | null) {
+    const pair = this.statics.get(r);
+    if (!pair) return null;
+    const answer = (to: Uint8Array, translates: 'source' | 'destination'): NatAnswer =>
+      ({ id: r.id, type: r.type, translatedIP: formatIp(p.family, to), translatedPort: '', translates });
+    if (this.zoneMatches(r.srcZone, srcZone) && this.zoneMatches(r.dstZone, dstZone) && holds(pair.inside, p.family, p.src) && this.addrMatches(r.dstAddr, p.family, p.dst)) {
+      const to = mapAddress(pair.inside, pair.outside, p.src);
+      return { answer: answer(to, 'source'), newDst: to, dnat: false };
+    }
+    if (this.zoneMatches(r.dstZone, srcZone) && holds(pair.outside, p.family, p.dst) && this.addrMatches(r.dstAddr, p.family, p.src)) {
+      const to = mapAddress(pair.outside, pair.inside, p.dst);
+      return { answer: answer(to, 'destination'), newDst: to, dnat: true };
     }
     return null;
   }

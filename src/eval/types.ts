@@ -54,6 +54,9 @@ export interface NatAnswer {
   type: NatType;
   translatedIP: string;
   translatedPort: string;
+  /** a static rule only (issue 41): the address translatedIP replaces, the source (outbound)
+   * or the destination (inbound) */
+  translates?: 'source' | 'destination';
 }
 
 export interface PolicyAnswer {

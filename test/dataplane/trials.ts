@@ -11,14 +11,15 @@ export interface Trial extends SendReq {
 
 export interface EvalAnswer {
   action: 'allow' | 'deny';
-  nat: { type: string; translatedIP: string; translatedPort: string } | null;
+  nat: { type: string; translatedIP: string; translatedPort: string; translates?: 'source' | 'destination' } | null;
   policy: { id: number } | null;
 }
 
 /** What the receiving server must see, or null when nothing may arrive. */
 function expected(t: Trial, a: EvalAnswer): Observed | null {
   if (a.action !== 'allow') return null;
-  const snat = a.nat?.type === 'snat';
+  // a static rule (issue 41) says which address it translates
+  const snat = a.nat?.type === 'snat' || a.nat?.translates === 'source';
   const dnat = a.nat !== null && !snat;
   return {
     proto: t.proto,

@@ -41,7 +41,8 @@ const EvalAnswer = Type.Object({
   egressInterface: Nullable(Type.String()),
   route: Nullable(Type.Object({ id: Nullable(Type.Integer()), destination: Type.String() }, { additionalProperties: false })),
   nat: Nullable(Type.Object({
-    id: Type.Integer(), type: oneOf(['snat', 'dnat-ip', 'dnat-port'] as const), translatedIP: Type.String(), translatedPort: Type.String(),
+    id: Type.Integer(), type: oneOf(['snat', 'dnat-ip', 'dnat-port', 'static'] as const), translatedIP: Type.String(), translatedPort: Type.String(),
+    translates: Type.Optional(oneOf(['source', 'destination'] as const)),
   }, { additionalProperties: false })),
   policy: Nullable(Type.Object({ id: Type.Integer(), action: oneOf(['allow', 'deny'] as const), log: Type.Boolean() }, { additionalProperties: false })),
   dynamic: Type.Optional(DynamicMatches),

@@ -1,5 +1,5 @@
 // /api/nat: NAT rules in evaluation order, with /move and the ?type= filter
-// (snat, dnat-ip, dnat-port exactly; dnat for both DNAT types).
+// (snat, dnat-ip, dnat-port, static exactly; dnat for both DNAT types).
 import type { AppContext } from '../context';
 import { crudRoutes } from '../crud';
 import { FwError } from '../../errors';
@@ -15,6 +15,7 @@ const FILTERS: Record<string, readonly NatType[]> = {
   'dnat-ip': ['dnat-ip'],
   'dnat-port': ['dnat-port'],
   dnat: ['dnat-ip', 'dnat-port'],
+  static: ['static'],
 };
 
 export function natRoutes(ctx: AppContext) {

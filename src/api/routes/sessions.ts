@@ -50,7 +50,8 @@ const SessionPage = Type.Object({
 
 const Reason = oneOf(['policy', 'default-deny', 'no-route', 'broadcast', 'multicast', 'local-policy'] as const);
 const NatAnswerModel = Type.Union([Type.Object({
-  id: Type.Integer(), type: oneOf(['snat', 'dnat-ip', 'dnat-port'] as const), translatedIP: Type.String(), translatedPort: Type.String(),
+  id: Type.Integer(), type: oneOf(['snat', 'dnat-ip', 'dnat-port', 'static'] as const), translatedIP: Type.String(), translatedPort: Type.String(),
+  translates: Type.Optional(oneOf(['source', 'destination'] as const)),
 }, { additionalProperties: false }), Type.Null()]);
 const ImpactReply = Type.Object({
   version: Type.Integer({ minimum: 0, description: 'the running version the candidate is based on' }),

@@ -62,7 +62,7 @@ export async function trace(api: ApiClient, a: TraceArgs): Promise<number> {
     ['config', a.candidate ? `candidate (based on version ${r.version})` : `running version ${r.version}`],
     ['zones', `${r.srcZone ?? '-'} -> ${r.dstZone ?? '-'}`],
     ['route', r.route ? `${r.route.id === null ? 'connected' : `#${r.route.id}`} ${r.route.destination} via ${r.egressInterface ?? '-'}` : 'none'],
-    ['nat', r.nat ? `#${r.nat.id} ${r.nat.type} -> ${r.nat.translatedIP}${r.nat.translatedPort ? `:${r.nat.translatedPort}` : ''}` : 'none'],
+    ['nat', r.nat ? `#${r.nat.id} ${r.nat.type}${r.nat.translates ? ` ${r.nat.translates}` : ''} -> ${r.nat.translatedIP}${r.nat.translatedPort ? `:${r.nat.translatedPort}` : ''}` : 'none'],
     ['policy', r.policy ? `#${r.policy.id} ${r.policy.action}${r.policy.log ? ' (log)' : ''}` : 'none'],
     ['verdict', `${r.action.toUpperCase()} (${r.reason})`],
   ]));

@@ -94,7 +94,7 @@ export function renderPolicy(doc: ConfigDoc, p: PolicyObj): PolicyModel {
 export const NatModel = Type.Object({
   id: RuleId,
   description: Type.String(),
-  type: oneOf(['snat', 'dnat-ip', 'dnat-port'] as const),
+  type: oneOf(['snat', 'dnat-ip', 'dnat-port', 'static'] as const),
   srcZone: ZoneOrAny,
   dstZone: ZoneOrAny,
   srcAddress: Type.String(),

@@ -10,9 +10,10 @@ import { linkExists } from '../refs';
 import { orderedRuleOps } from '../moves';
 import { checkRuleDescription, mergedMeta, ruleMetaFields } from '../rule-meta';
 import { checkPool, isPool } from '../nat-pool';
+import { staticPair } from '../nat-static';
 import { anyRef, checkEnum, checkRange, checkRef, shapeChecker } from '../validate';
 
-export const NAT_TYPES: readonly NatType[] = ['snat', 'dnat-ip', 'dnat-port'];
+export const NAT_TYPES: readonly NatType[] = ['snat', 'dnat-ip', 'dnat-port', 'static'];
 
 const fields = {
   description: Type.Optional(Type.String()),
@@ -43,10 +44,11 @@ function checkPortString(field: string, value: string): string {
 }
 
 /** The translation fields each type requires or refuses, on the merged rule. */
-function checkType(r: NatRule): void {
+function checkType(doc: ConfigDoc, r: NatRule): void {
   if (r.type !== 'snat' && r.translatedIp === '') {
     throw new FwError('ERR_NET_1004', `field "translated-ip": required for a ${r.type} rule`);
   }
+  if (r.type === 'static') return checkStatic(doc, r);
   // a pool is a source NAT's: a destination NAT sends a connection to one host
   if (r.type !== 'snat' && isPool(r.translatedIp)) {
     throw new FwError('ERR_NET_1001', `field "translated-ip": "${r.translatedIp}" is a pool; a ${r.type} rule translates to one address`);
@@ -57,6 +59,23 @@ function checkType(r: NatRule): void {
   if (r.type !== 'dnat-port' && r.translatedPort !== '') {
     throw new FwError('ERR_NET_1004', `field "translated-port": only a dnat-port rule translates the port (this rule is ${r.type})`);
   }
+}
+
+/**
+ * A static rule (issue 41) maps its src-addr, one inside host or network, to translated-ip, an
+ * address or a prefix of the same size, both ways: it translates whole addresses, so it names
+ * no service, port or out-interface (its zones say where it applies).
+ */
+function checkStatic(doc: ConfigDoc, r: NatRule): void {
+  for (const [field, value] of [['service', r.service], ['translated-port', r.translatedPort], ['out-interface', r.outInterface]] as const) {
+    if (value !== '' && value !== 'any') throw new FwError('ERR_NET_1004', `field "${field}": a static rule translates whole addresses in both directions; it takes no ${field}`);
+  }
+  if (r.translatedIp.includes('-')) {
+    throw new FwError('ERR_NET_1001', `field "translated-ip": "${r.translatedIp}" is a range; a static rule maps to one address or one prefix`);
+  }
+  if (r.srcAddr === '' || r.srcAddr === 'any') throw new FwError('ERR_NET_1004', 'field "src-addr": required for a static rule (the inside host or network)');
+  const pair = staticPair(doc, r);
+  if (typeof pair === 'string') throw new FwError('ERR_NET_1001', `field "src-addr": ${pair}`);
 }
 
 /** The rule that results from `b` over `old` (a create starts from DEFAULTS). */
@@ -79,7 +98,7 @@ function merge(doc: ConfigDoc, old: NatRule, b: Body): NatRule {
       b['out-interface'] === undefined ? old.outInterface : checkRef('out-interface', b['out-interface'], (n) => linkExists(doc, n), 'interface'),
     ...mergedMeta(old, b, false),
   };
-  checkType(r);
+  checkType(doc, r);
   return r;
 }
 
