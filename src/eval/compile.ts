@@ -65,7 +65,14 @@ function zoneFieldsOf(zoneIdx: Map<string, number>) {
     const idx = indices(z);
     return idx.length > 1 ? idx : null;
   };
-  return { field, list };
+  /** `spec` with the rule's lists: set only on a rule over several zones, so a one-zone
+   * rule's spec has the fields (and the size) it had */
+  const lists = (r: { srcZone: ZoneRef; dstZone: ZoneRef }, spec: RuleSpec): RuleSpec => {
+    if (typeof r.srcZone !== 'string') spec.szs = list(r.srcZone);
+    if (typeof r.dstZone !== 'string') spec.dzs = list(r.dstZone);
+    return spec;
+  };
+  return { field, lists };
 }
 
 /** The policy table as RuleSpecs (zones numbered 1..Z in name order). With a BuildMemo, a
@@ -79,12 +86,10 @@ export function policySpecs(doc: ConfigDoc, memo?: BuildMemo): RuleSpec[] {
   const make = (p: PolicyObj): RuleSpec => {
     const { svc, svcKey, sport } = sets.services(p.services);
     if (memo) memo.stats.specsMade++;
-    return {
+    return zone.lists(p, {
       sport,
       sz: zone.field(p.srcZone),
       dz: zone.field(p.dstZone),
-      szs: zone.list(p.srcZone),
-      dzs: zone.list(p.dstZone),
       src: sets.addr(p.srcAddr),
       dst: sets.addr(p.dstAddr),
       svc,
@@ -92,7 +97,7 @@ export function policySpecs(doc: ConfigDoc, memo?: BuildMemo): RuleSpec[] {
       dstKey: akey(p.dstAddr),
       svcKey,
       families: p.disabled ? 0 : 3, // a disabled policy matches nothing, so it shadows nothing
-    };
+    });
   };
   if (!prev) {
     const specs = doc.policies.map(make);
@@ -190,11 +195,9 @@ export function natTable(doc: ConfigDoc, ifIdx: ReadonlyMap<string, number>, mem
       memo!.stats.specsReused++;
       return was.spec;
     }
-    const spec: RuleSpec = {
+    const spec: RuleSpec = zone.lists(r, {
       sz: zone.field(r.srcZone),
       dz: zone.field(r.dstZone),
-      szs: zone.list(r.srcZone),
-      dzs: zone.list(r.dstZone),
       src,
       dst,
       svc: svc === '' ? SVC_ANY : serviceSet(leaves),
@@ -203,7 +206,7 @@ export function natTable(doc: ConfigDoc, ifIdx: ReadonlyMap<string, number>, mem
       dstKey: akey(r.dstAddr),
       svcKey: svc === '' ? '*' : leaves.join(','),
       families,
-    };
+    });
     if (memo) {
       memo.nat.set(r, { outIf, deps, spec });
       memo.stats.specsMade++;
