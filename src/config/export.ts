@@ -51,7 +51,7 @@ export const ExportModel = Type.Object({
   }, open)),
   nat: Type.Array(Type.Object({
     id: Id, description: Str, type: Str, 'src-zone': Str, 'dst-zone': Str, 'src-addr': Str, 'dst-addr': Str, service: Str,
-    'translated-ip': Str, 'translated-port': Str, 'out-interface': Str, ...meta,
+    'translated-ip': Str, 'translated-port': Str, 'out-interface': Str, persistent: Type.Optional(Type.Boolean()), ...meta,
   }, open)),
   // the HA pair (issue 39): written only when configured, so older documents load unchanged
   ha: Type.Optional(HaModel),
@@ -99,6 +99,7 @@ const nat = (n: NatRule) => ({
   id: n.id, description: n.description, type: n.type, 'src-zone': anyName(n.srcZone), 'dst-zone': anyName(n.dstZone),
   'src-addr': anyName(n.srcAddr), 'dst-addr': anyName(n.dstAddr), service: anyName(n.service),
   'translated-ip': n.translatedIp, 'translated-port': n.translatedPort, 'out-interface': n.outInterface,
+  ...(n.persistent ? { persistent: true } : {}),
   ...metaOf(n, false),
 });
 
