@@ -338,13 +338,14 @@ const nat: ResourceDef<'nat'> = {
     { key: 'translated-ip', label: 'Translated IP' },
     { key: 'translated-port', label: 'Translated port' },
     { key: 'out-interface', label: 'Out interface', ref: 'interfaces' },
+    { key: 'persistent', label: 'One pool address per source', kind: 'bool' },
     { key: 'description', label: 'Description' },
     ...metaFields,
   ],
   formOf: (m) => ({
     ...metaForm(m),
     type: m.type, 'src-zone': zoneNames(m.srcZone), 'dst-zone': zoneNames(m.dstZone), 'src-addr': m.srcAddress, 'dst-addr': m.dstAddress,
-    service: m.service, 'translated-ip': m.translatedIP, 'translated-port': m.translatedPort, 'out-interface': m.outInterface, description: m.description,
+    service: m.service, 'translated-ip': m.translatedIP, 'translated-port': m.translatedPort, 'out-interface': m.outInterface, persistent: m.persistent ?? false, description: m.description,
   }),
 };
 

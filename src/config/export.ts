@@ -54,7 +54,7 @@ export const ExportModel = Type.Object({
   }, open)),
   nat: Type.Array(Type.Object({
     id: Id, description: Str, type: Str, 'src-zone': ZoneText, 'dst-zone': ZoneText, 'src-addr': Str, 'dst-addr': Str, service: Str,
-    'translated-ip': Str, 'translated-port': Str, 'out-interface': Str, ...meta,
+    'translated-ip': Str, 'translated-port': Str, 'out-interface': Str, persistent: Type.Optional(Type.Boolean()), ...meta,
   }, open)),
   // the HA pair (issue 39): written only when configured, so older documents load unchanged
   ha: Type.Optional(HaModel),
@@ -102,6 +102,7 @@ const nat = (n: NatRule) => ({
   id: n.id, description: n.description, type: n.type, 'src-zone': zoneRefText(n.srcZone), 'dst-zone': zoneRefText(n.dstZone),
   'src-addr': anyName(n.srcAddr), 'dst-addr': anyName(n.dstAddr), service: anyName(n.service),
   'translated-ip': n.translatedIp, 'translated-port': n.translatedPort, 'out-interface': n.outInterface,
+  ...(n.persistent ? { persistent: true } : {}),
   ...metaOf(n, false),
 });
 

@@ -137,6 +137,8 @@ export interface NatRule extends RuleMeta {
   translatedIp: string; // "" = masquerade (snat only)
   translatedPort: string; // "" unless dnat-port
   outInterface: string;
+  /** snat only (issue 41): a source keeps one address of the pool for all its connections; stored only when true */
+  persistent?: boolean;
 }
 
 export interface Counters {

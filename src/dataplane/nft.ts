@@ -358,8 +358,9 @@ function natPost(r: Renderer): string[] {
     }
     for (const { family, match } of natMatches(r, n)) {
       if (n.type !== 'snat') out.push(`${match} return comment "nat ${n.id}: dnat, in prerouting"`);
-      else if (n.translatedIp === '') out.push(`${match} counter name "${natCounterName(n.id)}" masquerade comment "nat ${n.id}"`);
-      else out.push(`${match} counter name "${natCounterName(n.id)}" snat ${IP[family]} to ${poolNft(parsePool(n.translatedIp)!)} comment "nat ${n.id}"`);
+      // persistent (issue 41): the address is chosen by the source alone, so one source keeps one
+      else if (n.translatedIp === '') out.push(`${match} counter name "${natCounterName(n.id)}" masquerade${n.persistent ? ' persistent' : ''} comment "nat ${n.id}"`);
+      else out.push(`${match} counter name "${natCounterName(n.id)}" snat ${IP[family]} to ${poolNft(parsePool(n.translatedIp)!)}${n.persistent ? ' persistent' : ''} comment "nat ${n.id}"`);
     }
   }
   return out;

@@ -231,11 +231,10 @@ function staticEntries(doc: ConfigDoc, r: NatRule, sets: SpecSets, zone: ReturnT
   const host = (ip: string) => addressSet([`${ip}/${bits}`]);
   // zones as a rule's: a name, a list (several zones, SOME_ZONES and their indices) or none
   const entry = (sz: ZoneRef | null, dz: ZoneRef | null, src: AddrSet, dst: AddrSet, srcKey: string, dstKey: string, to: string, translates: 'source' | 'destination') => ({
-    spec: {
+    spec: zone.lists({ srcZone: sz ?? '', dstZone: dz ?? '' }, {
       sz: sz === null ? NEVER : zone.field(sz), dz: dz === null ? NEVER : zone.field(dz),
-      szs: sz === null ? null : zone.list(sz), dzs: dz === null ? null : zone.list(dz),
       src, dst, svc: SVC_ANY, sport: null, srcKey, dstKey, svcKey: '*', families,
-    },
+    }),
     meta: { id: r.id, type: r.type, translatedIp: to, translatedPort: '', outIf: -1, masquerade: false, translates },
   });
   if (hosts.length === 0) return [entry(null, null, host('0.0.0.0'), host('0.0.0.0'), '@none', '@none', '', 'source')];

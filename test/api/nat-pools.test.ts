@@ -112,3 +112,30 @@ test('snat to a pool: eval answers its first address; the kernel gets the range'
   expect(nft).toMatch(/counter name "nat_5" snat ip6 to 2001:db8::a-2001:db8::f comment "nat 5"/);
   expect(nft).toMatch(/counter name "nat_6" snat ip to 203\.0\.113\.9 comment "nat 6"/);
 });
+
+test('persistent: an snat keeps one pool address per source; stored, read, exported and rendered only when set', async () => {
+  await c.begin();
+  const id = (await ok(c.post('/api/nat', { type: 'snat', 'src-zone': 'lan', 'translated-ip': '203.0.113.32/29', persistent: true }))).body.id as string;
+  expect((await ok(c.get(`/api/nat/${id}?config=candidate`))).body).toMatchObject({ translatedIP: '203.0.113.32/29', persistent: true });
+  const masq = (await ok(c.post('/api/nat', { type: 'snat', 'src-zone': 'lan', 'out-interface': 'eth0', persistent: true }))).body.id as string;
+  // only an snat chooses an address per source
+  const e = expectError(await c.post('/api/nat', { type: 'dnat-ip', 'translated-ip': '10.0.0.9', persistent: true }), 400, 'ERR_NET_1004');
+  expect(e.body.details).toMatch(/field "persistent": only an snat rule picks an address per source \(this rule is dnat-ip\)/);
+  expectError(await c.put(`/api/nat/${id}`, { type: 'dnat-ip', 'translated-ip': '10.0.0.9' }), 400, 'ERR_NET_1004');
+  expectError(await c.post('/api/nat', { type: 'snat', persistent: 'yes' }), 400, 'ERR_NET_1004');
+  const exported = (await ok(c.get('/api/config/export?config=candidate'))).body;
+  expect(exported.nat.find((n: { id: number }) => String(n.id) === id).persistent).toBe(true);
+  expectMessage(await c.post('/api/config/commit'), 'commit successful');
+  const version = (await ok(c.get('/api/status'))).body.version as number;
+  const nft = renderNft(parseDoc((await ok(c.get(`/api/config/versions/${version}`))).body.config));
+  expect(nft).toMatch(new RegExp(`snat ip to 203\\.0\\.113\\.32-203\\.0\\.113\\.39 persistent comment "nat ${id}"`));
+  expect(nft).toMatch(new RegExp(`masquerade persistent comment "nat ${masq}"`));
+  // turned off: gone from the read model and the kernel's text
+  await c.begin();
+  await ok(c.put(`/api/nat/${id}`, { persistent: false }));
+  const off = (await ok(c.get(`/api/nat/${id}?config=candidate`))).body;
+  expect(off.persistent).toBeUndefined();
+  expect(Object.keys(off)).not.toContain('persistent');
+  await ok(c.del(`/api/nat/${id}`));
+  await ok(c.del(`/api/nat/${masq}`));
+});

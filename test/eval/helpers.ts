@@ -4,7 +4,7 @@
 // prefix edges, overlapping networks and equal prefixes all the time.
 import fc from 'fast-check';
 import { emptyDoc } from '../../src/config/document';
-import { canonicalCidr } from '../../src/config/net';
+import { canonicalCidr, formatCidr, parseCidr } from '../../src/config/net';
 import type { ConfigDoc, NatType, PortEntry, ZoneRef } from '../../src/config/types';
 import type { BuildParams } from '../../src/eval/classifier';
 
@@ -171,7 +171,7 @@ export const specArb = (z: SpecSizes = SMALL, { disabled = false, protocols = fa
   ),
   nat: fc.array(
     fc.record({
-      type: fc.constantFrom('snat' as const, 'dnat-ip' as const, 'dnat-port' as const),
+      type: fc.constantFrom('snat' as const, 'dnat-ip' as const, 'dnat-port' as const, 'static' as const),
       sz: zoneArb(zoneLists), dz: zoneArb(zoneLists), sa: opt(idx), da: opt(idx), svc: opt(idx),
       tip: opt(fc.oneof(addrArb(4), addrArb(6)), 3),
       port: fc.constantFrom(22, 80, 8080),
@@ -193,6 +193,17 @@ function serviceOf(v: RandomSpec['services'][number]): NonNullable<DocSpec['serv
     if (v.icmpCode != null) out.icmpCode = v.icmpCode;
   }
   return out;
+}
+
+/** A static rule's translated-ip for an inside of one network of at most 256 addresses: the
+ * tip's network of that size (another universe's when the tip is absent or of the other
+ * family); "" for any other inside. */
+function staticOutside(inside: string[] | undefined, tip: string | null): string {
+  const c = inside?.length === 1 ? parseCidr(inside[0]) : null;
+  if (!c || c.prefix < (c.family === 4 ? 24 : 120)) return '';
+  const t = tip !== null ? parseCidr(tip) : null;
+  const to = t && t.family === c.family ? tip! : c.family === 4 ? '10.1.7.0' : 'fd00::';
+  return formatCidr(parseCidr(`${to}/${c.prefix}`)!).replace(c.family === 4 ? /\/32$/ : /\/128$/, '');
 }
 
 /** Turns a random spec into a document; indices wrap around, an index into nothing is `any`. */
@@ -250,18 +261,30 @@ export function specDoc(s: RandomSpec): ConfigDoc {
       log: p.log,
       disabled: p.off,
     })),
-    nat: s.nat.map((n) => ({
-      type: n.type,
-      srcZone: zone(n.sz),
-      dstZone: zone(n.dz),
-      srcAddr: pickName(addrNames, n.sa),
-      dstAddr: pickName(addrNames, n.da),
-      service: pickName(svcNames, n.svc),
-      translatedIp: n.type === 'snat' ? n.tip ?? '' : n.tip ?? '10.0.0.1',
-      translatedPort: n.type === 'dnat-port' ? String(n.port) : '',
-      outInterface: pickName(members, n.out),
-      disabled: n.off,
-    })),
+    nat: s.nat.map((n) => {
+      let srcAddr = pickName(addrNames, n.sa);
+      // a static rule (issue 41): no service, port or out-interface; mostly an inside address
+      // it can map (one network of at most 256 addresses), its outside the tip's network of that
+      // size (else the rule maps nothing)
+      if (n.type === 'static') {
+        const mappable = baseAddr.filter((_, i) => staticOutside(s.addresses[i], null) !== '');
+        if (mappable.length > 0 && n.sa !== null && n.sa % 4 !== 0) srcAddr = mappable[n.sa % mappable.length];
+        const tip = staticOutside(s.addresses[baseAddr.indexOf(srcAddr)], n.tip);
+        return { type: n.type, srcZone: zone(n.sz), dstZone: zone(n.dz), srcAddr, dstAddr: pickName(addrNames, n.da), translatedIp: tip || (n.tip ?? '10.0.0.1'), disabled: n.off };
+      }
+      return {
+        type: n.type,
+        srcZone: zone(n.sz),
+        dstZone: zone(n.dz),
+        srcAddr,
+        dstAddr: pickName(addrNames, n.da),
+        service: pickName(svcNames, n.svc),
+        translatedIp: n.type === 'snat' ? n.tip ?? '' : n.tip ?? '10.0.0.1',
+        translatedPort: n.type === 'dnat-port' ? String(n.port) : '',
+        outInterface: pickName(members, n.out),
+        disabled: n.off,
+      };
+    }),
   });
 }
 

@@ -103,6 +103,7 @@ export const NatModel = Type.Object({
   translatedIP: Type.String(),
   translatedPort: Type.String(),
   outInterface: Type.String(),
+  persistent: Type.Optional(Type.Boolean({ description: 'present (true) only when set: an snat keeps one pool address per source' })),
   ...ruleMetaModelFields,
 }, { additionalProperties: false });
 export type NatModel = Static<typeof NatModel>;
@@ -120,6 +121,7 @@ export function renderNat(doc: ConfigDoc, n: NatRule): NatModel {
     translatedIP: n.translatedIp,
     translatedPort: n.translatedPort,
     outInterface: n.outInterface,
+    ...(n.persistent ? { persistent: true } : {}),
     ...metaOf(n, false),
   };
 }

@@ -25,6 +25,7 @@ const fields = {
   'translated-ip': Type.Optional(Type.String()),
   'translated-port': Type.Optional(Type.String()),
   'out-interface': Type.Optional(Type.String()),
+  persistent: Type.Optional(Type.Boolean({ description: 'snat only: every connection of one source leaves with the same address of the pool (nft `persistent`)' })),
   ...ruleMetaFields,
 };
 export const bodies = {
@@ -47,6 +48,10 @@ function checkPortString(field: string, value: string): string {
 function checkType(doc: ConfigDoc, r: NatRule): void {
   if (r.type !== 'snat' && r.translatedIp === '') {
     throw new FwError('ERR_NET_1004', `field "translated-ip": required for a ${r.type} rule`);
+  }
+  // persistence picks an address of a pool per source: a source NAT's choice
+  if (r.persistent && r.type !== 'snat') {
+    throw new FwError('ERR_NET_1004', `field "persistent": only an snat rule picks an address per source (this rule is ${r.type})`);
   }
   if (r.type === 'static') return checkStatic(doc, r);
   // a pool is a source NAT's: a destination NAT sends a connection to one host
@@ -96,6 +101,7 @@ function merge(doc: ConfigDoc, old: NatRule, b: Body): NatRule {
     translatedPort: b['translated-port'] === undefined ? old.translatedPort : checkPortString('translated-port', b['translated-port']),
     outInterface:
       b['out-interface'] === undefined ? old.outInterface : checkRef('out-interface', b['out-interface'], (n) => linkExists(doc, n), 'interface'),
+    ...((b.persistent ?? old.persistent) ? { persistent: true } : {}),
     ...mergedMeta(old, b, false),
   };
   checkType(doc, r);
