@@ -178,9 +178,10 @@ export function renderConntrackd(ha: HaConfig, me: HaNode, peer: HaNode, files: 
  * conntrackd steps are conntrack-tools' primary-backup.sh: a new master commits the external
  * cache into the kernel, flushes both caches, resyncs its internal cache with the kernel and
  * sends it whole to the peer; a backup asks the master for a resync; a fault shortens the
- * timers of what the kernel holds. The state goes to a file the daemon reads (events).
+ * timers of what the kernel holds. The state goes to a file the daemon reads (events) and
+ * that ha-services.sh reads to serve DHCP on the master alone.
  */
-export function renderNotify(files: HaFiles): string {
+export function renderNotify(files: HaFiles, servicesScript: string): string {
   const ctd = `conntrackd -C "${files.conntrackdConf}"`;
   return [
     '#!/bin/sh',
@@ -192,6 +193,8 @@ export function renderNotify(files: HaFiles): string {
     `  FAULT) ${ctd} -t ;;`,
     'esac',
     `echo "$state $(date +%s%3N)" > "${files.stateFile}.tmp" && mv "${files.stateFile}.tmp" "${files.stateFile}"`,
+    // DHCP and router advertisements follow the state (ha-services.ts)
+    `sh "${servicesScript}"`,
     'exit 0',
     '',
   ].join('\n');

@@ -56,4 +56,11 @@ export interface HaControl {
   setMaintenance(on: boolean): Promise<void>;
   /** Each change of this node's state, as it is noticed. */
   onTransition(listener: (t: HaTransition) => void): void;
+  /**
+   * DHCP lease sharing (src/cluster/ha-leases.ts): whether this node runs an enabled pair,
+   * whether its dnsmasq serves now (it is master), and its lease file's text.
+   */
+  leaseState(): { enabled: boolean; serving: boolean; text: string };
+  /** Makes `text` (the master's leases) this node's lease file, unless its dnsmasq serves. */
+  importLeases(text: string): Promise<void>;
 }
