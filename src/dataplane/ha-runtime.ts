@@ -7,11 +7,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { haNode, haPeer, type HaConfig } from '../config/ha';
+import { haNode, haPeer, type HaConfig, type HaNode } from '../config/ha';
 import type { ConfigDoc } from '../config/types';
 import { HelperProcess } from './helper-process';
 import type { Host } from './host';
-import { parseConntrackdStats, renderConntrackd, renderKeepalived, renderNotify, type HaFiles, type SyncCounters } from './ha-render';
+import { ADVERT_SETS, lastAdverts, parseConntrackdStats, renderConntrackd, renderKeepalived, renderNotify, type HaFiles, type SyncCounters } from './ha-render';
+import { NFT_TABLE } from './names';
 import type { HaControl, HaState, HaStatus, HaTransition } from './ha-types';
 import { renderServices, type HaServiceFiles } from './ha-services';
 
@@ -258,6 +259,28 @@ export class HaRuntime implements HaControl {
     return out;
   }
 
+  /**
+   * When the peer's last VRRP advert reached this node, from the kernel's ADVERT_SETS: IPv4
+   * adverts from the peer's own addresses, IPv6 ones from any link-local sender (the peer's is
+   * not configured; VRRPv3 sends from it). Null when none was heard since the table was
+   * written whole (a full apply empties the sets) or within ADVERT_KEEP_S.
+   */
+  private async peerLastAdvert(peer: HaNode): Promise<string | null> {
+    const now = Date.now();
+    const mine = new Set(Object.values(peer.addresses).flat().map((a) => a.split('/')[0]));
+    let last = -1;
+    for (const fam of [4, 6] as const) {
+      let listing = '';
+      try {
+        listing = await this.host.exec('nft', ['list', 'set', 'inet', NFT_TABLE, ADVERT_SETS[fam]]);
+      } catch {
+        continue; // no table yet
+      }
+      for (const [addr, at] of lastAdverts(listing, now)) if ((fam === 6 ? addr.startsWith('fe80:') : mine.has(addr)) && at > last) last = at;
+    }
+    return last < 0 ? null : new Date(last).toISOString();
+  }
+
   async status(): Promise<HaStatus> {
     this.poll();
     const cur = this.current;
@@ -280,7 +303,7 @@ export class HaRuntime implements HaControl {
       virtual_addresses: (cur?.ha.virtualAddresses ?? []).flatMap((v) => v.addresses.map((a) => ({
         interface: v.interface, vrid: v.vrid, address: a, held: held.get(v.interface)?.has(a) ?? false,
       }))),
-      peer: peer ? { node: peer.node, priority: peer.priority, last_advert: null } : null,
+      peer: peer ? { node: peer.node, priority: peer.priority, last_advert: await this.peerLastAdvert(peer) } : null,
       sync: {
         interface: cur?.ha.syncInterface ?? '',
         running: conntrackd !== null,

@@ -23,7 +23,7 @@ export const HaStatusModel = Type.Object({
   peer: Type.Union([Type.Object({
     node: Type.String(),
     priority: Type.Integer(),
-    last_advert: Time,
+    last_advert: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'when the peer\'s last VRRP advert reached this node (the kernel notes each one); a backup hears the master\'s every advert interval, a master none (the time is from when the peer was master last); null: none since the table was written whole' }),
   }, { additionalProperties: false }), Type.Null()]),
   sync: Type.Object({
     interface: Type.String(),

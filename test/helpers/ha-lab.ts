@@ -32,15 +32,15 @@ export interface FlowFigures {
   error: string;
 }
 
-/** A prober in the client namespace (ha-prober.ts): a TCP and a UDP flow through the pair. */
+/** A prober (ha-prober.ts): a TCP and a UDP flow through the pair, from a namespace's address to an echo server. */
 export class Prober {
   private readonly proc: ChildProcess;
   private waiting: Array<(f: { tcp: FlowFigures; udp: FlowFigures }) => void> = [];
   readonly ready: Promise<void>;
 
-  constructor(ns: string, intervalMs: number) {
+  constructor(ns: string, intervalMs: number, src: string, dst: string) {
     const script = path.join(__dirname, 'ha-prober.js');
-    this.proc = spawn('ip', ['netns', 'exec', ns, process.execPath, script, 'probe', LAN.client, WAN.server, String(ECHO_PORT), String(intervalMs)], { stdio: ['pipe', 'pipe', 'inherit'] });
+    this.proc = spawn('ip', ['netns', 'exec', ns, process.execPath, script, 'probe', src, dst, String(ECHO_PORT), String(intervalMs)], { stdio: ['pipe', 'pipe', 'inherit'] });
     ownChild(this.proc);
     this.ready = new Promise((resolve, reject) => {
       this.proc.once('exit', (code) => reject(new Error(`prober exited (${code})`)));
@@ -55,6 +55,7 @@ export class Prober {
 
   /** The flows' figures since the previous mark. */
   mark(): Promise<{ tcp: FlowFigures; udp: FlowFigures }> {
+    if (this.proc.exitCode !== null || this.proc.signalCode !== null) return Promise.reject(new Error('the prober has stopped'));
     return new Promise((resolve) => {
       this.waiting.push(resolve);
       this.proc.stdin!.write('mark\n');
@@ -84,6 +85,11 @@ export interface HaNodeHandle {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The global addresses (address/prefix) of `link` in namespace `ns`, sorted. */
+export const addresses = (ns: string, link: string): string[] =>
+  (JSON.parse(sh(['ip', '-n', ns, '-json', 'address', 'show', 'dev', link])) as Array<{ addr_info: Array<{ local: string; prefixlen: number; scope: string }> }>)
+    .flatMap((l) => l.addr_info.filter((a) => a.scope === 'global').map((a) => `${a.local}/${a.prefixlen}`)).sort();
+
 /** The helpers a node runs (their pid files in its data folder): the pair's dnsmasq runs on the master. */
 const HELPERS = ['keepalived', 'keepalived-vrrp', 'conntrackd', 'ha-dnsmasq'] as const;
 export type HelperName = (typeof HELPERS)[number];
@@ -96,7 +102,8 @@ export class HaLab {
   readonly nodes: HaNodeHandle[];
   private readonly namespaces: string[] = [];
   private readonly dir = tempDir('fwd-ha-');
-  private redis: TestRedis | null = null;
+  /** the cluster's redis-server (a test may stop it: nothing on the wire depends on it) */
+  redis: TestRedis | null = null;
   private readonly procs: Array<{ stop(): void }> = [];
   private readonly cluster = `ha${this.id}`;
 
@@ -194,10 +201,10 @@ export class HaLab {
     await ok(c.post('/api/config/commit'));
   }
 
-  /** The echo server in the server namespace. */
-  async echo(): Promise<void> {
+  /** An echo server (ECHO_PORT, TCP and UDP): by default the server's on the WAN. */
+  async echo(ns = this.serverNs, address = WAN.server): Promise<void> {
     const script = path.join(__dirname, 'ha-prober.js');
-    const proc = spawn('ip', ['netns', 'exec', this.serverNs, process.execPath, script, 'echo', WAN.server, String(ECHO_PORT)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const proc = spawn('ip', ['netns', 'exec', ns, process.execPath, script, 'echo', address, String(ECHO_PORT)], { stdio: ['ignore', 'pipe', 'inherit'] });
     ownChild(proc);
     this.procs.push({ stop: () => proc.kill('SIGKILL') });
     await new Promise<void>((resolve, reject) => {
@@ -214,8 +221,9 @@ export class HaLab {
     return { ns, client };
   }
 
-  async prober(intervalMs: number): Promise<Prober> {
-    const p = new Prober(this.clientNs, intervalMs);
+  /** Flows every `intervalMs`: by default from the client on the LAN to the server on the WAN (outbound, source translation). */
+  async prober(intervalMs: number, from: { ns: string; src: string; dst: string } = { ns: this.clientNs, src: LAN.client, dst: WAN.server }): Promise<Prober> {
+    const p = new Prober(from.ns, intervalMs, from.src, from.dst);
     this.procs.push(p);
     await p.ready;
     return p;
@@ -240,6 +248,26 @@ export class HaLab {
       await sleep(200);
     }
     throw new Error(`${n.id} did not become ${state} within ${ms} ms (last: ${last})`);
+  }
+
+  /** The VRRP state keepalived's notify recorded for node `n` (MASTER, BACKUP, FAULT), read from its file: no daemon needed. */
+  recordedState(n: HaNodeHandle): string {
+    try {
+      return fs.readFileSync(path.join(n.dir, 'dataplane', 'ha-state'), 'utf8').split(' ')[0];
+    } catch {
+      return '';
+    }
+  }
+
+  /** Waits until the backup's conntrackd holds the master's connections (its external cache). */
+  async synced(backup: HaNodeHandle): Promise<void> {
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      const s = await this.status(backup);
+      if (s.sync.external_cache > 0) return;
+      await sleep(200);
+    }
+    throw new Error(`${backup.id}'s conntrackd never held the master's connections`);
   }
 
   /** The pid a helper of node `n` wrote, or null. */
