@@ -3,12 +3,14 @@
 // dnsmasq and announces nothing); the master's leases are shared through the cluster store
 // with the backup; after a power off of the master, the new master's dnsmasq starts with them:
 // a client renews and keeps its address from the new master, and a lease the new master did
-// not renew is still in its table (its dnsmasq read the shared leases, not an empty file).
+// not renew is still in its table (its dnsmasq read the shared leases, not an empty file). A
+// kill -9 and restart of the master's daemon leaves its dnsmasq serving.
 import { HaLab, LAN, type HaNodeHandle } from '../helpers/ha-lab';
 import { ok } from '../helpers/daemon';
 import { sh } from '../helpers/netns';
 import { eventually } from '../helpers/cluster';
 import type { DhcpClient } from '../helpers/dhcp-client';
+import { kill9 } from '../helpers/process';
 
 const POOL = { interface: 'lan', start_ip: '10.39.1.100', end_ip: '10.39.1.120', gateway: LAN.vip, lease_time: 30 };
 
@@ -74,6 +76,11 @@ test('the master alone serves DHCP and router advertisements; its leases reach t
   expect(held.map((l) => l.address).sort()).toEqual([bound1.ip, bound2.ip].sort());
   expect(await eventually(async () => JSON.stringify(await leases(b)) === JSON.stringify(held), 15_000)).toBe(true);
   expect(lab.helperRuns(b, 'ha-dnsmasq')).toBe(false);
+  // a kill -9 and restart of the master's daemon leaves its dnsmasq serving (not restarted)
+  const pid = lab.helperPid(a, 'ha-dnsmasq');
+  await kill9(a.child!);
+  await lab.start(a);
+  expect({ pid: lab.helperPid(a, 'ha-dnsmasq'), runs: lab.helperRuns(a, 'ha-dnsmasq'), state: (await lab.status(a)).state }).toEqual({ pid, runs: true, state: 'master' });
 }, 120_000);
 
 test('power off of the master: the new master serves with the shared leases; a client renews and keeps its address', async () => {
