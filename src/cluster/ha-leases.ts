@@ -67,6 +67,8 @@ export class HaLeaseShare {
     } finally {
       this.busy = false;
     }
+    // a notice that came during the step: its leases are taken now, not at the next tick
+    if (this.noticed && !this.ha.leaseState().serving) await this.run(() => this.take());
   }
 
   private async tick(): Promise<void> {
