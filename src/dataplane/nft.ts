@@ -21,7 +21,7 @@
 //                                   access per link, everything else dropped
 //   rpf       (prerouting, -150)    a source that would not be routed back out of the link it
 //                                   came in on is dropped (the source zone is decided by address)
-import { haInputRules } from './ha-render';
+import { haInputRules, haSets } from './ha-render';
 import { GroupFlattener } from '../config/groups';
 import type { Family } from '../config/net';
 import { parseCidr, type Cidr } from '../config/net';
@@ -510,7 +510,7 @@ export function renderNftTable(doc: ConfigDoc, opts: NftOptions = {}): NftTable 
       ...doc.nat.map((n) => decl(natCounterName(n.id), natCounters.get(n.id))),
       ...doc.localPolicies.map((p) => decl(localCounterName(p.id), localCounters.get(p.id))),
     ],
-    sets: r.sets.decls,
+    sets: [...r.sets.decls, ...haSets(doc.ha)],
     chains,
   };
   const stamp = `ct mark set ct mark or ${generationMark(version)} accept comment "${stampComment(tableDigest(table))}"`;
