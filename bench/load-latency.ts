@@ -5,8 +5,11 @@
 // The daemon is a child process (as npm start runs it); this process only probes. Prints
 // p50/p99/max of each probe idle and during the load, their ratio, and the load's time.
 //   npm run bench:load-latency [-- --quick] [--store redis] [--shape prefixes|policies] [--cpu-prof DIR]
+//                                 [--base OTHER/dist/src/main.js] [--rounds N]
 //   --quick: a quarter of each shape; --store redis: on a throwaway redis-server of its own;
-//   --cpu-prof DIR: the daemon writes a V8 CPU profile there at its exit (bench/profile-top.ts reads it)
+//   --cpu-prof DIR: each daemon writes V8 CPU profiles in DIR/<build> at its exit (bench/profile-top.ts
+//   reads them, --blocks lists what held the event loop); --base: another build measured first
+//   in each of N rounds ("before"), this one after it ("after"), each on a fresh store
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,6 +23,8 @@ const scale = quick ? 4 : 1;
 const store = opt('--store') ?? 'embedded';
 const onlyShape = opt('--shape');
 const profDir = opt('--cpu-prof');
+const base = opt('--base');
+const rounds = Number(opt('--rounds') ?? 1);
 
 function prefixShape(): unknown {
   const addresses = [];
@@ -78,7 +83,8 @@ function pct(xs: number[], p: number): number {
 
 const ms = (x: number) => x.toFixed(1).padStart(8);
 
-async function main(): Promise<void> {
+/** One build's daemon on a fresh store: each shape probed idle, then loaded while probed; one row per probe. */
+async function measure(label: string, mainJs: string | undefined): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fwd-bench-load-'));
   let redis: TestRedis | null = null;
   const env: Record<string, string> = { FW_DATA_DIR: path.join(dir, 'data'), FW_MAX_LOAD_BODY: String(64 << 20), FW_LOGIN_MAX_FAILURES: '1000' };
@@ -86,12 +92,10 @@ async function main(): Promise<void> {
     redis = await startRedis(path.join(dir, 'redis'));
     env.REDIS_URL = redis.url;
   }
-  const inst = await startInstance(env, undefined, profDir ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(profDir)] : []);
+  const inst = await startInstance(env, mainJs, profDir ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(profDir, label)] : []);
   try {
     const login = await request(inst.port, 'POST', '/api/login', '', JSON.stringify({ username: 'admin', password: PASSWORD }));
     const token = JSON.parse(login.text).token as string;
-    console.log(`machine: ${os.cpus().length} x ${os.cpus()[0]?.model ?? '?'}, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}, store ${store}${quick ? ' (--quick)' : ''}`);
-    console.log('shape     body MB  load s  probe    n   idle p50  idle p99  load p50  load p99  load max  p99 ratio');
     for (const [shape, make] of [['prefixes', prefixShape], ['policies', policyShape]] as const) {
       if (onlyShape && shape !== onlyShape) continue;
       const text = JSON.stringify(make());
@@ -105,19 +109,32 @@ async function main(): Promise<void> {
       if (r.status !== 200) throw new Error(`load ${r.status} ${r.text.slice(0, 300)}`);
       await request(inst.port, 'POST', '/api/config/discard', token);
       for (const k of ['healthz', 'login'] as const) {
-        const row = [shape.padEnd(9), (text.length / 1e6).toFixed(1).padStart(7), loadS.toFixed(1).padStart(7), k.padEnd(7), String(during[k].length).padStart(4),
+        const row = [label.padEnd(6), shape.padEnd(9), (text.length / 1e6).toFixed(1).padStart(7), loadS.toFixed(1).padStart(7), k.padEnd(7), String(during[k].length).padStart(4),
           ms(pct(idle[k], 50)), ms(pct(idle[k], 99)), ms(pct(during[k], 50)), ms(pct(during[k], 99)), ms(Math.max(...during[k])),
-          (pct(during[k], 99) / pct(idle[k], 99)).toFixed(1).padStart(10)];
+          (pct(during[k], 99) / pct(idle[k], 99)).toFixed(1).padStart(10), os.loadavg()[0].toFixed(1).padStart(5)];
         console.log(row.join('  '));
       }
     }
   } finally {
     const exited = new Promise((r) => inst.proc.once('exit', r));
     inst.proc.kill('SIGTERM');
-    closeAgent();
     await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]); // a profile is written at the exit
     await redis?.stop();
     fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  console.log(`machine: ${os.cpus().length} x ${os.cpus()[0]?.model ?? '?'}, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}, store ${store}${quick ? ' (--quick)' : ''}`);
+  console.log('build   shape     body MB  load s  probe    n   idle p50  idle p99  load p50  load p99  load max  p99 ratio  load avg');
+  try {
+    for (let round = 0; round < rounds; round++) {
+      // the other build first, then this one, in each round: both see about the same machine
+      if (base) await measure('before', path.resolve(base));
+      await measure(base ? 'after' : 'this', undefined);
+    }
+  } finally {
+    closeAgent();
   }
 }
 

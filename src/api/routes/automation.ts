@@ -155,7 +155,7 @@ export function automationRoutes(ctx: AppContext, routes: () => readonly RouteDe
         const config = await parseDocument(req, ctx.parsePool);
         await cfg.refreshRunning();
         const running = cfg.current();
-        return { body: planDocument(running.doc, running.meta.version, config, mode, ctx.settings.maxExpansion) };
+        return { body: await planDocument(running.doc, running.meta.version, config, mode, ctx.settings.maxExpansion) };
       } },
     { method: 'POST', pattern: '/api/config/batch', maxBody, permission: 'configure',
       doc: { tag: 'config', summary: `Up to ${MAX_BATCH} object changes, all applied in order or none (one change)`, response: BatchReply, body: BatchBody, errors: [404, 405, 409] },
