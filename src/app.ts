@@ -126,7 +126,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
       settings, store, log, config, dataPlane, startedAt: Date.now(), nodes: null!, analysis: deep, syslog,
       audit, accounts: accountService(store, tokens, limiter, audit, config, metrics, log), metrics, readiness: new Readiness(),
       batchPool: settings.evalThreads > 0 ? new BatchPool(settings.evalThreads, log) : undefined,
-      parsePool: new ParsePool(Math.min(settings.maxYamlBodyBytes, settings.maxLoadBodyBytes)),
+      parsePool: new ParsePool(Math.min(settings.maxYamlBodyBytes, settings.maxLoadBodyBytes), settings.maxLoadBodyBytes),
       events, eventStreams, confirmation: new CommitConfirmation(config as ConfigService<unknown>, store, events.emit, log, settings.commitTimeoutMs * 2),
       traffic: trafficLog(settings, redis, dataPlane, config, () => ctx.nodes.id, log),
       dynamic: await dynamicSets(settings, redis, config, dataPlane, log),
