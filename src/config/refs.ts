@@ -5,7 +5,7 @@ import { haNamesLink } from './ha';
 import { checkUnused, existing } from './validate';
 import { groupsHolding } from './groups';
 
-export type RefKind = 'address' | 'service' | 'zone' | 'link'; // link = interface or VLAN
+export type RefKind = 'address' | 'service' | 'zone' | 'link' | 'schedule'; // link = interface or VLAN
 
 export function referrers(doc: ConfigDoc, kind: RefKind, name: string): string[] {
   const out: string[] = [];
@@ -17,14 +17,16 @@ export function referrers(doc: ConfigDoc, kind: RefKind, name: string): string[]
     const hit =
       (kind === 'address' && (p.srcAddr === name || p.dstAddr === name)) ||
       (kind === 'service' && p.services.includes(name)) ||
-      (kind === 'zone' && (p.srcZone === name || p.dstZone === name));
+      (kind === 'zone' && (p.srcZone === name || p.dstZone === name)) ||
+      (kind === 'schedule' && p.schedule === name);
     if (hit) out.push(`policy ${p.id}`);
   }
   for (const p of doc.localPolicies) {
     const hit =
       (kind === 'address' && (p.srcAddr === name || p.dstAddr === name)) ||
       (kind === 'service' && p.services.includes(name)) ||
-      (kind === 'zone' && p.srcZone === name);
+      (kind === 'zone' && p.srcZone === name) ||
+      (kind === 'schedule' && p.schedule === name);
     if (hit) out.push(`local-policy ${p.id}`);
   }
   for (const n of doc.nat) {

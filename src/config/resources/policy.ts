@@ -7,6 +7,7 @@ import { FwError } from '../../errors';
 import { orderedRuleOps } from '../moves';
 import { anyRef, checkEnum, checkRef, shapeChecker } from '../validate';
 import { mergedMeta, ruleDescriptionField, ruleMetaFields } from '../rule-meta';
+import { mergedTiming, ruleTimingFields } from '../rule-timing';
 
 export const ACTIONS: readonly PolicyAction[] = ['allow', 'deny'];
 export const MAX_POLICY_SERVICES = 256;
@@ -20,6 +21,7 @@ const fields = {
   log: Type.Optional(Type.Boolean()),
   ...ruleMetaFields,
   ...ruleDescriptionField,
+  ...ruleTimingFields,
 };
 export const bodies = {
   create: Type.Object({ ...fields, action: Type.String() }, { additionalProperties: false }),
@@ -68,6 +70,7 @@ export function mergePolicy(doc: ConfigDoc, old: PolicyObj, b: Body, addr: (name
     services: b.services === undefined ? old.services : checkServices(doc, b.services),
     log: b.log ?? old.log,
     ...mergedMeta(old, b, true),
+    ...mergedTiming(doc, old, b),
   };
 }
 
