@@ -26,6 +26,7 @@ import { NflogSocket } from './traffic-kernel';
 import { UlogdProcess } from './ulogd';
 import { HaRuntime } from './ha-runtime';
 import { nodeView } from '../config/ha';
+import { ScheduleSwitch } from './schedule-switch';
 
 interface NftCounter {
   counter?: { name: string; table: string; packets: number; bytes: number };
@@ -77,6 +78,8 @@ export class LinuxDataPlane implements DataPlane {
   private readonly listings: ListingCache;
   /** keepalived and conntrackd of an HA pair (issue 39) */
   readonly ha: HaRuntime;
+  /** rules on and off by schedule and expiry (issue 40 item 4): the held version written again at the edges */
+  private readonly schedules: ScheduleSwitch;
 
   /** FW_DATA_DIR/dataplane: the files of dnsmasq and of conntrack batches */
   private readonly dir: string;
@@ -93,6 +96,7 @@ export class LinuxDataPlane implements DataPlane {
       return problem;
     });
     this.listings = new ListingCache(opts.sessionCacheMs);
+    this.schedules = new ScheduleSwitch(() => this.applied, (h) => this.apply(h.doc, h.version), log);
     this.hitTracker = new HitTracker(path.join(this.dir, 'hits.json'), () => this.readCounters(), log);
     this.hitTracker.start(opts.hitsIntervalMs);
     if (opts.rematch) {
@@ -179,7 +183,8 @@ export class LinuxDataPlane implements DataPlane {
   }
 
   private async enforce(given: ConfigDoc, version: number): Promise<void> {
-    const doc = nodeView(given, this.opts.nodeId); // an HA link as this node holds it
+    // an HA link as this node holds it; the rules off by schedule or expiry now disabled
+    const doc = this.schedules.gate(nodeView(given, this.opts.nodeId), Date.now());
     const problems = planProblems(doc);
     if (problems.length) throw new Error(problems.join('\n'));
     const opts = { leaseFile: this.dnsmasq.leaseFile, version, rematch: this.opts.rematch, log: this.opts.log };
@@ -207,6 +212,7 @@ export class LinuxDataPlane implements DataPlane {
       nft = { mode: 'full', operations: script.split('\n').length };
     }
     this.kernelTable = table;
+    this.schedules.markHeld();
     this.log.info({ version, nft: nft.mode, nftOperations: nft.operations }, 'nft table applied');
     // dynamic sets (issue 40): a set the table wrote anew is empty; its entries go back in
     const refill = this.dynamic.refill?.() ?? '';
@@ -330,6 +336,7 @@ export class LinuxDataPlane implements DataPlane {
 
   async close(): Promise<void> {
     if (this.sweep) clearInterval(this.sweep);
+    this.schedules.close();
     this.hitTracker.stop();
     await this.serial(async () => {
       if (!this.opts.keepHelpers) {

@@ -13,9 +13,9 @@ export const SCHEDULE_TYPES = ['recurring', 'once'] as const;
 const MAX_DESCRIPTION = 1024;
 
 const Fields = {
-  type: Type.String({ enum: [...SCHEDULE_TYPES], description: 'recurring: days and ranges; once: start and end' }),
+  type: Type.String({ description: 'recurring (days and ranges) or once (start and end)' }),
   'time-zone': Type.String({ description: 'IANA time zone the days and ranges are read in; default UTC' }),
-  days: Type.Array(Type.String({ enum: [...WEEKDAYS] }), { description: 'recurring: the weekdays it is on' }),
+  days: Type.Array(Type.String({ description: WEEKDAYS.join(', ') }), { description: 'recurring: the weekdays it is on' }),
   ranges: Type.Array(Type.String(), { description: `recurring: at most ${MAX_RANGES} ranges "HH:MM[:SS]-HH:MM[:SS]" (end after start, up to 24:00)` }),
   start: Type.String({ description: 'once: ISO 8601 time with an offset' }),
   end: Type.String({ description: 'once: ISO 8601 time with an offset, after start' }),
