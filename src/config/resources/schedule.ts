@@ -14,7 +14,7 @@ const MAX_DESCRIPTION = 1024;
 
 const Fields = {
   type: Type.String({ description: 'recurring (days and ranges) or once (start and end)' }),
-  'time-zone': Type.String({ description: 'IANA time zone the days and ranges are read in; default UTC' }),
+  'time-zone': Type.String({ description: 'IANA time zone the days and ranges are read in; default (and ""): UTC' }),
   days: Type.Array(Type.String({ description: WEEKDAYS.join(', ') }), { description: 'recurring: the weekdays it is on' }),
   ranges: Type.Array(Type.String(), { description: `recurring: at most ${MAX_RANGES} ranges "HH:MM[:SS]-HH:MM[:SS]" (end after start, up to 24:00)` }),
   start: Type.String({ description: 'once: ISO 8601 time with an offset' }),
@@ -53,14 +53,27 @@ function checkKind(type: ScheduleObj['type'], s: Partial<ScheduleObj>): void {
   for (const f of own) if ((s as Record<string, unknown>)[f] === undefined) throw new FwError('ERR_NET_1004', `missing field "${f}" (a ${type} schedule has ${own.join(' and ')})`);
 }
 
-function merged(key: string, old: ScheduleObj, b: Body): ScheduleObj {
-  const type = b.type === undefined ? old.type : checkEnum('type', b.type, SCHEDULE_TYPES);
+/** A body's fields of the other kind than `type` sent empty ("", []) are no fields: a form
+ * sends every field, and a recurring schedule's form has an empty start. */
+function withoutEmptyOthers(type: ScheduleObj['type'], b: Body): Body {
+  const out: Record<string, unknown> = { ...b };
+  const others = type === 'recurring' ? ['start', 'end'] : ['days', 'ranges'];
+  for (const f of others) {
+    const v = out[f];
+    if (v === '' || (Array.isArray(v) && v.length === 0)) delete out[f];
+  }
+  return out as Body;
+}
+
+function merged(key: string, old: ScheduleObj, given: Body): ScheduleObj {
+  const type = given.type === undefined ? old.type : checkEnum('type', given.type, SCHEDULE_TYPES);
+  const b = withoutEmptyOthers(type, given);
   // a change of type keeps nothing of the old kind's fields
   const base: Partial<ScheduleObj> = type === old.type ? old : {};
   const s: ScheduleObj = {
     name: key,
     type,
-    timeZone: b['time-zone'] === undefined ? old.timeZone : checkTimeZone('time-zone', b['time-zone']),
+    timeZone: b['time-zone'] === undefined ? old.timeZone : b['time-zone'] === '' ? 'UTC' : checkTimeZone('time-zone', b['time-zone']),
     days: b.days === undefined ? base.days : checkDays(b.days),
     ranges: b.ranges === undefined ? base.ranges : checkRanges(b.ranges),
     start: b.start === undefined ? base.start : new Date(checkInstant('start', b.start)).toISOString(),
