@@ -17,11 +17,21 @@ export interface RuleOff {
 /** Whether a rule's matching depends on the time at all. */
 export const isTimed = (p: PolicyObj): boolean => p.schedule !== undefined || p.expiresAt !== undefined;
 
-/** Why `p` does not match at `t`, or null when it may (a disabled rule is not asked). */
-export function offReason(doc: ConfigDoc, p: PolicyObj, t: number): RuleOff | null {
+/** Why `p` does not match at `t`, or null when it may (a disabled rule is not asked).
+ * `seen`: the schedules already asked at this `t` (one Intl reading per schedule, not per rule). */
+export function offReason(doc: ConfigDoc, p: PolicyObj, t: number, seen = new Map<string, RuleOff | null>()): RuleOff | null {
   if (p.expiresAt !== undefined && t >= Date.parse(p.expiresAt)) return { reason: 'expired' };
   if (p.schedule === undefined) return null;
-  const s = doc.schedules?.get(p.schedule);
+  let off = seen.get(p.schedule);
+  if (off === undefined) {
+    off = scheduleOff(doc, p.schedule, t);
+    seen.set(p.schedule, off);
+  }
+  return off;
+}
+
+function scheduleOff(doc: ConfigDoc, name: string, t: number): RuleOff | null {
+  const s = doc.schedules?.get(name);
   if (!s) return null; // a reference checked at every change: not reached
   if (scheduleOver(s, t)) return { reason: 'expired', schedule: s.name };
   return scheduleActive(s, t) ? null : { reason: 'schedule', schedule: s.name };
@@ -43,8 +53,9 @@ function timedRules(rules: readonly PolicyObj[]): PolicyObj[] {
 /** The enabled rules of a table that are off at `t`, by id. */
 export function offRules(doc: ConfigDoc, rules: readonly PolicyObj[], t: number): Map<number, RuleOff> {
   const out = new Map<number, RuleOff>();
+  const seen = new Map<string, RuleOff | null>();
   for (const p of timedRules(rules)) {
-    const off = offReason(doc, p, t);
+    const off = offReason(doc, p, t, seen);
     if (off) out.set(p.id, off);
   }
   return out;

@@ -71,15 +71,23 @@ export function wallClock(zone: string, t: number): { day: Weekday; second: numb
   return { day, second: Number(parts.hour) * 3600 + Number(parts.minute) * 60 + Number(parts.second) };
 }
 
+/** A schedule's ranges in seconds, parsed once per (immutable) schedule object. */
+const parsed = new WeakMap<ScheduleObj, Array<[number, number]>>();
+function rangesOf(s: ScheduleObj): Array<[number, number]> {
+  let r = parsed.get(s);
+  if (!r) {
+    r = s.ranges!.map((x) => checkRange('ranges', x));
+    parsed.set(s, r);
+  }
+  return r;
+}
+
 /** Whether `s` is on at `t` (epoch ms). */
 export function scheduleActive(s: ScheduleObj, t: number): boolean {
   if (s.type === 'once') return t >= Date.parse(s.start!) && t < Date.parse(s.end!);
   const { day, second } = wallClock(s.timeZone, t);
   if (!s.days!.includes(day)) return false;
-  return s.ranges!.some((r) => {
-    const [a, b] = checkRange('ranges', r);
-    return second >= a && second < b;
-  });
+  return rangesOf(s).some(([a, b]) => second >= a && second < b);
 }
 
 /** Whether `s` can never be on again after `t` (a one-time schedule that has ended). */

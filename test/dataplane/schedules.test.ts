@@ -3,6 +3,7 @@
 // that ends a few seconds ahead of the real clock, peer 2 to peer 1 by one that starts then:
 // pings pass one way and not the other before the edge, the reverse after it, within a
 // generous bound, with the running version unchanged; eval agrees on both sides.
+// FW_TEST_FIGURES=1 prints the time from the edge to the first ping through.
 import { ok } from '../helpers/daemon';
 import type { Peer } from '../helpers/netns';
 import { lanDmzZones, startLabDaemon, stopLabDaemon, type LabDaemon } from './lab-daemon';
@@ -60,9 +61,12 @@ test('at the edge the kernel switches both rules, without a commit', async () =>
   expect(edge - Date.now()).toBeGreaterThan(1000);
   expect((await ok(c.post('/api/eval', icmp(p2, p1)))).body).toMatchObject({ action: 'deny', skipped: { id: 2, reason: 'schedule', schedule: 'from-edge' } });
 
-  // after the edge: within a second of it (the switch is checked each second), 5 s on a loaded machine
+  // after the edge: the switch is checked each second, then the held version is written again
+  // (a whole apply: nft, links, helpers); 20 s is a bound for a loaded CI machine (5.2 s was
+  // measured at load 22 on 2 cores: docs/performance.md)
   await new Promise((r) => setTimeout(r, Math.max(0, edge - Date.now())));
-  expect(await within(5000, () => pingAnswered(p2, p1))).not.toBeNull();
+  expect(await within(20_000, () => pingAnswered(p2, p1))).not.toBeNull();
+  if (process.env.FW_TEST_FIGURES === '1') process.stdout.write(`schedule edge to first ping through: ${Date.now() - edge} ms\n`);
   expect(await within(5000, () => !pingAnswered(p1, p2))).not.toBeNull();
   expect((await ok(c.get('/api/status'))).body.version).toBe(version);
   expect((await ok(c.post('/api/eval', icmp(p1, p2)))).body).toMatchObject({ action: 'deny', skipped: { id: 1, reason: 'expired', schedule: 'until-edge' } });

@@ -7,7 +7,7 @@ import { FwError } from '../../errors';
 import { isPlainObject } from '../../config/json';
 import { checkInstant } from '../../config/schedule';
 import { oneOf } from '../../config/render/objects';
-import { offReason, type Gate } from '../../config/schedule-gate';
+import { offRules, type Gate } from '../../config/schedule-gate';
 import type { ConfigDoc } from '../../config/types';
 import type { Analysis } from '../../eval/analysis-types';
 import type { EvalResult } from '../../eval/types';
@@ -45,7 +45,7 @@ export function skippedRule(all: EvalResult, gate: Gate): Skipped | null {
  * version is computed once, an expiry passes later.
  */
 export function withExpired(doc: ConfigDoc, a: Analysis, t: number): Analysis & { expired?: number[] } {
-  const expired = doc.policies.filter((p) => !p.disabled && offReason(doc, p, t)?.reason === 'expired').map((p) => p.id);
+  const expired = [...offRules(doc, doc.policies, t)].filter(([, off]) => off.reason === 'expired').map(([id]) => id);
   if (!expired.length) return a;
   const gone = new Set(expired);
   const keep = (c: { id: number }) => !gone.has(c.id);
