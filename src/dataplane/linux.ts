@@ -96,7 +96,9 @@ export class LinuxDataPlane implements DataPlane {
       return problem;
     });
     this.listings = new ListingCache(opts.sessionCacheMs);
-    this.schedules = new ScheduleSwitch(() => this.applied, (h) => this.apply(h.doc, h.version), log);
+    // a switch writes the held version's table again, nothing else (links, helpers and the
+    // version are unchanged): one serial step like an apply
+    this.schedules = new ScheduleSwitch(() => this.applied, (h) => this.serial(() => this.enforce(h.doc, h.version, true)), log);
     this.hitTracker = new HitTracker(path.join(this.dir, 'hits.json'), () => this.readCounters(), log);
     this.hitTracker.start(opts.hitsIntervalMs);
     if (opts.rematch) {
@@ -182,7 +184,8 @@ export class LinuxDataPlane implements DataPlane {
     }
   }
 
-  private async enforce(given: ConfigDoc, version: number): Promise<void> {
+  /** `tableOnly`: the nft table alone (a schedule's switch: links, sysctl and dnsmasq are as the version left them). */
+  private async enforce(given: ConfigDoc, version: number, tableOnly = false): Promise<void> {
     // an HA link as this node holds it; the rules off by schedule or expiry now disabled
     const doc = this.schedules.gate(nodeView(given, this.opts.nodeId), Date.now());
     const problems = planProblems(doc);
@@ -198,8 +201,10 @@ export class LinuxDataPlane implements DataPlane {
     // the ruleset is checked before anything changes: a refused script touches nothing
     if (update) await this.host.exec('nft', ['-c', '-f', '-'], update.script);
     else await this.host.exec('nft', ['-c', '-f', '-'], plan.nft);
-    await this.host.exec('sysctl', ['-q', '-w', 'net.ipv4.ip_forward=1', 'net.ipv6.conf.all.forwarding=1']);
-    await reconcile(this.host, plan.links);
+    if (!tableOnly) {
+      await this.host.exec('sysctl', ['-q', '-w', 'net.ipv4.ip_forward=1', 'net.ipv6.conf.all.forwarding=1']);
+      await reconcile(this.host, plan.links);
+    }
     let nft: { mode: 'incremental' | 'full'; operations: number };
     if (update) {
       if (update.operations) await this.host.exec('nft', ['-f', '-'], update.script);
@@ -217,6 +222,7 @@ export class LinuxDataPlane implements DataPlane {
     // dynamic sets (issue 40): a set the table wrote anew is empty; its entries go back in
     const refill = this.dynamic.refill?.() ?? '';
     if (refill) await this.host.exec('nft', ['-f', '-'], refill);
+    if (tableOnly) return this.ensureUlogd(logsTraffic(doc, this.opts.log)); // a logging rule may have switched
     // after the table: its ct expressions load conntrack, whose settings exist only then.
     // Packets, bytes and start time of every connection for the session table; no TCP
     // pick-up mid-stream, so that a connection whose entry is deleted (ended, cut) stays

@@ -61,9 +61,9 @@ test('at the edge the kernel switches both rules, without a commit', async () =>
   expect(edge - Date.now()).toBeGreaterThan(1000);
   expect((await ok(c.post('/api/eval', icmp(p2, p1)))).body).toMatchObject({ action: 'deny', skipped: { id: 2, reason: 'schedule', schedule: 'from-edge' } });
 
-  // after the edge: the switch is checked each second, then the held version is written again
-  // (a whole apply: nft, links, helpers); 20 s is a bound for a loaded CI machine (5.2 s was
-  // measured at load 22 on 2 cores: docs/performance.md)
+  // after the edge: the switch is checked each second, then the held version's nft table is
+  // written again; 20 s is a bound for a loaded CI machine (1.3-1.4 s were measured at load
+  // 22-25 on 2 cores: docs/performance.md)
   await new Promise((r) => setTimeout(r, Math.max(0, edge - Date.now())));
   expect(await within(20_000, () => pingAnswered(p2, p1))).not.toBeNull();
   if (process.env.FW_TEST_FIGURES === '1') process.stdout.write(`schedule edge to first ping through: ${Date.now() - edge} ms\n`);
