@@ -39,6 +39,7 @@ const NAV: NavItem[] = [
   { href: '/dhcp', label: 'DHCP' },
   { href: '/routes', label: 'Routes' },
   { href: '/dynamic-sets', label: 'Dynamic sets' },
+  { href: '/schedules', label: 'Schedules' },
   { href: '/session', label: 'Session' },
   { href: '/versions', label: 'Versions' },
   { href: '/trace', label: 'Packet tracer' },
@@ -55,7 +56,7 @@ function pageOf(path: string) {
     case '/': return <Overview />;
     case '/policies': return <RulesPage key="policies" kind="policies" />;
     case '/nat': return <RulesPage key="nat" kind="nat" />;
-    case '/addresses': case '/services': case '/address-groups': case '/service-groups': case '/zones': case '/interfaces': case '/vlans': case '/dhcp': case '/routes': case '/local-policies': {
+    case '/addresses': case '/services': case '/address-groups': case '/service-groups': case '/zones': case '/interfaces': case '/vlans': case '/dhcp': case '/routes': case '/local-policies': case '/schedules': {
       const def = RESOURCE_DEFS[path.slice(1) as 'addresses'];
       return <ResourcePage key={path} def={def} />;
     }

@@ -19,7 +19,7 @@ interface Props<K extends ResourceKey> {
 
 // a group goes wherever an object of its kind does, so its names are suggested with them
 const REF_PATHS: Record<RefKind, string[]> = {
-  zones: ['/api/zones'], addresses: ['/api/addresses', '/api/address-groups'], services: ['/api/services', '/api/service-groups'], interfaces: ['/api/interfaces'],
+  zones: ['/api/zones'], addresses: ['/api/addresses', '/api/address-groups'], services: ['/api/services', '/api/service-groups'], interfaces: ['/api/interfaces'], schedules: ['/api/schedules'],
 };
 
 /** Names to suggest for reference fields (a datalist per kind). */

@@ -8,7 +8,7 @@ import { anyIfEmpty, cidr } from './format';
  * string, several as an array, as the API takes them */
 export type FieldKind = 'text' | 'number' | 'list' | 'ports' | 'bool' | 'zones';
 /** Where a field's suggestions come from (names of existing objects; addresses and services with their groups). */
-export type RefKind = 'zones' | 'addresses' | 'services' | 'interfaces';
+export type RefKind = 'zones' | 'addresses' | 'services' | 'interfaces' | 'schedules';
 
 export interface FieldSpec<B> {
   key: keyof B & string;
@@ -246,6 +246,18 @@ const metaFields = [
 ] as const satisfies FieldSpec<{ name?: string; tags?: string[]; disabled?: boolean }>[];
 const metaForm = (m: RuleMeta): FormValues => ({ name: m.name ?? '', tags: join(m.tags ?? []), disabled: m.disabled ?? false });
 
+/** A policy's schedule and expiry (issue 40 item 4): both tables of policies. */
+type RuleTiming = { schedule?: string; expiresAt?: string };
+const timingColumns: Column<RuleTiming>[] = [
+  { label: 'Schedule', text: (m) => m.schedule ?? '', optional: true },
+  { label: 'Expires', text: (m) => m.expiresAt ?? '', optional: true },
+];
+const timingFields = [
+  { key: 'schedule', label: 'Schedule', ref: 'schedules', hint: 'a schedule\'s name: the rule matches only while it is on; empty: always' },
+  { key: 'expires-at', label: 'Expires at', hint: 'ISO 8601 with an offset (2027-01-31T18:00:00Z): never matches after it; empty: never expires' },
+] as const satisfies FieldSpec<{ schedule?: string; 'expires-at'?: string }>[];
+const timingForm = (m: RuleTiming): FormValues => ({ schedule: m.schedule ?? '', 'expires-at': m.expiresAt ?? '' });
+
 const policies: ResourceDef<'policies'> = {
   key: 'policies', title: 'Policies', noun: 'policy', path: '/api/policies', create: true, remove: true, ordered: true,
   idOf: (m) => String(m.id),
@@ -258,6 +270,7 @@ const policies: ResourceDef<'policies'> = {
     { label: 'Services', text: (m) => anyIfEmpty(names(m.services)), min: 6 },
     { label: 'Log', text: (m) => (m.log ? 'yes' : ''), width: 3.5, optional: true },
     ...metaColumns,
+    ...timingColumns,
     { label: 'Description', text: (m) => m.description ?? '', optional: true },
   ],
   fields: [
@@ -269,11 +282,12 @@ const policies: ResourceDef<'policies'> = {
     { key: 'services', label: 'Services', kind: 'list', ref: 'services', hint: 'names separated by commas; empty: any' },
     { key: 'log', label: 'Log', kind: 'bool' },
     ...metaFields,
+    ...timingFields,
     { key: 'description', label: 'Description' },
   ],
   formOf: (m) => ({
     action: m.action, 'src-zone': zoneNames(m.srcZone), 'src-addr': m.srcAddr?.name ?? '', 'dst-zone': zoneNames(m.dstZone),
-    'dst-addr': m.dstAddr?.name ?? '', services: names(m.services), log: m.log, ...metaForm(m), description: m.description ?? '',
+    'dst-addr': m.dstAddr?.name ?? '', services: names(m.services), log: m.log, ...metaForm(m), ...timingForm(m), description: m.description ?? '',
   }),
 };
 
@@ -296,6 +310,7 @@ const localPolicies: ResourceDef<'local-policies'> = {
     { label: 'Services', text: (m) => anyIfEmpty(names(m.services)) },
     { label: 'Log', text: (m) => (m.log ? 'yes' : ''), width: 3.5 },
     ...metaColumns,
+    ...timingColumns,
   ],
   fields: [
     { key: 'action', label: 'Action', options: ['allow', 'deny'], required: true },
@@ -305,11 +320,12 @@ const localPolicies: ResourceDef<'local-policies'> = {
     { key: 'services', label: 'Services', kind: 'list', ref: 'services', hint: 'names separated by commas; empty: any' },
     { key: 'log', label: 'Log', kind: 'bool' },
     ...metaFields,
+    ...timingFields,
     { key: 'description', label: 'Description' },
   ],
   formOf: (m) => ({
     action: m.action, 'src-zone': zoneNames(m.srcZone), 'src-addr': m.srcAddr?.name ?? '',
-    'dst-addr': m.dstAddr?.name ?? '', services: names(m.services), log: m.log, ...metaForm(m), description: m.description ?? '',
+    'dst-addr': m.dstAddr?.name ?? '', services: names(m.services), log: m.log, ...metaForm(m), ...timingForm(m), description: m.description ?? '',
   }),
 };
 
@@ -349,7 +365,31 @@ const nat: ResourceDef<'nat'> = {
   }),
 };
 
-export const RESOURCE_DEFS = { policies, nat, 'local-policies': localPolicies, addresses, services, 'address-groups': addressGroups, 'service-groups': serviceGroups, zones, interfaces, vlans, dhcp, routes } as const;
+/** Issue 40 item 4: when the policies naming a schedule match (docs/schedules.md). */
+const schedules: ResourceDef<'schedules'> = {
+  key: 'schedules', title: 'Schedules', noun: 'schedule', path: '/api/schedules', create: true, remove: true,
+  idOf: (m) => m.name,
+  columns: [
+    { label: 'Name', text: (m) => m.name },
+    { label: 'Now', text: (m) => (m.active ? 'on' : 'off'), width: 4 },
+    { label: 'When', text: (m) => (m.type === 'once' ? `${m.start} to ${m.end}` : `${join(m.days ?? [])} ${join(m.ranges ?? [])}`), min: 24 },
+    { label: 'Time zone', text: (m) => m['time-zone'], width: 10 },
+    { label: 'Description', text: (m) => m.description },
+  ],
+  fields: [
+    { key: 'name', label: 'Name', required: true, fixed: true },
+    { key: 'type', label: 'Type', options: ['recurring', 'once'], required: true },
+    { key: 'time-zone', label: 'Time zone', hint: 'IANA name (Europe/Berlin); empty: UTC' },
+    { key: 'days', label: 'Days', kind: 'list', hint: 'recurring: mon, tue, wed, thu, fri, sat, sun' },
+    { key: 'ranges', label: 'Time ranges', kind: 'list', hint: 'recurring: 08:00-12:00, 13:00-18:00 (a range across midnight is two)' },
+    { key: 'start', label: 'Start', hint: 'once: ISO 8601 with an offset' },
+    { key: 'end', label: 'End', hint: 'once: ISO 8601 with an offset' },
+    { key: 'description', label: 'Description' },
+  ],
+  formOf: (m) => ({ name: m.name, type: m.type, 'time-zone': m['time-zone'], days: join(m.days ?? []), ranges: join(m.ranges ?? []), start: m.start ?? '', end: m.end ?? '', description: m.description }),
+};
+
+export const RESOURCE_DEFS = { policies, nat, 'local-policies': localPolicies, schedules, addresses, services, 'address-groups': addressGroups, 'service-groups': serviceGroups, zones, interfaces, vlans, dhcp, routes } as const;
 
 /** The request body of a form: typed values, empty optional fields left out of a create. */
 export function bodyOf<B>(fields: FieldSpec<B>[], values: FormValues, creating: boolean): Record<string, unknown> {

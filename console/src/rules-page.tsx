@@ -8,13 +8,14 @@ import { removeObject, ResourceForm } from './form';
 import { RESOURCE_DEFS, type Column } from './resources';
 import { allowed, ensureSession, refreshStatus, route, traced, view } from './state';
 import { FilterBox, useSortFilter } from './table';
-import type { Analysis, HitsReply, Move, NatModel, PolicyModel, RuleHits } from './types';
+import type { Analysis, HitsReply, Move, NatModel, PolicyModel, RuleHits, Schedule } from './types';
 import { attempt, ErrorBox, Field, Page, useLoad } from './ui';
 import { ACTIONS, ROW_HEIGHT, RowActions, scrollRowIntoView, VirtualTable, type VColumn } from './virtual-table';
 import { ViewSwitch } from './view-switch';
 import { lockAttrs, lockedBy, LockNote } from './lock';
 import { ColumnChooser, useColumnChoice } from './column-chooser';
 import { useFreshAnalysis } from './fresh-analysis';
+import { addTiming } from './schedule-badges';
 
 type Kind = 'policies' | 'nat';
 type Rule = PolicyModel | NatModel;
@@ -22,7 +23,7 @@ type Hits = { packets: number; bytes: number } | null;
 
 
 export interface Badge {
-  kind: 'shadowed' | 'redundant' | 'partial' | 'never-hit' | 'unreachable' | 'stale';
+  kind: 'shadowed' | 'redundant' | 'partial' | 'never-hit' | 'unreachable' | 'stale' | 'off-schedule' | 'expired';
   text: string;
   title?: string;
 }
@@ -46,9 +47,10 @@ export function badgesOf(kind: Kind, a: Analysis | null): Map<number, Badge[]> {
   return out;
 }
 
-const SHOW = ['all', 'shadowed', 'redundant', 'partial', 'never-hit', 'unreachable', 'stale'] as const;
+const SHOW = ['all', 'shadowed', 'redundant', 'partial', 'never-hit', 'unreachable', 'stale', 'off-schedule', 'expired'] as const;
 const SHOW_LABEL: Record<(typeof SHOW)[number], string> = {
   all: 'all rules', shadowed: 'shadowed', redundant: 'redundant', partial: 'partially shadowed', 'never-hit': 'never hit', unreachable: 'unreachable', stale: 'no hit for N days',
+  'off-schedule': 'off by schedule now', expired: 'expired',
 };
 const DAY_MS = 86_400_000;
 /** The table's own optional columns around the resource's (position before, counters after). */
@@ -83,6 +85,8 @@ export function ago(iso: string | null, now: number): string {
 
 interface Data {
   rules: Rule[];
+  /** the schedules (policies only: issue 40 item 4), with whether each is on now */
+  schedules: Schedule[];
   hits: Map<number, Hits>;
   /** hits with their times (GET /api/analysis/hits); null without a kernel */
   times: Map<number, RuleHits> | null;
@@ -93,10 +97,11 @@ async function loadRules(kind: Kind, which: 'running' | 'candidate'): Promise<Da
   const q = which === 'candidate' ? '?config=candidate' : '';
   // counters are the kernel's, for the running version; a candidate rule shows its running count
   // the analysis comes after, on its own (fresh-analysis.ts): the rows never wait for it
-  const [rules, stats, sampled] = await Promise.all([
+  const [rules, stats, sampled, schedules] = await Promise.all([
     kind === 'policies' && which === 'running' ? api<(PolicyModel & { hits?: Hits })[]>('GET', `${def.path}?stats=true`) : api<Rule[]>('GET', def.path + q),
     kind === 'policies' && which === 'candidate' ? api<(PolicyModel & { hits?: Hits })[]>('GET', `${def.path}?stats=true`) : Promise.resolve(null),
     api<HitsReply>('GET', '/api/analysis/hits').catch(() => null),
+    kind === 'policies' ? api<Schedule[]>('GET', `/api/schedules${q}`) : Promise.resolve([]),
   ]);
   const hits = new Map<number, Hits>();
   for (const r of (stats ?? rules) as (Rule & { hits?: Hits })[]) if (r.hits !== undefined) hits.set(r.id, r.hits);
@@ -104,7 +109,7 @@ async function loadRules(kind: Kind, which: 'running' | 'candidate'): Promise<Da
   const times = sampled?.rules ? new Map(sampled.rules.filter((r) => r.kind === ruleKind).map((r) => [r.id, r])) : null;
   // NAT has no ?stats=true: its hits (connections translated) come with the times
   if (kind === 'nat' && times) for (const [id, r] of times) hits.set(id, { packets: r.hits, bytes: r.bytes });
-  return { rules, hits, times };
+  return { rules, hits, times, schedules };
 }
 
 export function RulesPage({ kind }: { kind: Kind }) {
@@ -114,7 +119,8 @@ export function RulesPage({ kind }: { kind: Kind }) {
   const query0 = new URLSearchParams(route.value.split('?')[1] ?? '');
   const [days, setDays] = useState(query0.get('days') ?? '90');
   const fresh = useFreshAnalysis(which, loaded.data);
-  const badges = useMemo(() => addStale(badgesOf(kind, fresh.analysis), loaded.data?.times ?? null, Number(days), Date.now()), [fresh.analysis, loaded.data, days]);
+  const badges = useMemo(() => addTiming(addStale(badgesOf(kind, fresh.analysis), loaded.data?.times ?? null, Number(days), Date.now()), loaded.data?.rules ?? [], loaded.data?.schedules ?? [], Date.now()),
+    [fresh.analysis, loaded.data, days]);
   const columns = def.columns as Column<Rule>[];
   const badgeText = useMemo(() => (m: Rule) => `#${m.id} ` + (badges.get(m.id) ?? []).map((b) => `${b.text} ${b.title ?? ''}`).join(' '), [badges]);
   const query = query0;

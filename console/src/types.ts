@@ -29,6 +29,8 @@ import type { bodies as policyBodies } from '../../src/config/resources/policy';
 import type { bodies as natBodies } from '../../src/config/resources/nat';
 import type { bodies as localPolicyBodies } from '../../src/config/resources/local-policy';
 import type { LocalPolicyModel } from '../../src/config/render/local-policy';
+import type { bodies as scheduleBodies } from '../../src/config/resources/schedule';
+import type { ScheduleModel } from '../../src/api/routes/schedules';
 import type { groupBodies } from '../../src/config/resources/group';
 import type { Role, Permission } from '../../src/auth/roles';
 
@@ -82,6 +84,7 @@ export interface ResourceBodies {
   policies: Bodies<typeof policyBodies>;
   nat: Bodies<typeof natBodies>;
   'local-policies': Bodies<typeof localPolicyBodies>;
+  schedules: Bodies<typeof scheduleBodies>;
 }
 /** Each resource's read model. */
 export interface ResourceModels {
@@ -97,7 +100,10 @@ export interface ResourceModels {
   policies: PolicyModel;
   nat: NatModel;
   'local-policies': LocalPolicyModel;
+  schedules: Schedule;
 }
+/** GET /api/schedules (issue 40 item 4): with whether each is on now. */
+export type Schedule = Static<typeof ScheduleModel>;
 export type ResourceKey = keyof ResourceModels;
 
 /** The error body of the contract. */

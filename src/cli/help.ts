@@ -44,8 +44,9 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     options: ['--force              end another user\'s session (admin)'],
   },
   trace: {
-    usage: 'fwctl trace --src IP --dst IP --proto tcp|udp|sctp|icmp|icmpv6|N [--dport N] [--sport N] [--icmp-type N] [--icmp-code N] [--in IF] [--src-zone Z] [--dst-zone Z] [--candidate]',
+    usage: 'fwctl trace --src IP --dst IP --proto tcp|udp|sctp|icmp|icmpv6|N [--dport N] [--sport N] [--icmp-type N] [--icmp-code N] [--in IF] [--src-zone Z] [--dst-zone Z] [--time ISO] [--candidate]',
     summary: 'one packet through the configuration: zones, route, NAT, policy, verdict',
+    options: ['--time ISO           judge it at this instant (ISO 8601 with an offset): schedules and expiry (default now)'],
   },
   watch: {
     usage: 'fwctl watch [--types commit,confirm,...] [--since ID] [--count N]',
@@ -60,6 +61,10 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     usage: 'fwctl dynamic-set list|add|del NAME [IP...] [--ttl SECONDS]',
     summary: 'the entries of a running dynamic address set, without a session (a feeder token may do this only)',
     options: ['--ttl SECONDS        add: how long the entries live (0: until deleted; else the set\'s default-ttl)'],
+  },
+  schedules: {
+    usage: 'fwctl schedules',
+    summary: 'the running schedules, whether each is on now, and the policies off now by schedule or expiry',
   },
   sessions: {
     usage: 'fwctl sessions [FILTERS] [--node ID] [--limit N]',

@@ -20,6 +20,7 @@ import { hits } from './commands/hits';
 import { logs, LOG_FILTERS, type LogArgs } from './commands/logs';
 import { discard } from './commands/discard';
 import { dynamicSet } from './commands/dynamic-set';
+import { schedules } from './commands/schedules';
 
 const common = {
   json: { type: 'boolean', default: false },
@@ -46,12 +47,13 @@ const OPTIONS = {
   trace: {
     src: { type: 'string' }, dst: { type: 'string' }, proto: { type: 'string' }, dport: { type: 'string' }, sport: { type: 'string' },
     in: { type: 'string' }, 'src-zone': { type: 'string' }, 'dst-zone': { type: 'string' }, candidate: { type: 'boolean', default: false },
-    'icmp-type': { type: 'string' }, 'icmp-code': { type: 'string' },
+    'icmp-type': { type: 'string' }, 'icmp-code': { type: 'string' }, time: { type: 'string' },
   },
   watch: { types: { type: 'string' }, since: { type: 'string' }, count: { type: 'string' } },
   leases: {},
   ha: { node: { type: 'string' } },
   'dynamic-set': { ttl: { type: 'string' } },
+  schedules: {},
   sessions: { ...filterOptions(), limit: { type: 'string' } },
   'end-sessions': filterOptions(),
   impact: {},
@@ -115,6 +117,7 @@ async function run(argv: string[]): Promise<number> {
     case 'leases': return leases(api, o.json);
     case 'ha': return ha(api, { action: positionals[0], node: o.node as string | undefined, json: o.json });
     case 'dynamic-set': return dynamicSet(api, { action: positionals[0], name: positionals[1], ips: positionals.slice(2), ttl: o.ttl as string | undefined, json: o.json });
+    case 'schedules': return schedules(api, o.json);
     case 'sessions': return sessions(api, o as unknown as SessionFilterArgs & { limit?: string; json: boolean });
     case 'end-sessions': return endSessions(api, o as unknown as SessionFilterArgs & { json: boolean });
     case 'impact': return impact(api, o.json);

@@ -15,6 +15,7 @@ export type ResourceKind =
   | 'address-group'
   | 'service-group'
   | 'dynamic-set'
+  | 'schedule'
   | 'zone'
   | 'interface'
   | 'vlan'

@@ -49,6 +49,7 @@ function table(doc: ConfigDoc, kind: string): Keyed {
     case 'address-group': return doc.addressGroups;
     case 'service-group': return doc.serviceGroups;
     case 'dynamic-set': return doc.dynamicSets;
+    case 'schedule': return doc.schedules;
     case 'zone': return doc.zones;
     case 'interface': return doc.interfaces;
     case 'vlan': return doc.vlans;

@@ -18,7 +18,7 @@ export interface ConfigDiff {
 
 /** The named collections and the rule tables, in the order a diff lists them. */
 const NAMED = [
-  ['address', 'addresses'], ['service', 'services'], ['address-group', 'addressGroups'], ['service-group', 'serviceGroups'], ['dynamic-set', 'dynamicSets'], ['zone', 'zones'], ['interface', 'interfaces'], ['vlan', 'vlans'], ['dhcp', 'dhcp']] as const;
+  ['address', 'addresses'], ['service', 'services'], ['address-group', 'addressGroups'], ['service-group', 'serviceGroups'], ['dynamic-set', 'dynamicSets'], ['schedule', 'schedules'], ['zone', 'zones'], ['interface', 'interfaces'], ['vlan', 'vlans'], ['dhcp', 'dhcp']] as const;
 const RULES = [['route', 'routes'], ['policy', 'policies'], ['nat', 'nat'], ['local-policy', 'localPolicies']] as const;
 
 /** Same object, or the same JSON (a field set to undefined is no field), compared field by

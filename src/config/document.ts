@@ -13,6 +13,7 @@ export function emptyDoc(interfaceNames: string[] = []): ConfigDoc {
     addressGroups: new Map(),
     serviceGroups: new Map(),
     dynamicSets: new Map(),
+    schedules: new Map(),
     zones: new Map(),
     interfaces,
     vlans: new Map(),
@@ -35,6 +36,8 @@ export interface SerializedDoc {
   serviceGroups?: unknown[];
   /** absent when there are none (issue 40) */
   dynamicSets?: unknown[];
+  /** absent when there are none (issue 40 item 4) */
+  schedules?: unknown[];
   zones: unknown[];
   interfaces: unknown[];
   vlans: unknown[];
@@ -50,7 +53,7 @@ export interface SerializedDoc {
 }
 
 /** The document's named collections (maps by name), in the order they are written. */
-export const NAMED_COLLECTIONS = ['addresses', 'services', 'addressGroups', 'serviceGroups', 'dynamicSets', 'zones', 'interfaces', 'vlans', 'dhcp'] as const;
+export const NAMED_COLLECTIONS = ['addresses', 'services', 'addressGroups', 'serviceGroups', 'dynamicSets', 'schedules', 'zones', 'interfaces', 'vlans', 'dhcp'] as const;
 const NAMED = NAMED_COLLECTIONS;
 
 function sortedValues<T>(m: Map<string, T>): T[] {
@@ -65,6 +68,7 @@ export function serializeDoc(doc: ConfigDoc): SerializedDoc {
     ...(doc.addressGroups.size ? { addressGroups: sortedValues(doc.addressGroups) } : {}),
     ...(doc.serviceGroups.size ? { serviceGroups: sortedValues(doc.serviceGroups) } : {}),
     ...(doc.dynamicSets.size ? { dynamicSets: sortedValues(doc.dynamicSets) } : {}),
+    ...(doc.schedules?.size ? { schedules: sortedValues(doc.schedules) } : {}),
     zones: sortedValues(doc.zones),
     interfaces: sortedValues(doc.interfaces),
     vlans: sortedValues(doc.vlans),
@@ -116,6 +120,7 @@ export function workingCopy(doc: ConfigDoc): ConfigDoc {
     addressGroups: new Map(doc.addressGroups),
     serviceGroups: new Map(doc.serviceGroups),
     dynamicSets: new Map(doc.dynamicSets),
+    schedules: new Map(doc.schedules),
     zones: new Map(doc.zones),
     interfaces: new Map(doc.interfaces),
     vlans: new Map(doc.vlans),

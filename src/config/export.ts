@@ -9,7 +9,8 @@
 // (the zones' `interfaces` lists would say the same thing a second time).
 import { Type, type Static } from '@sinclair/typebox';
 import { metaOf } from './rule-meta';
-import type { ConfigDoc, DhcpPool, GroupObj, InterfaceObj, NatRule, PolicyObj, RouteObj, VlanObj, ZoneObj, AddressObj, ServiceObj, DynamicSetObj } from './types';
+import { timingExport } from './rule-timing';
+import type { ConfigDoc, DhcpPool, GroupObj, InterfaceObj, NatRule, PolicyObj, RouteObj, VlanObj, ZoneObj, AddressObj, ServiceObj, DynamicSetObj, ScheduleObj } from './types';
 import { linkExtraFields, linkExtraModel } from './render/objects';
 import { HaModel, renderHa, type HaConfig } from './ha';
 import { zoneRefText } from './zone-list';
@@ -17,7 +18,7 @@ import { zoneRefText } from './zone-list';
 export const EXPORT_FORMAT = 'fwd-config/1';
 
 /** The collections of a document in the order they are written (and loaded: references point backwards). */
-export const COLLECTIONS = ['interfaces', 'zones', 'addresses', 'address-groups', 'dynamic-sets', 'services', 'service-groups', 'vlans', 'dhcp', 'routes', 'policies', 'nat', 'local-policies'] as const;
+export const COLLECTIONS = ['interfaces', 'zones', 'addresses', 'address-groups', 'dynamic-sets', 'schedules', 'services', 'service-groups', 'vlans', 'dhcp', 'routes', 'policies', 'nat', 'local-policies'] as const;
 export type Collection = (typeof COLLECTIONS)[number];
 
 const Str = Type.String();
@@ -28,6 +29,8 @@ const open = { additionalProperties: false } as const;
 const ZoneText = Type.Union([Str, Strs]);
 /** a rule's metadata, written only when set (rule-meta.ts) */
 const meta = { name: Type.Optional(Str), tags: Type.Optional(Strs), disabled: Type.Optional(Type.Boolean()) };
+/** a policy's schedule and expiry (issue 40 item 4), written only when set */
+const timing = { schedule: Type.Optional(Str), 'expires-at': Type.Optional(Str) };
 
 /** The schema of an exported document (what the OpenAPI document shows for export and load). */
 export const ExportModel = Type.Object({
@@ -40,6 +43,10 @@ export const ExportModel = Type.Object({
   'address-groups': Type.Optional(Type.Array(Type.Object({ name: Str, members: Strs, description: Str }, open))),
   // issue 40: written only when there are some
   'dynamic-sets': Type.Optional(Type.Array(Type.Object({ name: Str, family: Str, 'max-entries': Type.Integer(), 'default-ttl': Type.Integer() }, open))),
+  // issue 40 item 4: written only when there are some
+  schedules: Type.Optional(Type.Array(Type.Object({
+    name: Str, type: Str, 'time-zone': Str, days: Type.Optional(Strs), ranges: Type.Optional(Strs), start: Type.Optional(Str), end: Type.Optional(Str), description: Str,
+  }, open))),
   services: Type.Array(Type.Object({
     name: Str, protocol: Str, ports: Type.Array(Type.Union([Type.Integer(), Str])), 'icmp-type': Type.Optional(Type.Integer()), 'icmp-code': Type.Optional(Type.Integer()),
     'source-ports': Type.Optional(Type.Array(Type.Union([Type.Integer(), Str]))),
@@ -50,7 +57,7 @@ export const ExportModel = Type.Object({
   routes: Type.Array(Type.Object({ id: Id, description: Str, destination: Str, gateway: Str, interface: Str, metric: Type.Integer() }, open)),
   policies: Type.Array(Type.Object({
     id: Id, action: Str, 'src-zone': ZoneText, 'dst-zone': ZoneText, 'src-addr': Str, 'dst-addr': Str, services: Strs, log: Type.Boolean(),
-    ...meta, description: Type.Optional(Str),
+    ...meta, description: Type.Optional(Str), ...timing,
   }, open)),
   nat: Type.Array(Type.Object({
     id: Id, description: Str, type: Str, 'src-zone': ZoneText, 'dst-zone': ZoneText, 'src-addr': Str, 'dst-addr': Str, service: Str,
@@ -61,7 +68,7 @@ export const ExportModel = Type.Object({
   // issue 41: written only when there are local policies, so a configuration without any exports as it did
   'local-policies': Type.Optional(Type.Array(Type.Object({
     id: Id, action: Str, 'src-zone': ZoneText, 'src-addr': Str, 'dst-addr': Str, services: Strs, log: Type.Boolean(),
-    ...meta, description: Type.Optional(Str),
+    ...meta, description: Type.Optional(Str), ...timing,
   }, open))),
 }, { additionalProperties: false, description: `a whole configuration, format "${EXPORT_FORMAT}"` });
 export type ConfigExport = Static<typeof ExportModel>;
@@ -82,6 +89,11 @@ const service = (s: ServiceObj) => ({
   ...(s.sourcePorts !== undefined ? { 'source-ports': [...s.sourcePorts] } : {}),
 });
 const dynamicSet = (d: DynamicSetObj) => ({ name: d.name, family: d.family, 'max-entries': d.maxEntries, 'default-ttl': d.defaultTtl });
+export const schedule = (s: ScheduleObj) => ({
+  name: s.name, type: s.type, 'time-zone': s.timeZone,
+  ...(s.days ? { days: [...s.days] } : {}), ...(s.ranges ? { ranges: [...s.ranges] } : {}),
+  ...(s.start ? { start: s.start } : {}), ...(s.end ? { end: s.end } : {}), description: s.description,
+});
 const group = (g: GroupObj) => ({ name: g.name, members: [...g.members], description: g.description });
 const vlan = (v: VlanObj) => ({ name: v.name, id: v.id, parent: v.parent, ip: v.ip, ...linkExtraModel(v), zone: v.zone, state: v.state, management: [...v.management] });
 const dhcp = (p: DhcpPool) => ({
@@ -92,6 +104,7 @@ const policy = (p: PolicyObj) => ({
   id: p.id, action: p.action, 'src-zone': zoneRefText(p.srcZone), 'dst-zone': zoneRefText(p.dstZone),
   'src-addr': anyName(p.srcAddr), 'dst-addr': anyName(p.dstAddr), services: p.services.length ? [...p.services] : ['any'], log: p.log,
   ...metaOf(p, true),
+  ...timingExport(p),
 });
 /** a local policy (issue 41): a policy's fields without dst-zone */
 const localPolicy = (p: PolicyObj) => {
@@ -116,6 +129,7 @@ export function exportDoc(doc: ConfigDoc, version: number): ConfigExport {
     addresses: sorted(doc.addresses).map(address),
     ...(doc.addressGroups.size ? { 'address-groups': sorted(doc.addressGroups).map(group) } : {}),
     ...(doc.dynamicSets.size ? { 'dynamic-sets': sorted(doc.dynamicSets).map(dynamicSet) } : {}),
+    ...(doc.schedules?.size ? { schedules: sorted(doc.schedules).map(schedule) } : {}),
     services: sorted(doc.services).map(service),
     ...(doc.serviceGroups.size ? { 'service-groups': sorted(doc.serviceGroups).map(group) } : {}),
     vlans: sorted(doc.vlans).map(vlan),
@@ -130,5 +144,5 @@ export function exportDoc(doc: ConfigDoc, version: number): ConfigExport {
 
 /** Each kind of object in its document (API) spelling: what a field-level diff compares. */
 export const EXPORT_FORMS: Readonly<Record<string, (o: never) => Record<string, unknown>>> = {
-  ha: (h: HaConfig) => renderHa(h), address, service, 'address-group': group, 'service-group': group, 'dynamic-set': dynamicSet, zone, interface: iface, vlan, dhcp, route, policy, nat, 'local-policy': localPolicy,
+  ha: (h: HaConfig) => renderHa(h), address, service, 'address-group': group, 'service-group': group, 'dynamic-set': dynamicSet, schedule, zone, interface: iface, vlan, dhcp, route, policy, nat, 'local-policy': localPolicy,
 };

@@ -38,7 +38,7 @@ interface Part {
   kind: ResourceKind;
   /** name-keyed objects: the field naming one, and the table */
   key?: 'name' | 'interface';
-  table?: 'addresses' | 'services' | 'addressGroups' | 'serviceGroups' | 'dynamicSets' | 'zones' | 'interfaces' | 'vlans' | 'dhcp';
+  table?: 'addresses' | 'services' | 'addressGroups' | 'serviceGroups' | 'dynamicSets' | 'schedules' | 'zones' | 'interfaces' | 'vlans' | 'dhcp';
 }
 
 /** In the order they are loaded: everything an object references is loaded before it. */
@@ -48,6 +48,7 @@ const PARTS: Part[] = [
   { collection: 'addresses', kind: 'address', key: 'name', table: 'addresses' },
   { collection: 'address-groups', kind: 'address-group', key: 'name', table: 'addressGroups' },
   { collection: 'dynamic-sets', kind: 'dynamic-set', key: 'name', table: 'dynamicSets' },
+  { collection: 'schedules', kind: 'schedule', key: 'name', table: 'schedules' },
   { collection: 'services', kind: 'service', key: 'name', table: 'services' },
   { collection: 'service-groups', kind: 'service-group', key: 'name', table: 'serviceGroups' },
   { collection: 'vlans', kind: 'vlan', key: 'name', table: 'vlans' },

@@ -6,7 +6,7 @@ import { checkUnused, existing } from './validate';
 import { groupsHolding } from './groups';
 import { namesZone } from './zone-list';
 
-export type RefKind = 'address' | 'service' | 'zone' | 'link'; // link = interface or VLAN
+export type RefKind = 'address' | 'service' | 'zone' | 'link' | 'schedule'; // link = interface or VLAN
 
 export function referrers(doc: ConfigDoc, kind: RefKind, name: string): string[] {
   const out: string[] = [];
@@ -18,14 +18,16 @@ export function referrers(doc: ConfigDoc, kind: RefKind, name: string): string[]
     const hit =
       (kind === 'address' && (p.srcAddr === name || p.dstAddr === name)) ||
       (kind === 'service' && p.services.includes(name)) ||
-      (kind === 'zone' && (namesZone(p.srcZone, name) || namesZone(p.dstZone, name)));
+      (kind === 'zone' && (namesZone(p.srcZone, name) || namesZone(p.dstZone, name))) ||
+      (kind === 'schedule' && p.schedule === name);
     if (hit) out.push(`policy ${p.id}`);
   }
   for (const p of doc.localPolicies) {
     const hit =
       (kind === 'address' && (p.srcAddr === name || p.dstAddr === name)) ||
       (kind === 'service' && p.services.includes(name)) ||
-      (kind === 'zone' && namesZone(p.srcZone, name));
+      (kind === 'zone' && namesZone(p.srcZone, name)) ||
+      (kind === 'schedule' && p.schedule === name);
     if (hit) out.push(`local-policy ${p.id}`);
   }
   for (const n of doc.nat) {

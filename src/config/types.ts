@@ -34,6 +34,22 @@ export interface DynamicSetObj {
   defaultTtl: number; // seconds an entry lives when its POST names no ttl; 0 = until deleted
 }
 
+/**
+ * A schedule (issue 40 item 4, schedule.ts): when the policies naming it are on. Recurring:
+ * `days` and `ranges` ("08:00-18:00") on the wall clock of `timeZone`; once: from `start` to
+ * `end` (ISO 8601 instants with an offset).
+ */
+export interface ScheduleObj {
+  name: string;
+  type: 'recurring' | 'once';
+  timeZone: string; // IANA name; "UTC" by default
+  days?: string[]; // recurring: mon..sun, each once, in week order
+  ranges?: string[]; // recurring: "HH:MM[:SS]-HH:MM[:SS]", start before end
+  start?: string; // once
+  end?: string; // once, after start
+  description: string; // "" when none
+}
+
 export interface ServiceObj {
   name: string;
   protocol: Protocol;
@@ -123,6 +139,10 @@ export interface PolicyObj extends RuleMeta {
   dstAddr: string;
   services: string[]; // [] = any
   log: boolean;
+  /** issue 40: a schedule's name; absent: always on */
+  schedule?: string;
+  /** issue 40: ISO 8601 instant after which the policy never matches; absent: never */
+  expiresAt?: string;
 }
 
 export interface NatRule extends RuleMeta {
@@ -159,6 +179,8 @@ export interface ConfigDoc {
   serviceGroups: Map<string, GroupObj>;
   /** one namespace with addresses (issue 40); stored only when there are some */
   dynamicSets: Map<string, DynamicSetObj>;
+  /** issue 40 item 4; stored only when there are some */
+  schedules: Map<string, ScheduleObj>;
   zones: Map<string, ZoneObj>;
   interfaces: Map<string, InterfaceObj>;
   vlans: Map<string, VlanObj>;

@@ -26,6 +26,7 @@ import { NflogSocket } from './traffic-kernel';
 import { UlogdProcess } from './ulogd';
 import { HaRuntime } from './ha-runtime';
 import { nodeView } from '../config/ha';
+import { ScheduleSwitch } from './schedule-switch';
 
 interface NftCounter {
   counter?: { name: string; table: string; packets: number; bytes: number };
@@ -77,6 +78,8 @@ export class LinuxDataPlane implements DataPlane {
   private readonly listings: ListingCache;
   /** keepalived and conntrackd of an HA pair (issue 39) */
   readonly ha: HaRuntime;
+  /** rules on and off by schedule and expiry (issue 40 item 4): the held version written again at the edges */
+  private readonly schedules: ScheduleSwitch;
 
   /** the DHCP and router advertisements configuration of the last enforce, when an HA pair serves it (ha-services.ts) */
   private pairServices = '';
@@ -96,6 +99,9 @@ export class LinuxDataPlane implements DataPlane {
       return problem;
     });
     this.listings = new ListingCache(opts.sessionCacheMs);
+    // a switch writes the held version's table again, nothing else (links, helpers and the
+    // version are unchanged): one serial step like an apply
+    this.schedules = new ScheduleSwitch(() => this.applied, (h) => this.serial(() => this.enforce(h.doc, h.version, true)), log);
     this.hitTracker = new HitTracker(path.join(this.dir, 'hits.json'), () => this.readCounters(), log);
     this.hitTracker.start(opts.hitsIntervalMs);
     if (opts.rematch) {
@@ -181,8 +187,10 @@ export class LinuxDataPlane implements DataPlane {
     }
   }
 
-  private async enforce(given: ConfigDoc, version: number): Promise<void> {
-    const doc = nodeView(given, this.opts.nodeId); // an HA link as this node holds it
+  /** `tableOnly`: the nft table alone (a schedule's switch: links, sysctl and dnsmasq are as the version left them). */
+  private async enforce(given: ConfigDoc, version: number, tableOnly = false): Promise<void> {
+    // an HA link as this node holds it; the rules off by schedule or expiry now disabled
+    const doc = this.schedules.gate(nodeView(given, this.opts.nodeId), Date.now());
     const problems = planProblems(doc);
     if (problems.length) throw new Error(problems.join('\n'));
     const opts = { leaseFile: this.dnsmasq.leaseFile, version, rematch: this.opts.rematch, log: this.opts.log };
@@ -196,8 +204,10 @@ export class LinuxDataPlane implements DataPlane {
     // the ruleset is checked before anything changes: a refused script touches nothing
     if (update) await this.host.exec('nft', ['-c', '-f', '-'], update.script);
     else await this.host.exec('nft', ['-c', '-f', '-'], plan.nft);
-    await this.host.exec('sysctl', ['-q', '-w', 'net.ipv4.ip_forward=1', 'net.ipv6.conf.all.forwarding=1']);
-    await reconcile(this.host, plan.links);
+    if (!tableOnly) {
+      await this.host.exec('sysctl', ['-q', '-w', 'net.ipv4.ip_forward=1', 'net.ipv6.conf.all.forwarding=1']);
+      await reconcile(this.host, plan.links);
+    }
     let nft: { mode: 'incremental' | 'full'; operations: number };
     if (update) {
       if (update.operations) await this.host.exec('nft', ['-f', '-'], update.script);
@@ -210,10 +220,12 @@ export class LinuxDataPlane implements DataPlane {
       nft = { mode: 'full', operations: script.split('\n').length };
     }
     this.kernelTable = table;
+    this.schedules.markHeld();
     this.log.info({ version, nft: nft.mode, nftOperations: nft.operations }, 'nft table applied');
     // dynamic sets (issue 40): a set the table wrote anew is empty; its entries go back in
     const refill = this.dynamic.refill?.() ?? '';
     if (refill) await this.host.exec('nft', ['-f', '-'], refill);
+    if (tableOnly) return this.ensureUlogd(logsTraffic(doc, this.opts.log)); // a logging rule may have switched
     // after the table: its ct expressions load conntrack, whose settings exist only then.
     // Packets, bytes and start time of every connection for the session table; no TCP
     // pick-up mid-stream, so that a connection whose entry is deleted (ended, cut) stays
@@ -338,6 +350,7 @@ export class LinuxDataPlane implements DataPlane {
 
   async close(): Promise<void> {
     if (this.sweep) clearInterval(this.sweep);
+    this.schedules.close();
     this.hitTracker.stop();
     await this.serial(async () => {
       if (!this.opts.keepHelpers) {

@@ -27,7 +27,7 @@ export class DynamicSets {
   private readonly entries = new Map<string, DynamicEntry[]>();
   /** bumped at every change of any set's entries */
   private generation = 0;
-  private overlay: { key: string; compiled: CompiledConfig } | null = null;
+  private overlay: { key: string; doc: ConfigDoc; compiled: CompiledConfig } | null = null;
   private readonly sweep: NodeJS.Timeout;
   private reloads = new Map<string, Promise<void>>();
   /** FQDN addresses' resolutions (issue 40), overlaid on eval like a set's entries */
@@ -121,7 +121,7 @@ export class DynamicSets {
    * The running configuration compiled with every set standing for its current entries, or
    * null when no policy names a set (the version's own compiled matchers answer then).
    */
-  compiledNow(): { compiled: CompiledConfig; version: number } | null {
+  compiledNow(): { compiled: CompiledConfig; version: number; doc: ConfigDoc } | null {
     const { doc, version } = this.running();
     const fqdn = this.fqdn && this.usesFqdn(doc) ? this.fqdn : null;
     if (!doc.dynamicSets.size && !fqdn) return null;
@@ -131,9 +131,10 @@ export class DynamicSets {
     if (this.overlay?.key !== key) {
       const contents = new Map([...doc.dynamicSets.keys()].map((n) => [n, this.current(n, now).map((e) => e.ip)]));
       if (fqdn) for (const [n, ips] of fqdn.contents()) contents.set(n, ips);
-      this.overlay = { key, compiled: CompiledConfig.compile(overlayDoc(doc, contents)) };
+      const over = overlayDoc(doc, contents);
+      this.overlay = { key, doc: over, compiled: CompiledConfig.compile(over) };
     }
-    return { compiled: this.overlay.compiled, version };
+    return { compiled: this.overlay.compiled, version, doc: this.overlay.doc };
   }
 
   private fqdnMemo: { doc: ConfigDoc; has: boolean } | null = null;

@@ -7,6 +7,7 @@
 import type { Analysis } from './analysis-types';
 import type { ConfigDoc } from '../config/types';
 import { hasFqdn } from '../config/groups';
+import { isTimed } from '../config/schedule-gate';
 
 /** The ids of the policies that name a dynamic set or an FQDN address (src-addr or dst-addr). */
 export function dynamicPolicyIds(doc: ConfigDoc): Set<number> {
@@ -18,15 +19,26 @@ export function dynamicPolicyIds(doc: ConfigDoc): Set<number> {
   return out;
 }
 
-/** `a` without the claims that depend on what a dynamic set holds (a new object; `a` is left as it is). */
+/**
+ * The ids of the policies with a schedule or an expiry (issue 40 item 4): they do not always
+ * match, so they never cover another (a claim "shadowed by" one holds only while it is on).
+ * A timed policy covered by others is still reported: whenever it is on, they take its packets.
+ */
+export function timedPolicyIds(doc: ConfigDoc): Set<number> {
+  return new Set(doc.policies.filter(isTimed).map((p) => p.id));
+}
+
+/** `a` without the claims that depend on what a dynamic set holds or on the time (a new object; `a` is left as it is). */
 export function withoutDynamicClaims(doc: ConfigDoc, a: Analysis): Analysis {
   const dyn = dynamicPolicyIds(doc);
-  if (dyn.size === 0) return a;
-  const keep = (c: { id: number; coveredBy: number[] }) => !dyn.has(c.id) && !c.coveredBy.some((id) => dyn.has(id));
+  const timed = timedPolicyIds(doc);
+  if (dyn.size === 0 && timed.size === 0) return a;
+  const cover = (id: number) => dyn.has(id) || timed.has(id);
+  const keep = (c: { id: number; coveredBy: number[] }) => !dyn.has(c.id) && !c.coveredBy.some(cover);
   return {
     ...a,
     shadowed: a.shadowed.filter(keep),
     redundant: a.redundant.filter(keep),
-    partiallyShadowed: a.partiallyShadowed.filter((p) => !dyn.has(p.id) && !dyn.has(p.by)),
+    partiallyShadowed: a.partiallyShadowed.filter((p) => !dyn.has(p.id) && !cover(p.by)),
   };
 }

@@ -305,7 +305,7 @@ describe('the operator console', () => {
       await p.locator('table.rules').waitFor(WAIT);
       return p;
     };
-    const common = ['Overview', 'Policies', 'NAT', 'Local policies', 'Addresses', 'Services', 'Address groups', 'Service groups', 'Zones', 'Interfaces', 'VLANs', 'DHCP', 'Routes', 'Dynamic sets', 'Session', 'Versions', 'Packet tracer', 'Connections', 'Traffic log', 'Search'];
+    const common = ['Overview', 'Policies', 'NAT', 'Local policies', 'Addresses', 'Services', 'Address groups', 'Service groups', 'Zones', 'Interfaces', 'VLANs', 'DHCP', 'Routes', 'Dynamic sets', 'Schedules', 'Session', 'Versions', 'Packet tracer', 'Connections', 'Traffic log', 'Search'];
 
     const viewer = await as('victor');
     expect(await viewer.getByTestId('who').innerText()).toMatch(/victor\s+viewer/);

@@ -15,11 +15,15 @@ import type { BatchDone } from '../../workers/batch-pool';
 import { configQuery } from '../crud';
 import { DynamicMatches, dynamicMatches } from '../../dynamic/trace';
 import { parseJsonBody, type Req, type RouteDef, type RouteDoc } from '../http';
+import type { ConfigDoc } from '../../config/types';
+import { TimedCompiles } from '../../eval/timed';
+import { Skipped, TimeField, packetTime, skippedRule, withExpired } from './eval-time';
+import { gateAt } from '../../config/schedule-gate';
 
 // The packet is checked by parsePacket (a hand-written scanner, faster than a schema check on
 // the batch path); this schema says the same for the OpenAPI document.
 const Port = Type.Integer({ minimum: 0, maximum: 65535 });
-export const PacketBody = Type.Object({
+const PacketFields = {
   'src-ip': Type.String(),
   'dst-ip': Type.String({ description: 'of the family of src-ip' }),
   protocol: Type.Union([Type.String({ description: 'a protocol name (tcp, udp, sctp, icmp, icmpv6, gre, esp, ...) or its number as a string ("47")' }), Type.Integer({ minimum: 0, maximum: 255 })]),
@@ -30,8 +34,10 @@ export const PacketBody = Type.Object({
   'dst-zone': Type.Optional(Type.Union([Type.String(), Type.Null()])),
   'icmp-type': Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 255 }), Type.Null()], { description: 'icmp and icmpv6 only; 0 when not given' })),
   'icmp-code': Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 255 }), Type.Null()], { description: 'icmp and icmpv6 only; 0 when not given' })),
-}, { additionalProperties: false });
-const BatchBody = Type.Object({ packets: Type.Array(PacketBody, { maxItems: 10000 }) }, { additionalProperties: false });
+};
+export const PacketBody = Type.Object({ ...PacketFields, time: TimeField }, { additionalProperties: false });
+// a batch is judged now: its packets carry no time
+const BatchBody = Type.Object({ packets: Type.Array(Type.Object(PacketFields, { additionalProperties: false }), { maxItems: 10000 }) }, { additionalProperties: false });
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 const EvalAnswer = Type.Object({
   action: oneOf(['allow', 'deny'] as const),
@@ -46,6 +52,7 @@ const EvalAnswer = Type.Object({
   }, { additionalProperties: false })),
   policy: Nullable(Type.Object({ id: Type.Integer(), action: oneOf(['allow', 'deny'] as const), log: Type.Boolean() }, { additionalProperties: false })),
   dynamic: Type.Optional(DynamicMatches),
+  skipped: Type.Optional(Skipped),
 }, { additionalProperties: false });
 const Version = Type.Integer({ minimum: 0, description: 'the running version answered for (with ?config=candidate: the one the candidate is based on)' });
 export const EvalReply = Type.Composite([Type.Object({ version: Version }), EvalAnswer], { additionalProperties: false });
@@ -70,6 +77,7 @@ export const AnalysisReply = Type.Object({
   unusedServices: Type.Array(Type.String()),
   disabled: Type.Optional(Type.Array(Type.Integer(), { description: 'disabled policies (never reported as shadowed or redundant); present when there are some' })),
   disabledNat: Type.Optional(Type.Array(Type.Integer(), { description: 'disabled NAT rules (never reported as unreachable); present when there are some' })),
+  expired: Type.Optional(Type.Array(Type.Integer(), { description: 'policies that never match again (expires-at past, or a one-time schedule over); never reported as shadowed or redundant; present when there are some' })),
   neverHit: Type.Union([Type.Array(Type.Integer()), Type.Null()], { description: 'running policies whose kernel counter is 0; null for the candidate or without a data plane' }),
 }, { additionalProperties: false });
 // evaluating the candidate compiles it: 409 without a session, 504 past the commit timeout
@@ -80,18 +88,19 @@ const evalDoc = (summary: string, response: TSchema, body?: TSchema): RouteDoc =
 const BATCH_BODY_BYTES = 8 * 1024 * 1024;
 
 /** The compiled configuration a request asks for, and the running version it answers for. */
-async function target(ctx: AppContext, req: Req, entries = true): Promise<{ compiled: CompiledConfig; version: number }> {
+async function target(ctx: AppContext, req: Req, entries = true): Promise<{ compiled: CompiledConfig; version: number; doc: ConfigDoc }> {
   if (configQuery(req) === 'candidate') {
     // the candidate is answered for the running version it is based on
     const { compiled } = await ctx.config.compiledCandidate();
-    return { compiled, version: ctx.config.current().meta.version };
+    const { doc } = await ctx.config.candidate();
+    return { compiled, version: ctx.config.current().meta.version, doc };
   }
   // dynamic sets (issue 40): the running version with every set's current entries
   const now = entries ? ctx.dynamic?.compiledNow() : null;
   if (now) return now;
   const running = ctx.config.current();
   const { compiled } = await running.compiled;
-  return { compiled, version: running.meta.version };
+  return { compiled, version: running.meta.version, doc: running.doc };
 }
 
 /** Batch bodies from this size (about 800 IPv4 packets) are evaluated in a batch thread:
@@ -106,6 +115,8 @@ async function inThread(ctx: AppContext, req: Req, raw: Buffer): Promise<BatchDo
   if (ctx.config.current().doc.dynamicSets.size) return null; // answered inline with the sets' entries (issue 40)
   if (ctx.dynamic?.usesFqdn(ctx.config.current().doc)) return null; // and FQDN addresses' resolutions
   const running = ctx.config.current();
+  const gate = gateAt(running.doc, Date.now());
+  if (gate.policies.size || gate.local.size) return null; // rules off by schedule (issue 40 item 4): answered inline
   let compiled: CompiledConfig;
   try {
     ({ compiled } = await running.compiled);
@@ -126,14 +137,19 @@ async function neverHit(ctx: AppContext, req: Req): Promise<number[] | null> {
 export function evalRoutes(ctx: AppContext): RouteDef[] {
   const single = ctx.metrics.evalPackets.labels('eval');
   const batched = ctx.metrics.evalPackets.labels('batch');
+  const timed = new TimedCompiles();
   return [
     { method: 'POST', pattern: '/api/eval', permission: 'read', doc: evalDoc('What the configuration does to one packet', EvalReply, PacketBody), handler: async (req) => {
-      const packet = parsePacket(req.body);
-      const { compiled, version } = await target(ctx, req);
+      const given = packetTime(req.body);
+      const packet = parsePacket(given.packet);
+      const { compiled: all, version, doc } = await target(ctx, req);
+      // rules off at the packet's time (schedule, expiry) do not match (issue 40 item 4)
+      const { compiled, gate } = timed.at(doc, all, given.at);
       const answer = compiled.eval(packet);
+      const skipped = compiled === all ? null : skippedRule(all.eval(packet), gate);
       single.inc();
       const dynamic = ctx.dynamic ? dynamicMatches(ctx.dynamic, ctx.config.current().doc, configQuery(req) === 'candidate' ? null : answer.policy?.id ?? null, packet) : [];
-      return { body: { version, ...answer, ...(dynamic.length ? { dynamic } : {}) } };
+      return { body: { version, ...answer, ...(dynamic.length ? { dynamic } : {}), ...(skipped ? { skipped } : {}) } };
     } },
     { method: 'POST', pattern: '/api/eval/batch', permission: 'read', maxBody: BATCH_BODY_BYTES, body: 'raw', doc: evalDoc('What the configuration does to up to 10,000 packets', BatchReply, BatchBody), handler: async (req) => {
       const raw = req.raw ?? null;
@@ -149,7 +165,8 @@ export function evalRoutes(ctx: AppContext): RouteDef[] {
       // configuration's precomputed JSON fragments
       const batch = (raw !== null && scanPacketBatch(raw)) || parsePacketBatch(raw === null ? undefined : parseJsonBody(raw));
       try {
-        const { compiled, version } = await target(ctx, req);
+        const { compiled: all, version, doc } = await target(ctx, req);
+        const { compiled } = timed.at(doc, all, Date.now()); // a batch is judged now
         const json = compiled.evalBatchJson(version, batch);
         batched.inc(batch.length);
         return { body: undefined, json, release: () => releaseAnswer(json) };
@@ -163,7 +180,8 @@ export function evalRoutes(ctx: AppContext): RouteDef[] {
       if (!compiled.analysis) throw new FwError('ERR_SYS_4001', 'the analysis was not computed');
       // the running version's deep result once it is there; the commit's quick one until then
       const deep = configQuery(req) === 'candidate' ? null : ctx.analysis?.result(version) ?? null;
-      return { body: { version, pass: deep ? 'deep' : 'quick', ...(deep ?? compiled.analysis), neverHit: await neverHit(ctx, req) } };
+      const { doc } = await target(ctx, req, false);
+      return { body: { version, pass: deep ? 'deep' : 'quick', ...withExpired(doc, deep ?? compiled.analysis, Date.now()), neverHit: await neverHit(ctx, req) } };
     } },
   ];
 }

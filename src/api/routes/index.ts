@@ -32,6 +32,7 @@ import { eventRoutes } from './events';
 import { searchRoutes, usageRoutes } from './usage';
 import { haRoutes } from './ha';
 import { dynamicSetRoutes } from './dynamic-sets';
+import { scheduleRoutes } from './schedules';
 
 /** The daemon's version (package.json, found above this file in src/ or dist/src/), shown in the OpenAPI document. */
 function packageVersion(): string {
@@ -76,6 +77,7 @@ export function allRoutes(ctx: AppContext): RouteDef[] {
     ...eventRoutes(ctx),
     ...haRoutes(ctx),
     ...dynamicSetRoutes(ctx),
+    ...scheduleRoutes(ctx),
   ];
   return routes;
 }

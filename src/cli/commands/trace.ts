@@ -15,6 +15,7 @@ export interface TraceArgs {
   'dst-zone'?: string;
   'icmp-type'?: string;
   'icmp-code'?: string;
+  time?: string;
   candidate: boolean;
   json: boolean;
 }
@@ -45,6 +46,7 @@ function packetOf(a: TraceArgs): PacketRequest {
   if (a.in) p['in-interface'] = a.in;
   if (a['src-zone']) p['src-zone'] = a['src-zone'];
   if (a['dst-zone']) p['dst-zone'] = a['dst-zone'];
+  if (a.time) p.time = a.time;
   return p;
 }
 
@@ -64,6 +66,7 @@ export async function trace(api: ApiClient, a: TraceArgs): Promise<number> {
     ['route', r.route ? `${r.route.id === null ? 'connected' : `#${r.route.id}`} ${r.route.destination} via ${r.egressInterface ?? '-'}` : 'none'],
     ['nat', r.nat ? `#${r.nat.id} ${r.nat.type}${r.nat.translates ? ` ${r.nat.translates}` : ''} -> ${r.nat.translatedIP}${r.nat.translatedPort ? `:${r.nat.translatedPort}` : ''}` : 'none'],
     ['policy', r.policy ? `#${r.policy.id} ${r.policy.action}${r.policy.log ? ' (log)' : ''}` : 'none'],
+    ...(r.skipped ? [['skipped', `#${r.skipped.id} (${r.skipped.reason === 'expired' ? 'expired' : `off by schedule ${r.skipped.schedule}`})`] as [string, string]] : []),
     ['verdict', `${r.action.toUpperCase()} (${r.reason})`],
   ]));
   return EXIT.ok;

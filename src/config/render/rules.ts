@@ -4,6 +4,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { ConfigDoc, NatRule, PolicyObj, RouteObj, ZoneRef } from '../types';
 import { metaOf, ruleMetaModelFields } from '../rule-meta';
+import { ruleTimingModelFields, timingModel } from '../rule-timing';
 import { AddressModel, oneOf, renderAddress, renderService, renderZone, ServiceModel, ZoneModel } from './objects';
 
 const RuleId = Type.Integer({ minimum: 1 });
@@ -46,6 +47,7 @@ export const PolicyModel = Type.Object({
   log: Type.Boolean(),
   ...ruleMetaModelFields,
   description: Type.Optional(Type.String()),
+  ...ruleTimingModelFields,
 }, { additionalProperties: false });
 export type PolicyModel = Static<typeof PolicyModel>;
 
@@ -88,6 +90,7 @@ export function renderPolicy(doc: ConfigDoc, p: PolicyObj): PolicyModel {
     services,
     log: p.log,
     ...metaOf(p, true),
+    ...timingModel(p),
   };
 }
 

@@ -14,6 +14,7 @@ import { localPolicyOps } from './local-policy';
 import { addressGroupOps, serviceGroupOps } from './group';
 import { haOps } from './ha';
 import { dynamicSetOps } from './dynamic-set';
+import { scheduleOps } from './schedule';
 
 export const RESOURCES: Record<ResourceKind, ResourceOps> = {
   address: addressOps,
@@ -30,4 +31,5 @@ export const RESOURCES: Record<ResourceKind, ResourceOps> = {
   'service-group': serviceGroupOps,
   ha: haOps,
   'dynamic-set': dynamicSetOps,
+  schedule: scheduleOps,
 };

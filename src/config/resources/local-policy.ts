@@ -14,6 +14,7 @@ import { isPlainObject } from '../json';
 import { orderedRuleOps } from '../moves';
 import { shapeChecker } from '../validate';
 import { ruleDescriptionField, ruleMetaFields } from '../rule-meta';
+import { ruleTimingFields } from '../rule-timing';
 import { mergePolicy } from './policy';
 
 const fields = {
@@ -24,6 +25,7 @@ const fields = {
   log: Type.Optional(Type.Boolean()),
   ...ruleMetaFields,
   ...ruleDescriptionField,
+  ...ruleTimingFields,
 };
 export const bodies = {
   create: Type.Object({ ...fields, action: Type.String() }, { additionalProperties: false }),

@@ -8,6 +8,7 @@ import { checkZoneField, ZoneRefField } from '../zone-list';
 import { orderedRuleOps } from '../moves';
 import { anyRef, checkEnum, checkRef, shapeChecker } from '../validate';
 import { mergedMeta, ruleDescriptionField, ruleMetaFields } from '../rule-meta';
+import { mergedTiming, ruleTimingFields } from '../rule-timing';
 
 export const ACTIONS: readonly PolicyAction[] = ['allow', 'deny'];
 export const MAX_POLICY_SERVICES = 256;
@@ -21,6 +22,7 @@ const fields = {
   log: Type.Optional(Type.Boolean()),
   ...ruleMetaFields,
   ...ruleDescriptionField,
+  ...ruleTimingFields,
 };
 export const bodies = {
   create: Type.Object({ ...fields, action: Type.String() }, { additionalProperties: false }),
@@ -69,6 +71,7 @@ export function mergePolicy(doc: ConfigDoc, old: PolicyObj, b: Body, addr: (name
     services: b.services === undefined ? old.services : checkServices(doc, b.services),
     log: b.log ?? old.log,
     ...mergedMeta(old, b, true),
+    ...mergedTiming(doc, old, b),
   };
 }
 
