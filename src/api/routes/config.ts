@@ -29,7 +29,9 @@ const RollbackBody = Type.Object({ version: Type.Integer() }, { additionalProper
 const commitShape = shapeChecker(CommitBody);
 const rollbackShape = shapeChecker(RollbackBody);
 
-const DiffItems = Type.Array(Type.Object({ kind: Type.String(), key: Type.String() }, { additionalProperties: false }));
+const ruleName = { name: Type.Optional(Type.String({ description: 'a policy\'s or NAT rule\'s name, when it has one' })) };
+const rulePosition = (what: string) => ({ position: Type.Optional(Type.Integer({ minimum: 1, description: `policies, NAT rules and local policies: ${what} (1: top)` })) });
+const DiffItems = Type.Array(Type.Object({ kind: Type.String(), key: Type.String(), ...ruleName }, { additionalProperties: false }));
 export const DiffReply = Type.Object({
   base_version: Type.Integer({ minimum: 0 }),
   added: DiffItems,
@@ -46,19 +48,16 @@ const Neighbours = Type.Object({
 /** The diff with, per changed object, its fields (old and new), and the rules that moved. */
 export const DetailedDiffReply = Type.Object({
   base_version: Type.Integer({ minimum: 0 }),
-  added: Type.Array(Type.Object({
-    kind: Type.String(), key: Type.String(),
-    position: Type.Optional(Type.Integer({ minimum: 1, description: 'policies and NAT rules: where the rule lands (1: top)' })),
-  }, { additionalProperties: false })),
+  added: Type.Array(Type.Object({ kind: Type.String(), key: Type.String(), ...ruleName, ...rulePosition('where the rule lands') }, { additionalProperties: false })),
   changed: Type.Array(Type.Object({
-    kind: Type.String(), key: Type.String(),
+    kind: Type.String(), key: Type.String(), ...ruleName, ...rulePosition('where the rule is'),
     fields: Type.Array(Type.Object({ field: Type.String(), old: Type.Unknown(), new: Type.Unknown() }, { additionalProperties: false }),
       { description: 'the fields that differ, in the create payload\'s spelling' }),
   }, { additionalProperties: false })),
-  deleted: DiffItems,
+  deleted: Type.Array(Type.Object({ kind: Type.String(), key: Type.String(), ...ruleName, ...rulePosition('where the rule was') }, { additionalProperties: false })),
   reordered: Type.Array(Type.String()),
   moved: Type.Array(Type.Object({
-    kind: oneOf(['policy', 'nat'] as const), key: Type.String(),
+    kind: oneOf(['policy', 'nat'] as const), key: Type.String(), ...ruleName,
     from: Type.Integer({ minimum: 1, description: 'old position (1: top)' }), to: Type.Integer({ minimum: 1, description: 'new position' }),
     old_neighbours: Neighbours, new_neighbours: Neighbours,
   }, { additionalProperties: false }), { description: 'the fewest rules whose moves explain the new order' }),
