@@ -34,6 +34,9 @@ export function errorStatuses(): number[] {
   return [...new Set(Object.values(ERRORS).map((e) => e.status))].sort((a, b) => a - b);
 }
 
+/** A query's boolean: written true or false (OpenAPI serializes a boolean so); the handler refuses another word (400 ERR_NET_1005). */
+export const QueryBool = Type.Boolean();
+
 /** ?config= of reads and evaluations: the running version (default) or the candidate. */
 export const configQueryDoc: Record<string, QueryDoc> = {
   config: {

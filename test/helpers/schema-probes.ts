@@ -92,6 +92,8 @@ export function variants(doc: Json, schema: Json, value: unknown, at = '', depth
   const add = (what: string, v: unknown, invalid: boolean) => out.push({ at, field, what, value: v, invalid });
   const type = typeOf(s);
   const constants = constantsOf(s);
+  // of a union of types (a protocol: a name or a number), the branch of the type probed
+  const own: Json = !constants && (s.anyOf ?? s.oneOf) ? resolve(doc, (s.anyOf ?? s.oneOf).find((b: Json) => resolve(doc, b).type === type) ?? {}) : s;
   const nullable = s.type === 'null' || (s.anyOf ?? s.oneOf ?? []).some((b: Json) => resolve(doc, b).type === 'null');
   if (at !== '' && type && !(s.anyOf && !constants)) {
     add(`a ${typeof wrongType(s) === 'number' ? 'number' : 'string'} where the document says ${type}`, wrongType(s), true);
@@ -99,15 +101,16 @@ export function variants(doc: Json, schema: Json, value: unknown, at = '', depth
   if (constants && typeof constants[0] === 'string') {
     add(`"${PROBE}", not one of ${constants.join(', ')}`, PROBE, true);
     for (const c of constants.slice(1)) add(`"${String(c)}", one of the document's values`, c, false);
-  } else if (type === 'string' && !s.format && !s.pattern && !nullable && at !== '') {
-    add(`"${PROBE}", a string the document allows`, PROBE, false);
-    if (s.maxLength === undefined) add('a string of 5,000 characters (the document sets no maxLength)', 'x'.repeat(5000), false);
-    else add(`a string of ${s.maxLength + 1} characters (maxLength ${s.maxLength})`, 'x'.repeat(s.maxLength + 1), true);
+  } else if (type === 'string' && !nullable && at !== '') {
+    if (own.pattern && !new RegExp(own.pattern, 'u').test(PROBE)) add(`"${PROBE}", not matching ${own.pattern}`, PROBE, true);
+    else if (!own.format && !own.pattern) add(`"${PROBE}", a string the document allows`, PROBE, false);
+    if (own.maxLength !== undefined) add(`a string of ${own.maxLength + 1} characters (maxLength ${own.maxLength})`, 'x'.repeat(own.maxLength + 1), true);
+    else if (!own.format && !own.pattern) add('a string of 5,000 characters (the document sets no maxLength)', 'x'.repeat(5000), false);
   }
   if (type === 'integer' && !constants) {
-    if (s.minimum !== undefined) add(`${s.minimum - 1}, under the minimum ${s.minimum}`, s.minimum - 1, true);
+    if (own.minimum !== undefined) add(`${own.minimum - 1}, under the minimum ${own.minimum}`, own.minimum - 1, true);
     else add('-1 (the document sets no minimum)', -1, false);
-    if (s.maximum !== undefined) add(`${s.maximum + 1}, over the maximum ${s.maximum}`, s.maximum + 1, true);
+    if (own.maximum !== undefined) add(`${own.maximum + 1}, over the maximum ${own.maximum}`, own.maximum + 1, true);
     else add('2147483648 (the document sets no maximum)', 2 ** 31, false);
   }
   if (type === 'object' && depth < 3 && value && typeof value === 'object' && !Array.isArray(value)) {

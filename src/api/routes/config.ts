@@ -1,7 +1,8 @@
 // /api/config/*: the configuration session, commit, history and rollback.
+import { QueryBool } from '../schemas';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { FwError } from '../../errors';
-import { checkRange, shapeChecker } from '../../config/validate';
+import { checked, checkRange, shapeChecker } from '../../config/validate';
 import { serializeDoc } from '../../config/document';
 import { oneOf } from '../../config/render/objects';
 import { detailedDiff } from '../../config/diff-detail';
@@ -20,12 +21,13 @@ import { warningsInProportion } from '../../session/warning-summary';
 /** A commit confirmed waits at most a day (Junos: 65,535 minutes; a day is plenty for a pipeline). */
 const MAX_CONFIRM_TIMEOUT = 86_400;
 const CommitBody = Type.Object({
-  description: Type.Optional(Type.String({ description: 'at most 1024 characters' })),
+  description: Type.Optional(Type.String({ description: 'at most 1024 characters', ...checked({ maxLength: 1024 }) })),
   confirm_timeout: Type.Optional(Type.Integer({
+    ...checked({ minimum: 1, maximum: MAX_CONFIRM_TIMEOUT }),
     description: `commit confirmed: seconds (1 to ${MAX_CONFIRM_TIMEOUT}) until the daemon restores the previous version unless POST /api/config/confirm (or another commit) comes first`,
   })),
 }, { additionalProperties: false });
-const RollbackBody = Type.Object({ version: Type.Integer() }, { additionalProperties: false });
+const RollbackBody = Type.Object({ version: Type.Integer(checked({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })) }, { additionalProperties: false });
 const commitShape = shapeChecker(CommitBody);
 const rollbackShape = shapeChecker(RollbackBody);
 
@@ -93,7 +95,7 @@ export const VersionWithConfig = Type.Object({
   }, { additionalProperties: false, description: 'the stored form of the configuration' }),
 }, { additionalProperties: false });
 const forceQuery = {
-  force: { schema: Type.Union([Type.Literal('true'), Type.Literal('false')]), description: 'true: discard another user\'s session (role admin: the force permission)' },
+  force: { schema: QueryBool, description: 'true: discard another user\'s session (role admin: the force permission)' },
 };
 const doc = (summary: string, response: TSchema = MessageReply, more: Partial<RouteDoc> = {}): RouteDoc =>
   ({ tag: 'config', summary, response, errors: [409], ...more });
@@ -113,10 +115,10 @@ function parseVersion(text: string): number {
 }
 
 const diffQuery = {
-  detail: { schema: Type.Union([Type.Literal('true'), Type.Literal('false')]), description: 'true: the changed fields (old, new), added rules\' positions and the moved rules with their neighbours' },
-  from: { schema: Type.String(), description: 'with to: compare two committed versions (no session needed; always in detail)' },
-  to: { schema: Type.String(), description: 'the later version of the comparison' },
-  analysis: { schema: Type.Union([Type.Literal('true'), Type.Literal('false')]), description: 'with detail=true: the rules whose analysis status the candidate changes, grouped (the candidate is compiled)' },
+  detail: { schema: QueryBool, description: 'true: the changed fields (old, new), added rules\' positions and the moved rules with their neighbours' },
+  from: { schema: Type.Integer({ minimum: 0 }), description: 'with to: compare two committed versions (no session needed; always in detail)' },
+  to: { schema: Type.Integer({ minimum: 0 }), description: 'the later version of the comparison' },
+  analysis: { schema: QueryBool, description: 'with detail=true: the rules whose analysis status the candidate changes, grouped (the candidate is compiled)' },
 };
 
 export function configRoutes(ctx: AppContext): RouteDef[] {

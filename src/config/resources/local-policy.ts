@@ -11,9 +11,9 @@ import type { ResourceOps } from '../resource';
 import { FwError } from '../../errors';
 import { isPlainObject } from '../json';
 import { orderedRuleOps } from '../moves';
-import { shapeChecker } from '../validate';
+import { shapeChecker, checked } from '../validate';
 import { ruleDescriptionField, ruleMetaFields } from '../rule-meta';
-import { mergePolicy } from './policy';
+import { ACTIONS, mergePolicy } from './policy';
 
 const fields = {
   'src-zone': Type.Optional(Type.String()),
@@ -25,8 +25,8 @@ const fields = {
   ...ruleDescriptionField,
 };
 export const bodies = {
-  create: Type.Object({ ...fields, action: Type.String() }, { additionalProperties: false }),
-  update: Type.Object({ ...fields, id: Type.Optional(Type.Integer()), action: Type.Optional(Type.String()) }, { additionalProperties: false }),
+  create: Type.Object({ ...fields, action: Type.String(checked({ enum: ACTIONS })) }, { additionalProperties: false }),
+  update: Type.Object({ ...fields, id: Type.Optional(Type.Integer()), action: Type.Optional(Type.String(checked({ enum: ACTIONS }))) }, { additionalProperties: false }),
 };
 const createShape = shapeChecker(bodies.create);
 const updateShape = shapeChecker(bodies.update);

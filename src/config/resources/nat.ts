@@ -7,14 +7,14 @@ import type { ResourceOps } from '../resource';
 import { FwError } from '../../errors';
 import { linkExists } from '../refs';
 import { orderedRuleOps } from '../moves';
-import { checkRuleDescription, mergedMeta, ruleMetaFields } from '../rule-meta';
+import { checkRuleDescription, mergedMeta, MAX_RULE_DESCRIPTION, ruleMetaFields } from '../rule-meta';
 import { checkPool, isPool } from '../nat-pool';
-import { anyRef, checkEnum, checkRange, checkRef, shapeChecker } from '../validate';
+import { anyRef, checkEnum, checkRange, checkRef, shapeChecker, checked } from '../validate';
 
 export const NAT_TYPES: readonly NatType[] = ['snat', 'dnat-ip', 'dnat-port'];
 
 const fields = {
-  description: Type.Optional(Type.String()),
+  description: Type.Optional(Type.String(checked({ maxLength: MAX_RULE_DESCRIPTION }))),
   'src-zone': Type.Optional(Type.String()),
   'dst-zone': Type.Optional(Type.String()),
   'src-addr': Type.Optional(Type.String()),
@@ -26,8 +26,8 @@ const fields = {
   ...ruleMetaFields,
 };
 export const bodies = {
-  create: Type.Object({ ...fields, type: Type.String() }, { additionalProperties: false }),
-  update: Type.Object({ ...fields, id: Type.Optional(Type.Integer()), type: Type.Optional(Type.String()) }, { additionalProperties: false }),
+  create: Type.Object({ ...fields, type: Type.String(checked({ enum: NAT_TYPES })) }, { additionalProperties: false }),
+  update: Type.Object({ ...fields, id: Type.Optional(Type.Integer()), type: Type.Optional(Type.String(checked({ enum: NAT_TYPES }))) }, { additionalProperties: false }),
 };
 const createShape = shapeChecker(bodies.create);
 const updateShape = shapeChecker(bodies.update);
