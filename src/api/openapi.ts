@@ -42,7 +42,7 @@ function pathParams(pattern: string): string[] {
 
 /** A plain JSON copy of a TypeBox schema (its symbol keys dropped), the constraints its
  * handler checks itself (`checked` in config/validate.ts) written as the keywords they are. */
-function plain(schema: TSchema): Json {
+export function plain(schema: TSchema | undefined): Json {
   return JSON.parse(JSON.stringify(schema), (_key, value: unknown) => {
     if (!value || typeof value !== 'object' || !(CHECKED in value)) return value;
     const { [CHECKED]: keywords, ...rest } = value as Json;
