@@ -8,7 +8,12 @@ import type { QueryDoc } from './http';
 
 /** A changing operation's answer: `message` and, for some, more string fields (id, version, warnings). */
 export const MessageReply = Type.Object(
-  { message: Type.String() },
+  {
+    message: Type.String(),
+    // the seed's wire format (contract.md section 1): numbers written as strings of digits
+    id: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$', description: 'a create that assigns an id (policy, NAT rule, route): the id, as a string' })),
+    version: Type.Optional(Type.String({ pattern: '^[0-9]+$', description: 'a commit, a confirm: the version, as a string' })),
+  },
   { additionalProperties: Type.String(), description: 'what was done; some operations add string fields (id, version, warnings)' },
 );
 
