@@ -29,10 +29,11 @@ export async function loadRuleNames(candidate: boolean): Promise<RuleNames> {
   return out;
 }
 
-/** A rule's key with its name: "#12 web-in"; other objects (names already) as they are. */
-export function ruleLabel(kind: string, key: string, names: RuleNames | null | undefined): string {
-  if (kind !== 'policy' && kind !== 'nat') return key;
-  const name = names?.get(`${kind} ${key}`);
+/** A rule's key with its name: "#12 web-in"; other objects (names already) as they are.
+ * `own`: the name the answer itself gives (a diff's items carry it), before `names`'. */
+export function ruleLabel(kind: string, key: string, names: RuleNames | null | undefined, own?: string): string {
+  if (kind !== 'policy' && kind !== 'nat' && kind !== 'local-policy') return key;
+  const name = own ?? names?.get(`${kind} ${key}`);
   return name ? `#${key} ${name}` : `#${key}`;
 }
 

@@ -148,15 +148,18 @@ interface DiffRow { change: string; kind: string; key: string; details: string }
  * "reordered" shows only when no move explains it (the moves say it rule by rule).
  */
 export function DiffView({ diff, names, caption }: { diff: Diff | DetailedDiff; names?: RuleNames | null; caption?: string }) {
-  const label = (kind: string, key: string) => ruleLabel(kind, key, names);
+  const label = (kind: string, key: string, own?: string) => ruleLabel(kind, key, names, own);
   const place = (kind: string, n: { above: string | null; below: string | null }) =>
     (n.above === null ? 'at the top' : n.below === null ? 'at the bottom' : `between ${label(kind, n.above)} and ${label(kind, n.below)}`);
-  const groups: [string, Array<{ kind: string; key: string; fields?: DetailedDiff['changed'][number]['fields']; position?: number }>][] =
-    [['Added', diff.added], ['Changed', diff.changed], ['Deleted', diff.deleted]];
+  type Item = { kind: string; key: string; name?: string; fields?: DetailedDiff['changed'][number]['fields']; position?: number };
+  const groups: [string, Item[]][] = [['Added', diff.added], ['Changed', diff.changed], ['Deleted', diff.deleted]];
   const moved = 'moved' in diff ? diff.moved : [];
+  // a rule's place says which rule it is as much as its name: where it lands, is, or was
+  const where = (change: string, i: Item) => (i.position ? `${change === 'Deleted' ? 'was at' : 'at'} position ${i.position}` : '');
+  const details = (change: string, i: Item) => [where(change, i), ...(i.fields ?? []).map(fieldText)].filter(Boolean).join('; ');
   const rows: DiffRow[] = [
-    ...groups.flatMap(([change, items]) => items.map((i) => ({ change, kind: i.kind, key: label(i.kind, i.key), details: i.fields ? i.fields.map(fieldText).join('; ') : i.position ? `at position ${i.position}` : '' }))),
-    ...moved.map((m) => ({ change: 'Moved', kind: m.kind, key: label(m.kind, m.key), details: `position ${m.from} → ${m.to}, now ${place(m.kind, m.new_neighbours)} (was ${place(m.kind, m.old_neighbours)})` })),
+    ...groups.flatMap(([change, items]) => items.map((i) => ({ change, kind: i.kind, key: label(i.kind, i.key, i.name), details: details(change, i) }))),
+    ...moved.map((m) => ({ change: 'Moved', kind: m.kind, key: label(m.kind, m.key, m.name), details: `position ${m.from} → ${m.to}, now ${place(m.kind, m.new_neighbours)} (was ${place(m.kind, m.old_neighbours)})` })),
     ...diff.reordered.filter((t) => !moved.some((m) => (m.kind === 'policy' ? 'policies' : m.kind) === t)).map((t) => ({ change: 'Reordered', kind: t, key: `order of ${t}`, details: '' })),
   ];
   return (

@@ -22,7 +22,8 @@ const SECURITY = {
 
 export function write(res: uWS.HttpResponse, id: string, status: number, json: string | Uint8Array, tls: boolean, extra?: Record<string, string>, cache?: Buffer | null, closeConnection = false): void {
   if (status !== 200) res.writeStatus(STATUS_TEXT[status] ?? String(status));
-  if (extra?.['Content-Type'] === undefined) res.writeHeader(OUT.contentType, OUT.json);
+  // a 304 has no body, so no media type (RFC 9110 15.4.5; the OpenAPI document lists none)
+  if (extra?.['Content-Type'] === undefined && status !== 304) res.writeHeader(OUT.contentType, OUT.json);
   res.writeHeader(OUT.requestId, id);
   writeSecurityHeaders(res, tls);
   if (cache && extra?.['Cache-Control'] === undefined) res.writeHeader(CACHE.name, cache);

@@ -14,6 +14,8 @@ import type { RouteDef } from './http';
 import { rolesFor } from '../auth/roles';
 import { codesOf, errorBody, errorStatuses } from './schemas';
 import { ERRORS, type ErrorCode } from '../errors';
+import { CHECKED } from '../config/validate';
+import { YAML_TYPE, YAML_TYPES } from './media-type';
 
 type Json = Record<string, unknown>;
 
@@ -38,9 +40,21 @@ function pathParams(pattern: string): string[] {
   return [...pattern.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]);
 }
 
-/** A plain JSON copy of a TypeBox schema (its symbol keys dropped). */
-function plain(schema: TSchema): Json {
-  return JSON.parse(JSON.stringify(schema)) as Json;
+/** A plain JSON copy of a TypeBox schema (its symbol keys dropped), the constraints its
+ * handler checks itself (`checked` in config/validate.ts) written as the keywords they are. */
+export function plain(schema: TSchema | undefined): Json {
+  return JSON.parse(JSON.stringify(schema), (_key, value: unknown) => {
+    if (!value || typeof value !== 'object' || !(CHECKED in value)) return value;
+    const { [CHECKED]: keywords, ...rest } = value as Json;
+    return { ...rest, ...(keywords as Json) };
+  }) as Json;
+}
+
+/** A path parameter's schema: ids of rules and version numbers are integers (firewall-api.md section 4), names strings. */
+function pathParamSchema(name: string): Json {
+  if (name === 'id') return { type: 'integer', minimum: 1 };
+  if (name === 'n') return { type: 'integer', minimum: 0 };
+  return { type: 'string' };
 }
 
 function operationId(def: RouteDef): string {
@@ -66,10 +80,10 @@ export function errorStatusesOf(def: RouteDef, hostCheck: boolean): number[] {
   }
   if (hasBody || params.length || Object.keys(def.doc.query ?? {}).length) out.add(400);
   if (params.length) out.add(404);
-  if (hasBody) {
-    out.add(413);
-    out.add(415);
-  }
+  if (hasBody) out.add(415);
+  // the body limit is checked on the Content-Length of any request that may carry a body,
+  // before the route reads it (or ignores it)
+  if (def.method !== 'GET' && def.method !== 'HEAD') out.add(413);
   if (hostCheck) out.add(421);
   out.add(500);
   out.add(503);
@@ -78,10 +92,11 @@ export function errorStatusesOf(def: RouteDef, hostCheck: boolean): number[] {
 
 const CHANGING = new Set(['POST', 'PUT', 'DELETE']);
 
-/** A body's media types: the route's own, and application/yaml too where the route speaks it. */
-function mediaTypes(type: string, yaml: boolean | undefined, schema: TSchema): Json {
+/** A body's media types: the route's own, and the YAML ones too where the route speaks YAML
+ * (every name a request body may be labelled YAML with; an answer is application/yaml). */
+function mediaTypes(type: string, yaml: boolean | undefined, schema: TSchema, request: boolean): Json {
   const out: Json = { [type]: { schema: plain(schema) } };
-  if (yaml) out['application/yaml'] = { schema: plain(schema) };
+  if (yaml) for (const t of request ? YAML_TYPES : [YAML_TYPE]) out[t] = { schema: plain(schema) };
   return out;
 }
 
@@ -92,7 +107,7 @@ function operation(def: RouteDef, hostCheck: boolean): Json {
   const ok: Json = {
     description: 'success',
     headers: d.etag ? { 'X-Request-Id': requestId, ETag: { $ref: '#/components/headers/ETag' } } : { 'X-Request-Id': requestId },
-    content: mediaTypes(d.contentType ?? 'application/json', d.yaml && def.method === 'GET', d.response),
+    content: mediaTypes(d.contentType ?? 'application/json', d.yaml && def.method === 'GET', d.response, false),
   };
   const responses: Json = { 200: ok };
   if (d.etag) responses[304] = { $ref: '#/components/responses/NotModified' };
@@ -101,7 +116,7 @@ function operation(def: RouteDef, hostCheck: boolean): Json {
     responses[s] = { description: a.description, headers: { 'X-Request-Id': requestId }, content: { 'application/json': { schema: plain(a.schema) } } };
   }
   const parameters: Json[] = pathParams(def.pattern).map((name) => ({
-    name, in: 'path', required: true, schema: { type: 'string' }, description: `the object's ${name}`,
+    name, in: 'path', required: true, schema: pathParamSchema(name), description: `the object's ${name}`,
   }));
   if (idempotent) {
     (ok.headers as Json)['Idempotent-Replayed'] = { schema: { type: 'string', enum: ['true'] }, description: 'the stored answer of an earlier request with this Idempotency-Key' };
@@ -127,7 +142,7 @@ function operation(def: RouteDef, hostCheck: boolean): Json {
   }
   if (parameters.length) op.parameters = parameters;
   if (d.body) {
-    op.requestBody = { required: !d.bodyOptional, content: mediaTypes('application/json', d.yaml, d.body) };
+    op.requestBody = { required: !d.bodyOptional, content: mediaTypes('application/json', d.yaml, d.body, true) };
   }
   // a route without a token says so (one that may go without: either); the others inherit
   // the document's bearer requirement
@@ -184,8 +199,8 @@ export function openApiDocument(routes: readonly RouteDef[], version: string, ho
         bearer: { type: 'http', scheme: 'bearer', description: 'the JWT of POST /api/login, or an API token of POST /api/tokens ("fwd_...")' },
       },
       headers: {
-        RequestId: { description: 'the request\'s id: the X-Request-Id sent, else a generated one; also in the logs and the audit trail', schema: { type: 'string' } },
-        ETag: { description: 'names the running version the answer was read from', schema: { type: 'string' } },
+        RequestId: { description: 'the request\'s id: the X-Request-Id sent, else a generated one; also in the logs and the audit trail', required: true, schema: { type: 'string' } },
+        ETag: { description: 'names the running version the answer was read from', required: true, schema: { type: 'string' } },
       },
       schemas: { Error: plain(errorBody(Object.keys(ERRORS) as ErrorCode[])) },
       responses: errorResponses(),

@@ -1,6 +1,7 @@
 // The list filters of the rule tables (GET /api/policies, GET /api/nat): ?tag= (rules with
 // that tag), ?disabled=true|false, ?q= (text in the name, description or tags, ignoring case)
 // and ?name= (the rule of that name). Given together, a rule must pass them all.
+import { QueryBool } from './schemas';
 import { Type } from '@sinclair/typebox';
 import type { RuleMeta } from '../config/types';
 import { FwError } from '../errors';
@@ -15,7 +16,7 @@ export interface RuleFilter {
 
 export const ruleFilterQuery: Record<string, QueryDoc> = {
   tag: { schema: Type.String(), description: 'only rules with this tag' },
-  disabled: { schema: Type.Union([Type.Literal('true'), Type.Literal('false')]), description: 'only disabled (true) or enabled (false) rules' },
+  disabled: { schema: QueryBool, description: 'only disabled (true) or enabled (false) rules' },
   q: { schema: Type.String(), description: 'only rules whose name, description or a tag holds this text (case ignored)' },
   name: { schema: Type.String(), description: 'only the rule of this name' },
 };

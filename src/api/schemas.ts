@@ -8,7 +8,12 @@ import type { QueryDoc } from './http';
 
 /** A changing operation's answer: `message` and, for some, more string fields (id, version, warnings). */
 export const MessageReply = Type.Object(
-  { message: Type.String() },
+  {
+    message: Type.String(),
+    // the seed's wire format (contract.md section 1): numbers written as strings of digits
+    id: Type.Optional(Type.String({ pattern: '^[1-9][0-9]*$', description: 'a create that assigns an id (policy, NAT rule, route): the id, as a string' })),
+    version: Type.Optional(Type.String({ pattern: '^[0-9]+$', description: 'a commit, a confirm: the version, as a string' })),
+  },
   { additionalProperties: Type.String(), description: 'what was done; some operations add string fields (id, version, warnings)' },
 );
 
@@ -33,6 +38,9 @@ export function codesOf(status: number): ErrorCode[] {
 export function errorStatuses(): number[] {
   return [...new Set(Object.values(ERRORS).map((e) => e.status))].sort((a, b) => a - b);
 }
+
+/** A query's boolean: written true or false (OpenAPI serializes a boolean so); the handler refuses another word (400 ERR_NET_1005). */
+export const QueryBool = Type.Boolean();
 
 /** ?config= of reads and evaluations: the running version (default) or the candidate. */
 export const configQueryDoc: Record<string, QueryDoc> = {

@@ -1,5 +1,6 @@
 // A diff as fwctl prints it: one line per object (+ added, ~ changed, - deleted, ^ moved), the
-// changed fields under their object (old -> new), a moved rule's positions and neighbours.
+// changed fields under their object (old -> new), a moved rule's positions and neighbours. A
+// rule is named by its id, its name when it has one and its position (issue 43).
 import type { DetailedDiffModel, DiffReplyModel } from '../api/routes/config';
 
 type AnyDiff = DiffReplyModel | DetailedDiffModel;
@@ -21,13 +22,20 @@ function moveText(m: DetailedDiffModel['moved'][number]): string {
   return `position ${m.from} -> ${m.to}, now ${place(m.new_neighbours)} (was ${place(m.old_neighbours)})`;
 }
 
+/** An object as the diff names it: a rule by its id and its name when it has one ("12 web-in"). */
+const label = (x: { key: string; name?: string }): string => (x.name ? `${x.key} ${x.name}` : x.key);
+
+/** A rule's place in its table, when the answer gives it ("position 3", "was at position 3"). */
+const at = (x: object, prefix: string): string | undefined =>
+  ('position' in x && typeof x.position === 'number' ? `${prefix}position ${x.position}` : undefined);
+
 /** The lines of a diff, with a summary line; "no changes" when there are none. */
 export function diffText(d: AnyDiff): string {
   const rows: Array<{ sign: string; kind: string; key: string; note?: string; fields?: string[] }> = [
-    ...d.added.map((x) => ({ sign: '+', kind: x.kind, key: x.key, note: 'position' in x && x.position ? `position ${x.position}` : undefined })),
-    ...d.changed.map((x) => ({ sign: '~', kind: x.kind, key: x.key, fields: 'fields' in x ? x.fields.map((f) => `${f.field}: ${show(f.old)} -> ${show(f.new)}`) : [] })),
-    ...d.deleted.map((x) => ({ sign: '-', kind: x.kind, key: x.key })),
-    ...(isDetailed(d) ? d.moved.map((m) => ({ sign: '^', kind: m.kind, key: m.key, note: moveText(m) })) : d.reordered.map((k) => ({ sign: '^', kind: k, key: 'reordered' }))),
+    ...d.added.map((x) => ({ sign: '+', kind: x.kind, key: label(x), note: at(x, '') })),
+    ...d.changed.map((x) => ({ sign: '~', kind: x.kind, key: label(x), note: at(x, 'at '), fields: 'fields' in x ? x.fields.map((f) => `${f.field}: ${show(f.old)} -> ${show(f.new)}`) : [] })),
+    ...d.deleted.map((x) => ({ sign: '-', kind: x.kind, key: label(x), note: at(x, 'was at ') })),
+    ...(isDetailed(d) ? d.moved.map((m) => ({ sign: '^', kind: m.kind, key: label(m), note: moveText(m) })) : d.reordered.map((k) => ({ sign: '^', kind: k, key: 'reordered' }))),
   ];
   if (!rows.length) return `no changes against version ${d.base_version}\n`;
   const kindWidth = Math.max(4, ...rows.map((r) => r.kind.length));

@@ -25,6 +25,8 @@ export interface Neighbours {
 export interface RuleMove {
   kind: 'policy' | 'nat';
   key: string;
+  /** the rule's name, when it has one */
+  name?: string;
   /** 1-based positions in the old and the new table */
   from: number;
   to: number;
@@ -37,6 +39,8 @@ export interface DetailedDiff {
   changed: Array<DiffItem & { fields: FieldChange[] }>;
   /** added rules with their 1-based position */
   added: Array<DiffItem & { position?: number }>;
+  /** deleted rules with the 1-based position they had */
+  deleted: Array<DiffItem & { position?: number }>;
   moved: RuleMove[];
 }
 
@@ -60,7 +64,23 @@ function table(doc: ConfigDoc, kind: string): Keyed {
 }
 
 function rules(doc: ConfigDoc, kind: string): Array<{ id: number }> {
-  return kind === 'policy' ? doc.policies : kind === 'nat' ? doc.nat : kind === 'route' ? doc.routes : [];
+  return kind === 'policy' ? doc.policies : kind === 'nat' ? doc.nat : kind === 'route' ? doc.routes : kind === 'local-policy' ? doc.localPolicies : [];
+}
+
+/** The ordered tables (evaluation order): a rule's place there says which rule it is. */
+const ORDERED = ['policy', 'nat', 'local-policy'];
+
+/** 1-based positions of the rules of the ordered tables of `doc`, by "kind id". */
+function positionsOf(doc: ConfigDoc): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const kind of ORDERED) rules(doc, kind).forEach((r, i) => out.set(`${kind} ${r.id}`, i + 1));
+  return out;
+}
+
+/** `item` with its position in `positions` (rules of an ordered table; others as they are). */
+function placed<T extends DiffItem>(item: T, positions: Map<string, number>): T & { position?: number } {
+  const position = positions.get(`${item.kind} ${item.key}`);
+  return position === undefined ? item : { ...item, position };
 }
 
 /** The fields of two forms of one object that differ (the id, which names it, left out). */
@@ -101,7 +121,7 @@ function neighbours(ids: string[], at: number): Neighbours {
 }
 
 /** The rules of an ordered table that moved between `before` and `after`. */
-export function ruleMoves(kind: 'policy' | 'nat', before: Array<{ id: number }>, after: Array<{ id: number }>): RuleMove[] {
+export function ruleMoves(kind: 'policy' | 'nat', before: Array<{ id: number; name?: string }>, after: Array<{ id: number; name?: string }>): RuleMove[] {
   const oldIds = before.map((r) => String(r.id));
   const newIds = after.map((r) => String(r.id));
   const oldAt = new Map(oldIds.map((id, i) => [id, i]));
@@ -111,29 +131,30 @@ export function ruleMoves(kind: 'policy' | 'nat', before: Array<{ id: number }>,
   return common.filter((_, i) => !stay.has(i)).map((key) => {
     const from = oldAt.get(key)!;
     const to = newAt.get(key)!;
-    return { kind, key, from: from + 1, to: to + 1, old_neighbours: neighbours(oldIds, from), new_neighbours: neighbours(newIds, to) };
+    const name = after[to].name;
+    return { kind, key, ...(name ? { name } : {}), from: from + 1, to: to + 1, old_neighbours: neighbours(oldIds, from), new_neighbours: neighbours(newIds, to) };
   });
 }
 
 /** The details of `diff` (diffDocs(before, after)): fields of the changed objects, positions, moves. */
 export function detailDiff(before: ConfigDoc, after: ConfigDoc, diff: ConfigDiff): DetailedDiff {
+  // a rule is named by its place too (the new one; a deleted rule's old one): "policy 12
+  // (position 3)" says which rule it is where ids alone did not (issue 43)
+  const now = positionsOf(after);
   const changed = diff.changed.map((item) => ({
-    ...item, fields: fieldChanges(item.kind, table(before, item.kind).get(item.key), table(after, item.kind).get(item.key)),
+    ...placed(item, now), fields: fieldChanges(item.kind, table(before, item.kind).get(item.key), table(after, item.kind).get(item.key)),
   }));
-  const positions = new Map<string, number>();
-  for (const kind of ['policy', 'nat']) rules(after, kind).forEach((r, i) => positions.set(`${kind} ${r.id}`, i + 1));
-  const added = diff.added.map((item) => {
-    const position = positions.get(`${item.kind} ${item.key}`);
-    return position === undefined ? item : { ...item, position };
-  });
+  const added = diff.added.map((item) => placed(item, now));
+  const was = diff.deleted.some((i) => ORDERED.includes(i.kind)) ? positionsOf(before) : now; // the old table's map only when needed
+  const deleted = diff.deleted.map((item) => (was === now ? item : placed(item, was)));
   const moved = [
     ...(diff.reordered.includes('policies') ? ruleMoves('policy', before.policies, after.policies) : []),
     ...(diff.reordered.includes('nat') ? ruleMoves('nat', before.nat, after.nat) : []),
   ];
-  return { changed, added, moved };
+  return { changed, added, deleted, moved };
 }
 
-export type FullDetailedDiff = Omit<ConfigDiff, 'added' | 'changed'> & DetailedDiff & { base_version: number };
+export type FullDetailedDiff = Omit<ConfigDiff, 'added' | 'changed' | 'deleted'> & DetailedDiff & { base_version: number };
 
 /** The whole detailed answer from `before` (version `baseVersion`) to `after`. */
 export function detailedDiff(before: ConfigDoc, after: ConfigDoc, baseVersion: number): FullDetailedDiff {
@@ -156,7 +177,7 @@ export function changeSummary(before: ConfigDoc, after: ConfigDoc): string {
     ...(d.reordered.includes('nat') ? ruleMoves('nat', before.nat, after.nat) : []),
   ];
   if (!moves.length) return diffSummary(d);
-  const named = moves.slice(0, SUMMARY_MOVES).map((m) => `${m.kind} ${m.key} from ${m.from} to ${m.to}`);
+  const named = moves.slice(0, SUMMARY_MOVES).map((m) => `${m.kind} ${m.key}${m.name ? ` (${m.name})` : ''} from ${m.from} to ${m.to}`);
   const more = moves.length > SUMMARY_MOVES ? ` and ${moves.length - SUMMARY_MOVES} more` : '';
   return `${diffSummary(d)}; moved ${named.join(', ')}${more}`;
 }

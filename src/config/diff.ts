@@ -6,6 +6,13 @@ import type { ConfigDoc } from './types';
 export interface DiffItem {
   kind: string; // address, service, address-group, service-group, zone, interface, vlan, dhcp, route, policy, nat, ha
   key: string; // name, interface or id
+  /** a rule's name, when it has one: "policy 12" alone does not say which rule it is (issue 43) */
+  name?: string;
+}
+
+/** A rule as a diff names it: its id, and its name when it has one. */
+export function ruleItem(kind: string, r: { id: number; name?: string }): DiffItem {
+  return r.name ? { kind, key: String(r.id), name: r.name } : { kind, key: String(r.id) };
 }
 
 export interface ConfigDiff {
@@ -63,16 +70,18 @@ export function diffDocs(running: ConfigDoc, candidate: ConfigDoc): ConfigDiff {
   return out;
 }
 
+type Rule = { id: number; name?: string };
+
 /**
  * One rule table's added, changed and deleted rules (in `out`); true when the rules present in
  * both are not in the same relative order. The same ids at the same positions (a commit that
  * edits rules) are compared in place, without maps of 100,000 ids (~0.2 s a commit at that
  * size).
  */
-function diffRules(kind: string, old: ReadonlyArray<{ id: number }>, neu: ReadonlyArray<{ id: number }>, out: ConfigDiff): boolean {
+function diffRules(kind: string, old: ReadonlyArray<Rule>, neu: ReadonlyArray<Rule>, out: ConfigDiff): boolean {
   if (old.length === neu.length && old.every((r, i) => r.id === neu[i].id)) {
     neu.forEach((r, i) => {
-      if (!same(old[i], r)) out.changed.push({ kind, key: String(r.id) });
+      if (!same(old[i], r)) out.changed.push(ruleItem(kind, r));
     });
     return false;
   }
@@ -80,10 +89,10 @@ function diffRules(kind: string, old: ReadonlyArray<{ id: number }>, neu: Readon
   const neuAt = new Map(neu.map((r, i) => [r.id, i]));
   for (const r of neu) {
     const was = oldById.get(r.id);
-    if (was === undefined) out.added.push({ kind, key: String(r.id) });
-    else if (!same(was, r)) out.changed.push({ kind, key: String(r.id) });
+    if (was === undefined) out.added.push(ruleItem(kind, r));
+    else if (!same(was, r)) out.changed.push(ruleItem(kind, r));
   }
-  for (const r of old) if (!neuAt.has(r.id)) out.deleted.push({ kind, key: String(r.id) });
+  for (const r of old) if (!neuAt.has(r.id)) out.deleted.push(ruleItem(kind, r));
   // the rules of both in the same relative order: their new positions ascend along the old table
   let last = -1;
   for (const r of old) {

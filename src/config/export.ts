@@ -7,7 +7,7 @@
 //
 // Zone membership is written once, on its stored side: each interface's and VLAN's `zone`
 // (the zones' `interfaces` lists would say the same thing a second time).
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { metaOf } from './rule-meta';
 import { timingExport } from './rule-timing';
 import type { ConfigDoc, DhcpPool, GroupObj, InterfaceObj, NatRule, PolicyObj, RouteObj, VlanObj, ZoneObj, AddressObj, ServiceObj, DynamicSetObj, ScheduleObj } from './types';
@@ -72,6 +72,26 @@ export const ExportModel = Type.Object({
   }, open))),
 }, { additionalProperties: false, description: `a whole configuration, format "${EXPORT_FORMAT}"` });
 export type ConfigExport = Static<typeof ExportModel>;
+
+/** The field that names an item of each collection in a load; a rule's id may be left out. */
+const LOAD_KEYS: Record<string, string | null> = {
+  interfaces: 'name', zones: 'name', addresses: 'name', 'address-groups': 'name', 'dynamic-sets': 'name', services: 'name',
+  'service-groups': 'name', vlans: 'name', dhcp: 'interface', routes: null, policies: null, nat: null, 'local-policies': null,
+};
+
+/**
+ * What PUT /api/config/candidate and POST /api/config/plan take (load.ts): an export, or any
+ * part of one. format, version and every collection may be left out (a merge of one zone is a
+ * whole load), a collection may be null, and an item needs only its name (its other fields
+ * have the defaults of a create). Issue 43: the document required all of the export's fields.
+ */
+export const LoadModel = Type.Object(Object.fromEntries(Object.entries(ExportModel.properties).map(([field, schema]) => {
+  if (!(field in LOAD_KEYS)) return [field, Type.Optional(Type.Unsafe({ ...schema }))];
+  const items = (schema as unknown as { items: { properties: Record<string, TSchema> } }).items;
+  const key = LOAD_KEYS[field];
+  const props = Object.fromEntries(Object.entries(items.properties).map(([k, v]) => [k, k === key ? v : Type.Optional(v)]));
+  return [field, Type.Optional(Type.Union([Type.Array(Type.Object(props, open)), Type.Null()]))];
+})), { additionalProperties: false, description: `a whole configuration or a part of one, format "${EXPORT_FORMAT}"` });
 
 /** "" (any) as "any". */
 const anyName = (name: string): string => (name === '' ? 'any' : name);

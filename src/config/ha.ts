@@ -12,7 +12,7 @@ import { FwError } from '../errors';
 import { cidrContainsIp, parseIfaceAddress, type Cidr } from './net';
 import { addressFields, linkAddresses } from './link-addresses';
 import type { ConfigDoc, InterfaceObj, NatRule, VlanObj } from './types';
-import { checkIfaceAddress, checkName, checkRange, checkRef, shapeChecker } from './validate';
+import { checkIfaceAddress, checkName, checkRange, checkRef, shapeChecker, checked } from './validate';
 
 export interface HaNode {
   node: string; // an FW_NODE_ID
@@ -44,16 +44,16 @@ const Addrs = Type.Array(Type.String(), { maxItems: 64 });
 export const HaModel = Type.Object({
   enabled: Type.Boolean(),
   'sync-interface': Type.Optional(Type.String({ description: 'the link conntrackd syncs over (no zone); "" when disabled' })),
-  'advert-interval-ms': Type.Optional(Type.Integer({ description: 'VRRP advertisement interval, 100-10,000 ms (default 1000)' })),
+  'advert-interval-ms': Type.Optional(Type.Integer({ description: 'VRRP advertisement interval, 100-10,000 ms (default 1000)', ...checked({ minimum: 100, maximum: 10_000 }) })),
   preempt: Type.Optional(Type.Boolean({ description: 'the node of higher priority takes the master role back when it returns (default true)' })),
   nodes: Type.Optional(Type.Array(Type.Object({
     node: Type.String({ description: 'an FW_NODE_ID' }),
-    priority: Type.Integer({ description: '1-254, distinct' }),
+    priority: Type.Integer({ description: '1-254, distinct', ...checked({ minimum: 1, maximum: 254 }) }),
     addresses: Type.Record(Type.String(), Addrs, { description: 'link name -> the node\'s own addresses on it' }),
   }, { additionalProperties: false }), { maxItems: 8 })),
   'virtual-addresses': Type.Optional(Type.Array(Type.Object({
     interface: Type.String(),
-    vrid: Type.Integer({ description: '1-255, unique per link and address family' }),
+    vrid: Type.Integer({ description: '1-255, unique per link and address family', ...checked({ minimum: 1, maximum: 255 }) }),
     addresses: Addrs,
   }, { additionalProperties: false }), { maxItems: 64 })),
 }, { additionalProperties: false, description: 'the HA pair: VRRP virtual addresses and connection sync' });

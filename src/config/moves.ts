@@ -6,7 +6,7 @@ import { Type, type TObject } from '@sinclair/typebox';
 import { FwError } from '../errors';
 import type { ConfigDoc, Counters } from './types';
 import type { ResourceOps, RuleTable } from './resource';
-import { checkEnum, checkSameKey, checkText, notFound, parseRuleId, shapeChecker } from './validate';
+import { checkEnum, checkSameKey, checkText, notFound, parseRuleId, shapeChecker, checked } from './validate';
 import { checkNameFree } from './rule-meta';
 import { isPlainObject } from './json';
 
@@ -52,7 +52,7 @@ export const POSITIONS = ['top', 'bottom', 'before', 'after'] as const;
 export type Position = (typeof POSITIONS)[number];
 
 export const MoveBody = Type.Object(
-  { position: Type.String(), reference_id: Type.Optional(Type.Integer()) },
+  { position: Type.String(checked({ enum: POSITIONS })), reference_id: Type.Optional(Type.Integer()) },
   { additionalProperties: false },
 );
 const moveShape = shapeChecker(MoveBody);
@@ -96,7 +96,7 @@ function placed<T extends { id: number }>(rules: readonly T[], rule: T, position
 
 /** The placement fields a create of a policy or NAT rule may carry besides the rule's own. */
 const placementFields = {
-  position: Type.Optional(Type.String({ description: 'where the new rule goes: top, bottom (default), before, after (as a move)' })),
+  position: Type.Optional(Type.String({ description: 'where the new rule goes: top, bottom (default), before, after (as a move)', ...checked({ enum: POSITIONS }) })),
   reference_id: Type.Optional(Type.Integer({ description: 'the rule it goes before or after' })),
 };
 

@@ -6,7 +6,7 @@
 import { Type } from '@sinclair/typebox';
 import { FwError } from '../errors';
 import type { RuleMeta } from './types';
-import { checkName, checkText } from './validate';
+import { checkName, checkText, checked } from './validate';
 
 export const MAX_RULE_DESCRIPTION = 1024;
 export const MAX_RULE_TAGS = 32;
@@ -18,7 +18,7 @@ export const ruleMetaFields = {
   disabled: Type.Optional(Type.Boolean({ description: 'true: the rule keeps its place and counter but never matches' })),
 };
 export const ruleDescriptionField = {
-  description: Type.Optional(Type.String({ description: `at most ${MAX_RULE_DESCRIPTION} characters` })),
+  description: Type.Optional(Type.String({ description: `at most ${MAX_RULE_DESCRIPTION} characters`, ...checked({ maxLength: MAX_RULE_DESCRIPTION }) })),
 };
 
 /** The read-model fields: present only when set. */

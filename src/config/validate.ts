@@ -171,3 +171,15 @@ export function checkUnique<T>(field: string, values: T[], code: ErrorCode = 'ER
   }
   return values;
 }
+
+/**
+ * Constraints a handler checks itself, with the contract's own code and words (checkEnum:
+ * ERR_NET_1005, ERR_SEC_1001/1002; checkRange: ERR_NET_1008; checkText: "at most N
+ * characters"), shown in the OpenAPI document as the schema keywords they are (openapi.ts lifts
+ * them). Written as keywords of the schema itself, TypeBox would refuse the value first, as
+ * ERR_NET_1004 with its own words.
+ */
+export const CHECKED = 'x-checked';
+export function checked(keywords: { enum?: readonly string[]; minimum?: number; maximum?: number; maxLength?: number; pattern?: string }): Record<string, unknown> {
+  return { [CHECKED]: keywords };
+}

@@ -1,5 +1,6 @@
 // The filters of GET /api/logs/traffic and of its live tail (GET /api/events?types=traffic):
 // parsed once per request, then a plain predicate over records.
+import { Type, type TSchema } from '@sinclair/typebox';
 import type { Cidr } from '../config/net';
 import { PROTOCOL_NUMBERS, protocolName } from '../config/protocols';
 import { FwError } from '../errors';
@@ -18,6 +19,14 @@ export interface TrafficFilter {
   /** unix ms, exclusive */
   until?: number;
 }
+
+/** The schemas of the filters in the OpenAPI document, where a plain string says too little. */
+export const TRAFFIC_FILTER_SCHEMAS: Record<string, TSchema> = {
+  port: Type.Integer({ minimum: 0, maximum: 65535 }),
+  protocol: Type.String({ pattern: '^([A-Za-z][A-Za-z0-9._+-]*|[0-9]{1,10})$', description: 'a protocol name or number' }),
+  action: Type.Union([Type.Literal('allow'), Type.Literal('deny')]),
+  policy: Type.Union([Type.Literal('default'), Type.Integer({ minimum: 0, maximum: 2 ** 31 })]),
+};
 
 /** The filters' documentation (OpenAPI) and fwctl's options: one list. */
 export const TRAFFIC_FILTER_DOCS: Record<string, string> = {

@@ -1,5 +1,6 @@
 // The session table (GET/DELETE /api/sessions): the kernel's conntrack entries as the API
 // shows them (zones, the accepting policy from the mark, the NAT applied), and the filters.
+import { Type, type TSchema } from '@sinclair/typebox';
 import { parseCidr, parseIp, parseIpWords, type Cidr, type IpAddr } from '../config/net';
 import type { ConnEntry, FlowTuple } from '../dataplane/conntrack';
 import { readMark } from '../dataplane/marks';
@@ -126,6 +127,20 @@ export const FILTER_DOCS: Record<string, string> = {
   dst: 'the original destination address (exact)',
   sport: 'the original source port',
   dport: 'the original destination port',
+};
+
+/** A pattern of these words in any case (JSON Schema patterns have no case-insensitive flag). */
+function anyCase(words: readonly string[]): string {
+  const letters = (w: string) => [...w].map((c) => (/[a-z]/i.test(c) ? `[${c.toLowerCase()}${c.toUpperCase()}]` : c.replace(/[^A-Za-z0-9]/g, '\\$&'))).join('');
+  return words.map(letters).join('|');
+}
+
+/** The schemas of the filters in the OpenAPI document: what parseSessionFilter takes, no more (issue 43: the document said string). */
+export const FILTER_SCHEMAS: Record<string, TSchema> = {
+  port: Type.Integer({ minimum: 0, maximum: 65535 }), sport: Type.Integer({ minimum: 0, maximum: 65535 }), dport: Type.Integer({ minimum: 0, maximum: 65535 }),
+  policy: Type.Integer({ minimum: 0, maximum: 2 ** 31 }), id: Type.Integer({ minimum: 0, maximum: 2 ** 32 }),
+  protocol: Type.String({ pattern: `^(${anyCase(Object.values(PROTOCOLS))}|[0-9]{1,10})$` }),
+  state: Type.String({ pattern: `^(${anyCase(STATES)})$` }),
 };
 
 /** ?protocol=: a name or number, as protocolName writes it; 400 ERR_NET_1006 otherwise. */

@@ -29,7 +29,7 @@ test('the catch-all moved to the top: one move with positions and neighbours, th
   const detail = (await ok(c.get('/api/config/diff?detail=true'))).body;
   expect(detail).toEqual({
     base_version: v1, added: [], deleted: [], reordered: ['policies'],
-    changed: [{ kind: 'policy', key: '1', fields: [{ field: 'log', old: true, new: false }] }],
+    changed: [{ kind: 'policy', key: '1', position: 2, fields: [{ field: 'log', old: true, new: false }] }],
     moved: [MOVE],
   });
   const moves = (await ok(c.get('/api/audit?action=change.move'))).body.entries;
@@ -43,7 +43,7 @@ test('the version\'s summary names the move; two versions compare rule by rule w
   expect(v2.summary).toBe('0 added, 1 changed, 0 deleted, reordered policies; moved policy 6 from 6 to 1');
   expect((await ok(c.get('/api/config/session'))).body.active).toBe(false);
   const compared = (await ok(c.get(`/api/config/diff?from=${v1}&to=${v2.version}`))).body;
-  expect(compared).toEqual(expect.objectContaining({ base_version: v1, moved: [MOVE], changed: [{ kind: 'policy', key: '1', fields: [{ field: 'log', old: true, new: false }] }] }));
+  expect(compared).toEqual(expect.objectContaining({ base_version: v1, moved: [MOVE], changed: [{ kind: 'policy', key: '1', position: 2, fields: [{ field: 'log', old: true, new: false }] }] }));
   const back = (await ok(c.get(`/api/config/diff?from=${v2.version}&to=${v1}`))).body;
   expect(back.moved).toEqual([{ ...MOVE, from: 1, to: 6, old_neighbours: MOVE.new_neighbours, new_neighbours: MOVE.old_neighbours }]);
 });
@@ -58,6 +58,35 @@ test('?analysis=true: the rules whose analysis the change alters, grouped by new
     { kind: 'policy', status: 'ok', by: [], rules: [{ id: 1, was: 'shadowed' }] },
   ]);
   await ok(c.post('/api/config/discard'));
+});
+
+test('rules are named by their name and their position, in the session\'s diff, a version compare and the summary (issue 43: ids alone did not say which rule)', async () => {
+  await c.begin();
+  await ok(c.put('/api/policies/2', { name: 'web-in' }));
+  await ok(c.put('/api/policies/3', { name: 'web-old' }));
+  await c.commit();
+  const before = (await ok(c.get('/api/status'))).body.version;
+  await c.begin();
+  await ok(c.put('/api/policies/2', { log: true }));
+  await ok(c.del('/api/policies/3'));
+  await ok(c.post('/api/policies/2/move', { position: 'top' }));
+  const added = (await ok(c.post('/api/policies', { action: 'deny', name: 'last-word' }))).body.id;
+  // the plain diff names them (no positions: it is the cheap answer)
+  const plain = (await ok(c.get('/api/config/diff'))).body;
+  expect(plain.changed).toEqual([{ kind: 'policy', key: '2', name: 'web-in' }]);
+  expect(plain.deleted).toEqual([{ kind: 'policy', key: '3', name: 'web-old' }]);
+  const detail = (await ok(c.get('/api/config/diff?detail=true'))).body;
+  expect(detail.changed).toEqual([{ kind: 'policy', key: '2', name: 'web-in', position: 1, fields: [{ field: 'log', old: false, new: true }] }]);
+  expect(detail.deleted).toEqual([{ kind: 'policy', key: '3', name: 'web-old', position: 4 }]); // where it was
+  expect(detail.added).toEqual([{ kind: 'policy', key: added, name: 'last-word', position: 6 }]);
+  expect(detail.moved).toEqual([expect.objectContaining({ kind: 'policy', key: '2', name: 'web-in', from: 3, to: 1 })]);
+  await c.commit();
+  const version = (await ok(c.get('/api/status'))).body.version;
+  const compared = (await ok(c.get(`/api/config/diff?from=${before}&to=${version}`))).body;
+  expect(compared.deleted).toEqual(detail.deleted);
+  expect(compared.moved).toEqual(detail.moved);
+  const summary = (await ok(c.get('/api/config/versions'))).body.find((v: { version: number }) => v.version === version).summary;
+  expect(summary).toMatch(/moved policy 2 \(web-in\) from 3 to 1/);
 });
 
 test('bad queries: 400 with the contract\'s codes; an unknown version 404', async () => {

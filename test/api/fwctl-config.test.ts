@@ -51,8 +51,8 @@ test('plan of a changed file: exit 2, the changes as a table (and as the diff wi
   const plan = await fwctl(['plan', '-f', file('changed.json')], env());
   expect(plan.code).toBe(2);
   expect(plan.stdout).toMatch(/^\+ +address +db$/m);
-  expect(plan.stdout).toMatch(/^~ +policy +\d+$/m);
-  expect(plan.stdout).toMatch(/^~ +policy +\d+\n +dst-addr: "web" -> "db"$/m); // the field, old and new
+  expect(plan.stdout).toMatch(/^~ +policy +\d+ +at position 1$/m); // a rule by its id and its place
+  expect(plan.stdout).toMatch(/^~ +policy +\d+ +at position 1\n +dst-addr: "web" -> "db"$/m); // the field, old and new
   expect(plan.stdout).toMatch(/^ +tags: none -> \["web"\]$/m); // an absent list reads none, not null
   expect(plan.stdout).toMatch(/1 to add, 1 to change, 0 to delete, 0 moved \(against/);
   const json = await fwctl(['plan', '-f', file('changed.json'), '--json'], env());
@@ -127,6 +127,25 @@ test('plan of a file without ids matches rules by content (no change); a moved r
   expect(moved.stdout).toMatch(/0 to add, 0 to change, 0 to delete, 1 moved \(against/); // one move said once
   const applied = await fwctl(['apply', '-f', file('deny-first.json'), '--yes'], env()); // apply shows the same detail
   expect({ code: applied.code, out: applied.stdout }).toEqual({ code: 0, out: expect.stringMatching(new RegExp(`^\\^ +policy +${ids[1]} +position 2 -> 1`, 'm')) });
+});
+
+test('plan names a rule by its id, its name and its place: changed, deleted and moved (issue 43: ids alone)', async () => {
+  const doc = (await ok(d.client.get('/api/config/export'))).body;
+  doc.policies[0].name = 'web-in';
+  doc.policies[1].name = 'deny-rest';
+  fs.writeFileSync(file('named.json'), JSON.stringify(doc));
+  expect((await fwctl(['apply', '-f', file('named.json'), '--yes'], env())).code).toBe(0);
+  const [first, second] = doc.policies.map((p: { id: number }) => p.id);
+  doc.policies[0].log = true; // changed
+  doc.policies.push(doc.policies.shift()); // web-in moved to the bottom
+  doc.policies = doc.policies.filter((p: { name?: string }) => p.name !== 'deny-rest'); // deleted
+  doc.policies.push({ action: 'deny', name: 'catch-all' }); // added
+  fs.writeFileSync(file('named-changed.json'), JSON.stringify(doc));
+  const r = await fwctl(['plan', '-f', file('named-changed.json')], env());
+  expect(r.code).toBe(2);
+  expect(r.stdout).toMatch(new RegExp(`^~ +policy +${first} web-in +at position \\d+\\n +log: false -> true$`, 'm'));
+  expect(r.stdout).toMatch(new RegExp(`^- +policy +${second} deny-rest +was at position 2$`, 'm'));
+  expect(r.stdout).toMatch(/^\+ +policy +\d+ catch-all +position \d+$/m);
 });
 
 test('apply --confirm: reverted by the daemon unless fwctl confirm comes in time', async () => {

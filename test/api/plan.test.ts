@@ -42,7 +42,7 @@ test('changed objects come with their fields, old and new; added rules with wher
   const r = await ok(plan(doc));
   expect(r.body.changed).toEqual([
     { kind: 'address', key: 'db', fields: [{ field: 'ips', old: ['10.0.0.20/32'], new: ['10.0.0.21/32'] }] },
-    { kind: 'policy', key: String(doc.policies[0].id), fields: [{ field: 'dst-addr', old: 'web', new: 'db' }, { field: 'log', old: true, new: false }] },
+    { kind: 'policy', key: String(doc.policies[0].id), position: 1, fields: [{ field: 'dst-addr', old: 'web', new: 'db' }, { field: 'log', old: true, new: false }] },
   ]);
   expect(r.body.added).toEqual([{ kind: 'policy', key: String(running.policies.length + 1), position: 2 }]);
   expect(r.body.moved).toEqual([]); // an insertion moves no rule
@@ -68,11 +68,11 @@ test('rules written without ids are matched to the running rules of the same con
   expect((await ok(plan(doc))).body).toEqual(expect.objectContaining({ added: [], changed: [], deleted: [], moved: [] }));
   doc.policies.splice(3, 1); // one rule dropped: exactly that rule is deleted
   const r = await ok(plan(doc));
-  expect(r.body).toEqual(expect.objectContaining({ added: [], deleted: [{ kind: 'policy', key: String(running.policies[3].id) }], moved: [] }));
+  expect(r.body).toEqual(expect.objectContaining({ added: [], deleted: [{ kind: 'policy', key: String(running.policies[3].id), position: 4 }], moved: [] }));
   // the load of PUT /api/config/candidate matches the same way, so apply does what plan said
   await c.begin();
   const loaded = await ok(c.put('/api/config/candidate', doc));
-  expect(loaded.body.deleted).toEqual(r.body.deleted);
+  expect(loaded.body.deleted).toEqual(r.body.deleted.map(({ position, ...item }: { position: number }) => item)); // the plain diff: no positions
   expect(loaded.body.added).toEqual([]);
   await ok(c.post('/api/config/discard'));
 });

@@ -64,8 +64,9 @@ for (const [width, height] of [[1280, 800], [1920, 1080]] as const) {
     expect(text).toMatch(/Moved\s+policy\s+#3 deny-all\s+position 3 → 1, now at the top \(was between #2 ssh-in and #4 old\)/);
     expect(text).toMatch(/Changed\s+policy\s+#1 web-in\s+.*log: false → true/);
     expect(text).toMatch(/tags: none → pci/);
-    expect(text).toMatch(/Deleted\s+policy\s+#4 old/);
-    expect(text).toMatch(/Added\s+policy\s+#5 new-rule/);
+    expect(text).toMatch(/Deleted\s+policy\s+#4 old\s+was at position 4/); // its name from the answer, and where it was
+    expect(text).toMatch(/Changed\s+policy\s+#1 web-in\s+at position 2; log/);
+    expect(text).toMatch(/Added\s+policy\s+#5 new-rule\s+at position 4/);
     expect(text).not.toMatch(/Reordered|null/);
     await screenshot(page, `versions-compare-${width}x${height}`);
     await page.setViewportSize({ width: 1400, height: 900 });

@@ -5,7 +5,7 @@
 import { Type } from '@sinclair/typebox';
 import YAML from 'yaml';
 import { FwError, isFwError } from '../../errors';
-import { exportDoc, ExportModel } from '../../config/export';
+import { exportDoc, ExportModel, LoadModel } from '../../config/export';
 import { LOAD_MODES, type LoadMode } from '../../config/load';
 import { planDocument } from '../../config/plan';
 import type { ObjectChange } from '../../config/changes';
@@ -138,7 +138,7 @@ export function automationRoutes(ctx: AppContext, routes: () => readonly RouteDe
         return yamlReply(text);
       } },
     { method: 'PUT', pattern: '/api/config/candidate', body: 'raw', maxBody, permission: 'configure',
-      doc: { tag: 'config', summary: 'Load a whole configuration document into the candidate (one change)', response: DiffReply, body: ExportModel, yaml: true,
+      doc: { tag: 'config', summary: 'Load a whole configuration document into the candidate (one change)', response: DiffReply, body: LoadModel, yaml: true,
         query: modeQuery, errors: [404, 409] },
       handler: async (req) => {
         const mode: LoadMode = queryOneOf(req, 'mode', LOAD_MODES) ?? 'replace';
@@ -149,7 +149,7 @@ export function automationRoutes(ctx: AppContext, routes: () => readonly RouteDe
       } },
     { method: 'POST', pattern: '/api/config/plan', body: 'raw', maxBody, permission: 'read',
       doc: { tag: 'config', summary: 'What a document would change against the running configuration: no session, nothing stored', response: DetailedDiffReply,
-        body: ExportModel, yaml: true, query: modeQuery, errors: [404] },
+        body: LoadModel, yaml: true, query: modeQuery, errors: [404] },
       handler: async (req) => {
         const mode: LoadMode = queryOneOf(req, 'mode', LOAD_MODES) ?? 'replace';
         const config = await parseDocument(req, ctx.parsePool);

@@ -1,7 +1,8 @@
 // /api/config/*: the configuration session, commit, history and rollback.
+import { QueryBool } from '../schemas';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { FwError } from '../../errors';
-import { checkRange, shapeChecker } from '../../config/validate';
+import { checked, checkRange, shapeChecker } from '../../config/validate';
 import { serializeDoc } from '../../config/document';
 import { oneOf } from '../../config/render/objects';
 import { detailedDiff } from '../../config/diff-detail';
@@ -20,16 +21,19 @@ import { warningsInProportion } from '../../session/warning-summary';
 /** A commit confirmed waits at most a day (Junos: 65,535 minutes; a day is plenty for a pipeline). */
 const MAX_CONFIRM_TIMEOUT = 86_400;
 const CommitBody = Type.Object({
-  description: Type.Optional(Type.String({ description: 'at most 1024 characters' })),
+  description: Type.Optional(Type.String({ description: 'at most 1024 characters', ...checked({ maxLength: 1024 }) })),
   confirm_timeout: Type.Optional(Type.Integer({
+    ...checked({ minimum: 1, maximum: MAX_CONFIRM_TIMEOUT }),
     description: `commit confirmed: seconds (1 to ${MAX_CONFIRM_TIMEOUT}) until the daemon restores the previous version unless POST /api/config/confirm (or another commit) comes first`,
   })),
 }, { additionalProperties: false });
-const RollbackBody = Type.Object({ version: Type.Integer() }, { additionalProperties: false });
+const RollbackBody = Type.Object({ version: Type.Integer(checked({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })) }, { additionalProperties: false });
 const commitShape = shapeChecker(CommitBody);
 const rollbackShape = shapeChecker(RollbackBody);
 
-const DiffItems = Type.Array(Type.Object({ kind: Type.String(), key: Type.String() }, { additionalProperties: false }));
+const ruleName = { name: Type.Optional(Type.String({ description: 'a policy\'s or NAT rule\'s name, when it has one' })) };
+const rulePosition = (what: string) => ({ position: Type.Optional(Type.Integer({ minimum: 1, description: `policies, NAT rules and local policies: ${what} (1: top)` })) });
+const DiffItems = Type.Array(Type.Object({ kind: Type.String(), key: Type.String(), ...ruleName }, { additionalProperties: false }));
 export const DiffReply = Type.Object({
   base_version: Type.Integer({ minimum: 0 }),
   added: DiffItems,
@@ -46,19 +50,16 @@ const Neighbours = Type.Object({
 /** The diff with, per changed object, its fields (old and new), and the rules that moved. */
 export const DetailedDiffReply = Type.Object({
   base_version: Type.Integer({ minimum: 0 }),
-  added: Type.Array(Type.Object({
-    kind: Type.String(), key: Type.String(),
-    position: Type.Optional(Type.Integer({ minimum: 1, description: 'policies and NAT rules: where the rule lands (1: top)' })),
-  }, { additionalProperties: false })),
+  added: Type.Array(Type.Object({ kind: Type.String(), key: Type.String(), ...ruleName, ...rulePosition('where the rule lands') }, { additionalProperties: false })),
   changed: Type.Array(Type.Object({
-    kind: Type.String(), key: Type.String(),
+    kind: Type.String(), key: Type.String(), ...ruleName, ...rulePosition('where the rule is'),
     fields: Type.Array(Type.Object({ field: Type.String(), old: Type.Unknown(), new: Type.Unknown() }, { additionalProperties: false }),
       { description: 'the fields that differ, in the create payload\'s spelling' }),
   }, { additionalProperties: false })),
-  deleted: DiffItems,
+  deleted: Type.Array(Type.Object({ kind: Type.String(), key: Type.String(), ...ruleName, ...rulePosition('where the rule was') }, { additionalProperties: false })),
   reordered: Type.Array(Type.String()),
   moved: Type.Array(Type.Object({
-    kind: oneOf(['policy', 'nat'] as const), key: Type.String(),
+    kind: oneOf(['policy', 'nat'] as const), key: Type.String(), ...ruleName,
     from: Type.Integer({ minimum: 1, description: 'old position (1: top)' }), to: Type.Integer({ minimum: 1, description: 'new position' }),
     old_neighbours: Neighbours, new_neighbours: Neighbours,
   }, { additionalProperties: false }), { description: 'the fewest rules whose moves explain the new order' }),
@@ -94,7 +95,7 @@ export const VersionWithConfig = Type.Object({
   }, { additionalProperties: false, description: 'the stored form of the configuration' }),
 }, { additionalProperties: false });
 const forceQuery = {
-  force: { schema: Type.Union([Type.Literal('true'), Type.Literal('false')]), description: 'true: discard another user\'s session (role admin: the force permission)' },
+  force: { schema: QueryBool, description: 'true: discard another user\'s session (role admin: the force permission)' },
 };
 const doc = (summary: string, response: TSchema = MessageReply, more: Partial<RouteDoc> = {}): RouteDoc =>
   ({ tag: 'config', summary, response, errors: [409], ...more });
@@ -114,10 +115,10 @@ function parseVersion(text: string): number {
 }
 
 const diffQuery = {
-  detail: { schema: Type.Union([Type.Literal('true'), Type.Literal('false')]), description: 'true: the changed fields (old, new), added rules\' positions and the moved rules with their neighbours' },
-  from: { schema: Type.String(), description: 'with to: compare two committed versions (no session needed; always in detail)' },
-  to: { schema: Type.String(), description: 'the later version of the comparison' },
-  analysis: { schema: Type.Union([Type.Literal('true'), Type.Literal('false')]), description: 'with detail=true: the rules whose analysis status the candidate changes, grouped (the candidate is compiled)' },
+  detail: { schema: QueryBool, description: 'true: the changed fields (old, new), added rules\' positions and the moved rules with their neighbours' },
+  from: { schema: Type.Integer({ minimum: 0 }), description: 'with to: compare two committed versions (no session needed; always in detail)' },
+  to: { schema: Type.Integer({ minimum: 0 }), description: 'the later version of the comparison' },
+  analysis: { schema: QueryBool, description: 'with detail=true: the rules whose analysis status the candidate changes, grouped (the candidate is compiled)' },
 };
 
 export function configRoutes(ctx: AppContext): RouteDef[] {

@@ -5,7 +5,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { FwError } from '../../errors';
 import type { AppContext } from '../context';
-import { configQueryDoc } from '../schemas';
+import { configQueryDoc, QueryBool } from '../schemas';
 import { crudRoutes, readSource } from '../crud';
 import { analyze } from '../../eval/analysis';
 import { parseRuleId } from '../../config/validate';
@@ -97,7 +97,7 @@ export function localPolicyRoutes(ctx: AppContext) {
   const list = routes.find((r) => r.method === 'GET' && r.pattern === '/api/local-policies')!;
   list.doc = {
     ...list.doc,
-    query: { ...list.doc.query, stats: { schema: Type.Union([Type.Literal('true'), Type.Literal('false')]), description: 'true: each local policy with its kernel counters as `hits`' } },
+    query: { ...list.doc.query, stats: { schema: QueryBool, description: 'true: each local policy with its kernel counters as `hits`' } },
     response: Type.Array(Listed),
   };
   const cached = list.handler;

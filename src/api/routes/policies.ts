@@ -2,6 +2,7 @@
 // policy's kernel counters as `hits` (null without a data plane). The whole list is streamed
 // from the version's encoding (list-reply.ts); ?limit= and ?cursor= read it by pages
 // (`{policies, next, total}`), the cursor being the id of the previous page's last policy.
+import { QueryBool } from '../schemas';
 import { FwError } from '../../errors';
 import type { AppContext } from '../context';
 import { crudRoutes } from '../crud';
@@ -71,7 +72,7 @@ export function policyRoutes(ctx: AppContext) {
     ...list.doc,
     query: {
       ...list.doc.query,
-      stats: { schema: Type.Union([Type.Literal('true'), Type.Literal('false')]), description: 'true: each policy with its kernel counters as `hits`' },
+      stats: { schema: QueryBool, description: 'true: each policy with its kernel counters as `hits`' },
       ...pageQuery('policies', PAGE, MAX_PAGE),
     },
     response: Type.Union([Type.Array(ListedPolicy), PolicyPage], { description: 'the whole list; with limit or cursor, one page of it' }),

@@ -9,7 +9,7 @@ import { byId, type ConnEntry } from '../../dataplane/conntrack';
 import { narrowingOf } from '../../connections/narrow';
 import type { CompiledConfig } from '../../eval/compiled';
 import { deniedBy, ImpactScan } from '../../connections/impact';
-import { entryMatcher, FILTER_DOCS, isEmptyFilter, parseSessionFilter, sessionView } from '../../connections/view';
+import { entryMatcher, FILTER_DOCS, FILTER_SCHEMAS, isEmptyFilter, parseSessionFilter, sessionView } from '../../connections/view';
 import type { AppContext } from '../context';
 import { message, type QueryDoc, type Req, type RouteDef } from '../http';
 import { MessageReply } from '../schemas';
@@ -78,7 +78,7 @@ export async function cutDenied(ctx: AppContext): Promise<number> {
 /** What fwctl sessions reads (the CLI imports the type). */
 export type SessionPageModel = Static<typeof SessionPage>;
 
-const filterQuery: Record<string, QueryDoc> = Object.fromEntries(Object.entries(FILTER_DOCS).map(([k, description]) => [k, { schema: Type.String(), description }]));
+const filterQuery: Record<string, QueryDoc> = Object.fromEntries(Object.entries(FILTER_DOCS).map(([k, description]) => [k, { schema: FILTER_SCHEMAS[k] ?? Type.String(), description }]));
 
 /** The kernel's entries the query's filters select (by id), and the running version's matchers. */
 async function selected(ctx: AppContext, req: Req): Promise<{ entries: ConnEntry[]; compiled: CompiledConfig }> {

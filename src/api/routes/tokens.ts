@@ -3,7 +3,8 @@
 // at every request: src/auth/api-tokens.ts). Made with an API token, it expires no later than
 // that token: a leaked short-lived token cannot mint a lasting one.
 import { Type } from '@sinclair/typebox';
-import { shapeChecker } from '../../config/validate';
+import { checked, shapeChecker } from '../../config/validate';
+import { ROLES } from '../../auth/roles';
 import { MAX_TOKEN_LIFETIME_SEC } from '../../auth/accounts';
 import type { ApiTokenRecord } from '../../store/types';
 import type { AppContext } from '../context';
@@ -13,8 +14,8 @@ import { RoleSchema } from './users';
 
 const CreateBody = Type.Object({
   name: Type.String({ description: 'unique among the caller\'s tokens' }),
-  role: Type.String({ description: 'admin, operator, auditor or viewer: at most the caller\'s role' }),
-  expires_in: Type.Optional(Type.Integer({ description: `seconds, 60 to ${MAX_TOKEN_LIFETIME_SEC}; absent: no expiry` })),
+  role: Type.String({ description: 'at most the caller\'s role', ...checked({ enum: ROLES }) }),
+  expires_in: Type.Optional(Type.Integer({ description: `seconds, 60 to ${MAX_TOKEN_LIFETIME_SEC}; absent: no expiry`, ...checked({ minimum: 60, maximum: MAX_TOKEN_LIFETIME_SEC }) })),
 }, { additionalProperties: false });
 const createShape = shapeChecker(CreateBody);
 const Expiry = Type.Union([IsoTime, Type.Null()]);

@@ -4,7 +4,7 @@
 // instance's (a cluster shares them through Redis); the default is this instance's.
 import { Type, type Static } from '@sinclair/typebox';
 import { FwError } from '../../errors';
-import { TRAFFIC_FILTER_DOCS, parseTrafficFilter, trafficMatcher } from '../../connections/traffic-filter';
+import { TRAFFIC_FILTER_DOCS, TRAFFIC_FILTER_SCHEMAS, parseTrafficFilter, trafficMatcher } from '../../connections/traffic-filter';
 import { TrafficRecordSchema } from '../../connections/traffic-record';
 import { isTrafficId } from '../../connections/traffic-store';
 import type { AppContext } from '../context';
@@ -21,7 +21,7 @@ const TrafficPage = Type.Object({
 export type TrafficPageModel = Static<typeof TrafficPage>;
 
 export const trafficFilterQuery: Record<string, QueryDoc> = Object.fromEntries(
-  Object.entries(TRAFFIC_FILTER_DOCS).map(([k, description]) => [k, { schema: Type.String(), description }]),
+  Object.entries(TRAFFIC_FILTER_DOCS).map(([k, description]) => [k, { schema: TRAFFIC_FILTER_SCHEMAS[k] ?? Type.String(), description }]),
 );
 
 function pageArgs(q: URLSearchParams): { limit: number; cursor: string | null } {

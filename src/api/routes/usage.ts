@@ -61,7 +61,7 @@ const searchQuery = {
   ...configQueryDoc,
   name: { schema: Type.String(), description: 'a part of a name (any case), or a rule id' },
   address: { schema: Type.String(), description: 'an IP address: the objects that hold it' },
-  port: { schema: Type.String(), description: 'a port 0-65535: services and NAT rules that hold it' },
+  port: { schema: Type.Integer({ minimum: 0, maximum: 65535 }), description: 'a port: services and NAT rules that hold it' },
   tag: { schema: Type.String(), description: 'a tag (any case): the policies and NAT rules carrying it' },
 };
 

@@ -5,6 +5,7 @@ import { Type } from '@sinclair/typebox';
 import { checkSameKey, shapeChecker } from '../../config/validate';
 import { roleOf } from '../../auth/api-tokens';
 import { ROLES } from '../../auth/roles';
+import { checked } from '../../config/validate';
 import type { AppContext } from '../context';
 import { message, type RouteDef } from '../http';
 import { IsoTime, MessageReply } from '../schemas';
@@ -13,11 +14,11 @@ import { oneOf } from '../../config/render/objects';
 export const RoleSchema = oneOf(ROLES);
 const CreateBody = Type.Object({
   username: Type.String(), password: Type.String(),
-  role: Type.Optional(Type.String({ description: `one of ${ROLES.join(', ')}; default viewer (least privilege)` })),
+  role: Type.Optional(Type.String({ description: `one of ${ROLES.join(', ')}; default viewer (least privilege)`, ...checked({ enum: ROLES }) })),
 }, { additionalProperties: false });
 const UpdateBody = Type.Object({
   username: Type.Optional(Type.String()), password: Type.Optional(Type.String()),
-  role: Type.Optional(Type.String({ description: `one of ${ROLES.join(', ')}` })),
+  role: Type.Optional(Type.String({ description: `one of ${ROLES.join(', ')}`, ...checked({ enum: ROLES }) })),
 }, { additionalProperties: false });
 const createShape = shapeChecker(CreateBody);
 const updateShape = shapeChecker(UpdateBody);

@@ -4,10 +4,13 @@ import type { ConfigDoc } from '../types';
 import type { ResourceOps } from '../resource';
 import { FwError } from '../../errors';
 import { removeUnused } from '../refs';
-import { checkCidrList, checkName, checkSameKey, existing, shapeChecker } from '../validate';
+import { checkCidrList, checked, checkName, checkSameKey, existing, shapeChecker } from '../validate';
 
 const Ips = Type.Array(Type.String());
-const Fqdn = Type.String({ description: 'a DNS name resolved at run time (A and AAAA); exactly one of ips and fqdn' });
+const Fqdn = Type.String({
+  description: 'a DNS name resolved at run time (A and AAAA); exactly one of ips and fqdn',
+  ...checked({ maxLength: 254, pattern: '^((?!-)[A-Za-z0-9_-]{1,63}(?<!-)\\.)+(?!-)[A-Za-z0-9_-]{1,63}(?<!-)\\.?$' }),
+});
 export const bodies = {
   create: Type.Object({ name: Type.String(), ips: Type.Optional(Ips), fqdn: Type.Optional(Fqdn) }, { additionalProperties: false }),
   update: Type.Object({ name: Type.Optional(Type.String()), ips: Type.Optional(Ips), fqdn: Type.Optional(Fqdn) }, { additionalProperties: false }),

@@ -11,7 +11,7 @@ import type { ResourceOps } from '../resource';
 import { FwError } from '../../errors';
 import { compareIp, parseIPv4 } from '../net';
 import { linkExists } from '../refs';
-import { checkRange, checkRef, checkSameKey, checkUnique, existing, shapeChecker } from '../validate';
+import { checkRange, checkRef, checkSameKey, checkUnique, existing, shapeChecker, checked } from '../validate';
 
 export const DEFAULT_LEASE_MIN = 1440;
 const MAX_LEASE_MIN = 525600; // one year
@@ -20,7 +20,7 @@ const MAX_DNS = 8;
 const fields = {
   gateway: Type.Optional(Type.String()),
   dns: Type.Optional(Type.Array(Type.String())),
-  lease_time: Type.Optional(Type.Integer()),
+  lease_time: Type.Optional(Type.Integer({ description: 'minutes; default 1440', ...checked({ minimum: 1, maximum: MAX_LEASE_MIN }) })),
 };
 export const bodies = {
   create: Type.Object({ interface: Type.String(), start_ip: Type.String(), end_ip: Type.String(), ...fields }, { additionalProperties: false }),

@@ -7,7 +7,7 @@ import type { ConfigDoc, DynamicSetObj } from '../types';
 import type { ResourceOps } from '../resource';
 import { FwError } from '../../errors';
 import { removeUnused } from '../refs';
-import { checkEnum, checkName, checkRange, checkSameKey, existing, shapeChecker } from '../validate';
+import { checkEnum, checkName, checkRange, checkSameKey, existing, shapeChecker, checked } from '../validate';
 
 /** The most entries one set may be declared to hold (the run-time cap over all is FW_DYNAMIC_MAX_ENTRIES). */
 export const MAX_SET_ENTRIES = 1_000_000;
@@ -17,8 +17,8 @@ export const FAMILIES = ['ipv4', 'ipv6'] as const;
 
 const Fields = {
   family: Type.String({ enum: [...FAMILIES], description: 'the family of every entry' }),
-  'max-entries': Type.Integer({ description: `entries the set holds at most (1-${MAX_SET_ENTRIES}); default 65,536` }),
-  'default-ttl': Type.Integer({ description: `seconds an entry lives when its POST names no ttl (0: until deleted, at most ${MAX_TTL}); default 3,600` }),
+  'max-entries': Type.Integer({ ...checked({ minimum: 1, maximum: MAX_SET_ENTRIES }), description: `entries the set holds at most (1-${MAX_SET_ENTRIES}); default 65,536` }),
+  'default-ttl': Type.Integer({ ...checked({ minimum: 0, maximum: MAX_TTL }), description: `seconds an entry lives when its POST names no ttl (0: until deleted, at most ${MAX_TTL}); default 3,600` }),
 };
 export const bodies = {
   create: Type.Object({

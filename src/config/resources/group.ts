@@ -8,7 +8,7 @@ import type { ResourceOps } from '../resource';
 import { FwError } from '../../errors';
 import { checkMembers, type GroupKind } from '../groups';
 import { removeUnused, type RefKind } from '../refs';
-import { checkName, checkSameKey, checkText, existing, shapeChecker } from '../validate';
+import { checkName, checkSameKey, checkText, existing, shapeChecker, checked } from '../validate';
 
 const MAX_DESCRIPTION = 1024;
 
@@ -16,12 +16,12 @@ export const groupBodies = {
   create: Type.Object({
     name: Type.String(),
     members: Type.Array(Type.String(), { description: 'names of base objects or other groups of the same kind (nesting at most 8 deep)' }),
-    description: Type.Optional(Type.String({ description: 'up to 1,024 characters' })),
+    description: Type.Optional(Type.String({ description: 'up to 1,024 characters', ...checked({ maxLength: MAX_DESCRIPTION }) })),
   }, { additionalProperties: false }),
   update: Type.Object({
     name: Type.Optional(Type.String()),
     members: Type.Optional(Type.Array(Type.String())),
-    description: Type.Optional(Type.String()),
+    description: Type.Optional(Type.String(checked({ maxLength: MAX_DESCRIPTION }))),
   }, { additionalProperties: false }),
 };
 const createShape = shapeChecker(groupBodies.create);

@@ -6,7 +6,7 @@
 import { Type } from '@sinclair/typebox';
 import type { ConfigDoc, LinkState, Management } from '../types';
 import type { ResourceOps } from '../resource';
-import { checkEnum, checkRef, checkSameKey, checkUnique, existing, shapeChecker } from '../validate';
+import { checkEnum, checkRef, checkSameKey, checkUnique, existing, shapeChecker, checked } from '../validate';
 import { addressesFromBody } from '../link-addresses';
 
 export const MANAGEMENT: readonly Management[] = ['ping', 'ssh', 'https', 'http'];
@@ -39,8 +39,8 @@ export const bodies = {
       ip: Type.Optional(Type.String()),
       addresses: Type.Optional(Type.Array(Type.String(), { description: 'every address with its prefix, IPv4 and IPv6; `ip` is the first IPv4 one (else the first)' })),
       ra: Type.Optional(Type.Boolean({ description: 'serve IPv6 clients by router advertisements (SLAAC)' })),
-      management: Type.Optional(Type.Array(Type.String())),
-      state: Type.Optional(Type.String()),
+      management: Type.Optional(Type.Array(Type.String(checked({ enum: MANAGEMENT })))),
+      state: Type.Optional(Type.String(checked({ enum: LINK_STATES }))),
       zone: Type.Optional(Type.String()),
     },
     { additionalProperties: false },

@@ -12,10 +12,10 @@ import { FwError } from '../../errors';
 import { ZoneRefField } from '../zone-list';
 import { isPlainObject } from '../json';
 import { orderedRuleOps } from '../moves';
-import { shapeChecker } from '../validate';
+import { shapeChecker, checked } from '../validate';
 import { ruleDescriptionField, ruleMetaFields } from '../rule-meta';
 import { ruleTimingFields } from '../rule-timing';
-import { mergePolicy } from './policy';
+import { ACTIONS, mergePolicy } from './policy';
 
 const fields = {
   'src-zone': ZoneRefField,
@@ -28,8 +28,8 @@ const fields = {
   ...ruleTimingFields,
 };
 export const bodies = {
-  create: Type.Object({ ...fields, action: Type.String() }, { additionalProperties: false }),
-  update: Type.Object({ ...fields, id: Type.Optional(Type.Integer()), action: Type.Optional(Type.String()) }, { additionalProperties: false }),
+  create: Type.Object({ ...fields, action: Type.String(checked({ enum: ACTIONS })) }, { additionalProperties: false }),
+  update: Type.Object({ ...fields, id: Type.Optional(Type.Integer()), action: Type.Optional(Type.String(checked({ enum: ACTIONS }))) }, { additionalProperties: false }),
 };
 const createShape = shapeChecker(bodies.create);
 const updateShape = shapeChecker(bodies.update);

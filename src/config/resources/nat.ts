@@ -8,15 +8,15 @@ import { FwError } from '../../errors';
 import { checkZoneField, ZoneRefField } from '../zone-list';
 import { linkExists } from '../refs';
 import { orderedRuleOps } from '../moves';
-import { checkRuleDescription, mergedMeta, ruleMetaFields } from '../rule-meta';
+import { checkRuleDescription, mergedMeta, MAX_RULE_DESCRIPTION, ruleMetaFields } from '../rule-meta';
 import { checkPool, isPool } from '../nat-pool';
 import { staticPair } from '../nat-static';
-import { anyRef, checkEnum, checkRange, checkRef, shapeChecker } from '../validate';
+import { anyRef, checkEnum, checkRange, checkRef, shapeChecker, checked } from '../validate';
 
 export const NAT_TYPES: readonly NatType[] = ['snat', 'dnat-ip', 'dnat-port', 'static'];
 
 const fields = {
-  description: Type.Optional(Type.String()),
+  description: Type.Optional(Type.String(checked({ maxLength: MAX_RULE_DESCRIPTION }))),
   'src-zone': ZoneRefField,
   'dst-zone': ZoneRefField,
   'src-addr': Type.Optional(Type.String()),
@@ -29,8 +29,8 @@ const fields = {
   ...ruleMetaFields,
 };
 export const bodies = {
-  create: Type.Object({ ...fields, type: Type.String() }, { additionalProperties: false }),
-  update: Type.Object({ ...fields, id: Type.Optional(Type.Integer()), type: Type.Optional(Type.String()) }, { additionalProperties: false }),
+  create: Type.Object({ ...fields, type: Type.String(checked({ enum: NAT_TYPES })) }, { additionalProperties: false }),
+  update: Type.Object({ ...fields, id: Type.Optional(Type.Integer()), type: Type.Optional(Type.String(checked({ enum: NAT_TYPES }))) }, { additionalProperties: false }),
 };
 const createShape = shapeChecker(bodies.create);
 const updateShape = shapeChecker(bodies.update);

@@ -6,7 +6,7 @@ import type { ResourceOps } from '../resource';
 import { FwError } from '../../errors';
 import { checkZoneField, ZoneRefField } from '../zone-list';
 import { orderedRuleOps } from '../moves';
-import { anyRef, checkEnum, checkRef, shapeChecker } from '../validate';
+import { anyRef, checkEnum, checkRef, shapeChecker, checked } from '../validate';
 import { mergedMeta, ruleDescriptionField, ruleMetaFields } from '../rule-meta';
 import { mergedTiming, ruleTimingFields } from '../rule-timing';
 
@@ -25,8 +25,8 @@ const fields = {
   ...ruleTimingFields,
 };
 export const bodies = {
-  create: Type.Object({ ...fields, action: Type.String() }, { additionalProperties: false }),
-  update: Type.Object({ ...fields, id: Type.Optional(Type.Integer()), action: Type.Optional(Type.String()) }, { additionalProperties: false }),
+  create: Type.Object({ ...fields, action: Type.String(checked({ enum: ACTIONS })) }, { additionalProperties: false }),
+  update: Type.Object({ ...fields, id: Type.Optional(Type.Integer()), action: Type.Optional(Type.String(checked({ enum: ACTIONS }))) }, { additionalProperties: false }),
 };
 const createShape = shapeChecker(bodies.create);
 const updateShape = shapeChecker(bodies.update);

@@ -6,14 +6,14 @@ import type { ResourceOps, RuleTable } from '../resource';
 import { FwError } from '../../errors';
 import { linkExists } from '../refs';
 import { parseCidr, parseIp } from '../net';
-import { checkDescription, nextId, replacedAt, ruleIndex, withoutRule } from '../moves';
-import { checkCidr, checkIp, checkRange, checkRef, checkSameKey, shapeChecker } from '../validate';
+import { checkDescription, MAX_DESCRIPTION, nextId, replacedAt, ruleIndex, withoutRule } from '../moves';
+import { checkCidr, checkIp, checkRange, checkRef, checkSameKey, shapeChecker, checked } from '../validate';
 
 const fields = {
-  description: Type.Optional(Type.String()),
+  description: Type.Optional(Type.String(checked({ maxLength: MAX_DESCRIPTION }))),
   gateway: Type.Optional(Type.String()),
   interface: Type.Optional(Type.String()),
-  metric: Type.Optional(Type.Integer()),
+  metric: Type.Optional(Type.Integer({ description: 'default 0', ...checked({ minimum: 0, maximum: 65535 }) })),
 };
 export const bodies = {
   create: Type.Object({ ...fields, destination: Type.String() }, { additionalProperties: false }),

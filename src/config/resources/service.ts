@@ -32,7 +32,7 @@ import type { ConfigDoc, PortEntry, Protocol, ServiceObj } from '../types';
 import type { ResourceOps } from '../resource';
 import { FwError } from '../../errors';
 import { removeUnused } from '../refs';
-import { checkName, checkRange, checkSameKey, existing, shapeChecker } from '../validate';
+import { checked, checkName, checkRange, checkSameKey, existing, shapeChecker } from '../validate';
 import { hasPorts, isIcmp, protocolName, protocolNumber, protocolOf, PROTOCOL_NUMBERS } from '../protocols';
 
 const MAX_PORT_ENTRIES = 1024;
@@ -42,13 +42,13 @@ const SEED_PROTOCOLS = ['tcp', 'udp'];
 const Ports = Type.Array(Type.Union([Type.Integer(), Type.String()]));
 // issue 41: a number is written as a JSON integer (47) or a string ("47"), as POST /api/eval
 // takes it (this reverses, on purpose, the earlier refusal of a JSON number as the seed's wrong type)
-const ProtocolField = Type.Union([Type.String(), Type.Integer()], {
+const ProtocolField = Type.Union([Type.String(checked({ pattern: `^(${[...PROTOCOL_NUMBERS.keys()].join('|')}|[0-9]{1,3})$` })), Type.Integer(checked({ minimum: 0, maximum: 255 }))], {
   description: 'tcp, udp, sctp, icmp, icmpv6, another IP protocol\'s name, or its number 0-255 (an integer, 47, or a string, "47")',
 });
 const extra = {
   ports: Type.Optional(Ports),
-  'icmp-type': Type.Optional(Type.Integer({ description: 'icmp/icmpv6 only: 0-255' })),
-  'icmp-code': Type.Optional(Type.Integer({ description: 'with icmp-type only: 0-255' })),
+  'icmp-type': Type.Optional(Type.Integer({ description: 'icmp/icmpv6 only: 0-255', ...checked({ minimum: 0, maximum: 255 }) })),
+  'icmp-code': Type.Optional(Type.Integer({ description: 'with icmp-type only: 0-255', ...checked({ minimum: 0, maximum: 255 }) })),
   'source-ports': Type.Optional(Type.Array(Type.Union([Type.Integer(), Type.String()]), { description: 'tcp, udp and sctp only: source ports or ranges, as ports; absent or []: every source port' })),
 };
 export const bodies = {

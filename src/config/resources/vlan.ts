@@ -6,22 +6,22 @@ import type { ConfigDoc, VlanObj } from '../types';
 import type { ResourceOps } from '../resource';
 import { FwError } from '../../errors';
 import { removeUnused } from '../refs';
-import { checkName, checkRange, checkSameKey, existing, shapeChecker } from '../validate';
+import { checkName, checkRange, checkSameKey, existing, shapeChecker, checked } from '../validate';
 import { addressesFromBody } from '../link-addresses';
-import { bodies as interfaceBodies, checkManagement, checkState, checkZoneRef, linkExtras } from './interface';
+import { bodies as interfaceBodies, checkManagement, checkState, checkZoneRef, LINK_STATES, linkExtras, MANAGEMENT } from './interface';
 
 const fields = {
   ip: Type.Optional(Type.String()),
   addresses: interfaceBodies.update.properties.addresses,
   ra: interfaceBodies.update.properties.ra,
   zone: Type.Optional(Type.String()),
-  state: Type.Optional(Type.String()),
-  management: Type.Optional(Type.Array(Type.String())),
+  state: Type.Optional(Type.String(checked({ enum: LINK_STATES }))),
+  management: Type.Optional(Type.Array(Type.String(checked({ enum: MANAGEMENT })))),
 };
 export const bodies = {
-  create: Type.Object({ name: Type.String(), id: Type.Integer(), parent: Type.String(), ...fields }, { additionalProperties: false }),
+  create: Type.Object({ name: Type.String(), id: Type.Integer(checked({ minimum: 1, maximum: 4094 })), parent: Type.String(), ...fields }, { additionalProperties: false }),
   update: Type.Object(
-    { name: Type.Optional(Type.String()), id: Type.Optional(Type.Integer()), parent: Type.Optional(Type.String()), ...fields },
+    { name: Type.Optional(Type.String()), id: Type.Optional(Type.Integer(checked({ minimum: 1, maximum: 4094 }))), parent: Type.Optional(Type.String()), ...fields },
     { additionalProperties: false },
   ),
 };

@@ -13,20 +13,20 @@ import type { ResourceOps } from '../resource';
 import { FwError } from '../../errors';
 import { linkExists, removeUnused } from '../refs';
 import {
-  checkCidrList, checkEnum, checkName, checkSameKey, checkUnique, existing, shapeChecker,
+  checkCidrList, checkEnum, checkName, checkSameKey, checkUnique, existing, shapeChecker, checked,
 } from '../validate';
 
 const ZONE_TYPES: readonly ZoneType[] = ['l2', 'l3'];
 const MAX_COLOR = 32;
 
 const fields = {
-  color: Type.Optional(Type.String()),
+  color: Type.Optional(Type.String(checked({ maxLength: MAX_COLOR }))),
   interfaces: Type.Optional(Type.Array(Type.String())),
   networks: Type.Optional(Type.Array(Type.String())),
 };
 export const bodies = {
-  create: Type.Object({ name: Type.String(), type: Type.String(), ...fields }, { additionalProperties: false }),
-  update: Type.Object({ name: Type.Optional(Type.String()), type: Type.Optional(Type.String()), ...fields }, { additionalProperties: false }),
+  create: Type.Object({ name: Type.String(), type: Type.String(checked({ enum: ZONE_TYPES })), ...fields }, { additionalProperties: false }),
+  update: Type.Object({ name: Type.Optional(Type.String()), type: Type.Optional(Type.String(checked({ enum: ZONE_TYPES }))), ...fields }, { additionalProperties: false }),
 };
 const createShape = shapeChecker(bodies.create);
 const updateShape = shapeChecker(bodies.update);
