@@ -14,6 +14,7 @@ import type { AppContext } from '../context';
 import type { BatchDone } from '../../workers/batch-pool';
 import { configQuery } from '../crud';
 import { DynamicMatches, dynamicMatches } from '../../dynamic/trace';
+import { ListMatches, listMatches } from '../../dynamic/list-trace';
 import { parseJsonBody, type Req, type RouteDef, type RouteDoc } from '../http';
 
 // The packet is checked by parsePacket (a hand-written scanner, faster than a schema check on
@@ -45,6 +46,7 @@ const EvalAnswer = Type.Object({
   }, { additionalProperties: false })),
   policy: Nullable(Type.Object({ id: Type.Integer(), action: oneOf(['allow', 'deny'] as const), log: Type.Boolean() }, { additionalProperties: false })),
   dynamic: Type.Optional(DynamicMatches),
+  lists: Type.Optional(ListMatches),
 }, { additionalProperties: false });
 const Version = Type.Integer({ minimum: 0, description: 'the running version answered for (with ?config=candidate: the one the candidate is based on)' });
 export const EvalReply = Type.Composite([Type.Object({ version: Version }), EvalAnswer], { additionalProperties: false });
@@ -104,6 +106,7 @@ async function inThread(ctx: AppContext, req: Req, raw: Buffer): Promise<BatchDo
   if (ctx.batchPool === undefined || configQuery(req) === 'candidate') return null;
   if (ctx.config.current().doc.dynamicSets.size) return null; // answered inline with the sets' entries (issue 40)
   if (ctx.dynamic?.usesFqdn(ctx.config.current().doc)) return null; // and FQDN addresses' resolutions
+  if (ctx.dynamic?.usesLists(ctx.config.current().doc)) return null; // and external lists' prefixes
   const running = ctx.config.current();
   let compiled: CompiledConfig;
   try {
@@ -131,8 +134,10 @@ export function evalRoutes(ctx: AppContext): RouteDef[] {
       const { compiled, version } = await target(ctx, req);
       const answer = compiled.eval(packet);
       single.inc();
-      const dynamic = ctx.dynamic ? dynamicMatches(ctx.dynamic, ctx.config.current().doc, configQuery(req) === 'candidate' ? null : answer.policy?.id ?? null, packet) : [];
-      return { body: { version, ...answer, ...(dynamic.length ? { dynamic } : {}) } };
+      const deciding = configQuery(req) === 'candidate' ? null : answer.policy?.id ?? null;
+      const dynamic = ctx.dynamic ? dynamicMatches(ctx.dynamic, ctx.config.current().doc, deciding, packet) : [];
+      const lists = ctx.dynamic?.lists ? listMatches(ctx.dynamic.lists, ctx.config.current().doc, deciding, packet) : [];
+      return { body: { version, ...answer, ...(dynamic.length ? { dynamic } : {}), ...(lists.length ? { lists } : {}) } };
     } },
     { method: 'POST', pattern: '/api/eval/batch', permission: 'read', maxBody: BATCH_BODY_BYTES, body: 'raw', doc: evalDoc('What the configuration does to up to 10,000 packets', BatchReply, BatchBody), handler: async (req) => {
       const raw = req.raw ?? null;
