@@ -20,6 +20,7 @@ import { hits } from './commands/hits';
 import { logs, LOG_FILTERS, type LogArgs } from './commands/logs';
 import { discard } from './commands/discard';
 import { dynamicSet } from './commands/dynamic-set';
+import { lists } from './commands/lists';
 
 const common = {
   json: { type: 'boolean', default: false },
@@ -52,6 +53,7 @@ const OPTIONS = {
   leases: {},
   ha: { node: { type: 'string' } },
   'dynamic-set': { ttl: { type: 'string' } },
+  lists: {},
   sessions: { ...filterOptions(), limit: { type: 'string' } },
   'end-sessions': filterOptions(),
   impact: {},
@@ -66,7 +68,7 @@ type Command = keyof typeof OPTIONS;
 
 function parse(command: Command, argv: string[]) {
   try {
-    return parseArgs({ args: argv, options: { ...common, ...OPTIONS[command] }, allowPositionals: command === 'login' || command === 'ha' || command === 'dynamic-set', strict: true });
+    return parseArgs({ args: argv, options: { ...common, ...OPTIONS[command] }, allowPositionals: command === 'login' || command === 'ha' || command === 'dynamic-set' || command === 'lists', strict: true });
   } catch (e) {
     throw new CliError(`${(e as Error).message} (fwctl ${command} --help)`, EXIT.usage);
   }
@@ -114,6 +116,7 @@ async function run(argv: string[]): Promise<number> {
     case 'trace': return trace(api, o as unknown as TraceArgs);
     case 'leases': return leases(api, o.json);
     case 'ha': return ha(api, { action: positionals[0], node: o.node as string | undefined, json: o.json });
+    case 'lists': return lists(api, positionals[0], o.json);
     case 'dynamic-set': return dynamicSet(api, { action: positionals[0], name: positionals[1], ips: positionals.slice(2), ttl: o.ttl as string | undefined, json: o.json });
     case 'sessions': return sessions(api, o as unknown as SessionFilterArgs & { limit?: string; json: boolean });
     case 'end-sessions': return endSessions(api, o as unknown as SessionFilterArgs & { json: boolean });

@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { Client, expectError, ok, startTestDaemon, tempDir, type TestDaemon } from '../helpers/daemon';
 import { lanWan } from '../helpers/lan-wan';
 import { openEvents, type SseStream } from '../helpers/sse';
+import { fwctl } from '../helpers/fwctl';
 
 const dir = tempDir();
 let d: TestDaemon;
@@ -217,6 +218,21 @@ test('the OpenAPI document describes url in the address body and read model, and
 test('export carries url and refresh', async () => {
   const exported = (await ok(c.get('/api/config/export'))).body;
   expect(exported.addresses).toContainEqual({ name: 'blocklist', url: `${base}/block.txt`, refresh: 1 });
+});
+
+test('fwctl lists shows the status, fwctl trace names the list and its fetch', async () => {
+  const env = { FWCTL_URL: d.url, FWCTL_TOKEN: c.token, FWCTL_CONFIG: `${dir}/fwctl-none.json` };
+  const text = await fwctl(['lists'], env);
+  expect(text.code).toBe(0);
+  expect(text.stdout).toMatch(/^NAME\s+ENTRIES\s+CUT/);
+  expect(text.stdout).toMatch(new RegExp(`blocklist\\s+2\\s+0\\s+20\\S+\\s+1s\\s+${base}/block.txt\\s+-`));
+  expect(text.stdout).toMatch(/zbig\s+5\s+2\s/);
+  const json = await fwctl(['lists', 'zbig', '--json'], env);
+  expect(JSON.parse(json.stdout)).toEqual([expect.objectContaining({ name: 'zbig', entries: 5, cut: 2, truncated: true })]);
+  expect((await fwctl(['lists', 'nope'], env)).code).toBe(1);
+  const tr = await fwctl(['trace', '--src', '10.0.0.5', '--dst', '198.51.100.8', '--proto', 'tcp', '--dport', '443'], env);
+  expect(tr.code).toBe(0);
+  expect(tr.stdout).toMatch(/list\s+blocklist entry 198\.51\.100\.8\/32 \(dst-addr\), fetched 20\d\d-/);
 });
 
 test('the last good list survives a restart', async () => {

@@ -65,6 +65,9 @@ export async function trace(api: ApiClient, a: TraceArgs): Promise<number> {
     ['nat', r.nat ? `#${r.nat.id} ${r.nat.type} -> ${r.nat.translatedIP}${r.nat.translatedPort ? `:${r.nat.translatedPort}` : ''}` : 'none'],
     ['policy', r.policy ? `#${r.policy.id} ${r.policy.action}${r.policy.log ? ' (log)' : ''}` : 'none'],
     ['verdict', `${r.action.toUpperCase()} (${r.reason})`],
+    // run-time objects the deciding policy matched through (issue 40)
+    ...(r.lists ?? []).map((l): [string, string] => ['list', `${l.list} entry ${l.entry} (${l.field}), fetched ${l.fetchedAt ?? 'never'}`]),
+    ...(r.dynamic ?? []).map((s): [string, string] => ['dynamic set', `${s.set} entry ${s.entry} (${s.field}), expires ${s.expiresAt ?? 'never'}`]),
   ]));
   return EXIT.ok;
 }
