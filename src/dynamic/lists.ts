@@ -20,6 +20,7 @@ import type { DynamicKernel } from './kernel-sets';
 import type { RunningDoc } from './service';
 import { fetchList, type FetchLimits } from './list-fetch';
 import type { ListShare, ListState } from './list-share';
+import type { ListView } from '../config/render/objects';
 
 export interface ListsOptions extends FetchLimits {
   /** FW_LIST_REFRESH_MIN: no list is fetched more often, whatever its refresh */
@@ -28,15 +29,6 @@ export interface ListsOptions extends FetchLimits {
   totalMax: number;
 }
 
-/** What the read model shows of a list (absent in a candidate). */
-export interface ListView {
-  fetchedAt: number;
-  /** prefixes in force (after every cut) */
-  entries: number;
-  /** prefixes of the list not in force: over FW_LIST_MAX_ENTRIES or FW_DYNAMIC_MAX_ENTRIES */
-  cut: number;
-  lastError: string | null;
-}
 
 interface Held {
   url: string;

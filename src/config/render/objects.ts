@@ -32,7 +32,7 @@ export type AddressModel = Static<typeof AddressModel>;
 /** What the daemon resolved an FQDN address to (src/dynamic/fqdn.ts); absent in a candidate. */
 export interface FqdnView { resolved: string[]; resolvedAt: number; lastError: string | null }
 
-/** What the daemon fetched of an external list (src/dynamic/lists.ts); absent in a candidate. */
+/** What the daemon fetched of an external list (src/dynamic/lists.ts); absent in a candidate. `entries`: in force after every cut; `cut`: not in force (FW_LIST_MAX_ENTRIES, FW_DYNAMIC_MAX_ENTRIES). */
 export interface ListView { fetchedAt: number; entries: number; cut: number; lastError: string | null }
 
 export function renderAddress(a: AddressObj, fqdn?: FqdnView, list?: ListView): AddressModel {
