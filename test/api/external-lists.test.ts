@@ -215,9 +215,17 @@ test('the OpenAPI document describes url in the address body and read model, and
   expect(text).toContain('present when the deciding policy names an external list');
 });
 
-test('export carries url and refresh', async () => {
+test('export carries url and refresh, and a load takes them back', async () => {
   const exported = (await ok(c.get('/api/config/export'))).body;
   expect(exported.addresses).toContainEqual({ name: 'blocklist', url: `${base}/block.txt`, refresh: 1 });
+  const changed = { ...exported, addresses: exported.addresses.map((a: { name: string }) => (a.name === 'blocklist' ? { ...a, refresh: 7 } : a)) };
+  await c.begin();
+  try {
+    await ok(c.put('/api/config/candidate', changed));
+    expect((await ok(c.get('/api/addresses/blocklist?config=candidate'))).body).toEqual({ name: 'blocklist', ips: [], url: `${base}/block.txt`, refresh: 7 });
+  } finally {
+    await ok(c.post('/api/config/discard', {}));
+  }
 });
 
 test('fwctl lists shows the status, fwctl trace names the list and its fetch', async () => {
