@@ -42,7 +42,7 @@ import { EventStreams } from './api/event-streams';
 import { EVENTS_PERMISSION } from './api/routes/events';
 import { forwardAudits, trafficFieldsOf, trafficRecord } from './syslog/records';
 import { openStore, type ClusterParts, wireCluster, closeClusterParts } from './wiring/store';
-import { syslogForwarder, ensureAdmin, trafficLog, eventHub, streamLimits, accountService, dynamicSets, warnMallocEnv } from './wiring/services';
+import { syslogForwarder, ensureAdmin, trafficLog, eventHub, streamLimits, accountService, dynamicSets, warnMallocEnv, wireDynamicCapacity } from './wiring/services';
 import { enforceRunning, registerCoreReadiness, startNode } from './wiring/running';
 
 export interface Daemon {
@@ -132,6 +132,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
       dynamic: await dynamicSets(settings, redis, config, dataPlane, log),
     };
     registerCoreReadiness(ctx);
+    wireDynamicCapacity(ctx);
     if (storeSecurity) {
       ctx.storeSecurity = storeSecurity;
       storeSecurity.report(metrics, ctx.readiness);

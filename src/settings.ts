@@ -20,6 +20,12 @@ export interface Settings {
   dnsServers: string[];
   fqdnRefreshMinSec: number;
   fqdnRefreshMaxSec: number;
+  /** External lists (issue 40): entries kept of one list, the shortest refresh, a fetch's timeout (ms) */
+  listMaxEntries: number;
+  listRefreshMinSec: number;
+  listTimeoutMs: number;
+  /** FW_DYNAMIC_MAX_ENTRIES: entries over every dynamic set and external list */
+  dynamicMaxEntries: number;
   interfaces: string[];
   adminUser: string;
   adminPassword: string | undefined;
@@ -291,6 +297,10 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     dnsServers: (env.FW_DNS_SERVERS ?? '').split(',').map((x) => x.trim()).filter(Boolean),
     fqdnRefreshMinSec: int(env, 'FW_FQDN_REFRESH_MIN', 30, 1, 86400),
     fqdnRefreshMaxSec: int(env, 'FW_FQDN_REFRESH_MAX', 3600, 1, 7 * 86400),
+    listMaxEntries: int(env, 'FW_LIST_MAX_ENTRIES', 100_000, 1, 10_000_000),
+    listRefreshMinSec: int(env, 'FW_LIST_REFRESH_MIN', 60, 1, 86400),
+    listTimeoutMs: int(env, 'FW_LIST_TIMEOUT', 30, 1, 600) * 1000,
+    dynamicMaxEntries: int(env, 'FW_DYNAMIC_MAX_ENTRIES', 1_000_000, 1, 100_000_000),
     interfaces: interfaces.length ? interfaces : hostInterfaces(),
     adminUser: adminUser(env.FW_ADMIN_USER),
     adminPassword: adminPassword(env.FW_ADMIN_PASSWORD),

@@ -20,6 +20,8 @@ export interface FieldSpec<B> {
   hint?: string;
   /** the object's key: set at creation, not edited */
   fixed?: boolean;
+  /** left out of an update too when empty (one of alternatives: an address's networks or list URL) */
+  omitEmpty?: boolean;
 }
 
 export interface Column<M> {
@@ -61,13 +63,15 @@ const addresses: ResourceDef<'addresses'> = {
   idOf: (m) => m.name,
   columns: [
     { label: 'Name', text: (m) => m.name },
-    { label: 'Networks', text: (m) => join(m.ips.map((n) => cidr(n.ip, n.mask))) },
+    { label: 'Networks', text: (m) => (m.url ? listText(m) : join(m.ips.map((n) => cidr(n.ip, n.mask)))) },
   ],
   fields: [
     { key: 'name', label: 'Name', required: true, fixed: true },
-    { key: 'ips', label: 'Networks', kind: 'list', required: true, hint: 'IPs or CIDRs, separated by commas' },
+    { key: 'ips', label: 'Networks', kind: 'list', omitEmpty: true, hint: 'IPs or CIDRs, separated by commas; empty for an external list' },
+    { key: 'url', label: 'List URL', omitEmpty: true, hint: 'an external list instead of networks: http(s) URL of one prefix a line, or a JSON array' },
+    { key: 'refresh', label: 'Refresh (s)', kind: 'number', hint: 'external list: seconds between fetches (default 3600)' },
   ],
-  formOf: (m) => ({ name: m.name, ips: join(m.ips.map((n) => cidr(n.ip, n.mask))) }),
+  formOf: (m) => ({ name: m.name, ips: join(m.ips.map((n) => cidr(n.ip, n.mask))), url: m.url ?? '', refresh: m.refresh === undefined ? '' : String(m.refresh) }),
 };
 
 const services: ResourceDef<'services'> = {
@@ -90,6 +94,15 @@ const services: ResourceDef<'services'> = {
   ],
   formOf: (m) => ({ name: m.name, protocol: m.protocol, ports: join(m.ports), 'icmp-type': m.icmpType === undefined ? '' : String(m.icmpType), 'icmp-code': m.icmpCode === undefined ? '' : String(m.icmpCode), 'source-ports': join(m.sourcePorts ?? []) }),
 };
+
+/** An external list's state in the Networks column: "list: 120 entries, 5 cut, fetched …, error: …" (issue 40). */
+export function listText(m: { url?: string; entries?: number; cut?: number; fetchedAt?: string | null; lastError?: string | null }): string {
+  const parts = [`list: ${m.entries ?? 0} entries`];
+  if (m.cut) parts.push(`${m.cut} cut by the capacity limits`);
+  parts.push(m.fetchedAt ? `fetched ${m.fetchedAt}` : 'not fetched yet');
+  if (m.lastError) parts.push(`last error: ${m.lastError}`);
+  return `${parts.join(', ')} (${m.url})`;
+}
 
 /** An ICMP service's type and code in words ("type 3, code 4", "every type"); '' for the other protocols. */
 export function icmpText(m: { protocol: string; icmpType?: number; icmpCode?: number }): string {
@@ -401,7 +414,7 @@ export function bodyOf<B>(fields: FieldSpec<B>[], values: FormValues, creating: 
       continue;
     }
     const text = typeof v === 'string' ? v.trim() : '';
-    if (text === '' && (creating || f.kind === 'number')) continue;
+    if (text === '' && (creating || f.kind === 'number' || f.omitEmpty)) continue;
     if (f.kind === 'number') body[f.key] = /^-?\d+$/.test(text) ? Number(text) : text;
     else if (f.kind === 'list') body[f.key] = splitList(text);
     else if (f.kind === 'zones') body[f.key] = zonesValue(text);

@@ -104,6 +104,8 @@ export class Metrics {
   syslog: () => SenderStats[] = () => [];
   /** the traffic log's counts (set by the app once the log exists) */
   traffic: () => { stored: number; dropped: number; queued: number } = () => ({ stored: 0, dropped: 0, queued: 0 });
+  /** dynamic sets' and external lists' entries against FW_DYNAMIC_MAX_ENTRIES, and list fetches (issue 40; set by the app) */
+  dynamicCapacity: () => { entries: number; cut: number; max: number; fetches: { ok: number; failed: number } } = () => ({ entries: 0, cut: 0, max: 0, fetches: { ok: 0, failed: 0 } });
   /** deep analysis passes run here, and results taken from another instance (set by the app) */
   deepPasses: () => { run: number; shared: number } = () => ({ run: 0, shared: 0 });
 
@@ -138,6 +140,22 @@ export class Metrics {
     new Counter({
       name: 'fwd_deep_analysis_passes_total', help: 'Deep analyses of running versions: run on this instance (source="run"), or taken from the instance of the cluster that ran it (source="shared")', labelNames: ['source'], registers,
       collect() { this.reset(); const p = metrics.deepPasses(); this.inc({ source: 'run' }, p.run); this.inc({ source: 'shared' }, p.shared); },
+    });
+    new Gauge({
+      name: 'fwd_dynamic_entries', help: 'Entries in force over every dynamic set and external list (issue 40), within FW_DYNAMIC_MAX_ENTRIES', registers,
+      collect() { this.set(metrics.dynamicCapacity().entries); },
+    });
+    new Gauge({
+      name: 'fwd_dynamic_entries_max', help: 'FW_DYNAMIC_MAX_ENTRIES: the limit over every dynamic set and external list', registers,
+      collect() { this.set(metrics.dynamicCapacity().max); },
+    });
+    new Gauge({
+      name: 'fwd_dynamic_entries_cut', help: 'Entries of external lists not in force: past FW_LIST_MAX_ENTRIES or FW_DYNAMIC_MAX_ENTRIES (shown per list as `cut` in GET /api/addresses)', registers,
+      collect() { this.set(metrics.dynamicCapacity().cut); },
+    });
+    new Counter({
+      name: 'fwd_list_fetches_total', help: 'External list fetches by this instance, by result: ok, or failed (the last good list stays)', labelNames: ['result'], registers,
+      collect() { this.reset(); const f = metrics.dynamicCapacity().fetches; this.inc({ result: 'ok' }, f.ok); this.inc({ result: 'failed' }, f.failed); },
     });
     // counters kept by the traffic log itself (a flood must not pay a prom-client call a record)
     new Counter({

@@ -57,6 +57,7 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     usage: 'fwctl ha [status|failover|resume] [--node ID]',
     summary: 'the HA pair: this node\'s state, virtual addresses and sync link; failover steps the node down (operator or admin), resume lets it serve again',
   },
+  lists: { usage: 'fwctl lists [NAME]', summary: 'the external lists (addresses with a url): entries in force, entries cut, last fetch, last error' },
   'dynamic-set': {
     usage: 'fwctl dynamic-set list|add|del NAME [IP...] [--ttl SECONDS]',
     summary: 'the entries of a running dynamic address set, without a session (a feeder token may do this only)',

@@ -21,6 +21,7 @@ import { logs, LOG_FILTERS, type LogArgs } from './commands/logs';
 import { discard } from './commands/discard';
 import { dynamicSet } from './commands/dynamic-set';
 import { schedules } from './commands/schedules';
+import { lists } from './commands/lists';
 
 const common = {
   json: { type: 'boolean', default: false },
@@ -54,6 +55,7 @@ const OPTIONS = {
   ha: { node: { type: 'string' } },
   'dynamic-set': { ttl: { type: 'string' } },
   schedules: {},
+  lists: {},
   sessions: { ...filterOptions(), limit: { type: 'string' } },
   'end-sessions': filterOptions(),
   impact: {},
@@ -68,7 +70,7 @@ type Command = keyof typeof OPTIONS;
 
 function parse(command: Command, argv: string[]) {
   try {
-    return parseArgs({ args: argv, options: { ...common, ...OPTIONS[command] }, allowPositionals: command === 'login' || command === 'ha' || command === 'dynamic-set', strict: true });
+    return parseArgs({ args: argv, options: { ...common, ...OPTIONS[command] }, allowPositionals: command === 'login' || command === 'ha' || command === 'dynamic-set' || command === 'lists', strict: true });
   } catch (e) {
     throw new CliError(`${(e as Error).message} (fwctl ${command} --help)`, EXIT.usage);
   }
@@ -116,6 +118,7 @@ async function run(argv: string[]): Promise<number> {
     case 'trace': return trace(api, o as unknown as TraceArgs);
     case 'leases': return leases(api, o.json);
     case 'ha': return ha(api, { action: positionals[0], node: o.node as string | undefined, json: o.json });
+    case 'lists': return lists(api, positionals[0], o.json);
     case 'dynamic-set': return dynamicSet(api, { action: positionals[0], name: positionals[1], ips: positionals.slice(2), ttl: o.ttl as string | undefined, json: o.json });
     case 'schedules': return schedules(api, o.json);
     case 'sessions': return sessions(api, o as unknown as SessionFilterArgs & { limit?: string; json: boolean });

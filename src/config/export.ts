@@ -38,7 +38,7 @@ export const ExportModel = Type.Object({
   version: Type.Integer({ minimum: 0, description: 'the running version exported, or the one the candidate is based on' }),
   interfaces: Type.Array(Type.Object({ name: Str, ip: Str, ...linkExtraFields, management: Strs, state: Str, zone: Str }, open)),
   zones: Type.Array(Type.Object({ name: Str, type: Str, color: Str, networks: Strs }, open)),
-  addresses: Type.Array(Type.Object({ name: Str, ips: Type.Optional(Strs), fqdn: Type.Optional(Str) }, open)),
+  addresses: Type.Array(Type.Object({ name: Str, ips: Type.Optional(Strs), fqdn: Type.Optional(Str), url: Type.Optional(Str), refresh: Type.Optional(Type.Integer()) }, open)),
   // written only when there are groups, so a configuration without any exports as it did
   'address-groups': Type.Optional(Type.Array(Type.Object({ name: Str, members: Strs, description: Str }, open))),
   // issue 40: written only when there are some
@@ -102,7 +102,7 @@ function sorted<T>(m: ReadonlyMap<string, T>): T[] {
 
 const iface = (i: InterfaceObj) => ({ name: i.name, ip: i.ip, ...linkExtraModel(i), management: [...i.management], state: i.state, zone: i.zone });
 const zone = (z: ZoneObj) => ({ name: z.name, type: z.type, color: z.color, networks: [...z.networks] });
-const address = (a: AddressObj) => (a.fqdn ? { name: a.name, fqdn: a.fqdn } : { name: a.name, ips: [...a.ips] });
+const address = (a: AddressObj) => (a.url ? { name: a.name, url: a.url, refresh: a.refresh } : a.fqdn ? { name: a.name, fqdn: a.fqdn } : { name: a.name, ips: [...a.ips] });
 const service = (s: ServiceObj) => ({
   name: s.name, protocol: s.protocol, ports: [...s.ports],
   ...(s.icmpType !== undefined ? { 'icmp-type': s.icmpType } : {}), ...(s.icmpCode !== undefined ? { 'icmp-code': s.icmpCode } : {}),

@@ -18,6 +18,17 @@
 import type { AddressObj, ConfigDoc, GroupObj } from './types';
 import { FwError } from '../errors';
 
+/** Whether an address changes at run time (issue 40): an FQDN address or an external list. */
+export function isRuntimeAddress(a: AddressObj | undefined): boolean {
+  return !!(a?.fqdn || a?.url);
+}
+
+/** Whether a document holds an external list (issue 40). */
+export function hasList(doc: ConfigDoc): boolean {
+  for (const a of doc.addresses.values()) if (a.url) return true;
+  return false;
+}
+
 /** Whether a document holds an FQDN address (issue 40). */
 export function hasFqdn(doc: ConfigDoc): boolean {
   for (const a of doc.addresses.values()) if (a.fqdn) return true;
@@ -45,7 +56,7 @@ export class GroupFlattener {
   address(name: string): AddressObj | undefined {
     const a = this.doc.addresses.get(name);
     // an FQDN address (issue 40) as everything: what its name may resolve to (like a dynamic set)
-    if (a) return a.fqdn ? { name, ips: ['0.0.0.0/0', '::/0'] } : a;
+    if (a) return isRuntimeAddress(a) ? { name, ips: ['0.0.0.0/0', '::/0'] } : a;
     const g = this.doc.addressGroups.get(name);
     if (!g) return this.dynamicSet(name);
     let flat = this.addrMemo.get(name);
@@ -80,7 +91,7 @@ export class GroupFlattener {
    * what matchers look names up in. Iterating it flattens every group; lookups flatten one.
    */
   addresses(): ReadonlyMap<string, AddressObj> {
-    if (this.doc.addressGroups.size === 0 && !this.doc.dynamicSets?.size && !hasFqdn(this.doc)) return this.doc.addresses;
+    if (this.doc.addressGroups.size === 0 && !this.doc.dynamicSets?.size && !hasFqdn(this.doc) && !hasList(this.doc)) return this.doc.addresses;
     return (this.flatMap ??= new LazyAddresses(this.doc, this));
   }
 
@@ -211,6 +222,7 @@ export function checkMembers(doc: ConfigDoc, kind: GroupKind, name: string, memb
     if (seen.has(m)) throw new FwError('ERR_NET_1004', `field "${field}": "${m}" appears twice`);
     seen.add(m);
     if (!bases.has(m) && !groups.has(m)) throw new FwError('ERR_NET_2003', `field "${field}": ${kind.base} or ${kind.what} "${m}" does not exist`);
+    if ((bases.get(m) as { url?: string } | undefined)?.url) throw new FwError('ERR_NET_1004', `field "${field}": address "${m}" is an external list, which cannot be a group member (docs/dynamic-objects.md)`);
     if ((bases.get(m) as { fqdn?: string } | undefined)?.fqdn) throw new FwError('ERR_NET_1004', `field "${field}": address "${m}" is an FQDN address, which cannot be a group member (docs/dynamic-objects.md)`);
     const cycle = groups.has(m) ? pathTo(groups, m, name) : null;
     if (cycle) throw new FwError('ERR_NET_2003', `field "${field}": ${kind.what} "${m}" holds "${name}" (${[name, ...cycle].join(' -> ')}): a group cannot hold itself`);

@@ -20,6 +20,9 @@ export interface AddressObj {
   ips: string[]; // canonical networks, host bits cleared, duplicates removed, order kept
   /** an FQDN address (issue 40): `ips` is empty, the daemon resolves the name at run time */
   fqdn?: string;
+  /** an external list (issue 40): `ips` is empty, the daemon fetches the prefixes from `url` every `refresh` seconds */
+  url?: string;
+  refresh?: number;
 }
 
 /**

@@ -115,6 +115,7 @@ class Renderer {
     const dyn = this.doc.dynamicSets?.get(name);
     if (dyn) return this.dynamicSet(family, dyn);
     if (this.doc.addresses.get(name)?.fqdn) return this.fqdnSet(family, name);
+    if (this.doc.addresses.get(name)?.url) return this.listSet(family, name);
     return this.sets.use(`addr${family}_${stableId(name)}`, ADDR_TYPE[family], () => {
       const nets = (this.addresses.get(name)?.ips ?? []).map((t) => parseCidr(t)).filter((c) => c !== null);
       return addrElements(family, union(family, nets));
@@ -154,6 +155,21 @@ class Renderer {
       this.sets.decls.push({ name, type: ADDR_TYPE[f], elements: [], comment: `fqdn address ${address}`, flags: 'interval' });
     }
     return `@${fqdnNftSetName(address, family)}`;
+  }
+
+  /**
+   * An external list (issue 40): a named interval set per family, declared empty; the daemon
+   * writes the list's current prefixes into it (src/dynamic/lists.ts), also after a whole
+   * table is written again (the refill). Empty until the first good fetch.
+   */
+  private listSet(family: Family, address: string): string {
+    for (const f of FAMILIES) {
+      const name = listNftSetName(address, f);
+      if (this.dynamicDeclared.has(name)) continue;
+      this.dynamicDeclared.add(name);
+      this.sets.decls.push({ name, type: ADDR_TYPE[f], elements: [], comment: `external list ${address}`, flags: 'interval' });
+    }
+    return `@${listNftSetName(address, family)}`;
   }
 
   egressSet(family: Family, link: string): string | null {
@@ -466,6 +482,11 @@ function forwardPrologue(version: number, rematch: boolean): string[] {
 /** The kernel's name of a dynamic set (its family in the name, as every set of this table). */
 export function fqdnNftSetName(address: string, family: 4 | 6): string {
   return `fqdn${family}_${stableId(address)}`;
+}
+
+/** The kernel's name of an external list's set of one family (issue 40). */
+export function listNftSetName(address: string, family: 4 | 6): string {
+  return `list${family}_${stableId(address)}`;
 }
 
 export function dynamicNftSetName(set: Pick<DynamicSetObj, 'name' | 'family'>): string {

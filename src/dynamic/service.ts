@@ -12,7 +12,8 @@ import type { DynamicEntry, DynamicEntryStore } from './entry-store';
 import { addLines, deleteLines, type DynamicKernel } from './kernel-sets';
 import { overlayDoc } from './overlay';
 import type { FqdnResolver } from './fqdn';
-import { hasFqdn } from '../config/groups';
+import { hasFqdn, hasList } from '../config/groups';
+import type { ExternalLists } from './lists';
 
 /** How often expired entries leave memory (the kernel expires its own elements). */
 const SWEEP_MS = 1000;
@@ -32,6 +33,8 @@ export class DynamicSets {
   private reloads = new Map<string, Promise<void>>();
   /** FQDN addresses' resolutions (issue 40), overlaid on eval like a set's entries */
   fqdn: FqdnResolver | null = null;
+  /** external lists' prefixes (issue 40), overlaid the same way */
+  lists: ExternalLists | null = null;
 
   constructor(
     readonly store: DynamicEntryStore,
@@ -124,13 +127,15 @@ export class DynamicSets {
   compiledNow(): { compiled: CompiledConfig; version: number; doc: ConfigDoc } | null {
     const { doc, version } = this.running();
     const fqdn = this.fqdn && this.usesFqdn(doc) ? this.fqdn : null;
-    if (!doc.dynamicSets.size && !fqdn) return null;
+    const lists = this.lists && this.usesLists(doc) ? this.lists : null;
+    if (!doc.dynamicSets.size && !fqdn && !lists) return null;
     const now = Date.now();
     this.expire(now);
-    const key = `${version}:${this.generation}:${fqdn?.generation ?? 0}`;
+    const key = `${version}:${this.generation}:${fqdn?.generation ?? 0}:${lists?.generation ?? 0}`;
     if (this.overlay?.key !== key) {
       const contents = new Map([...doc.dynamicSets.keys()].map((n) => [n, this.current(n, now).map((e) => e.ip)]));
       if (fqdn) for (const [n, ips] of fqdn.contents()) contents.set(n, ips);
+      if (lists) for (const [n, ips] of lists.contents()) contents.set(n, ips);
       const over = overlayDoc(doc, contents);
       this.overlay = { key, doc: over, compiled: CompiledConfig.compile(over) };
     }
@@ -144,7 +149,22 @@ export class DynamicSets {
     return this.fqdnMemo.has;
   }
 
+  private listMemo: { doc: ConfigDoc; has: boolean } | null = null;
+  /** Whether the running document has an external list (looked for once per version). */
+  usesLists(doc: ConfigDoc): boolean {
+    if (this.listMemo?.doc !== doc) this.listMemo = { doc, has: hasList(doc) };
+    return this.listMemo.has;
+  }
+
+  /** Live entries over every dynamic set (their share of FW_DYNAMIC_MAX_ENTRIES). */
+  totalEntries(now = Date.now()): number {
+    let n = 0;
+    for (const list of this.entries.values()) for (const e of list) if (e.expiresAt === 0 || e.expiresAt > now) n++;
+    return n;
+  }
+
   close(): void {
+    this.lists?.close();
     this.fqdn?.close();
     clearInterval(this.sweep);
   }

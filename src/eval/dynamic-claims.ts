@@ -6,15 +6,15 @@
 // static rules holds for any contents (a set taken as everything only widens the rules between).
 import type { Analysis } from './analysis-types';
 import type { ConfigDoc } from '../config/types';
-import { hasFqdn } from '../config/groups';
+import { hasFqdn, hasList, isRuntimeAddress } from '../config/groups';
 import { isTimed } from '../config/schedule-gate';
 
 /** The ids of the policies that name a dynamic set or an FQDN address (src-addr or dst-addr). */
 export function dynamicPolicyIds(doc: ConfigDoc): Set<number> {
   const out = new Set<number>();
   // FQDN addresses (issue 40) are run-time objects too: what a name resolves to is not known
-  const moving = (n: string) => (doc.dynamicSets?.has(n) ?? false) || !!doc.addresses.get(n)?.fqdn;
-  if (!doc.dynamicSets?.size && !hasFqdn(doc)) return out;
+  const moving = (n: string) => (doc.dynamicSets?.has(n) ?? false) || isRuntimeAddress(doc.addresses.get(n));
+  if (!doc.dynamicSets?.size && !hasFqdn(doc) && !hasList(doc)) return out;
   for (const p of doc.policies) if (moving(p.srcAddr) || moving(p.dstAddr)) out.add(p.id);
   return out;
 }

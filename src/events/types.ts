@@ -67,6 +67,19 @@ export const HaEvent = Type.Object({
   since: IsoTime,
 }, { additionalProperties: false });
 
+/** An external list's content changed, or its fetch failed anew (issue 40): run-time state, not a version. */
+export const ListEvent = Type.Object({
+  ...base,
+  type: Type.Literal('list'),
+  address: Type.String({ description: 'the address that is the list' }),
+  url: Type.String(),
+  state: Type.Union([Type.Literal('updated'), Type.Literal('failed')], { description: 'updated: a fetch changed the content; failed: a fetch failed for a new reason (the last good list stays)' }),
+  entries: Type.Integer({ minimum: 0, description: 'prefixes of the list now (before the FW_DYNAMIC_MAX_ENTRIES cut)' }),
+  added: Type.Integer({ minimum: 0 }),
+  removed: Type.Integer({ minimum: 0 }),
+  error: Type.Optional(Type.String({ description: 'failed: why' })),
+}, { additionalProperties: false });
+
 /** Sent instead of the missed events when Last-Event-ID is older than what is kept. */
 export const ResyncEvent = Type.Object({
   type: Type.Literal('resync'),
@@ -74,10 +87,10 @@ export const ResyncEvent = Type.Object({
   reason: Type.String(),
 }, { additionalProperties: false });
 
-export const FwEventSchema = Type.Union([CommitEvent, RollbackEvent, ConfirmEvent, SessionEvent, NodeEvent, HaEvent]);
+export const FwEventSchema = Type.Union([CommitEvent, RollbackEvent, ConfirmEvent, SessionEvent, NodeEvent, HaEvent, ListEvent]);
 export type FwEvent = Static<typeof FwEventSchema>;
 export type EventType = FwEvent['type'];
-export const EVENT_TYPES: readonly EventType[] = ['commit', 'rollback', 'confirm', 'session', 'node', 'ha'];
+export const EVENT_TYPES: readonly EventType[] = ['commit', 'rollback', 'confirm', 'session', 'node', 'ha', 'list'];
 export type ResyncNotice = Static<typeof ResyncEvent>;
 
 type Distribute<T> = T extends unknown ? Omit<T, 'id' | 'at' | 'origin'> : never;

@@ -1,4 +1,5 @@
 // The services the daemon builds from its settings: syslog forwarding, the first admin, accounts, the event hub and its stream caps, the traffic log, dynamic sets.
+import { randomUUID } from 'node:crypto';
 import { type Logger } from 'pino';
 import type { Settings } from '../settings';
 import { newUser, type Store } from '../store/types';
@@ -18,6 +19,11 @@ import { MemoryTrafficStore } from '../connections/traffic-store';
 import { RedisTrafficStore } from '../connections/traffic-redis';
 import { DynamicSets } from '../dynamic/service';
 import { FqdnResolver } from '../dynamic/fqdn';
+import { ExternalLists } from '../dynamic/lists';
+import { FileListShare, SharedListShare } from '../dynamic/list-share';
+import { LIST_MAX_BYTES } from '../dynamic/list-fetch';
+import type { RunningDoc } from '../dynamic/service';
+import type { AppContext } from '../api/context';
 import { FileEntryStore, RedisEntryStore, type DynamicEntryStore } from '../dynamic/entry-store';
 import { LocalEvents, RedisEvents } from '../events/backends';
 import { type StreamLimits } from '../api/event-streams';
@@ -108,8 +114,35 @@ export async function dynamicSets(settings: Settings, redis: RedisStore | null, 
   const fqdn = new FqdnResolver(running, dataPlane.dynamic, { servers: settings.dnsServers, minSec: settings.fqdnRefreshMinSec, maxSec: settings.fqdnRefreshMaxSec }, log);
   dyn.fqdn = fqdn;
   fqdn.sync();
-  config.onRunningChange(() => { void dyn.loadAll(); fqdn.sync(); });
+  dyn.lists = externalLists(settings, redis, running, dataPlane, log);
+  dyn.lists.setEntries = () => dyn.totalEntries();
+  const lists = dyn.lists;
+  await lists.sync();
+  config.onRunningChange(() => { void dyn.loadAll(); fqdn.sync(); void lists.sync(); });
   return dyn;
+}
+
+/** The lists' events, and the capacity of every set and list in /metrics (issue 40). */
+export function wireDynamicCapacity(ctx: AppContext): void {
+  const dyn = ctx.dynamic;
+  if (!dyn?.lists) return;
+  const lists = dyn.lists;
+  lists.events = ctx.events.emit;
+  ctx.metrics.dynamicCapacity = () => {
+    const t = lists.totals();
+    return { entries: t.entries + dyn.totalEntries(), cut: t.cut, max: ctx.settings.dynamicMaxEntries, fetches: lists.fetches };
+  };
+}
+
+/** External lists (issue 40): fetched here (embedded) or by the instance that claims each (Redis). */
+function externalLists(settings: Settings, redis: RedisStore | null, running: () => RunningDoc, dataPlane: DataPlane, log: Logger): ExternalLists {
+  const share = redis
+    ? new SharedListShare(redis.sharedWork, (fn) => redis.onEvent((e) => { if (e.type === 'shared') fn(e.what); }), `${settings.nodeId ?? process.pid}-${randomUUID().slice(0, 8)}`)
+    : new FileListShare(settings.dataDir);
+  return new ExternalLists(running, share, dataPlane.dynamic, {
+    maxEntries: settings.listMaxEntries, maxBytes: LIST_MAX_BYTES, timeoutMs: settings.listTimeoutMs,
+    minRefreshSec: settings.listRefreshMinSec, totalMax: settings.dynamicMaxEntries,
+  }, log);
 }
 
 /** Started without the malloc settings npm start and the image set (malloc-env.ts): said once. */

@@ -11,6 +11,7 @@ import type { DynamicSetObj } from '../../config/types';
 import type { Req, RouteDef } from '../http';
 import { AddBody, RemoveBody, entriesToAdd, prefixesToRemove } from '../../config/dynamic-entries';
 import type { DynamicSets } from '../../dynamic/service';
+import type { DynamicEntry } from '../../dynamic/entry-store';
 
 export const DynamicSetModel = Type.Object({
   name: Type.String(),
@@ -61,8 +62,10 @@ function entryRoutes(ctx: AppContext, dyn: DynamicSets): RouteDef[] {
       const now = Date.now();
       const existing = await dyn.store.list(set.name, now);
       const { entries, ttl } = entriesToAdd(set, req.body, existing, now);
+      withinTotal(dyn, existing, entries, ctx.settings.dynamicMaxEntries);
       const r = await dyn.store.add(set.name, entries, set.maxEntries, now);
       await dyn.reload(set.name);
+      dyn.lists?.rebalance(); // the lists give way to the sets' new entries (issue 40, capacity)
       const ips = entries.map((e) => e.ip);
       await ctx.audit.record(req, 'dynamic-set.entries-added', `${entries.length} entries to dynamic set ${set.name} (ttl ${ttl} s): ${r.added} new, ${r.refreshed} refreshed`,
         { set: set.name, ttl, count: ips.length, ips: ips.slice(0, AUDIT_LIST) });
@@ -79,6 +82,18 @@ function entryRoutes(ctx: AppContext, dyn: DynamicSets): RouteDef[] {
       return { body: { message: 'entries removed', added: 0, refreshed: 0, removed, size } };
     } },
   ];
+}
+
+/**
+ * FW_DYNAMIC_MAX_ENTRIES (issue 40): the sets' live entries alone stay within it, a POST past
+ * it is refused whole (the lists share what the sets leave). The count is this instance's
+ * (every instance re-reads a set at each change notice).
+ */
+function withinTotal(dyn: DynamicSets, existing: readonly DynamicEntry[], entries: readonly DynamicEntry[], max: number): void {
+  const have = new Set(existing.map((e) => e.ip));
+  const fresh = entries.filter((e) => !have.has(e.ip)).length;
+  const total = dyn.totalEntries();
+  if (total + fresh > max) throw new FwError('ERR_NET_1008', `FW_DYNAMIC_MAX_ENTRIES: the dynamic sets hold ${total} entries of at most ${max} over every set and list, and ${fresh} would be new`);
 }
 
 export function dynamicSetRoutes(ctx: AppContext): RouteDef[] {

@@ -14,6 +14,7 @@ import type { AppContext } from '../context';
 import type { BatchDone } from '../../workers/batch-pool';
 import { configQuery } from '../crud';
 import { DynamicMatches, dynamicMatches } from '../../dynamic/trace';
+import { ListMatches, listMatches } from '../../dynamic/list-trace';
 import { parseJsonBody, type Req, type RouteDef, type RouteDoc } from '../http';
 import type { ConfigDoc } from '../../config/types';
 import { TimedCompiles } from '../../eval/timed';
@@ -53,6 +54,7 @@ const EvalAnswer = Type.Object({
   policy: Nullable(Type.Object({ id: Type.Integer(), action: oneOf(['allow', 'deny'] as const), log: Type.Boolean() }, { additionalProperties: false })),
   dynamic: Type.Optional(DynamicMatches),
   skipped: Type.Optional(Skipped),
+  lists: Type.Optional(ListMatches),
 }, { additionalProperties: false });
 const Version = Type.Integer({ minimum: 0, description: 'the running version answered for (with ?config=candidate: the one the candidate is based on)' });
 export const EvalReply = Type.Composite([Type.Object({ version: Version }), EvalAnswer], { additionalProperties: false });
@@ -114,6 +116,7 @@ async function inThread(ctx: AppContext, req: Req, raw: Buffer): Promise<BatchDo
   if (ctx.batchPool === undefined || configQuery(req) === 'candidate') return null;
   if (ctx.config.current().doc.dynamicSets.size) return null; // answered inline with the sets' entries (issue 40)
   if (ctx.dynamic?.usesFqdn(ctx.config.current().doc)) return null; // and FQDN addresses' resolutions
+  if (ctx.dynamic?.usesLists(ctx.config.current().doc)) return null; // and external lists' prefixes
   const running = ctx.config.current();
   const gate = gateAt(running.doc, Date.now());
   if (gate.policies.size || gate.local.size) return null; // rules off by schedule (issue 40 item 4): answered inline
@@ -148,8 +151,10 @@ export function evalRoutes(ctx: AppContext): RouteDef[] {
       const answer = compiled.eval(packet);
       const skipped = compiled === all ? null : skippedRule(all.eval(packet), gate);
       single.inc();
-      const dynamic = ctx.dynamic ? dynamicMatches(ctx.dynamic, ctx.config.current().doc, configQuery(req) === 'candidate' ? null : answer.policy?.id ?? null, packet) : [];
-      return { body: { version, ...answer, ...(dynamic.length ? { dynamic } : {}), ...(skipped ? { skipped } : {}) } };
+      const deciding = configQuery(req) === 'candidate' ? null : answer.policy?.id ?? null;
+      const dynamic = ctx.dynamic ? dynamicMatches(ctx.dynamic, ctx.config.current().doc, deciding, packet) : [];
+      const lists = ctx.dynamic?.lists ? listMatches(ctx.dynamic.lists, ctx.config.current().doc, deciding, packet) : [];
+      return { body: { version, ...answer, ...(dynamic.length ? { dynamic } : {}), ...(lists.length ? { lists } : {}), ...(skipped ? { skipped } : {}) } };
     } },
     { method: 'POST', pattern: '/api/eval/batch', permission: 'read', maxBody: BATCH_BODY_BYTES, body: 'raw', doc: evalDoc('What the configuration does to up to 10,000 packets', BatchReply, BatchBody), handler: async (req) => {
       const raw = req.raw ?? null;

@@ -68,6 +68,9 @@ export async function trace(api: ApiClient, a: TraceArgs): Promise<number> {
     ['policy', r.policy ? `#${r.policy.id} ${r.policy.action}${r.policy.log ? ' (log)' : ''}` : 'none'],
     ...(r.skipped ? [['skipped', `#${r.skipped.id} (${r.skipped.reason === 'expired' ? 'expired' : `off by schedule ${r.skipped.schedule}`})`] as [string, string]] : []),
     ['verdict', `${r.action.toUpperCase()} (${r.reason})`],
+    // run-time objects the deciding policy matched through (issue 40)
+    ...(r.lists ?? []).map((l): [string, string] => ['list', `${l.list} entry ${l.entry} (${l.field}), fetched ${l.fetchedAt ?? 'never'}`]),
+    ...(r.dynamic ?? []).map((s): [string, string] => ['dynamic set', `${s.set} entry ${s.entry} (${s.field}), expires ${s.expiresAt ?? 'never'}`]),
   ]));
   return EXIT.ok;
 }

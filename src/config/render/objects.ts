@@ -19,14 +19,23 @@ export const AddressModel = Type.Object({
   fqdn: Type.Optional(Type.String({ description: 'an FQDN address (issue 40): the name resolved at run time; `ips` is empty' })),
   resolved: Type.Optional(Type.Array(Type.String(), { description: 'FQDN address: the prefixes in use (the last good answer)' })),
   resolvedAt: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'FQDN address: ISO time of the last good answer; null: none yet' })),
-  lastError: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'FQDN address: why the last resolution failed; null when it succeeded' })),
+  lastError: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'FQDN address: why the last resolution failed; external list: why the last fetch failed; null when it succeeded' })),
+  url: Type.Optional(Type.String({ description: 'an external list (issue 40): the URL the daemon fetches; `ips` is empty' })),
+  refresh: Type.Optional(Type.Integer({ description: 'external list: seconds between fetches' })),
+  fetchedAt: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'external list: ISO time of the last good fetch; null: none yet' })),
+  entries: Type.Optional(Type.Integer({ description: 'external list: prefixes in force (the last good fetch, after any cut)' })),
+  cut: Type.Optional(Type.Integer({ description: 'external list: prefixes of the list not in force, past FW_LIST_MAX_ENTRIES or FW_DYNAMIC_MAX_ENTRIES' })),
+  truncated: Type.Optional(Type.Boolean({ description: 'external list: true when cut is more than 0' })),
 }, { additionalProperties: false });
 export type AddressModel = Static<typeof AddressModel>;
 
 /** What the daemon resolved an FQDN address to (src/dynamic/fqdn.ts); absent in a candidate. */
 export interface FqdnView { resolved: string[]; resolvedAt: number; lastError: string | null }
 
-export function renderAddress(a: AddressObj, fqdn?: FqdnView): AddressModel {
+/** What the daemon fetched of an external list (src/dynamic/lists.ts); absent in a candidate. `entries`: in force after every cut; `cut`: not in force (FW_LIST_MAX_ENTRIES, FW_DYNAMIC_MAX_ENTRIES). */
+export interface ListView { fetchedAt: number; entries: number; cut: number; lastError: string | null }
+
+export function renderAddress(a: AddressObj, fqdn?: FqdnView, list?: ListView): AddressModel {
   const out: AddressModel = {
     name: a.name,
     ips: a.ips.map((text) => {
@@ -40,6 +49,17 @@ export function renderAddress(a: AddressObj, fqdn?: FqdnView): AddressModel {
     out.resolved = fqdn ? [...fqdn.resolved] : [];
     out.resolvedAt = fqdn?.resolvedAt ? new Date(fqdn.resolvedAt).toISOString() : null;
     out.lastError = fqdn?.lastError ?? null;
+  }
+  if (a.url) {
+    out.url = a.url;
+    out.refresh = a.refresh;
+    if (list) {
+      out.fetchedAt = list.fetchedAt ? new Date(list.fetchedAt).toISOString() : null;
+      out.entries = list.entries;
+      out.cut = list.cut;
+      out.truncated = list.cut > 0;
+      out.lastError = list.lastError;
+    }
   }
   return out;
 }

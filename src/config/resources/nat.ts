@@ -12,6 +12,7 @@ import { checkRuleDescription, mergedMeta, MAX_RULE_DESCRIPTION, ruleMetaFields 
 import { checkPool, isPool } from '../nat-pool';
 import { staticPair } from '../nat-static';
 import { anyRef, checkEnum, checkRange, checkRef, shapeChecker, checked } from '../validate';
+import { isRuntimeAddress } from '../groups';
 
 export const NAT_TYPES: readonly NatType[] = ['snat', 'dnat-ip', 'dnat-port', 'static'];
 
@@ -87,7 +88,7 @@ function checkStatic(doc: ConfigDoc, r: NatRule): void {
 function merge(doc: ConfigDoc, old: NatRule, b: Body): NatRule {
   const zone = (n: string) => doc.zones.has(n);
   // an FQDN address (issue 40) is not named by NAT, like a dynamic set (docs/dynamic-objects.md)
-  const addr = (n: string) => (doc.addresses.has(n) && !doc.addresses.get(n)!.fqdn) || doc.addressGroups.has(n);
+  const addr = (n: string) => (doc.addresses.has(n) && !isRuntimeAddress(doc.addresses.get(n))) || doc.addressGroups.has(n);
   const r: NatRule = {
     id: old.id,
     description: b.description === undefined ? old.description : checkRuleDescription(b.description),
