@@ -6,6 +6,7 @@ import { GroupFlattener } from '../src/config/groups';
 import type { ConfigDoc } from '../src/config/types';
 import { loadable } from './automation';
 import { generateConfig, REALISTIC, rng } from './generate';
+import { firstZone } from '../src/config/zone-list';
 
 /** The generated configuration with 2,000 nested address groups and 100 service groups in its policies. */
 export function groupedConfig(policies = 20_000): ConfigDoc {
@@ -15,7 +16,7 @@ export function groupedConfig(policies = 20_000): ConfigDoc {
   // addresses by zone: a group holds addresses of one zone, as an operator's would
   const byZone = new Map<string, string[]>();
   const zoneOf = new Map<string, string>();
-  for (const p of doc.policies) for (const [a, z] of [[p.srcAddr, p.srcZone], [p.dstAddr, p.dstZone]]) if (a && z && !zoneOf.has(a)) zoneOf.set(a, z);
+  for (const p of doc.policies) for (const [a, z] of [[p.srcAddr, firstZone(p.srcZone)], [p.dstAddr, firstZone(p.dstZone)]]) if (a && z && !zoneOf.has(a)) zoneOf.set(a, z);
   for (const [a, z] of zoneOf) byZone.set(z, [...(byZone.get(z) ?? []), a]);
   const zones = [...byZone.keys()].filter((z) => byZone.get(z)!.length >= 10);
   const leafByZone = new Map<string, string[]>();
@@ -47,8 +48,8 @@ export function groupedConfig(policies = 20_000): ConfigDoc {
     return tops && r() < 0.3 ? tops[int(tops.length)] : leaves[int(leaves.length)];
   };
   doc.policies = doc.policies.map((p) => {
-    const src = p.srcAddr && r() < 0.7 ? groupOf(p.srcZone) : null;
-    const dst = p.dstAddr && r() < 0.7 ? groupOf(p.dstZone) : null;
+    const src = p.srcAddr && r() < 0.7 ? groupOf(firstZone(p.srcZone)) : null;
+    const dst = p.dstAddr && r() < 0.7 ? groupOf(firstZone(p.dstZone)) : null;
     const services = p.services.length && r() < 0.3 ? [`sgrp${int(100)}`] : p.services;
     return { ...p, srcAddr: src ?? p.srcAddr, dstAddr: dst ?? p.dstAddr, services };
   });

@@ -8,6 +8,7 @@ import { packetOf } from '../src/eval/packet';
 import { parsePortEntry } from '../src/eval/sets';
 import { hasPorts, protocolNumber } from '../src/config/protocols';
 import type { Packet } from '../src/eval/types';
+import { firstZone } from '../src/config/zone-list';
 
 export interface PacketSet {
   n: number;
@@ -72,8 +73,8 @@ export function makePackets(doc: ConfigDoc, n: number, r: R, uniform = 0.2): Pac
       f = both[Math.floor(r() * both.length)];
       s = addrOf(p.srcAddr, f);
       d = addrOf(p.dstAddr, f);
-      sz = zoneOf(p.srcZone);
-      dz = zoneOf(p.dstZone);
+      sz = zoneOf(firstZone(p.srcZone));
+      dz = zoneOf(firstZone(p.dstZone));
       if (p.services.length === 0) {
         const proto = protos[Math.floor(r() * protos.length)];
         key = proto === 6 || proto === 17 ? (proto << 16) | Math.floor(r() * 65536) : proto << 16;

@@ -8,6 +8,7 @@ import { generationMark, hex, policyMark } from '../src/dataplane/marks';
 const acceptedMark = (version: number, policyId: number) => hex(Number(generationMark(version)) + Number(policyMark(policyId)));
 import type { ConfigDoc } from '../src/config/types';
 import { rng } from './generate';
+import { firstZone } from '../src/config/zone-list';
 
 export interface Flow { proto: 'tcp' | 'udp'; src: string; dst: string; sport: number; dport: number; mark: string; natSport: number | null }
 
@@ -36,8 +37,8 @@ export function flows(doc: ConfigDoc, compiled: CompiledConfig, count: number): 
   const natPorts = new Map<string, number>(); // the masquerade's next port per destination: reply tuples stay unique
   while (out.length < count) {
     const p = pick(allows);
-    const src = hostIn(addrNet(p.srcAddr, p.srcZone), r);
-    const dst = hostIn(addrNet(p.dstAddr, p.dstZone), r);
+    const src = hostIn(addrNet(p.srcAddr, firstZone(p.srcZone)), r);
+    const dst = hostIn(addrNet(p.dstAddr, firstZone(p.dstZone)), r);
     if (!src || !dst || src === dst) continue;
     const svc = p.services.length ? doc.services.get(pick(p.services))! : { protocol: r() < 0.8 ? 'tcp' : 'udp', ports: [443] };
     const entry = String(pick(svc.ports));

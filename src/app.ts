@@ -27,6 +27,7 @@ import { allRoutes } from './api/routes';
 import { createCompiler, type CommitCompiler } from './workers/commit-compiler';
 import { createDataPlane, type DataPlane } from './dataplane';
 import { reportHaTransitions } from './dataplane/ha-report';
+import { HaLeaseShare } from './cluster/ha-leases';
 import { Metrics } from './api/metrics';
 import { AuditTrail } from './api/audit';
 import { Readiness } from './api/readiness';
@@ -125,7 +126,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
       settings, store, log, config, dataPlane, startedAt: Date.now(), nodes: null!, analysis: deep, syslog,
       audit, accounts: accountService(store, tokens, limiter, audit, config, metrics, log), metrics, readiness: new Readiness(),
       batchPool: settings.evalThreads > 0 ? new BatchPool(settings.evalThreads, log) : undefined,
-      parsePool: new ParsePool(Math.min(settings.maxYamlBodyBytes, settings.maxLoadBodyBytes)),
+      parsePool: new ParsePool(Math.min(settings.maxYamlBodyBytes, settings.maxLoadBodyBytes), settings.maxLoadBodyBytes),
       events, eventStreams, confirmation: new CommitConfirmation(config as ConfigService<unknown>, store, events.emit, log, settings.commitTimeoutMs * 2),
       traffic: trafficLog(settings, redis, dataPlane, config, () => ctx.nodes.id, log),
       dynamic: await dynamicSets(settings, redis, config, dataPlane, log),
@@ -153,6 +154,9 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
     ctx.nodes = nodes;
     // HA state changes (issue 39) as events, audit entries, metrics
     if (dataPlane.ha) reportHaTransitions(dataPlane.ha, () => nodes.id, { emit: events.emit, audit, registry: metrics.registry, log });
+    // the master's DHCP leases, for the dnsmasq a takeover starts on the other node
+    const leaseShare = dataPlane.ha && redis ? new HaLeaseShare(dataPlane.ha, redis.sharedWork, (l) => redis.onEvent((e) => e.type === 'shared' && l(e.what)), () => nodes.id, log) : null;
+    leaseShare?.start();
     ctx.traffic.start(); // its records name this node
     ctx.traffic.onRecord((r) => syslog.forward(trafficRecord(trafficFieldsOf(r))));
     metrics.traffic = () => ({ stored: ctx.traffic.stored, dropped: ctx.traffic.dropped, queued: ctx.traffic.queued });
@@ -178,6 +182,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
       compileThreads: () => activeCompiler?.threads?.() ?? [],
       close: async () => {
         clearInterval(sweep);
+        leaseShare?.close();
         await events.recordAndDeliver({ type: 'node', state: 'left', node: nodes.id }, 1000).catch(() => undefined);
         await server.close(); // ends the event streams
         await ctx.audit.close(); // the failed logins still counted

@@ -4,7 +4,9 @@
 import type { ResourceBodies, ResourceKey, ResourceModels } from './types';
 import { anyIfEmpty, cidr } from './format';
 
-export type FieldKind = 'text' | 'number' | 'list' | 'ports' | 'bool';
+/** 'zones': one zone's name or several separated by commas (issue 41): one is sent as a
+ * string, several as an array, as the API takes them */
+export type FieldKind = 'text' | 'number' | 'list' | 'ports' | 'bool' | 'zones';
 /** Where a field's suggestions come from (names of existing objects; addresses and services with their groups). */
 export type RefKind = 'zones' | 'addresses' | 'services' | 'interfaces';
 
@@ -230,8 +232,13 @@ const metaColumns: Column<RuleMeta>[] = [
   { label: 'Tags', text: (m) => join(m.tags ?? []), optional: true },
   { label: 'Disabled', text: (m) => (m.disabled ? 'disabled' : ''), width: 6.5, optional: true },
 ];
-/** Both zones of a rule in one column ("lan → wan"): at 1280x800 two zone columns left no room for the addresses. */
-const zonesText = (m: { srcZone?: { name: string } | null; dstZone?: { name: string } | null }) => `${anyIfEmpty(m.srcZone?.name)} → ${anyIfEmpty(m.dstZone?.name)}`;
+/** A rule's zone field as the API reads it: null (any), a zone, or several (issue 41). */
+type ZoneField = { name: string } | Array<{ name: string }> | null | undefined;
+/** The zones' names, separated by commas; "" for any. */
+const zoneNames = (z: ZoneField): string => (Array.isArray(z) ? z.map((x) => x.name).join(', ') : z?.name ?? '');
+/** Both zones of a rule in one column ("lan → wan", "lan, dmz → wan"): at 1280x800 two zone columns left no room for the addresses. */
+const zonesText = (m: { srcZone?: ZoneField; dstZone?: ZoneField }) => `${anyIfEmpty(zoneNames(m.srcZone))} → ${anyIfEmpty(zoneNames(m.dstZone))}`;
+const ZONES_HINT = 'one or more, separated by commas; empty: any';
 const metaFields = [
   { key: 'name', label: 'Name', hint: 'optional, unique among the rules of the table' },
   { key: 'tags', label: 'Tags', kind: 'list', hint: 'names separated by commas' },
@@ -255,9 +262,9 @@ const policies: ResourceDef<'policies'> = {
   ],
   fields: [
     { key: 'action', label: 'Action', options: ['allow', 'deny'], required: true },
-    { key: 'src-zone', label: 'Source zone', ref: 'zones', hint: 'empty: any' },
+    { key: 'src-zone', label: 'Source zone', kind: 'zones', ref: 'zones', hint: ZONES_HINT },
     { key: 'src-addr', label: 'Source address', ref: 'addresses', hint: 'empty: any' },
-    { key: 'dst-zone', label: 'Destination zone', ref: 'zones', hint: 'empty: any' },
+    { key: 'dst-zone', label: 'Destination zone', kind: 'zones', ref: 'zones', hint: ZONES_HINT },
     { key: 'dst-addr', label: 'Destination address', ref: 'addresses', hint: 'empty: any' },
     { key: 'services', label: 'Services', kind: 'list', ref: 'services', hint: 'names separated by commas; empty: any' },
     { key: 'log', label: 'Log', kind: 'bool' },
@@ -265,7 +272,7 @@ const policies: ResourceDef<'policies'> = {
     { key: 'description', label: 'Description' },
   ],
   formOf: (m) => ({
-    action: m.action, 'src-zone': m.srcZone?.name ?? '', 'src-addr': m.srcAddr?.name ?? '', 'dst-zone': m.dstZone?.name ?? '',
+    action: m.action, 'src-zone': zoneNames(m.srcZone), 'src-addr': m.srcAddr?.name ?? '', 'dst-zone': zoneNames(m.dstZone),
     'dst-addr': m.dstAddr?.name ?? '', services: names(m.services), log: m.log, ...metaForm(m), description: m.description ?? '',
   }),
 };
@@ -283,7 +290,7 @@ const localPolicies: ResourceDef<'local-policies'> = {
   columns: [
     { label: 'Id', text: (m) => String(m.id), width: 3.5 },
     { label: 'Action', text: (m) => m.action, width: 5 },
-    { label: 'Source zone', text: (m) => anyIfEmpty(m.srcZone?.name) },
+    { label: 'Source zones', text: (m) => anyIfEmpty(zoneNames(m.srcZone)) },
     { label: 'Source', text: (m) => anyIfEmpty(m.srcAddr?.name) },
     { label: 'To the firewall address', text: (m) => anyIfEmpty(m.dstAddr?.name) },
     { label: 'Services', text: (m) => anyIfEmpty(names(m.services)) },
@@ -292,7 +299,7 @@ const localPolicies: ResourceDef<'local-policies'> = {
   ],
   fields: [
     { key: 'action', label: 'Action', options: ['allow', 'deny'], required: true },
-    { key: 'src-zone', label: 'Source zone', ref: 'zones', hint: 'empty: any' },
+    { key: 'src-zone', label: 'Source zone', kind: 'zones', ref: 'zones', hint: ZONES_HINT },
     { key: 'src-addr', label: 'Source address', ref: 'addresses', hint: 'empty: any' },
     { key: 'dst-addr', label: 'Firewall address', ref: 'addresses', hint: 'empty: every address of the firewall' },
     { key: 'services', label: 'Services', kind: 'list', ref: 'services', hint: 'names separated by commas; empty: any' },
@@ -301,7 +308,7 @@ const localPolicies: ResourceDef<'local-policies'> = {
     { key: 'description', label: 'Description' },
   ],
   formOf: (m) => ({
-    action: m.action, 'src-zone': m.srcZone?.name ?? '', 'src-addr': m.srcAddr?.name ?? '',
+    action: m.action, 'src-zone': zoneNames(m.srcZone), 'src-addr': m.srcAddr?.name ?? '',
     'dst-addr': m.dstAddr?.name ?? '', services: names(m.services), log: m.log, ...metaForm(m), description: m.description ?? '',
   }),
 };
@@ -323,8 +330,8 @@ const nat: ResourceDef<'nat'> = {
   ],
   fields: [
     { key: 'type', label: 'Type', options: ['snat', 'dnat-ip', 'dnat-port', 'static'], required: true },
-    { key: 'src-zone', label: 'Source zone', ref: 'zones' },
-    { key: 'dst-zone', label: 'Destination zone', ref: 'zones' },
+    { key: 'src-zone', label: 'Source zone', kind: 'zones', ref: 'zones', hint: ZONES_HINT },
+    { key: 'dst-zone', label: 'Destination zone', kind: 'zones', ref: 'zones', hint: ZONES_HINT },
     { key: 'src-addr', label: 'Source address', ref: 'addresses' },
     { key: 'dst-addr', label: 'Destination address', ref: 'addresses' },
     { key: 'service', label: 'Service', ref: 'services' },
@@ -337,7 +344,7 @@ const nat: ResourceDef<'nat'> = {
   ],
   formOf: (m) => ({
     ...metaForm(m),
-    type: m.type, 'src-zone': m.srcZone?.name ?? '', 'dst-zone': m.dstZone?.name ?? '', 'src-addr': m.srcAddress, 'dst-addr': m.dstAddress,
+    type: m.type, 'src-zone': zoneNames(m.srcZone), 'dst-zone': zoneNames(m.dstZone), 'src-addr': m.srcAddress, 'dst-addr': m.dstAddress,
     service: m.service, 'translated-ip': m.translatedIP, 'translated-port': m.translatedPort, 'out-interface': m.outInterface, persistent: m.persistent ?? false, description: m.description,
   }),
 };
@@ -357,10 +364,17 @@ export function bodyOf<B>(fields: FieldSpec<B>[], values: FormValues, creating: 
     if (text === '' && (creating || f.kind === 'number')) continue;
     if (f.kind === 'number') body[f.key] = /^-?\d+$/.test(text) ? Number(text) : text;
     else if (f.kind === 'list') body[f.key] = splitList(text);
+    else if (f.kind === 'zones') body[f.key] = zonesValue(text);
     else if (f.kind === 'ports') body[f.key] = splitList(text).map((p) => (/^\d+$/.test(p) ? Number(p) : p));
     else body[f.key] = text;
   }
   return body;
+}
+
+/** A zones field's payload: "" (any), one name, or the names (issue 41). */
+function zonesValue(text: string): string | string[] {
+  const names = splitList(text);
+  return names.length > 1 ? names : names[0] ?? '';
 }
 
 function splitList(text: string): string[] {

@@ -12,6 +12,7 @@ import { metaOf } from './rule-meta';
 import type { ConfigDoc, DhcpPool, GroupObj, InterfaceObj, NatRule, PolicyObj, RouteObj, VlanObj, ZoneObj, AddressObj, ServiceObj, DynamicSetObj } from './types';
 import { linkExtraFields, linkExtraModel } from './render/objects';
 import { HaModel, renderHa, type HaConfig } from './ha';
+import { zoneRefText } from './zone-list';
 
 export const EXPORT_FORMAT = 'fwd-config/1';
 
@@ -23,6 +24,8 @@ const Str = Type.String();
 const Strs = Type.Array(Type.String());
 const Id = Type.Integer({ minimum: 1 });
 const open = { additionalProperties: false } as const;
+/** a rule's zone field: "any", a name, or several names (issue 41, zone-list.ts) */
+const ZoneText = Type.Union([Str, Strs]);
 /** a rule's metadata, written only when set (rule-meta.ts) */
 const meta = { name: Type.Optional(Str), tags: Type.Optional(Strs), disabled: Type.Optional(Type.Boolean()) };
 
@@ -46,18 +49,18 @@ export const ExportModel = Type.Object({
   dhcp: Type.Array(Type.Object({ interface: Str, start_ip: Str, end_ip: Str, gateway: Str, dns: Strs, lease_time: Type.Integer() }, open)),
   routes: Type.Array(Type.Object({ id: Id, description: Str, destination: Str, gateway: Str, interface: Str, metric: Type.Integer() }, open)),
   policies: Type.Array(Type.Object({
-    id: Id, action: Str, 'src-zone': Str, 'dst-zone': Str, 'src-addr': Str, 'dst-addr': Str, services: Strs, log: Type.Boolean(),
+    id: Id, action: Str, 'src-zone': ZoneText, 'dst-zone': ZoneText, 'src-addr': Str, 'dst-addr': Str, services: Strs, log: Type.Boolean(),
     ...meta, description: Type.Optional(Str),
   }, open)),
   nat: Type.Array(Type.Object({
-    id: Id, description: Str, type: Str, 'src-zone': Str, 'dst-zone': Str, 'src-addr': Str, 'dst-addr': Str, service: Str,
+    id: Id, description: Str, type: Str, 'src-zone': ZoneText, 'dst-zone': ZoneText, 'src-addr': Str, 'dst-addr': Str, service: Str,
     'translated-ip': Str, 'translated-port': Str, 'out-interface': Str, persistent: Type.Optional(Type.Boolean()), ...meta,
   }, open)),
   // the HA pair (issue 39): written only when configured, so older documents load unchanged
   ha: Type.Optional(HaModel),
   // issue 41: written only when there are local policies, so a configuration without any exports as it did
   'local-policies': Type.Optional(Type.Array(Type.Object({
-    id: Id, action: Str, 'src-zone': Str, 'src-addr': Str, 'dst-addr': Str, services: Strs, log: Type.Boolean(),
+    id: Id, action: Str, 'src-zone': ZoneText, 'src-addr': Str, 'dst-addr': Str, services: Strs, log: Type.Boolean(),
     ...meta, description: Type.Optional(Str),
   }, open))),
 }, { additionalProperties: false, description: `a whole configuration, format "${EXPORT_FORMAT}"` });
@@ -86,7 +89,7 @@ const dhcp = (p: DhcpPool) => ({
 });
 const route = (r: RouteObj) => ({ id: r.id, description: r.description, destination: r.destination, gateway: r.gateway, interface: r.interface, metric: r.metric });
 const policy = (p: PolicyObj) => ({
-  id: p.id, action: p.action, 'src-zone': anyName(p.srcZone), 'dst-zone': anyName(p.dstZone),
+  id: p.id, action: p.action, 'src-zone': zoneRefText(p.srcZone), 'dst-zone': zoneRefText(p.dstZone),
   'src-addr': anyName(p.srcAddr), 'dst-addr': anyName(p.dstAddr), services: p.services.length ? [...p.services] : ['any'], log: p.log,
   ...metaOf(p, true),
 });
@@ -96,7 +99,7 @@ const localPolicy = (p: PolicyObj) => {
   return rest;
 };
 const nat = (n: NatRule) => ({
-  id: n.id, description: n.description, type: n.type, 'src-zone': anyName(n.srcZone), 'dst-zone': anyName(n.dstZone),
+  id: n.id, description: n.description, type: n.type, 'src-zone': zoneRefText(n.srcZone), 'dst-zone': zoneRefText(n.dstZone),
   'src-addr': anyName(n.srcAddr), 'dst-addr': anyName(n.dstAddr), service: anyName(n.service),
   'translated-ip': n.translatedIp, 'translated-port': n.translatedPort, 'out-interface': n.outInterface,
   ...(n.persistent ? { persistent: true } : {}),

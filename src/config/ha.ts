@@ -199,7 +199,6 @@ export function haProblems(doc: ConfigDoc): string[] {
     }
     const l = doc.interfaces.get(name) ?? doc.vlans.get(name)!;
     if (linkAddresses(l).length) out.push(`ha: ${name} is an HA link: its shared ip/addresses are not used (each node's own are in ha.nodes, the pair's in virtual-addresses); clear them`);
-    if (doc.dhcp.has(name)) out.push(`ha: ${name} is an HA link: a DHCP pool there is not served by an HA pair yet (lease sharing); remove it`);
   }
   const sync = ha.syncInterface;
   if (sync && exists(sync)) {
@@ -249,7 +248,8 @@ function withLinkAddresses(doc: ConfigDoc, addresses: (link: string) => string[]
 
 /**
  * The configuration as the pair presents it (the commit checks, eval): an HA link's address
- * is its virtual addresses (the sync link: the first node's, it only must exist).
+ * is its virtual addresses, and for a family without one the first node's own (the sync link:
+ * the first node's, it only must exist).
  */
 export function pairView(doc: ConfigDoc): ConfigDoc {
   const ha = doc.ha;
@@ -258,7 +258,11 @@ export function pairView(doc: ConfigDoc): ConfigDoc {
   return withLinkAddresses(doc, (link) => {
     if (!links.has(link)) return null;
     const vips = ha.virtualAddresses.filter((v) => v.interface === link).flatMap((v) => v.addresses);
-    return vips.length ? vips : (ha.nodes[0]?.addresses[link] ?? []);
+    // a family without a virtual address is the nodes' own (the first node's stands for both):
+    // IPv6 announced by router advertisements from the master's own addresses, the sync link
+    const v6 = (a: string) => a.includes(':');
+    const covered = new Set(vips.map(v6));
+    return [...vips, ...(ha.nodes[0]?.addresses[link] ?? []).filter((a) => !covered.has(v6(a)))];
   });
 }
 

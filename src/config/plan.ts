@@ -5,15 +5,19 @@
 import { workingCopy } from './document';
 import { detailedDiff, type FullDetailedDiff } from './diff-detail';
 import { checkExpansion, expansionOf } from './expansion';
-import { loadDocument, type LoadMode } from './load';
+import { prepareLoad, type LoadMode } from './load';
 import type { ConfigDoc } from './types';
 
 export type Plan = FullDetailedDiff;
 
-/** The diff, with its details, from `base` (version `version`) to `base` loaded with `input`. */
-export function planDocument(base: ConfigDoc, version: number, input: unknown, mode: LoadMode, maxExpansion?: number): Plan {
+/**
+ * The diff, with its details, from `base` (version `version`) to `base` loaded with `input`;
+ * the load made in slices as a PUT's (a plan of a 15 MB document held the HTTP thread for the
+ * whole load; issue 38). `base` is a running version's: it never changes meanwhile.
+ */
+export async function planDocument(base: ConfigDoc, version: number, input: unknown, mode: LoadMode, maxExpansion?: number): Promise<Plan> {
   const work = workingCopy(base);
-  loadDocument(work, input, mode);
+  Object.assign(work, await prepareLoad(work, input, mode));
   // the load it plans would be refused over the expansion budget: so is the plan (400 ERR_NET_1008)
   if (maxExpansion !== undefined) checkExpansion(work, maxExpansion, expansionOf(base).total);
   return detailedDiff(base, work, version);

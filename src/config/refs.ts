@@ -4,6 +4,7 @@ import type { ConfigDoc } from './types';
 import { haNamesLink } from './ha';
 import { checkUnused, existing } from './validate';
 import { groupsHolding } from './groups';
+import { namesZone } from './zone-list';
 
 export type RefKind = 'address' | 'service' | 'zone' | 'link'; // link = interface or VLAN
 
@@ -17,21 +18,21 @@ export function referrers(doc: ConfigDoc, kind: RefKind, name: string): string[]
     const hit =
       (kind === 'address' && (p.srcAddr === name || p.dstAddr === name)) ||
       (kind === 'service' && p.services.includes(name)) ||
-      (kind === 'zone' && (p.srcZone === name || p.dstZone === name));
+      (kind === 'zone' && (namesZone(p.srcZone, name) || namesZone(p.dstZone, name)));
     if (hit) out.push(`policy ${p.id}`);
   }
   for (const p of doc.localPolicies) {
     const hit =
       (kind === 'address' && (p.srcAddr === name || p.dstAddr === name)) ||
       (kind === 'service' && p.services.includes(name)) ||
-      (kind === 'zone' && p.srcZone === name);
+      (kind === 'zone' && namesZone(p.srcZone, name));
     if (hit) out.push(`local-policy ${p.id}`);
   }
   for (const n of doc.nat) {
     const hit =
       (kind === 'address' && (n.srcAddr === name || n.dstAddr === name)) ||
       (kind === 'service' && n.service === name) ||
-      (kind === 'zone' && (n.srcZone === name || n.dstZone === name)) ||
+      (kind === 'zone' && (namesZone(n.srcZone, name) || namesZone(n.dstZone, name))) ||
       (kind === 'link' && n.outInterface === name);
     if (hit) out.push(`nat ${n.id}`);
   }

@@ -111,11 +111,14 @@ export interface RuleMeta {
   disabled?: boolean; // true: keeps its place and counter, never matches
 }
 
+/** A rule's zone field (zone-list.ts): "" any, a zone's name, or 2+ names (issue 41) */
+export type ZoneRef = string | readonly string[];
+
 export interface PolicyObj extends RuleMeta {
   id: number;
   action: PolicyAction;
-  srcZone: string;
-  dstZone: string;
+  srcZone: ZoneRef;
+  dstZone: ZoneRef;
   srcAddr: string;
   dstAddr: string;
   services: string[]; // [] = any
@@ -126,8 +129,8 @@ export interface NatRule extends RuleMeta {
   id: number;
   description: string; // always stored (the seed's field)
   type: NatType;
-  srcZone: string;
-  dstZone: string;
+  srcZone: ZoneRef;
+  dstZone: ZoneRef;
   srcAddr: string;
   dstAddr: string;
   service: string; // "" = any

@@ -5,6 +5,7 @@
 import type { ConfigDoc } from '../config/types';
 import { maskBytes, formatIp } from '../config/net';
 import { poolSubnet } from '../config/link-addresses';
+import { HA_DNSMASQ_LINES } from './ha-services';
 
 /** The links that serve router advertisements, by name. */
 export function raLinks(doc: ConfigDoc): string[] {
@@ -15,7 +16,7 @@ export function renderDnsmasq(doc: ConfigDoc, leaseFile: string): string {
   const pools = [...doc.dhcp.values()].sort((a, b) => (a.interface < b.interface ? -1 : 1));
   const ra = raLinks(doc);
   if (pools.length === 0 && ra.length === 0) return '';
-  const lines = ['# managed by fwd', 'port=0', 'bind-dynamic', 'no-resolv', 'no-hosts', `dhcp-leasefile=${leaseFile}`];
+  const lines = ['# managed by fwd', 'port=0', 'bind-dynamic', 'no-resolv', 'no-hosts', `dhcp-leasefile=${leaseFile}`, ...(doc.ha?.enabled ? HA_DNSMASQ_LINES : [])];
   pools.forEach((p, i) => {
     const addr = poolSubnet(doc.interfaces.get(p.interface) ?? doc.vlans.get(p.interface), p.startIp);
     const mask = addr ? formatIp(4, maskBytes(4, addr.prefix)) : '255.255.255.0';

@@ -13,13 +13,39 @@
 // The notify script commits the external cache (the peer's connections) into the kernel on
 // takeover, as conntrack-tools' primary-backup.sh does, and records the state for the daemon.
 import type { HaConfig, HaNode } from '../config/ha';
+import type { NftSet } from './nft-table';
 
-/** The input rules an HA pair needs: VRRP adverts on the links of virtual addresses, conntrackd on the sync link. */
+/**
+ * The sets in which the kernel keeps when each VRRP sender was last heard: each advert
+ * received refreshes its sender's element, whose timeout left then tells the time of the
+ * last one (GET /api/ha/status's peer.last_advert, ha-runtime.ts). The kernel keeps it: no
+ * process needs to be up, and keepalived exports it nowhere but SNMP and D-Bus.
+ */
+export const ADVERT_SETS = { 4: 'ha_adverts4', 6: 'ha_adverts6' } as const;
+/** How long a sender's last advert is kept (s): a peer silent longer shows none. */
+export const ADVERT_KEEP_S = 86400;
+
+/** The table's sets of an HA pair (ADVERT_SETS). */
+export function haSets(ha: HaConfig | undefined): NftSet[] {
+  if (!ha?.enabled) return [];
+  return ([4, 6] as const).map((fam) => ({
+    name: ADVERT_SETS[fam],
+    type: fam === 4 ? 'ipv4_addr' : 'ipv6_addr',
+    elements: [],
+    comment: 'ha: the last VRRP advert of each sender (its timeout left)',
+    flags: `dynamic, timeout; timeout ${ADVERT_KEEP_S}s`,
+  }));
+}
+
+/** The input rules an HA pair needs: VRRP adverts on the links of virtual addresses (each noted in ADVERT_SETS), conntrackd on the sync link. */
 export function haInputRules(ha: HaConfig | undefined): string[] {
   if (!ha?.enabled) return [];
   const links = [...new Set(ha.virtualAddresses.map((v) => v.interface))].sort();
   return [
-    ...links.map((l) => `iifname "${l}" meta l4proto 112 accept comment "ha: vrrp"`),
+    ...links.flatMap((l) => [
+      `iifname "${l}" meta nfproto ipv4 meta l4proto 112 update @${ADVERT_SETS[4]} { ip saddr } accept comment "ha: vrrp"`,
+      `iifname "${l}" meta nfproto ipv6 meta l4proto 112 update @${ADVERT_SETS[6]} { ip6 saddr } accept comment "ha: vrrp"`,
+    ]),
     ...(ha.syncInterface ? [`iifname "${ha.syncInterface}" udp dport ${SYNC_PORT} accept comment "ha: conntrackd"`] : []),
   ];
 }
@@ -178,9 +204,10 @@ export function renderConntrackd(ha: HaConfig, me: HaNode, peer: HaNode, files: 
  * conntrackd steps are conntrack-tools' primary-backup.sh: a new master commits the external
  * cache into the kernel, flushes both caches, resyncs its internal cache with the kernel and
  * sends it whole to the peer; a backup asks the master for a resync; a fault shortens the
- * timers of what the kernel holds. The state goes to a file the daemon reads (events).
+ * timers of what the kernel holds. The state goes to a file the daemon reads (events) and
+ * that ha-services.sh reads to serve DHCP on the master alone.
  */
-export function renderNotify(files: HaFiles): string {
+export function renderNotify(files: HaFiles, servicesScript: string): string {
   const ctd = `conntrackd -C "${files.conntrackdConf}"`;
   return [
     '#!/bin/sh',
@@ -192,6 +219,8 @@ export function renderNotify(files: HaFiles): string {
     `  FAULT) ${ctd} -t ;;`,
     'esac',
     `echo "$state $(date +%s%3N)" > "${files.stateFile}.tmp" && mv "${files.stateFile}.tmp" "${files.stateFile}"`,
+    // DHCP and router advertisements follow the state (ha-services.ts)
+    `sh "${servicesScript}"`,
     'exit 0',
     '',
   ].join('\n');
@@ -223,4 +252,27 @@ export function parseConntrackdStats(text: string): SyncCounters {
     received: pkts ? Number(pkts[2]) : 0,
     errors: (errs ? Number(errs[1]) + Number(errs[2]) : 0) + (lost ? Number(lost[1]) : 0),
   };
+}
+
+/** A duration of nft's listing ("23h59m58s812ms", "1d") in ms. */
+export function nftDurationMs(text: string): number {
+  const unit: Record<string, number> = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000, ms: 1 };
+  let ms = 0;
+  for (const m of text.matchAll(/(\d+)(ms|d|h|m|s)/g)) ms += Number(m[1]) * unit[m[2]];
+  return ms;
+}
+
+/**
+ * When each sender in an ADVERT_SETS listing (`nft list set`) was last heard, by address:
+ * now less the part of its timeout that ran out.
+ */
+export function lastAdverts(listing: string, now: number): Map<string, number> {
+  const out = new Map<string, number>();
+  const body = /elements = \{([^}]*)\}/.exec(listing)?.[1] ?? '';
+  // an element on the set's own timeout shows only what is left ("expires")
+  for (const m of body.matchAll(/([0-9a-fA-F:.]+)(?: timeout (\w+))? expires (\w+)/g)) {
+    const timeout = m[2] ? nftDurationMs(m[2]) : ADVERT_KEEP_S * 1000;
+    out.set(m[1], now - (timeout - nftDurationMs(m[3])));
+  }
+  return out;
 }

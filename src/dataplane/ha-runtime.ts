@@ -7,12 +7,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { haNode, haPeer, type HaConfig } from '../config/ha';
+import { haNode, haPeer, type HaConfig, type HaNode } from '../config/ha';
 import type { ConfigDoc } from '../config/types';
 import { HelperProcess } from './helper-process';
 import type { Host } from './host';
-import { parseConntrackdStats, renderConntrackd, renderKeepalived, renderNotify, type HaFiles, type SyncCounters } from './ha-render';
+import { ADVERT_SETS, lastAdverts, parseConntrackdStats, renderConntrackd, renderKeepalived, renderNotify, type HaFiles, type SyncCounters } from './ha-render';
+import { NFT_TABLE } from './names';
 import type { HaControl, HaState, HaStatus, HaTransition } from './ha-types';
+import { renderServices, type HaServiceFiles } from './ha-services';
 
 /** How often the notify script's state file is looked at (a transition's event follows within this). */
 const WATCH_MS = 200;
@@ -38,6 +40,9 @@ export class HaRuntime implements HaControl {
   readonly files: HaFiles;
   private readonly keepalived: HelperProcess;
   private readonly conntrackd: HelperProcess;
+  /** the pair's dnsmasq, which ha-services.sh runs on the master alone (ha-services.ts) */
+  readonly services: HaServiceFiles;
+  private readonly dnsmasq: HelperProcess;
   /** the pair of the running version and this node in it, when enabled */
   private current: { ha: HaConfig; doc: ConfigDoc } | null = null;
   private dataplaneOk = true;
@@ -47,7 +52,7 @@ export class HaRuntime implements HaControl {
   /** the last `conntrackd -s` counters and when received last grew (the link is "connected") */
   private lastReceived = { count: -1, at: 0 };
 
-  constructor(private readonly host: Host, dir: string, private readonly nodeId: string | undefined, private readonly log: Logger) {
+  constructor(private readonly host: Host, dir: string, private readonly nodeId: string | undefined, private readonly log: Logger, private readonly leaseFile = path.join(dir, 'dnsmasq.leases')) {
     this.files = {
       dir,
       keepalivedConf: path.join(dir, 'keepalived.conf'),
@@ -58,6 +63,15 @@ export class HaRuntime implements HaControl {
       stateFile: path.join(dir, 'ha-state'),
       conntrackdSocket: path.join(dir, 'conntrackd.ctl'),
     };
+    this.services = {
+      script: path.join(dir, 'ha-services.sh'),
+      conf: path.join(dir, 'ha-dnsmasq.conf'),
+      pidFile: path.join(dir, 'ha-dnsmasq.pid'),
+      logFile: path.join(dir, 'ha-dnsmasq.log'),
+      lock: path.join(dir, 'ha-services.lock'),
+      stateFile: this.files.stateFile,
+    };
+    this.dnsmasq = new HelperProcess(host, this.services.conf, this.services.pidFile, this.services.logFile);
     this.keepalived = new HelperProcess(host, this.files.keepalivedConf, path.join(dir, 'keepalived.pid'), path.join(dir, 'keepalived.out'));
     this.conntrackd = new HelperProcess(host, this.files.conntrackdConf, path.join(dir, 'conntrackd.pid'), path.join(dir, 'conntrackd.out'));
     const known = this.readState();
@@ -84,12 +98,14 @@ export class HaRuntime implements HaControl {
    * stops them when it has no enabled pair naming this node. A running helper on the same
    * configuration is left alone (or adopted after a restart of the daemon); keepalived on
    * another configuration reloads (SIGHUP: no state change), conntrackd restarts.
+   * `dnsmasqConf`: the DHCP pools' and router advertisements' configuration ("" for none),
+   * served by the master alone (ha-services.ts).
    */
-  async ensure(doc: ConfigDoc): Promise<void> {
+  async ensure(doc: ConfigDoc, dnsmasqConf = ''): Promise<void> {
     const ha = doc.ha;
     const me = haNode(ha, this.nodeId);
     const peer = ha && me ? haPeer(ha, me.node) : undefined;
-    if (!ha?.enabled || !me || !peer) {
+    if (!ha?.enabled || !me || !peer || !this.runsPair(doc)) {
       this.current = null;
       await this.stop();
       return;
@@ -98,10 +114,45 @@ export class HaRuntime implements HaControl {
     fs.mkdirSync(this.files.dir, { recursive: true });
     if (readText(this.files.maintenanceFile) === null) writeAtomic(this.files.maintenanceFile, '0\n');
     if (readText(this.files.dataplaneFile) === null) this.markDataplane(this.dataplaneOk);
-    writeAtomic(this.files.notifyScript, renderNotify(this.files), 0o700);
+    writeAtomic(this.files.notifyScript, renderNotify(this.files, this.services.script), 0o700);
+    writeAtomic(this.services.script, renderServices(this.services), 0o700);
     await this.ensureConntrackd(renderConntrackd(ha, me, peer, this.files));
     await this.ensureKeepalived(renderKeepalived(ha, me, this.files));
+    await this.ensureServices(dnsmasqConf);
     this.startWatch();
+  }
+
+  /** Writes the pair's dnsmasq configuration and lets ha-services.sh start, restart or end dnsmasq as the state wants. */
+  private async ensureServices(conf: string): Promise<void> {
+    if (readText(this.services.conf) !== conf) writeAtomic(this.services.conf, conf);
+    await this.host.exec('sh', [this.services.script]);
+  }
+
+  /** Whether `doc` runs an enabled pair on this node (its dnsmasq is then the pair's: ha-services.ts). */
+  runsPair(doc: ConfigDoc): boolean {
+    const me = haNode(doc.ha, this.nodeId);
+    return Boolean(doc.ha?.enabled && me && haPeer(doc.ha, me.node));
+  }
+
+  /** Ends the pair's dnsmasq (the pair is gone: the daemon's own dnsmasq serves next). */
+  stopServices(): Promise<void> {
+    return this.dnsmasq.stop();
+  }
+
+  leaseState(): { enabled: boolean; serving: boolean; text: string } {
+    return { enabled: this.current !== null, serving: this.dnsmasq.found() !== null, text: readText(this.leaseFile) ?? '' };
+  }
+
+  async importLeases(text: string): Promise<void> {
+    if (this.current === null || readText(this.leaseFile) === text) return;
+    const tmp = `${this.leaseFile}.import${process.pid}`;
+    fs.writeFileSync(tmp, text);
+    await this.host.exec('sh', [this.services.script, 'import', tmp, this.leaseFile]);
+  }
+
+  /** The pid of the pair's dnsmasq on this node (it runs on the master), or null. */
+  dnsmasqPid(): number | null {
+    return this.dnsmasq.found();
   }
 
   private async ensureConntrackd(conf: string): Promise<void> {
@@ -133,6 +184,9 @@ export class HaRuntime implements HaControl {
       return;
     }
     writeAtomic(this.files.keepalivedConf, conf);
+    // a new keepalived starts as backup: a MASTER recorded by one that died (a power cycle)
+    // must not let ha-services.sh serve DHCP before its first notify
+    if (this.readState()?.state === 'master') writeAtomic(this.files.stateFile, `BACKUP ${Date.now()}\n`);
     const child = this.keepalived.start('keepalived', [
       '--vrrp', '--dont-fork', '--log-console', '--log-detail', '--use-file', this.files.keepalivedConf,
       '--pid', this.keepalived.pidFile, '--vrrp_pid', path.join(this.files.dir, 'keepalived-vrrp.pid'),
@@ -205,6 +259,28 @@ export class HaRuntime implements HaControl {
     return out;
   }
 
+  /**
+   * When the peer's last VRRP advert reached this node, from the kernel's ADVERT_SETS: IPv4
+   * adverts from the peer's own addresses, IPv6 ones from any link-local sender (the peer's is
+   * not configured; VRRPv3 sends from it). Null when none was heard since the table was
+   * written whole (a full apply empties the sets) or within ADVERT_KEEP_S.
+   */
+  private async peerLastAdvert(peer: HaNode): Promise<string | null> {
+    const now = Date.now();
+    const mine = new Set(Object.values(peer.addresses).flat().map((a) => a.split('/')[0]));
+    let last = -1;
+    for (const fam of [4, 6] as const) {
+      let listing = '';
+      try {
+        listing = await this.host.exec('nft', ['list', 'set', 'inet', NFT_TABLE, ADVERT_SETS[fam]]);
+      } catch {
+        continue; // no table yet
+      }
+      for (const [addr, at] of lastAdverts(listing, now)) if ((fam === 6 ? addr.startsWith('fe80:') : mine.has(addr)) && at > last) last = at;
+    }
+    return last < 0 ? null : new Date(last).toISOString();
+  }
+
   async status(): Promise<HaStatus> {
     this.poll();
     const cur = this.current;
@@ -227,7 +303,7 @@ export class HaRuntime implements HaControl {
       virtual_addresses: (cur?.ha.virtualAddresses ?? []).flatMap((v) => v.addresses.map((a) => ({
         interface: v.interface, vrid: v.vrid, address: a, held: held.get(v.interface)?.has(a) ?? false,
       }))),
-      peer: peer ? { node: peer.node, priority: peer.priority, last_advert: null } : null,
+      peer: peer ? { node: peer.node, priority: peer.priority, last_advert: await this.peerLastAdvert(peer) } : null,
       sync: {
         interface: cur?.ha.syncInterface ?? '',
         running: conntrackd !== null,
@@ -249,6 +325,7 @@ export class HaRuntime implements HaControl {
     this.watch = null;
     await this.keepalived.stop();
     await this.conntrackd.stop();
+    await this.dnsmasq.stop();
   }
 
   /** At the daemon's stop: leaves both running (FW_HELPERS_ON_STOP=keep) or stops them. */

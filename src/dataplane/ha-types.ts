@@ -23,7 +23,7 @@ export const HaStatusModel = Type.Object({
   peer: Type.Union([Type.Object({
     node: Type.String(),
     priority: Type.Integer(),
-    last_advert: Time,
+    last_advert: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'when the peer\'s last VRRP advert reached this node (the kernel notes each one); a backup hears the master\'s every advert interval, a master none (the time is from when the peer was master last); null: none since the table was written whole' }),
   }, { additionalProperties: false }), Type.Null()]),
   sync: Type.Object({
     interface: Type.String(),
@@ -56,4 +56,11 @@ export interface HaControl {
   setMaintenance(on: boolean): Promise<void>;
   /** Each change of this node's state, as it is noticed. */
   onTransition(listener: (t: HaTransition) => void): void;
+  /**
+   * DHCP lease sharing (src/cluster/ha-leases.ts): whether this node runs an enabled pair,
+   * whether its dnsmasq serves now (it is master), and its lease file's text.
+   */
+  leaseState(): { enabled: boolean; serving: boolean; text: string };
+  /** Makes `text` (the master's leases) this node's lease file, unless its dnsmasq serves. */
+  importLeases(text: string): Promise<void>;
 }

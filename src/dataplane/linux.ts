@@ -78,6 +78,9 @@ export class LinuxDataPlane implements DataPlane {
   /** keepalived and conntrackd of an HA pair (issue 39) */
   readonly ha: HaRuntime;
 
+  /** the DHCP and router advertisements configuration of the last enforce, when an HA pair serves it (ha-services.ts) */
+  private pairServices = '';
+
   /** FW_DATA_DIR/dataplane: the files of dnsmasq and of conntrack batches */
   private readonly dir: string;
 
@@ -86,7 +89,7 @@ export class LinuxDataPlane implements DataPlane {
     this.dir = path.join(dataDir, 'dataplane');
     this.dnsmasq = new DnsmasqProcess(this.host, this.dir);
     this.ulogd = new UlogdProcess(this.host, this.dir);
-    this.ha = new HaRuntime(this.host, this.dir, opts.nodeId, log);
+    this.ha = new HaRuntime(this.host, this.dir, opts.nodeId, log, this.dnsmasq.leaseFile);
     this.traffic = new NflogSocket(path.join(this.dir, 'ulogd.sock'), opts.logQueue, () => this.applied?.doc ?? null);
     this.rights = missingRights(this.host).then((problem) => {
       if (problem) this.log.error({ netns }, problem);
@@ -171,7 +174,7 @@ export class LinuxDataPlane implements DataPlane {
   /** keepalived and conntrackd as the applied version's pair says; a failure shows as the data plane's error. */
   private async ensureHa(doc: ConfigDoc): Promise<void> {
     try {
-      await this.ha.ensure(doc);
+      await this.ha.ensure(doc, this.pairServices);
     } catch (e) {
       this.error = `HA: ${messageOf(e)}`;
       this.log.error({ err: messageOf(e) }, 'HA helpers failed to start');
@@ -216,7 +219,12 @@ export class LinuxDataPlane implements DataPlane {
     // pick-up mid-stream, so that a connection whose entry is deleted (ended, cut) stays
     // ended: its next packet is invalid, not a new connection.
     await this.host.exec('sysctl', ['-q', '-w', 'net.netfilter.nf_conntrack_acct=1', 'net.netfilter.nf_conntrack_timestamp=1', 'net.netfilter.nf_conntrack_tcp_loose=0']);
-    await this.dnsmasq.ensure(plan.dnsmasq);
+    // on a node of an HA pair the master alone serves DHCP and router advertisements: the
+    // pair's dnsmasq (ha-services.ts, started by ensureHa), not this one
+    const pair = this.ha.runsPair(doc);
+    this.pairServices = pair ? plan.dnsmasq : '';
+    if (!pair) await this.ha.stopServices();
+    await this.dnsmasq.ensure(pair ? '' : plan.dnsmasq);
     await this.ensureUlogd(logsTraffic(doc, this.opts.log));
   }
 

@@ -21,13 +21,13 @@
 //                                   access per link, everything else dropped
 //   rpf       (prerouting, -150)    a source that would not be routed back out of the link it
 //                                   came in on is dropped (the source zone is decided by address)
-import { haInputRules } from './ha-render';
+import { haInputRules, haSets } from './ha-render';
 import { GroupFlattener } from '../config/groups';
 import type { Family } from '../config/net';
 import { parseCidr, type Cidr } from '../config/net';
 import { nftNet, staticPair, type StaticPair } from '../config/nat-static';
 import { parsePool, poolNft } from '../config/nat-pool';
-import type { AddressObj, ConfigDoc, DynamicSetObj, NatRule, PolicyObj } from '../config/types';
+import type { AddressObj, ConfigDoc, DynamicSetObj, NatRule, PolicyObj, ZoneRef } from '../config/types';
 import { CUT_MARK, GENERATION_MASK, generationMark, hex, policyMark } from './marks';
 import { tableDigest, tableScript, type NftChain, type NftTable } from './nft-table';
 import { hasPorts, isIcmp, PROTO, protocolNumber } from '../config/protocols';
@@ -52,6 +52,8 @@ const MANAGEMENT: Record<string, string[]> = {
 };
 
 const isAny = (name: string) => name === '' || name === 'any';
+/** a zone field names any zone (a list never does: zone-list.ts) */
+const anyZone = (z: ZoneRef) => typeof z === 'string' && isAny(z);
 
 /** The name of a policy's counter object: the API reads hits back by it. */
 export function counterName(policyId: number): string {
@@ -92,10 +94,21 @@ class Renderer {
     return s;
   }
 
-  zoneSet(kind: 'src' | 'dst', family: Family, zone: string): string | null {
-    return this.sets.use(`${kind}zone${family}_${stableId(zone)}`, ADDR_TYPE[family],
-      () => addrElements(family, select(this.segs(kind, family), (v) => v === zone)),
-      `${kind === 'src' ? 'source' : 'destination'} zone ${zone}`);
+  /** The addresses of a zone, or of several (issue 41): one set either way, so a rule over
+   * several zones is one rule, as a rule over one zone is. A list's set is named by its zones
+   * in name order: lists of the same zones share it. */
+  zoneSet(kind: 'src' | 'dst', family: Family, zone: ZoneRef): string | null {
+    const side = kind === 'src' ? 'source' : 'destination';
+    if (typeof zone === 'string') {
+      return this.sets.use(`${kind}zone${family}_${stableId(zone)}`, ADDR_TYPE[family],
+        () => addrElements(family, select(this.segs(kind, family), (v) => v === zone)),
+        `${side} zone ${zone}`);
+    }
+    const names = [...zone].sort();
+    const members = new Set(names);
+    return this.sets.use(`${kind}zones${family}_${stableId(names.join('\n'))}`, ADDR_TYPE[family],
+      () => addrElements(family, select(this.segs(kind, family), (v) => v !== null && members.has(v))),
+      `${side} zones ${names.join(', ')}`);
   }
 
   addrSet(family: Family, name: string): string | null {
@@ -196,10 +209,13 @@ const NAT_EXPRS: AddressExprs = { src: 'IP saddr', dstZone: 'IP daddr', dstAddr:
  */
 const POLICY_EXPRS: AddressExprs = { src: 'ct original IP saddr', dstZone: 'ct reply IP saddr', dstAddr: 'ct original IP daddr' };
 
+/** What a rule matches on beside its services (a policy's, a local policy's, a NAT rule's). */
+interface ZoneAddrMatch { srcZone: ZoneRef; dstZone: ZoneRef; srcAddr: string; dstAddr: string }
+
 /** Matches of zones and addresses for one family; null when the rule cannot match it. */
 function addressMatches(
   r: Renderer, family: Family,
-  m: { srcZone: string; dstZone: string; srcAddr: string; dstAddr: string },
+  m: ZoneAddrMatch,
   exprs: AddressExprs,
 ): string[] | null {
   const ip = IP[family];
@@ -209,15 +225,15 @@ function addressMatches(
     parts.push(`${expr.replace('IP', ip)} ${set}`);
     return true;
   };
-  if (!isAny(m.srcZone) && !add(exprs.src, r.zoneSet('src', family, m.srcZone))) return null;
-  if (!isAny(m.dstZone) && !add(exprs.dstZone, r.zoneSet('dst', family, m.dstZone))) return null;
+  if (!anyZone(m.srcZone) && !add(exprs.src, r.zoneSet('src', family, m.srcZone))) return null;
+  if (!anyZone(m.dstZone) && !add(exprs.dstZone, r.zoneSet('dst', family, m.dstZone))) return null;
   if (!isAny(m.srcAddr) && !add(exprs.src, r.addrSet(family, m.srcAddr))) return null;
   if (!isAny(m.dstAddr) && !add(exprs.dstAddr, r.addrSet(family, m.dstAddr))) return null;
   return parts;
 }
 
-const zoneOrAddressBound = (m: { srcZone: string; dstZone: string; srcAddr: string; dstAddr: string }) =>
-  !isAny(m.srcZone) || !isAny(m.dstZone) || !isAny(m.srcAddr) || !isAny(m.dstAddr);
+const zoneOrAddressBound = (m: ZoneAddrMatch) =>
+  !anyZone(m.srcZone) || !anyZone(m.dstZone) || !isAny(m.srcAddr) || !isAny(m.dstAddr);
 
 /**
  * Service matches of a policy: one alternative per service ([""] for any service). Rules are
@@ -494,7 +510,7 @@ export function renderNftTable(doc: ConfigDoc, opts: NftOptions = {}): NftTable 
       ...doc.nat.map((n) => decl(natCounterName(n.id), natCounters.get(n.id))),
       ...doc.localPolicies.map((p) => decl(localCounterName(p.id), localCounters.get(p.id))),
     ],
-    sets: r.sets.decls,
+    sets: [...r.sets.decls, ...haSets(doc.ha)],
     chains,
   };
   const stamp = `ct mark set ct mark or ${generationMark(version)} accept comment "${stampComment(tableDigest(table))}"`;

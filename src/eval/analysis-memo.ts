@@ -111,7 +111,8 @@ export function specChanges(prev: AnalysisMemo, opts: MemoOptions, zones: readon
   const addrEq = (a: RuleSpec['src'], b: RuleSpec['src']) => sameIntervals(a.v4, b.v4) && sameIntervals(a.v6, b.v6);
   const sportEq = (a: SportPiece[], b: SportPiece[]) => a.length === b.length && a.every((p, k) => sameIntervals(p.svc, b[k].svc) && sameIntervals(p.sp, b[k].sp));
   const sameSport = (a: SportPiece[] | null, b: SportPiece[] | null) => a === b || (a !== null && b !== null && sameSet(a, b, sportEq));
-  const sameSpec = (a: RuleSpec, b: RuleSpec) => a === b || (a.sz === b.sz && a.dz === b.dz && a.families === b.families &&
+  const sameZones = (a: readonly number[] | null | undefined, b: readonly number[] | null | undefined) => a === b || (!!a && !!b && a.length === b.length && a.every((z, k) => z === b[k])) || (!a && !b);
+  const sameSpec = (a: RuleSpec, b: RuleSpec) => a === b || (a.sz === b.sz && a.dz === b.dz && sameZones(a.szs, b.szs) && sameZones(a.dzs, b.dzs) && a.families === b.families &&
     sameSet(a.src, b.src, addrEq) && sameSet(a.dst, b.dst, addrEq) && sameSet(a.svc, b.svc, sameIntervals) && sameSport(a.sport ?? null, b.sport ?? null));
   const dirty = new Uint8Array(n);
   const changed: number[] = [];

@@ -4,12 +4,12 @@
 import { formatCidr, formatIp, parseCidr, parseIp, type Cidr, type Family } from '../config/net';
 import { linkCidrs } from '../config/link-addresses';
 import { poolFirst } from '../config/nat-pool';
-import type { ConfigDoc, NatRule, PolicyObj } from '../config/types';
+import type { ConfigDoc, NatRule, PolicyObj, ZoneRef } from '../config/types';
 import { staticHosts, staticPair } from '../config/nat-static';
 import { buildClassifier, CLASSIFIER_KEYS, DEFAULT_BUILD_PARAMS, type BuildParams, type ClassifierData } from './classifier';
 import { packArrays, type CompiledImage, type IfaceMeta, type NatMeta, type RouteMeta } from './image';
 import { buildLpm, type LpmData, type LpmEntry } from './lpm';
-import { ANY_ZONE, buildFamilyTable, familyBit, NEVER, updateFamilyTable, type RuleSpec, type ServiceSplits } from './rules';
+import { ANY_ZONE, buildFamilyTable, familyBit, NEVER, SOME_ZONES, updateFamilyTable, type RuleSpec, type ServiceSplits } from './rules';
 import { addressSet, bytesToBig, serviceSetsOf, sportPiecesOf, SVC_ANY, type AddrSet } from './sets';
 import { BuildMemo } from './build-memo';
 import { broadcastWords } from './cast';
@@ -48,8 +48,31 @@ export function zoneIndexOf(doc: ConfigDoc): Map<string, number> {
   return new Map([...doc.zones.keys()].sort().map((z, i) => [z, i + 1]));
 }
 
-function zoneFieldOf(zoneIdx: Map<string, number>) {
-  return (name: string) => (name === '' || name === 'any' ? ANY_ZONE : zoneIdx.get(name) ?? NEVER);
+/** A rule's zone fields as RuleSpec holds them (field: sz/dz; list: szs/dzs). Several zones
+ * (issue 41) are SOME_ZONES and their indices ascending; a list whose zones are all gone is
+ * NEVER, with one left it is that zone. A rule of one zone gets its index and a null list:
+ * its spec and its cost are as before. */
+function zoneFieldsOf(zoneIdx: Map<string, number>) {
+  const one = (name: string) => (name === '' || name === 'any' ? ANY_ZONE : zoneIdx.get(name) ?? NEVER);
+  const indices = (z: readonly string[]) => z.map((n) => zoneIdx.get(n) ?? NEVER).filter((i) => i !== NEVER).sort((a, b) => a - b);
+  const field = (z: ZoneRef): number => {
+    if (typeof z === 'string') return one(z);
+    const idx = indices(z);
+    return idx.length === 0 ? NEVER : idx.length === 1 ? idx[0] : SOME_ZONES;
+  };
+  const list = (z: ZoneRef): number[] | null => {
+    if (typeof z === 'string') return null;
+    const idx = indices(z);
+    return idx.length > 1 ? idx : null;
+  };
+  /** `spec` with the rule's lists: set only on a rule over several zones, so a one-zone
+   * rule's spec has the fields (and the size) it had */
+  const lists = (r: { srcZone: ZoneRef; dstZone: ZoneRef }, spec: RuleSpec): RuleSpec => {
+    if (typeof r.srcZone !== 'string') spec.szs = list(r.srcZone);
+    if (typeof r.dstZone !== 'string') spec.dzs = list(r.dstZone);
+    return spec;
+  };
+  return { field, lists };
 }
 
 /** The policy table as RuleSpecs (zones numbered 1..Z in name order). With a BuildMemo, a
@@ -57,16 +80,16 @@ function zoneFieldOf(zoneIdx: Map<string, number>) {
  * keeps that build's spec object (build-memo.ts), and this build's specs are recorded. */
 export function policySpecs(doc: ConfigDoc, memo?: BuildMemo): RuleSpec[] {
   const zoneIdx = zoneIndexOf(doc);
-  const zoneField = zoneFieldOf(zoneIdx);
+  const zone = zoneFieldsOf(zoneIdx);
   const sets = new SpecSets(doc, memo);
   const prev = previousOf(memo, zoneIdx);
   const make = (p: PolicyObj): RuleSpec => {
     const { svc, svcKey, sport } = sets.services(p.services);
     if (memo) memo.stats.specsMade++;
-    return {
+    return zone.lists(p, {
       sport,
-      sz: zoneField(p.srcZone),
-      dz: zoneField(p.dstZone),
+      sz: zone.field(p.srcZone),
+      dz: zone.field(p.dstZone),
       src: sets.addr(p.srcAddr),
       dst: sets.addr(p.dstAddr),
       svc,
@@ -74,7 +97,7 @@ export function policySpecs(doc: ConfigDoc, memo?: BuildMemo): RuleSpec[] {
       dstKey: akey(p.dstAddr),
       svcKey,
       families: p.disabled ? 0 : 3, // a disabled policy matches nothing, so it shadows nothing
-    };
+    });
   };
   if (!prev) {
     const specs = doc.policies.map(make);
@@ -125,7 +148,7 @@ function previousOf(memo: BuildMemo | undefined, zoneIdx: ReadonlyMap<string, nu
  * works as for policySpecs (a rule's spec also depends on its out-interface's existence). */
 export function natTable(doc: ConfigDoc, ifIdx: ReadonlyMap<string, number>, memo?: BuildMemo): { specs: RuleSpec[]; meta: NatMeta[]; rule: number[] } {
   const zoneIdx = zoneIndexOf(doc);
-  const zoneField = zoneFieldOf(zoneIdx);
+  const zone = zoneFieldsOf(zoneIdx);
   const sets = new SpecSets(doc, memo);
   const prev = previousOf(memo, zoneIdx);
   const serviceSet = serviceSetsOf(doc.services);
@@ -134,7 +157,7 @@ export function natTable(doc: ConfigDoc, ifIdx: ReadonlyMap<string, number>, mem
   const rule: number[] = []; // each entry's rule (index in doc.nat): a static rule has several
   doc.nat.forEach((r, ri) => {
     if (r.type === 'static') {
-      for (const e of staticEntries(doc, r, sets, zoneField)) {
+      for (const e of staticEntries(doc, r, sets, zone)) {
         specs.push(e.spec);
         nat.push(e.meta);
         rule.push(ri);
@@ -172,9 +195,9 @@ export function natTable(doc: ConfigDoc, ifIdx: ReadonlyMap<string, number>, mem
       memo!.stats.specsReused++;
       return was.spec;
     }
-    const spec: RuleSpec = {
-      sz: zoneField(r.srcZone),
-      dz: zoneField(r.dstZone),
+    const spec: RuleSpec = zone.lists(r, {
+      sz: zone.field(r.srcZone),
+      dz: zone.field(r.dstZone),
       src,
       dst,
       svc: svc === '' ? SVC_ANY : serviceSet(leaves),
@@ -183,7 +206,7 @@ export function natTable(doc: ConfigDoc, ifIdx: ReadonlyMap<string, number>, mem
       dstKey: akey(r.dstAddr),
       svcKey: svc === '' ? '*' : leaves.join(','),
       families,
-    };
+    });
     if (memo) {
       memo.nat.set(r, { outIf, deps, spec });
       memo.stats.specsMade++;
@@ -200,21 +223,25 @@ export function natTable(doc: ConfigDoc, ifIdx: ReadonlyMap<string, number>, mem
  * pairs are entries of their own. A rule that cannot map (commit-checks refuses it) or is
  * disabled keeps one entry that matches nothing.
  */
-function staticEntries(doc: ConfigDoc, r: NatRule, sets: SpecSets, zoneField: (name: string) => number): Array<{ spec: RuleSpec; meta: NatMeta }> {
+function staticEntries(doc: ConfigDoc, r: NatRule, sets: SpecSets, zone: ReturnType<typeof zoneFieldsOf>): Array<{ spec: RuleSpec; meta: NatMeta }> {
   const pair = staticPair(doc, r, sets.groups);
   const hosts = typeof pair === 'string' ? [] : staticHosts(pair);
   const bits = typeof pair === 'string' ? 32 : pair.inside.family === 4 ? 32 : 128;
   const families = typeof pair === 'string' || r.disabled ? 0 : familyBit(pair.inside.family);
   const host = (ip: string) => addressSet([`${ip}/${bits}`]);
-  const entry = (sz: number, dz: number, src: AddrSet, dst: AddrSet, srcKey: string, dstKey: string, to: string, translates: 'source' | 'destination') => ({
-    spec: { sz, dz, src, dst, svc: SVC_ANY, sport: null, srcKey, dstKey, svcKey: '*', families },
+  // zones as a rule's: a name, a list (several zones, SOME_ZONES and their indices) or none
+  const entry = (sz: ZoneRef | null, dz: ZoneRef | null, src: AddrSet, dst: AddrSet, srcKey: string, dstKey: string, to: string, translates: 'source' | 'destination') => ({
+    spec: zone.lists({ srcZone: sz ?? '', dstZone: dz ?? '' }, {
+      sz: sz === null ? NEVER : zone.field(sz), dz: dz === null ? NEVER : zone.field(dz),
+      src, dst, svc: SVC_ANY, sport: null, srcKey, dstKey, svcKey: '*', families,
+    }),
     meta: { id: r.id, type: r.type, translatedIp: to, translatedPort: '', outIf: -1, masquerade: false, translates },
   });
-  if (hosts.length === 0) return [entry(NEVER, NEVER, host('0.0.0.0'), host('0.0.0.0'), '@none', '@none', '', 'source')];
+  if (hosts.length === 0) return [entry(null, null, host('0.0.0.0'), host('0.0.0.0'), '@none', '@none', '', 'source')];
   const peers = sets.addr(r.dstAddr);
   return [
-    ...hosts.map(([inside, outside]) => entry(zoneField(r.srcZone), zoneField(r.dstZone), host(inside), peers, `@${inside}`, akey(r.dstAddr), outside, 'source')),
-    ...hosts.map(([inside, outside]) => entry(zoneField(r.dstZone), ANY_ZONE, peers, host(outside), akey(r.dstAddr), `@${outside}`, inside, 'destination')),
+    ...hosts.map(([inside, outside]) => entry(r.srcZone, r.dstZone, host(inside), peers, `@${inside}`, akey(r.dstAddr), outside, 'source')),
+    ...hosts.map(([inside, outside]) => entry(r.dstZone, 'any', peers, host(outside), akey(r.dstAddr), `@${outside}`, inside, 'destination')),
   ];
 }
 

@@ -40,6 +40,11 @@ function* prefixes(n: number): Generator<number> {
   }
 }
 
+/** Units charged for ordering n candidates: n volumes and a sort of n keys. */
+export function sortUnits(n: number): number {
+  return n * (1 + Math.ceil(Math.log2(n + 1)));
+}
+
 export interface UnionAnswer {
   covered: boolean;
   /** when covered: indices into C (ascending) whose union covers R, each adding something */
@@ -54,6 +59,10 @@ export function unionCover(R: Region, C: readonly Region[], work: Work, first = 
   // candidate lists end at the first rule that holds all of R: then it alone is a cover
   const last = C.length - 1;
   if (last >= 0 && covers(C[last], R)) return { covered: true, cover: first >= 0 && first !== last ? [first, last] : [last], uncovered: null };
+  // ordering the candidates is work like painting them: a rule met by 100,000 earlier ones
+  // sorts 100,000 volumes before the first cell is painted, and that must count against the
+  // budget or an over-budget question runs its sort to the end (issue 44)
+  work.spend(sortUnits(C.length));
   const vol = C.map((o, c) => (c === first ? Infinity : volume(R, o)));
   const order = C.map((_, c) => c).sort((a, b) => vol[b] - vol[a] || a - b);
   for (const k of prefixes(order.length)) {

@@ -7,7 +7,7 @@ import { formatCidr, formatIp, parseCidr, parseIp, type Cidr, type Family } from
 import { linkCidrs } from '../config/link-addresses';
 import { poolFirst } from '../config/nat-pool';
 import { mapAddress, staticPair, type StaticPair } from '../config/nat-static';
-import type { ConfigDoc, NatRule, PolicyObj, RouteObj } from '../config/types';
+import type { ConfigDoc, NatRule, PolicyObj, RouteObj, ZoneRef } from '../config/types';
 import type { EvalResult, Evaluator, NatAnswer, Packet } from './types';
 import { hasPorts, isIcmp, protocolNumber } from '../config/protocols';
 import { GroupFlattener } from '../config/groups';
@@ -303,7 +303,9 @@ export class ReferenceEvaluator implements Evaluator {
     return this.zoneByNetworks(family, dst);
   }
 
-  private zoneMatches(ruleZone: string, zone: string | null): boolean {
+  /** one zone, any, or (issue 41) a list: the packet's zone is one of them */
+  private zoneMatches(ruleZone: ZoneRef, zone: string | null): boolean {
+    if (typeof ruleZone !== 'string') return zone !== null && ruleZone.includes(zone);
     return isAny(ruleZone) || ruleZone === zone;
   }
 

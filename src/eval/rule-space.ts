@@ -3,7 +3,7 @@
 import type { Family } from '../config/net';
 import { covers, meets, type Region } from './coverage';
 import { EarlierIndex, type HullTable, type RuleWas } from './earlier-index';
-import { ANY_ZONE, familyBit, NEVER, type RuleSpec } from './rules';
+import { ANY_ZONE, familyBit, NEVER, SOME_ZONES, type RuleSpec } from './rules';
 import { mergeIntervals, sportKeyOf, type Interval } from './sets';
 
 /** A source-port piece of a rule (sets.ts SportPiece): its service keys as the region's v. */
@@ -45,7 +45,9 @@ export interface SportPart {
 export function regionMaker(zoneCount: number): (spec: RuleSpec) => RuleRegions {
   const all = (1n << BigInt(zoneCount + 1)) - 1n;
   const zones = Array.from({ length: zoneCount + 1 }, (_, z) => 1n << BigInt(z));
-  const zone = (z: number) => (z === ANY_ZONE ? all : z === NEVER ? 0n : zones[z] ?? 1n << BigInt(z));
+  const one = (z: number) => (z === ANY_ZONE ? all : z === NEVER ? 0n : zones[z] ?? 1n << BigInt(z));
+  // several zones (issue 41): the union of their bits, so coverage stays exact
+  const zone = (z: number, list: readonly number[] | null | undefined) => (list ? list.reduce((m, i) => m | one(i), 0n) : one(z));
   const fields = new Map<RuleSpec['svc'], Interval[]>();
   const big = (svc: RuleSpec['svc']) => {
     let v = fields.get(svc);
@@ -54,7 +56,7 @@ export function regionMaker(zoneCount: number): (spec: RuleSpec) => RuleRegions 
   };
   const piecesOf = new Map<NonNullable<RuleSpec['sport']>, RegionPiece[]>();
   return (spec) => {
-    const zs = zone(spec.sz), zd = zone(spec.dz);
+    const zs = zone(spec.sz, spec.szs), zd = zone(spec.dz, spec.dzs);
     const v = big(spec.svc);
     let pieces: RegionPiece[] | null = null;
     if (spec.sport) {
@@ -67,7 +69,10 @@ export function regionMaker(zoneCount: number): (spec: RuleSpec) => RuleRegions 
       const d = f === 4 ? spec.dst.v4 : spec.dst.v6;
       return zs && zd && s.length && d.length && v.length ? { zs, zd, s, d, v } : null;
     };
-    return { r4: region(4), r6: region(6), sz: spec.sz, dz: spec.dz, pieces, sportKey: sportKeyOf(spec.sport ?? null) };
+    // the earlier-rule index (earlier-index.ts) files a rule of several zones as one of any
+    // zone: a filter that finds more candidates, never fewer; coverage is decided on zs/zd
+    const index = (z: number) => (z === SOME_ZONES ? ANY_ZONE : z);
+    return { r4: region(4), r6: region(6), sz: index(spec.sz), dz: index(spec.dz), pieces, sportKey: sportKeyOf(spec.sport ?? null) };
   };
 }
 

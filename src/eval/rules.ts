@@ -9,10 +9,15 @@ import { eachPrefix32, FIELD_BITS, intervalPrefixes, SVC_BITS, type AddrSet, typ
 /** Zone field of a rule: a zone index 1..Z, ANY_ZONE, or NEVER (a zone that does not exist). */
 export const ANY_ZONE = -1;
 export const NEVER = -2;
+/** Zone field of a rule over several zones (issue 41): the zones are its szs / dzs. */
+export const SOME_ZONES = -3;
 
 export interface RuleSpec {
   sz: number;
   dz: number;
+  /** with sz SOME_ZONES, the zones (2+ indices 1..Z, ascending); else absent or null */
+  szs?: readonly number[] | null;
+  dzs?: readonly number[] | null;
   src: AddrSet;
   dst: AddrSet;
   svc: Array<[number, number]>; // service key intervals (sets.ts), merged
@@ -222,19 +227,42 @@ function inTable(r: RuleSpec, fbit: number, fam: 'v4' | 'v6'): boolean {
   return (r.families & fbit) !== 0 && r.sz !== NEVER && r.dz !== NEVER && r.src[fam].length > 0 && r.dst[fam].length > 0 && r.svc.length > 0;
 }
 
-/** Row `row` of the columns from spec `r` (index `index`), its runs from the pools. */
-function putRow(c: Columns, row: number, r: RuleSpec, index: number, pools: TablePools, fam: 'v4' | 'v6'): void {
+/** Rows of spec r: one per pair of its zones (issue 41); 1 for a rule of one zone or any. */
+const rowsOf = (r: RuleSpec) => (r.szs ? r.szs.length : 1) * (r.dzs ? r.dzs.length : 1);
+
+/** Rows a table of `specs` can need (one a spec but for rules over several zones). */
+function rowBound(specs: readonly RuleSpec[]): number {
+  let n = 0;
+  for (const r of specs) n += rowsOf(r);
+  return n;
+}
+
+/**
+ * The rows of spec `r` (index `index`) from row `row` on, their runs from the pools; returns
+ * the next free row. A rule over several zones is a row per zone pair, all of one rule index
+ * and one set of runs: each row is in one zone group of the classifier, as any rule is, and a
+ * zone pair holds at most one row of a rule, so first-match order and the trees are as for
+ * separate rules of the same position.
+ */
+function putRows(c: Columns, row: number, r: RuleSpec, index: number, pools: TablePools, fam: 'v4' | 'v6'): number {
   const s = pools.addrRun(r.srcKey, r.src[fam]);
   const d = pools.addrRun(r.dstKey, r.dst[fam]);
   const v = pools.svcRun(r.svcKey, r.svc);
-  c.rule[row] = index;
-  c.spAt[row] = r.sport ? pools.sport(r.sport) : 0;
-  c.sz[row] = r.sz;
-  c.dz[row] = r.dz;
-  c.srcOff[row] = s[0]; c.srcCnt[row] = s[1];
-  c.dstOff[row] = d[0]; c.dstCnt[row] = d[1];
-  c.svcOff[row] = v[0]; c.svcCnt[row] = v[1];
-  c.pfxOff[row] = v[2]; c.pfxCnt[row] = v[3];
+  const sp = r.sport ? pools.sport(r.sport) : 0;
+  const put = (sz: number, dz: number) => {
+    c.rule[row] = index;
+    c.spAt[row] = sp;
+    c.sz[row] = sz;
+    c.dz[row] = dz;
+    c.srcOff[row] = s[0]; c.srcCnt[row] = s[1];
+    c.dstOff[row] = d[0]; c.dstCnt[row] = d[1];
+    c.svcOff[row] = v[0]; c.svcCnt[row] = v[1];
+    c.pfxOff[row] = v[2]; c.pfxCnt[row] = v[3];
+    row++;
+  };
+  if (!r.szs && !r.dzs) put(r.sz, r.dz);
+  else for (const sz of r.szs ?? [r.sz]) for (const dz of r.dzs ?? [r.dz]) put(sz, dz);
+  return row;
 }
 
 function tableOf(family: Family, c: Columns, count: number, pools: TablePools): FamilyTable {
@@ -261,12 +289,12 @@ const columns = (n: number): Columns => Object.fromEntries(COLUMNS.map((k) => [k
 /** Converts the rules that can match packets of `family` into a FamilyTable. */
 export function buildFamilyTable(specs: readonly RuleSpec[], family: Family, splits: ServiceSplits = new Map()): FamilyTable {
   const pools = new TablePools(family === 4 ? 1 : 4, FIELD_BITS[family], splits, false);
-  const c = columns(specs.length);
+  const c = columns(rowBound(specs));
   const fbit = familyBit(family);
   const fam = family === 4 ? 'v4' : 'v6';
   let count = 0;
   specs.forEach((r, index) => {
-    if (inTable(r, fbit, fam)) putRow(c, count++, r, index, pools, fam);
+    if (inTable(r, fbit, fam)) count = putRows(c, count, r, index, pools, fam);
   });
   return tableOf(family, c, count, pools);
 }
@@ -295,9 +323,10 @@ function copyRow(c: Columns, row: number, from: FamilyTable, o: number, index: n
 export function updateFamilyTable(specs: readonly RuleSpec[], family: Family, splits: ServiceSplits, prev: FamilyTable, prevSpecs: readonly RuleSpec[]): FamilyTable {
   const pools = prev.family === family ? TablePools.from(prev, splits) : null;
   if (!pools || 2 * pools.garbage > pools.size()) return buildFamilyTable(specs, family, splits);
+  // each previous rule's first row (a rule over several zones has consecutive rows)
   const rowOf = new Int32Array(prevSpecs.length).fill(-1);
-  for (let r = 0; r < prev.count; r++) rowOf[prev.rule[r]] = r;
-  const c = columns(specs.length);
+  for (let r = prev.count - 1; r >= 0; r--) rowOf[prev.rule[r]] = r;
+  const c = columns(rowBound(specs));
   const fbit = familyBit(family);
   const fam = family === 4 ? 'v4' : 'v6';
   let count = 0;
@@ -311,13 +340,15 @@ export function updateFamilyTable(specs: readonly RuleSpec[], family: Family, sp
       else j = (byObj ??= new Map(prevSpecs.map((x, k) => [x, k]))).get(r) ?? -1;
       if (j < 0 || prevSpecs[j] !== r) {
         j = Math.max(j, 0);
-        if (inTable(r, fbit, fam)) putRow(c, count++, r, index, pools, fam);
+        if (inTable(r, fbit, fam)) count = putRows(c, count, r, index, pools, fam);
         return;
       }
     }
-    const o = rowOf[j++];
+    let o = rowOf[j++];
     if (o < 0) return; // the same spec, and it was not in the table
-    copyRow(c, count++, prev, o, index);
+    const was = prev.rule[o];
+    do copyRow(c, count++, prev, o++, index);
+    while (o < prev.count && prev.rule[o] === was);
   });
   return tableOf(family, c, count, pools);
 }

@@ -5,6 +5,7 @@
 import * as fs from 'node:fs';
 import { promises as fsp } from 'node:fs';
 import type { SerializedDoc } from '../config/document';
+import { stringifyKnown } from '../config/json-pieces';
 import { FwError, isFwError } from '../errors';
 import { acquireDirLock, type DirLock } from './dir-lock';
 import { MetaState } from './meta-state';
@@ -334,7 +335,8 @@ export class EmbeddedStore implements Store {
       throw new StoreConflict(`session ${sessionId} has ${s.journal.length} changes; cannot append change ${entry.seq}`, 'length');
     }
     const e: JournalEntry = { seq: entry.seq, at: entry.at, user: entry.user, change: entry.change };
-    const line = JSON.stringify(e) + '\n'; // may throw: then nothing was accepted
+    // a loaded document is written as the text it was parsed from (json-pieces.ts), not serialized again
+    const line = stringifyKnown(e) + '\n'; // may throw: then nothing was accepted
     s.journal.push(e);
     s.record.lastChangeAt = entry.at;
     try {

@@ -74,7 +74,7 @@ test('PUT /api/ha refuses what the contract refuses, with its codes and the fiel
   expectMessage(await c.put('/api/ha', v6), 'ha updated in candidate');
 });
 
-test('commit: HA links take no shared address and no DHCP pool, the sync link no zone; then the pair commits, diffs, exports and loads', async () => {
+test('commit: HA links take no shared address, the sync link no zone; a DHCP pool on an HA link is the pair\'s; then the pair commits, diffs, exports and loads', async () => {
   const c = d.client;
   await c.begin();
   await zones();
@@ -89,6 +89,8 @@ test('commit: HA links take no shared address and no DHCP pool, the sync link no
   await ok(c.put('/api/interfaces/eth1', { ip: '' }));
   await ok(c.put('/api/zones/lan', { type: 'l3', interfaces: ['eth1'] }));
   await ok(c.put('/api/nat/1', { 'out-interface': 'eth0' }));
+  // a pool on an HA link is served by the master alone (item 4): its subnet is the virtual address's
+  await ok(c.post('/api/dhcp', { interface: 'eth1', start_ip: '10.0.0.100', end_ip: '10.0.0.120', gateway: '10.0.0.1' }));
   // a translation to a node's own address warns: it fails over to nothing
   await ok(c.post('/api/nat', { type: 'snat', 'src-zone': 'lan', 'dst-zone': 'wan', 'translated-ip': '203.0.113.2', 'out-interface': 'eth0' }));
   const diff = await ok(c.get('/api/config/diff'));

@@ -6,42 +6,18 @@
 // reset and a bounded pause; the old master comes back and takes over again (preempt); a
 // controlled POST /api/ha/failover does the same; and with the sync link removed the same
 // failover cuts a TCP connection made since (the test measures the sync, not luck).
-import { HaLab, LAN, WAN, type Prober } from '../helpers/ha-lab';
+import { addresses, HaLab, LAN, WAN, type Prober } from '../helpers/ha-lab';
+import { flowsAlive, PAUSE_BOUND_MS } from '../helpers/ha-checks';
 import { ok } from '../helpers/daemon';
 import { sh } from '../helpers/netns';
 import { fwctl } from '../helpers/fwctl';
 import { kill9 } from '../helpers/process';
 
-/** A generous bound against a stuck failover (the speed goal is the benchmark's: bench/ha-failover.ts). */
-const PAUSE_BOUND_MS = 20_000;
 
 let lab: HaLab;
 let probe: Prober;
 
-const addresses = (ns: string, link: string): string[] =>
-  (JSON.parse(sh(['ip', '-n', ns, '-json', 'address', 'show', 'dev', link])) as Array<{ addr_info: Array<{ local: string; prefixlen: number; scope: string }> }>)
-    .flatMap((l) => l.addr_info.filter((a) => a.scope === 'global').map((a) => `${a.local}/${a.prefixlen}`)).sort();
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** The flows have echoed, without a reset or a close, since the previous mark. */
-async function flowsAlive(p: Prober, what: string): Promise<{ tcp: number; udp: number }> {
-  const f = await p.mark();
-  expect({ what, tcpClosed: f.tcp.closed, tcpError: f.tcp.error }).toEqual({ what, tcpClosed: false, tcpError: '' });
-  expect({ what, tcpEchoes: f.tcp.echoes > 0, udpEchoes: f.udp.echoes > 0 }).toEqual({ what, tcpEchoes: true, udpEchoes: true });
-  return { tcp: f.tcp.maxGapMs, udp: f.udp.maxGapMs };
-}
-
-/** Waits until the backup's conntrackd holds the master's connections (its external cache). */
-async function synced(backup: HaLab['nodes'][number]): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    const s = await lab.status(backup);
-    if (s.sync.external_cache > 0) return;
-    await sleep(200);
-  }
-  throw new Error(`${backup.id}'s conntrackd never held the master's connections`);
-}
 
 beforeAll(async () => {
   lab = new HaLab();
@@ -101,7 +77,7 @@ test('power off of the master: the TCP and UDP flows go on through the backup wi
   const [a, b] = lab.nodes;
   await sleep(1000); // the previous test marked just now: a window long enough to hold echoes
   await flowsAlive(probe, 'before');
-  await synced(b);
+  await lab.synced(b);
   await lab.powerOff(a);
   await lab.waitState(b, 'master', 30_000);
   await sleep(4000);
@@ -128,7 +104,7 @@ test('the old master comes back and takes over again (preempt): the flows go on'
 
 test('POST /api/ha/failover steps the master down (audited), the flows go on; resume gives the role back', async () => {
   const [a, b] = lab.nodes;
-  await synced(b);
+  await lab.synced(b);
   const r = await ok(a.client!.post('/api/ha/failover'));
   expect(r.body).toEqual({ message: 'node stepping down', node: 'fw-a' });
   await lab.waitState(b, 'master', 30_000);
@@ -137,7 +113,7 @@ test('POST /api/ha/failover steps the master down (audited), the flows go on; re
   await flowsAlive(probe, 'across the step-down');
   const audit = await ok(a.client!.get('/api/audit?limit=100'));
   expect(JSON.stringify(audit.body)).toMatch(/ha\.failover[^}]*step-down on node fw-a/);
-  await synced(a);
+  await lab.synced(a);
   // through the other node (?node=): a forwarded failover carries its action in the query, which
   // the node credential covers (it covers no body; before, the credential was refused here)
   const resumed = await fwctl(['ha', 'resume', '--node', 'fw-a'], { FWCTL_URL: b.child!.url, FWCTL_TOKEN: b.client!.token });
@@ -151,7 +127,7 @@ test('POST /api/ha/failover steps the master down (audited), the flows go on; re
 
 test('with the sync link removed, the same failover cuts a TCP connection made since, and keeps the one synced before', async () => {
   const [a, b] = lab.nodes;
-  await synced(b);
+  await lab.synced(b);
   lab.cutSync();
   const unsynced = await lab.prober(50);
   await sleep(2000);

@@ -100,6 +100,34 @@ function kernelEgress(topo: Topology, routes: ReturnType<Topology['kernelRoutes'
   return best === null ? null : (best as { dev: string }).dev;
 }
 
+describe('rendered texts: several zones per rule (issue 41)', () => {
+  const doc = mkDoc({
+    zones: { lan: [], dmz: [], wan: [] },
+    interfaces: { eth0: { ip: '10.1.0.1/24', zone: 'lan' }, eth1: { ip: '10.2.0.1/24', zone: 'dmz' }, eth2: { ip: '10.3.0.1/24', zone: 'wan' } },
+    policies: [
+      { action: 'allow', srcZone: ['lan', 'dmz'], dstZone: 'wan' },
+      { action: 'deny', srcZone: ['dmz', 'lan'], dstZone: ['wan', 'dmz'] },
+      { action: 'allow', srcZone: 'lan' },
+    ],
+    nat: [{ type: 'snat', srcZone: ['lan', 'dmz'], outInterface: 'eth2' }],
+  });
+  const lines = renderPlan(doc, { leaseFile: '/x/leases', counters: new Map(), version: 1 }).nft.split('\n').map((l) => l.trim());
+
+  test('a list is one set of its zones\' addresses, shared by the lists of the same zones; each rule stays one rule', () => {
+    const both = stableId('dmz\nlan');
+    expect(lines).toContain(`set srczones4_${both} { type ipv4_addr; flags interval; elements = { 10.1.0.0/24, 10.2.0.0/24 } }`);
+    expect(lines).toContain(`set dstzones4_${stableId('dmz\nwan')} { type ipv4_addr; flags interval; elements = { 10.2.0.0/24, 10.3.0.0/24 } }`);
+    expect(lines.filter((l) => l.startsWith('set srczones4_'))).toHaveLength(1);
+    const ruleOf = (counter: string) => lines.filter((l) => l.includes(`counter name "${counter}"`));
+    // (a set of one element, wan's, is written into the rule)
+    expect(ruleOf('policy_1')).toEqual([expect.stringMatching(new RegExp(`^ct original ip saddr @srczones4_${both} ct reply ip saddr 10\\.3\\.0\\.0/24 counter`))]);
+    expect(ruleOf('policy_2')).toEqual([expect.stringMatching(new RegExp(`^ct original ip saddr @srczones4_${both} ct reply ip saddr @dstzones4_`))]);
+    // one zone: as before
+    expect(ruleOf('policy_3')).toEqual([expect.stringMatching(/^ct original ip saddr 10\.1\.0\.0\/24 counter/)]);
+    expect(ruleOf('nat_1')).toEqual([expect.stringMatching(new RegExp(`ip saddr @srczones4_${both} .*masquerade`))]);
+  });
+});
+
 describe('rendered texts', () => {
   const doc = mkDoc({
     zones: { lan: [], wan: ['172.16.0.0/12'] },

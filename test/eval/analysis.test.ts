@@ -5,7 +5,7 @@
 // policies that take their packets are known exactly and must be what analyze() reports.
 import fc from 'fast-check';
 import { parseCidr } from '../../src/config/net';
-import type { ConfigDoc, NatRule, PolicyObj } from '../../src/config/types';
+import type { ConfigDoc, NatRule, PolicyObj, ZoneRef } from '../../src/config/types';
 import { analyze, warningLines, type Analysis, type AnalysisStats, type Coverage } from '../../src/eval/analysis';
 import { parsePacket } from '../../src/eval/packet';
 import { ReferenceEvaluator } from '../../src/eval/reference';
@@ -204,6 +204,11 @@ describe('covered policies, random configurations', () => {
 // addresses 10.0.0.0-3 plus one outside, 2001:db8::0-1 plus one outside, ports 1-5 (5 stands
 // for every port no service lists), tcp/udp/icmp and zones z0, z1, none enumerate every
 // distinct packet.
+const TINY_ZONES = ['z0', 'z1'];
+// issue 41: three zones and fields naming one, any, or several of them
+const LIST_ZONES = ['z0', 'z1', 'z2'];
+const zoneListArb = fc.constantFrom<ZoneRef>('', 'z0', 'z1', 'z2', ['z0', 'z1'], ['z1', 'z2'], ['z2', 'z0'], ['z0', 'z1', 'z2']);
+
 const tinyCidr = fc.oneof(
   fc.tuple(fc.nat(3), fc.constantFrom(30, 31, 32, 32)).map(([h, l]) => `10.0.0.${h}/${l}`),
   fc.tuple(fc.nat(1), fc.constantFrom(127, 128)).map(([h, l]) => `2001:db8::${h}/${l}`),
@@ -213,7 +218,7 @@ const tinyCidr = fc.oneof(
 interface TinySpec {
   addresses: string[][];
   services: Array<{ protocol: 'tcp' | 'udp'; ports: Array<number | string>; sourcePorts?: Array<number | string> }>;
-  policies: Array<{ allow: boolean; sz: string; dz: string; sa: number | null; da: number | null; svcs: number[] | null }>;
+  policies: Array<{ allow: boolean; sz: ZoneRef; dz: ZoneRef; sa: number | null; da: number | null; svcs: number[] | null }>;
 }
 
 const tinySpec: fc.Arbitrary<TinySpec> = fc.record({
@@ -232,10 +237,10 @@ const tinySpecSports: fc.Arbitrary<TinySpec> = tinySpec.chain((t) =>
   fc.array(fc.option(fc.uniqueArray(fc.constantFrom<number | string>(1, 2, 3, '1-2', '2-3'), { minLength: 1, maxLength: 2 }), { nil: null }), { minLength: t.services.length, maxLength: t.services.length })
     .map((sp) => ({ ...t, services: t.services.map((s, i) => (sp[i] ? { ...s, sourcePorts: sp[i]! } : s)) })));
 
-function tinyDoc(t: TinySpec): ConfigDoc {
+function tinyDoc(t: TinySpec, zones: readonly string[] = TINY_ZONES): ConfigDoc {
   const addr = (i: number | null) => (i === null ? '' : `a${i % t.addresses.length}`);
   return mkDoc({
-    zones: { z0: [], z1: [] },
+    zones: Object.fromEntries(zones.map((z) => [z, []])),
     interfaces: { eth0: {} },
     routes: [{ destination: '0.0.0.0/0', interface: 'eth0' }, { destination: '::/0', interface: 'eth0' }],
     addresses: Object.fromEntries(t.addresses.map((ips, i) => [`a${i}`, ips])),
@@ -251,14 +256,14 @@ function tinyDoc(t: TinySpec): ConfigDoc {
   });
 }
 
-function allPackets(sports: number[] | null = null): Array<Record<string, unknown>> {
+function allPackets(sports: number[] | null = null, zones: readonly string[] = TINY_ZONES): Array<Record<string, unknown>> {
   const v4 = ['10.0.0.0', '10.0.0.1', '10.0.0.2', '10.0.0.3', '192.0.2.1'];
   const v6 = ['2001:db8::', '2001:db8::1', '2001:db9::1'];
   const svcs: Array<[string, number]> = [['icmp', 0]];
   for (const proto of ['tcp', 'udp']) for (let port = 1; port <= 5; port++) svcs.push([proto, port]);
   const out: Array<Record<string, unknown>> = [];
   for (const addrs of [v4, v6]) {
-    for (const s of addrs) for (const d of addrs) for (const [protocol, port] of svcs) for (const sz of ['z0', 'z1', null]) for (const dz of ['z0', 'z1', null]) {
+    for (const s of addrs) for (const d of addrs) for (const [protocol, port] of svcs) for (const sz of [...zones, null]) for (const dz of [...zones, null]) {
       for (const sp of protocol === 'icmp' || !sports ? [null] : sports) {
         const j: Record<string, unknown> = { 'src-ip': s, 'dst-ip': d, protocol, 'dst-port': port };
         if (sp !== null) j['src-port'] = sp;
@@ -323,8 +328,9 @@ function inSpace(doc: ConfigDoc, q: PolicyObj | NatRule, j: Record<string, unkno
       return true;
     });
   const services = 'services' in q ? q.services : q.service === '' ? [] : [q.service];
-  return (q.srcZone === '' || q.srcZone === j['src-zone']) &&
-    (q.dstZone === '' || q.dstZone === j['dst-zone']) &&
+  const inZone = (z: ZoneRef, zone: unknown) => (typeof z === 'string' ? z === '' || z === zone : z.includes(zone as string));
+  return inZone(q.srcZone, j['src-zone']) &&
+    inZone(q.dstZone, j['dst-zone']) &&
     holds(q.srcAddr, j['src-ip'] as string) &&
     holds(q.dstAddr, j['dst-ip'] as string) &&
     (services.length === 0 ||
@@ -360,9 +366,9 @@ function expectMinimalCover(doc: ConfigDoc, truth: Truth, c: { id: number; cover
 
 /** analyze() against brute force on one tiny configuration, both passes; returns how many
  * policies are covered. */
-function expectExact(t: TinySpec, sports: number[] | null = null): number {
-  const doc = tinyDoc(t);
-  const want = bruteForce(doc, allPackets(sports));
+function expectExact(t: TinySpec, sports: number[] | null = null, zones: readonly string[] = TINY_ZONES): number {
+  const doc = tinyDoc(t, zones);
+  const want = bruteForce(doc, allPackets(sports, zones));
   for (const deep of [false, true]) {
     const stats = {} as AnalysisStats;
     const got = analyze(doc, undefined, { deep, stats });
@@ -402,6 +408,33 @@ describe('covered policies, exactly', () => {
       { numRuns: 50, seed },
     );
     expect(covered).toBeGreaterThan(10);
+  });
+
+  test('several zones per policy (issue 41): analyze() = brute force, zones z0-z2 and fields naming one, any or several', () => {
+    let covered = 0;
+    let lists = 0;
+    const arb = tinySpec.chain((t) => fc.array(fc.tuple(zoneListArb, zoneListArb), { minLength: t.policies.length, maxLength: t.policies.length })
+      .map((zs) => ({ ...t, policies: t.policies.map((p, i) => ({ ...p, sz: zs[i][0], dz: zs[i][1] })) })));
+    fc.assert(
+      fc.property(arb, (t) => {
+        covered += expectExact(t, null, LIST_ZONES);
+        lists += t.policies.filter((p) => typeof p.sz !== 'string' || typeof p.dz !== 'string').length;
+      }),
+      { numRuns: 40, seed },
+    );
+    expect(covered).toBeGreaterThan(10);
+    expect(lists).toBeGreaterThan(40);
+  });
+
+  test('several zones: a rule over {z0, z1} covers one over z0 and one over {z1, z0}; not one over {z0, z2} or any', () => {
+    const t = (zones: ZoneRef[]): TinySpec => ({
+      addresses: [['0.0.0.0/0']], services: [{ protocol: 'tcp', ports: [1] }],
+      policies: zones.map((sz) => ({ allow: true, sz, dz: '', sa: null, da: null, svcs: null })),
+    });
+    const redundant = (zones: ZoneRef[]) => analyze(tinyDoc(t(zones), LIST_ZONES), undefined, { deep: true }).redundant;
+    expect(redundant([['z0', 'z1'], 'z0', ['z1', 'z0']])).toEqual([{ id: 2, coveredBy: [1] }, { id: 3, coveredBy: [1] }]);
+    expect(redundant([['z0', 'z1'], ['z0', 'z2'], ''])).toEqual([]);
+    expect(redundant(['z0', 'z1', ['z0', 'z1']])).toEqual([{ id: 3, coveredBy: [1, 2] }]);
   });
 
   test('with source ports: analyze() = brute force, every packet of the universe with source ports 1-4', () => {
@@ -444,7 +477,7 @@ describe('NAT rules that can never match, exactly', () => {
     addresses: fc.array(fc.array(tinyCidr, { minLength: 1, maxLength: 2 }), { minLength: 1, maxLength: 4 }),
     services: tinySpec.map((t) => t.services),
     rules: fc.array(
-      fc.record({ dnat: fc.boolean(), sz: fc.constantFrom('', 'z0', 'z1'), dz: fc.constantFrom('', 'z0', 'z1'), sa: fc.option(fc.nat(3), { nil: null }), da: fc.option(fc.nat(3), { nil: null }), svc: fc.option(fc.nat(2), { nil: null }), v6: fc.boolean() }),
+      fc.record({ dnat: fc.boolean(), sz: zoneListArb, dz: zoneListArb, sa: fc.option(fc.nat(3), { nil: null }), da: fc.option(fc.nat(3), { nil: null }), svc: fc.option(fc.nat(2), { nil: null }), v6: fc.boolean() }),
       { minLength: 1, maxLength: 8 },
     ),
   });
@@ -454,7 +487,7 @@ describe('NAT rules that can never match, exactly', () => {
       fc.property(natSpec, (t) => {
         const addr = (i: number | null) => (i === null ? '' : `a${i % t.addresses.length}`);
         const doc = mkDoc({
-          zones: { z0: [], z1: [] },
+          zones: { z0: [], z1: [], z2: [] }, // issue 41: rules over one, any or several zones
           interfaces: { eth0: {} },
           routes: [{ destination: '0.0.0.0/0', interface: 'eth0' }, { destination: '::/0', interface: 'eth0' }],
           addresses: Object.fromEntries(t.addresses.map((ips, i) => [`a${i}`, ips])),
@@ -467,7 +500,7 @@ describe('NAT rules that can never match, exactly', () => {
         });
         const ref = new ReferenceEvaluator(doc);
         const hit = new Set<number>();
-        for (const j of allPackets()) {
+        for (const j of allPackets(null, LIST_ZONES)) {
           const nat = ref.eval(parsePacket(j)).nat;
           if (nat) hit.add(nat.id);
         }
@@ -479,7 +512,7 @@ describe('NAT rules that can never match, exactly', () => {
         for (const c of got) {
           const rule = doc.nat.find((r) => r.id === c.id)!;
           const fam = rule.translatedIp.includes(':') ? 6 : 4;
-          for (const j of allPackets()) {
+          for (const j of allPackets(null, LIST_ZONES)) {
             if (parseCidr(j['src-ip'] as string)!.family !== fam || !inSpace(doc, rule, j)) continue;
             expect(c.coveredBy.some((id) => inSpace(doc, doc.nat.find((r) => r.id === id)!, j))).toBe(true);
           }

@@ -12,7 +12,7 @@
 // The whole path against the reference evaluator is in differential.test.ts.
 import fc from 'fast-check';
 import { parseIPv4, parseIPv6, parseIp, parseIpWords } from '../../src/config/net';
-import type { ConfigDoc } from '../../src/config/types';
+import type { ConfigDoc, ZoneRef } from '../../src/config/types';
 import { isFwError } from '../../src/errors';
 import { parseJsonBody } from '../../src/api/http';
 import { BatchAnswers, MAX_BATCH, PacketBatch, releaseBatch, takeBatch } from '../../src/eval/batch';
@@ -510,13 +510,14 @@ const ODD = ['q"uote', 'back\\slash', 'tab\there', 'zöne', 'emoji😀', 'ctl\u0
 function renameZones(doc: ConfigDoc, rename: (z: string) => string): ConfigDoc {
   const zones = new Map([...doc.zones].map(([name, z]) => [rename(name), { ...z, name: rename(name) }]));
   const r = (z: string) => (z === '' ? z : rename(z));
+  const rz = (z: ZoneRef) => (typeof z === 'string' ? r(z) : z.map(rename));
   return {
     ...doc,
     zones,
     interfaces: new Map([...doc.interfaces].map(([k, m]) => [k, { ...m, zone: r(m.zone) }])),
     vlans: new Map([...doc.vlans].map(([k, m]) => [k, { ...m, zone: r(m.zone) }])),
-    policies: doc.policies.map((p) => ({ ...p, srcZone: r(p.srcZone), dstZone: r(p.dstZone) })),
-    nat: doc.nat.map((n) => ({ ...n, srcZone: r(n.srcZone), dstZone: r(n.dstZone) })),
+    policies: doc.policies.map((p) => ({ ...p, srcZone: rz(p.srcZone), dstZone: rz(p.dstZone) })),
+    nat: doc.nat.map((n) => ({ ...n, srcZone: rz(n.srcZone), dstZone: rz(n.dstZone) })),
   };
 }
 

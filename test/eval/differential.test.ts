@@ -117,6 +117,11 @@ describe('compiled matchers = reference evaluator', () => {
     rounds(() => fc.property(specArb(LARGE, { sports: true }), smallPackets, paramsArb, check), 10, 10_000);
   });
 
+  test('several zones per rule (issue 41): policies and NAT rules over zone lists, beside one-zone and any-zone rules', () => {
+    rounds(() => fc.property(specArb(SMALL, { zoneLists: true, disabled: true }), smallPackets, paramsArb, check), 60, 30_000);
+    rounds(() => fc.property(specArb(LARGE, { zoneLists: true }), smallPackets, paramsArb, check), 10, 10_000);
+  });
+
   test('at least 100,000 packets were compared, one by one and as batches', () => {
     expect(packets).toBeGreaterThanOrEqual(100_000);
     expect(batches).toBeGreaterThanOrEqual(100);

@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { emptyDoc } from '../../src/config/document';
 import { canonicalCidr, formatCidr, parseCidr } from '../../src/config/net';
-import type { ConfigDoc, NatType, PortEntry } from '../../src/config/types';
+import type { ConfigDoc, NatType, PortEntry, ZoneRef } from '../../src/config/types';
 import type { BuildParams } from '../../src/eval/classifier';
 
 export interface DocSpec {
@@ -17,8 +17,8 @@ export interface DocSpec {
   addressGroups?: Record<string, string[]>; // name -> members
   serviceGroups?: Record<string, string[]>;
   routes?: Array<{ destination: string; gateway?: string; interface?: string; metric?: number; id?: number }>;
-  policies?: Array<{ action?: 'allow' | 'deny'; srcZone?: string; dstZone?: string; srcAddr?: string; dstAddr?: string; services?: string[]; log?: boolean; id?: number; disabled?: boolean }>;
-  nat?: Array<{ type: NatType; srcZone?: string; dstZone?: string; srcAddr?: string; dstAddr?: string; service?: string; translatedIp?: string; translatedPort?: string; outInterface?: string; id?: number; disabled?: boolean }>;
+  policies?: Array<{ action?: 'allow' | 'deny'; srcZone?: ZoneRef; dstZone?: ZoneRef; srcAddr?: string; dstAddr?: string; services?: string[]; log?: boolean; id?: number; disabled?: boolean }>;
+  nat?: Array<{ type: NatType; srcZone?: ZoneRef; dstZone?: ZoneRef; srcAddr?: string; dstAddr?: string; service?: string; translatedIp?: string; translatedPort?: string; outInterface?: string; id?: number; disabled?: boolean }>;
 }
 
 export function mkDoc(s: DocSpec): ConfigDoc {
@@ -98,8 +98,8 @@ export interface RandomSpec {
   addresses: string[][];
   services: Array<{ protocol: string; ports: PortEntry[]; icmpType?: number | null; icmpCode?: number | null; sourcePorts?: PortEntry[] | null }>;
   routes: Array<{ destination: string; gateway: string | null; iface: number | null; metric: number }>;
-  policies: Array<{ allow: boolean; sz: number | null; dz: number | null; sa: number | null; da: number | null; svcs: number[] | null; log: boolean; off?: boolean }>;
-  nat: Array<{ type: NatType; sz: number | null; dz: number | null; sa: number | null; da: number | null; svc: number | null; tip: string | null; port: number; out: number | null; off?: boolean }>;
+  policies: Array<{ allow: boolean; sz: ZoneIdx; dz: ZoneIdx; sa: number | null; da: number | null; svcs: number[] | null; log: boolean; off?: boolean }>;
+  nat: Array<{ type: NatType; sz: ZoneIdx; dz: ZoneIdx; sa: number | null; da: number | null; svc: number | null; tip: string | null; port: number; out: number | null; off?: boolean }>;
   /** address groups ag0..: member indices into the addresses then the groups before it (so nesting, never a cycle) */
   addrGroups?: number[][];
   /** service groups sg0..: likewise over the services */
@@ -108,6 +108,11 @@ export interface RandomSpec {
 
 const opt = <T>(a: fc.Arbitrary<T>, freq = 2) => fc.option(a, { nil: null, freq });
 const idx = fc.nat(15);
+/** a rule's zone field in a random spec: any (null), an index, or (issue 41) several */
+export type ZoneIdx = number | null | number[];
+/** zoneLists: a zone field is a list of 2-3 indices about one time in three */
+const zoneArb = (zoneLists: boolean): fc.Arbitrary<ZoneIdx> =>
+  zoneLists ? fc.oneof({ weight: 2, arbitrary: opt(idx) }, { weight: 1, arbitrary: fc.array(idx, { minLength: 2, maxLength: 3 }) }) : opt(idx);
 
 export interface SpecSizes {
   policies: [number, number];
@@ -142,7 +147,7 @@ const sourcePortsArb = opt(fc.uniqueArray(portEntryArb, { minLength: 1, maxLengt
  */
 const groupsArb = fc.array(fc.array(idx, { minLength: 1, maxLength: 3 }), { maxLength: 5 });
 
-export const specArb = (z: SpecSizes = SMALL, { disabled = false, protocols = false, sports = false, groups = false } = {}): fc.Arbitrary<RandomSpec> => fc.record({
+export const specArb = (z: SpecSizes = SMALL, { disabled = false, protocols = false, sports = false, groups = false, zoneLists = false } = {}): fc.Arbitrary<RandomSpec> => fc.record({
   addrGroups: groups ? groupsArb : fc.constant([]),
   svcGroups: groups ? groupsArb : fc.constant([]),
   zones: fc.array(fc.record({ networks: fc.array(cidrArb, { maxLength: 2 }) }), { maxLength: 4 }),
@@ -161,13 +166,13 @@ export const specArb = (z: SpecSizes = SMALL, { disabled = false, protocols = fa
     { maxLength: 5 },
   ),
   policies: fc.array(
-    fc.record({ allow: fc.boolean(), sz: opt(idx), dz: opt(idx), sa: opt(idx), da: opt(idx), svcs: opt(fc.array(idx, { minLength: 1, maxLength: 2 })), log: fc.boolean(), off: offArb(disabled) }),
+    fc.record({ allow: fc.boolean(), sz: zoneArb(zoneLists), dz: zoneArb(zoneLists), sa: opt(idx), da: opt(idx), svcs: opt(fc.array(idx, { minLength: 1, maxLength: 2 })), log: fc.boolean(), off: offArb(disabled) }),
     { minLength: z.policies[0], maxLength: z.policies[1] },
   ),
   nat: fc.array(
     fc.record({
       type: fc.constantFrom('snat' as const, 'dnat-ip' as const, 'dnat-port' as const, 'static' as const),
-      sz: opt(idx), dz: opt(idx), sa: opt(idx), da: opt(idx), svc: opt(idx),
+      sz: zoneArb(zoneLists), dz: zoneArb(zoneLists), sa: opt(idx), da: opt(idx), svc: opt(idx),
       tip: opt(fc.oneof(addrArb(4), addrArb(6)), 3),
       port: fc.constantFrom(22, 80, 8080),
       out: opt(fc.nat(6)),
@@ -208,7 +213,13 @@ export function specDoc(s: RandomSpec): ConfigDoc {
   const vlanNames = s.vlans.map((_, i) => `vl${i}`);
   const members = [...ifNames, ...vlanNames, 'eth9'];
   const pickName = (list: string[], i: number | null) => (i === null || list.length === 0 ? '' : list[i % list.length]);
-  const zone = (i: number | null) => pickName(zoneNames, i);
+  const oneZone = (i: number | null) => pickName(zoneNames, i);
+  // a list of indices: its distinct zones; one left is that zone's name, as the API stores it
+  const zone = (i: ZoneIdx): ZoneRef => {
+    if (!Array.isArray(i)) return oneZone(i);
+    const names = [...new Set(i.map((k) => oneZone(k)))].filter((n) => n !== '');
+    return names.length > 1 ? names : names[0] ?? '';
+  };
   const baseAddr = s.addresses.map((_, i) => `a${i}`);
   const baseSvc = s.services.map((_, i) => `s${i}`);
   // group i holds members picked among the base objects and the groups before it
@@ -230,8 +241,8 @@ export function specDoc(s: RandomSpec): ConfigDoc {
     addressGroups,
     serviceGroups,
     zones: Object.fromEntries(s.zones.map((z, i) => [zoneNames[i], z.networks])),
-    interfaces: Object.fromEntries(s.ifaces.map((f, i) => [ifNames[i], { ip: f.ip ?? '', zone: zone(f.zone), state: f.up ? 'up' : 'down' }])),
-    vlans: Object.fromEntries(s.vlans.map((v, i) => [vlanNames[i], { ip: v.ip ?? '', zone: zone(v.zone), state: v.up ? 'up' : 'down' }])),
+    interfaces: Object.fromEntries(s.ifaces.map((f, i) => [ifNames[i], { ip: f.ip ?? '', zone: oneZone(f.zone), state: f.up ? 'up' : 'down' }])),
+    vlans: Object.fromEntries(s.vlans.map((v, i) => [vlanNames[i], { ip: v.ip ?? '', zone: oneZone(v.zone), state: v.up ? 'up' : 'down' }])),
     addresses: Object.fromEntries(s.addresses.map((a, i) => [addrNames[i], a])),
     services: Object.fromEntries(s.services.map((v, i) => [svcNames[i], serviceOf(v)])),
     routes: s.routes.map((r) => ({

@@ -10,7 +10,7 @@
 import fc from 'fast-check';
 import { serializeDoc, workingCopy } from '../../src/config/document';
 import { docDelta } from '../../src/config/doc-delta';
-import type { ConfigDoc } from '../../src/config/types';
+import type { ConfigDoc, ZoneRef } from '../../src/config/types';
 import { BuildMemo, type ReuseStats } from '../../src/eval/build-memo';
 import type { BuildParams } from '../../src/eval/classifier';
 import { DEFAULT_BUILD_PARAMS } from '../../src/eval/classifier';
@@ -50,6 +50,10 @@ const changeArb: fc.Arbitrary<Change> = fc.oneof(
 
 const pick = <T>(list: readonly T[], i: number): T | '' => (list.length === 0 || i % (list.length + 1) === list.length ? '' : list[i % (list.length + 1)]);
 
+/** A zone field: one zone or any (pick), or one time in five two zones (issue 41). */
+const zoneOrList = (zones: readonly string[], i: number): ZoneRef =>
+  (zones.length > 1 && i % 5 === 4 ? [zones[i % zones.length], zones[(i + 1) % zones.length]] : pick(zones, i));
+
 /** The document after one change: a working copy sharing every object it does not change,
  * as a candidate does. */
 function applyChange(prev: ConfigDoc, c: Change): ConfigDoc {
@@ -67,8 +71,8 @@ function applyChange(prev: ConfigDoc, c: Change): ConfigDoc {
       else if (c.field === 1) p.srcAddr = pick(addrs, c.to);
       else if (c.field === 2) p.dstAddr = pick(addrs, c.to);
       else if (c.field === 3) p.services = svcs.length === 0 || c.to % 3 === 0 ? [] : [svcs[c.to % svcs.length]];
-      else if (c.field === 4) p.srcZone = pick(zones, c.to);
-      else if (c.field === 5) p.dstZone = pick(zones, c.to);
+      else if (c.field === 4) p.srcZone = zoneOrList(zones, c.to);
+      else if (c.field === 5) p.dstZone = zoneOrList(zones, c.to);
       else if (c.field === 6) p.disabled = !p.disabled;
       else p.log = !p.log;
       break;
@@ -87,7 +91,7 @@ function applyChange(prev: ConfigDoc, c: Change): ConfigDoc {
       else if (c.field === 1) r.dstAddr = pick(addrs, c.to);
       else if (c.field === 2) r.disabled = !r.disabled;
       else if (c.field === 3) r.outInterface = c.to % 4 === 0 ? 'eth9' : pick(links, c.to);
-      else r.srcZone = pick(zones, c.to);
+      else r.srcZone = zoneOrList(zones, c.to);
       break;
     }
     case 'ips': {
@@ -143,7 +147,7 @@ describe('incremental compile = full compile', () => {
   test('after every change of random sequences, both families, policies and NAT', () => {
     fc.assert(
       fc.property(
-        specArb({ ...LARGE, policies: [10, 120], nat: [0, 20] }, { disabled: true, groups: true, sports: true }),
+        specArb({ ...LARGE, policies: [10, 120], nat: [0, 20] }, { disabled: true, groups: true, sports: true, zoneLists: true }),
         fc.array(changeArb, { minLength: 1, maxLength: 8 }),
         fc.array(packetArb, { minLength: 40, maxLength: 40 }),
         paramsArb,

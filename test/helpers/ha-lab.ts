@@ -15,11 +15,14 @@ import { Client, ok, tempDir } from './daemon';
 import { requireLab, requirePackages, sh } from './netns';
 import { startChild, kill9, type Child } from './process';
 import { startRedis, type TestRedis } from './redis';
+import { DhcpClient } from './dhcp-client';
 import { ownChild } from './watchdog';
 
 export const LAN = { vip: '10.39.1.1', a: '10.39.1.2', b: '10.39.1.3', client: '10.39.1.10', prefix: 24 };
 export const WAN = { vip: '203.0.113.1', a: '203.0.113.2', b: '203.0.113.3', server: '203.0.113.10', prefix: 24 };
 export const SYNC = { a: '192.168.39.1', b: '192.168.39.2', prefix: 30 };
+/** The nodes' own IPv6 addresses on the LAN (haDoc's lanV6), for router advertisements. */
+export const LAN6 = { a: 'fd39:1::2', b: 'fd39:1::3', prefix: 64 };
 export const ECHO_PORT = 7039;
 
 export interface FlowFigures {
@@ -29,15 +32,15 @@ export interface FlowFigures {
   error: string;
 }
 
-/** A prober in the client namespace (ha-prober.ts): a TCP and a UDP flow through the pair. */
+/** A prober (ha-prober.ts): a TCP and a UDP flow through the pair, from a namespace's address to an echo server. */
 export class Prober {
   private readonly proc: ChildProcess;
   private waiting: Array<(f: { tcp: FlowFigures; udp: FlowFigures }) => void> = [];
   readonly ready: Promise<void>;
 
-  constructor(ns: string, intervalMs: number) {
+  constructor(ns: string, intervalMs: number, src: string, dst: string) {
     const script = path.join(__dirname, 'ha-prober.js');
-    this.proc = spawn('ip', ['netns', 'exec', ns, process.execPath, script, 'probe', LAN.client, WAN.server, String(ECHO_PORT), String(intervalMs)], { stdio: ['pipe', 'pipe', 'inherit'] });
+    this.proc = spawn('ip', ['netns', 'exec', ns, process.execPath, script, 'probe', src, dst, String(ECHO_PORT), String(intervalMs)], { stdio: ['pipe', 'pipe', 'inherit'] });
     ownChild(this.proc);
     this.ready = new Promise((resolve, reject) => {
       this.proc.once('exit', (code) => reject(new Error(`prober exited (${code})`)));
@@ -52,6 +55,7 @@ export class Prober {
 
   /** The flows' figures since the previous mark. */
   mark(): Promise<{ tcp: FlowFigures; udp: FlowFigures }> {
+    if (this.proc.exitCode !== null || this.proc.signalCode !== null) return Promise.reject(new Error('the prober has stopped'));
     return new Promise((resolve) => {
       this.waiting.push(resolve);
       this.proc.stdin!.write('mark\n');
@@ -61,6 +65,14 @@ export class Prober {
   stop(): void {
     if (this.proc.exitCode === null && this.proc.signalCode === null) this.proc.kill('SIGKILL');
   }
+}
+
+/** What configure() adds to the pair's configuration. */
+export interface LabOptions {
+  /** the nodes' own IPv6 addresses on the LAN (LAN6) */
+  lanV6?: boolean;
+  /** more changes in the same candidate, before the commit */
+  extra?: (c: Client) => Promise<void>;
 }
 
 export interface HaNodeHandle {
@@ -73,6 +85,15 @@ export interface HaNodeHandle {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The global addresses (address/prefix) of `link` in namespace `ns`, sorted. */
+export const addresses = (ns: string, link: string): string[] =>
+  (JSON.parse(sh(['ip', '-n', ns, '-json', 'address', 'show', 'dev', link])) as Array<{ addr_info: Array<{ local: string; prefixlen: number; scope: string }> }>)
+    .flatMap((l) => l.addr_info.filter((a) => a.scope === 'global').map((a) => `${a.local}/${a.prefixlen}`)).sort();
+
+/** The helpers a node runs (their pid files in its data folder): the pair's dnsmasq runs on the master. */
+const HELPERS = ['keepalived', 'keepalived-vrrp', 'conntrackd', 'ha-dnsmasq'] as const;
+export type HelperName = (typeof HELPERS)[number];
+
 export class HaLab {
   readonly id = `${process.pid % 100000}${randomBytes(2).toString('hex')}`;
   readonly sw = `fwdha-${this.id}-sw`;
@@ -81,7 +102,8 @@ export class HaLab {
   readonly nodes: HaNodeHandle[];
   private readonly namespaces: string[] = [];
   private readonly dir = tempDir('fwd-ha-');
-  private redis: TestRedis | null = null;
+  /** the cluster's redis-server (a test may stop it: nothing on the wire depends on it) */
+  redis: TestRedis | null = null;
   private readonly procs: Array<{ stop(): void }> = [];
   private readonly cluster = `ha${this.id}`;
 
@@ -93,6 +115,19 @@ export class HaLab {
     sh(['ip', 'netns', 'add', ns]);
     this.namespaces.push(ns);
     sh(['ip', '-n', ns, 'link', 'set', 'lo', 'up']);
+  }
+
+  /**
+   * A host namespace on bridge `br` (its link eth0 up, port `port` of the switch), `address`
+   * on it when given; its name.
+   */
+  addHost(tag: string, br: 'brlan' | 'brwan', port: string, address?: string): string {
+    const ns = `fwdha-${this.id}-${tag}`;
+    this.addNs(ns);
+    this.plug(ns, 'eth0', br, port);
+    sh(['ip', '-n', ns, 'link', 'set', 'eth0', 'up']);
+    if (address) sh(['ip', '-n', ns, 'address', 'add', address, 'dev', 'eth0']);
+    return ns;
   }
 
   /** A veth from `ns` (named `name` there) to a port of bridge `br` in the switch. */
@@ -117,15 +152,9 @@ export class HaLab {
       this.plug(n.ns, 'wan', 'brwan', `w${tag}`);
       this.plug(n.ns, 'sync', 'brsync', `s${tag}`);
     }
-    this.addNs(this.clientNs);
-    this.plug(this.clientNs, 'eth0', 'brlan', 'lc');
-    sh(['ip', '-n', this.clientNs, 'link', 'set', 'eth0', 'up']);
-    sh(['ip', '-n', this.clientNs, 'address', 'add', `${LAN.client}/${LAN.prefix}`, 'dev', 'eth0']);
+    this.addHost('c', 'brlan', 'lc', `${LAN.client}/${LAN.prefix}`);
     sh(['ip', '-n', this.clientNs, 'route', 'add', 'default', 'via', LAN.vip]);
-    this.addNs(this.serverNs);
-    this.plug(this.serverNs, 'eth0', 'brwan', 'ws');
-    sh(['ip', '-n', this.serverNs, 'link', 'set', 'eth0', 'up']);
-    sh(['ip', '-n', this.serverNs, 'address', 'add', `${WAN.server}/${WAN.prefix}`, 'dev', 'eth0']);
+    this.addHost('s', 'brwan', 'ws', `${WAN.server}/${WAN.prefix}`);
     // the server knows no way to the LAN: only the source translation to the WAN's virtual address brings its replies back
     this.redis = await startRedis(path.join(this.dir, 'redis'));
     for (const n of this.nodes) await this.start(n);
@@ -142,8 +171,12 @@ export class HaLab {
   }
 
   /** The HA document of the lab, `advertMs` between VRRP adverts. */
-  haDoc(advertMs: number): Record<string, unknown> {
-    const own = (x: 'a' | 'b') => ({ lan: [`${LAN[x]}/${LAN.prefix}`], wan: [`${WAN[x]}/${WAN.prefix}`], sync: [`${SYNC[x]}/${SYNC.prefix}`] });
+  haDoc(advertMs: number, opts: LabOptions = {}): Record<string, unknown> {
+    const own = (x: 'a' | 'b') => ({
+      lan: [`${LAN[x]}/${LAN.prefix}`, ...(opts.lanV6 ? [`${LAN6[x]}/${LAN6.prefix}`] : [])],
+      wan: [`${WAN[x]}/${WAN.prefix}`],
+      sync: [`${SYNC[x]}/${SYNC.prefix}`],
+    });
     return {
       enabled: true, 'sync-interface': 'sync', 'advert-interval-ms': advertMs, preempt: true,
       nodes: [{ node: 'fw-a', priority: 200, addresses: own('a') }, { node: 'fw-b', priority: 100, addresses: own('b') }],
@@ -155,7 +188,7 @@ export class HaLab {
   }
 
   /** Commits the pair's configuration on node fw-a (the cluster gives it to fw-b): zones, an allow, the masquerade. */
-  async configure(advertMs: number): Promise<void> {
+  async configure(advertMs: number, opts: LabOptions = {}): Promise<void> {
     const c = this.nodes[0].client!;
     // begin and commit without jest's expect: the benchmark runs this too
     await ok(c.post('/api/config/begin'));
@@ -163,14 +196,15 @@ export class HaLab {
     await ok(c.post('/api/zones', { name: 'wan', type: 'l3', interfaces: ['wan'] }));
     await ok(c.post('/api/policies', { action: 'allow', 'src-zone': 'lan', 'dst-zone': 'wan' }));
     await ok(c.post('/api/nat', { type: 'snat', 'src-zone': 'lan', 'dst-zone': 'wan', 'out-interface': 'wan' }));
-    await ok(c.put('/api/ha', this.haDoc(advertMs)));
+    await ok(c.put('/api/ha', this.haDoc(advertMs, opts)));
+    await opts.extra?.(c);
     await ok(c.post('/api/config/commit'));
   }
 
-  /** The echo server in the server namespace. */
-  async echo(): Promise<void> {
+  /** An echo server (ECHO_PORT, TCP and UDP): by default the server's on the WAN. */
+  async echo(ns = this.serverNs, address = WAN.server): Promise<void> {
     const script = path.join(__dirname, 'ha-prober.js');
-    const proc = spawn('ip', ['netns', 'exec', this.serverNs, process.execPath, script, 'echo', WAN.server, String(ECHO_PORT)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const proc = spawn('ip', ['netns', 'exec', ns, process.execPath, script, 'echo', address, String(ECHO_PORT)], { stdio: ['ignore', 'pipe', 'inherit'] });
     ownChild(proc);
     this.procs.push({ stop: () => proc.kill('SIGKILL') });
     await new Promise<void>((resolve, reject) => {
@@ -179,8 +213,17 @@ export class HaLab {
     });
   }
 
-  async prober(intervalMs: number): Promise<Prober> {
-    const p = new Prober(this.clientNs, intervalMs);
+  /** A DHCP client on the LAN, in a namespace of its own (`tag`, switch port `port`), with no address until it has a lease. */
+  dhcpClient(tag: string, port: string): { ns: string; client: DhcpClient } {
+    const ns = this.addHost(tag, 'brlan', port);
+    const client = new DhcpClient(ns, path.join(this.dir, 'dhcp'), tag);
+    this.procs.push(client);
+    return { ns, client };
+  }
+
+  /** Flows every `intervalMs`: by default from the client on the LAN to the server on the WAN (outbound, source translation). */
+  async prober(intervalMs: number, from: { ns: string; src: string; dst: string } = { ns: this.clientNs, src: LAN.client, dst: WAN.server }): Promise<Prober> {
+    const p = new Prober(from.ns, intervalMs, from.src, from.dst);
     this.procs.push(p);
     await p.ready;
     return p;
@@ -207,8 +250,28 @@ export class HaLab {
     throw new Error(`${n.id} did not become ${state} within ${ms} ms (last: ${last})`);
   }
 
+  /** The VRRP state keepalived's notify recorded for node `n` (MASTER, BACKUP, FAULT), read from its file: no daemon needed. */
+  recordedState(n: HaNodeHandle): string {
+    try {
+      return fs.readFileSync(path.join(n.dir, 'dataplane', 'ha-state'), 'utf8').split(' ')[0];
+    } catch {
+      return '';
+    }
+  }
+
+  /** Waits until the backup's conntrackd holds the master's connections (its external cache). */
+  async synced(backup: HaNodeHandle): Promise<void> {
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      const s = await this.status(backup);
+      if (s.sync.external_cache > 0) return;
+      await sleep(200);
+    }
+    throw new Error(`${backup.id}'s conntrackd never held the master's connections`);
+  }
+
   /** The pid a helper of node `n` wrote, or null. */
-  helperPid(n: HaNodeHandle, name: 'keepalived' | 'keepalived-vrrp' | 'conntrackd'): number | null {
+  helperPid(n: HaNodeHandle, name: HelperName): number | null {
     try {
       return Number(fs.readFileSync(path.join(n.dir, 'dataplane', `${name}.pid`), 'utf8').trim()) || null;
     } catch {
@@ -217,7 +280,7 @@ export class HaLab {
   }
 
   private killHelpers(n: HaNodeHandle): void {
-    for (const name of ['keepalived', 'keepalived-vrrp', 'conntrackd'] as const) {
+    for (const name of HELPERS) {
       const pid = this.helperPid(n, name);
       if (pid === null) continue;
       try {
@@ -242,6 +305,22 @@ export class HaLab {
   async powerOn(n: HaNodeHandle): Promise<void> {
     for (const l of ['lan', 'wan', 'sync']) sh(['ip', '-n', n.ns, 'link', 'set', l, 'up']);
     await this.start(n);
+  }
+
+  /** Whether node `n`'s helper `name` runs now (its pid file names a live process of its data folder). */
+  helperRuns(n: HaNodeHandle, name: HelperName): boolean {
+    const pid = this.helperPid(n, name);
+    try {
+      return pid !== null && fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(n.dir);
+    } catch {
+      return false;
+    }
+  }
+
+  /** The link-local address of node `n` on `link` (the source of its router advertisements). */
+  linkLocal(n: HaNodeHandle, link: string): string {
+    const info = JSON.parse(sh(['ip', '-n', n.ns, '-6', '-json', 'address', 'show', 'dev', link])) as Array<{ addr_info: Array<{ local?: string; scope?: string }> }>;
+    return info[0].addr_info.find((a) => a.scope === 'link')!.local!;
   }
 
   /** Removes the sync link of both nodes (the bridge's ports go). */

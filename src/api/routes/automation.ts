@@ -14,7 +14,6 @@ import { oneOf } from '../../config/render/objects';
 import type { AppContext } from '../context';
 import { configQuery } from '../crud';
 import type { Reply, Req, RouteDef } from '../http';
-import { parseJsonBody } from '../http';
 import { Router } from '../router';
 import { bodyType, mediaType, YAML_TYPE, YAML_TYPES } from '../media-type';
 import { configQueryDoc } from '../schemas';
@@ -79,12 +78,13 @@ const runningYaml = new WeakMap<object, string>();
 /**
  * A loaded document as JSON values: from YAML when its Content-Type says so (in the parse
  * thread, src/workers/parse-pool.ts, brought to JSON values: what the journal stores, so
- * replaying the journal loads exactly what was checked), else from JSON.
+ * replaying the journal loads exactly what was checked), else from JSON (a large body in the
+ * JSON parse thread, joined in slices: issue 38).
  */
 async function parseDocument(req: Req, parsePool: ParsePool): Promise<unknown> {
   const raw = req.raw;
   if (!raw || raw.length === 0) throw new FwError('ERR_NET_1004', 'a configuration document is required');
-  if (bodyType(req.headers.contentType, true) === 'json') return parseJsonBody(raw);
+  if (bodyType(req.headers.contentType, true) === 'json') return parsePool.json(raw);
   return parsePool.yaml(raw);
 }
 
@@ -155,7 +155,7 @@ export function automationRoutes(ctx: AppContext, routes: () => readonly RouteDe
         const config = await parseDocument(req, ctx.parsePool);
         await cfg.refreshRunning();
         const running = cfg.current();
-        return { body: planDocument(running.doc, running.meta.version, config, mode, ctx.settings.maxExpansion) };
+        return { body: await planDocument(running.doc, running.meta.version, config, mode, ctx.settings.maxExpansion) };
       } },
     { method: 'POST', pattern: '/api/config/batch', maxBody, permission: 'configure',
       doc: { tag: 'config', summary: `Up to ${MAX_BATCH} object changes, all applied in order or none (one change)`, response: BatchReply, body: BatchBody, errors: [404, 405, 409] },

@@ -2,7 +2,7 @@
 // them. A policy embeds the full Zone, Address and Service read models (null for any zone or
 // address, [] for any service); a NAT rule names its addresses and service ("" for any).
 import { Type, type Static } from '@sinclair/typebox';
-import type { ConfigDoc, NatRule, PolicyObj, RouteObj } from '../types';
+import type { ConfigDoc, NatRule, PolicyObj, RouteObj, ZoneRef } from '../types';
 import { metaOf, ruleMetaModelFields } from '../rule-meta';
 import { AddressModel, oneOf, renderAddress, renderService, renderZone, ServiceModel, ZoneModel } from './objects';
 
@@ -22,7 +22,10 @@ export function renderRoute(r: RouteObj): RouteModel {
   return { id: r.id, description: r.description, destination: r.destination, gateway: r.gateway, interface: r.interface, metric: r.metric };
 }
 
-const ZoneOrAny = Type.Union([ZoneModel, Type.Null()]);
+/** null for any, the zone's model, or (issue 41, several zones) the list of their models: never
+ * null nor one zone's model, so a client that knows only one zone per rule cannot take such a
+ * rule for an any-zone or a one-zone rule (docs/api.md, "Several zones per rule") */
+const ZoneOrAny = Type.Union([ZoneModel, Type.Null(), Type.Array(ZoneModel, { minItems: 2 })]);
 /** A group a policy names where an address or a service goes: its name and direct members (the
  * group's own read model less its description; flattening it here would repeat a group's
  * networks in every policy naming it). */
@@ -46,9 +49,14 @@ export const PolicyModel = Type.Object({
 }, { additionalProperties: false });
 export type PolicyModel = Static<typeof PolicyModel>;
 
-function zoneModel(doc: ConfigDoc, name: string): ZoneModel | null {
+function oneZoneModel(doc: ConfigDoc, name: string): ZoneModel | null {
   const z = name === '' ? undefined : doc.zones.get(name);
   return z ? renderZone(doc, z) : null;
+}
+
+function zoneModel(doc: ConfigDoc, z: ZoneRef): ZoneModel | null | ZoneModel[] {
+  if (typeof z === 'string') return oneZoneModel(doc, z);
+  return z.flatMap((name) => oneZoneModel(doc, name) ?? []);
 }
 
 type GroupRef = Static<typeof GroupRef>;

@@ -9,6 +9,7 @@ import { Type } from '@sinclair/typebox';
 import type { ConfigDoc, PolicyObj } from '../types';
 import type { ResourceOps } from '../resource';
 import { FwError } from '../../errors';
+import { ZoneRefField } from '../zone-list';
 import { isPlainObject } from '../json';
 import { orderedRuleOps } from '../moves';
 import { shapeChecker } from '../validate';
@@ -16,7 +17,7 @@ import { ruleDescriptionField, ruleMetaFields } from '../rule-meta';
 import { mergePolicy } from './policy';
 
 const fields = {
-  'src-zone': Type.Optional(Type.String()),
+  'src-zone': ZoneRefField,
   'src-addr': Type.Optional(Type.String()),
   'dst-addr': Type.Optional(Type.String({ description: 'narrows the firewall\'s own addresses (any: every one of them)' })),
   services: Type.Optional(Type.Array(Type.String())),

@@ -5,6 +5,7 @@ import { Type } from '@sinclair/typebox';
 import type { ConfigDoc, NatRule, NatType } from '../types';
 import type { ResourceOps } from '../resource';
 import { FwError } from '../../errors';
+import { checkZoneField, ZoneRefField } from '../zone-list';
 import { linkExists } from '../refs';
 import { orderedRuleOps } from '../moves';
 import { checkRuleDescription, mergedMeta, ruleMetaFields } from '../rule-meta';
@@ -16,8 +17,8 @@ export const NAT_TYPES: readonly NatType[] = ['snat', 'dnat-ip', 'dnat-port', 's
 
 const fields = {
   description: Type.Optional(Type.String()),
-  'src-zone': Type.Optional(Type.String()),
-  'dst-zone': Type.Optional(Type.String()),
+  'src-zone': ZoneRefField,
+  'dst-zone': ZoneRefField,
   'src-addr': Type.Optional(Type.String()),
   'dst-addr': Type.Optional(Type.String()),
   service: Type.Optional(Type.String()),
@@ -91,8 +92,8 @@ function merge(doc: ConfigDoc, old: NatRule, b: Body): NatRule {
     id: old.id,
     description: b.description === undefined ? old.description : checkRuleDescription(b.description),
     type: b.type === undefined ? old.type : checkEnum('type', b.type, NAT_TYPES, 'ERR_SEC_1001'),
-    srcZone: b['src-zone'] === undefined ? old.srcZone : anyRef('src-zone', b['src-zone'], zone, 'zone'),
-    dstZone: b['dst-zone'] === undefined ? old.dstZone : anyRef('dst-zone', b['dst-zone'], zone, 'zone'),
+    srcZone: b['src-zone'] === undefined ? old.srcZone : checkZoneField('src-zone', b['src-zone'], zone),
+    dstZone: b['dst-zone'] === undefined ? old.dstZone : checkZoneField('dst-zone', b['dst-zone'], zone),
     srcAddr: b['src-addr'] === undefined ? old.srcAddr : anyRef('src-addr', b['src-addr'], addr, 'address'),
     dstAddr: b['dst-addr'] === undefined ? old.dstAddr : anyRef('dst-addr', b['dst-addr'], addr, 'address'),
     service: b.service === undefined ? old.service : anyRef('service', b.service, (n) => doc.services.has(n) || doc.serviceGroups.has(n), 'service'),

@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { ConfigDoc, PolicyAction, PolicyObj } from '../types';
 import type { ResourceOps } from '../resource';
 import { FwError } from '../../errors';
+import { checkZoneField, ZoneRefField } from '../zone-list';
 import { orderedRuleOps } from '../moves';
 import { anyRef, checkEnum, checkRef, shapeChecker } from '../validate';
 import { mergedMeta, ruleDescriptionField, ruleMetaFields } from '../rule-meta';
@@ -12,8 +13,8 @@ export const ACTIONS: readonly PolicyAction[] = ['allow', 'deny'];
 export const MAX_POLICY_SERVICES = 256;
 
 const fields = {
-  'src-zone': Type.Optional(Type.String()),
-  'dst-zone': Type.Optional(Type.String()),
+  'src-zone': ZoneRefField,
+  'dst-zone': ZoneRefField,
   'src-addr': Type.Optional(Type.String()),
   'dst-addr': Type.Optional(Type.String()),
   services: Type.Optional(Type.Array(Type.String())),
@@ -61,8 +62,8 @@ export function mergePolicy(doc: ConfigDoc, old: PolicyObj, b: Body, addr: (name
   return {
     id: old.id,
     action: b.action === undefined ? old.action : checkEnum('action', b.action, ACTIONS, 'ERR_SEC_1002'),
-    srcZone: b['src-zone'] === undefined ? old.srcZone : anyRef('src-zone', b['src-zone'], zone, 'zone'),
-    dstZone: !hasDstZone ? '' : b['dst-zone'] === undefined ? old.dstZone : anyRef('dst-zone', b['dst-zone'], zone, 'zone'),
+    srcZone: b['src-zone'] === undefined ? old.srcZone : checkZoneField('src-zone', b['src-zone'], zone),
+    dstZone: !hasDstZone ? '' : b['dst-zone'] === undefined ? old.dstZone : checkZoneField('dst-zone', b['dst-zone'], zone),
     srcAddr: b['src-addr'] === undefined ? old.srcAddr : anyRef('src-addr', b['src-addr'], addr, 'address'),
     dstAddr: b['dst-addr'] === undefined ? old.dstAddr : anyRef('dst-addr', b['dst-addr'], addr, 'address'),
     services: b.services === undefined ? old.services : checkServices(doc, b.services),

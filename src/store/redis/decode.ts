@@ -1,5 +1,6 @@
 // What the Redis store reads back turned into the store's records: a script's refusal, journal
 // lines, the session hash, an API token with its last use.
+import { stringifyKnown } from '../../config/json-pieces';
 import { lineDigest } from '../journal-digest';
 import type { ApiTokenRecord, ConflictReason, JournalEntry, SessionRecord } from '../types';
 
@@ -12,9 +13,9 @@ export function entriesOf(lines: string[], from: number): JournalEntry[] {
   return lines.map((t, i) => ({ ...(JSON.parse(t) as Omit<JournalEntry, 'seq'>), seq: from + i, digest: lineDigest(t) }));
 }
 
-/** The journal line of an entry (its position is the list's, not in the line). */
+/** The journal line of an entry (its position is the list's, not in the line); a loaded document as the text it was parsed from (json-pieces.ts). */
 export function journalLine(e: JournalEntry): string {
-  return JSON.stringify({ at: e.at, user: e.user, change: e.change });
+  return stringifyKnown({ at: e.at, user: e.user, change: e.change });
 }
 
 export function sessionOf(flat: string[]): SessionRecord | null {

@@ -23,7 +23,7 @@ import { RedisNodeStreams } from './node-streams';
 import { RedisSharedWork } from './shared-work';
 import type { FailureLog } from '../../auth/login-limiter';
 import { conflictReason, entriesOf, journalLine, sessionOf, withLastUse } from './decode';
-import { lineDigest } from '../journal-digest';
+import { lineDigestSliced } from '../journal-digest';
 import { auditCursor, type RedisCall } from './audit-stream';
 import { TickBatch } from './tick-batch';
 import { RedisVersions } from './redis-versions';
@@ -427,7 +427,7 @@ export class RedisStore implements Store, ClusterBus {
     const k = this.keys;
     // the position is the list's: the stored line has no seq (a group may land past `first`)
     const lines = entries.map(journalLine);
-    markDigests(entries, lines);
+    await markDigests(entries, lines);
     const first = entries[0].seq;
     const at = entries[entries.length - 1].at;
     const keys = reach?.keys ?? null;
@@ -543,6 +543,6 @@ export class RedisStore implements Store, ClusterBus {
  * they land (candidate.ts; also after ERR_SYS_4006, which lands them). Refused ones are
  * taken back and never recorded.
  */
-function markDigests(entries: JournalEntry[], lines: string[]): void {
-  for (let i = 0; i < entries.length; i++) entries[i].digest = lineDigest(lines[i]);
+async function markDigests(entries: JournalEntry[], lines: string[]): Promise<void> {
+  for (let i = 0; i < entries.length; i++) entries[i].digest = await lineDigestSliced(lines[i]);
 }
