@@ -469,6 +469,18 @@ describe('the operator console', () => {
     expect((await d.client.get('/api/address-groups/outer?config=candidate')).status).toBe(200);
   });
 
+  test('a two-way static NAT rule is made through the NAT form (issue 41)', async () => {
+    await open('NAT');
+    await page.getByRole('button', { name: 'New NAT rule' }).click();
+    await fill('New NAT rule', { Type: 'static', 'Source address': 'h1', 'Translated IP': '198.51.100.21' });
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('form', { name: 'New NAT rule' }).waitFor({ state: 'detached', ...WAIT });
+    const made = (await ok(d.client.get('/api/nat?config=candidate&type=static'))).body;
+    expect(made).toEqual([expect.objectContaining({ type: 'static', srcAddress: 'h1', translatedIP: '198.51.100.21', service: '', outInterface: '' })]);
+    expect(made[0].persistent).toBeUndefined();
+    await page.getByRole('row', { name: /static .*h1.*198\.51\.100\.21/ }).waitFor(WAIT);
+  });
+
   test('logging out ends the login and forgets the token', async () => {
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.getByRole('button', { name: 'Log in' }).waitFor(WAIT);

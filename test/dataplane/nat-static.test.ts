@@ -73,3 +73,32 @@ test('a static rule translates outbound and inbound in the kernel as eval answer
   }
   expect(h).toEqual([{ id: 1, hits: 8 }, { id: 2, hits: 8 }]);
 }, 120000);
+
+test('snat to a pool with persistent: every connection of one source leaves with one address of the pool', async () => {
+  const { client: c, lab } = ld!;
+  const [inside, outside] = lab.peers;
+  await c.begin();
+  await ok(c.del('/api/nat/1'));
+  await ok(c.del('/api/nat/2'));
+  await ok(c.post('/api/nat', { type: 'snat', 'src-zone': 'lan', 'dst-zone': 'dmz', 'translated-ip': '192.0.2.96/28', persistent: true }));
+  await c.commit();
+  const agent = agents.get(inside.index)!;
+  const server = agents.get(outside.index)!;
+  // 24 connections from each of two sources, to two addresses and two ports, tcp and udp
+  const sent: Array<{ token: string; src: string }> = [];
+  let port = 43000;
+  const packets = [inside.address, inside.behind].flatMap((src) =>
+    [outside.address, outside.behind].flatMap((dst) => PORTS.flatMap((dport) => (['tcp', 'udp'] as const).flatMap((proto) =>
+      [0, 1, 2].map(() => {
+        const token = `p${port}`;
+        sent.push({ token, src });
+        return { token, proto, src, sport: port++, dst, dport };
+      })))));
+  agent.send(packets);
+  const end = Date.now() + 20000;
+  while (sent.some((s) => !server.got.has(s.token)) && Date.now() < end) await new Promise((res) => setTimeout(res, 100));
+  const seenAs = (src: string) => new Set(sent.filter((s) => s.src === src).map((s) => server.got.get(s.token)?.src ?? 'lost'));
+  const a = [...seenAs(inside.address)], b = [...seenAs(inside.behind)];
+  expect({ a: a.length, b: b.length }).toEqual({ a: 1, b: 1 });
+  for (const ip of [...a, ...b]) expect(ip).toMatch(/^192\.0\.2\.(9[6-9]|10\d|11[01])$/);
+}, 120000);
