@@ -18,6 +18,9 @@ import { MemoryTrafficStore } from '../connections/traffic-store';
 import { RedisTrafficStore } from '../connections/traffic-redis';
 import { DynamicSets } from '../dynamic/service';
 import { FqdnResolver } from '../dynamic/fqdn';
+import { FileFqdnShare, SharedFqdnShare, type FqdnShare } from '../dynamic/fqdn-share';
+import type { EventEmitterFn } from '../events/types';
+import { randomUUID } from 'node:crypto';
 import { FileEntryStore, RedisEntryStore, type DynamicEntryStore } from '../dynamic/entry-store';
 import { LocalEvents, RedisEvents } from '../events/backends';
 import { type StreamLimits } from '../api/event-streams';
@@ -89,7 +92,7 @@ export function accountService(store: Store, tokens: TokenService, limiter: Logi
 }
 
 /** Dynamic address sets' entries (issue 40): a file of the data directory, or Redis in a cluster. */
-export async function dynamicSets(settings: Settings, redis: RedisStore | null, config: ConfigService<CompiledConfig>, dataPlane: DataPlane, log: Logger): Promise<DynamicSets> {
+export async function dynamicSets(settings: Settings, redis: RedisStore | null, config: ConfigService<CompiledConfig>, dataPlane: DataPlane, log: Logger, emit?: EventEmitterFn): Promise<DynamicSets> {
   let store: DynamicEntryStore;
   if (redis) {
     const r = redis;
@@ -104,12 +107,21 @@ export async function dynamicSets(settings: Settings, redis: RedisStore | null, 
   const running = () => { const c = config.current(); return { doc: c.doc, version: c.meta.version }; };
   const dyn = new DynamicSets(store, running, dataPlane.dynamic, log);
   await dyn.loadAll();
-  // FQDN addresses (issue 40): resolved by every instance (one resolver per cluster: not done)
-  const fqdn = new FqdnResolver(running, dataPlane.dynamic, { servers: settings.dnsServers, minSec: settings.fqdnRefreshMinSec, maxSec: settings.fqdnRefreshMaxSec }, log);
+  const fqdn = new FqdnResolver(running, dataPlane.dynamic, await fqdnShare(settings, redis),
+    { servers: settings.dnsServers, minSec: settings.fqdnRefreshMinSec, maxSec: settings.fqdnRefreshMaxSec }, log, emit);
   dyn.fqdn = fqdn;
   fqdn.sync();
+  fqdn.start();
   config.onRunningChange(() => { void dyn.loadAll(); fqdn.sync(); });
   return dyn;
+}
+
+/** Where FQDN addresses' resolutions are published (issue 40): one resolver per cluster on Redis, a file of the data directory otherwise. */
+async function fqdnShare(settings: Settings, redis: RedisStore | null): Promise<FqdnShare> {
+  if (redis) return new SharedFqdnShare(redis.sharedWork, (l) => redis.onEvent((e) => e.type === 'shared' && l(e.what)), `${settings.nodeId ?? process.pid}-${randomUUID().slice(0, 8)}`);
+  const f = new FileFqdnShare(settings.dataDir);
+  await f.open();
+  return f;
 }
 
 /** Started without the malloc settings npm start and the image set (malloc-env.ts): said once. */

@@ -4,21 +4,16 @@
 // model and eval follow a changed answer without a commit (the running version stays), a
 // failing server keeps the last good answer with lastError set, and the analysis claims
 // nothing that depends on what the name resolves to.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { Client, expectError, ok, startTestDaemon, tempDir, type TestDaemon } from '../helpers/daemon';
+import { TestDns } from '../helpers/dnsmasq';
 import { lanWan } from '../helpers/lan-wan';
-import { freePort } from '../helpers/redis';
 
 const dir = tempDir();
-const hosts = path.join(dir, 'fqdn-hosts');
-let dnsmasq: ChildProcess | null = null;
+const dns = new TestDns(dir, 'example.test');
 let d: TestDaemon;
 const c = new Client('');
 
 const NAME = 'api.example.test';
-const setHosts = (lines: string[]) => writeFileSync(hosts, `${lines.join('\n')}\n`);
 const evalTo = async (dst: string) => (await ok(c.post('/api/eval', { 'src-ip': '10.0.0.5', 'dst-ip': dst, protocol: 'tcp', 'dst-port': 443 }))).body;
 const saas = async () => (await ok(c.get('/api/addresses/saas'))).body;
 
@@ -33,11 +28,8 @@ async function until(check: () => Promise<boolean>, what: string, ms = 20_000): 
 }
 
 beforeAll(async () => {
-  setHosts([`192.0.2.10 ${NAME}`, `2001:db8::10 ${NAME}`]);
-  const port = await freePort();
-  dnsmasq = spawn('dnsmasq', ['--keep-in-foreground', `--port=${port}`, '--listen-address=127.0.0.1', '--bind-interfaces',
-    '--no-resolv', '--no-hosts', '--local=/example.test/', `--addn-hosts=${hosts}`, '--local-ttl=1', '--user=root', '--pid-file=', '--conf-file=/dev/null'], { stdio: 'ignore' });
-  d = await startTestDaemon({ FW_DNS_SERVERS: `127.0.0.1:${port}`, FW_FQDN_REFRESH_MIN: '1', FW_FQDN_REFRESH_MAX: '5' }, dir);
+  await dns.start([`192.0.2.10 ${NAME}`, `2001:db8::10 ${NAME}`]);
+  d = await startTestDaemon({ FW_DNS_SERVERS: dns.server, FW_FQDN_REFRESH_MIN: '1', FW_FQDN_REFRESH_MAX: '5' }, dir);
   c.url = d.url;
   await c.login();
   await c.begin();
@@ -61,7 +53,7 @@ afterAll(async () => {
   try {
     await d?.close();
   } finally {
-    dnsmasq?.kill('SIGTERM');
+    await dns.stop();
   }
 });
 
@@ -95,8 +87,7 @@ test('the read model and eval follow the name; a changed answer arrives without 
   expect(before).toMatchObject({ action: 'allow', policy: { id: 3 } });
   expect(await evalTo('192.0.2.20')).toMatchObject({ action: 'allow', policy: { id: 5 } });
 
-  setHosts([`192.0.2.20 ${NAME}`]);
-  dnsmasq!.kill('SIGHUP');
+  dns.answer([`192.0.2.20 ${NAME}`]);
   await until(async () => (await saas()).resolved?.join() === '192.0.2.20/32', 'the changed answer');
   // 192.0.2.10 now falls to policy 4, 192.0.2.20 to policy 3; the running version is the same
   const after = await evalTo('192.0.2.10');
@@ -129,9 +120,7 @@ test('export carries the name', async () => {
 });
 
 test('a failing server keeps the last good answer and says why', async () => {
-  dnsmasq!.kill('SIGTERM');
-  await new Promise((r) => dnsmasq!.once('exit', r));
-  dnsmasq = null;
+  await dns.stop();
   await until(async () => (await saas()).lastError !== null, 'the failure to show');
   const s = await saas();
   expect(s.resolved).toEqual(['192.0.2.20/32']);

@@ -14,6 +14,7 @@ import type { AppContext } from '../context';
 import type { BatchDone } from '../../workers/batch-pool';
 import { configQuery } from '../crud';
 import { DynamicMatches, dynamicMatches } from '../../dynamic/trace';
+import { FqdnMatches, fqdnMatches } from '../../dynamic/fqdn-trace';
 import { parseJsonBody, type Req, type RouteDef, type RouteDoc } from '../http';
 
 // The packet is checked by parsePacket (a hand-written scanner, faster than a schema check on
@@ -45,6 +46,7 @@ const EvalAnswer = Type.Object({
   }, { additionalProperties: false })),
   policy: Nullable(Type.Object({ id: Type.Integer(), action: oneOf(['allow', 'deny'] as const), log: Type.Boolean() }, { additionalProperties: false })),
   dynamic: Type.Optional(DynamicMatches),
+  fqdn: Type.Optional(FqdnMatches),
 }, { additionalProperties: false });
 const Version = Type.Integer({ minimum: 0, description: 'the running version answered for (with ?config=candidate: the one the candidate is based on)' });
 export const EvalReply = Type.Composite([Type.Object({ version: Version }), EvalAnswer], { additionalProperties: false });
@@ -131,8 +133,11 @@ export function evalRoutes(ctx: AppContext): RouteDef[] {
       const { compiled, version } = await target(ctx, req);
       const answer = compiled.eval(packet);
       single.inc();
-      const dynamic = ctx.dynamic ? dynamicMatches(ctx.dynamic, ctx.config.current().doc, configQuery(req) === 'candidate' ? null : answer.policy?.id ?? null, packet) : [];
-      return { body: { version, ...answer, ...(dynamic.length ? { dynamic } : {}) } };
+      const deciding = configQuery(req) === 'candidate' ? null : answer.policy?.id ?? null;
+      const doc = ctx.config.current().doc;
+      const dynamic = ctx.dynamic ? dynamicMatches(ctx.dynamic, doc, deciding, packet) : [];
+      const fqdn = ctx.dynamic?.fqdn ? fqdnMatches(ctx.dynamic.fqdn, doc, deciding, packet) : [];
+      return { body: { version, ...answer, ...(dynamic.length ? { dynamic } : {}), ...(fqdn.length ? { fqdn } : {}) } };
     } },
     { method: 'POST', pattern: '/api/eval/batch', permission: 'read', maxBody: BATCH_BODY_BYTES, body: 'raw', doc: evalDoc('What the configuration does to up to 10,000 packets', BatchReply, BatchBody), handler: async (req) => {
       const raw = req.raw ?? null;

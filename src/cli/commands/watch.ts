@@ -23,6 +23,7 @@ export function eventLine(e: FwEvent): string {
       // state "version": the instance serves another version now ("node-a serves version 3")
       case 'node': return e.state === 'version' ? `${e.node} serves version ${e.version}` : `${e.node} ${e.state}${e.version !== undefined ? ` version ${e.version}` : ''}`;
       case 'ha': return `${e.node} ${e.previous} -> ${e.state} since ${e.since}`;
+      case 'fqdn': return `address ${e.address} (${e.fqdn}) ${e.state === 'changed' ? `now ${e.resolved.join(' ') || 'nothing'}, was ${e.previous.join(' ') || 'nothing'}` : `failed: ${e.error ?? ''}; keeps ${e.resolved.join(' ') || 'nothing'}`}`;
     }
   })();
   return `${e.at}  ${String(e.id).padStart(6)}  ${e.type.padEnd(8)}  ${what}`;

@@ -19,12 +19,13 @@ export const AddressModel = Type.Object({
   fqdn: Type.Optional(Type.String({ description: 'an FQDN address (issue 40): the name resolved at run time; `ips` is empty' })),
   resolved: Type.Optional(Type.Array(Type.String(), { description: 'FQDN address: the prefixes in use (the last good answer)' })),
   resolvedAt: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'FQDN address: ISO time of the last good answer; null: none yet' })),
+  changedAt: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'FQDN address: ISO time of the answer that made resolved what it is (the last change); null: none yet' })),
   lastError: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'FQDN address: why the last resolution failed; null when it succeeded' })),
 }, { additionalProperties: false });
 export type AddressModel = Static<typeof AddressModel>;
 
 /** What the daemon resolved an FQDN address to (src/dynamic/fqdn.ts); absent in a candidate. */
-export interface FqdnView { resolved: string[]; resolvedAt: number; lastError: string | null }
+export interface FqdnView { resolved: string[]; resolvedAt: number; changedAt: number; lastError: string | null }
 
 export function renderAddress(a: AddressObj, fqdn?: FqdnView): AddressModel {
   const out: AddressModel = {
@@ -39,6 +40,7 @@ export function renderAddress(a: AddressObj, fqdn?: FqdnView): AddressModel {
     out.fqdn = a.fqdn;
     out.resolved = fqdn ? [...fqdn.resolved] : [];
     out.resolvedAt = fqdn?.resolvedAt ? new Date(fqdn.resolvedAt).toISOString() : null;
+    out.changedAt = fqdn?.changedAt ? new Date(fqdn.changedAt).toISOString() : null;
     out.lastError = fqdn?.lastError ?? null;
   }
   return out;
