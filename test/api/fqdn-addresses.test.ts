@@ -7,11 +7,14 @@
 import { Client, expectError, ok, startTestDaemon, tempDir, type TestDaemon } from '../helpers/daemon';
 import { TestDns } from '../helpers/dnsmasq';
 import { lanWan } from '../helpers/lan-wan';
+import { openEvents, type SseStream } from '../helpers/sse';
 
 const dir = tempDir();
 const dns = new TestDns(dir, 'example.test');
 let d: TestDaemon;
+let events: SseStream | undefined;
 const c = new Client('');
+const env = () => ({ FW_DNS_SERVERS: dns.server, FW_FQDN_REFRESH_MIN: '1', FW_FQDN_REFRESH_MAX: '5' });
 
 const NAME = 'api.example.test';
 const evalTo = async (dst: string) => (await ok(c.post('/api/eval', { 'src-ip': '10.0.0.5', 'dst-ip': dst, protocol: 'tcp', 'dst-port': 443 }))).body;
@@ -29,9 +32,10 @@ async function until(check: () => Promise<boolean>, what: string, ms = 20_000): 
 
 beforeAll(async () => {
   await dns.start([`192.0.2.10 ${NAME}`, `2001:db8::10 ${NAME}`]);
-  d = await startTestDaemon({ FW_DNS_SERVERS: dns.server, FW_FQDN_REFRESH_MIN: '1', FW_FQDN_REFRESH_MAX: '5' }, dir);
+  d = await startTestDaemon(env(), dir);
   c.url = d.url;
   await c.login();
+  events = await openEvents(c.url, '/api/events?types=fqdn', { Authorization: `Bearer ${c.token}` });
   await c.begin();
   await lanWan(c);
   await ok(c.post('/api/addresses', { name: 'saas', fqdn: 'API.example.test.' }));
@@ -50,6 +54,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  events?.close();
   try {
     await d?.close();
   } finally {
@@ -83,9 +88,19 @@ test('the read model and eval follow the name; a changed answer arrives without 
   const first = await saas();
   expect(first).toMatchObject({ name: 'saas', ips: [], fqdn: NAME, resolved: ['192.0.2.10/32', '2001:db8::10/128'], lastError: null });
   expect(Date.parse(first.resolvedAt)).toBeGreaterThan(Date.now() - 60_000);
+  expect(first.changedAt).toBe(first.resolvedAt);
   const before = await evalTo('192.0.2.10');
   expect(before).toMatchObject({ action: 'allow', policy: { id: 3 } });
-  expect(await evalTo('192.0.2.20')).toMatchObject({ action: 'allow', policy: { id: 5 } });
+  // the tracer names the FQDN, the prefix and the time of the answer in use
+  expect(before.fqdn).toEqual([{ address: 'saas', fqdn: NAME, field: 'dst-addr', entry: '192.0.2.10/32', resolvedAt: expect.any(String) }]);
+  expect(Date.parse(before.fqdn[0].resolvedAt)).toBeGreaterThanOrEqual(Date.parse(first.changedAt));
+  const other = await evalTo('192.0.2.20');
+  expect(other).toMatchObject({ action: 'allow', policy: { id: 5 } });
+  expect(other.fqdn).toBeUndefined();
+  // the first answer was an event
+  const firstEvent = (await events!.next((m) => m.data.address === 'saas', 'the first fqdn event')).data;
+  expect(firstEvent).toMatchObject({ type: 'fqdn', state: 'changed', fqdn: NAME, previous: [], resolved: ['192.0.2.10/32', '2001:db8::10/128'] });
+  const etag = (await ok(c.get('/api/addresses/saas'))).headers.get('etag');
 
   dns.answer([`192.0.2.20 ${NAME}`]);
   await until(async () => (await saas()).resolved?.join() === '192.0.2.20/32', 'the changed answer');
@@ -94,9 +109,16 @@ test('the read model and eval follow the name; a changed answer arrives without 
   expect(after).toMatchObject({ action: 'deny', policy: { id: 4 } });
   expect(after.version).toBe(before.version);
   expect(await evalTo('192.0.2.20')).toMatchObject({ action: 'allow', policy: { id: 3 } });
-  // the list shows the same state (not a per-version cached answer)
+  // the list shows the same state (not a per-version cached answer): its ETag changed
   const list = (await ok(c.get('/api/addresses'))).body;
   expect(list.saas.resolved).toEqual(['192.0.2.20/32']);
+  const now = await c.raw('GET', '/api/addresses/saas', undefined, { 'If-None-Match': etag! });
+  expect(now.status).toBe(200);
+  expect(now.headers.get('etag')).not.toBe(etag);
+  // a change of resolution is an event, not a version
+  const changed = (await events!.next((m) => m.data.address === 'saas', 'the change event')).data;
+  expect(changed).toMatchObject({ type: 'fqdn', state: 'changed', previous: ['192.0.2.10/32', '2001:db8::10/128'], resolved: ['192.0.2.20/32'] });
+  expect(Date.parse(changed.resolvedAt)).toBe(Date.parse((await saas()).changedAt));
 });
 
 test('the analysis claims nothing that depends on the resolution', async () => {
@@ -126,4 +148,25 @@ test('a failing server keeps the last good answer and says why', async () => {
   expect(s.resolved).toEqual(['192.0.2.20/32']);
   expect(typeof s.lastError).toBe('string');
   expect(await evalTo('192.0.2.20')).toMatchObject({ action: 'allow', policy: { id: 3 } });
+  // the failure is an event, once (not one per retry)
+  const failed = (await events!.next((m) => m.data.address === 'saas', 'the failure event')).data;
+  expect(failed).toMatchObject({ type: 'fqdn', state: 'failed', resolved: ['192.0.2.20/32'], error: expect.any(String) });
+  await new Promise((r) => setTimeout(r, 2500));
+  expect(events!.messages.filter((m) => m.data.state === 'failed')).toHaveLength(1);
 });
+
+test('the last good answer survives a restart, with no DNS server to ask', async () => {
+  events?.close();
+  await d.close();
+  d = await startTestDaemon(env(), dir);
+  c.url = d.url;
+  await c.login();
+  // the published answer (no server answers now)
+  await until(async () => (await saas()).resolved?.join() === '192.0.2.20/32', 'the kept answer', 5000);
+  expect(await evalTo('192.0.2.20')).toMatchObject({ action: 'allow', policy: { id: 3 }, fqdn: [{ entry: '192.0.2.20/32' }] });
+  await until(async () => (await saas()).lastError !== null, 'the failure to show again');
+  expect((await saas()).resolved).toEqual(['192.0.2.20/32']);
+  // and the server back: resolved again
+  await dns.start([`192.0.2.30 ${NAME}`]);
+  await until(async () => (await saas()).resolved?.join() === '192.0.2.30/32', 'the answer of the new server', 30_000);
+}, 90_000);

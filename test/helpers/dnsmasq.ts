@@ -25,7 +25,8 @@ export class TestDns {
   async start(lines: string[]): Promise<this> {
     requirePackages(DATAPLANE_PACKAGES.filter(([probe]) => probe === 'dnsmasq'), 'the FQDN address tests');
     this.write(lines);
-    this.port = await freePort();
+    // started again after stop(): the same port, the one the daemon was told
+    if (!this.port) this.port = await freePort();
     this.proc = spawn('dnsmasq', ['--keep-in-foreground', `--port=${this.port}`, '--listen-address=127.0.0.1', '--bind-interfaces',
       '--no-resolv', '--no-hosts', `--local=/${this.domain}/`, `--addn-hosts=${this.hostsFile}`, '--local-ttl=1', '--user=root', '--pid-file=', '--conf-file=/dev/null'],
     { stdio: 'ignore' });
