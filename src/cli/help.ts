@@ -61,6 +61,10 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     summary: 'the entries of a running dynamic address set, without a session (a feeder token may do this only)',
     options: ['--ttl SECONDS        add: how long the entries live (0: until deleted; else the set\'s default-ttl)'],
   },
+  fqdn: {
+    usage: 'fwctl fqdn',
+    summary: 'the FQDN addresses of the running version: the prefixes their names resolve to now, when, and the last error',
+  },
   sessions: {
     usage: 'fwctl sessions [FILTERS] [--node ID] [--limit N]',
     summary: 'live connections',

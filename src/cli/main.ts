@@ -20,6 +20,7 @@ import { hits } from './commands/hits';
 import { logs, LOG_FILTERS, type LogArgs } from './commands/logs';
 import { discard } from './commands/discard';
 import { dynamicSet } from './commands/dynamic-set';
+import { fqdn } from './commands/fqdn';
 
 const common = {
   json: { type: 'boolean', default: false },
@@ -52,6 +53,7 @@ const OPTIONS = {
   leases: {},
   ha: { node: { type: 'string' } },
   'dynamic-set': { ttl: { type: 'string' } },
+  fqdn: {},
   sessions: { ...filterOptions(), limit: { type: 'string' } },
   'end-sessions': filterOptions(),
   impact: {},
@@ -114,6 +116,7 @@ async function run(argv: string[]): Promise<number> {
     case 'trace': return trace(api, o as unknown as TraceArgs);
     case 'leases': return leases(api, o.json);
     case 'ha': return ha(api, { action: positionals[0], node: o.node as string | undefined, json: o.json });
+    case 'fqdn': return fqdn(api, o.json);
     case 'dynamic-set': return dynamicSet(api, { action: positionals[0], name: positionals[1], ips: positionals.slice(2), ttl: o.ttl as string | undefined, json: o.json });
     case 'sessions': return sessions(api, o as unknown as SessionFilterArgs & { limit?: string; json: boolean });
     case 'end-sessions': return endSessions(api, o as unknown as SessionFilterArgs & { json: boolean });

@@ -8,6 +8,7 @@ import { Client, expectError, ok, startTestDaemon, tempDir, type TestDaemon } fr
 import { TestDns } from '../helpers/dnsmasq';
 import { lanWan } from '../helpers/lan-wan';
 import { openEvents, type SseStream } from '../helpers/sse';
+import { fwctl } from '../helpers/fwctl';
 
 const dir = tempDir();
 const dns = new TestDns(dir, 'example.test');
@@ -139,6 +140,21 @@ test('the OpenAPI document describes fqdn in the address body and read model', a
 test('export carries the name', async () => {
   const exported = (await ok(c.get('/api/config/export'))).body;
   expect(exported.addresses).toContainEqual({ name: 'saas', fqdn: NAME });
+});
+
+test('fwctl fqdn shows the resolutions; fwctl trace names the FQDN; fwctl watch words the event', async () => {
+  const env = { FWCTL_URL: d.url, FWCTL_TOKEN: c.token, FWCTL_CONFIG: `${dir}/fwctl-none.json` };
+  const json = await fwctl(['fqdn', '--json'], env);
+  expect(json.code).toBe(0);
+  expect(JSON.parse(json.stdout)).toEqual([{ name: 'saas', fqdn: NAME, resolved: ['192.0.2.20/32'], resolvedAt: expect.any(String), changedAt: expect.any(String), lastError: null }]);
+  const text = await fwctl(['fqdn'], env);
+  expect(text.stdout).toMatch(/^ADDRESS +FQDN +RESOLVED/);
+  expect(text.stdout).toMatch(new RegExp(`saas +${NAME} +192\\.0\\.2\\.20/32`));
+  const traced = await fwctl(['trace', '--src', '10.0.0.5', '--dst', '192.0.2.20', '--proto', 'tcp', '--dport', '443'], env);
+  expect(traced.stdout).toMatch(new RegExp(`fqdn +dst-addr saas \\(${NAME}\\) 192\\.0\\.2\\.20/32, resolved \\d{4}-`));
+  const since = String(events!.messages.find((m) => m.data.address === 'saas')!.data.id - 1);
+  const watched = await fwctl(['watch', '--types', 'fqdn', '--since', since, '--count', '1'], env);
+  expect(watched.stdout).toMatch(new RegExp(`fqdn +address saas \\(${NAME}\\) now 192\\.0\\.2\\.10/32 2001:db8::10/128, was nothing`));
 });
 
 test('a failing server keeps the last good answer and says why', async () => {

@@ -64,6 +64,8 @@ export async function trace(api: ApiClient, a: TraceArgs): Promise<number> {
     ['route', r.route ? `${r.route.id === null ? 'connected' : `#${r.route.id}`} ${r.route.destination} via ${r.egressInterface ?? '-'}` : 'none'],
     ['nat', r.nat ? `#${r.nat.id} ${r.nat.type} -> ${r.nat.translatedIP}${r.nat.translatedPort ? `:${r.nat.translatedPort}` : ''}` : 'none'],
     ['policy', r.policy ? `#${r.policy.id} ${r.policy.action}${r.policy.log ? ' (log)' : ''}` : 'none'],
+    // matched through an FQDN address (issue 40): the name, its prefix and the answer's time
+    ...(r.fqdn ?? []).map((m): [string, string] => ['fqdn', `${m.field} ${m.address} (${m.fqdn}) ${m.entry}, resolved ${m.resolvedAt}`]),
     ['verdict', `${r.action.toUpperCase()} (${r.reason})`],
   ]));
   return EXIT.ok;
