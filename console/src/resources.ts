@@ -18,6 +18,8 @@ export interface FieldSpec<B> {
   hint?: string;
   /** the object's key: set at creation, not edited */
   fixed?: boolean;
+  /** one of two alternatives (an address's networks or DNS name): sent only when filled, also in an edit */
+  alternative?: boolean;
 }
 
 export interface Column<M> {
@@ -59,13 +61,14 @@ const addresses: ResourceDef<'addresses'> = {
   idOf: (m) => m.name,
   columns: [
     { label: 'Name', text: (m) => m.name },
-    { label: 'Networks', text: (m) => join(m.ips.map((n) => cidr(n.ip, n.mask))) },
+    { label: 'Networks', text: (m) => (m.fqdn !== undefined ? fqdnText(m) : join(m.ips.map((n) => cidr(n.ip, n.mask)))) },
   ],
   fields: [
     { key: 'name', label: 'Name', required: true, fixed: true },
-    { key: 'ips', label: 'Networks', kind: 'list', required: true, hint: 'IPs or CIDRs, separated by commas' },
+    { key: 'ips', label: 'Networks', kind: 'list', alternative: true, hint: 'IPs or CIDRs, separated by commas; or a DNS name below' },
+    { key: 'fqdn', label: 'DNS name', alternative: true, hint: 'instead of networks: resolved by the daemon at run time (A and AAAA), no commit when the answer changes' },
   ],
-  formOf: (m) => ({ name: m.name, ips: join(m.ips.map((n) => cidr(n.ip, n.mask))) }),
+  formOf: (m) => ({ name: m.name, ips: join(m.ips.map((n) => cidr(n.ip, n.mask))), fqdn: m.fqdn ?? '' }),
 };
 
 const services: ResourceDef<'services'> = {
@@ -88,6 +91,12 @@ const services: ResourceDef<'services'> = {
   ],
   formOf: (m) => ({ name: m.name, protocol: m.protocol, ports: join(m.ports), 'icmp-type': m.icmpType === undefined ? '' : String(m.icmpType), 'icmp-code': m.icmpCode === undefined ? '' : String(m.icmpCode), 'source-ports': join(m.sourcePorts ?? []) }),
 };
+
+/** An FQDN address (issue 40) in the table: its name and what it resolves to now ("api.example.com → 192.0.2.10/32"). */
+export function fqdnText(m: { fqdn?: string; resolved?: string[]; resolvedAt?: string | null; lastError?: string | null }): string {
+  const now = m.resolved?.length ? join(m.resolved) : m.resolvedAt === undefined ? 'resolved when running' : 'not resolved yet';
+  return `${m.fqdn} → ${now}${m.lastError ? ` (last try failed: ${m.lastError})` : ''}`;
+}
 
 /** An ICMP service's type and code in words ("type 3, code 4", "every type"); '' for the other protocols. */
 export function icmpText(m: { protocol: string; icmpType?: number; icmpCode?: number }): string {
@@ -353,7 +362,7 @@ export function bodyOf<B>(fields: FieldSpec<B>[], values: FormValues, creating: 
       continue;
     }
     const text = typeof v === 'string' ? v.trim() : '';
-    if (text === '' && (creating || f.kind === 'number')) continue;
+    if (text === '' && (creating || f.kind === 'number' || f.alternative)) continue;
     if (f.kind === 'number') body[f.key] = /^-?\d+$/.test(text) ? Number(text) : text;
     else if (f.kind === 'list') body[f.key] = splitList(text);
     else if (f.kind === 'ports') body[f.key] = splitList(text).map((p) => (/^\d+$/.test(p) ? Number(p) : p));

@@ -38,10 +38,13 @@ export function renderAddress(a: AddressObj, fqdn?: FqdnView): AddressModel {
   };
   if (a.fqdn) {
     out.fqdn = a.fqdn;
-    out.resolved = fqdn ? [...fqdn.resolved] : [];
-    out.resolvedAt = fqdn?.resolvedAt ? new Date(fqdn.resolvedAt).toISOString() : null;
-    out.changedAt = fqdn?.changedAt ? new Date(fqdn.changedAt).toISOString() : null;
-    out.lastError = fqdn?.lastError ?? null;
+    // a candidate's (or a version no resolver follows) has the name only: resolutions are the running version's
+    if (fqdn) {
+      out.resolved = [...fqdn.resolved];
+      out.resolvedAt = fqdn.resolvedAt ? new Date(fqdn.resolvedAt).toISOString() : null;
+      out.changedAt = fqdn.changedAt ? new Date(fqdn.changedAt).toISOString() : null;
+      out.lastError = fqdn.lastError;
+    }
   }
   return out;
 }
