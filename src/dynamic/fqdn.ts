@@ -186,14 +186,18 @@ export class FqdnResolver {
     this.schedule(name, e, rec.nextAt);
   }
 
-  /** Publishes a new record (every instance applies it), applies it here, and reports a change or a new failure. */
+  /**
+   * Applies a new record here, publishes it (every other instance applies it) and reports a
+   * change or a new failure. Applied first: the kernel need not wait for the store's write
+   * (an fsync'd file, or Redis).
+   */
   private async publish(name: string, rec: FqdnRecord, old: FqdnRecord | null): Promise<void> {
+    await this.apply(name, rec);
     try {
       await this.share.put(name, rec);
     } catch (err) {
       this.log.warn({ address: name, err: String(err) }, 'fqdn resolution not published; applied here only');
     }
-    await this.apply(name, rec);
     const previous = old?.resolved ?? [];
     const resolvedAt = rec.resolvedAt ? new Date(rec.resolvedAt).toISOString() : null;
     if (rec.lastError === null && previous.join() !== rec.resolved.join()) {

@@ -56,6 +56,13 @@ function kernelSet(address: string): string {
   return /elements = \{([^}]*)\}/.exec(out)?.[1].trim() ?? '';
 }
 
+/** Both addresses' sets, read in one nft call (a poll as short as the machine allows). */
+function kernelSets(): { peer: string; blocked: string } {
+  const out = ld!.lab.exec(ld!.lab.fw, ['nft', 'list', 'sets', 'inet']);
+  const of = (address: string) => new RegExp(`set ${fqdnNftSetName(address, 4)} \\{[^}]*?elements = \\{([^}]*)\\}`).exec(out)?.[1].trim() ?? '';
+  return { peer: of('peer'), blocked: of('blocked') };
+}
+
 /** Polls `check` every 10 ms until it holds: the time it first held, or null after `ms`. */
 async function when(check: () => boolean, ms = 20_000): Promise<number | null> {
   const end = Date.now() + ms;
@@ -82,7 +89,8 @@ test('pings follow the names as they change, without a commit', async () => {
   /** Changes the answers; waits for the kernel to hold `peer`'s and `blocked`'s; the change's delay from its resolution. */
   const change = async (peer: string, blocked: string) => {
     dns.answer([`${blocked} ${BLOCKED}`, `${peer} ${PEER}`]);
-    const held = await when(() => kernelSet('peer') === peer && kernelSet('blocked') === blocked);
+    const held = await when(() => { const k = kernelSets(); return k.peer === peer && k.blocked === blocked; });
+    expect([kernelSet('peer'), kernelSet('blocked')]).toEqual([peer, blocked]);
     expect(held).not.toBeNull();
     const at = Math.max(await resolvedAt('peer', peer), await resolvedAt('blocked', blocked));
     delays.push(held! - at);
