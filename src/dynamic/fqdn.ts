@@ -126,15 +126,14 @@ export class FqdnResolver {
     }
   }
 
-  /** Applies a record of the current name, unless this instance holds a newer one; resolves to the record it replaced. */
-  private async apply(name: string, rec: FqdnRecord): Promise<FqdnRecord | null | undefined> {
+  /** Applies a record of the current name, unless this instance holds a newer one (a late read never goes back). */
+  private async apply(name: string, rec: FqdnRecord): Promise<void> {
     const e = this.names.get(name);
-    if (!e || rec.fqdn !== e.fqdn || (e.rec && rec.triedAt < e.rec.triedAt)) return undefined;
+    if (!e || rec.fqdn !== e.fqdn || (e.rec && rec.triedAt < e.rec.triedAt)) return;
     const before = e.rec;
     e.rec = rec;
     this.generation++;
     if (!before || before.resolved.join() !== rec.resolved.join()) await this.writeKernel(name, rec);
-    return before;
   }
 
   /** One turn of the lease: this instance takes or renews it, or learns another holds it. */
