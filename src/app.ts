@@ -129,7 +129,7 @@ export async function startDaemon(settings: Settings, opts: DaemonOptions = {}):
       parsePool: new ParsePool(Math.min(settings.maxYamlBodyBytes, settings.maxLoadBodyBytes), settings.maxLoadBodyBytes),
       events, eventStreams, confirmation: new CommitConfirmation(config as ConfigService<unknown>, store, events.emit, log, settings.commitTimeoutMs * 2),
       traffic: trafficLog(settings, redis, dataPlane, config, () => ctx.nodes.id, log),
-      dynamic: await dynamicSets(settings, redis, config, dataPlane, log),
+      dynamic: await dynamicSets(settings, redis, config, dataPlane, log, events.emit),
     };
     registerCoreReadiness(ctx);
     wireDynamicCapacity(ctx);

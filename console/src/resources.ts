@@ -20,7 +20,7 @@ export interface FieldSpec<B> {
   hint?: string;
   /** the object's key: set at creation, not edited */
   fixed?: boolean;
-  /** left out of an update too when empty (one of alternatives: an address's networks or list URL) */
+  /** left out of an update too when empty (one of alternatives: an address's networks, DNS name or list URL) */
   omitEmpty?: boolean;
 }
 
@@ -63,15 +63,16 @@ const addresses: ResourceDef<'addresses'> = {
   idOf: (m) => m.name,
   columns: [
     { label: 'Name', text: (m) => m.name },
-    { label: 'Networks', text: (m) => (m.url ? listText(m) : join(m.ips.map((n) => cidr(n.ip, n.mask)))) },
+    { label: 'Networks', text: (m) => (m.url ? listText(m) : m.fqdn !== undefined ? fqdnText(m) : join(m.ips.map((n) => cidr(n.ip, n.mask)))) },
   ],
   fields: [
     { key: 'name', label: 'Name', required: true, fixed: true },
-    { key: 'ips', label: 'Networks', kind: 'list', omitEmpty: true, hint: 'IPs or CIDRs, separated by commas; empty for an external list' },
+    { key: 'ips', label: 'Networks', kind: 'list', omitEmpty: true, hint: 'IPs or CIDRs, separated by commas; or a DNS name or an external list below' },
+    { key: 'fqdn', label: 'DNS name', omitEmpty: true, hint: 'instead of networks: resolved by the daemon at run time (A and AAAA), no commit when the answer changes' },
     { key: 'url', label: 'List URL', omitEmpty: true, hint: 'an external list instead of networks: http(s) URL of one prefix a line, or a JSON array' },
     { key: 'refresh', label: 'Refresh (s)', kind: 'number', hint: 'external list: seconds between fetches (default 3600)' },
   ],
-  formOf: (m) => ({ name: m.name, ips: join(m.ips.map((n) => cidr(n.ip, n.mask))), url: m.url ?? '', refresh: m.refresh === undefined ? '' : String(m.refresh) }),
+  formOf: (m) => ({ name: m.name, ips: join(m.ips.map((n) => cidr(n.ip, n.mask))), fqdn: m.fqdn ?? '', url: m.url ?? '', refresh: m.refresh === undefined ? '' : String(m.refresh) }),
 };
 
 const services: ResourceDef<'services'> = {
@@ -102,6 +103,12 @@ export function listText(m: { url?: string; entries?: number; cut?: number; fetc
   parts.push(m.fetchedAt ? `fetched ${m.fetchedAt}` : 'not fetched yet');
   if (m.lastError) parts.push(`last error: ${m.lastError}`);
   return `${parts.join(', ')} (${m.url})`;
+}
+
+/** An FQDN address (issue 40) in the table: its name and what it resolves to now ("api.example.com → 192.0.2.10/32"). */
+export function fqdnText(m: { fqdn?: string; resolved?: string[]; resolvedAt?: string | null; lastError?: string | null }): string {
+  const now = m.resolved?.length ? join(m.resolved) : m.resolvedAt === undefined ? 'resolved when running' : 'not resolved yet';
+  return `${m.fqdn} → ${now}${m.lastError ? ` (last try failed: ${m.lastError})` : ''}`;
 }
 
 /** An ICMP service's type and code in words ("type 3, code 4", "every type"); '' for the other protocols. */

@@ -64,6 +64,7 @@ export function TracerPage() {
             <dt>Reason</dt><dd>{answer.reason}</dd>
             <dt>Zones</dt><dd>{answer.srcZone ?? '—'} → {answer.dstZone ?? '—'}</dd>
             <dt>Policy</dt><dd>{answer.policy ? <Link href="/policies">policy {answer.policy.id} ({answer.policy.action}{answer.policy.log ? ', logged' : ''})</Link> : 'none (default deny)'}</dd>
+            {answer.fqdn?.length ? <><dt>FQDN</dt><dd>{answer.fqdn.map((m) => `${m.field} ${m.address}: ${m.fqdn} resolved to ${m.entry} at ${m.resolvedAt}`).join('; ')}</dd></> : null}
             <dt>NAT</dt><dd>{answer.nat ? <Link href="/nat">NAT rule {answer.nat.id}: {answer.nat.type} to {answer.nat.translatedIP}{answer.nat.translatedPort ? `:${answer.nat.translatedPort}` : ''}</Link> : 'none'}</dd>
             <dt>Route</dt><dd>{answer.route ? <Link href="/routes">{answer.route.id === null ? 'connected' : `route ${answer.route.id}`} to {answer.route.destination}</Link> : 'none'}{answer.egressInterface ? ` via ${answer.egressInterface}` : ''}</dd>
             <dt>Version</dt><dd>{answer.version}</dd>

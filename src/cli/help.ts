@@ -67,6 +67,10 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     usage: 'fwctl schedules',
     summary: 'the running schedules, whether each is on now, and the policies off now by schedule or expiry',
   },
+  fqdn: {
+    usage: 'fwctl fqdn',
+    summary: 'the FQDN addresses of the running version: the prefixes their names resolve to now, when, and the last error',
+  },
   sessions: {
     usage: 'fwctl sessions [FILTERS] [--node ID] [--limit N]',
     summary: 'live connections',

@@ -22,6 +22,7 @@ import { discard } from './commands/discard';
 import { dynamicSet } from './commands/dynamic-set';
 import { schedules } from './commands/schedules';
 import { lists } from './commands/lists';
+import { fqdn } from './commands/fqdn';
 
 const common = {
   json: { type: 'boolean', default: false },
@@ -56,6 +57,7 @@ const OPTIONS = {
   'dynamic-set': { ttl: { type: 'string' } },
   schedules: {},
   lists: {},
+  fqdn: {},
   sessions: { ...filterOptions(), limit: { type: 'string' } },
   'end-sessions': filterOptions(),
   impact: {},
@@ -119,6 +121,7 @@ async function run(argv: string[]): Promise<number> {
     case 'leases': return leases(api, o.json);
     case 'ha': return ha(api, { action: positionals[0], node: o.node as string | undefined, json: o.json });
     case 'lists': return lists(api, positionals[0], o.json);
+    case 'fqdn': return fqdn(api, o.json);
     case 'dynamic-set': return dynamicSet(api, { action: positionals[0], name: positionals[1], ips: positionals.slice(2), ttl: o.ttl as string | undefined, json: o.json });
     case 'schedules': return schedules(api, o.json);
     case 'sessions': return sessions(api, o as unknown as SessionFilterArgs & { limit?: string; json: boolean });

@@ -1,13 +1,19 @@
 // FQDN addresses at run time (issue 40, docs/dynamic-objects.md): every FQDN address of the
 // running version is resolved (A and AAAA) and resolved again when the shortest record TTL
 // runs out, within FW_FQDN_REFRESH_MIN..FW_FQDN_REFRESH_MAX. A failed resolution keeps the
-// last good answer (and says why in lastError) and is retried after the minimum. A changed
-// answer reaches eval (DynamicSets overlays it, like a dynamic set's entries) and the kernel
-// (the address's named sets, flushed and written in one transaction) without a commit.
+// last good answer (and says why in lastError) and is retried after the minimum.
+//
+// One instance of a cluster resolves (it holds the share's lease) and publishes each answer
+// (fqdn-share.ts); every instance applies what was published: eval (DynamicSets overlays the
+// prefixes, like a dynamic set's entries) and the kernel (the address's named sets, flushed and
+// written in one transaction), without a commit. The published answer is also what a
+// restarted instance starts from, before it asks any DNS server.
 import { Resolver } from 'node:dns/promises';
 import type { Logger } from 'pino';
 import { fqdnNftSetName } from '../dataplane/nft';
 import { NFT_TABLE } from '../dataplane/names';
+import type { EventEmitterFn } from '../events/types';
+import type { FqdnRecord, FqdnShare } from './fqdn-share';
 import type { DynamicKernel } from './kernel-sets';
 import type { RunningDoc } from './service';
 
@@ -17,10 +23,18 @@ export interface FqdnState {
   resolved: string[];
   /** ms; 0: never resolved */
   resolvedAt: number;
+  /** ms: the answer that made `resolved` what it is; 0: never resolved */
+  changedAt: number;
   lastError: string | null;
 }
 
-interface Entry extends FqdnState {
+interface Entry {
+  fqdn: string;
+  /** what this instance applies (the last record published for this name), null: none yet */
+  rec: FqdnRecord | null;
+  /** the first read of the published record (a resolver schedules from its nextAt) */
+  loaded: Promise<void>;
+  /** the next resolution, while this instance is the resolver */
   timer: NodeJS.Timeout | null;
 }
 
@@ -36,24 +50,37 @@ const NO_RECORD = new Set(['ENODATA']);
 export class FqdnResolver {
   private readonly names = new Map<string, Entry>();
   private readonly resolver = new Resolver({ timeout: 3000, tries: 2 });
-  /** bumped at every change of any resolution */
+  /** bumped at every change of any applied record (the read model's ETag and eval's overlay) */
   generation = 0;
+  /** whether this instance resolves (holds the share's lease) */
+  private resolving = false;
+  private lease: NodeJS.Timeout | null = null;
   private closed = false;
 
   constructor(
     private readonly running: () => RunningDoc,
     private readonly kernel: DynamicKernel | undefined,
+    private readonly share: FqdnShare,
     private readonly opts: FqdnOptions,
     private readonly log: Logger,
+    private readonly emit: EventEmitterFn = () => undefined,
   ) {
     if (opts.servers.length) this.resolver.setServers(opts.servers);
     if (kernel) {
       const before = kernel.refill;
       kernel.refill = () => (before?.() ?? '') + this.refillScript();
     }
+    share.onChange((name) => void this.adopt(name));
   }
 
-  /** Starts resolving the FQDN addresses of the running version and stops the ones it no longer has. */
+  /** Takes part in the lease: now, then every renewMs (the resolver renews, the others wait to take over). */
+  start(): void {
+    void this.tick();
+    this.lease = setInterval(() => void this.tick(), this.share.renewMs);
+    this.lease.unref();
+  }
+
+  /** Starts following the FQDN addresses of the running version and stops the ones it no longer has. */
   sync(): void {
     const { doc } = this.running();
     const want = new Map<string, string>();
@@ -68,51 +95,117 @@ export class FqdnResolver {
     for (const [name, fqdn] of want) {
       const had = this.names.get(name);
       // a new version may name the address in a rule for the first time: its sets get the answer
-      if (had) { if (had.resolved.length) void this.writeKernel(name, had); continue; }
-      this.names.set(name, { fqdn, resolved: [], resolvedAt: 0, lastError: null, timer: null });
-      void this.refresh(name);
+      if (had) { if (had.rec?.resolved.length) void this.writeKernel(name, had.rec); continue; }
+      const e: Entry = { fqdn, rec: null, loaded: Promise.resolve(), timer: null };
+      this.names.set(name, e);
+      e.loaded = this.adopt(name);
+      if (this.resolving) void e.loaded.then(() => this.schedule(name, e));
     }
   }
 
   /** The state of address `name`, or undefined when it is no FQDN address of the running version. */
   state(name: string): FqdnState | undefined {
     const e = this.names.get(name);
-    return e && { fqdn: e.fqdn, resolved: e.resolved, resolvedAt: e.resolvedAt, lastError: e.lastError };
+    if (!e) return undefined;
+    const r = e.rec;
+    return { fqdn: e.fqdn, resolved: r?.resolved ?? [], resolvedAt: r?.resolvedAt ?? 0, changedAt: r?.changedAt ?? 0, lastError: r?.lastError ?? null };
   }
 
   /** Every FQDN address's current prefixes, by address name (eval's overlay). */
   contents(): Map<string, string[]> {
-    return new Map([...this.names].map(([name, e]) => [name, e.resolved]));
+    return new Map([...this.names].map(([name, e]) => [name, e.rec?.resolved ?? []]));
   }
 
-  private async refresh(name: string): Promise<void> {
+  /** Reads the published record of `name` and applies it. */
+  private async adopt(name: string): Promise<void> {
+    try {
+      const rec = await this.share.get(name);
+      if (rec) await this.apply(name, rec);
+    } catch (err) {
+      this.log.warn({ address: name, err: String(err) }, 'fqdn resolution not read from the store');
+    }
+  }
+
+  /** Applies a record of the current name, unless this instance holds a newer one (a late read never goes back). */
+  private async apply(name: string, rec: FqdnRecord): Promise<void> {
     const e = this.names.get(name);
-    if (!e || this.closed) return;
-    let waitSec = this.opts.minSec;
+    if (!e || rec.fqdn !== e.fqdn || (e.rec && rec.triedAt < e.rec.triedAt)) return;
+    const before = e.rec;
+    e.rec = rec;
+    this.generation++;
+    if (!before || before.resolved.join() !== rec.resolved.join()) await this.writeKernel(name, rec);
+  }
+
+  /** One turn of the lease: this instance takes or renews it, or learns another holds it. */
+  private async tick(): Promise<void> {
+    let mine = false;
+    try {
+      mine = !this.closed && (await this.share.claim());
+    } catch (err) {
+      this.log.debug({ err: String(err) }, 'fqdn resolver lease not reached');
+    }
+    if (mine === this.resolving || this.closed) return;
+    this.resolving = mine;
+    this.log.info({ resolving: mine }, mine ? 'this instance resolves the FQDN addresses' : 'another instance resolves the FQDN addresses');
+    for (const [name, e] of this.names) {
+      if (e.timer) clearTimeout(e.timer);
+      e.timer = null;
+      if (mine) void e.loaded.then(() => this.schedule(name, e));
+    }
+  }
+
+  /** Schedules the next resolution of `name` at its record's nextAt (now when there is none). */
+  private schedule(name: string, e: Entry, at = e.rec?.nextAt ?? 0): void {
+    if (this.closed || !this.resolving || this.names.get(name) !== e) return;
+    if (e.timer) clearTimeout(e.timer);
+    e.timer = setTimeout(() => void this.refresh(name, e), Math.max(0, at - Date.now()));
+    e.timer.unref();
+  }
+
+  private async refresh(name: string, e: Entry): Promise<void> {
+    e.timer = null;
+    if (this.closed || !this.resolving || this.names.get(name) !== e) return;
+    const now = Date.now();
+    const old = e.rec;
+    let rec: FqdnRecord;
     try {
       const [v4, v6] = await Promise.all([this.lookup(e.fqdn, 4), this.lookup(e.fqdn, 6)]);
-      if (this.names.get(name) !== e) return; // removed or changed meanwhile
       const resolved = [...v4.ips.map((ip) => `${ip}/32`), ...v6.ips.map((ip) => `${ip}/128`)].sort();
       const ttl = Math.min(v4.ttl, v6.ttl);
-      waitSec = Math.min(this.opts.maxSec, Math.max(this.opts.minSec, Number.isFinite(ttl) ? ttl : this.opts.maxSec));
-      const changed = resolved.join() !== e.resolved.join();
-      e.resolved = resolved;
-      e.resolvedAt = Date.now();
-      e.lastError = null;
-      if (changed) {
-        this.generation++;
-        this.log.info({ address: name, fqdn: e.fqdn, resolved }, 'fqdn address resolved to new prefixes');
-        await this.writeKernel(name, e);
-      }
+      const waitSec = Math.min(this.opts.maxSec, Math.max(this.opts.minSec, Number.isFinite(ttl) ? ttl : this.opts.maxSec));
+      const at = Date.now();
+      const same = !!old && old.resolved.join() === resolved.join();
+      rec = { fqdn: e.fqdn, resolved, resolvedAt: at, changedAt: same ? old.changedAt : at, triedAt: at, lastError: null, nextAt: at + waitSec * 1000 };
     } catch (err) {
-      if (this.names.get(name) !== e) return;
-      e.lastError = String((err as Error).message ?? err).slice(0, 200);
-      this.generation++;
-      this.log.warn({ address: name, fqdn: e.fqdn, err: e.lastError }, 'fqdn resolution failed; the last good answer stays');
+      const error = String((err as Error).message ?? err).slice(0, 200);
+      rec = { fqdn: e.fqdn, resolved: old?.resolved ?? [], resolvedAt: old?.resolvedAt ?? 0, changedAt: old?.changedAt ?? 0, triedAt: Date.now(), lastError: error, nextAt: now + this.opts.minSec * 1000 };
     }
-    if (this.closed || this.names.get(name) !== e) return;
-    e.timer = setTimeout(() => void this.refresh(name), waitSec * 1000);
-    e.timer.unref();
+    if (this.names.get(name) !== e) return; // removed or changed meanwhile
+    await this.publish(name, rec, old);
+    this.schedule(name, e, rec.nextAt);
+  }
+
+  /**
+   * Applies a new record here, publishes it (every other instance applies it) and reports a
+   * change or a new failure. Applied first: the kernel need not wait for the store's write
+   * (an fsync'd file, or Redis).
+   */
+  private async publish(name: string, rec: FqdnRecord, old: FqdnRecord | null): Promise<void> {
+    await this.apply(name, rec);
+    try {
+      await this.share.put(name, rec);
+    } catch (err) {
+      this.log.warn({ address: name, err: String(err) }, 'fqdn resolution not published; applied here only');
+    }
+    const previous = old?.resolved ?? [];
+    const resolvedAt = rec.resolvedAt ? new Date(rec.resolvedAt).toISOString() : null;
+    if (rec.lastError === null && previous.join() !== rec.resolved.join()) {
+      this.log.info({ address: name, fqdn: rec.fqdn, resolved: rec.resolved, previous }, 'fqdn address resolved to new prefixes');
+      this.emit({ type: 'fqdn', state: 'changed', address: name, fqdn: rec.fqdn, resolved: rec.resolved, previous, resolvedAt });
+    } else if (rec.lastError !== null && (old?.lastError ?? null) === null) {
+      this.log.warn({ address: name, fqdn: rec.fqdn, err: rec.lastError }, 'fqdn resolution failed; the last good answer stays');
+      this.emit({ type: 'fqdn', state: 'failed', address: name, fqdn: rec.fqdn, resolved: rec.resolved, previous, resolvedAt, error: rec.lastError });
+    }
   }
 
   /** One family's addresses and shortest TTL (Infinity when it has none). */
@@ -126,11 +219,11 @@ export class FqdnResolver {
     }
   }
 
-  private lines(name: string, e: FqdnState): string[] {
+  private lines(name: string, resolved: readonly string[]): string[] {
     const out: string[] = [];
     for (const family of [4, 6] as const) {
       const set = `inet ${NFT_TABLE} ${fqdnNftSetName(name, family)}`;
-      const ips = e.resolved.filter((p) => (family === 4) === !p.includes(':'));
+      const ips = resolved.filter((p) => (family === 4) === !p.includes(':'));
       // `add set` is a no-op for the set the table declares (same type and flags) and makes the
       // script valid when no rule names the address (an unused set, gone at the next full write)
       out.push(`add set ${set} { type ${family === 4 ? 'ipv4_addr' : 'ipv6_addr'}; flags interval; }`, `flush set ${set}`);
@@ -139,26 +232,29 @@ export class FqdnResolver {
     return out;
   }
 
-  /** Writes one address's resolution into its kernel sets (only the families a rule declared). */
-  private async writeKernel(name: string, e: FqdnState): Promise<void> {
+  /** Writes one address's resolution into its kernel sets, in one transaction. */
+  private async writeKernel(name: string, rec: FqdnRecord): Promise<void> {
     if (!this.kernel) return;
     try {
-      await this.kernel.run(`${this.lines(name, e).join('\n')}\n`);
+      await this.kernel.run(`${this.lines(name, rec.resolved).join('\n')}\n`);
     } catch (err) {
-      // a set not declared (no rule names the address for that family): the next apply's refill writes it
+      // no table yet (before the first apply): the apply's refill writes it
       this.log.debug({ address: name, err: String(err) }, 'fqdn kernel set not written');
     }
   }
 
   /** Every resolution as one script, run after a table was written. */
   private refillScript(): string {
-    const lines = [...this.names].flatMap(([name, e]) => (e.resolved.length ? this.lines(name, e) : []));
+    const lines = [...this.names].flatMap(([name, e]) => (e.rec?.resolved.length ? this.lines(name, e.rec.resolved) : []));
     return lines.length ? `${lines.join('\n')}\n` : '';
   }
 
   close(): void {
     this.closed = true;
+    if (this.lease) clearInterval(this.lease);
     for (const e of this.names.values()) if (e.timer) clearTimeout(e.timer);
     this.resolver.cancel();
+    // another instance takes over at once rather than after the lease
+    if (this.resolving) void this.share.release().catch(() => undefined);
   }
 }

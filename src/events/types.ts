@@ -80,6 +80,19 @@ export const ListEvent = Type.Object({
   error: Type.Optional(Type.String({ description: 'failed: why' })),
 }, { additionalProperties: false });
 
+/** An FQDN address resolved to other prefixes, or its resolution failed (issue 40): run-time state, not a version. */
+export const FqdnEvent = Type.Object({
+  ...base,
+  type: Type.Literal('fqdn'),
+  state: Type.Union([Type.Literal('changed'), Type.Literal('failed')], { description: 'changed: other prefixes are in use; failed: a resolution failed (the last good answer stays)' }),
+  address: Type.String(),
+  fqdn: Type.String(),
+  resolved: Type.Array(Type.String(), { description: 'the prefixes in use now' }),
+  previous: Type.Array(Type.String(), { description: 'the prefixes in use before' }),
+  resolvedAt: Type.Union([IsoTime, Type.Null()], { description: 'the last good answer (null: none yet)' }),
+  error: Type.Optional(Type.String({ description: 'failed: why' })),
+}, { additionalProperties: false });
+
 /** Sent instead of the missed events when Last-Event-ID is older than what is kept. */
 export const ResyncEvent = Type.Object({
   type: Type.Literal('resync'),
@@ -87,10 +100,10 @@ export const ResyncEvent = Type.Object({
   reason: Type.String(),
 }, { additionalProperties: false });
 
-export const FwEventSchema = Type.Union([CommitEvent, RollbackEvent, ConfirmEvent, SessionEvent, NodeEvent, HaEvent, ListEvent]);
+export const FwEventSchema = Type.Union([CommitEvent, RollbackEvent, ConfirmEvent, SessionEvent, NodeEvent, HaEvent, ListEvent, FqdnEvent]);
 export type FwEvent = Static<typeof FwEventSchema>;
 export type EventType = FwEvent['type'];
-export const EVENT_TYPES: readonly EventType[] = ['commit', 'rollback', 'confirm', 'session', 'node', 'ha', 'list'];
+export const EVENT_TYPES: readonly EventType[] = ['commit', 'rollback', 'confirm', 'session', 'node', 'ha', 'list', 'fqdn'];
 export type ResyncNotice = Static<typeof ResyncEvent>;
 
 type Distribute<T> = T extends unknown ? Omit<T, 'id' | 'at' | 'origin'> : never;

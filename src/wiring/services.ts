@@ -24,6 +24,8 @@ import { FileListShare, SharedListShare } from '../dynamic/list-share';
 import { LIST_MAX_BYTES } from '../dynamic/list-fetch';
 import type { RunningDoc } from '../dynamic/service';
 import type { AppContext } from '../api/context';
+import { FileFqdnShare, SharedFqdnShare, type FqdnShare } from '../dynamic/fqdn-share';
+import type { EventEmitterFn } from '../events/types';
 import { FileEntryStore, RedisEntryStore, type DynamicEntryStore } from '../dynamic/entry-store';
 import { LocalEvents, RedisEvents } from '../events/backends';
 import { type StreamLimits } from '../api/event-streams';
@@ -95,13 +97,13 @@ export function accountService(store: Store, tokens: TokenService, limiter: Logi
 }
 
 /** Dynamic address sets' entries (issue 40): a file of the data directory, or Redis in a cluster. */
-export async function dynamicSets(settings: Settings, redis: RedisStore | null, config: ConfigService<CompiledConfig>, dataPlane: DataPlane, log: Logger): Promise<DynamicSets> {
+export async function dynamicSets(settings: Settings, redis: RedisStore | null, config: ConfigService<CompiledConfig>, dataPlane: DataPlane, log: Logger, emit?: EventEmitterFn): Promise<DynamicSets> {
   let store: DynamicEntryStore;
   if (redis) {
     const r = redis;
     store = new RedisEntryStore(r.redis, r.keys.prefix, (fn) => fn(),
       (what) => r.redis.publish(r.keys.channel, JSON.stringify({ type: 'shared', what })).then(() => undefined),
-      (fn) => r.onEvent((e) => { if (e.type === 'shared') fn(e.what); }));
+      onShared(r));
   } else {
     const f = new FileEntryStore(settings.dataDir);
     await f.open();
@@ -110,14 +112,15 @@ export async function dynamicSets(settings: Settings, redis: RedisStore | null, 
   const running = () => { const c = config.current(); return { doc: c.doc, version: c.meta.version }; };
   const dyn = new DynamicSets(store, running, dataPlane.dynamic, log);
   await dyn.loadAll();
-  // FQDN addresses (issue 40): resolved by every instance (one resolver per cluster: not done)
-  const fqdn = new FqdnResolver(running, dataPlane.dynamic, { servers: settings.dnsServers, minSec: settings.fqdnRefreshMinSec, maxSec: settings.fqdnRefreshMaxSec }, log);
+  const fqdn = new FqdnResolver(running, dataPlane.dynamic, await fqdnShare(settings, redis),
+    { servers: settings.dnsServers, minSec: settings.fqdnRefreshMinSec, maxSec: settings.fqdnRefreshMaxSec }, log, emit);
   dyn.fqdn = fqdn;
   fqdn.sync();
   dyn.lists = externalLists(settings, redis, running, dataPlane, log);
   dyn.lists.setEntries = () => dyn.totalEntries();
   const lists = dyn.lists;
   await lists.sync();
+  fqdn.start();
   config.onRunningChange(() => { void dyn.loadAll(); fqdn.sync(); void lists.sync(); });
   return dyn;
 }
@@ -134,15 +137,29 @@ export function wireDynamicCapacity(ctx: AppContext): void {
   };
 }
 
+/** How a run-time object's publisher hears that another instance published (the store's 'shared' events). */
+const onShared = (redis: RedisStore) => (fn: (what: string) => void) => redis.onEvent((e) => { if (e.type === 'shared') fn(e.what); });
+
+/** This instance's name in a claim of the cluster's shared work: its node id and a tag of this process. */
+const claimOwner = (settings: Settings) => `${settings.nodeId ?? process.pid}-${randomUUID().slice(0, 8)}`;
+
 /** External lists (issue 40): fetched here (embedded) or by the instance that claims each (Redis). */
 function externalLists(settings: Settings, redis: RedisStore | null, running: () => RunningDoc, dataPlane: DataPlane, log: Logger): ExternalLists {
   const share = redis
-    ? new SharedListShare(redis.sharedWork, (fn) => redis.onEvent((e) => { if (e.type === 'shared') fn(e.what); }), `${settings.nodeId ?? process.pid}-${randomUUID().slice(0, 8)}`)
+    ? new SharedListShare(redis.sharedWork, onShared(redis), claimOwner(settings))
     : new FileListShare(settings.dataDir);
   return new ExternalLists(running, share, dataPlane.dynamic, {
     maxEntries: settings.listMaxEntries, maxBytes: LIST_MAX_BYTES, timeoutMs: settings.listTimeoutMs,
     minRefreshSec: settings.listRefreshMinSec, totalMax: settings.dynamicMaxEntries,
   }, log);
+}
+
+/** Where FQDN addresses' resolutions are published (issue 40): one resolver per cluster on Redis, a file of the data directory otherwise. */
+async function fqdnShare(settings: Settings, redis: RedisStore | null): Promise<FqdnShare> {
+  if (redis) return new SharedFqdnShare(redis.sharedWork, onShared(redis), claimOwner(settings));
+  const f = new FileFqdnShare(settings.dataDir);
+  await f.open();
+  return f;
 }
 
 /** Started without the malloc settings npm start and the image set (malloc-env.ts): said once. */

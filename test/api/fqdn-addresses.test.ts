@@ -4,21 +4,20 @@
 // model and eval follow a changed answer without a commit (the running version stays), a
 // failing server keeps the last good answer with lastError set, and the analysis claims
 // nothing that depends on what the name resolves to.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { Client, expectError, ok, startTestDaemon, tempDir, type TestDaemon } from '../helpers/daemon';
+import { TestDns } from '../helpers/dnsmasq';
 import { lanWan } from '../helpers/lan-wan';
-import { freePort } from '../helpers/redis';
+import { openEvents, type SseStream } from '../helpers/sse';
+import { fwctl } from '../helpers/fwctl';
 
 const dir = tempDir();
-const hosts = path.join(dir, 'fqdn-hosts');
-let dnsmasq: ChildProcess | null = null;
+const dns = new TestDns(dir, 'example.test');
 let d: TestDaemon;
+let events: SseStream | undefined;
 const c = new Client('');
+const env = () => ({ FW_DNS_SERVERS: dns.server, FW_FQDN_REFRESH_MIN: '1', FW_FQDN_REFRESH_MAX: '5' });
 
 const NAME = 'api.example.test';
-const setHosts = (lines: string[]) => writeFileSync(hosts, `${lines.join('\n')}\n`);
 const evalTo = async (dst: string) => (await ok(c.post('/api/eval', { 'src-ip': '10.0.0.5', 'dst-ip': dst, protocol: 'tcp', 'dst-port': 443 }))).body;
 const saas = async () => (await ok(c.get('/api/addresses/saas'))).body;
 
@@ -33,13 +32,11 @@ async function until(check: () => Promise<boolean>, what: string, ms = 20_000): 
 }
 
 beforeAll(async () => {
-  setHosts([`192.0.2.10 ${NAME}`, `2001:db8::10 ${NAME}`]);
-  const port = await freePort();
-  dnsmasq = spawn('dnsmasq', ['--keep-in-foreground', `--port=${port}`, '--listen-address=127.0.0.1', '--bind-interfaces',
-    '--no-resolv', '--no-hosts', '--local=/example.test/', `--addn-hosts=${hosts}`, '--local-ttl=1', '--user=root', '--pid-file=', '--conf-file=/dev/null'], { stdio: 'ignore' });
-  d = await startTestDaemon({ FW_DNS_SERVERS: `127.0.0.1:${port}`, FW_FQDN_REFRESH_MIN: '1', FW_FQDN_REFRESH_MAX: '5' }, dir);
+  await dns.start([`192.0.2.10 ${NAME}`, `2001:db8::10 ${NAME}`]);
+  d = await startTestDaemon(env(), dir);
   c.url = d.url;
   await c.login();
+  events = await openEvents(c.url, '/api/events?types=fqdn', { Authorization: `Bearer ${c.token}` });
   await c.begin();
   await lanWan(c);
   await ok(c.post('/api/addresses', { name: 'saas', fqdn: 'API.example.test.' }));
@@ -58,10 +55,11 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  events?.close();
   try {
     await d?.close();
   } finally {
-    dnsmasq?.kill('SIGTERM');
+    await dns.stop();
   }
 });
 
@@ -82,7 +80,7 @@ test('an address has either ips or fqdn: both, neither, a bad name and an FQDN g
   expectError(await c.put('/api/addresses/h10', { fqdn: 'b.example.test' }), 400, 'ERR_NET_1004');
   // the candidate shows the name, not a resolution
   const cand = (await ok(c.get('/api/addresses/saas?config=candidate'))).body;
-  expect(cand).toMatchObject({ name: 'saas', ips: [], fqdn: NAME });
+  expect(cand).toEqual({ name: 'saas', ips: [], fqdn: NAME });
   await ok(c.post('/api/config/discard'));
 });
 
@@ -91,21 +89,37 @@ test('the read model and eval follow the name; a changed answer arrives without 
   const first = await saas();
   expect(first).toMatchObject({ name: 'saas', ips: [], fqdn: NAME, resolved: ['192.0.2.10/32', '2001:db8::10/128'], lastError: null });
   expect(Date.parse(first.resolvedAt)).toBeGreaterThan(Date.now() - 60_000);
+  expect(first.changedAt).toBe(first.resolvedAt);
   const before = await evalTo('192.0.2.10');
   expect(before).toMatchObject({ action: 'allow', policy: { id: 3 } });
-  expect(await evalTo('192.0.2.20')).toMatchObject({ action: 'allow', policy: { id: 5 } });
+  // the tracer names the FQDN, the prefix and the time of the answer in use
+  expect(before.fqdn).toEqual([{ address: 'saas', fqdn: NAME, field: 'dst-addr', entry: '192.0.2.10/32', resolvedAt: expect.any(String) }]);
+  expect(Date.parse(before.fqdn[0].resolvedAt)).toBeGreaterThanOrEqual(Date.parse(first.changedAt));
+  const other = await evalTo('192.0.2.20');
+  expect(other).toMatchObject({ action: 'allow', policy: { id: 5 } });
+  expect(other.fqdn).toBeUndefined();
+  // the first answer was an event
+  const firstEvent = (await events!.next((m) => m.data.address === 'saas', 'the first fqdn event')).data;
+  expect(firstEvent).toMatchObject({ type: 'fqdn', state: 'changed', fqdn: NAME, previous: [], resolved: ['192.0.2.10/32', '2001:db8::10/128'] });
+  const etag = (await ok(c.get('/api/addresses/saas'))).headers.get('etag');
 
-  setHosts([`192.0.2.20 ${NAME}`]);
-  dnsmasq!.kill('SIGHUP');
+  dns.answer([`192.0.2.20 ${NAME}`]);
   await until(async () => (await saas()).resolved?.join() === '192.0.2.20/32', 'the changed answer');
   // 192.0.2.10 now falls to policy 4, 192.0.2.20 to policy 3; the running version is the same
   const after = await evalTo('192.0.2.10');
   expect(after).toMatchObject({ action: 'deny', policy: { id: 4 } });
   expect(after.version).toBe(before.version);
   expect(await evalTo('192.0.2.20')).toMatchObject({ action: 'allow', policy: { id: 3 } });
-  // the list shows the same state (not a per-version cached answer)
+  // the list shows the same state (not a per-version cached answer): its ETag changed
   const list = (await ok(c.get('/api/addresses'))).body;
   expect(list.saas.resolved).toEqual(['192.0.2.20/32']);
+  const now = await c.raw('GET', '/api/addresses/saas', undefined, { 'If-None-Match': etag! });
+  expect(now.status).toBe(200);
+  expect(now.headers.get('etag')).not.toBe(etag);
+  // a change of resolution is an event, not a version
+  const changed = (await events!.next((m) => m.data.address === 'saas', 'the change event')).data;
+  expect(changed).toMatchObject({ type: 'fqdn', state: 'changed', previous: ['192.0.2.10/32', '2001:db8::10/128'], resolved: ['192.0.2.20/32'] });
+  expect(Date.parse(changed.resolvedAt)).toBe(Date.parse((await saas()).changedAt));
 });
 
 test('the analysis claims nothing that depends on the resolution', async () => {
@@ -128,13 +142,47 @@ test('export carries the name', async () => {
   expect(exported.addresses).toContainEqual({ name: 'saas', fqdn: NAME });
 });
 
+test('fwctl fqdn shows the resolutions; fwctl trace names the FQDN; fwctl watch words the event', async () => {
+  const env = { FWCTL_URL: d.url, FWCTL_TOKEN: c.token, FWCTL_CONFIG: `${dir}/fwctl-none.json` };
+  const json = await fwctl(['fqdn', '--json'], env);
+  expect(json.code).toBe(0);
+  expect(JSON.parse(json.stdout)).toEqual([{ name: 'saas', fqdn: NAME, resolved: ['192.0.2.20/32'], resolvedAt: expect.any(String), changedAt: expect.any(String), lastError: null }]);
+  const text = await fwctl(['fqdn'], env);
+  expect(text.stdout).toMatch(/^ADDRESS +FQDN +RESOLVED/);
+  expect(text.stdout).toMatch(new RegExp(`saas +${NAME} +192\\.0\\.2\\.20/32`));
+  const traced = await fwctl(['trace', '--src', '10.0.0.5', '--dst', '192.0.2.20', '--proto', 'tcp', '--dport', '443'], env);
+  expect(traced.stdout).toMatch(new RegExp(`fqdn +dst-addr saas \\(${NAME}\\) 192\\.0\\.2\\.20/32, resolved \\d{4}-`));
+  const since = String(events!.messages.find((m) => m.data.address === 'saas')!.data.id - 1);
+  const watched = await fwctl(['watch', '--types', 'fqdn', '--since', since, '--count', '1'], env);
+  expect(watched.stdout).toMatch(new RegExp(`fqdn +address saas \\(${NAME}\\) now 192\\.0\\.2\\.10/32 2001:db8::10/128, was nothing`));
+});
+
 test('a failing server keeps the last good answer and says why', async () => {
-  dnsmasq!.kill('SIGTERM');
-  await new Promise((r) => dnsmasq!.once('exit', r));
-  dnsmasq = null;
+  await dns.stop();
   await until(async () => (await saas()).lastError !== null, 'the failure to show');
   const s = await saas();
   expect(s.resolved).toEqual(['192.0.2.20/32']);
   expect(typeof s.lastError).toBe('string');
   expect(await evalTo('192.0.2.20')).toMatchObject({ action: 'allow', policy: { id: 3 } });
+  // the failure is an event, once (not one per retry)
+  const failed = (await events!.next((m) => m.data.address === 'saas', 'the failure event')).data;
+  expect(failed).toMatchObject({ type: 'fqdn', state: 'failed', resolved: ['192.0.2.20/32'], error: expect.any(String) });
+  await new Promise((r) => setTimeout(r, 2500));
+  expect(events!.messages.filter((m) => m.data.state === 'failed')).toHaveLength(1);
 });
+
+test('the last good answer survives a restart, with no DNS server to ask', async () => {
+  events?.close();
+  await d.close();
+  d = await startTestDaemon(env(), dir);
+  c.url = d.url;
+  await c.login();
+  // the published answer (no server answers now)
+  await until(async () => (await saas()).resolved?.join() === '192.0.2.20/32', 'the kept answer', 5000);
+  expect(await evalTo('192.0.2.20')).toMatchObject({ action: 'allow', policy: { id: 3 }, fqdn: [{ entry: '192.0.2.20/32' }] });
+  await until(async () => (await saas()).lastError !== null, 'the failure to show again');
+  expect((await saas()).resolved).toEqual(['192.0.2.20/32']);
+  // and the server back: resolved again
+  await dns.start([`192.0.2.30 ${NAME}`]);
+  await until(async () => (await saas()).resolved?.join() === '192.0.2.30/32', 'the answer of the new server', 30_000);
+}, 90_000);

@@ -15,6 +15,7 @@ import type { BatchDone } from '../../workers/batch-pool';
 import { configQuery } from '../crud';
 import { DynamicMatches, dynamicMatches } from '../../dynamic/trace';
 import { ListMatches, listMatches } from '../../dynamic/list-trace';
+import { FqdnMatches, fqdnMatches } from '../../dynamic/fqdn-trace';
 import { parseJsonBody, type Req, type RouteDef, type RouteDoc } from '../http';
 import type { ConfigDoc } from '../../config/types';
 import { TimedCompiles } from '../../eval/timed';
@@ -55,6 +56,7 @@ const EvalAnswer = Type.Object({
   dynamic: Type.Optional(DynamicMatches),
   skipped: Type.Optional(Skipped),
   lists: Type.Optional(ListMatches),
+  fqdn: Type.Optional(FqdnMatches),
 }, { additionalProperties: false });
 const Version = Type.Integer({ minimum: 0, description: 'the running version answered for (with ?config=candidate: the one the candidate is based on)' });
 export const EvalReply = Type.Composite([Type.Object({ version: Version }), EvalAnswer], { additionalProperties: false });
@@ -152,9 +154,17 @@ export function evalRoutes(ctx: AppContext): RouteDef[] {
       const skipped = compiled === all ? null : skippedRule(all.eval(packet), gate);
       single.inc();
       const deciding = configQuery(req) === 'candidate' ? null : answer.policy?.id ?? null;
-      const dynamic = ctx.dynamic ? dynamicMatches(ctx.dynamic, ctx.config.current().doc, deciding, packet) : [];
-      const lists = ctx.dynamic?.lists ? listMatches(ctx.dynamic.lists, ctx.config.current().doc, deciding, packet) : [];
-      return { body: { version, ...answer, ...(dynamic.length ? { dynamic } : {}), ...(lists.length ? { lists } : {}), ...(skipped ? { skipped } : {}) } };
+      // run-time objects belong to the running version: the tracer names them from its document
+      const running = ctx.config.current().doc;
+      const dynamic = ctx.dynamic ? dynamicMatches(ctx.dynamic, running, deciding, packet) : [];
+      const lists = ctx.dynamic?.lists ? listMatches(ctx.dynamic.lists, running, deciding, packet) : [];
+      const fqdn = ctx.dynamic?.fqdn ? fqdnMatches(ctx.dynamic.fqdn, running, deciding, packet) : [];
+      return {
+        body: {
+          version, ...answer, ...(dynamic.length ? { dynamic } : {}), ...(fqdn.length ? { fqdn } : {}),
+          ...(lists.length ? { lists } : {}), ...(skipped ? { skipped } : {}),
+        },
+      };
     } },
     { method: 'POST', pattern: '/api/eval/batch', permission: 'read', maxBody: BATCH_BODY_BYTES, body: 'raw', doc: evalDoc('What the configuration does to up to 10,000 packets', BatchReply, BatchBody), handler: async (req) => {
       const raw = req.raw ?? null;

@@ -67,6 +67,8 @@ export async function trace(api: ApiClient, a: TraceArgs): Promise<number> {
     ['nat', r.nat ? `#${r.nat.id} ${r.nat.type}${r.nat.translates ? ` ${r.nat.translates}` : ''} -> ${r.nat.translatedIP}${r.nat.translatedPort ? `:${r.nat.translatedPort}` : ''}` : 'none'],
     ['policy', r.policy ? `#${r.policy.id} ${r.policy.action}${r.policy.log ? ' (log)' : ''}` : 'none'],
     ...(r.skipped ? [['skipped', `#${r.skipped.id} (${r.skipped.reason === 'expired' ? 'expired' : `off by schedule ${r.skipped.schedule}`})`] as [string, string]] : []),
+    // matched through an FQDN address (issue 40): the name, its prefix and the answer's time
+    ...(r.fqdn ?? []).map((m): [string, string] => ['fqdn', `${m.field} ${m.address} (${m.fqdn}) ${m.entry}, resolved ${m.resolvedAt}`]),
     ['verdict', `${r.action.toUpperCase()} (${r.reason})`],
     // run-time objects the deciding policy matched through (issue 40)
     ...(r.lists ?? []).map((l): [string, string] => ['list', `${l.list} entry ${l.entry} (${l.field}), fetched ${l.fetchedAt ?? 'never'}`]),

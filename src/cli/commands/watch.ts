@@ -24,6 +24,7 @@ export function eventLine(e: FwEvent): string {
       case 'node': return e.state === 'version' ? `${e.node} serves version ${e.version}` : `${e.node} ${e.state}${e.version !== undefined ? ` version ${e.version}` : ''}`;
       case 'ha': return `${e.node} ${e.previous} -> ${e.state} since ${e.since}`;
       case 'list': return e.state === 'failed' ? `${e.address} fetch failed: ${e.error ?? ''} (the last good list of ${e.entries} stays)` : `${e.address} now ${e.entries} entries (+${e.added} -${e.removed})`;
+      case 'fqdn': return `address ${e.address} (${e.fqdn}) ${e.state === 'changed' ? `now ${e.resolved.join(' ') || 'nothing'}, was ${e.previous.join(' ') || 'nothing'}` : `failed: ${e.error ?? ''}; keeps ${e.resolved.join(' ') || 'nothing'}`}`;
     }
   })();
   return `${e.at}  ${String(e.id).padStart(6)}  ${e.type.padEnd(8)}  ${what}`;

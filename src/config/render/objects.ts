@@ -19,6 +19,7 @@ export const AddressModel = Type.Object({
   fqdn: Type.Optional(Type.String({ description: 'an FQDN address (issue 40): the name resolved at run time; `ips` is empty' })),
   resolved: Type.Optional(Type.Array(Type.String(), { description: 'FQDN address: the prefixes in use (the last good answer)' })),
   resolvedAt: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'FQDN address: ISO time of the last good answer; null: none yet' })),
+  changedAt: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'FQDN address: ISO time of the answer that made resolved what it is (the last change); null: none yet' })),
   lastError: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'FQDN address: why the last resolution failed; external list: why the last fetch failed; null when it succeeded' })),
   url: Type.Optional(Type.String({ description: 'an external list (issue 40): the URL the daemon fetches; `ips` is empty' })),
   refresh: Type.Optional(Type.Integer({ description: 'external list: seconds between fetches' })),
@@ -30,7 +31,7 @@ export const AddressModel = Type.Object({
 export type AddressModel = Static<typeof AddressModel>;
 
 /** What the daemon resolved an FQDN address to (src/dynamic/fqdn.ts); absent in a candidate. */
-export interface FqdnView { resolved: string[]; resolvedAt: number; lastError: string | null }
+export interface FqdnView { resolved: string[]; resolvedAt: number; changedAt: number; lastError: string | null }
 
 /** What the daemon fetched of an external list (src/dynamic/lists.ts); absent in a candidate. `entries`: in force after every cut; `cut`: not in force (FW_LIST_MAX_ENTRIES, FW_DYNAMIC_MAX_ENTRIES). */
 export interface ListView { fetchedAt: number; entries: number; cut: number; lastError: string | null }
@@ -46,9 +47,13 @@ export function renderAddress(a: AddressObj, fqdn?: FqdnView, list?: ListView): 
   };
   if (a.fqdn) {
     out.fqdn = a.fqdn;
-    out.resolved = fqdn ? [...fqdn.resolved] : [];
-    out.resolvedAt = fqdn?.resolvedAt ? new Date(fqdn.resolvedAt).toISOString() : null;
-    out.lastError = fqdn?.lastError ?? null;
+    // a candidate's (or a version no resolver follows) has the name only: resolutions are the running version's
+    if (fqdn) {
+      out.resolved = [...fqdn.resolved];
+      out.resolvedAt = fqdn.resolvedAt ? new Date(fqdn.resolvedAt).toISOString() : null;
+      out.changedAt = fqdn.changedAt ? new Date(fqdn.changedAt).toISOString() : null;
+      out.lastError = fqdn.lastError;
+    }
   }
   if (a.url) {
     out.url = a.url;
