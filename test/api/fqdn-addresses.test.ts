@@ -133,7 +133,7 @@ test('the analysis claims nothing that depends on the resolution', async () => {
 
 test('the OpenAPI document describes fqdn in the address body and read model', async () => {
   const text = JSON.stringify((await ok(c.get('/api/openapi.json'))).body);
-  expect(text).toContain('a DNS name resolved at run time (A and AAAA); exactly one of ips and fqdn');
+  expect(text).toContain('a DNS name resolved at run time (A and AAAA); exactly one of ips, fqdn and url');
   expect(text).toContain('FQDN address: the prefixes in use (the last good answer)');
 });
 

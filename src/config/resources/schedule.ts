@@ -6,20 +6,20 @@ import type { ConfigDoc, ScheduleObj } from '../types';
 import type { ResourceOps } from '../resource';
 import { FwError } from '../../errors';
 import { removeUnused } from '../refs';
-import { checkEnum, checkName, checkSameKey, checkText, existing, shapeChecker } from '../validate';
+import { checked, checkEnum, checkName, checkSameKey, checkText, existing, shapeChecker } from '../validate';
 import { MAX_RANGES, WEEKDAYS, checkInstant, checkRange, checkTimeZone } from '../schedule';
 
 export const SCHEDULE_TYPES = ['recurring', 'once'] as const;
 const MAX_DESCRIPTION = 1024;
 
 const Fields = {
-  type: Type.String({ description: 'recurring (days and ranges) or once (start and end)' }),
+  type: Type.String({ description: 'recurring (days and ranges) or once (start and end)', ...checked({ enum: SCHEDULE_TYPES }) }),
   'time-zone': Type.String({ description: 'IANA time zone the days and ranges are read in; default (and ""): UTC' }),
-  days: Type.Array(Type.String({ description: WEEKDAYS.join(', ') }), { description: 'recurring: the weekdays it is on' }),
+  days: Type.Array(Type.String({ description: WEEKDAYS.join(', '), ...checked({ enum: WEEKDAYS }) }), { description: 'recurring: the weekdays it is on' }),
   ranges: Type.Array(Type.String(), { description: `recurring: at most ${MAX_RANGES} ranges "HH:MM[:SS]-HH:MM[:SS]" (end after start, up to 24:00)` }),
   start: Type.String({ description: 'once: ISO 8601 time with an offset' }),
   end: Type.String({ description: 'once: ISO 8601 time with an offset, after start' }),
-  description: Type.String({ description: `at most ${MAX_DESCRIPTION} characters` }),
+  description: Type.String({ description: `at most ${MAX_DESCRIPTION} characters`, ...checked({ maxLength: MAX_DESCRIPTION }) }),
 };
 const optional = {
   'time-zone': Type.Optional(Fields['time-zone']), days: Type.Optional(Fields.days), ranges: Type.Optional(Fields.ranges),
