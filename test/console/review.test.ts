@@ -55,7 +55,7 @@ test('the session\'s diff shows the changed field, old and new, and the moved ru
   await rows.filter({ hasText: 'Moved' }).waitFor(WAIT);
   expect(await rows.allInnerTexts()).toEqual([
     // rules as "#id" (with their name when they have one); no "Reordered" row beside the move that explains it (issue 43)
-    'Changed\tpolicy\t#1\tlog: false → true',
+    'Changed\tpolicy\t#1\tat position 1; log: false → true',
     'Moved\tpolicy\t#13\tposition 1 → 13, now at the bottom (was at the top)',
   ]);
   expect(problems).toEqual([]);
