@@ -5,7 +5,7 @@
 // a client renews and keeps its address from the new master, and a lease the new master did
 // not renew is still in its table (its dnsmasq read the shared leases, not an empty file). A
 // kill -9 and restart of the master's daemon leaves its dnsmasq serving.
-import { HaLab, LAN, type HaNodeHandle } from '../helpers/ha-lab';
+import { HaLab, LAB_SETUP_TIMEOUT_MS, LAN, type HaNodeHandle } from '../helpers/ha-lab';
 import { ok } from '../helpers/daemon';
 import { sh } from '../helpers/netns';
 import { eventually } from '../helpers/cluster';
@@ -48,7 +48,7 @@ beforeAll(async () => {
     await lab.destroy();
     throw e;
   }
-}, 180_000);
+}, LAB_SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
   await lab?.destroy();

@@ -6,7 +6,7 @@
 // reset and a bounded pause; the old master comes back and takes over again (preempt); a
 // controlled POST /api/ha/failover does the same; and with the sync link removed the same
 // failover cuts a TCP connection made since (the test measures the sync, not luck).
-import { addresses, HaLab, LAN, WAN, type Prober } from '../helpers/ha-lab';
+import { addresses, HaLab, LAB_SETUP_TIMEOUT_MS, LAN, WAN, type Prober } from '../helpers/ha-lab';
 import { flowsAlive, PAUSE_BOUND_MS } from '../helpers/ha-checks';
 import { ok } from '../helpers/daemon';
 import { sh } from '../helpers/netns';
@@ -31,7 +31,7 @@ beforeAll(async () => {
     await lab.destroy();
     throw e;
   }
-}, 180_000);
+}, LAB_SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
   await lab?.destroy();

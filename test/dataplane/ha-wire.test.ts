@@ -7,7 +7,7 @@
 //   nobody the old one, the hosts reach the new one);
 // - Redis down changes nothing on the wire: with the test's redis-server stopped, a power off
 //   of the master still fails over and the connections survive.
-import { addresses, HaLab, LAN, WAN, type Prober } from '../helpers/ha-lab';
+import { addresses, HaLab, LAB_SETUP_TIMEOUT_MS, LAN, WAN, type Prober } from '../helpers/ha-lab';
 import { flowsAlive, PAUSE_BOUND_MS } from '../helpers/ha-checks';
 import { ok } from '../helpers/daemon';
 import { sh } from '../helpers/netns';
@@ -42,7 +42,7 @@ beforeAll(async () => {
     await lab.destroy();
     throw e;
   }
-}, 180_000);
+}, LAB_SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
   await lab?.destroy();

@@ -17,6 +17,7 @@ import { startChild, kill9, type Child } from './process';
 import { startRedis, type TestRedis } from './redis';
 import { DhcpClient } from './dhcp-client';
 import { ownChild } from './watchdog';
+import { machineLock } from './machine-lock';
 
 export const LAN = { vip: '10.39.1.1', a: '10.39.1.2', b: '10.39.1.3', client: '10.39.1.10', prefix: 24 };
 export const WAN = { vip: '203.0.113.1', a: '203.0.113.2', b: '203.0.113.3', server: '203.0.113.10', prefix: 24 };
@@ -94,6 +95,11 @@ export const addresses = (ns: string, link: string): string[] =>
 const HELPERS = ['keepalived', 'keepalived-vrrp', 'conntrackd', 'ha-dnsmasq'] as const;
 export type HelperName = (typeof HELPERS)[number];
 
+/** How long a lab waits for another one to end: the longest HA test file, a few minutes under load. */
+export const LAB_LOCK_WAIT_MS = 600_000;
+/** A beforeAll that creates a lab: the wait for the lock and the lab's own set-up. */
+export const LAB_SETUP_TIMEOUT_MS = LAB_LOCK_WAIT_MS + 180_000;
+
 export class HaLab {
   readonly id = `${process.pid % 100000}${randomBytes(2).toString('hex')}`;
   readonly sw = `fwdha-${this.id}-sw`;
@@ -136,8 +142,14 @@ export class HaLab {
     sh(['ip', '-n', this.sw, 'link', 'set', port, 'master', br, 'up']);
   }
 
+  /** Two HA labs at once (jest's two workers) each run a pair of daemons, keepalived and
+   * conntrackd on a 2-core machine: a CI run saw a node of one lab fail to come back as master
+   * while another lab ran. One lab at a time, machine-wide. */
+  private releaseLock: (() => void) | null = null;
+
   async create(): Promise<void> {
     requireLab();
+    this.releaseLock = await machineLock('fwd-ha-lab', LAB_LOCK_WAIT_MS);
     requirePackages([['keepalived', 'keepalived'], ['conntrackd', 'conntrackd'], ['redis-server', 'redis-server']], 'the HA tests');
     this.addNs(this.sw);
     for (const br of ['brlan', 'brwan', 'brsync']) {
@@ -343,5 +355,6 @@ export class HaLab {
       }
     }
     fs.rmSync(this.dir, { recursive: true, force: true });
+    this.releaseLock?.();
   }
 }
