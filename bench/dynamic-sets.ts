@@ -49,6 +49,12 @@ async function configure(port: number, token: string, n: number): Promise<void> 
   console.log(`configured in ${((t1 - t0) / 1000).toFixed(1)} s, committed in ${((performance.now() - t1) / 1000).toFixed(1)} s`);
 }
 
+/** The daemon's resident set, MB (a soak reads it between phases: --rounds 20 fills and empties the set 60 times). */
+function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
 /** Empties the set, 10,000 entries a request (the API's bound). */
 async function empty(port: number, token: string, all: string[]): Promise<void> {
   for (let i = 0; i < all.length; i += 10_000) await must(port, token, 'DELETE', '/api/dynamic-sets/banned/entries', { ips: all.slice(i, i + 10_000) });
@@ -89,7 +95,7 @@ async function main(): Promise<void> {
     for (const size of arg('sizes', '100,1000,10000').split(',').map(Number)) {
       const rates: number[] = [];
       for (let r = 0; r < rounds; r++) rates.push(await addRate(inst.port, admin, feeder, n, size));
-      console.log(`  ${String(size).padStart(6)} a request  ${Math.round(median(rates)).toLocaleString('en').padStart(9)}/s  ${(median(rates) / 10_000).toFixed(2)}x the goal  (${rates.map((x) => Math.round(x)).join(', ')})`);
+      console.log(`  ${String(size).padStart(6)} a request  RSS ${rssMb(inst.proc.pid!).toFixed(0)} MB  ${Math.round(median(rates)).toLocaleString('en').padStart(9)}/s  ${(median(rates) / 10_000).toFixed(2)}x the goal  (${rates.map((x) => Math.round(x)).join(', ')})`);
     }
     // the set holds every host now; the policy naming it is first, so its packets decide there;
     // the static address's policy decides for the same hosts once the set is empty
