@@ -146,7 +146,8 @@ test('diff: a metadata change is a change of the rule', async () => {
   await ok(c.put('/api/policies/3', { tags: ['web', 'inbound'] }));
   await ok(c.put('/api/nat/2', { disabled: false }));
   const d = (await ok(c.get('/api/config/diff'))).body;
-  expect(d.changed).toEqual(expect.arrayContaining([{ kind: 'policy', key: '3' }, { kind: 'nat', key: '2' }]));
+  // each diff item names its rule too (issue 43 item 8)
+  expect(d.changed).toEqual(expect.arrayContaining([{ kind: 'policy', key: '3', name: 'Web-In' }, { kind: 'nat', key: '2', name: 'masq-off' }]));
 });
 
 test('the data plane: a disabled rule renders no rule but keeps its counter', async () => {
