@@ -54,6 +54,6 @@ test('the README\'s curl and fwctl examples run as written; the trace answers AL
   expect(codes).toHaveLength(steps.length);
   for (const c of codes) expect(c).toEqual({ step: c.step, rc: /fwctl.* plan /.test(c.step) || /main\.js plan /.test(c.step) ? 2 : 0 });
   expect(stdout).toMatch(/^verdict +ALLOW \(policy\)$/m);
-  expect(stdout).toMatch(/^~ +policy +1\n +log: true -> false$/m); // plan's field-level line for the sed edit
+  expect(stdout).toMatch(/^~ +policy +1 +at position 1\n +log: true -> false$/m); // plan's field-level line for the sed edit, the rule's place named (issue 43 item 8)
   expect(stdout).toMatch(/^version \d+ confirmed$/m);
 });
