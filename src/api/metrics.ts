@@ -106,6 +106,8 @@ export class Metrics {
   traffic: () => { stored: number; dropped: number; queued: number } = () => ({ stored: 0, dropped: 0, queued: 0 });
   /** dynamic sets' and external lists' entries against FW_DYNAMIC_MAX_ENTRIES, and list fetches (issue 40; set by the app) */
   dynamicCapacity: () => { entries: number; cut: number; max: number; fetches: { ok: number; failed: number } } = () => ({ entries: 0, cut: 0, max: 0, fetches: { ok: 0, failed: 0 } });
+  /** FQDN resolutions tried by this instance, by result (issue 40; set by the app) */
+  fqdnResolutions: () => { ok: number; failed: number } = () => ({ ok: 0, failed: 0 });
   /** deep analysis passes run here, and results taken from another instance (set by the app) */
   deepPasses: () => { run: number; shared: number } = () => ({ run: 0, shared: 0 });
 
@@ -156,6 +158,10 @@ export class Metrics {
     new Counter({
       name: 'fwd_list_fetches_total', help: 'External list fetches by this instance, by result: ok, or failed (the last good list stays)', labelNames: ['result'], registers,
       collect() { this.reset(); const f = metrics.dynamicCapacity().fetches; this.inc({ result: 'ok' }, f.ok); this.inc({ result: 'failed' }, f.failed); },
+    });
+    new Counter({
+      name: 'fwd_fqdn_resolutions_total', help: 'FQDN address resolutions tried by this instance (in a cluster, the one that holds the resolver lease), by result: ok, or failed (the last good answer stays)', labelNames: ['result'], registers,
+      collect() { this.reset(); const r = metrics.fqdnResolutions(); this.inc({ result: 'ok' }, r.ok); this.inc({ result: 'failed' }, r.failed); },
     });
     // counters kept by the traffic log itself (a flood must not pay a prom-client call a record)
     new Counter({

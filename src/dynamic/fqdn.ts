@@ -48,6 +48,8 @@ export interface FqdnOptions {
 const NO_RECORD = new Set(['ENODATA']);
 
 export class FqdnResolver {
+  /** resolutions tried by this instance, by result (/metrics: fwd_fqdn_resolutions_total) */
+  readonly resolutions = { ok: 0, failed: 0 };
   private readonly names = new Map<string, Entry>();
   private readonly resolver = new Resolver({ timeout: 3000, tries: 2 });
   /** bumped at every change of any applied record (the read model's ETag and eval's overlay) */
@@ -176,7 +178,9 @@ export class FqdnResolver {
       const at = Date.now();
       const same = !!old && old.resolved.join() === resolved.join();
       rec = { fqdn: e.fqdn, resolved, resolvedAt: at, changedAt: same ? old.changedAt : at, triedAt: at, lastError: null, nextAt: at + waitSec * 1000 };
+      this.resolutions.ok++;
     } catch (err) {
+      this.resolutions.failed++;
       const error = String((err as Error).message ?? err).slice(0, 200);
       rec = { fqdn: e.fqdn, resolved: old?.resolved ?? [], resolvedAt: old?.resolvedAt ?? 0, changedAt: old?.changedAt ?? 0, triedAt: Date.now(), lastError: error, nextAt: now + this.opts.minSec * 1000 };
     }

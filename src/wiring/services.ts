@@ -125,9 +125,11 @@ export async function dynamicSets(settings: Settings, redis: RedisStore | null, 
   return dyn;
 }
 
-/** The lists' events, and the capacity of every set and list in /metrics (issue 40). */
+/** The lists' events, the capacity of every set and list, and the FQDN resolutions in /metrics (issue 40). */
 export function wireDynamicCapacity(ctx: AppContext): void {
   const dyn = ctx.dynamic;
+  const fqdn = dyn?.fqdn;
+  if (fqdn) ctx.metrics.fqdnResolutions = () => fqdn.resolutions;
   if (!dyn?.lists) return;
   const lists = dyn.lists;
   lists.events = ctx.events.emit;

@@ -169,6 +169,10 @@ test('a failing server keeps the last good answer and says why', async () => {
   expect(failed).toMatchObject({ type: 'fqdn', state: 'failed', resolved: ['192.0.2.20/32'], error: expect.any(String) });
   await new Promise((r) => setTimeout(r, 2500));
   expect(events!.messages.filter((m) => m.data.state === 'failed')).toHaveLength(1);
+  // every try counts in /metrics, the good ones before and the failures since
+  const metrics = (await c.get('/metrics')).text;
+  expect(metrics).toMatch(/^fwd_fqdn_resolutions_total\{result="ok"\} [1-9]/m);
+  expect(metrics).toMatch(/^fwd_fqdn_resolutions_total\{result="failed"\} [1-9]/m);
 });
 
 test('the last good answer survives a restart, with no DNS server to ask', async () => {
