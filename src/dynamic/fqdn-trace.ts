@@ -7,6 +7,7 @@ import { parseCidr } from '../config/net';
 import { contains } from '../config/dynamic-entries';
 import type { Packet } from '../eval/types';
 import type { FqdnResolver } from './fqdn';
+import { decidingMatches, type AddrField } from './trace';
 
 export const FqdnMatches = Type.Array(Type.Object({
   address: Type.String(),
@@ -19,25 +20,16 @@ export const FqdnMatches = Type.Array(Type.Object({
 export interface FqdnMatch {
   address: string;
   fqdn: string;
-  field: 'src-addr' | 'dst-addr';
+  field: AddrField;
   entry: string;
   resolvedAt: string;
 }
 
 /** The resolved prefixes of the deciding policy's FQDN addresses that hold the packet's addresses. */
 export function fqdnMatches(resolver: FqdnResolver, doc: ConfigDoc, policyId: number | null, packet: Packet): FqdnMatch[] {
-  if (policyId === null) return [];
-  const p = doc.policies.find((x) => x.id === policyId);
-  if (!p) return [];
-  const out: FqdnMatch[] = [];
-  const look = (address: string, field: FqdnMatch['field'], ip: string) => {
+  return decidingMatches(doc, policyId, packet, (address, field, addr) => {
     const s = resolver.state(address);
-    const addr = parseCidr(ip);
-    if (!s || !addr) return;
-    const entry = s.resolved.find((r) => { const c = parseCidr(r); return c !== null && contains(c, addr); });
-    if (entry) out.push({ address, fqdn: s.fqdn, field, entry, resolvedAt: new Date(s.resolvedAt).toISOString() });
-  };
-  look(p.srcAddr, 'src-addr', packet.srcIp);
-  look(p.dstAddr, 'dst-addr', packet.dstIp);
-  return out;
+    const entry = s?.resolved.find((r) => { const c = parseCidr(r); return c !== null && contains(c, addr); });
+    return s && entry ? { address, fqdn: s.fqdn, field, entry, resolvedAt: new Date(s.resolvedAt).toISOString() } : null;
+  });
 }

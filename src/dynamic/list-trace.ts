@@ -2,9 +2,9 @@
 // names a list, which entry of it the packet's address fell in, and when the list was fetched.
 import { Type } from '@sinclair/typebox';
 import type { ConfigDoc } from '../config/types';
-import { parseCidr } from '../config/net';
 import type { Packet } from '../eval/types';
 import type { ExternalLists } from './lists';
+import { decidingMatches, type AddrField } from './trace';
 
 export const ListMatches = Type.Array(Type.Object({
   list: Type.String({ description: 'the address that is the list' }),
@@ -16,7 +16,7 @@ export const ListMatches = Type.Array(Type.Object({
 
 export interface ListMatch {
   list: string;
-  field: 'src-addr' | 'dst-addr';
+  field: AddrField;
   entry: string;
   url: string;
   fetchedAt: string | null;
@@ -24,17 +24,8 @@ export interface ListMatch {
 
 /** The entries of the deciding policy's lists that hold the packet's addresses. */
 export function listMatches(lists: ExternalLists, doc: ConfigDoc, policyId: number | null, packet: Packet): ListMatch[] {
-  if (policyId === null) return [];
-  const p = doc.policies.find((x) => x.id === policyId);
-  if (!p) return [];
-  const out: ListMatch[] = [];
-  const look = (name: string, field: ListMatch['field'], ip: string) => {
-    if (!doc.addresses.get(name)?.url) return;
-    const addr = parseCidr(ip);
-    const hit = addr && lists.entryOf(name, addr);
-    if (hit) out.push({ list: name, field, entry: hit.entry, url: hit.url, fetchedAt: hit.fetchedAt ? new Date(hit.fetchedAt).toISOString() : null });
-  };
-  look(p.srcAddr, 'src-addr', packet.srcIp);
-  look(p.dstAddr, 'dst-addr', packet.dstIp);
-  return out;
+  return decidingMatches(doc, policyId, packet, (list, field, addr) => {
+    const hit = doc.addresses.get(list)?.url ? lists.entryOf(list, addr) : null;
+    return hit ? { list, field, entry: hit.entry, url: hit.url, fetchedAt: hit.fetchedAt ? new Date(hit.fetchedAt).toISOString() : null } : null;
+  });
 }

@@ -2,7 +2,7 @@
 // names a dynamic set, which entry of it the packet's address fell in, and until when.
 import { Type } from '@sinclair/typebox';
 import type { ConfigDoc } from '../config/types';
-import { parseCidr } from '../config/net';
+import { parseCidr, type Cidr } from '../config/net';
 import type { Packet } from '../eval/types';
 import type { DynamicSets } from './service';
 import { contains } from '../config/dynamic-entries';
@@ -16,30 +16,37 @@ export const DynamicMatches = Type.Array(Type.Object({
 
 export interface DynamicMatch {
   set: string;
-  field: 'src-addr' | 'dst-addr';
+  field: AddrField;
   entry: string;
   expiresAt: string | null;
 }
 
-/** The entries of the deciding policy's dynamic sets that hold the packet's addresses. */
-export function dynamicMatches(dyn: DynamicSets, doc: ConfigDoc, policyId: number | null, packet: Packet): DynamicMatch[] {
-  if (policyId === null || !doc.dynamicSets.size) return [];
+export type AddrField = 'src-addr' | 'dst-addr';
+
+/**
+ * What `look` finds for the deciding policy's source and destination address, given the
+ * packet's address of that side: one walk for every run-time object the tracer names (dynamic
+ * sets here, external lists, FQDN addresses); none for a packet no policy decided.
+ */
+export function decidingMatches<T>(doc: ConfigDoc, policyId: number | null, packet: Packet, look: (name: string, field: AddrField, addr: Cidr) => T | null): T[] {
+  if (policyId === null) return [];
   const p = doc.policies.find((x) => x.id === policyId);
   if (!p) return [];
-  const out: DynamicMatch[] = [];
-  const look = (set: string, field: DynamicMatch['field'], ip: string) => {
-    if (!doc.dynamicSets.has(set)) return;
+  const out: T[] = [];
+  for (const [name, field, ip] of [[p.srcAddr, 'src-addr', packet.srcIp], [p.dstAddr, 'dst-addr', packet.dstIp]] as const) {
     const addr = parseCidr(ip);
-    if (!addr) return;
-    for (const e of dyn.current(set)) {
-      const c = parseCidr(e.ip);
-      if (c && contains(c, addr)) {
-        out.push({ set, field, entry: e.ip, expiresAt: e.expiresAt === 0 ? null : new Date(e.expiresAt).toISOString() });
-        return;
-      }
-    }
-  };
-  look(p.srcAddr, 'src-addr', packet.srcIp);
-  look(p.dstAddr, 'dst-addr', packet.dstIp);
+    const hit = addr && look(name, field, addr);
+    if (hit) out.push(hit);
+  }
   return out;
+}
+
+/** The entries of the deciding policy's dynamic sets that hold the packet's addresses. */
+export function dynamicMatches(dyn: DynamicSets, doc: ConfigDoc, policyId: number | null, packet: Packet): DynamicMatch[] {
+  if (!doc.dynamicSets.size) return [];
+  return decidingMatches(doc, policyId, packet, (set, field, addr) => {
+    if (!doc.dynamicSets.has(set)) return null;
+    const e = dyn.current(set).find((x) => { const c = parseCidr(x.ip); return c !== null && contains(c, addr); });
+    return e ? { set, field, entry: e.ip, expiresAt: e.expiresAt === 0 ? null : new Date(e.expiresAt).toISOString() } : null;
+  });
 }

@@ -6,6 +6,7 @@
 // exactly why), a list past FW_LIST_MAX_ENTRIES and past FW_DYNAMIC_MAX_ENTRIES (the cut is in
 // the read model and /metrics), the analysis, export, refusals, and a restart that enforces
 // the last good list before any fetch succeeds. Runs on both stores.
+import { until as pollUntil } from '../helpers/poll';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, expectError, ok, startTestDaemon, tempDir, type TestDaemon } from '../helpers/daemon';
@@ -30,15 +31,7 @@ const serve = (p: string, body: string | Buffer, status = 200, type?: string) =>
 const evalTo = async (dst: string) => (await ok(c.post('/api/eval', { 'src-ip': '10.0.0.5', 'dst-ip': dst, protocol: 'tcp', 'dst-port': 443 }))).body;
 const addr = async (name: string) => (await ok(c.get(`/api/addresses/${name}`))).body;
 
-/** Polls until `check` passes (a generous deadline against a hang, no speed asserted). */
-async function until(check: () => Promise<boolean>, what: string, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
+const until = (check: () => Promise<boolean>, what: string, ms = 20_000) => pollUntil(check, what, ms, 150);
 
 const ENV = { FW_LIST_REFRESH_MIN: '1', FW_LIST_MAX_ENTRIES: '5', FW_DYNAMIC_MAX_ENTRIES: '8' };
 let events: SseStream;

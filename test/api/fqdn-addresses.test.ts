@@ -4,6 +4,7 @@
 // model and eval follow a changed answer without a commit (the running version stays), a
 // failing server keeps the last good answer with lastError set, and the analysis claims
 // nothing that depends on what the name resolves to.
+import { until } from '../helpers/poll';
 import { Client, expectError, ok, startTestDaemon, tempDir, type TestDaemon } from '../helpers/daemon';
 import { TestDns } from '../helpers/dnsmasq';
 import { lanWan } from '../helpers/lan-wan';
@@ -20,16 +21,6 @@ const env = () => ({ FW_DNS_SERVERS: dns.server, FW_FQDN_REFRESH_MIN: '1', FW_FQ
 const NAME = 'api.example.test';
 const evalTo = async (dst: string) => (await ok(c.post('/api/eval', { 'src-ip': '10.0.0.5', 'dst-ip': dst, protocol: 'tcp', 'dst-port': 443 }))).body;
 const saas = async () => (await ok(c.get('/api/addresses/saas'))).body;
-
-/** Polls until `check` passes (a generous deadline against a hang, no speed asserted). */
-async function until(check: () => Promise<boolean>, what: string, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 beforeAll(async () => {
   await dns.start([`192.0.2.10 ${NAME}`, `2001:db8::10 ${NAME}`]);

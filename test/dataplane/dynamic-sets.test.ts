@@ -3,6 +3,7 @@
 // generous bound of the answer, cuts its established TCP connection (conntrack -D: the next
 // segment is dropped), the tracer names the entry, and after the entry's ttl the kernel's own
 // timeout lets the flows through again, with no commit in between.
+import { within } from '../helpers/poll';
 import { ok } from '../helpers/daemon';
 import type { Peer, TcpEnd } from '../helpers/netns';
 import { lanDmzZones, startLabDaemon, stopLabDaemon, type LabDaemon } from './lab-daemon';
@@ -27,24 +28,7 @@ afterAll(async () => {
   await stopLabDaemon(ld);
 });
 
-function pingAnswered(from: Peer, to: Peer): boolean {
-  try {
-    ld!.lab.exec(from.ns, ['busybox', 'ping', '-c', '1', '-W', '1', to.address]);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Milliseconds until `want` holds (polled), or null when it did not within `boundMs`. */
-async function within(boundMs: number, want: () => boolean): Promise<number | null> {
-  const t0 = Date.now();
-  while (Date.now() - t0 < boundMs) {
-    if (want()) return Date.now() - t0;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return null;
-}
+const pingAnswered = (from: Peer, to: Peer) => ld!.lab.pingAnswered(from, to, 1);
 
 test('a POSTed entry blocks new and established flows at once, and its ttl lets them through again', async () => {
   const { client: c, lab } = ld!;

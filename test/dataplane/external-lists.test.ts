@@ -3,6 +3,7 @@
 // comes to hold peer 2's address (with an overlapping prefix: the kernel's interval set gets
 // disjoint ranges), peer 1's pings to it stop within a generous bound, with no commit; a
 // failing server keeps the list in the kernel; an emptied list lets the pings through again.
+import { within } from '../helpers/poll';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ok } from '../helpers/daemon';
@@ -39,24 +40,7 @@ afterAll(async () => {
   }
 });
 
-function pingAnswered(from: Peer, to: Peer): boolean {
-  try {
-    ld!.lab.exec(from.ns, ['busybox', 'ping', '-c', '1', '-W', '1', to.address]);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Milliseconds until `want` holds (polled), or null when it did not within `boundMs`. */
-async function within(boundMs: number, want: () => boolean | Promise<boolean>): Promise<number | null> {
-  const t0 = Date.now();
-  while (Date.now() - t0 < boundMs) {
-    if (await want()) return Date.now() - t0;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return null;
-}
+const pingAnswered = (from: Peer, to: Peer) => ld!.lab.pingAnswered(from, to, 1);
 
 const kernelSet = () => sh(['ip', 'netns', 'exec', ld!.lab.fw, 'nft', 'list', 'set', 'inet', 'fwdaemon', listNftSetName('blocklist', 4)]);
 

@@ -41,14 +41,7 @@ afterAll(async () => {
   }
 });
 
-function pingAnswered(from: Peer, to: Peer): boolean {
-  try {
-    ld!.lab.exec(from.ns, ['busybox', 'ping', '-c', '1', '-W', '1', to.address]);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const pingAnswered = (from: Peer, to: Peer) => ld!.lab.pingAnswered(from, to, 1);
 
 /** The elements of an FQDN address's IPv4 set in the firewall namespace. */
 function kernelSet(address: string): string {

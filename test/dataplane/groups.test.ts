@@ -18,14 +18,7 @@ afterAll(async () => {
 });
 
 /** Whether one ICMP echo request from `from` to `to` is answered. */
-function pingAnswered(from: Peer, to: Peer): boolean {
-  try {
-    ld!.lab.exec(from.ns, ['busybox', 'ping', '-c', '1', '-W', '2', to.address]);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const pingAnswered = (from: Peer, to: Peer) => ld!.lab.pingAnswered(from, to, 2);
 
 async function evalPing(c: Client, from: Peer, to: Peer): Promise<{ allow: boolean; policy: number | null }> {
   const a = (await ok(c.post('/api/eval', { 'src-ip': from.address, 'dst-ip': to.address, 'in-interface': from.link, protocol: 'icmp', 'icmp-type': 8 }))).body;

@@ -52,14 +52,7 @@ async function rawArrives(from: Peer, to: Peer, proto: number): Promise<boolean>
 }
 
 /** Whether one ICMP echo request from `from` to `to` is answered. */
-function pingAnswered(from: Peer, to: Peer): boolean {
-  try {
-    ld!.lab.exec(from.ns, ['busybox', 'ping', '-c', '1', '-W', '2', to.address]);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const pingAnswered = (from: Peer, to: Peer) => ld!.lab.pingAnswered(from, to, 2);
 
 async function evalAllows(c: Client, from: Peer, to: Peer, packet: Record<string, unknown>): Promise<{ allow: boolean; policy: number | null }> {
   const a = (await ok(c.post('/api/eval', { 'src-ip': from.address, 'dst-ip': to.address, 'in-interface': from.link, ...packet }))).body;

@@ -4,6 +4,7 @@
 // pings pass one way and not the other before the edge, the reverse after it, within a
 // generous bound, with the running version unchanged; eval agrees on both sides.
 // FW_TEST_FIGURES=1 prints the time from the edge to the first ping through.
+import { within as pollWithin } from '../helpers/poll';
 import { ok } from '../helpers/daemon';
 import type { Peer } from '../helpers/netns';
 import { lanDmzZones, startLabDaemon, stopLabDaemon, type LabDaemon } from './lab-daemon';
@@ -30,25 +31,9 @@ afterAll(async () => {
   await stopLabDaemon(ld);
 });
 
-function pingAnswered(from: Peer, to: Peer): boolean {
-  try {
-    ld!.lab.exec(from.ns, ['busybox', 'ping', '-c', '1', '-W', '1', to.address]);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const pingAnswered = (from: Peer, to: Peer) => ld!.lab.pingAnswered(from, to, 1);
 
-/** Milliseconds until `want` holds (polled), or null when it did not within `boundMs`. */
-async function within(boundMs: number, want: () => boolean): Promise<number | null> {
-  const t0 = Date.now();
-  while (Date.now() - t0 < boundMs) {
-    if (want()) return Date.now() - t0;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return null;
-}
-
+const within = (boundMs: number, want: () => boolean) => pollWithin(boundMs, want, 200);
 const icmp = (from: Peer, to: Peer) => ({ 'src-ip': from.address, 'dst-ip': to.address, protocol: 'icmp', 'icmp-type': 8, 'in-interface': from.link });
 
 test('at the edge the kernel switches both rules, without a commit', async () => {

@@ -196,6 +196,16 @@ export class Lab {
     return sh(['ip', 'netns', 'exec', ns, ...argv], input);
   }
 
+  /** Whether one ping from peer `from` to peer `to` is answered within `waitSec` seconds. */
+  pingAnswered(from: Peer, to: Peer, waitSec: number): boolean {
+    try {
+      this.exec(from.ns, ['busybox', 'ping', '-c', '1', '-W', String(waitSec), to.address]);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   async destroy(): Promise<void> {
     await Promise.all(this.agents.map((a) => a.stop()));
     for (const ns of this.namespaces.reverse()) {
