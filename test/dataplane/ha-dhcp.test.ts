@@ -32,9 +32,7 @@ const routers = (ns: string): string[] =>
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
-  lab = new HaLab();
-  try {
-    await lab.create();
+  lab = await HaLab.started(async (lab) => {
     await lab.configure(200, {
       lanV6: true,
       extra: async (c) => {
@@ -42,12 +40,7 @@ beforeAll(async () => {
         await ok(c.post('/api/dhcp', POOL));
       },
     });
-    await lab.waitState(lab.nodes[0], 'master');
-    await lab.waitState(lab.nodes[1], 'backup');
-  } catch (e) {
-    await lab.destroy();
-    throw e;
-  }
+  });
 }, LAB_SETUP_TIMEOUT_MS);
 
 afterAll(async () => {

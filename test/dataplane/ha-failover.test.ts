@@ -20,17 +20,10 @@ let probe: Prober;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
-  lab = new HaLab();
-  try {
-    await lab.create();
+  lab = await HaLab.started(async (lab) => {
     await lab.configure(200);
     await lab.echo();
-    await lab.waitState(lab.nodes[0], 'master');
-    await lab.waitState(lab.nodes[1], 'backup');
-  } catch (e) {
-    await lab.destroy();
-    throw e;
-  }
+  });
 }, LAB_SETUP_TIMEOUT_MS);
 
 afterAll(async () => {

@@ -23,9 +23,7 @@ let inbound: Prober;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
-  lab = new HaLab();
-  try {
-    await lab.create();
+  lab = await HaLab.started(async (lab) => {
     await lab.configure(200, {
       // the port forward: what reaches the WAN's virtual address from the WAN goes to the LAN's client
       extra: async (c) => {
@@ -36,12 +34,7 @@ beforeAll(async () => {
     });
     await lab.echo();
     await lab.echo(lab.clientNs, LAN.client);
-    await lab.waitState(lab.nodes[0], 'master');
-    await lab.waitState(lab.nodes[1], 'backup');
-  } catch (e) {
-    await lab.destroy();
-    throw e;
-  }
+  });
 }, LAB_SETUP_TIMEOUT_MS);
 
 afterAll(async () => {

@@ -142,6 +142,24 @@ export class HaLab {
     sh(['ip', '-n', this.sw, 'link', 'set', port, 'master', br, 'up']);
   }
 
+  /**
+   * A lab created and set up by `setUp` (configure, echo servers), with fw-a master and fw-b
+   * backup; destroyed again when any of it fails, so a test's beforeAll leaves nothing behind.
+   */
+  static async started(setUp: (lab: HaLab) => Promise<void>, env: Record<string, string> = {}): Promise<HaLab> {
+    const lab = new HaLab(env);
+    try {
+      await lab.create();
+      await setUp(lab);
+      await lab.waitState(lab.nodes[0], 'master');
+      await lab.waitState(lab.nodes[1], 'backup');
+      return lab;
+    } catch (e) {
+      await lab.destroy();
+      throw e;
+    }
+  }
+
   /** Two HA labs at once (jest's two workers) each run a pair of daemons, keepalived and
    * conntrackd on a 2-core machine: a CI run saw a node of one lab fail to come back as master
    * while another lab ran. One lab at a time, machine-wide. */
