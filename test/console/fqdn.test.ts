@@ -4,7 +4,7 @@
 // names the FQDN a verdict matched through.
 import type { BrowserContext, Page } from 'playwright-core';
 import { ADMIN, ADMIN_PASSWORD, Client, ok, startTestDaemon, tempDir, type TestDaemon } from '../helpers/daemon';
-import { axeViolations, loggedInConsole } from '../helpers/browser';
+import { axeViolations, loggedInConsole, openPage } from '../helpers/browser';
 import { TestDns } from '../helpers/dnsmasq';
 import { lanWan } from '../helpers/lan-wan';
 
@@ -31,10 +31,7 @@ afterAll(async () => {
   await dns.stop();
 });
 
-async function open(page: Page, link: string): Promise<void> {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link, exact: true }).click();
-  await page.getByRole('heading', { level: 1 }).first().waitFor(WAIT);
-}
+const open = (page: Page, link: string) => openPage(page, link, WAIT);
 
 test('an FQDN address is made through the form, shown with its resolution, edited, and named by the tracer', async () => {
   const { page, problems } = opened!;

@@ -4,7 +4,7 @@
 // list shows at the field.
 import type { BrowserContext, Page } from 'playwright-core';
 import { ADMIN, ADMIN_PASSWORD, ok, useDaemon } from '../helpers/daemon';
-import { axeViolations, loggedInConsole } from '../helpers/browser';
+import { axeViolations, loggedInConsole, openPage, fillForm } from '../helpers/browser';
 import { lanWan } from '../helpers/lan-wan';
 
 const d = useDaemon();
@@ -23,19 +23,7 @@ afterAll(async () => {
   await opened?.browser.close();
 });
 
-async function open(page: Page, link: string): Promise<void> {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link, exact: true }).click();
-  await page.getByRole('heading', { level: 1 }).first().waitFor(WAIT);
-}
-
-async function fill(page: Page, form: string, values: Record<string, string>): Promise<void> {
-  const f = page.getByRole('form', { name: form });
-  for (const [label, value] of Object.entries(values)) {
-    const control = f.getByLabel(label, { exact: true });
-    if ((await control.evaluate((e) => e.tagName)) === 'SELECT') await control.selectOption(value);
-    else await control.fill(value);
-  }
-}
+const open = (page: Page, link: string) => openPage(page, link, WAIT);
 
 const srcZone = async (id: number) => (await ok(d.client.get(`/api/policies/${id}?config=candidate`))).body.srcZone;
 
@@ -44,7 +32,7 @@ test('a policy over two source zones is made, shown and edited through the form'
   await open(page, 'Policies');
   await page.getByRole('radio', { name: 'Candidate' }).check();
   await page.getByRole('button', { name: 'New policy' }).click();
-  await fill(page, 'New policy', { Action: 'allow', 'Source zone': 'lan, dmz', 'Destination zone': 'wan' });
+  await fillForm(page, 'New policy', { Action: 'allow', 'Source zone': 'lan, dmz', 'Destination zone': 'wan' });
   await page.getByRole('button', { name: 'Create' }).click();
   await page.getByRole('form', { name: 'New policy' }).waitFor({ state: 'detached', ...WAIT });
   expect((await srcZone(1)).map((z: { name: string }) => z.name)).toEqual(['lan', 'dmz']);
@@ -53,7 +41,7 @@ test('a policy over two source zones is made, shown and edited through the form'
 
   // an unknown zone in the list: shown at the field, nothing made
   await page.getByRole('button', { name: 'New policy' }).click();
-  await fill(page, 'New policy', { Action: 'deny', 'Source zone': 'lan, nope' });
+  await fillForm(page, 'New policy', { Action: 'deny', 'Source zone': 'lan, nope' });
   await page.getByRole('button', { name: 'Create' }).click();
   await page.getByRole('form', { name: 'New policy' }).getByText(/nope/).waitFor(WAIT);
   expect((await ok(d.client.get('/api/policies?config=candidate'))).body).toHaveLength(1);

@@ -3,7 +3,7 @@
 // gets the verdict POST /api/eval gives.
 import type { BrowserContext, Page } from 'playwright-core';
 import { ADMIN, ADMIN_PASSWORD, ok, useDaemon } from '../helpers/daemon';
-import { axeViolations, loggedInConsole } from '../helpers/browser';
+import { axeViolations, loggedInConsole, openPage, fillForm } from '../helpers/browser';
 import { lanWan } from '../helpers/lan-wan';
 
 const d = useDaemon();
@@ -20,32 +20,20 @@ afterAll(async () => {
   await opened?.browser.close();
 });
 
-async function open(page: Page, link: string): Promise<void> {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link, exact: true }).click();
-  await page.getByRole('heading', { level: 1 }).first().waitFor(WAIT);
-}
-
-async function fill(page: Page, form: string, values: Record<string, string>): Promise<void> {
-  const f = page.getByRole('form', { name: form });
-  for (const [label, value] of Object.entries(values)) {
-    const control = f.getByLabel(label, { exact: true });
-    if ((await control.evaluate((e) => e.tagName)) === 'SELECT') await control.selectOption(value);
-    else await control.fill(value);
-  }
-}
+const open = (page: Page, link: string) => openPage(page, link, WAIT);
 
 test('a service with source ports is made, shown and edited through the form; the tracer sends a source port', async () => {
   const { page, problems } = opened!;
   await open(page, 'Services');
   await page.getByRole('button', { name: 'New service' }).click();
-  await fill(page, 'New service', { Name: 'dns-53', Protocol: 'udp', Ports: '53', 'Source ports': '53, 1024-65535' });
+  await fillForm(page, 'New service', { Name: 'dns-53', Protocol: 'udp', Ports: '53', 'Source ports': '53, 1024-65535' });
   await page.getByRole('button', { name: 'Create' }).click();
   await page.getByRole('row', { name: /dns-53 udp 53 53, 1024-65535/ }).waitFor(WAIT);
   expect((await ok(d.client.get('/api/services/dns-53?config=candidate'))).body).toEqual({ name: 'dns-53', protocol: 'udp', ports: [53], sourcePorts: [53, '1024-65535'] });
   expect(await axeViolations(page)).toEqual([]);
   // a refusal names the field and changes nothing
   await page.getByRole('button', { name: 'New service' }).click();
-  await fill(page, 'New service', { Name: 'ping', Protocol: 'icmp', 'Source ports': '53' });
+  await fillForm(page, 'New service', { Name: 'ping', Protocol: 'icmp', 'Source ports': '53' });
   await page.getByRole('button', { name: 'Create' }).click();
   // shown at the field the details name
   await page.getByRole('form', { name: 'New service' }).getByText(/icmp has none/).waitFor(WAIT);
@@ -55,7 +43,7 @@ test('a service with source ports is made, shown and edited through the form; th
   await ok(d.client.post('/api/policies', { action: 'allow', services: ['dns-53'] }));
   await open(page, 'Packet tracer');
   for (const [sport, policy] of [['53', 1], ['54', null]] as const) {
-    await fill(page, 'Packet', { 'Source IP': '10.0.0.5', 'Destination IP': '203.0.113.9', Protocol: 'udp', 'Destination port': '53', 'Source port': sport, Configuration: 'candidate' });
+    await fillForm(page, 'Packet', { 'Source IP': '10.0.0.5', 'Destination IP': '203.0.113.9', Protocol: 'udp', 'Destination port': '53', 'Source port': sport, Configuration: 'candidate' });
     await page.getByRole('button', { name: 'Trace' }).click();
     const want = (await ok(d.client.post('/api/eval?config=candidate', { 'src-ip': '10.0.0.5', 'dst-ip': '203.0.113.9', protocol: 'udp', 'dst-port': 53, 'src-port': Number(sport) }))).body;
     expect(want.policy?.id ?? null).toBe(policy);

@@ -78,3 +78,19 @@ export async function loggedInConsole(url: string, user: string, password: strin
   await page.getByTestId('who').waitFor({ timeout: 15_000 });
   return { browser, page, problems };
 }
+
+/** Opens the console page `link` of the main navigation and waits for its heading. */
+export async function openPage(page: Page, link: string, wait = { timeout: 15_000 }): Promise<void> {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link, exact: true }).click();
+  await page.getByRole('heading', { level: 1 }).first().waitFor(wait);
+}
+
+/** Fills the form named `form`: each label's control (a select takes its option). */
+export async function fillForm(page: Page, form: string, values: Record<string, string>): Promise<void> {
+  const f = page.getByRole('form', { name: form });
+  for (const [label, value] of Object.entries(values)) {
+    const control = f.getByLabel(label, { exact: true });
+    if ((await control.evaluate((e) => e.tagName)) === 'SELECT') await control.selectOption(value);
+    else await control.fill(value);
+  }
+}
